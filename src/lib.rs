@@ -1,0 +1,11 @@
+//! ply: render kustomizations exactly as kustomize does, patch objects with kubectl's
+//! strategic-merge semantics, and predict what `kubectl apply` would change. This file lists the
+//! modules; it holds no logic.
+
+pub mod cli;
+pub mod diag;
+pub mod resource;
+pub mod source;
+pub mod yaml;
+
+pub use diag::{Error, ErrorKind, Warnings};

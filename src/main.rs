@@ -1,0 +1,8 @@
+//! The `ply` binary: runs the command line and exits with its code. A closed stdout (as in
+//! `ply render | head`) ends the process quietly with code 0.
+
+fn main() {
+    // Rust ignores SIGPIPE, so a closed pipe surfaces as a write error; the writers in
+    // `output` map that to a quiet exit. Nothing else lives here.
+    std::process::exit(ply::cli::run());
+}

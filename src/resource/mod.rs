@@ -1,0 +1,141 @@
+//! Resources and their identity: [`ResId`] (group, version, kind, namespace, name),
+//! [`Resource`] (an object with its current and original id and where it came from), and
+//! [`ResourceSet`] (insertion-ordered, indexed by id). Knows no kustomization fields.
+
+use std::fmt;
+
+use crate::source::Location;
+use crate::yaml::Node;
+
+/// Group, version and kind.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Gvk {
+    pub group: String,
+    pub version: String,
+    pub kind: String,
+}
+
+impl Gvk {
+    /// Splits an `apiVersion` (`apps/v1`, `v1`) and a kind.
+    pub fn from_api_version(api_version: &str, kind: &str) -> Gvk {
+        let (group, version) = match api_version.rsplit_once('/') {
+            Some((g, v)) => (g.to_string(), v.to_string()),
+            None => (String::new(), api_version.to_string()),
+        };
+        Gvk {
+            group,
+            version,
+            kind: kind.to_string(),
+        }
+    }
+
+    /// The object's `apiVersion` and `kind`.
+    pub fn of(node: &Node) -> Gvk {
+        Gvk::from_api_version(
+            node.str_at(&["apiVersion"]).unwrap_or(""),
+            node.str_at(&["kind"]).unwrap_or(""),
+        )
+    }
+
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() {
+            self.version.clone()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
+    }
+}
+
+impl fmt::Display for Gvk {
+    /// kustomize's form: `apps_v1_Deployment`, `~G_v1_ConfigMap` for the core group.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let g = if self.group.is_empty() {
+            "~G"
+        } else {
+            &self.group
+        };
+        let v = if self.version.is_empty() {
+            "~V"
+        } else {
+            &self.version
+        };
+        let k = if self.kind.is_empty() {
+            "~K"
+        } else {
+            &self.kind
+        };
+        write!(f, "{g}_{v}_{k}")
+    }
+}
+
+/// A resource's identity.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct ResId {
+    pub gvk: Gvk,
+    pub namespace: String,
+    pub name: String,
+}
+
+impl ResId {
+    pub fn of(node: &Node) -> ResId {
+        ResId {
+            gvk: Gvk::of(node),
+            namespace: node
+                .str_at(&["metadata", "namespace"])
+                .unwrap_or("")
+                .to_string(),
+            name: node.str_at(&["metadata", "name"]).unwrap_or("").to_string(),
+        }
+    }
+}
+
+impl fmt::Display for ResId {
+    /// kustomize's `ResId.String()` form: `apps_v1_Deployment|ns|name` (`~X` for empty parts).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ns = if self.namespace.is_empty() {
+            "~X"
+        } else {
+            &self.namespace
+        };
+        let name = if self.name.is_empty() {
+            "~N"
+        } else {
+            &self.name
+        };
+        write!(f, "{}|{}|{}", self.gvk, ns, name)
+    }
+}
+
+/// One object in the pipeline.
+#[derive(Clone, Debug)]
+pub struct Resource {
+    pub node: Node,
+    /// Where the document starts in its file (for diagnostics).
+    pub origin: Option<Location>,
+}
+
+impl Resource {
+    pub fn new(node: Node, origin: Option<Location>) -> Resource {
+        Resource { node, origin }
+    }
+
+    pub fn id(&self) -> ResId {
+        ResId::of(&self.node)
+    }
+
+    pub fn gvk(&self) -> Gvk {
+        Gvk::of(&self.node)
+    }
+
+    pub fn name(&self) -> &str {
+        self.node.str_at(&["metadata", "name"]).unwrap_or("")
+    }
+
+    pub fn namespace(&self) -> &str {
+        self.node.str_at(&["metadata", "namespace"]).unwrap_or("")
+    }
+
+    pub fn kind(&self) -> &str {
+        self.node.str_at(&["kind"]).unwrap_or("")
+    }
+}

@@ -1,0 +1,173 @@
+//! The one document model: [`Node`] — ordered maps and scalars that keep their kind — used from
+//! parse to emit by every stage of ply. Parsing lives in `parse.rs` (the only file that names
+//! the YAML crate) and writing in `emit.rs` (the only writer).
+
+pub mod emit;
+pub mod parse;
+
+use indexmap::IndexMap;
+
+pub use emit::{EmitOptions, emit_document, emit_documents};
+pub use parse::{ParseError, ParsedDoc, parse_documents};
+
+/// An ordered mapping. Keys are strings: Kubernetes objects are JSON, and kustomize turns every
+/// YAML key into a string on its JSON round trip.
+pub type Map = IndexMap<String, Node>;
+
+/// One YAML/JSON value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Node {
+    Null,
+    Bool(bool),
+    /// An integer as parsed (`0x10` reads as 16, as in kustomize).
+    Int(i128),
+    /// A floating-point number. Non-finite values are kept (kustomize fails on them).
+    Float(f64),
+    Str(String),
+    Seq(Vec<Node>),
+    Map(Map),
+}
+
+impl Default for Node {
+    fn default() -> Self {
+        Node::Null
+    }
+}
+
+impl Node {
+    pub fn str(s: impl Into<String>) -> Node {
+        Node::Str(s.into())
+    }
+
+    pub fn empty_map() -> Node {
+        Node::Map(Map::new())
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Node::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_map(&self) -> Option<&Map> {
+        match self {
+            Node::Map(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    pub fn as_map_mut(&mut self) -> Option<&mut Map> {
+        match self {
+            Node::Map(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    pub fn as_seq(&self) -> Option<&Vec<Node>> {
+        match self {
+            Node::Seq(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_seq_mut(&mut self) -> Option<&mut Vec<Node>> {
+        match self {
+            Node::Seq(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self, Node::Null)
+    }
+
+    pub fn is_scalar(&self) -> bool {
+        !matches!(self, Node::Seq(_) | Node::Map(_))
+    }
+
+    /// The value under `key` when this is a map.
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        self.as_map().and_then(|m| m.get(key))
+    }
+
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut Node> {
+        self.as_map_mut().and_then(|m| m.get_mut(key))
+    }
+
+    /// Follows a path of map keys.
+    pub fn get_path(&self, path: &[&str]) -> Option<&Node> {
+        path.iter().try_fold(self, |n, k| n.get(k))
+    }
+
+    pub fn get_path_mut(&mut self, path: &[&str]) -> Option<&mut Node> {
+        let mut cur = self;
+        for k in path {
+            cur = cur.get_mut(k)?;
+        }
+        Some(cur)
+    }
+
+    /// The string under a path of map keys.
+    pub fn str_at(&self, path: &[&str]) -> Option<&str> {
+        self.get_path(path).and_then(Node::as_str)
+    }
+
+    /// Walks a path of map keys, creating empty maps (and replacing non-maps) on the way, and
+    /// returns the node at its end.
+    pub fn ensure_path(&mut self, path: &[&str]) -> &mut Node {
+        let mut cur = self;
+        for k in path {
+            if !matches!(cur, Node::Map(_)) {
+                *cur = Node::empty_map();
+            }
+            let Node::Map(m) = cur else { unreachable!() };
+            cur = m.entry((*k).to_string()).or_insert(Node::Null);
+        }
+        cur
+    }
+
+    /// A short name of the node's kind, for error messages.
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Node::Null => "null",
+            Node::Bool(_) => "boolean",
+            Node::Int(_) => "integer",
+            Node::Float(_) => "number",
+            Node::Str(_) => "string",
+            Node::Seq(_) => "list",
+            Node::Map(_) => "map",
+        }
+    }
+
+    /// The scalar as text, the way it reads in a JSON/YAML document (for labels, hashes,
+    /// field values compared as strings). `None` for maps and lists.
+    pub fn scalar_text(&self) -> Option<String> {
+        match self {
+            Node::Null => Some("null".into()),
+            Node::Bool(b) => Some(b.to_string()),
+            Node::Int(i) => Some(i.to_string()),
+            Node::Float(f) => Some(emit::format_float(*f)),
+            Node::Str(s) => Some(s.clone()),
+            Node::Seq(_) | Node::Map(_) => None,
+        }
+    }
+}
+
+impl From<&str> for Node {
+    fn from(s: &str) -> Self {
+        Node::Str(s.to_string())
+    }
+}
+
+impl From<String> for Node {
+    fn from(s: String) -> Self {
+        Node::Str(s)
+    }
+}
+
+impl From<Map> for Node {
+    fn from(m: Map) -> Self {
+        Node::Map(m)
+    }
+}
