@@ -15,8 +15,9 @@ pub use parse::{ParseError, ParsedDoc, parse_documents};
 pub type Map = IndexMap<String, Node>;
 
 /// One YAML/JSON value.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Default)]
 pub enum Node {
+    #[default]
     Null,
     Bool(bool),
     /// An integer as parsed (`0x10` reads as 16, as in kustomize).
@@ -26,12 +27,6 @@ pub enum Node {
     Str(String),
     Seq(Vec<Node>),
     Map(Map),
-}
-
-impl Default for Node {
-    fn default() -> Self {
-        Node::Null
-    }
 }
 
 impl Node {
