@@ -4,6 +4,7 @@
 
 pub mod cli;
 pub mod diag;
+pub mod kustomization;
 pub mod resource;
 pub mod source;
 pub mod yaml;

@@ -1,0 +1,6 @@
+//! The kustomization file: its typed form ([`types`]) and loading. Decoding only; what the
+//! fields do lives in `build`, `generate` and `transform`.
+
+pub mod types;
+
+pub use types::*;

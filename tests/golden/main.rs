@@ -1,0 +1,8 @@
+//! The one integration test binary: walks the golden directories under `testdata/` and
+//! compares what ply does with the recorded expectations, exactly. `PLY_BLESS=1` rewrites the
+//! expectations instead (check every blessed file against the oracle before committing it).
+//! Each area has its own module here.
+
+mod support;
+
+// Areas add their walkers as modules: `mod render;`, `mod merge;`, `mod diff;`, `mod yaml;`.
