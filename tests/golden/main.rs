@@ -4,5 +4,6 @@
 //! Each area has its own module here.
 
 mod support;
+mod yaml;
 
 // Areas add their walkers as modules: `mod render;`, `mod merge;`, `mod diff;`, `mod yaml;`.
