@@ -4,6 +4,7 @@
 
 pub mod cli;
 pub mod diag;
+pub mod fs;
 pub mod kustomization;
 pub mod resource;
 pub mod source;
