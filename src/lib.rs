@@ -6,10 +6,12 @@ pub mod build;
 pub mod cli;
 pub mod diag;
 pub mod fs;
+pub mod generate;
 pub mod kustomization;
 pub mod output;
 pub mod resource;
 pub mod source;
+pub mod transform;
 pub mod yaml;
 
 pub use diag::{Error, ErrorKind, Warnings};

@@ -18,12 +18,14 @@ use std::sync::Arc;
 use crate::diag::{Error, ErrorKind, Result, Warnings};
 use crate::fs::{DiskFs, FileKind, Fs, Restrictor};
 use crate::kustomization::{Loaded, load};
+use crate::resource::Gvk;
 use crate::resource::Resource;
 use crate::source::{SourceFile, display_path};
+use crate::transform::FieldSpecTables;
 
 pub use accumulate::parse_resources;
 pub use ids::{id_string, same_id};
-pub use steps::{OutputOrder, cluster_scoped};
+pub use steps::OutputOrder;
 
 /// Validated options of one render.
 #[derive(Clone, Debug, Default)]
@@ -78,7 +80,9 @@ pub fn render_with(
             ));
         }
     };
+    let tables = FieldSpecTables::builtin()?;
     let mut b = Builder {
+        tables: &tables,
         fs,
         opts,
         warnings,
@@ -98,6 +102,8 @@ pub fn render_with(
 
 /// State of one render: the caches and the chain of kustomizations being built.
 struct Builder<'a> {
+    /// Where the transformers write (kustomize's default tables).
+    tables: &'a FieldSpecTables,
     fs: &'a dyn Fs,
     opts: &'a RenderOptions,
     warnings: &'a mut Warnings,
@@ -183,12 +189,12 @@ impl Builder<'_> {
             let docs = self.parse_file(&file)?;
             self.crds.extend(docs.iter().cloned());
         }
-        steps::generate(self.fs, self.opts, loaded, &mut acc, self.warnings)?;
+        steps::generate(self.fs, self.opts, loaded, &mut acc)?;
         for path in &k.components {
             let dir = self.resolve_dir(loaded, "components", path)?;
             acc = self.build_dir(&dir, acc, Some(Role::Component))?;
         }
-        steps::transform(loaded, &mut acc, self.warnings)?;
+        steps::transform(loaded, &mut acc, self.tables)?;
         Ok(acc)
     }
 
@@ -200,12 +206,14 @@ impl Builder<'_> {
             Some(FileKind::File) => {
                 let file = self.resolve_file(loaded, "resources", path)?;
                 let docs = self.parse_file(&file)?;
-                ids::append_all(acc, docs.iter().cloned(), &steps::cluster_scoped)
+                ids::append_all(acc, docs.iter().cloned(), &|g: &Gvk| {
+                    self.tables.is_cluster_scoped(g)
+                })
             }
             Some(FileKind::Dir) => {
                 let dir = self.resolve_dir(loaded, "resources", path)?;
                 let built = self.build_dir(&dir, Vec::new(), Some(Role::Resource))?;
-                ids::append_all(acc, built, &steps::cluster_scoped)
+                ids::append_all(acc, built, &|g: &Gvk| self.tables.is_cluster_scoped(g))
             }
             None => Err(self.missing(loaded, "resources", path, &target)),
         }
