@@ -95,7 +95,7 @@ pub fn config_map(
 }
 
 /// Makes the Secret of one `secretGenerator` entry (`type` defaults to `Opaque`; every value
-/// base64-encoded under `data`).
+/// base64-encoded under `data`, wrapped like `binaryData`).
 pub fn secret(
     args: &GeneratorArgs,
     global: Option<&GeneratorOptions>,
@@ -165,7 +165,7 @@ fn make(
         obj.insert("type".into(), Node::str(t));
         let mut data = Map::new();
         for (k, v) in pairs {
-            data.insert(k, Node::Str(BASE64.encode(v)));
+            data.insert(k, Node::Str(wrapped_base64(&v)));
         }
         obj.insert("data".into(), Node::Map(data));
     } else {

@@ -14,7 +14,7 @@ use super::fieldspec::{self, Create};
 
 pub fn apply(resources: &mut [Resource], images: &[Image], tables: &FieldSpecTables) -> Result<()> {
     for image in images {
-        let matcher = Matcher::new(&image.name);
+        let matcher = Matcher::new(&image.name)?;
         // kustomize runs its "legacy" walk over every object first, then the field-spec walk
         // (`api/internal/builtins/ImageTagTransformer.go`).
         for r in resources.iter_mut() {
@@ -37,21 +37,27 @@ pub fn apply(resources: &mut [Resource], images: &[Image], tables: &FieldSpecTab
 
 /// Whether an image reference names the image `name` (kustomize's `image.IsImageMatched`: the
 /// name followed by an optional `:tag` and an optional `@sha256:digest`). kustomize puts the
-/// name into a regular expression unescaped; an invalid one matches nothing here.
-struct Matcher(Option<Regex>);
+/// name into a regular expression unescaped (so `.` matches any character there too) and
+/// crashes when it is not a valid one; ply reports an error.
+struct Matcher(Regex);
 
 impl Matcher {
-    fn new(name: &str) -> Matcher {
-        Matcher(
-            Regex::new(&format!(
-                "^{name}(:[a-zA-Z0-9_.{{}}-]*)?(@sha256:[a-zA-Z0-9_.{{}}-]*)?$"
-            ))
-            .ok(),
-        )
+    fn new(name: &str) -> Result<Matcher> {
+        Regex::new(&format!(
+            "^{name}(:[a-zA-Z0-9_.{{}}-]*)?(@sha256:[a-zA-Z0-9_.{{}}-]*)?$"
+        ))
+        .map(Matcher)
+        .map_err(|_| {
+            Error::new(
+                ErrorKind::Transformer,
+                format!("images: invalid image name {name:?}"),
+            )
+            .help("kustomize reads `name` as a regular expression; escape special characters such as `[`")
+        })
     }
 
     fn is_match(&self, s: &str) -> bool {
-        self.0.as_ref().is_some_and(|re| re.is_match(s))
+        self.0.is_match(s)
     }
 }
 
@@ -192,11 +198,13 @@ mod tests {
 
     #[test]
     fn matcher() {
-        let m = Matcher::new("nginx");
+        let m = Matcher::new("nginx").unwrap();
         assert!(m.is_match("nginx"));
         assert!(m.is_match("nginx:1.2"));
         assert!(m.is_match("nginx@sha256:abc"));
         assert!(!m.is_match("my/nginx"));
         assert!(!m.is_match("nginx-x"));
+        assert!(Matcher::new("[").is_err());
+        assert!(Matcher::new("[").is_err());
     }
 }
