@@ -5,9 +5,11 @@
 pub mod cli;
 pub mod diag;
 pub mod fs;
+pub mod generate;
 pub mod kustomization;
 pub mod resource;
 pub mod source;
+pub mod transform;
 pub mod yaml;
 
 pub use diag::{Error, ErrorKind, Warnings};
