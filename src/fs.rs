@@ -223,23 +223,22 @@ pub fn join(dir: &Path, rel: &str) -> PathBuf {
 
 /// Checks the load restriction for a file named by the kustomization rooted at `root`
 /// (canonical). `canonical` is the file's canonical path; `shown` how the kustomization wrote
-/// it. kustomize: `api/internal/loader/fileloader.go`, `RestrictionRootOnly` (message kept).
+/// it; `file_shown` and `root_shown` how messages print the two paths. kustomize:
+/// `api/internal/loader/loadrestrictions.go`, `RestrictionRootOnly` (message kept).
 pub fn check_restriction(
     restrictor: Restrictor,
     root: &Path,
     canonical: &Path,
     shown: &str,
+    file_shown: &str,
+    root_shown: &str,
 ) -> Result<()> {
     if restrictor == Restrictor::None || canonical.starts_with(root) {
         return Ok(());
     }
     Err(Error::new(
         ErrorKind::LoadRestriction,
-        format!(
-            "security; file '{}' is not in or below '{}'",
-            canonical.display(),
-            root.display()
-        ),
+        format!("security; file '{file_shown}' is not in or below '{root_shown}'"),
     )
     .label(format!("'{shown}' is outside the kustomization root"))
     .help(
@@ -295,16 +294,24 @@ mod tests {
         let fs = mem();
         let root = Path::new("/app/base");
         let inside = fs.canonicalize(&join(root, "a.yaml")).unwrap();
-        assert!(check_restriction(Restrictor::RootOnly, root, &inside, "a.yaml").is_ok());
+        assert!(check_restriction(Restrictor::RootOnly, root, &inside, "a.yaml", "", "").is_ok());
         for shown in ["../other/b.yaml", "link.yaml", "/app/other/b.yaml"] {
             let c = fs.canonicalize(&join(root, shown)).unwrap();
-            let e = check_restriction(Restrictor::RootOnly, root, &c, shown).unwrap_err();
+            let e = check_restriction(
+                Restrictor::RootOnly,
+                root,
+                &c,
+                shown,
+                "/app/other/b.yaml",
+                "/app/base",
+            )
+            .unwrap_err();
             assert_eq!(e.kind, ErrorKind::LoadRestriction);
             assert_eq!(
                 e.message,
                 "security; file '/app/other/b.yaml' is not in or below '/app/base'"
             );
-            assert!(check_restriction(Restrictor::None, root, &c, shown).is_ok());
+            assert!(check_restriction(Restrictor::None, root, &c, shown, "", "").is_ok());
         }
     }
 

@@ -2,11 +2,13 @@
 //! strategic-merge semantics, and predict what `kubectl apply` would change. This file lists the
 //! modules; it holds no logic.
 
+pub mod build;
 pub mod cli;
 pub mod diag;
 pub mod fs;
 pub mod generate;
 pub mod kustomization;
+pub mod output;
 pub mod resource;
 pub mod source;
 pub mod transform;
