@@ -146,6 +146,65 @@ impl ReferenceTables {
     }
 }
 
+/// The field-spec configuration a kustomization's transformers use: the built-in tables, plus
+/// the `configurations:` files of this kustomization and of every kustomization below it
+/// (kustomize merges a base's configuration into its parent's, `ResAccumulator.MergeConfig`).
+#[derive(Clone, Debug)]
+pub struct BuildConfig {
+    pub fields: super::FieldSpecTables,
+    pub refs: ReferenceTables,
+    /// Whether a `configurations:` file was added (otherwise this is the built-in config and
+    /// merging it into a parent changes nothing).
+    custom: bool,
+}
+
+impl BuildConfig {
+    /// The built-in configuration (`fields` are the built-in `FieldSpecTables`).
+    pub fn builtin(fields: &super::FieldSpecTables) -> BuildConfig {
+        BuildConfig {
+            fields: fields.clone(),
+            refs: ReferenceTables::builtin(),
+            custom: false,
+        }
+    }
+
+    /// Adds a `configurations:` file's document (`what` names it in messages).
+    pub fn add_file(&mut self, node: &Node, what: &str) -> Result<(), Error> {
+        let refs = ReferenceTables::from_node(node, what)?;
+        self.refs.merge(&refs)?;
+        self.fields.merge_config(node)?;
+        self.custom = true;
+        Ok(())
+    }
+
+    /// Adds what a base's (or component's) build added to its configuration.
+    pub fn absorb(&mut self, child: &BuildConfig) -> Result<(), Error> {
+        if !child.custom {
+            return Ok(());
+        }
+        self.refs.merge(&child.refs)?;
+        let f = &mut self.fields;
+        let c = &child.fields;
+        for (mine, theirs) in [
+            (&mut f.common_labels, &c.common_labels),
+            (&mut f.template_labels, &c.template_labels),
+            (&mut f.labels, &c.labels),
+            (&mut f.common_annotations, &c.common_annotations),
+            (&mut f.namespace, &c.namespace),
+            (&mut f.name_prefix, &c.name_prefix),
+            (&mut f.name_suffix, &c.name_suffix),
+            (&mut f.images, &c.images),
+            (&mut f.replicas, &c.replicas),
+        ] {
+            for spec in theirs {
+                super::merge_one(mine, spec.clone());
+            }
+        }
+        self.custom = true;
+        Ok(())
+    }
+}
+
 /// A field spec's group, version and kind (missing parts empty).
 pub fn spec_gvk(fs: &FieldSpec) -> Gvk {
     Gvk {
@@ -426,6 +485,21 @@ mod tests {
         t.merge(&extra).unwrap();
         assert_eq!(t.var_reference.len(), before + 1);
         assert_eq!(count(&t, "Bee"), 1);
+    }
+
+    #[test]
+    fn build_config_absorbs_only_custom_children() {
+        let fields = crate::transform::FieldSpecTables::builtin().unwrap();
+        let mut parent = BuildConfig::builtin(&fields);
+        let plain = BuildConfig::builtin(&fields);
+        parent.absorb(&plain).unwrap();
+        assert!(!parent.custom);
+        let mut child = BuildConfig::builtin(&fields);
+        let n = parse_one("images:\n- path: spec/img\n  kind: Zoo\nnameReference:\n- kind: Bird\n  fieldSpecs:\n  - path: spec/birds\n    kind: Zoo\n").unwrap();
+        child.add_file(&n, "c.yaml").unwrap();
+        parent.absorb(&child).unwrap();
+        assert!(parent.fields.images.iter().any(|f| f.path == "spec/img"));
+        assert_eq!(count(&parent.refs, "Bird"), 1);
     }
 
     #[test]
