@@ -19,6 +19,7 @@ use crate::diag::{Error, ErrorKind, Result, Warnings};
 use crate::fs::{DiskFs, FileKind, Fs, Restrictor};
 use crate::kustomization::{Loaded, load};
 use crate::resource::Gvk;
+use crate::yaml::Node;
 use crate::resource::Resource;
 use crate::source::{SourceFile, display_path};
 use crate::transform::FieldSpecTables;
@@ -37,12 +38,14 @@ pub struct RenderOptions {
     pub reorder: OutputOrder,
 }
 
-/// What a render produces: the resources in output order, and the CRDs named by `crds:` (kept
-/// for the schema-aware stages).
+/// What a render produces: the resources in output order, and the OpenAPI definitions named
+/// by `crds:` (kept for the schema-aware stages).
 #[derive(Clone, Debug, Default)]
 pub struct Rendered {
     pub resources: Vec<Resource>,
-    pub crds: Vec<Resource>,
+    /// One map of type name → `{Schema, Dependencies}` per `crds:` file, as kustomize reads them
+    /// (`api/internal/accumulator/loadconfigfromcrds.go`).
+    pub crds: Vec<Node>,
 }
 
 /// Renders the kustomization in `dir` from the disk.
@@ -129,7 +132,7 @@ struct Builder<'a> {
     kustomizations: HashMap<PathBuf, Arc<Loaded>>,
     /// The kustomizations being built, outermost first (canonical directories).
     chain: Vec<PathBuf>,
-    crds: Vec<Resource>,
+    crds: Vec<Node>,
 }
 
 /// How a directory is being built.
@@ -174,6 +177,7 @@ impl Builder<'_> {
                     ),
                 )
                 .at(loaded.key_location(&[]))
+                .label("not a component")
                 .help("a directory listed under `components:` must hold a kustomization of `kind: Component`"));
             }
             Some(Role::Resource) if loaded.is_component() => {
@@ -185,6 +189,7 @@ impl Builder<'_> {
                     ),
                 )
                 .at(loaded.key_location(&[crate::yaml::de::PathSeg::Key("kind".into())]))
+                .label("a component")
                 .help("list a component under `components:`, not `resources:`"));
             }
             _ => {}
@@ -202,8 +207,13 @@ impl Builder<'_> {
         }
         for path in &k.crds {
             let file = self.resolve_file(loaded, "crds", path)?;
-            let docs = self.parse_file(&file)?;
-            self.crds.extend(docs.iter().cloned());
+            let text = self
+                .fs
+                .read_to_string(&file)
+                .map_err(|e| Error::io(&file, &e))?;
+            let defs = accumulate::parse_crd_definitions(&SourceFile::new(&file, text), path)
+                .map_err(|e| e.at(accumulate::item_location(loaded, "crds", path)))?;
+            self.crds.push(defs);
         }
         steps::configurations(self.fs, self.opts, loaded, &mut self.config)?;
         steps::generate(self.fs, self.opts, loaded, &mut acc)?;

@@ -174,3 +174,104 @@ fn gvk_cmp(a: &Gvk, b: &Gvk, rank: &HashMap<&str, i64>) -> Ordering {
         sa.cmp(&sb)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kustomization::LegacySortOptions;
+    use crate::yaml::parse_documents;
+
+    fn names(choice: &SortChoice) -> Vec<String> {
+        let mut rs: Vec<Resource> = parse_documents(include_str!("testdata/sort.in.yaml"))
+            .unwrap()
+            .into_iter()
+            .map(|d| Resource::new(d.node, None))
+            .collect();
+        order(&mut rs, choice);
+        rs.iter()
+            .map(|r| format!("{}/{}", r.kind(), r.name()))
+            .collect()
+    }
+
+    // Orders checked against `kubectl kustomize` on the same objects.
+    #[test]
+    fn legacy_default_order() {
+        assert_eq!(
+            names(&default_legacy()),
+            [
+                "Namespace/z",
+                "Namespace/y",
+                "Role/r",
+                "ConfigMap/a",
+                "ConfigMap/c",
+                "Secret/s",
+                "Service/b",
+                "Deployment/a",
+                "PodDisruptionBudget/p",
+                "Alpha/q",
+                "Zeta/q",
+                "ValidatingWebhookConfiguration/v"
+            ]
+        );
+    }
+
+    #[test]
+    fn legacy_custom_order() {
+        let opts = SortOptions {
+            order: Some("legacy".into()),
+            legacy_sort_options: Some(LegacySortOptions {
+                order_first: vec!["Secret".into(), "Zeta".into()],
+                order_last: vec!["Service".into()],
+            }),
+        };
+        let choice = choose(Some(&opts), Reorder::Unspecified, &mut Warnings::default()).unwrap();
+        assert_eq!(
+            names(&choice),
+            [
+                "Secret/s",
+                "Zeta/q",
+                "ValidatingWebhookConfiguration/v",
+                "Deployment/a",
+                "Alpha/q",
+                "Namespace/z",
+                "Namespace/y",
+                "PodDisruptionBudget/p",
+                "Role/r",
+                "ConfigMap/a",
+                "ConfigMap/c",
+                "Service/b"
+            ]
+        );
+    }
+
+    #[test]
+    fn fifo_and_flag_rules() {
+        let mut w = Warnings::default();
+        assert_eq!(
+            choose(None, Reorder::None, &mut w).unwrap(),
+            SortChoice::Fifo
+        );
+        assert_eq!(
+            choose(None, Reorder::Unspecified, &mut w).unwrap(),
+            default_legacy()
+        );
+        let fifo = SortOptions {
+            order: Some("fifo".into()),
+            legacy_sort_options: None,
+        };
+        assert_eq!(
+            choose(Some(&fifo), Reorder::Legacy, &mut w).unwrap(),
+            SortChoice::Fifo
+        );
+        assert_eq!(w.messages().len(), 1);
+        let bad = SortOptions {
+            order: Some("fifo".into()),
+            legacy_sort_options: Some(LegacySortOptions::default()),
+        };
+        assert!(choose(Some(&bad), Reorder::Unspecified, &mut w).is_err());
+        assert!(choose(Some(&SortOptions::default()), Reorder::Unspecified, &mut w).is_err());
+        let first = names(&SortChoice::Fifo);
+        assert_eq!(first[0], "Service/b");
+        assert!(Reorder::parse("bogus").is_err());
+    }
+}
