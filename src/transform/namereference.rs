@@ -186,7 +186,6 @@ pub fn fix_name_references(
             };
             let f = Filter {
                 referrer: &referrer,
-                spec,
                 target,
                 role_ref: role_ref.as_ref(),
             };
@@ -195,10 +194,13 @@ pub fn fix_name_references(
                 Error::new(
                     ErrorKind::Transformer,
                     format!(
-                        "updating name reference in '{}' field of '{}': considering field '{}' of object {}: {m}",
-                        spec.path, idx.cands[i].id, spec.path, idx.cands[i].id
+                        "updating the name reference in field '{}' of {}: {m}",
+                        spec.path,
+                        friendly(&idx.cands[i].id)
                     ),
                 )
+                .at_opt(r.origin.clone())
+                .help("kustomize rewrites a reference when exactly one renamed object had the name it holds")
             })?;
         }
     }
@@ -249,7 +251,6 @@ fn role_ref_gvk(node: &Node) -> Option<Gvk> {
 
 struct Filter<'a> {
     referrer: &'a Referrer<'a>,
-    spec: &'a FieldSpec,
     target: &'a Gvk,
     role_ref: Option<&'a Gvk>,
 }
@@ -400,16 +401,23 @@ impl Filter<'_> {
                     Ok(Some(*first))
                 } else {
                     let ids: Vec<String> =
-                        left.iter().map(|&j| idx.cands[j].id.to_string()).collect();
+                        left.iter().map(|&j| friendly(&idx.cands[j].id)).collect();
                     Err(format!(
-                        "found multiple possible referrals: {}\nthe reference in {} (field '{}') could mean any of them; give the objects distinct names or namespaces",
-                        ids.join(", "),
-                        me.id,
-                        self.spec.path
+                        "found multiple possible referrals: {} all had that name; give them distinct original names, or keep them apart with namespaces or name prefixes",
+                        ids.join(", ")
                     ))
                 }
             }
         }
+    }
+}
+
+/// `Kind namespace/name` (or `Kind name` without a namespace), for messages.
+fn friendly(id: &ResId) -> String {
+    if id.namespace.is_empty() {
+        format!("{} '{}'", id.gvk.kind, id.name)
+    } else {
+        format!("{} '{}/{}'", id.gvk.kind, id.namespace, id.name)
     }
 }
 

@@ -93,20 +93,26 @@ fn field_path(v: &Var) -> &str {
         .unwrap_or(DEFAULT_FIELD_PATH)
 }
 
-/// A var as kustomize prints it in messages: `NAME (Kind name.namespace, fieldPath)`.
+/// A var for messages: `NAME (objref apiVersion v1, kind Service, name db; fieldPath …)`.
 fn describe(v: &Var) -> String {
     let gvk = objref_gvk(v);
     let o = &v.objref;
+    let mut parts = Vec::new();
+    let av = gvk.api_version();
+    if !av.is_empty() {
+        parts.push(format!("apiVersion {av}"));
+    }
+    if !gvk.kind.is_empty() {
+        parts.push(format!("kind {}", gvk.kind));
+    }
+    parts.push(format!("name {}", o.name.as_deref().unwrap_or("")));
+    if let Some(ns) = o.namespace.as_deref().filter(|n| !n.is_empty()) {
+        parts.push(format!("namespace {ns}"));
+    }
     format!(
-        "{} ({} {}{}, {})",
+        "{} (objref {}; fieldPath {})",
         v.name,
-        gvk,
-        o.name.as_deref().unwrap_or(""),
-        o.namespace
-            .as_deref()
-            .filter(|n| !n.is_empty())
-            .map(|n| format!(" in namespace {n}"))
-            .unwrap_or_default(),
+        parts.join(", "),
         field_path(v)
     )
 }
@@ -260,7 +266,7 @@ pub fn resolve_vars(
                     describe(v)
                 ),
             )
-            .help("a var's objref must name exactly one object of the build, with its apiVersion, kind and name"));
+            .help("an objref matches an object by exact group, version, kind and name (current or earlier): give `apiVersion` as the object has it"));
         };
         let path = field_path(v);
         let parts = convert_slice_index(smarter_split_path(path, '.'));
