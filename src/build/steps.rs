@@ -248,9 +248,10 @@ pub fn configurations(
         let node = crate::yaml::parse::parse_one(&text).map_err(|e| {
             Error::new(ErrorKind::Yaml, format!("configurations file '{rel}': {e}"))
         })?;
-        config
-            .add_file(&node, rel)
-            .map_err(|e| e.at(loaded.key_location(&[PathSeg::Key("configurations".into())])))?;
+        config.add_file(&node, rel).map_err(|e| {
+            e.at(loaded.key_location(&[PathSeg::Key("configurations".into())]))
+                .label("in a file listed here")
+        })?;
     }
     Ok(())
 }
@@ -275,9 +276,9 @@ pub fn replacements(
             .map_err(|e| Error::new(ErrorKind::Yaml, format!("replacements file '{rel}': {e}")))
     };
     let list = transform::replacements::collect(&k.replacements, &mut load)
-        .map_err(|e| e.at(at.clone()))?;
+        .map_err(|e| e.at(at.clone()).label("reading these replacements"))?;
     transform::replacements::apply(acc, &list, &|g: &Gvk| tables.is_cluster_scoped(g))
-        .map_err(|e| e.at(at))
+        .map_err(|e| e.at(at).label("applying these replacements"))
 }
 
 /// Binds the kustomization's `vars:` to the objects accumulated so far.
@@ -288,6 +289,10 @@ pub fn bind_vars(
     tables: &FieldSpecTables,
 ) -> Result<()> {
     let k = &loaded.kustomization;
-    transform::vars::bind_vars(acc, &k.vars, vars, &|g: &Gvk| tables.is_cluster_scoped(g))
-        .map_err(|e| e.at(loaded.key_location(&[PathSeg::Key("vars".into())])))
+    transform::vars::bind_vars(acc, &k.vars, vars, &|g: &Gvk| tables.is_cluster_scoped(g)).map_err(
+        |e| {
+            e.at(loaded.key_location(&[PathSeg::Key("vars".into())]))
+                .label("binding these vars")
+        },
+    )
 }
