@@ -23,6 +23,8 @@ use crate::resource::Resource;
 use crate::source::{SourceFile, display_path};
 use crate::transform::FieldSpecTables;
 use crate::yaml::Node;
+use crate::transform::configurations::BuildConfig;
+use crate::transform::vars::VarSet;
 
 pub use accumulate::parse_resources;
 pub use ids::{id_string, same_id};
@@ -86,6 +88,8 @@ pub fn render_with(
     let tables = FieldSpecTables::builtin()?;
     let mut b = Builder {
         tables: &tables,
+        config: BuildConfig::builtin(&tables),
+        vars: VarSet::default(),
         fs,
         opts,
         warnings,
@@ -96,7 +100,14 @@ pub fn render_with(
     };
     let loaded = b.kustomization(&root)?;
     let mut resources = b.build_dir(&root, Vec::new(), None)?;
-    steps::finish_root(&loaded, &mut resources, opts, b.warnings)?;
+    steps::finish_root(
+        &loaded,
+        &mut resources,
+        opts,
+        &b.config,
+        &b.vars,
+        b.warnings,
+    )?;
     Ok(Rendered {
         resources,
         crds: b.crds,
@@ -107,6 +118,11 @@ pub fn render_with(
 struct Builder<'a> {
     /// Where the transformers write (kustomize's default tables).
     tables: &'a FieldSpecTables,
+    /// The field-spec configuration of the kustomization being built (built-in tables plus
+    /// `configurations:` of it and of the kustomizations below it).
+    config: BuildConfig,
+    /// Every var declared so far (`vars:`), bound to its object.
+    vars: VarSet,
     fs: &'a dyn Fs,
     opts: &'a RenderOptions,
     warnings: &'a mut Warnings,
@@ -199,12 +215,15 @@ impl Builder<'_> {
                 .map_err(|e| e.at(accumulate::item_location(loaded, "crds", path)))?;
             self.crds.push(defs);
         }
+        steps::configurations(self.fs, self.opts, loaded, &mut self.config)?;
         steps::generate(self.fs, self.opts, loaded, &mut acc)?;
         for path in &k.components {
             let dir = self.resolve_dir(loaded, "components", path)?;
             acc = self.build_dir(&dir, acc, Some(Role::Component))?;
         }
-        steps::transform(loaded, &mut acc, self.tables)?;
+        steps::transform(loaded, &mut acc, &self.config.fields)?;
+        steps::replacements(self.fs, self.opts, loaded, &mut acc, self.tables)?;
+        steps::bind_vars(loaded, &mut acc, &mut self.vars, self.tables)?;
         Ok(acc)
     }
 
@@ -222,7 +241,12 @@ impl Builder<'_> {
             }
             Some(FileKind::Dir) => {
                 let dir = self.resolve_dir(loaded, "resources", path)?;
-                let built = self.build_dir(&dir, Vec::new(), Some(Role::Resource))?;
+                // A base starts from the built-in configuration; what it adds comes back up.
+                let parent = std::mem::replace(&mut self.config, BuildConfig::builtin(self.tables));
+                let built = self.build_dir(&dir, Vec::new(), Some(Role::Resource));
+                let child = std::mem::replace(&mut self.config, parent);
+                let built = built?;
+                self.config.absorb(&child)?;
                 ids::append_all(acc, built, &|g: &Gvk| self.tables.is_cluster_scoped(g))
             }
             None => Err(self.missing(loaded, "resources", path, &target)),

@@ -286,10 +286,16 @@ impl<'a> de::Deserializer<'a> for NodeDeserializer<'a> {
     fn deserialize_struct<V: Visitor<'a>>(
         self,
         _name: &'static str,
-        _fields: &'static [&'static str],
+        fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, DeError> {
-        self.deserialize_map(visitor)
+        match self.node {
+            Node::Map(m) => visitor.visit_map(Entries {
+                fields,
+                ..Entries::new(m)
+            }),
+            _ => self.deserialize_map(visitor),
+        }
     }
 
     fn deserialize_enum<V: Visitor<'a>>(
@@ -357,6 +363,10 @@ impl<'a> SeqAccess<'a> for Items<'a> {
 struct Entries<'a> {
     iter: Option<indexmap::map::Iter<'a, String, Node>>,
     value: Option<(&'a String, &'a Node)>,
+    /// A struct's field names: a key equal to one of them but for ASCII case is read as that
+    /// field (Go's `encoding/json`, which kustomize decodes through, matches keys this way:
+    /// `fieldpath:` is `fieldPath:`).
+    fields: &'static [&'static str],
 }
 
 impl<'a> Entries<'a> {
@@ -364,6 +374,7 @@ impl<'a> Entries<'a> {
         Entries {
             iter: Some(m.iter()),
             value: None,
+            fields: &[],
         }
     }
 
@@ -371,6 +382,7 @@ impl<'a> Entries<'a> {
         Entries {
             iter: None,
             value: None,
+            fields: &[],
         }
     }
 }
@@ -386,7 +398,16 @@ impl<'a> MapAccess<'a> for Entries<'a> {
             return Ok(None);
         };
         self.value = Some((k, v));
-        let key: StrDeserializer<'_, DeError> = k.as_str().into_deserializer();
+        let name = if self.fields.contains(&k.as_str()) {
+            k.as_str()
+        } else {
+            self.fields
+                .iter()
+                .find(|f| f.eq_ignore_ascii_case(k))
+                .copied()
+                .unwrap_or(k.as_str())
+        };
+        let key: StrDeserializer<'_, DeError> = name.into_deserializer();
         seed.deserialize(key)
             .map(Some)
             .map_err(|e| e.prefixed(PathSeg::Key(k.clone())))
@@ -572,5 +593,15 @@ mod tests {
         let e = decode("- a\n").unwrap_err();
         assert!(e.path.is_empty());
         assert!(e.message.contains("expected struct Doc"), "{}", e.message);
+    }
+
+    #[test]
+    fn struct_fields_match_keys_ignoring_case_like_go() {
+        let n = parse_one("PATH: p\nTarget:\n  KIND: Secret\n").unwrap();
+        let p: Patch = from_node(&n).unwrap();
+        assert_eq!(p.path.as_deref(), Some("p"));
+        assert_eq!(p.target.unwrap().kind.as_deref(), Some("Secret"));
+        let bad = parse_one("paths: p\n").unwrap();
+        assert!(from_node::<Patch>(&bad).is_err());
     }
 }
