@@ -6,6 +6,7 @@ pub mod cli;
 pub mod diag;
 pub mod kustomization;
 pub mod resource;
+pub mod schema;
 pub mod source;
 pub mod yaml;
 
