@@ -10,6 +10,7 @@ pub mod generate;
 pub mod kustomization;
 pub mod output;
 pub mod resource;
+pub mod schema;
 pub mod source;
 pub mod transform;
 pub mod yaml;
