@@ -5,6 +5,7 @@
 pub mod cli;
 pub mod diag;
 pub mod kustomization;
+pub mod merge;
 pub mod resource;
 pub mod source;
 pub mod yaml;
