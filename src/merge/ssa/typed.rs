@@ -128,6 +128,35 @@ impl<'a> Typed<'a> {
         self.schema.resolve(tr).ok_or_else(|| no_type(tr))
     }
 
+    /// The value at a field path (for showing a conflict's live and desired values): map keys
+    /// by name, list items by their key, value or index. `None` when the path leads nowhere.
+    pub fn value_at<'n>(&self, v: &'n Node, path: &[PathElement]) -> Option<&'n Node> {
+        let mut tr: &'a TypeRef = self.root;
+        let mut cur = v;
+        for pe in path {
+            let atom = self.schema.resolve(tr)?;
+            match (pe, cur) {
+                (PathElement::Field(name), Node::Map(m)) => {
+                    cur = m.get(name)?;
+                    tr = atom.map.map(|m| m.field_type(name))?;
+                }
+                (PathElement::Index(i), Node::Seq(items)) => {
+                    cur = items.get(usize::try_from(*i).ok()?)?;
+                    tr = atom.list?.element_type;
+                }
+                (_, Node::Seq(items)) => {
+                    let list = atom.list?;
+                    cur = items.iter().find(|item| {
+                        list_item_element(self.schema, &list, item).is_ok_and(|p| p == *pe)
+                    })?;
+                    tr = list.element_type;
+                }
+                _ => return None,
+            }
+        }
+        Some(cur)
+    }
+
     // ----- validation (`smd:typed/validate.go`) -----
 
     /// Checks a value against the schema: scalar kinds, list items, undeclared fields and,
@@ -1090,6 +1119,23 @@ types:
                 t.extract_items(&v, &set),
                 y("containers: [{name: a, image: x}]\n")
             );
+        });
+    }
+
+    #[test]
+    fn value_at_follows_keys_with_defaults() {
+        with(|t| {
+            let v = y("ports: [{port: 80, protocol: UDP, x: 1}, {port: 80, x: 2}]\n");
+            let path = vec![
+                PathElement::field("ports"),
+                PathElement::key(vec![
+                    ("port".into(), Node::Int(80)),
+                    ("protocol".into(), Node::str("TCP")),
+                ]),
+                PathElement::field("x"),
+            ];
+            assert_eq!(t.value_at(&v, &path), Some(&Node::Int(2)));
+            assert_eq!(t.value_at(&v, &[PathElement::field("nope")]), None);
         });
     }
 
