@@ -499,24 +499,22 @@ pub fn server_side_apply(
         }
         Err(conflicts) => return Ok(ApplyOutcome::Conflicts(conflicts)),
     };
-    let changed = object.is_some();
     let mut result = object.unwrap_or_else(|| live_obj.clone());
     if let Some(reset) = req.reset_fields {
         restore_reset_fields(&mut result, &live_obj, reset);
     }
     // lastAppliedUpdater: kubectl keeps an existing annotation in step with what it applies.
-    let mut annotation_changed = false;
     if req.manager == "kubectl" && has_last_applied(&result) {
         let text = build_last_applied(config);
         if let Some(ann) = result
             .get_path_mut(&["metadata", "annotations"])
             .and_then(Node::as_map_mut)
         {
-            annotation_changed =
-                ann.get(LAST_APPLIED).and_then(Node::as_str) != Some(text.as_str());
             ann.insert(LAST_APPLIED.into(), Node::Str(text));
         }
     }
+    // What a reviewer sees: the object apart from managedFields.
+    let changed = !value::equals(&result, &live_obj);
     let managed: Vec<ManagedEntry> = fields
         .iter()
         .filter_map(|(id, vs)| {
@@ -543,7 +541,7 @@ pub fn server_side_apply(
     }
     Ok(ApplyOutcome::Applied {
         object: result,
-        changed: changed || annotation_changed,
+        changed,
     })
 }
 
@@ -886,6 +884,11 @@ data:
         r.reset_fields = Some(&reset);
         let (obj, _) = applied(server_side_apply(Some(&live), &config, &r).unwrap());
         assert_eq!(obj.get_path(&["status", "ready"]), Some(&Node::Int(1)));
+        let status_only = y(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nstatus:\n  ready: 7\n",
+        );
+        let (_, changed) = applied(server_side_apply(Some(&live), &status_only, &r).unwrap());
+        assert!(!changed, "a status block in a manifest has no effect");
         let ms = managers(&obj);
         let kubectl = ms.iter().find(|m| m.0 == "kubectl").unwrap();
         assert_eq!(
