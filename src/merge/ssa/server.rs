@@ -545,6 +545,218 @@ pub fn server_side_apply(
     })
 }
 
+/// The manager kubectl uses to take ownership of the last-applied annotation.
+pub const LAST_APPLIED_MANAGER: &str = "kubectl-last-applied";
+
+/// Predicts the whole of `kubectl apply --server-side` (spec §6), not just the dry run that
+/// `kubectl diff --server-side` shows: the apply, then kubectl's migration from client-side
+/// apply (`kubectl:pkg/cmd/apply/apply.go` `saveLastApplyAnnotationIfNecessary` and
+/// `migrateToSSAIfNecessary`, `client-go:util/csaupgrade/upgrade.go`): the annotation is
+/// applied as `kubectl-last-applied`, the client-side-apply managers are folded into the
+/// applier's entry, and the configuration is applied again — which now removes fields only the
+/// old client-side manager owned. Returns the outcome and the warnings kubectl would print.
+pub fn server_side_apply_full(
+    live: Option<&Node>,
+    config: &Node,
+    req: &ApplyRequest<'_>,
+) -> Result<(ApplyOutcome, Vec<String>), Error> {
+    let mut warnings = Vec::new();
+    let first = server_side_apply(live, config, req)?;
+    let ApplyOutcome::Applied { object, .. } = &first else {
+        return Ok((first, warnings));
+    };
+    let mut obj = object.clone();
+    if req.manager == "kubectl" {
+        match save_last_applied(&obj, req)? {
+            Ok(Some(saved)) => obj = saved,
+            Ok(None) => {}
+            Err(msg) => {
+                warnings.push(format!(
+                    "failed to migrate {LAST_APPLIED} for Server-Side Apply: {msg}"
+                ));
+                return Ok((finish(first, live), warnings));
+            }
+        }
+    }
+    let entries = decode_managed_fields(&obj)?;
+    let mut annotation_path = Set::new();
+    annotation_path.insert(&[
+        PathElement::field("metadata"),
+        PathElement::field("annotations"),
+        PathElement::field(LAST_APPLIED),
+    ]);
+    let csa: Vec<String> = entries
+        .iter()
+        .filter(|e| {
+            e.manager.operation == Operation::Update
+                && annotation_path.difference(&e.set).is_empty()
+        })
+        .map(|e| e.manager.name.clone())
+        .collect();
+    let mut upgraded = entries.clone();
+    for name in &csa {
+        upgraded = upgrade_managed_fields(upgraded, name, req.manager);
+    }
+    if upgraded == entries {
+        return Ok((
+            finish(
+                ApplyOutcome::Applied {
+                    object: obj,
+                    changed: false,
+                },
+                live,
+            ),
+            warnings,
+        ));
+    }
+    if let Some(meta) = obj.get_mut("metadata").and_then(Node::as_map_mut) {
+        meta.insert("managedFields".into(), encode_managed_fields(&upgraded));
+    }
+    // Re-send the same apply: fields only the client-side manager held now go.
+    match server_side_apply(Some(&obj), config, req)? {
+        ApplyOutcome::Applied { object, .. } => Ok((
+            finish(
+                ApplyOutcome::Applied {
+                    object,
+                    changed: false,
+                },
+                live,
+            ),
+            warnings,
+        )),
+        ApplyOutcome::Conflicts(cs) => {
+            warnings.push(format!(
+                "failed to re-apply configuration after performing Server-Side Apply migration: {}",
+                conflict_message(&cs)
+            ));
+            Ok((
+                finish(
+                    ApplyOutcome::Applied {
+                        object: obj,
+                        changed: false,
+                    },
+                    live,
+                ),
+                warnings,
+            ))
+        }
+    }
+}
+
+/// Recomputes `changed` of a final outcome against the original live object.
+fn finish(outcome: ApplyOutcome, live: Option<&Node>) -> ApplyOutcome {
+    match outcome {
+        ApplyOutcome::Applied { object, .. } => {
+            let strip = |n: &Node| {
+                let mut n = n.clone();
+                if let Some(meta) = n.get_mut("metadata").and_then(Node::as_map_mut) {
+                    meta.shift_remove("managedFields");
+                }
+                n
+            };
+            let changed = match live {
+                Some(l) => !value::equals(&strip(&object), &strip(l)),
+                None => true,
+            };
+            ApplyOutcome::Applied { object, changed }
+        }
+        c => c,
+    }
+}
+
+/// `saveLastApplyAnnotationIfNecessary`: when the object has the annotation and no Apply
+/// manager owns it, apply just the annotation as `kubectl-last-applied`. `Ok(Err(_))` is a
+/// failed (conflicting) save, which kubectl only warns about.
+fn save_last_applied(
+    obj: &Node,
+    req: &ApplyRequest<'_>,
+) -> Result<Result<Option<Node>, String>, Error> {
+    let Some(annotation) = obj.get_path(&["metadata", "annotations", LAST_APPLIED]) else {
+        return Ok(Ok(None));
+    };
+    let path = [
+        PathElement::field("metadata"),
+        PathElement::field("annotations"),
+        PathElement::field(LAST_APPLIED),
+    ];
+    let entries = decode_managed_fields(obj)?;
+    if entries
+        .iter()
+        .any(|e| e.manager.operation == Operation::Apply && e.set.has(&path))
+    {
+        return Ok(Ok(None));
+    }
+    let mut meta = Map::new();
+    if let Some(name) = obj.get_path(&["metadata", "name"]) {
+        meta.insert("name".into(), name.clone());
+    }
+    if let Some(ns) = obj
+        .get_path(&["metadata", "namespace"])
+        .filter(|n| n.as_str().is_some_and(|s| !s.is_empty()))
+    {
+        meta.insert("namespace".into(), ns.clone());
+    }
+    let mut ann = Map::new();
+    ann.insert(LAST_APPLIED.into(), annotation.clone());
+    meta.insert("annotations".into(), Node::Map(ann));
+    let mut just = Map::new();
+    for k in ["apiVersion", "kind"] {
+        if let Some(v) = obj.get(k) {
+            just.insert(k.into(), v.clone());
+        }
+    }
+    just.insert("metadata".into(), Node::Map(meta));
+    let sub = ApplyRequest {
+        manager: LAST_APPLIED_MANAGER,
+        force: false,
+        ..req.clone()
+    };
+    match server_side_apply(Some(obj), &Node::Map(just), &sub)? {
+        ApplyOutcome::Applied { object, .. } => Ok(Ok(Some(object))),
+        ApplyOutcome::Conflicts(cs) => Ok(Err(conflict_message(&cs))),
+    }
+}
+
+/// `csaupgrade.upgradedManagedFields`: fold the client-side-apply manager `csa` (Update, main
+/// resource) into the Apply entry of `ssa` — converting the first `csa` entry when `ssa` has
+/// none — and drop every `csa` Update entry of the main resource.
+pub fn upgrade_managed_fields(
+    mut entries: Vec<ManagedEntry>,
+    csa: &str,
+    ssa: &str,
+) -> Vec<ManagedEntry> {
+    let is_csa = |e: &ManagedEntry| {
+        e.manager.name == csa
+            && e.manager.operation == Operation::Update
+            && e.manager.subresource.is_empty()
+    };
+    let target = match entries.iter().position(|e| {
+        e.manager.name == ssa
+            && e.manager.operation == Operation::Apply
+            && e.manager.subresource.is_empty()
+    }) {
+        Some(i) => i,
+        None => match entries.iter().position(is_csa) {
+            Some(i) => {
+                entries[i].manager.operation = Operation::Apply;
+                entries[i].manager.name = ssa.to_string();
+                i
+            }
+            None => return entries,
+        },
+    };
+    let version = entries[target].manager.api_version.clone();
+    if let Some(csa_set) = entries
+        .iter()
+        .find(|e| is_csa(e) && e.manager.api_version == version)
+        .map(|e| e.set.clone())
+    {
+        entries[target].set = entries[target].set.union(&csa_set);
+    }
+    entries.retain(|e| !is_csa(e));
+    entries
+}
+
 /// `allowedConflictsFromLastApplied`: the fields of the last-applied annotation whose live value
 /// is still the annotated one. `None` when there is no usable annotation.
 pub fn allowed_from_last_applied(typed: &Typed<'_>, live: &Node, version: &str) -> Option<Set> {
@@ -867,6 +1079,31 @@ data:
         );
         assert_eq!(cs.len(), 1);
         assert_eq!(cs[0].path_string(), ".data.b");
+    }
+
+    #[test]
+    fn the_full_apply_migrates_client_side_ownership_and_prunes() {
+        let schema = Schema::deduced();
+        let root = TypeRef::named(UNTYPED_DEDUCED);
+        let live = y(CSA_LIVE);
+        let config = y("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  a: '1'\n");
+        // The dry run (kubectl diff) keeps `b`: the client-side manager still owns it.
+        let (dry, _) = applied(
+            server_side_apply(Some(&live), &config, &req(&schema, &root, "kubectl", false))
+                .unwrap(),
+        );
+        assert_eq!(dry.get("data"), Some(&y("a: '1'\nb: '3'")));
+        // The real apply migrates and re-applies: `b` goes.
+        let (full, warnings) =
+            server_side_apply_full(Some(&live), &config, &req(&schema, &root, "kubectl", false))
+                .unwrap();
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let (obj, changed) = applied(full);
+        assert!(changed);
+        assert_eq!(obj.get("data"), Some(&y("a: '1'")));
+        let names: Vec<String> = managers(&obj).into_iter().map(|m| m.0).collect();
+        // The annotation apply changed nothing, so its entry has no time and sorts first.
+        assert_eq!(names, [LAST_APPLIED_MANAGER, "kubectl"]);
     }
 
     #[test]
