@@ -71,7 +71,8 @@ impl Manager {
         out
     }
 
-    /// `printManager`: `"hpa" with subresource "scale" using autoscaling/v2 at <time>`.
+    /// `printManager`: `"hpa" with subresource "scale" using autoscaling/v2`. The server prints
+    /// the manager from its identity, which carries no time, so no ` at <time>` ever appears.
     pub fn describe(&self) -> String {
         let mut s = value::go_quote(&self.name);
         if !self.subresource.is_empty() {
@@ -82,9 +83,6 @@ impl Manager {
         }
         if self.operation == Operation::Update {
             s.push_str(&format!(" using {}", self.api_version));
-            if let Some(t) = &self.time {
-                s.push_str(&format!(" at {t}"));
-            }
         }
         s
     }
@@ -951,7 +949,7 @@ spec:
         assert!(cs.iter().all(|c| c.path_string() == ".spec.replicas"));
         assert_eq!(
             conflict_message(&cs),
-            "Apply failed with 2 conflicts: conflicts with \"hpa\" with subresource \"scale\" using autoscaling/v2 at 2025-01-01T00:00:00Z:\n- .spec.replicas\nconflicts with \"kubectl\":\n- .spec.replicas"
+            "Apply failed with 2 conflicts: conflicts with \"hpa\" with subresource \"scale\" using autoscaling/v2:\n- .spec.replicas\nconflicts with \"kubectl\":\n- .spec.replicas"
         );
         // As `kubectl`, only the HPA's claim conflicts.
         let cs = conflicts(
@@ -962,7 +960,7 @@ spec:
         assert_eq!(cs[0].manager.subresource, "scale");
         assert_eq!(
             conflict_message(&cs),
-            "Apply failed with 1 conflict: conflict with \"hpa\" with subresource \"scale\" using autoscaling/v2 at 2025-01-01T00:00:00Z: .spec.replicas"
+            "Apply failed with 1 conflict: conflict with \"hpa\" with subresource \"scale\" using autoscaling/v2: .spec.replicas"
         );
     }
 
