@@ -8,6 +8,7 @@ pub mod diag;
 pub mod fs;
 pub mod generate;
 pub mod kustomization;
+pub mod merge;
 pub mod output;
 pub mod resource;
 pub mod schema;
