@@ -4,7 +4,9 @@
 
 pub mod cli;
 pub mod diag;
+pub mod diff;
 pub mod kustomization;
+pub mod live;
 pub mod resource;
 pub mod source;
 pub mod yaml;
