@@ -8,6 +8,7 @@ pub mod diff;
 pub mod kustomization;
 pub mod live;
 pub mod resource;
+pub mod schema;
 pub mod source;
 pub mod yaml;
 
