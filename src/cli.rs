@@ -338,7 +338,7 @@ fn run_diff(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
     }
     let live = crate::live::read_objects(&read_text(&args.live)?)?;
 
-    let builtin = adapters::Builtin;
+    let builtin = adapters::Builtin::new();
     let engines = Engines {
         kinds: &builtin,
         csa: &builtin,

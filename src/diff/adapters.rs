@@ -4,25 +4,55 @@
 
 use crate::diag::{Error, ErrorKind};
 use crate::resource::Gvk;
+use crate::schema::{ListType, Schema};
 use crate::yaml::Node;
 
 use super::engine::{ClientSideApply, KindInfo, ServerSideApply, SsaOutcome};
 
 /// The built-in schema, merge core and SSA engine.
-#[derive(Debug, Default)]
-pub struct Builtin;
+#[derive(Debug)]
+pub struct Builtin {
+    pub schema: Schema,
+}
+
+impl Builtin {
+    /// The built-in Kubernetes kinds.
+    pub fn new() -> Builtin {
+        Builtin {
+            schema: Schema::builtin(),
+        }
+    }
+}
+
+impl Default for Builtin {
+    fn default() -> Self {
+        Builtin::new()
+    }
+}
 
 impl KindInfo for Builtin {
-    fn namespaced(&self, _group: &str, _kind: &str) -> Option<bool> {
-        None
+    fn namespaced(&self, group: &str, kind: &str) -> Option<bool> {
+        self.schema.is_namespaced(&Gvk {
+            group: group.into(),
+            version: String::new(),
+            kind: kind.into(),
+        })
     }
 
-    fn strategic(&self, _gvk: &Gvk) -> bool {
-        false
+    /// kubectl patches with a strategic merge patch only the kinds compiled into it
+    /// (`pkg/cmd/apply/patcher.go`: `scheme.Scheme.New` fails → JSON merge patch): the
+    /// built-in kinds, at a version the built-in schema knows.
+    fn strategic(&self, gvk: &Gvk) -> bool {
+        self.schema.kind(gvk).is_some()
     }
 
-    fn list_keys(&self, _gvk: &Gvk, _path: &[&str]) -> Option<Vec<String>> {
-        None
+    /// `x-kubernetes-list-map-keys` of a `map` list, else the patch merge key.
+    fn list_keys(&self, gvk: &Gvk, path: &[&str]) -> Option<Vec<String>> {
+        let meta = self.schema.meta_at(gvk, path)?;
+        if meta.list_type == Some(ListType::Map) && !meta.list_map_keys.is_empty() {
+            return Some(meta.list_map_keys);
+        }
+        meta.merge_key.map(|k| vec![k])
     }
 }
 

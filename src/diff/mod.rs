@@ -474,7 +474,12 @@ pub fn diff(
         let mut before = old.node.clone();
         let mut after = obj.predicted.clone().unwrap_or(Node::Null);
         noise::strip_pair(&mut before, &mut after, opts.show_managed_fields);
-        obj.changed_paths = paths::changed_paths(eng.kinds, &Gvk::of(&after), &before, &after);
+        obj.changed_paths = quiet_paths(paths::changed_paths(
+            eng.kinds,
+            &Gvk::of(&after),
+            &before,
+            &after,
+        ));
         if !opts.show_secrets && (mask::is_secret(&after) || mask::is_secret(&before)) {
             mask::mask_pair(Some(&mut before), Some(&mut after));
         }
@@ -547,6 +552,16 @@ fn hash_base(name: &str) -> Option<&str> {
         && !base.is_empty()
         && suffix.bytes().all(|b| b"bcdfghkmt2456789".contains(&b));
     ok.then_some(base)
+}
+
+/// The last-applied annotation changes with every other change: listed only when it is the
+/// only change.
+fn quiet_paths(mut paths: Vec<String>) -> Vec<String> {
+    let annotation = format!(".metadata.annotations.{LAST_APPLIED}");
+    if paths.len() > 1 {
+        paths.retain(|p| p != &annotation);
+    }
+    paths
 }
 
 fn yaml_text(node: &Node) -> String {
@@ -625,7 +640,7 @@ fn predict(
             let mut before = l.clone();
             let mut after = predicted.clone();
             noise::strip_pair(&mut before, &mut after, opts.show_managed_fields);
-            let changed = paths::changed_paths(eng.kinds, &gvk, &before, &after);
+            let changed = quiet_paths(paths::changed_paths(eng.kinds, &gvk, &before, &after));
             if !opts.show_secrets && (mask::is_secret(&after) || mask::is_secret(&before)) {
                 mask::mask_pair(Some(&mut before), Some(&mut after));
             }
@@ -690,32 +705,23 @@ fn client_side(
     Ok(predicted)
 }
 
-/// The manifest with kubectl's last-applied annotation: the manifest without the annotation
-/// (and without an emptied `annotations` map), as compact JSON with sorted keys and a
-/// trailing newline.
+/// The manifest with kubectl's last-applied annotation (`GetModifiedConfiguration(obj, true,
+/// ..)` in kubectl `pkg/util/apply.go`): the manifest with its annotations minus this one —
+/// an empty `annotations: {}` included, as kubectl sets the emptied map back — as compact JSON
+/// with sorted keys and a trailing newline.
 pub fn with_last_applied(desired: &Node) -> Node {
     let mut bare = desired.clone();
-    if let Some(meta) = bare.get_mut("metadata").and_then(Node::as_map_mut) {
-        let now_empty = match meta.get_mut("annotations") {
-            Some(Node::Map(a)) => {
-                a.shift_remove(LAST_APPLIED);
-                a.is_empty()
-            }
-            Some(Node::Null) => true,
-            _ => false,
-        };
-        if now_empty {
-            meta.shift_remove("annotations");
-        }
-    }
-    let mut text = json::compact_sorted(&bare);
-    text.push('\n');
-    let mut out = bare;
-    let annotations = out.ensure_path(&["metadata", "annotations"]);
+    let annotations = bare.ensure_path(&["metadata", "annotations"]);
     if !matches!(annotations, Node::Map(_)) {
         *annotations = Node::empty_map();
     }
     if let Node::Map(a) = annotations {
+        a.shift_remove(LAST_APPLIED);
+    }
+    let mut text = json::compact_sorted(&bare);
+    text.push('\n');
+    let mut out = bare;
+    if let Some(Node::Map(a)) = out.get_path_mut(&["metadata", "annotations"]) {
         a.insert(LAST_APPLIED.into(), Node::Str(text));
     }
     out

@@ -156,13 +156,7 @@ fn unknown_kinds_take_their_scope_from_the_snapshot() {
     let (r, w) = run(desired, &live, &opts());
     assert!(w.is_empty());
     assert_eq!(r.objects[0].action, Action::Update);
-    assert_eq!(
-        r.objects[0].changed_paths,
-        [
-            ".metadata.annotations.kubectl.kubernetes.io/last-applied-configuration",
-            ".spec.a"
-        ]
-    );
+    assert_eq!(r.objects[0].changed_paths, [".spec.a"]);
 }
 
 #[test]
@@ -313,7 +307,7 @@ fn last_applied_annotation_is_kubectls() {
     assert_eq!(
         out.str_at(&["metadata", "annotations", LAST_APPLIED]),
         Some(
-            "{\"apiVersion\":\"v1\",\"data\":{\"x\":\"\\u003c\"},\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"a\"}}\n"
+            "{\"apiVersion\":\"v1\",\"data\":{\"x\":\"\\u003c\"},\"kind\":\"ConfigMap\",\"metadata\":{\"annotations\":{},\"name\":\"a\"}}\n"
         )
     );
 }
