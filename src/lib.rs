@@ -7,6 +7,7 @@ pub mod diag;
 pub mod diff;
 pub mod kustomization;
 pub mod live;
+pub mod merge;
 pub mod resource;
 pub mod schema;
 pub mod source;
