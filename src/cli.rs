@@ -228,14 +228,56 @@ fn print_warnings(warnings: &Warnings) {
     }
 }
 
-/// Renders an error once, with miette, on stderr.
+/// Renders an error once, with miette, on stderr: colours and Unicode on a terminal (unless
+/// `NO_COLOR` is set), otherwise plain ASCII at a fixed width, so that logs and the golden
+/// tests see the same text on every machine.
 pub fn report(e: Error) {
-    let report = miette::Report::new(e);
-    let _ = writeln!(std::io::stderr().lock(), "{report:?}");
+    use std::io::IsTerminal;
+    let fancy = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let _ = write!(std::io::stderr().lock(), "{}", render_error(&e, fancy));
 }
 
-fn run_render(_args: &RenderArgs, _warnings: &mut Warnings) -> Result<(), Error> {
-    Err(Error::new(ErrorKind::Usage, "ply render is being built"))
+/// The text of a diagnostic as `report` prints it.
+pub fn render_error(e: &Error, fancy: bool) -> String {
+    use miette::{GraphicalReportHandler, GraphicalTheme};
+    let handler = if fancy {
+        GraphicalReportHandler::new_themed(GraphicalTheme::unicode())
+    } else {
+        GraphicalReportHandler::new_themed(GraphicalTheme::none()).with_width(100)
+    };
+    let mut out = String::new();
+    if handler.render_report(&mut out, e).is_err() {
+        out = e.plain();
+        out.push('\n');
+    }
+    out
+}
+
+fn run_render(args: &RenderArgs, warnings: &mut Warnings) -> Result<(), Error> {
+    use crate::build::{OutputOrder, RenderOptions};
+    use crate::fs::Restrictor;
+    use crate::output::{Target, write};
+    let opts = RenderOptions {
+        load_restrictor: match args.load_restrictor {
+            LoadRestrictor::RootOnly => Restrictor::RootOnly,
+            LoadRestrictor::None => Restrictor::None,
+        },
+        reorder: match args.reorder {
+            None => OutputOrder::Unspecified,
+            Some(Reorder::Legacy) => OutputOrder::Legacy,
+            Some(Reorder::None) => OutputOrder::None,
+        },
+    };
+    let target = match (&args.output, &args.output_dir) {
+        (_, Some(dir)) => Target::Dir(dir.clone()),
+        // kustomize writes one file per resource when `-o` names an existing directory.
+        (Some(path), None) if path.is_dir() => Target::Dir(path.clone()),
+        (Some(path), None) => Target::File(path.clone()),
+        (None, None) => Target::Stdout,
+    };
+    let rendered = crate::build::render(&args.dir, &opts, warnings)?;
+    write(&rendered, &target, &crate::build::cluster_scoped)?;
+    Ok(())
 }
 
 fn run_patch(_args: &PatchArgs, _warnings: &mut Warnings) -> Result<(), Error> {
