@@ -303,25 +303,6 @@ fn run_diff(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
         Ok(SourceFile::new(path, text))
     }
 
-    /// Writes next to the target, then renames: a failure leaves no partial file.
-    fn write_atomic(path: &std::path::Path, text: &str) -> Result<(), Error> {
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        let name = path.file_name().map_or_else(
-            || "merged".to_string(),
-            |n| n.to_string_lossy().into_owned(),
-        );
-        let tmp = dir.join(format!(".{name}.ply-{}.tmp", std::process::id()));
-        let result = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, path));
-        if let Err(e) = result {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(Error::io(path, &e));
-        }
-        Ok(())
-    }
-
     if args.desired.as_os_str() == "-" && args.live.as_os_str() == "-" {
         return Err(Error::new(
             ErrorKind::Usage,
@@ -365,13 +346,14 @@ fn run_diff(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
     };
 
     let mut desired = if args.desired.is_dir() {
-        return Err(Error::new(
-            ErrorKind::Usage,
-            format!(
-                "{}: rendering a kustomization directory needs `ply render`, which is not in this build yet; render it with kubectl kustomize and pass the file",
-                args.desired.display()
-            ),
-        ));
+        let render_opts = crate::build::RenderOptions {
+            load_restrictor: match args.load_restrictor {
+                LoadRestrictor::RootOnly => crate::fs::Restrictor::RootOnly,
+                LoadRestrictor::None => crate::fs::Restrictor::None,
+            },
+            reorder: crate::build::OutputOrder::Unspecified,
+        };
+        crate::build::render(&args.desired, &render_opts, warnings)?
     } else {
         crate::live::read_objects(&read_text(&args.desired)?)?
     };
@@ -393,7 +375,7 @@ fn run_diff(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
             report.merged_objects(),
             crate::yaml::EmitOptions::default(),
         );
-        write_atomic(path, &text)?;
+        crate::output::write_atomic(path, text.as_bytes())?;
     }
 
     let color = match args.color {

@@ -13,6 +13,7 @@ pub mod mergepatch3;
 pub mod noise;
 pub mod paths;
 pub mod selector;
+pub mod ssa_schema;
 
 use std::collections::HashMap;
 
