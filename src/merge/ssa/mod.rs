@@ -6,6 +6,7 @@
 
 pub mod path;
 pub mod schema;
+pub mod server;
 pub mod set;
 pub mod typed;
 pub mod updater;

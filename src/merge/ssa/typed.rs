@@ -128,6 +128,35 @@ impl<'a> Typed<'a> {
         self.schema.resolve(tr).ok_or_else(|| no_type(tr))
     }
 
+    /// The value at a field path (for showing a conflict's live and desired values): map keys
+    /// by name, list items by their key, value or index. `None` when the path leads nowhere.
+    pub fn value_at<'n>(&self, v: &'n Node, path: &[PathElement]) -> Option<&'n Node> {
+        let mut tr: &'a TypeRef = self.root;
+        let mut cur = v;
+        for pe in path {
+            let atom = self.schema.resolve(tr)?;
+            match (pe, cur) {
+                (PathElement::Field(name), Node::Map(m)) => {
+                    cur = m.get(name)?;
+                    tr = atom.map.map(|m| m.field_type(name))?;
+                }
+                (PathElement::Index(i), Node::Seq(items)) => {
+                    cur = items.get(usize::try_from(*i).ok()?)?;
+                    tr = atom.list?.element_type;
+                }
+                (_, Node::Seq(items)) => {
+                    let list = atom.list?;
+                    cur = items.iter().find(|item| {
+                        list_item_element(self.schema, &list, item).is_ok_and(|p| p == *pe)
+                    })?;
+                    tr = list.element_type;
+                }
+                _ => return None,
+            }
+        }
+        Some(cur)
+    }
+
     // ----- validation (`smd:typed/validate.go`) -----
 
     /// Checks a value against the schema: scalar kinds, list items, undeclared fields and,
@@ -971,5 +1000,155 @@ impl<'a> Typed<'a> {
             visit(pe, true, path)?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::parse::parse_one;
+
+    const SCHEMA: &str = r#"
+types:
+- name: pod
+  map:
+    fields:
+    - name: containers
+      type:
+        list:
+          elementType: {namedType: container}
+          elementRelationship: associative
+          keys: [name]
+    - name: ports
+      type:
+        list:
+          elementType: {namedType: port}
+          elementRelationship: associative
+          keys: [port, protocol]
+    - name: args
+      type:
+        list:
+          elementType: {scalar: string}
+          elementRelationship: atomic
+    - name: labels
+      type:
+        map:
+          elementType: {scalar: string}
+- name: container
+  map:
+    fields:
+    - {name: name, type: {scalar: string}}
+    - {name: image, type: {scalar: string}}
+- name: port
+  map:
+    fields:
+    - {name: port, type: {scalar: numeric}}
+    - {name: protocol, type: {scalar: string}, default: TCP}
+"#;
+
+    fn y(s: &str) -> Node {
+        parse_one(s).unwrap()
+    }
+
+    fn with<R>(f: impl FnOnce(Typed<'_>) -> R) -> R {
+        let schema = Schema::from_node(&y(SCHEMA)).unwrap();
+        let root = TypeRef::named("pod");
+        f(Typed::new(&schema, &root))
+    }
+
+    #[test]
+    fn field_set_of_keyed_lists_atomic_lists_and_maps() {
+        with(|t| {
+            let v = y(
+                "containers: [{name: web, image: nginx}]\nports: [{port: 80}]\nargs: [a, b]\nlabels: {app: web}\n",
+            );
+            let s = t.to_field_set(&v).unwrap();
+            assert_eq!(
+                s.to_fields_v1(),
+                r#"{"f:args":{},"f:containers":{"k:{\"name\":\"web\"}":{".":{},"f:image":{},"f:name":{}}},"f:labels":{"f:app":{}},"f:ports":{"k:{\"port\":80,\"protocol\":\"TCP\"}":{".":{},"f:port":{}}}}"#
+            );
+        });
+    }
+
+    #[test]
+    fn merge_keeps_live_items_and_takes_config_values() {
+        with(|t| {
+            let live = y("containers: [{name: a, image: x}, {name: b, image: y}]\nargs: [p]\n");
+            let cfg = y("containers: [{name: b, image: z}, {name: c, image: w}]\nargs: [q]\n");
+            let out = t.merge(&live, &cfg).unwrap();
+            assert_eq!(
+                out,
+                y(
+                    "containers: [{name: a, image: x}, {name: b, image: z}, {name: c, image: w}]\nargs: [q]\n"
+                )
+            );
+        });
+    }
+
+    #[test]
+    fn compare_reports_added_removed_modified() {
+        with(|t| {
+            let l = y("containers: [{name: a, image: x}]\nlabels: {k: v}\n");
+            let r = y("containers: [{name: a, image: y}, {name: b}]\n");
+            let c = t.compare(&l, &r).unwrap();
+            assert_eq!(
+                c.modified.to_fields_v1(),
+                r#"{"f:containers":{"k:{\"name\":\"a\"}":{"f:image":{}}}}"#
+            );
+            assert_eq!(
+                c.added.to_fields_v1(),
+                r#"{"f:containers":{"k:{\"name\":\"b\"}":{".":{},"f:name":{}}}}"#
+            );
+            assert_eq!(
+                c.removed.to_fields_v1(),
+                r#"{"f:labels":{".":{},"f:k":{}}}"#
+            );
+        });
+    }
+
+    #[test]
+    fn remove_and_extract_items() {
+        with(|t| {
+            let v = y("containers: [{name: a, image: x}, {name: b, image: y}]\nlabels: {k: v}\n");
+            let set = Set::from_fields_v1(r#"{"f:containers":{"k:{\"name\":\"a\"}":{}}}"#).unwrap();
+            assert_eq!(
+                t.remove_items(&v, &set),
+                y("containers: [{name: b, image: y}]\nlabels: {k: v}\n")
+            );
+            assert_eq!(
+                t.extract_items(&v, &set),
+                y("containers: [{name: a, image: x}]\n")
+            );
+        });
+    }
+
+    #[test]
+    fn value_at_follows_keys_with_defaults() {
+        with(|t| {
+            let v = y("ports: [{port: 80, protocol: UDP, x: 1}, {port: 80, x: 2}]\n");
+            let path = vec![
+                PathElement::field("ports"),
+                PathElement::key(vec![
+                    ("port".into(), Node::Int(80)),
+                    ("protocol".into(), Node::str("TCP")),
+                ]),
+                PathElement::field("x"),
+            ];
+            assert_eq!(t.value_at(&v, &path), Some(&Node::Int(2)));
+            assert_eq!(t.value_at(&v, &[PathElement::field("nope")]), None);
+        });
+    }
+
+    #[test]
+    fn duplicate_keys_are_invalid_in_a_config_only() {
+        with(|t| {
+            let v = y("ports: [{port: 80}, {port: 80, protocol: TCP}]\n");
+            let e = t.validate(&v, false).unwrap_err();
+            assert_eq!(
+                e,
+                r#".ports: duplicate entries for key [port=80,protocol="TCP"]"#
+            );
+            assert!(t.validate(&v, true).is_ok());
+        });
     }
 }

@@ -313,3 +313,113 @@ impl<'a> Updater<'a> {
         Ok(t.remove_items(&merged, &drop))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::merge::ssa::schema::UNTYPED_DEDUCED;
+    use crate::yaml::parse::parse_one;
+
+    fn y(s: &str) -> Node {
+        parse_one(s).unwrap()
+    }
+
+    #[test]
+    fn apply_update_apply_with_conflict_then_force() {
+        let schema = Schema::deduced();
+        let root = TypeRef::named(UNTYPED_DEDUCED);
+        let up = Updater::new(&schema, &root);
+        let r = up
+            .apply(
+                &Node::Null,
+                &y("a: 1\nb: 2\n"),
+                "v1",
+                &ManagedFields::new(),
+                "applier",
+                false,
+            )
+            .unwrap();
+        let live = r.object.unwrap();
+        let managers = up
+            .update(&live, &y("a: 1\nb: 3\n"), "v1", &r.managers, "controller")
+            .unwrap();
+        assert_eq!(managers["applier"].set.to_fields_v1(), r#"{"f:a":{}}"#);
+        assert_eq!(managers["controller"].set.to_fields_v1(), r#"{"f:b":{}}"#);
+        let live = y("a: 1\nb: 3\n");
+        // Same value: shared, no conflict.
+        let ok = up
+            .apply(&live, &y("a: 1\nb: 3\n"), "v1", &managers, "applier", false)
+            .unwrap();
+        assert!(ok.object.is_none(), "a no-op");
+        assert_eq!(
+            ok.managers["controller"].set.to_fields_v1(),
+            r#"{"f:b":{}}"#
+        );
+        // Another value: conflict on .b with the controller.
+        match up.apply(&live, &y("a: 1\nb: 4\n"), "v1", &managers, "applier", false) {
+            Err(UpdaterError::Conflicts(cs)) => {
+                assert_eq!(conflicts_message(&cs), r#"conflict with "controller": .b"#);
+            }
+            other => panic!("{other:?}"),
+        }
+        let forced = up
+            .apply(&live, &y("a: 1\nb: 4\n"), "v1", &managers, "applier", true)
+            .unwrap();
+        assert_eq!(forced.object, Some(y("a: 1\nb: 4\n")));
+        assert!(!forced.managers.contains_key("controller"));
+    }
+
+    #[test]
+    fn removal_needs_sole_ownership() {
+        let schema = Schema::deduced();
+        let root = TypeRef::named(UNTYPED_DEDUCED);
+        let up = Updater::new(&schema, &root);
+        let first = up
+            .apply(
+                &Node::Null,
+                &y("a: 1\nb: 2\n"),
+                "v1",
+                &ManagedFields::new(),
+                "one",
+                false,
+            )
+            .unwrap();
+        let live = first.object.unwrap();
+        let second = up
+            .apply(&live, &y("b: 2\n"), "v1", &first.managers, "two", false)
+            .unwrap();
+        assert!(second.object.is_none());
+        let third = up
+            .apply(&live, &y("c: 3\n"), "v1", &second.managers, "one", false)
+            .unwrap();
+        assert_eq!(
+            third.object,
+            Some(y("b: 2\nc: 3\n")),
+            "a goes (sole owner), b stays (shared)"
+        );
+    }
+
+    #[test]
+    fn ignored_fields_are_never_owned() {
+        let schema = Schema::deduced();
+        let root = TypeRef::named(UNTYPED_DEDUCED);
+        let mut ignored = BTreeMap::new();
+        ignored.insert(
+            "v1".to_string(),
+            Set::from_fields_v1(r#"{"f:status":{}}"#).unwrap(),
+        );
+        let mut up = Updater::new(&schema, &root);
+        up.ignored = Some(&ignored);
+        let r = up
+            .apply(
+                &Node::Null,
+                &y("spec: 1\nstatus: {x: 1}\n"),
+                "v1",
+                &ManagedFields::new(),
+                "m",
+                false,
+            )
+            .unwrap();
+        assert_eq!(r.managers["m"].set.to_fields_v1(), r#"{"f:spec":{}}"#);
+    }
+}
