@@ -1,13 +1,16 @@
 //! The engines `ply diff` runs with: adapters from the traits of `engine` to the schema, the
-//! merge core and the server-side apply engine. Until those modules are on this branch, the
-//! adapters say plainly what they cannot do instead of guessing.
+//! merge core and the server-side apply engine.
 
 use crate::diag::{Error, ErrorKind};
 use crate::resource::Gvk;
 use crate::schema::{ListType, Schema};
 use crate::yaml::Node;
 
-use super::engine::{ClientSideApply, KindInfo, ServerSideApply, SsaOutcome};
+use super::engine::{
+    ClientSideApply, KindInfo, Manager, OwnershipConflict, PathStep, ServerSideApply, SsaOutcome,
+};
+use super::ssa_schema;
+use crate::merge::ssa::{self, server};
 
 /// The built-in schema, merge core and SSA engine.
 #[derive(Debug)]
@@ -59,11 +62,14 @@ impl KindInfo for Builtin {
 impl ClientSideApply for Builtin {
     fn three_way_strategic(
         &self,
-        _gvk: &Gvk,
-        _original: &Node,
-        _modified: &Node,
-        _current: &Node,
+        gvk: &Gvk,
+        original: &Node,
+        modified: &Node,
+        current: &Node,
     ) -> Result<Node, Error> {
+        // Seam: `crate::merge::threeway::apply_preview(original, modified, current, schema,
+        // gvk)` once the merge core is on this branch.
+        let _ = (gvk, original, modified, current);
         Err(Error::new(
             ErrorKind::Usage,
             "client-side prediction of built-in kinds needs the strategic merge engine, which is not in this build yet",
@@ -74,15 +80,56 @@ impl ClientSideApply for Builtin {
 impl ServerSideApply for Builtin {
     fn apply(
         &self,
-        _gvk: &Gvk,
-        _live: Option<&Node>,
-        _config: &Node,
-        _manager: &str,
-        _force: bool,
+        gvk: &Gvk,
+        live: Option<&Node>,
+        config: &Node,
+        manager: &str,
+        force: bool,
     ) -> Result<SsaOutcome, Error> {
-        Err(Error::new(
-            ErrorKind::Usage,
-            "server-side prediction needs the server-side apply engine, which is not in this build yet",
-        ))
+        let (schema, root, has_status) =
+            ssa_schema::for_kind(&self.schema, gvk).unwrap_or_else(|| {
+                (
+                    ssa::Schema::deduced(),
+                    ssa::TypeRef::named(ssa::schema::UNTYPED_DEDUCED),
+                    // Custom resources: the status subresource is the common case.
+                    config.get("status").is_some()
+                        || live.is_some_and(|l| l.get("status").is_some()),
+                )
+            });
+        let reset = server::status_reset_fields();
+        let req = server::ApplyRequest {
+            schema: &schema,
+            root: &root,
+            manager,
+            force,
+            reset_fields: has_status.then_some(&reset),
+            now: None,
+        };
+        Ok(match server::server_side_apply(live, config, &req)? {
+            server::ApplyOutcome::Applied { object, .. } => SsaOutcome::Applied(object),
+            server::ApplyOutcome::Conflicts(list) => SsaOutcome::Conflicts(
+                list.into_iter()
+                    .map(|c| OwnershipConflict {
+                        manager: Manager {
+                            name: c.manager.name.clone(),
+                            operation: c.manager.operation.as_str().to_string(),
+                            subresource: c.manager.subresource.clone(),
+                            api_version: c.manager.api_version.clone(),
+                            time: c.manager.time.clone().unwrap_or_default(),
+                        },
+                        path: c.path.iter().map(step).collect(),
+                    })
+                    .collect(),
+            ),
+        })
+    }
+}
+
+fn step(pe: &ssa::PathElement) -> PathStep {
+    match pe {
+        ssa::PathElement::Field(f) => PathStep::Field(f.clone()),
+        ssa::PathElement::Key(k) => PathStep::Key(k.clone()),
+        ssa::PathElement::Value(v) => PathStep::Value(v.clone()),
+        ssa::PathElement::Index(i) => PathStep::Index(usize::try_from(*i).unwrap_or(0)),
     }
 }

@@ -15,6 +15,16 @@ use crate::resource::Gvk;
 use crate::schema::{
     ListType as OaListType, MapType as OaMapType, PatchMeta, Schema, Shape, TypeId,
 };
+use crate::yaml::Node;
+
+/// Defaults of list-map key fields, which the API server uses to complete the keys of applied
+/// items (`getAssociativeKeyDefault` in structured-merge-diff): `protocol` of container and
+/// Service ports (`+default="TCP"` in `k8s.io/api/core/v1/types.go`). The OpenAPI table ply
+/// embeds carries no defaults, so they are listed here.
+const KEY_DEFAULTS: [(&str, &str, &str); 2] = [
+    ("core.v1.ContainerPort", "protocol", "TCP"),
+    ("core.v1.ServicePort", "protocol", "TCP"),
+];
 
 /// A typed schema for one kind and the reference to its root type; `None` when the schema does
 /// not know the kind (the caller then uses smd's deduced schema, as the API server does for
@@ -33,7 +43,7 @@ pub fn for_kind(schema: &Schema, gvk: &Gvk) -> Option<(SsaSchema, TypeRef, bool)
         };
         let mut names: Vec<&String> = def.fields.keys().collect();
         names.sort();
-        let fields = names
+        let mut fields: Vec<StructField> = names
             .into_iter()
             .filter_map(|name| {
                 let f = def.fields.get(name)?;
@@ -44,6 +54,15 @@ pub fn for_kind(schema: &Schema, gvk: &Gvk) -> Option<(SsaSchema, TypeRef, bool)
                 })
             })
             .collect();
+        for (type_suffix, field, value) in KEY_DEFAULTS {
+            if def.name.ends_with(type_suffix) && !fields.iter().any(|f| f.name == field) {
+                fields.push(StructField {
+                    name: field.to_string(),
+                    type_ref: TypeRef::scalar(Scalar::String),
+                    default: Some(Node::str(value)),
+                });
+            }
+        }
         let relationship = match def.map_type {
             Some(OaMapType::Atomic) => Relationship::Atomic,
             _ => Relationship::Separable,

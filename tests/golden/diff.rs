@@ -17,7 +17,12 @@ const FORMATS: [(&str, &str); 4] = [
     ("markdown", "expected.md"),
 ];
 
-fn run(case: &Path, format: &str, extra: &[String], merged: Option<&Path>) -> (i32, String, String) {
+fn run(
+    case: &Path,
+    format: &str,
+    extra: &[String],
+    merged: Option<&Path>,
+) -> (i32, String, String) {
     let desired = if case.join("desired").is_dir() {
         case.join("desired")
     } else {
@@ -27,7 +32,14 @@ fn run(case: &Path, format: &str, extra: &[String], merged: Option<&Path>) -> (i
     cmd.current_dir(case)
         .arg("diff")
         .arg(desired.file_name().unwrap_or_default())
-        .args(["--live", "live.yaml", "--color", "never", "--format", format])
+        .args([
+            "--live",
+            "live.yaml",
+            "--color",
+            "never",
+            "--format",
+            format,
+        ])
         .args(extra)
         .env_remove("NO_COLOR");
     if let Some(m) = merged {
@@ -73,7 +85,10 @@ fn diff_golden_cases() {
         }
         let first = codes.first().map_or(-1, |c| c.1);
         if codes.iter().any(|c| c.1 != first) {
-            failures.fail(format!("{}: exit codes differ by format: {codes:?}", case.display()));
+            failures.fail(format!(
+                "{}: exit codes differ by format: {codes:?}",
+                case.display()
+            ));
         }
         failures.check(case, &case.join("expected.exit"), &format!("{first}\n"));
     }

@@ -6,3 +6,4 @@
 mod support;
 
 // Areas add their walkers as modules: `mod render;`, `mod merge;`, `mod diff;`, `mod yaml;`.
+mod diff;
