@@ -86,6 +86,17 @@ pub trait ServerSideApply {
         manager: &str,
         force: bool,
     ) -> Result<SsaOutcome, Error>;
+
+    /// Records a write that is not an apply (client-side apply's PATCH is an Update by its
+    /// field manager): returns `new` with the `metadata.managedFields` the server would keep,
+    /// the updater taking over every field it changed.
+    fn record_update(
+        &self,
+        gvk: &Gvk,
+        live: Option<&Node>,
+        new: &Node,
+        manager: &str,
+    ) -> Result<Node, Error>;
 }
 
 /// The engines one diff run uses.

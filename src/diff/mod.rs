@@ -582,7 +582,7 @@ fn predict(
     let gvk = Gvk::of(desired);
     let id = ObjectId::of(desired);
     let predicted = match opts.mode {
-        Mode::ClientSide => client_side(&gvk, desired, live, eng, warnings)?,
+        Mode::ClientSide => client_side(&gvk, desired, live, &opts.field_manager, eng, warnings)?,
         Mode::ServerSide { force_conflicts } => {
             match eng
                 .ssa
@@ -674,6 +674,7 @@ fn client_side(
     gvk: &Gvk,
     desired: &Node,
     live: Option<&Node>,
+    field_manager: &str,
     eng: Engines<'_>,
     warnings: &mut Warnings,
 ) -> Result<Node, Error> {
@@ -700,6 +701,16 @@ fn client_side(
             }
         }
     };
+    // The PATCH (or create) is an Update by the client-side field manager: it takes over
+    // what it changed (structured-merge-diff `Updater.Update`).
+    match eng.ssa.record_update(gvk, live, &predicted, field_manager) {
+        Ok(n) => predicted = n,
+        Err(e) => warnings.warn(format!(
+            "{}: managed fields not predicted: {}",
+            ObjectId::of(desired).display(),
+            e.message
+        )),
+    }
     if mask::is_secret(&predicted) {
         mask::fold_string_data(&mut predicted);
     }

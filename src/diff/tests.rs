@@ -65,6 +65,10 @@ impl ServerSideApply for Fake {
         mergepatch3::apply_merge_patch(&mut out, config);
         Ok(SsaOutcome::Applied(out))
     }
+
+    fn record_update(&self, _: &Gvk, _: Option<&Node>, new: &Node, _: &str) -> Result<Node, Error> {
+        Ok(new.clone())
+    }
 }
 
 fn engines() -> Engines<'static> {
