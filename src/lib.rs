@@ -5,9 +5,11 @@
 pub mod build;
 pub mod cli;
 pub mod diag;
+pub mod diff;
 pub mod fs;
 pub mod generate;
 pub mod kustomization;
+pub mod live;
 pub mod merge;
 pub mod output;
 pub mod resource;

@@ -6,5 +6,5 @@
 mod support;
 mod yaml;
 
-// Areas add their walkers as modules: `mod merge;`, `mod diff;`, `mod yaml;`.
 mod render;
+mod diff;
