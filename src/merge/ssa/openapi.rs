@@ -294,6 +294,10 @@ intstr:
         )
         .unwrap();
         let set = t.to_field_set(&obj).unwrap();
+        assert!(
+            crate::merge::ssa::server::reset_fields_for(&schema, &root).is_none(),
+            "no status field"
+        );
         assert_eq!(
             set.to_fields_v1(),
             r#"{"f:metadata":{"f:finalizers":{"v:\"x\"":{}},"f:labels":{"f:a":{}},"f:name":{}},"f:spec":{"f:args":{},"f:containers":{"k:{\"name\":\"c\"}":{".":{},"f:image":{},"f:name":{}}},"f:ports":{"k:{\"port\":80,\"protocol\":\"TCP\"}":{".":{},"f:port":{}}},"f:selector":{},"f:targetPort":{}}}"#

@@ -823,6 +823,16 @@ fn restore_reset_fields(result: &mut Node, live: &Node, reset: &Set) {
     }
 }
 
+/// The reset fields for a kind's type: `status` when the type declares a `status` field (the
+/// built-in kinds that have one serve it as a subresource and reset it on the main resource,
+/// as their registry strategies' `GetResetFields` do); nothing otherwise. For custom resources
+/// the caller decides from the CRD's `subresources.status`.
+pub fn reset_fields_for(schema: &Schema, root: &TypeRef) -> Option<Set> {
+    let atom = schema.resolve(root)?;
+    atom.map?.find_field("status")?;
+    Some(status_reset_fields())
+}
+
 /// The reset fields of the main resource of a kind with a status subresource: `status`.
 pub fn status_reset_fields() -> Set {
     let mut s = Set::new();
