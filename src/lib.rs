@@ -5,6 +5,8 @@
 pub mod cli;
 pub mod diag;
 pub mod kustomization;
+pub mod merge;
+pub mod patch_cmd;
 pub mod resource;
 pub mod schema;
 pub mod source;
