@@ -11,6 +11,9 @@ pub mod smp;
 pub mod threeway;
 pub mod walk;
 
+#[cfg(test)]
+mod tests;
+
 use std::fmt;
 
 /// What kind of failure a [`MergeError`] is, for callers that branch on it.
