@@ -5,4 +5,6 @@
 
 mod support;
 
+mod merge;
+
 // Areas add their walkers as modules: `mod render;`, `mod merge;`, `mod diff;`, `mod yaml;`.
