@@ -8,3 +8,4 @@ mod yaml;
 
 mod render;
 mod diff;
+mod merge;
