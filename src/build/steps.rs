@@ -13,6 +13,7 @@ use crate::source::{Location, display_path};
 use crate::transform::configurations::BuildConfig;
 use crate::transform::vars::VarSet;
 use crate::transform::{self, FieldSpecTables};
+use crate::yaml::Node;
 use crate::yaml::de::PathSeg;
 
 use super::RenderOptions;
@@ -217,6 +218,7 @@ pub fn finish_root(
         &|g: &Gvk| config.fields.is_cluster_scoped(g),
     )?;
     transform::vars::resolve_vars(resources, vars, &config.refs.var_reference, warnings)?;
+    stringify_annotations(resources);
     resources.retain(|r| {
         r.node.str_at(&[
             "metadata",
@@ -295,4 +297,25 @@ pub fn bind_vars(
                 .label("binding these vars")
         },
     )
+}
+
+/// kustomize reads every object's annotations as strings and writes them back when it strips
+/// its build annotations (`Resource.RemoveBuildAnnotations`, run on the whole output by
+/// `api/krusty/kustomizer.go`), so `port: 8080` under `metadata.annotations` prints as
+/// `"8080"`. ply keeps no original text for numbers: `1.50` prints as `"1.5"`, and an empty
+/// value as `""`.
+fn stringify_annotations(resources: &mut [Resource]) {
+    for r in resources {
+        let Some(Node::Map(m)) = r.node.get_path_mut(&["metadata", "annotations"]) else {
+            continue;
+        };
+        for v in m.values_mut() {
+            let text = match &*v {
+                Node::Str(_) | Node::Seq(_) | Node::Map(_) => continue,
+                Node::Null => String::new(),
+                other => other.scalar_text().unwrap_or_default(),
+            };
+            *v = Node::Str(text);
+        }
+    }
 }

@@ -402,7 +402,7 @@ fn new_node(next: Option<&String>, leaf: Kind) -> (Node, bool) {
     let kind = match next {
         None => leaf,
         Some(p) if p.starts_with('[') && p.ends_with(']') => Kind::Seq,
-        Some(p) if p.parse::<i64>().is_ok() => Kind::Seq,
+        Some(p) if p.parse::<usize>().is_ok() => Kind::Seq,
         Some(p) if p.is_empty() => leaf,
         Some(_) => Kind::Map,
     };
@@ -435,12 +435,10 @@ fn match_path(
         return f(node, fresh).map_err(MatchError::Set);
     };
     let next = rest.first();
-    if let Ok(idx) = part.parse::<i64>() {
+    if let Ok(idx) = part.parse::<usize>() {
         let Node::Seq(items) = node else {
             return Err(wrong_kind("SequenceNode", node));
         };
-        let idx = usize::try_from(idx)
-            .map_err(|_| MatchError::Path(format!("array index {idx} cannot be negative")))?;
         let mut fresh_elem = false;
         if let Some(leaf) = create {
             if items.len() == idx {
