@@ -120,7 +120,10 @@ pub fn parse_crd_definitions(file: &Arc<SourceFile>, shown: &str) -> Result<Node
             }
             Ok(node)
         }
-        other => Err(bad(format!("expected a map of definitions, found a {}", other.kind_name()))),
+        other => Err(bad(format!(
+            "expected a map of definitions, found a {}",
+            other.kind_name()
+        ))),
     }
 }
 

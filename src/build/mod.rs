@@ -19,10 +19,10 @@ use crate::diag::{Error, ErrorKind, Result, Warnings};
 use crate::fs::{DiskFs, FileKind, Fs, Restrictor};
 use crate::kustomization::{Loaded, load};
 use crate::resource::Gvk;
-use crate::yaml::Node;
 use crate::resource::Resource;
 use crate::source::{SourceFile, display_path};
 use crate::transform::FieldSpecTables;
+use crate::yaml::Node;
 
 pub use accumulate::parse_resources;
 pub use ids::{id_string, same_id};

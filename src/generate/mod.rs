@@ -217,7 +217,7 @@ fn wrapped_base64(bytes: &[u8]) -> String {
 /// sorted by key, as kustomize writes the data map.
 fn load_pairs(args: &GeneratorArgs, loader: &dyn Loader) -> Result<Vec<(String, Vec<u8>)>> {
     let mut pairs: Vec<(String, Vec<u8>)> = Vec::new();
-    let envs = args.env.iter().chain(args.envs.iter());
+    let envs = args.envs.iter().chain(args.env.iter());
     for path in envs.filter(|p| !p.is_empty()) {
         let content = loader.load(path)?;
         for (k, v) in kv::parse_env_file(path, &content)? {

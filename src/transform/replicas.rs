@@ -44,16 +44,34 @@ fn apply_one(
         }
     }
     if !found {
-        let gvks: Vec<String> = tables
+        // kustomize lists the table's kinds sorted by its legacy kind order
+        // (`TransformerConfig.sortFields`) in kyaml's `Kind.version.group` form.
+        let mut gvks: Vec<Gvk> = tables
             .replicas
             .iter()
-            .map(|s| {
-                Gvk {
-                    group: s.group.clone().unwrap_or_default(),
-                    version: s.version.clone().unwrap_or_default(),
-                    kind: s.kind.clone().unwrap_or_default(),
-                }
-                .to_string()
+            .map(|s| Gvk {
+                group: s.group.clone().unwrap_or_default(),
+                version: s.version.clone().unwrap_or_default(),
+                kind: s.kind.clone().unwrap_or_default(),
+            })
+            .collect();
+        gvks.sort_by(super::sort::default_gvk_cmp);
+        let gvks: Vec<String> = gvks
+            .iter()
+            .map(|g| {
+                let or = |s: &str, none: &str| {
+                    if s.is_empty() {
+                        none.to_string()
+                    } else {
+                        s.to_string()
+                    }
+                };
+                format!(
+                    "{}.{}.{}",
+                    or(&g.kind, "[noKind]"),
+                    or(&g.version, "[noVer]"),
+                    or(&g.group, "[noGrp]")
+                )
             })
             .collect();
         return Err(Error::new(
