@@ -144,7 +144,11 @@ fn output_targets() {
     let failed = tmp.join("failed.yaml");
     let r = ply(
         &hello,
-        &[missing.display().to_string(), "-o".into(), failed.display().to_string()],
+        &[
+            missing.display().to_string(),
+            "-o".into(),
+            failed.display().to_string(),
+        ],
     );
     assert!(!r.ok);
     assert!(!failed.exists());
@@ -162,7 +166,7 @@ fn output_targets() {
         names,
         [
             "apps_v1_deployment_hello.yaml",
-            "v1_configmap_hello-config.yaml",
+            "v1_configmap_hello-config-869k7867ft.yaml",
             "v1_service_hello.yaml"
         ]
     );
