@@ -19,7 +19,7 @@ pub fn apply(
     tables: &FieldSpecTables,
 ) -> Result<()> {
     for label in labels {
-        let specs = label_specs(label, tables);
+        let specs = label_specs(label, tables)?;
         set_pairs(resources, &label.pairs, &specs)?;
     }
     if let Some(common) = common_labels {
@@ -31,19 +31,19 @@ pub fn apply(
 /// The field specs of one `labels:` entry: its own `fields`, then the `labels` table of
 /// `configurations:`, then either every selector and template place (`includeSelectors`) or
 /// templates (`includeTemplates`) and `metadata/labels`.
-pub fn label_specs(label: &Label, tables: &FieldSpecTables) -> Vec<FieldSpec> {
+pub fn label_specs(label: &Label, tables: &FieldSpecTables) -> Result<Vec<FieldSpec>> {
     let mut specs = Vec::new();
     for s in label.fields.iter().chain(&tables.labels) {
-        merge_one(&mut specs, s.clone());
+        merge_one(&mut specs, s.clone())?;
     }
     if label.include_selectors {
         for s in &tables.common_labels {
-            merge_one(&mut specs, s.clone());
+            merge_one(&mut specs, s.clone())?;
         }
     } else {
         if label.include_templates {
             for s in &tables.template_labels {
-                merge_one(&mut specs, s.clone());
+                merge_one(&mut specs, s.clone())?;
             }
         }
         merge_one(
@@ -53,9 +53,9 @@ pub fn label_specs(label: &Label, tables: &FieldSpecTables) -> Vec<FieldSpec> {
                 create: true,
                 ..FieldSpec::default()
             },
-        );
+        )?;
     }
-    specs
+    Ok(specs)
 }
 
 /// Writes each pair into the map at every place `specs` names (creating maps where a spec
