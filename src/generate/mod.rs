@@ -374,6 +374,8 @@ fn merge_into(new: &mut Resource, old: &Resource, merge_data: bool) {
         new.set_namespace(&ns);
     }
     new.prev_ids = old.prev_ids.clone();
+    new.name_prefixes = old.name_prefixes.clone();
+    new.name_suffixes = old.name_suffixes.clone();
     new.needs_hash_suffix = new.needs_hash_suffix && old.needs_hash_suffix;
     if merge_data {
         new.origin = old.origin.clone();

@@ -121,6 +121,11 @@ pub struct Resource {
     /// the content hash to their names (`generate::apply_hash_suffixes`). kustomize tracks this
     /// with its internal `needs-hash` annotation.
     pub needs_hash_suffix: bool,
+    /// Every `namePrefix` / `nameSuffix` applied to this resource, innermost kustomization
+    /// first (kustomize's `config.kubernetes.io/prefixes` and `suffixes` build annotations,
+    /// which its name-reference step compares between referrer and referral).
+    pub name_prefixes: Vec<String>,
+    pub name_suffixes: Vec<String>,
 }
 
 impl Resource {
@@ -130,6 +135,8 @@ impl Resource {
             origin,
             prev_ids: Vec::new(),
             needs_hash_suffix: false,
+            name_prefixes: Vec::new(),
+            name_suffixes: Vec::new(),
         }
     }
 

@@ -320,6 +320,10 @@ mod pipeline_tests {
         // Renames are recorded: the Deployment was `web` in no namespace.
         assert_eq!(rs[0].original_id().name, "web");
         assert_eq!(rs[0].original_id().namespace, "");
+        assert_eq!(rs[0].name_prefixes, ["pre-"]);
+        assert_eq!(rs[0].name_suffixes, ["-suf"]);
+        // The Namespace object is never prefixed.
+        assert!(rs[3].name_prefixes.is_empty());
     }
 }
 

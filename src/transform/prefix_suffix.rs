@@ -52,6 +52,11 @@ fn add(
                 continue;
             }
             if spec.path == "metadata/name" {
+                if is_prefix {
+                    r.name_prefixes.push(affix.to_string());
+                } else {
+                    r.name_suffixes.push(affix.to_string());
+                }
                 r.store_previous_id();
             }
             fieldspec::apply(&mut r.node, spec, Create::Scalar, &mut |n| {
