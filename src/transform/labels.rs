@@ -74,6 +74,11 @@ pub fn set_pairs(resources: &mut [Resource], pairs: &StringMap, specs: &[FieldSp
 
 /// Sets every pair in a map node (kustomize's `SetEntry` with a string tag).
 pub(crate) fn set_entries(node: &mut Node, pairs: &StringMap) -> Result<()> {
+    // A null map that the spec may not create stays null (kyaml's FieldSetter does nothing on
+    // a null node).
+    if node.is_null() {
+        return Ok(());
+    }
     let Some(map) = node.as_map_mut() else {
         return Err(Error::new(
             ErrorKind::Transformer,
