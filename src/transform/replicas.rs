@@ -29,10 +29,10 @@ fn apply_one(
     let mut found = false;
     for spec in &tables.replicas {
         for r in resources.iter_mut() {
-            let current = r.id();
-            let matches = std::iter::once(&current)
-                .chain(r.prev_ids.iter())
-                .any(|id| id.name == replica.name && spec_selects(spec, &id.gvk));
+            let matches = (r.name() == replica.name && spec_selects(spec, &r.gvk()))
+                || r.prev_ids
+                    .iter()
+                    .any(|id| id.name == replica.name && spec_selects(spec, &id.gvk));
             if !matches {
                 continue;
             }
