@@ -5,7 +5,7 @@
 use regex::Regex;
 
 use crate::diag::{Error, ErrorKind, Result};
-use crate::kustomization::Image;
+use crate::kustomization::{FieldSpec, Image};
 use crate::resource::Resource;
 use crate::yaml::Node;
 
@@ -14,6 +14,14 @@ use super::fieldspec::{self, Create};
 
 pub fn apply(resources: &mut [Resource], images: &[Image], tables: &FieldSpecTables) -> Result<()> {
     for image in images {
+        apply_one(resources, image, &tables.images)?;
+    }
+    Ok(())
+}
+
+/// One image entry with explicit field specs (the ImageTagTransformer plugin).
+pub fn apply_one(resources: &mut [Resource], image: &Image, specs: &[FieldSpec]) -> Result<()> {
+    {
         let matcher = Matcher::new(&image.name);
         // kustomize runs its "legacy" walk over every object first, then the field-spec walk
         // (`api/internal/builtins/ImageTagTransformer.go`).
@@ -27,7 +35,7 @@ pub fn apply(resources: &mut [Resource], images: &[Image], tables: &FieldSpecTab
             if r.kind() == "CustomResourceDefinition" {
                 continue;
             }
-            fieldspec::apply_all(&mut r.node, &tables.images, Create::None, &mut |n| {
+            fieldspec::apply_all(&mut r.node, specs, Create::None, &mut |n| {
                 update(n, image, &matcher)
             })?;
         }

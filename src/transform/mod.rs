@@ -5,6 +5,7 @@
 //! the order in which transformers run.
 
 pub mod annotations;
+pub mod builtin;
 pub mod fieldspec;
 pub mod images;
 pub mod labels;

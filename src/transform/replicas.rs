@@ -3,7 +3,7 @@
 //! previous name (so a base name still works after a prefix).
 
 use crate::diag::{Error, ErrorKind, Result};
-use crate::kustomization::Replica;
+use crate::kustomization::{FieldSpec, Replica};
 use crate::resource::{Gvk, Resource};
 use crate::yaml::Node;
 
@@ -16,18 +16,15 @@ pub fn apply(
     tables: &FieldSpecTables,
 ) -> Result<()> {
     for replica in replicas {
-        apply_one(resources, replica, tables)?;
+        apply_one(resources, replica, &tables.replicas)?;
     }
     Ok(())
 }
 
-fn apply_one(
-    resources: &mut [Resource],
-    replica: &Replica,
-    tables: &FieldSpecTables,
-) -> Result<()> {
+/// One replicas entry with explicit field specs (the ReplicaCountTransformer plugin).
+pub fn apply_one(resources: &mut [Resource], replica: &Replica, specs: &[FieldSpec]) -> Result<()> {
     let mut found = false;
-    for spec in &tables.replicas {
+    for spec in specs {
         for r in resources.iter_mut() {
             let matches = (r.name() == replica.name && spec_selects(spec, &r.gvk()))
                 || r.prev_ids
@@ -46,8 +43,7 @@ fn apply_one(
     if !found {
         // kustomize lists the table's kinds sorted by its legacy kind order
         // (`TransformerConfig.sortFields`) in kyaml's `Kind.version.group` form.
-        let mut gvks: Vec<Gvk> = tables
-            .replicas
+        let mut gvks: Vec<Gvk> = specs
             .iter()
             .map(|s| Gvk {
                 group: s.group.clone().unwrap_or_default(),
