@@ -6,4 +6,5 @@
 mod support;
 mod yaml;
 
-// Areas add their walkers as modules: `mod render;`, `mod merge;`, `mod diff;`, `mod yaml;`.
+mod render;
+mod diff;
