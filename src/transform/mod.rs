@@ -5,7 +5,6 @@
 //! the order in which transformers run.
 
 pub mod annotations;
-pub mod builtin;
 pub mod fieldspec;
 pub mod images;
 pub mod labels;
@@ -13,6 +12,9 @@ pub mod namespace;
 pub mod prefix_suffix;
 pub mod replicas;
 pub mod sort;
+
+// Builtin transformer plugin configurations (`transformers:`).
+pub mod builtin;
 
 use crate::diag::{Error, ErrorKind, Result};
 use crate::kustomization::FieldSpec;
