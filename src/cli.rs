@@ -256,7 +256,7 @@ pub fn render_error(e: &Error, fancy: bool) -> String {
 fn run_render(args: &RenderArgs, warnings: &mut Warnings) -> Result<(), Error> {
     use crate::build::{OutputOrder, RenderOptions};
     use crate::fs::Restrictor;
-    use crate::output::{Target, write};
+    use crate::output::{Target, Written, write};
     let opts = RenderOptions {
         load_restrictor: match args.load_restrictor {
             LoadRestrictor::RootOnly => Restrictor::RootOnly,
@@ -276,7 +276,10 @@ fn run_render(args: &RenderArgs, warnings: &mut Warnings) -> Result<(), Error> {
         (None, None) => Target::Stdout,
     };
     let rendered = crate::build::render(&args.dir, &opts, warnings)?;
-    write(&rendered, &target, &crate::build::cluster_scoped)?;
+    let tables = crate::transform::FieldSpecTables::builtin()?;
+    if write(&rendered, &target, &|g| tables.is_cluster_scoped(g))? == Written::PipeClosed {
+        return Ok(());
+    }
     Ok(())
 }
 

@@ -7,6 +7,7 @@ pub mod cli;
 pub mod diag;
 pub mod diff;
 pub mod fs;
+pub mod generate;
 pub mod kustomization;
 pub mod live;
 pub mod merge;
@@ -14,6 +15,7 @@ pub mod output;
 pub mod resource;
 pub mod schema;
 pub mod source;
+pub mod transform;
 pub mod yaml;
 
 pub use diag::{Error, ErrorKind, Warnings};

@@ -56,6 +56,7 @@ pub fn parse_resources(file: &Arc<SourceFile>) -> Result<Vec<Resource>> {
             return Err(
                 Error::new(ErrorKind::InvalidResource, "missing kind in object")
                     .at(loc())
+                    .label("this object has no kind")
                     .help("every resource needs `apiVersion`, `kind` and `metadata.name`"),
             );
         }
@@ -88,11 +89,42 @@ pub fn parse_resources(file: &Arc<SourceFile>) -> Result<Vec<Resource>> {
             };
             return Err(Error::new(ErrorKind::InvalidResource, msg)
                 .at(loc())
+                .label("this object has no name")
                 .help("every resource needs `apiVersion`, `kind` and `metadata.name`"));
         }
         out.push(Resource::new(node, Some(loc())));
     }
     Ok(out)
+}
+
+/// Reads a `crds:` file: one YAML or JSON map from OpenAPI type names to `{Schema,
+/// Dependencies}` definitions (not CustomResourceDefinition objects: kustomize's `crds` field
+/// predates them). Anything else is kustomize's "unable to parse open API definition" error.
+pub fn parse_crd_definitions(file: &Arc<SourceFile>, shown: &str) -> Result<Node> {
+    let bad = |why: String| {
+        Error::new(
+            ErrorKind::Schema,
+            format!("unable to parse open API definition from '{shown}': {why}"),
+        )
+        .help("`crds:` lists OpenAPI definition files (a map of type name to {Schema, Dependencies}); list CustomResourceDefinition objects under `resources:`")
+    };
+    let node = crate::yaml::parse::parse_one(&file.text).map_err(|e| bad(e.message))?;
+    match &node {
+        Node::Null => Ok(Node::empty_map()),
+        Node::Map(m) => {
+            if let Some((name, v)) = m.iter().find(|(_, v)| !matches!(v, Node::Map(_))) {
+                return Err(bad(format!(
+                    "the definition of '{name}' is a {}, not a map",
+                    v.kind_name()
+                )));
+            }
+            Ok(node)
+        }
+        other => Err(bad(format!(
+            "expected a map of definitions, found a {}",
+            other.kind_name()
+        ))),
+    }
 }
 
 /// Whether a path kustomize would fetch over the network: a URL, a git address, or a

@@ -18,12 +18,15 @@ use std::sync::Arc;
 use crate::diag::{Error, ErrorKind, Result, Warnings};
 use crate::fs::{DiskFs, FileKind, Fs, Restrictor};
 use crate::kustomization::{Loaded, load};
+use crate::resource::Gvk;
 use crate::resource::Resource;
 use crate::source::{SourceFile, display_path};
+use crate::transform::FieldSpecTables;
+use crate::yaml::Node;
 
 pub use accumulate::parse_resources;
 pub use ids::{id_string, same_id};
-pub use steps::{OutputOrder, cluster_scoped};
+pub use steps::OutputOrder;
 
 /// Validated options of one render.
 #[derive(Clone, Debug, Default)]
@@ -33,12 +36,14 @@ pub struct RenderOptions {
     pub reorder: OutputOrder,
 }
 
-/// What a render produces: the resources in output order, and the CRDs named by `crds:` (kept
-/// for the schema-aware stages).
+/// What a render produces: the resources in output order, and the OpenAPI definitions named
+/// by `crds:` (kept for the schema-aware stages).
 #[derive(Clone, Debug, Default)]
 pub struct Rendered {
     pub resources: Vec<Resource>,
-    pub crds: Vec<Resource>,
+    /// One map of type name → `{Schema, Dependencies}` per `crds:` file, as kustomize reads them
+    /// (`api/internal/accumulator/loadconfigfromcrds.go`).
+    pub crds: Vec<Node>,
 }
 
 /// Renders the kustomization in `dir` from the disk.
@@ -78,7 +83,9 @@ pub fn render_with(
             ));
         }
     };
+    let tables = FieldSpecTables::builtin()?;
     let mut b = Builder {
+        tables: &tables,
         fs,
         opts,
         warnings,
@@ -98,6 +105,8 @@ pub fn render_with(
 
 /// State of one render: the caches and the chain of kustomizations being built.
 struct Builder<'a> {
+    /// Where the transformers write (kustomize's default tables).
+    tables: &'a FieldSpecTables,
     fs: &'a dyn Fs,
     opts: &'a RenderOptions,
     warnings: &'a mut Warnings,
@@ -107,7 +116,7 @@ struct Builder<'a> {
     kustomizations: HashMap<PathBuf, Arc<Loaded>>,
     /// The kustomizations being built, outermost first (canonical directories).
     chain: Vec<PathBuf>,
-    crds: Vec<Resource>,
+    crds: Vec<Node>,
 }
 
 /// How a directory is being built.
@@ -152,6 +161,7 @@ impl Builder<'_> {
                     ),
                 )
                 .at(loaded.key_location(&[]))
+                .label("not a component")
                 .help("a directory listed under `components:` must hold a kustomization of `kind: Component`"));
             }
             Some(Role::Resource) if loaded.is_component() => {
@@ -163,6 +173,7 @@ impl Builder<'_> {
                     ),
                 )
                 .at(loaded.key_location(&[crate::yaml::de::PathSeg::Key("kind".into())]))
+                .label("a component")
                 .help("list a component under `components:`, not `resources:`"));
             }
             _ => {}
@@ -180,15 +191,20 @@ impl Builder<'_> {
         }
         for path in &k.crds {
             let file = self.resolve_file(loaded, "crds", path)?;
-            let docs = self.parse_file(&file)?;
-            self.crds.extend(docs.iter().cloned());
+            let text = self
+                .fs
+                .read_to_string(&file)
+                .map_err(|e| Error::io(&file, &e))?;
+            let defs = accumulate::parse_crd_definitions(&SourceFile::new(&file, text), path)
+                .map_err(|e| e.at(accumulate::item_location(loaded, "crds", path)))?;
+            self.crds.push(defs);
         }
-        steps::generate(self.fs, self.opts, loaded, &mut acc, self.warnings)?;
+        steps::generate(self.fs, self.opts, loaded, &mut acc)?;
         for path in &k.components {
             let dir = self.resolve_dir(loaded, "components", path)?;
             acc = self.build_dir(&dir, acc, Some(Role::Component))?;
         }
-        steps::transform(loaded, &mut acc, self.warnings)?;
+        steps::transform(loaded, &mut acc, self.tables)?;
         Ok(acc)
     }
 
@@ -200,12 +216,14 @@ impl Builder<'_> {
             Some(FileKind::File) => {
                 let file = self.resolve_file(loaded, "resources", path)?;
                 let docs = self.parse_file(&file)?;
-                ids::append_all(acc, docs.iter().cloned(), &steps::cluster_scoped)
+                ids::append_all(acc, docs.iter().cloned(), &|g: &Gvk| {
+                    self.tables.is_cluster_scoped(g)
+                })
             }
             Some(FileKind::Dir) => {
                 let dir = self.resolve_dir(loaded, "resources", path)?;
                 let built = self.build_dir(&dir, Vec::new(), Some(Role::Resource))?;
-                ids::append_all(acc, built, &steps::cluster_scoped)
+                ids::append_all(acc, built, &|g: &Gvk| self.tables.is_cluster_scoped(g))
             }
             None => Err(self.missing(loaded, "resources", path, &target)),
         }

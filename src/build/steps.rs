@@ -3,24 +3,20 @@
 //! `configureBuiltinTransformers`), and the fields ply does not support yet, refused with a
 //! clear error. The adapter between the graph walk and the field semantics.
 
+use std::sync::Arc;
+
 use crate::diag::{Error, ErrorKind, Result, Warnings};
-use crate::fs::Fs;
+use crate::fs::{FileKind, Fs};
 use crate::kustomization::{Kustomization, Loaded};
-use crate::resource::{Gvk, Resource};
+use crate::resource::Resource;
+use crate::source::{Location, display_path};
+use crate::transform::{self, FieldSpecTables};
 use crate::yaml::de::PathSeg;
 
 use super::RenderOptions;
 
-/// Output order requested on the command line (`--reorder`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum OutputOrder {
-    /// Not given: the kustomization's `sortOptions`, else kustomize's legacy order.
-    #[default]
-    Unspecified,
-    Legacy,
-    /// The order resources were read and generated in.
-    None,
-}
+/// Output order requested on the command line (`--reorder`): the transform module's own.
+pub use crate::transform::sort::Reorder as OutputOrder;
 
 /// Fields whose meaning later work brings (patches, replacements, plugins, schemas); a
 /// kustomization that uses one fails clearly instead of rendering something else.
@@ -80,101 +76,140 @@ pub fn check_supported(loaded: &Loaded) -> Result<()> {
     Ok(())
 }
 
-/// Whether kustomize treats the kind as cluster-scoped.
-pub fn cluster_scoped(gvk: &Gvk) -> bool {
-    const KINDS: [&str; 16] = [
-        "Namespace",
-        "Node",
-        "PersistentVolume",
-        "ClusterRole",
-        "ClusterRoleBinding",
-        "CustomResourceDefinition",
-        "StorageClass",
-        "PriorityClass",
-        "MutatingWebhookConfiguration",
-        "ValidatingWebhookConfiguration",
-        "APIService",
-        "CSIDriver",
-        "CSINode",
-        "RuntimeClass",
-        "IngressClass",
-        "VolumeAttachment",
-    ];
-    KINDS.contains(&gvk.kind.as_str())
-}
-
-/// Runs the kustomization's generators into `acc`.
+/// Runs the kustomization's generators (every `configMapGenerator`, then every
+/// `secretGenerator` entry) into `acc`. Files they name are read relative to the kustomization,
+/// under the load restrictor.
 pub fn generate(
-    _fs: &dyn Fs,
-    _opts: &RenderOptions,
+    fs: &dyn Fs,
+    opts: &RenderOptions,
     loaded: &Loaded,
-    _acc: &mut Vec<Resource>,
-    _warnings: &mut Warnings,
+    acc: &mut Vec<Resource>,
 ) -> Result<()> {
     let k = &loaded.kustomization;
-    for (field, set) in [
-        ("configMapGenerator", !k.config_map_generator.is_empty()),
-        ("secretGenerator", !k.secret_generator.is_empty()),
-    ] {
-        if set {
-            return Err(not_yet(loaded, field));
-        }
+    if k.config_map_generator.is_empty() && k.secret_generator.is_empty() {
+        return Ok(());
     }
-    Ok(())
-}
-
-/// Runs the kustomization's built-in transformers over `acc`.
-pub fn transform(loaded: &Loaded, _acc: &mut [Resource], _warnings: &mut Warnings) -> Result<()> {
-    let k: &Kustomization = &loaded.kustomization;
-    for (field, set) in [
-        (
-            "namespace",
-            k.namespace.as_deref().is_some_and(|s| !s.is_empty()),
-        ),
-        (
-            "namePrefix",
-            k.name_prefix.as_deref().is_some_and(|s| !s.is_empty()),
-        ),
-        (
-            "nameSuffix",
-            k.name_suffix.as_deref().is_some_and(|s| !s.is_empty()),
-        ),
-        (
-            "commonLabels",
-            k.common_labels.as_ref().is_some_and(|m| !m.is_empty()),
-        ),
-        ("labels", !k.labels.is_empty()),
-        (
-            "commonAnnotations",
-            k.common_annotations.as_ref().is_some_and(|m| !m.is_empty()),
-        ),
-        ("images", !k.images.is_empty()),
-        ("replicas", !k.replicas.is_empty()),
-    ] {
-        if set {
-            return Err(not_yet(loaded, field));
-        }
-    }
-    Ok(())
-}
-
-fn not_yet(loaded: &Loaded, field: &str) -> Error {
-    Error::new(
-        ErrorKind::Kustomization,
-        format!("`{field}` is not yet supported by ply"),
+    let loader = |rel: &str| -> Result<Vec<u8>> { read_named_file(fs, opts, loaded, rel) };
+    crate::generate::run(
+        &k.config_map_generator,
+        &k.secret_generator,
+        k.generator_options.as_ref(),
+        &loader,
+        acc,
     )
-    .at(loaded.key_location(&[PathSeg::Key(field.to_string())]))
+    .map_err(|e| {
+        let field = if k.config_map_generator.is_empty() {
+            "secretGenerator"
+        } else {
+            "configMapGenerator"
+        };
+        e.at(loaded.key_location(&[PathSeg::Key(field.to_string())]))
+    })
+}
+
+/// Reads a file named inside a kustomization (a generator's `files:` or `envs:` entry).
+fn read_named_file(
+    fs: &dyn Fs,
+    opts: &RenderOptions,
+    loaded: &Loaded,
+    rel: &str,
+) -> Result<Vec<u8>> {
+    let loc = || {
+        loaded
+            .file
+            .text
+            .find(rel)
+            .map(|o| Location::new(Arc::clone(&loaded.file), o, rel.len()))
+    };
+    let target = crate::fs::join(&loaded.dir, rel);
+    let canonical = match (fs.kind(&target), fs.canonicalize(&target)) {
+        (Some(FileKind::File), Ok(c)) => c,
+        (Some(FileKind::Dir), _) => {
+            return Err(Error::new(
+                ErrorKind::Generator,
+                format!("'{rel}' is a directory, not a file"),
+            )
+            .at_opt(loc()));
+        }
+        _ => {
+            return Err(Error::new(
+                ErrorKind::NotFound,
+                format!(
+                    "'{rel}' does not exist: no file at '{}'",
+                    display_path(&target)
+                ),
+            )
+            .at_opt(loc())
+            .label("not found"));
+        }
+    };
+    crate::fs::check_restriction(
+        opts.load_restrictor,
+        &loaded.dir,
+        &canonical,
+        rel,
+        &display_path(&canonical),
+        &display_path(&loaded.dir),
+    )
+    .map_err(|e| e.at_opt(loc()))?;
+    fs.read(&canonical).map_err(|e| Error::io(&target, &e))
+}
+
+/// Runs the kustomization's built-in transformers over `acc`, in kustomize's order
+/// (`configureBuiltinTransformers`): namespace, prefix and suffix, labels, annotations,
+/// replicas, images. (Patches and replacements, which sit between them, come with issue 4.)
+pub fn transform(loaded: &Loaded, acc: &mut [Resource], tables: &FieldSpecTables) -> Result<()> {
+    let k: &Kustomization = &loaded.kustomization;
+    let at = |field: &str| {
+        let loc = loaded.key_location(&[PathSeg::Key(field.to_string())]);
+        move |e: Error| e.at(loc)
+    };
+    if let Some(ns) = k.namespace.as_deref().filter(|s| !s.is_empty()) {
+        transform::namespace::apply(acc, ns, tables).map_err(at("namespace"))?;
+    }
+    let prefix = k.name_prefix.as_deref().unwrap_or("");
+    let suffix = k.name_suffix.as_deref().unwrap_or("");
+    if !prefix.is_empty() || !suffix.is_empty() {
+        transform::prefix_suffix::apply(acc, prefix, suffix, tables).map_err(at(
+            if prefix.is_empty() {
+                "nameSuffix"
+            } else {
+                "namePrefix"
+            },
+        ))?;
+    }
+    if k.common_labels.as_ref().is_some_and(|m| !m.is_empty()) || !k.labels.is_empty() {
+        transform::labels::apply(acc, k.common_labels.as_ref(), &k.labels, tables).map_err(at(
+            if k.labels.is_empty() {
+                "commonLabels"
+            } else {
+                "labels"
+            },
+        ))?;
+    }
+    if let Some(a) = k.common_annotations.as_ref().filter(|m| !m.is_empty()) {
+        transform::annotations::apply(acc, a, tables).map_err(at("commonAnnotations"))?;
+    }
+    if !k.replicas.is_empty() {
+        transform::replicas::apply(acc, &k.replicas, tables).map_err(at("replicas"))?;
+    }
+    if !k.images.is_empty() {
+        transform::images::apply(acc, &k.images, tables).map_err(at("images"))?;
+    }
+    Ok(())
 }
 
 /// The steps kustomize runs once, at the root, after the whole tree is accumulated
-/// (`makeCustomizedResMap`): hash suffixes, then dropping `config.kubernetes.io/local-config`
-/// objects (`IgnoreLocal`); then the output order.
+/// (`makeCustomizedResMap`, then `applySortOrder` in `api/krusty/kustomizer.go`): hash
+/// suffixes, dropping `config.kubernetes.io/local-config` objects (`IgnoreLocal`), and the
+/// output order.
 pub fn finish_root(
     root: &Loaded,
     resources: &mut Vec<Resource>,
     opts: &RenderOptions,
-    _warnings: &mut Warnings,
+    warnings: &mut Warnings,
 ) -> Result<()> {
+    crate::generate::apply_hash_suffixes(resources)?;
     resources.retain(|r| {
         r.node.str_at(&[
             "metadata",
@@ -182,6 +217,12 @@ pub fn finish_root(
             "config.kubernetes.io/local-config",
         ]) != Some("true")
     });
-    let _ = (root, opts);
+    let choice = transform::sort::choose(
+        root.kustomization.sort_options.as_ref(),
+        opts.reorder,
+        warnings,
+    )
+    .map_err(|e| e.at(root.key_location(&[PathSeg::Key("sortOptions".into())])))?;
+    transform::sort::order(resources, &choice);
     Ok(())
 }

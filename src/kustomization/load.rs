@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use crate::diag::{Error, ErrorKind, Result, Warnings};
 use crate::fs::{FileKind, Fs};
-use crate::source::{Location, SourceFile};
+use crate::source::{Location, SourceFile, display_path};
 use crate::yaml::de::PathSeg;
 use crate::yaml::{Node, from_node, parse::parse_one};
 
@@ -69,7 +69,7 @@ pub fn find_file(fs: &dyn Fs, dir: &Path) -> Result<PathBuf> {
             ErrorKind::NotFound,
             format!(
                 "unable to find one of 'kustomization.yaml', 'kustomization.yml' or 'Kustomization' in directory '{}'",
-                dir.display()
+                display_path(dir)
             ),
         )
         .help("a directory named as a kustomization (or a resource that is a directory) needs a kustomization.yaml")),
@@ -77,7 +77,7 @@ pub fn find_file(fs: &dyn Fs, dir: &Path) -> Result<PathBuf> {
             ErrorKind::Kustomization,
             format!(
                 "Found multiple kustomization files under: {}",
-                dir.display()
+                display_path(dir)
             ),
         )
         .help(format!(
@@ -210,10 +210,7 @@ pub fn decode(file: &Arc<SourceFile>, warnings: &mut Warnings) -> Result<Kustomi
 }
 
 fn dir_of(file: &SourceFile) -> String {
-    file.path
-        .parent()
-        .map(|p| p.display().to_string())
-        .unwrap_or_default()
+    file.path.parent().map(display_path).unwrap_or_default()
 }
 
 /// kustomize's `CheckEmpty`: nothing but `apiVersion`/`kind` is set.

@@ -112,11 +112,47 @@ pub struct Resource {
     pub node: Node,
     /// Where the document starts in its file (for diagnostics).
     pub origin: Option<Location>,
+    /// The ids this resource had before each rename (prefix/suffix, namespace, hash suffix),
+    /// oldest first; empty when it was never renamed. kustomize keeps the same history in its
+    /// `config.kubernetes.io/previous{Names,Namespaces,Kinds}` build annotations
+    /// (`api/resource/resource.go`, `StorePreviousId`); name references (issue 4) follow it.
+    pub prev_ids: Vec<ResId>,
+    /// Set on resources made by a generator without `disableNameSuffixHash`: the root appends
+    /// the content hash to their names (`generate::apply_hash_suffixes`). kustomize tracks this
+    /// with its internal `needs-hash` annotation.
+    pub needs_hash_suffix: bool,
 }
 
 impl Resource {
     pub fn new(node: Node, origin: Option<Location>) -> Resource {
-        Resource { node, origin }
+        Resource {
+            node,
+            origin,
+            prev_ids: Vec::new(),
+            needs_hash_suffix: false,
+        }
+    }
+
+    /// The id the resource had when it was first read or generated.
+    pub fn original_id(&self) -> ResId {
+        self.prev_ids.first().cloned().unwrap_or_else(|| self.id())
+    }
+
+    /// Records the current id in the rename history; call before changing the name or
+    /// namespace.
+    pub fn store_previous_id(&mut self) {
+        let id = self.id();
+        self.prev_ids.push(id);
+    }
+
+    /// Sets `metadata.name` (creating `metadata` when missing).
+    pub fn set_name(&mut self, name: &str) {
+        *self.node.ensure_path(&["metadata", "name"]) = Node::str(name);
+    }
+
+    /// Sets `metadata.namespace` (creating `metadata` when missing).
+    pub fn set_namespace(&mut self, namespace: &str) {
+        *self.node.ensure_path(&["metadata", "namespace"]) = Node::str(namespace);
     }
 
     pub fn id(&self) -> ResId {

@@ -5,5 +5,6 @@
 
 mod support;
 
-// Areas add their walkers as modules: `mod render;`, `mod merge;`, `mod diff;`, `mod yaml;`.
+// Areas add their walkers as modules: `mod merge;`, `mod diff;`, `mod yaml;`.
+mod render;
 mod diff;
