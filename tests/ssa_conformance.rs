@@ -521,3 +521,122 @@ fn run_step(
         other => Err(StepError::Failed(format!("unknown op {other}"))),
     }
 }
+
+/// The typed schema built from the Kubernetes 1.37 definitions gives the real kinds the
+/// ownership facts of spec §2.1.
+#[test]
+#[ignore = "needs ../shared/schema; run with --ignored"]
+fn kubernetes_schema() {
+    use ply::merge::ssa::openapi::{add_protocol_defaults, root_for_kind, schema_from_definitions};
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/schema/kubernetes-1.37-definitions.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let json: Value = serde_json::from_str(&text).expect("definitions parse");
+    let defs = node(&json["$defs"]);
+    let mut schema = schema_from_definitions(&defs).expect("schema builds");
+    add_protocol_defaults(&mut schema, &defs);
+    let y = |s: &str| ply::yaml::parse::parse_one(s).expect("yaml");
+
+    let root = root_for_kind(&defs, "apps/v1", "Deployment").expect("Deployment");
+    let t = Typed::new(&schema, &root);
+    let d = y(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  labels: {app: web}\nspec:\n  replicas: 2\n  selector:\n    matchLabels: {app: web}\n  template:\n    spec:\n      containers:\n      - name: web\n        image: nginx\n        args: [a, b]\n        ports:\n        - containerPort: 80\n",
+    );
+    let set = t.to_field_set(&d).expect("field set");
+    let paths: Vec<String> = set.paths().iter().map(|p| path_string(p)).collect();
+    for want in [
+        ".spec.selector",
+        ".spec.replicas",
+        ".metadata.labels.app",
+        r#".spec.template.spec.containers[name="web"].image"#,
+        r#".spec.template.spec.containers[name="web"].args"#,
+        r#".spec.template.spec.containers[name="web"].ports[containerPort=80,protocol="TCP"].containerPort"#,
+    ] {
+        assert!(
+            paths.iter().any(|p| p == want),
+            "{want} missing from {paths:#?}"
+        );
+    }
+    assert!(
+        !paths.iter().any(|p| p.starts_with(".spec.selector.")),
+        "LabelSelector is atomic"
+    );
+
+    // A container list merges by name; another manager's sidecar stays; the image change
+    // conflicts with the field's other owner until forced.
+    use ply::merge::ssa::server::{ApplyOutcome, ApplyRequest, server_side_apply};
+    let live = y(r#"
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  managedFields:
+  - {manager: kubectl, operation: Apply, apiVersion: apps/v1, fieldsType: FieldsV1, fieldsV1: {"f:spec":{"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"web\"}":{".":{},"f:image":{},"f:name":{}}}}}}}}
+  - {manager: injector, operation: Update, apiVersion: apps/v1, fieldsType: FieldsV1, fieldsV1: {"f:spec":{"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"proxy\"}":{".":{},"f:image":{},"f:name":{}},"k:{\"name\":\"web\"}":{"f:image":{}}}}}}}}
+spec:
+  template:
+    spec:
+      containers:
+      - {name: web, image: nginx:1}
+      - {name: proxy, image: envoy}
+"#);
+    let config = y(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers:\n      - {name: web, image: nginx:2}\n",
+    );
+    let mut req = ApplyRequest {
+        schema: &schema,
+        root: &root,
+        manager: "kubectl",
+        force: false,
+        reset_fields: None,
+        now: None,
+    };
+    match server_side_apply(Some(&live), &config, &req).expect("apply") {
+        ApplyOutcome::Conflicts(cs) => {
+            assert_eq!(cs.len(), 1);
+            assert_eq!(
+                cs[0].path_string(),
+                r#".spec.template.spec.containers[name="web"].image"#
+            );
+            assert_eq!(cs[0].manager.name, "injector");
+        }
+        other => panic!("expected a conflict, got {other:?}"),
+    }
+    req.force = true;
+    match server_side_apply(Some(&live), &config, &req).expect("apply") {
+        ApplyOutcome::Applied { object, changed } => {
+            assert!(changed);
+            let containers = object
+                .get_path(&["spec", "template", "spec", "containers"])
+                .expect("containers");
+            assert_eq!(
+                containers,
+                &y("- {name: web, image: nginx:2}\n- {name: proxy, image: envoy}\n")
+            );
+        }
+        other => panic!("expected success, got {other:?}"),
+    }
+
+    let root = root_for_kind(&defs, "v1", "Service").expect("Service");
+    let t = Typed::new(&schema, &root);
+    let s = y(
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: s\nspec:\n  selector: {app: web}\n  ports:\n  - port: 80\n    targetPort: 8080\n",
+    );
+    let paths: Vec<String> = t
+        .to_field_set(&s)
+        .expect("set")
+        .paths()
+        .iter()
+        .map(|p| path_string(p))
+        .collect();
+    assert!(
+        paths
+            .iter()
+            .any(|p| p == r#".spec.ports[port=80,protocol="TCP"].targetPort"#),
+        "{paths:#?}"
+    );
+    assert!(
+        paths.iter().any(|p| p == ".spec.selector"),
+        "Service selector is atomic: {paths:#?}"
+    );
+}

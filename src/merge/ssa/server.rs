@@ -71,7 +71,8 @@ impl Manager {
         out
     }
 
-    /// `printManager`: `"hpa" with subresource "scale" using autoscaling/v2 at <time>`.
+    /// `printManager`: `"hpa" with subresource "scale" using autoscaling/v2`. The server prints
+    /// the manager from its identity, which carries no time, so no ` at <time>` ever appears.
     pub fn describe(&self) -> String {
         let mut s = value::go_quote(&self.name);
         if !self.subresource.is_empty() {
@@ -82,9 +83,6 @@ impl Manager {
         }
         if self.operation == Operation::Update {
             s.push_str(&format!(" using {}", self.api_version));
-            if let Some(t) = &self.time {
-                s.push_str(&format!(" at {t}"));
-            }
         }
         s
     }
@@ -499,24 +497,22 @@ pub fn server_side_apply(
         }
         Err(conflicts) => return Ok(ApplyOutcome::Conflicts(conflicts)),
     };
-    let changed = object.is_some();
     let mut result = object.unwrap_or_else(|| live_obj.clone());
     if let Some(reset) = req.reset_fields {
         restore_reset_fields(&mut result, &live_obj, reset);
     }
     // lastAppliedUpdater: kubectl keeps an existing annotation in step with what it applies.
-    let mut annotation_changed = false;
     if req.manager == "kubectl" && has_last_applied(&result) {
         let text = build_last_applied(config);
         if let Some(ann) = result
             .get_path_mut(&["metadata", "annotations"])
             .and_then(Node::as_map_mut)
         {
-            annotation_changed =
-                ann.get(LAST_APPLIED).and_then(Node::as_str) != Some(text.as_str());
             ann.insert(LAST_APPLIED.into(), Node::Str(text));
         }
     }
+    // What a reviewer sees: the object apart from managedFields.
+    let changed = !value::equals(&result, &live_obj);
     let managed: Vec<ManagedEntry> = fields
         .iter()
         .filter_map(|(id, vs)| {
@@ -543,8 +539,220 @@ pub fn server_side_apply(
     }
     Ok(ApplyOutcome::Applied {
         object: result,
-        changed: changed || annotation_changed,
+        changed,
     })
+}
+
+/// The manager kubectl uses to take ownership of the last-applied annotation.
+pub const LAST_APPLIED_MANAGER: &str = "kubectl-last-applied";
+
+/// Predicts the whole of `kubectl apply --server-side` (spec §6), not just the dry run that
+/// `kubectl diff --server-side` shows: the apply, then kubectl's migration from client-side
+/// apply (`kubectl:pkg/cmd/apply/apply.go` `saveLastApplyAnnotationIfNecessary` and
+/// `migrateToSSAIfNecessary`, `client-go:util/csaupgrade/upgrade.go`): the annotation is
+/// applied as `kubectl-last-applied`, the client-side-apply managers are folded into the
+/// applier's entry, and the configuration is applied again — which now removes fields only the
+/// old client-side manager owned. Returns the outcome and the warnings kubectl would print.
+pub fn server_side_apply_full(
+    live: Option<&Node>,
+    config: &Node,
+    req: &ApplyRequest<'_>,
+) -> Result<(ApplyOutcome, Vec<String>), Error> {
+    let mut warnings = Vec::new();
+    let first = server_side_apply(live, config, req)?;
+    let ApplyOutcome::Applied { object, .. } = &first else {
+        return Ok((first, warnings));
+    };
+    let mut obj = object.clone();
+    if req.manager == "kubectl" {
+        match save_last_applied(&obj, req)? {
+            Ok(Some(saved)) => obj = saved,
+            Ok(None) => {}
+            Err(msg) => {
+                warnings.push(format!(
+                    "failed to migrate {LAST_APPLIED} for Server-Side Apply: {msg}"
+                ));
+                return Ok((finish(first, live), warnings));
+            }
+        }
+    }
+    let entries = decode_managed_fields(&obj)?;
+    let mut annotation_path = Set::new();
+    annotation_path.insert(&[
+        PathElement::field("metadata"),
+        PathElement::field("annotations"),
+        PathElement::field(LAST_APPLIED),
+    ]);
+    let csa: Vec<String> = entries
+        .iter()
+        .filter(|e| {
+            e.manager.operation == Operation::Update
+                && annotation_path.difference(&e.set).is_empty()
+        })
+        .map(|e| e.manager.name.clone())
+        .collect();
+    let mut upgraded = entries.clone();
+    for name in &csa {
+        upgraded = upgrade_managed_fields(upgraded, name, req.manager);
+    }
+    if upgraded == entries {
+        return Ok((
+            finish(
+                ApplyOutcome::Applied {
+                    object: obj,
+                    changed: false,
+                },
+                live,
+            ),
+            warnings,
+        ));
+    }
+    if let Some(meta) = obj.get_mut("metadata").and_then(Node::as_map_mut) {
+        meta.insert("managedFields".into(), encode_managed_fields(&upgraded));
+    }
+    // Re-send the same apply: fields only the client-side manager held now go.
+    match server_side_apply(Some(&obj), config, req)? {
+        ApplyOutcome::Applied { object, .. } => Ok((
+            finish(
+                ApplyOutcome::Applied {
+                    object,
+                    changed: false,
+                },
+                live,
+            ),
+            warnings,
+        )),
+        ApplyOutcome::Conflicts(cs) => {
+            warnings.push(format!(
+                "failed to re-apply configuration after performing Server-Side Apply migration: {}",
+                conflict_message(&cs)
+            ));
+            Ok((
+                finish(
+                    ApplyOutcome::Applied {
+                        object: obj,
+                        changed: false,
+                    },
+                    live,
+                ),
+                warnings,
+            ))
+        }
+    }
+}
+
+/// Recomputes `changed` of a final outcome against the original live object.
+fn finish(outcome: ApplyOutcome, live: Option<&Node>) -> ApplyOutcome {
+    match outcome {
+        ApplyOutcome::Applied { object, .. } => {
+            let strip = |n: &Node| {
+                let mut n = n.clone();
+                if let Some(meta) = n.get_mut("metadata").and_then(Node::as_map_mut) {
+                    meta.shift_remove("managedFields");
+                }
+                n
+            };
+            let changed = match live {
+                Some(l) => !value::equals(&strip(&object), &strip(l)),
+                None => true,
+            };
+            ApplyOutcome::Applied { object, changed }
+        }
+        c => c,
+    }
+}
+
+/// `saveLastApplyAnnotationIfNecessary`: when the object has the annotation and no Apply
+/// manager owns it, apply just the annotation as `kubectl-last-applied`. `Ok(Err(_))` is a
+/// failed (conflicting) save, which kubectl only warns about.
+fn save_last_applied(
+    obj: &Node,
+    req: &ApplyRequest<'_>,
+) -> Result<Result<Option<Node>, String>, Error> {
+    let Some(annotation) = obj.get_path(&["metadata", "annotations", LAST_APPLIED]) else {
+        return Ok(Ok(None));
+    };
+    let path = [
+        PathElement::field("metadata"),
+        PathElement::field("annotations"),
+        PathElement::field(LAST_APPLIED),
+    ];
+    let entries = decode_managed_fields(obj)?;
+    if entries
+        .iter()
+        .any(|e| e.manager.operation == Operation::Apply && e.set.has(&path))
+    {
+        return Ok(Ok(None));
+    }
+    let mut meta = Map::new();
+    if let Some(name) = obj.get_path(&["metadata", "name"]) {
+        meta.insert("name".into(), name.clone());
+    }
+    if let Some(ns) = obj
+        .get_path(&["metadata", "namespace"])
+        .filter(|n| n.as_str().is_some_and(|s| !s.is_empty()))
+    {
+        meta.insert("namespace".into(), ns.clone());
+    }
+    let mut ann = Map::new();
+    ann.insert(LAST_APPLIED.into(), annotation.clone());
+    meta.insert("annotations".into(), Node::Map(ann));
+    let mut just = Map::new();
+    for k in ["apiVersion", "kind"] {
+        if let Some(v) = obj.get(k) {
+            just.insert(k.into(), v.clone());
+        }
+    }
+    just.insert("metadata".into(), Node::Map(meta));
+    let sub = ApplyRequest {
+        manager: LAST_APPLIED_MANAGER,
+        force: false,
+        ..req.clone()
+    };
+    match server_side_apply(Some(obj), &Node::Map(just), &sub)? {
+        ApplyOutcome::Applied { object, .. } => Ok(Ok(Some(object))),
+        ApplyOutcome::Conflicts(cs) => Ok(Err(conflict_message(&cs))),
+    }
+}
+
+/// `csaupgrade.upgradedManagedFields`: fold the client-side-apply manager `csa` (Update, main
+/// resource) into the Apply entry of `ssa` — converting the first `csa` entry when `ssa` has
+/// none — and drop every `csa` Update entry of the main resource.
+pub fn upgrade_managed_fields(
+    mut entries: Vec<ManagedEntry>,
+    csa: &str,
+    ssa: &str,
+) -> Vec<ManagedEntry> {
+    let is_csa = |e: &ManagedEntry| {
+        e.manager.name == csa
+            && e.manager.operation == Operation::Update
+            && e.manager.subresource.is_empty()
+    };
+    let target = match entries.iter().position(|e| {
+        e.manager.name == ssa
+            && e.manager.operation == Operation::Apply
+            && e.manager.subresource.is_empty()
+    }) {
+        Some(i) => i,
+        None => match entries.iter().position(is_csa) {
+            Some(i) => {
+                entries[i].manager.operation = Operation::Apply;
+                entries[i].manager.name = ssa.to_string();
+                i
+            }
+            None => return entries,
+        },
+    };
+    let version = entries[target].manager.api_version.clone();
+    if let Some(csa_set) = entries
+        .iter()
+        .find(|e| is_csa(e) && e.manager.api_version == version)
+        .map(|e| e.set.clone())
+    {
+        entries[target].set = entries[target].set.union(&csa_set);
+    }
+    entries.retain(|e| !is_csa(e));
+    entries
 }
 
 /// `allowedConflictsFromLastApplied`: the fields of the last-applied annotation whose live value
@@ -613,6 +821,16 @@ fn restore_reset_fields(result: &mut Node, live: &Node, reset: &Set) {
             }
         }
     }
+}
+
+/// The reset fields for a kind's type: `status` when the type declares a `status` field (the
+/// built-in kinds that have one serve it as a subresource and reset it on the main resource,
+/// as their registry strategies' `GetResetFields` do); nothing otherwise. For custom resources
+/// the caller decides from the CRD's `subresources.status`.
+pub fn reset_fields_for(schema: &Schema, root: &TypeRef) -> Option<Set> {
+    let atom = schema.resolve(root)?;
+    atom.map?.find_field("status")?;
+    Some(status_reset_fields())
 }
 
 /// The reset fields of the main resource of a kind with a status subresource: `status`.
@@ -741,7 +959,7 @@ spec:
         assert!(cs.iter().all(|c| c.path_string() == ".spec.replicas"));
         assert_eq!(
             conflict_message(&cs),
-            "Apply failed with 2 conflicts: conflicts with \"hpa\" with subresource \"scale\" using autoscaling/v2 at 2025-01-01T00:00:00Z:\n- .spec.replicas\nconflicts with \"kubectl\":\n- .spec.replicas"
+            "Apply failed with 2 conflicts: conflicts with \"hpa\" with subresource \"scale\" using autoscaling/v2:\n- .spec.replicas\nconflicts with \"kubectl\":\n- .spec.replicas"
         );
         // As `kubectl`, only the HPA's claim conflicts.
         let cs = conflicts(
@@ -752,7 +970,7 @@ spec:
         assert_eq!(cs[0].manager.subresource, "scale");
         assert_eq!(
             conflict_message(&cs),
-            "Apply failed with 1 conflict: conflict with \"hpa\" with subresource \"scale\" using autoscaling/v2 at 2025-01-01T00:00:00Z: .spec.replicas"
+            "Apply failed with 1 conflict: conflict with \"hpa\" with subresource \"scale\" using autoscaling/v2: .spec.replicas"
         );
     }
 
@@ -872,6 +1090,31 @@ data:
     }
 
     #[test]
+    fn the_full_apply_migrates_client_side_ownership_and_prunes() {
+        let schema = Schema::deduced();
+        let root = TypeRef::named(UNTYPED_DEDUCED);
+        let live = y(CSA_LIVE);
+        let config = y("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  a: '1'\n");
+        // The dry run (kubectl diff) keeps `b`: the client-side manager still owns it.
+        let (dry, _) = applied(
+            server_side_apply(Some(&live), &config, &req(&schema, &root, "kubectl", false))
+                .unwrap(),
+        );
+        assert_eq!(dry.get("data"), Some(&y("a: '1'\nb: '3'")));
+        // The real apply migrates and re-applies: `b` goes.
+        let (full, warnings) =
+            server_side_apply_full(Some(&live), &config, &req(&schema, &root, "kubectl", false))
+                .unwrap();
+        assert!(warnings.is_empty(), "{warnings:?}");
+        let (obj, changed) = applied(full);
+        assert!(changed);
+        assert_eq!(obj.get("data"), Some(&y("a: '1'")));
+        let names: Vec<String> = managers(&obj).into_iter().map(|m| m.0).collect();
+        // The annotation apply changed nothing, so its entry has no time and sorts first.
+        assert_eq!(names, [LAST_APPLIED_MANAGER, "kubectl"]);
+    }
+
+    #[test]
     fn status_and_server_metadata_are_never_owned() {
         let schema = Schema::deduced();
         let root = TypeRef::named(UNTYPED_DEDUCED);
@@ -886,6 +1129,11 @@ data:
         r.reset_fields = Some(&reset);
         let (obj, _) = applied(server_side_apply(Some(&live), &config, &r).unwrap());
         assert_eq!(obj.get_path(&["status", "ready"]), Some(&Node::Int(1)));
+        let status_only = y(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nstatus:\n  ready: 7\n",
+        );
+        let (_, changed) = applied(server_side_apply(Some(&live), &status_only, &r).unwrap());
+        assert!(!changed, "a status block in a manifest has no effect");
         let ms = managers(&obj);
         let kubectl = ms.iter().find(|m| m.0 == "kubectl").unwrap();
         assert_eq!(

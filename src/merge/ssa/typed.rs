@@ -538,6 +538,7 @@ impl<'a> Typed<'a> {
         let live_of = |pe: &PathElement| lookup(&observed_lhs, pe).map(|v| v.unwrap_or(&null));
         let config_of = |pe: &PathElement| lookup(&observed_rhs, pe).flatten();
         while li < lhs_pes.len() || ri < rhs_pes.len() {
+            let before = (li, ri);
             if li < lhs_pes.len() && ri < rhs_pes.len() {
                 let pe = &lhs_pes[li];
                 if *pe == rhs_pes[ri] {
@@ -571,6 +572,10 @@ impl<'a> Typed<'a> {
                 if next_shared == Some(pe) {
                     next_shared = shared.next();
                 }
+            }
+            if (li, ri) == before {
+                // Cannot happen with consistent indexes; never spin on odd input.
+                return Err(format!("{path}: internal error merging list items"));
             }
         }
         Ok((!out.is_empty()).then_some(Node::Seq(out)))

@@ -423,3 +423,71 @@ mod tests {
         assert_eq!(r.managers["m"].set.to_fields_v1(), r#"{"f:spec":{}}"#);
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use crate::merge::ssa::schema::UNTYPED_DEDUCED;
+    use crate::yaml::Map;
+    use proptest::prelude::*;
+
+    fn scalar() -> impl Strategy<Value = Node> {
+        prop_oneof![
+            any::<bool>().prop_map(Node::Bool),
+            (-5i128..5).prop_map(Node::Int),
+            "[a-c]{0,2}".prop_map(Node::Str),
+        ]
+    }
+
+    fn object() -> impl Strategy<Value = Node> {
+        let leaf = prop_oneof![
+            scalar(),
+            prop::collection::vec(scalar(), 0..3).prop_map(Node::Seq)
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop::collection::btree_map("[a-d]", inner, 0..4)
+                .prop_map(|m| Node::Map(m.into_iter().collect::<Map>()))
+        })
+        .prop_map(|n| match n {
+            Node::Map(_) => n,
+            other => {
+                let mut m = Map::new();
+                m.insert("v".into(), other);
+                Node::Map(m)
+            }
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn applying_twice_equals_once(config in object()) {
+            let schema = Schema::deduced();
+            let root = TypeRef::named(UNTYPED_DEDUCED);
+            let up = Updater::new(&schema, &root);
+            let once = up.apply(&Node::Null, &config, "v1", &ManagedFields::new(), "m", false).unwrap();
+            let live = once.object.clone().unwrap_or(Node::Null);
+            let twice = up.apply(&live, &config, "v1", &once.managers, "m", false).unwrap();
+            prop_assert!(twice.object.is_none(), "second apply changed {:?}", twice.object);
+            prop_assert_eq!(twice.managers, once.managers);
+        }
+
+        #[test]
+        fn merge_with_itself_and_compare_with_itself(x in object()) {
+            let schema = Schema::deduced();
+            let root = TypeRef::named(UNTYPED_DEDUCED);
+            let t = Typed::new(&schema, &root);
+            prop_assert!(crate::merge::ssa::value::equals(&t.merge(&x, &x).unwrap(), &x));
+            prop_assert!(t.compare(&x, &x).unwrap().is_same());
+        }
+
+        #[test]
+        fn field_sets_survive_fields_v1(x in object()) {
+            let schema = Schema::deduced();
+            let root = TypeRef::named(UNTYPED_DEDUCED);
+            let set = Typed::new(&schema, &root).to_field_set(&x).unwrap();
+            let text = set.to_fields_v1();
+            prop_assert_eq!(Set::from_fields_v1(&text).unwrap(), set.clone());
+            prop_assert_eq!(Set::from_fields_node(&set.to_fields_node()).unwrap(), set);
+        }
+    }
+}
