@@ -334,7 +334,9 @@ impl<'s> Cursor<'s> {
     pub fn items(&self) -> Cursor<'s> {
         match self.at {
             At::Shape(ShapeRef::List(inner)) => Cursor::from_shape(self.schema, inner),
-            At::Unknown => *self,
+            // A list where the schema declares an object (apimachinery's tests declare
+            // `mergeItemPtr` so): its elements are that object, as the OpenAPI lookup reads it.
+            At::Unknown | At::Shape(ShapeRef::Object(_)) => *self,
             At::Shape(_) => Cursor {
                 schema: self.schema,
                 at: At::Shape(ShapeRef::Any),

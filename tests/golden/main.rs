@@ -5,6 +5,7 @@
 
 mod support;
 
-// Areas add their walkers as modules: `mod merge;`, `mod diff;`, `mod yaml;`.
-mod render;
+// Areas add their walkers as modules: `mod render;`, `mod merge;`, `mod diff;`, `mod yaml;`.
 mod diff;
+mod merge;
+mod render;
