@@ -366,6 +366,13 @@ fn table_row(o: &ObjectDiff) -> String {
     };
     let shown: Vec<String> = fields.iter().take(5).map(|f| code(f)).collect();
     let mut cell = shown.join(", ");
+    if cell.is_empty() {
+        cell = match o.action {
+            Action::Create => "*new object*".into(),
+            Action::Delete => "*pruned*".into(),
+            _ => String::new(),
+        };
+    }
     if fields.len() > 5 {
         let _ = write!(cell, " and {} more", fields.len() - 5);
     }
