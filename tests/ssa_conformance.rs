@@ -382,7 +382,14 @@ fn run_case(c: &Value, schemas: &BTreeMap<String, Schema>) -> Result<(), String>
             step.get("expectConflicts"),
             step.get("expectError"),
         ) {
-            (Err(StepError::Failed(_)), _, Some(_)) => return Ok(()),
+            (Err(StepError::Failed(got)), _, Some(want)) => {
+                let want = want.as_str().unwrap_or_default();
+                return if got == want {
+                    Ok(())
+                } else {
+                    Err(format!("{step_name}: error {got:?}, want {want:?}"))
+                };
+            }
             (Err(StepError::Failed(e)), _, None) => return Err(format!("{step_name}: {e}")),
             (Ok(()), _, Some(e)) => {
                 return Err(format!("{step_name}: succeeded, expected error {e}"));

@@ -455,7 +455,14 @@ pub fn server_side_apply(
         managers: BTreeMap::new(),
     };
     if let Some(reset) = req.reset_fields.filter(|s| !s.is_empty()) {
+        // Reset fields are the same at every version the resource is served at (ply converts
+        // versions as the identity), so they apply to every manager's version.
         inner.ignored.insert(version.clone(), reset.clone());
+        for e in &entries {
+            inner
+                .ignored
+                .insert(e.manager.api_version.clone(), reset.clone());
+        }
     }
     let mut fields = ManagedFields::new();
     for e in &entries {
