@@ -286,10 +286,13 @@ impl<'a> de::Deserializer<'a> for NodeDeserializer<'a> {
     fn deserialize_struct<V: Visitor<'a>>(
         self,
         _name: &'static str,
-        _fields: &'static [&'static str],
+        fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, DeError> {
-        self.deserialize_map(visitor)
+        match self.node {
+            Node::Map(m) => visitor.visit_map(Entries::new(m).with_fields(fields)),
+            _ => self.deserialize_map(visitor),
+        }
     }
 
     fn deserialize_enum<V: Visitor<'a>>(
@@ -357,6 +360,9 @@ impl<'a> SeqAccess<'a> for Items<'a> {
 struct Entries<'a> {
     iter: Option<indexmap::map::Iter<'a, String, Node>>,
     value: Option<(&'a String, &'a Node)>,
+    /// A struct's field names: a key matching one only when case is ignored reads as that
+    /// field, as Go's `encoding/json` (which kustomize decodes with) matches names.
+    fields: &'static [&'static str],
 }
 
 impl<'a> Entries<'a> {
@@ -364,6 +370,7 @@ impl<'a> Entries<'a> {
         Entries {
             iter: Some(m.iter()),
             value: None,
+            fields: &[],
         }
     }
 
@@ -371,7 +378,25 @@ impl<'a> Entries<'a> {
         Entries {
             iter: None,
             value: None,
+            fields: &[],
         }
+    }
+
+    fn with_fields(mut self, fields: &'static [&'static str]) -> Self {
+        self.fields = fields;
+        self
+    }
+
+    /// The field a key names: itself, or the one field equal to it ignoring ASCII case.
+    fn field_name<'k>(&self, key: &'k str) -> &'k str {
+        if self.fields.is_empty() || self.fields.contains(&key) {
+            return key;
+        }
+        self.fields
+            .iter()
+            .find(|f| f.eq_ignore_ascii_case(key))
+            .copied()
+            .unwrap_or(key)
     }
 }
 
@@ -386,7 +411,7 @@ impl<'a> MapAccess<'a> for Entries<'a> {
             return Ok(None);
         };
         self.value = Some((k, v));
-        let key: StrDeserializer<'_, DeError> = k.as_str().into_deserializer();
+        let key: StrDeserializer<'_, DeError> = self.field_name(k).into_deserializer();
         seed.deserialize(key)
             .map(Some)
             .map_err(|e| e.prefixed(PathSeg::Key(k.clone())))
@@ -565,6 +590,18 @@ mod tests {
         assert_eq!(e.path_string(), "flag");
         let e = decode("mode: random\n").unwrap_err();
         assert!(e.message.starts_with("unknown variant `random`"), "{e}");
+    }
+
+    #[test]
+    fn field_names_ignore_case_as_in_go() {
+        let d = decode("Resources: [a]\nPATCHES:\n- target:\n    KIND: X\n").unwrap();
+        assert_eq!(d.resources, ["a"]);
+        assert_eq!(
+            d.patches[0].target.as_ref().and_then(|t| t.kind.as_deref()),
+            Some("X")
+        );
+        let e = decode("resourcez: [a]\n").unwrap_err();
+        assert!(e.message.starts_with("unknown field `resourcez`"));
     }
 
     #[test]
