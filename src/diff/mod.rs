@@ -417,11 +417,11 @@ pub fn diff(
             )
             .at_opt(origin.clone()));
         }
-        let live_obj = live_index.get(&key).map(|&i| {
+        let live_obj = live_index.get(&key).and_then(|&i| {
             if let Some(u) = used_live.get_mut(i) {
                 *u = true;
             }
-            &live[i].node
+            live.get(i).map(|r| &r.node)
         });
         // kubectl reads the live object at the manifest's version (the server converts); the
         // snapshot may hold another version: compare as if converted, and say so.
