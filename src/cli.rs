@@ -110,6 +110,11 @@ pub struct PatchArgs {
     /// Three-way mode: print the patch instead of the patched object.
     #[arg(long)]
     pub print_patch: bool,
+    /// Whose strategic-merge rules to follow: kubectl's (default) or kustomize's (patch
+    /// elements first, no `$setElementOrder`/`$retainKeys`/`$deleteFromPrimitiveList`), to
+    /// preview how a kustomization patch lands.
+    #[arg(long, value_enum, default_value = "kubectl")]
+    pub dialect: DialectArg,
     /// Two-way mode: the original object.
     #[arg(long, value_name = "ORIGINAL", requires = "to")]
     pub from: Option<PathBuf>,
@@ -123,6 +128,12 @@ pub enum PatchType {
     Strategic,
     Merge,
     Json,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DialectArg {
+    Kubectl,
+    Kustomize,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -334,6 +345,10 @@ fn run_patch(args: &PatchArgs, _warnings: &mut Warnings) -> Result<(), Error> {
     let text = crate::patch_cmd::run(&PatchOptions {
         request,
         openapi: args.openapi.clone(),
+        dialect: match args.dialect {
+            DialectArg::Kubectl => crate::merge::Dialect::Kubectl,
+            DialectArg::Kustomize => crate::merge::Dialect::Kustomize,
+        },
     })?;
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {

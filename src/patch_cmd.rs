@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::diag::{Error, ErrorKind};
-use crate::merge::{self, SmpOptions};
+use crate::merge::{self, Dialect, SmpOptions};
 use crate::resource::Gvk;
 use crate::schema::Schema;
 use crate::source::{Location, SourceFile};
@@ -52,6 +52,8 @@ pub enum PatchRequest {
 pub struct PatchOptions {
     pub request: PatchRequest,
     pub openapi: Option<PathBuf>,
+    /// List order of strategic merges (apply mode).
+    pub dialect: Dialect,
 }
 
 /// Runs the command and returns the YAML to print.
@@ -88,7 +90,9 @@ pub fn run(opts: &PatchOptions) -> Result<String, Error> {
                         &patch,
                         &schema,
                         &Gvk::of(&obj),
-                        &SmpOptions::kubectl(),
+                        &SmpOptions {
+                            dialect: opts.dialect,
+                        },
                     ),
                     PatchKind::Merge => Ok(merge::mergepatch::apply(&obj, &patch)),
                     PatchKind::Json => merge::json6902::apply(&obj, &patch),

@@ -9,7 +9,8 @@ error cases must make kubectl fail. A two-way case applies expected.yaml (the pa
 `--from` object with kubectl and compares with the `--to` object. A three-way case with
 --print-patch applies its patch to the live object with kubectl and compares with the
 expected.yaml of the case without --print-patch next to it (same inputs). Cases kubectl cannot
-run offline (custom kinds with --openapi) are reported as skipped.
+run offline (custom kinds with --openapi) are reported as skipped. A `--dialect kustomize` case
+is checked with `kubectl kustomize` on a kustomization that patches the object.
 Needs kubectl and PyYAML.
 """
 
@@ -44,6 +45,22 @@ def kubectl_patch(obj, patch, ptype):
         return json.loads(r.stdout), None
 
 
+def kustomize_patch(obj, patch):
+    patch = dict(patch)
+    patch.update({"apiVersion": obj["apiVersion"], "kind": obj["kind"]})
+    patch["metadata"] = dict(patch.get("metadata") or {}, name=obj["metadata"]["name"])
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, doc in (("obj.yaml", obj), ("patch.yaml", patch)):
+            with open(os.path.join(tmp, name), "w") as f:
+                yaml.safe_dump(doc, f)
+        with open(os.path.join(tmp, "kustomization.yaml"), "w") as f:
+            f.write("resources: [obj.yaml]\npatches:\n- path: patch.yaml\n")
+        r = subprocess.run(["kubectl", "kustomize", tmp], capture_output=True, text=True)
+        if r.returncode != 0:
+            return None, r.stderr.strip()
+        return yaml.safe_load(r.stdout), None
+
+
 def check(case):
     d = os.path.join(ROOT, case)
     args_path = os.path.join(d, "args")
@@ -66,6 +83,12 @@ def check(case):
         want = load_all(twin)[0]
         got, err = kubectl_patch(live, patch, "strategic")
         return "ok" if got == want else "MISMATCH: %s" % (err or json.dumps(got))
+    if "--dialect" in args and args[args.index("--dialect") + 1] == "kustomize":
+        obj = load_all(os.path.join(d, args[0]))[0]
+        patch = load_all(os.path.join(d, args[args.index("--patch") + 1]))[0]
+        got, err = kustomize_patch(obj, patch)
+        want = load_all(os.path.join(d, "expected.yaml"))[0]
+        return "ok (kubectl kustomize)" if got == want else "MISMATCH: %s" % (err or json.dumps(got))
     ptype = args[args.index("--type") + 1] if "--type" in args else "strategic"
     objects = load_all(os.path.join(d, args[0]))
     if "-p" in args:

@@ -223,7 +223,14 @@ impl Builder<'_> {
             acc = self.build_dir(&dir, acc, Some(Role::Component))?;
         }
         steps::transform(loaded, &mut acc, &self.config.fields)?;
-        steps::replacements(self.fs, self.opts, loaded, &mut acc, self.tables)?;
+        steps::replacements(
+            self.fs,
+            self.opts,
+            loaded,
+            &mut acc,
+            self.tables,
+            self.warnings,
+        )?;
         steps::bind_vars(loaded, &mut acc, &mut self.vars, self.tables)?;
         Ok(acc)
     }

@@ -266,6 +266,7 @@ pub fn replacements(
     loaded: &Loaded,
     acc: &mut [Resource],
     tables: &FieldSpecTables,
+    warnings: &mut Warnings,
 ) -> Result<()> {
     let k = &loaded.kustomization;
     if k.replacements.is_empty() {
@@ -277,8 +278,14 @@ pub fn replacements(
         crate::yaml::parse::parse_one(&String::from_utf8_lossy(&bytes))
             .map_err(|e| Error::new(ErrorKind::Yaml, format!("replacements file '{rel}': {e}")))
     };
-    let list = transform::replacements::collect(&k.replacements, &mut load)
+    let mut ignored = Vec::new();
+    let list = transform::replacements::collect(&k.replacements, &mut load, &mut ignored)
         .map_err(|e| e.at(at.clone()).label("reading these replacements"))?;
+    for field in ignored {
+        warnings.warn(format!(
+            "replacements file {field}: unknown field ignored (as kustomize does)"
+        ));
+    }
     transform::replacements::apply(acc, &list, &|g: &Gvk| tables.is_cluster_scoped(g))
         .map_err(|e| e.at(at).label("applying these replacements"))
 }

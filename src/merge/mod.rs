@@ -79,35 +79,41 @@ impl From<MergeError> for crate::diag::Error {
     }
 }
 
-/// How elements of a merging list are ordered after a strategic merge.
+/// Whose strategic merge to reproduce. kubectl (apimachinery's `strategicpatch`) and
+/// kustomize (kyaml's `merge2` walker) agree on most patches; where they do not, `docs/merge.md`
+/// lists the differences.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum ListOrder {
+pub enum Dialect {
     /// kubectl / apimachinery: patched elements keep the patch's relative order and are
     /// interleaved with the object's other elements by their positions in the object
-    /// (`mergeSortedSlice`); new elements come before the object's elements they precede.
+    /// (`mergeSortedSlice`); every directive is honoured. `ply patch` and the apply prediction.
     #[default]
     Kubectl,
-    /// kustomize (`kyaml`): the patch's elements first, in patch order, then the object's other
-    /// elements in their order. New elements also lose their null fields.
+    /// kustomize: the patch's elements first, in patch order, then the object's other
+    /// elements; `$setElementOrder`, `$retainKeys` and `$deleteFromPrimitiveList` are plain
+    /// keys; `$patch: delete` on a map removes the field and `$patch: merge` is allowed; a
+    /// change of node kind (map ↔ list ↔ scalar) is an error; new elements lose their nulls.
+    /// The render pipeline.
     Kustomize,
 }
 
 /// Options of a strategic merge.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SmpOptions {
-    pub order: ListOrder,
+    /// Whose rules (and list order) to follow.
+    pub dialect: Dialect,
 }
 
 impl SmpOptions {
     pub fn kubectl() -> SmpOptions {
         SmpOptions {
-            order: ListOrder::Kubectl,
+            dialect: Dialect::Kubectl,
         }
     }
 
     pub fn kustomize() -> SmpOptions {
         SmpOptions {
-            order: ListOrder::Kustomize,
+            dialect: Dialect::Kustomize,
         }
     }
 }

@@ -10,7 +10,7 @@ use crate::schema::{Cursor, PatchMeta, Schema};
 use crate::yaml::{Map, Node};
 
 use super::walk::{Class, Path, class, discard_nulls, go_fmt, same};
-use super::{ListOrder, MergeError, MergeErrorKind as K, SmpOptions};
+use super::{Dialect, MergeError, MergeErrorKind as K, SmpOptions};
 
 pub const DIRECTIVE: &str = "$patch";
 pub const RETAIN_KEYS: &str = "$retainKeys";
@@ -60,7 +60,7 @@ pub fn apply_at(
             ));
         }
     };
-    let m = Merger::apply(opts.order);
+    let m = Merger::apply(opts.dialect);
     m.merge_map(original, patch, cursor, &root).map(Node::Map)
 }
 
@@ -72,7 +72,7 @@ pub(crate) struct Merger {
     pub parallel: bool,
     /// Nulls in the patch without a counterpart in the object are dropped.
     pub ignore_unmatched_nulls: bool,
-    pub order: ListOrder,
+    pub dialect: Dialect,
 }
 
 type R<T> = Result<T, MergeError>;
@@ -86,11 +86,11 @@ enum ElemKind {
 }
 
 impl Merger {
-    pub(crate) fn apply(order: ListOrder) -> Merger {
+    pub(crate) fn apply(dialect: Dialect) -> Merger {
         Merger {
             parallel: true,
             ignore_unmatched_nulls: true,
-            order,
+            dialect,
         }
     }
 
@@ -99,7 +99,7 @@ impl Merger {
         Merger {
             parallel: false,
             ignore_unmatched_nulls: false,
-            order: ListOrder::Kubectl,
+            dialect: Dialect::Kubectl,
         }
     }
 
@@ -110,6 +110,9 @@ impl Merger {
         cur: Cursor<'_>,
         path: &Path<'_>,
     ) -> R<Map> {
+        if self.dialect == Dialect::Kustomize {
+            return self.kz_merge_map(original, patch, cur, path);
+        }
         if let Some(d) = patch.get(DIRECTIVE) {
             return match d.as_str() {
                 Some("replace") => {
@@ -460,28 +463,15 @@ impl Merger {
         } else {
             partition_maps(merged, &patch, merge_key, path)?
         };
-        match self.order {
-            ListOrder::Kubectl => normalize_element_order(
-                patch_items,
-                server_only,
-                &patch,
-                &original,
-                merge_key,
-                kind,
-                path,
-            ),
-            ListOrder::Kustomize => {
-                let mut out = normalize_slice_order(patch_items, &patch, merge_key, kind, path)?;
-                out.extend(normalize_slice_order(
-                    server_only,
-                    &original,
-                    merge_key,
-                    kind,
-                    path,
-                )?);
-                Ok(out)
-            }
-        }
+        normalize_element_order(
+            patch_items,
+            server_only,
+            &patch,
+            &original,
+            merge_key,
+            kind,
+            path,
+        )
     }
 
     /// apimachinery's `mergeSliceWithSpecialElements`: `$patch: delete` elements delete,
@@ -591,13 +581,7 @@ impl Merger {
                     };
                     *slot = Node::Map(self.merge_map(om, pm.clone(), items, &epath)?);
                 }
-                None => {
-                    let mut v = v.clone();
-                    if self.order == ListOrder::Kustomize {
-                        discard_nulls(&mut v);
-                    }
-                    original.push(v);
-                }
+                None => original.push(v.clone()),
             }
         }
         Ok(original)
@@ -689,6 +673,266 @@ fn remove_directives(v: Node) -> Option<Node> {
         )),
         other => Some(other),
     }
+}
+
+// ---- kustomize's dialect --------------------------------------------------------------------
+//
+// kustomize applies strategic merge patches with kyaml's `merge2` walker
+// (`kyaml/yaml/merge2/merge2.go`, `kyaml/yaml/walk/associative_sequence.go`), not with
+// apimachinery. The behaviours below were observed with `kubectl kustomize` (kustomize v5.5.0).
+
+impl Merger {
+    fn kz_merge_map(
+        &self,
+        mut original: Map,
+        mut patch: Map,
+        cur: Cursor<'_>,
+        path: &Path<'_>,
+    ) -> R<Map> {
+        match patch.get(DIRECTIVE).map(Node::as_str) {
+            None => {}
+            Some(Some("replace")) => {
+                patch.shift_remove(DIRECTIVE);
+                return Ok(kz_clean_map(patch));
+            }
+            Some(Some("delete")) => return Ok(Map::new()),
+            Some(Some("merge")) => {
+                patch.shift_remove(DIRECTIVE);
+            }
+            Some(_) => return Err(kz_bad_strategy(patch.get(DIRECTIVE), path)),
+        }
+        for (key, pv) in patch {
+            let kpath = path.key(&key);
+            if pv.is_null() {
+                original.shift_remove(&key);
+                continue;
+            }
+            if pv.get(DIRECTIVE).and_then(Node::as_str) == Some("delete") {
+                original.shift_remove(&key);
+                continue;
+            }
+            let Some(ov) = original.get_mut(&key).filter(|v| !v.is_null()) else {
+                if let Some(v) = kz_clean(pv, &kpath)? {
+                    original.insert(key, v);
+                }
+                continue;
+            };
+            let (oc, pc) = (class(ov), class(&pv));
+            if oc != pc
+                && (matches!(oc, Class::Map | Class::List)
+                    || matches!(pc, Class::Map | Class::List))
+            {
+                return Err(MergeError::new(
+                    K::TypeMismatch,
+                    &kpath,
+                    format!(
+                        "wrong node kind: expected {} but got {}",
+                        kz_kind(oc),
+                        kz_kind(pc)
+                    ),
+                ));
+            }
+            match (std::mem::take(ov), pv) {
+                (Node::Map(om), Node::Map(pm)) => {
+                    let (sub, meta) = cur.field(&key);
+                    *ov = if meta.strategy.replace {
+                        Node::Map(kz_clean_map(pm))
+                    } else {
+                        Node::Map(self.kz_merge_map(om, pm, sub, &kpath)?)
+                    };
+                }
+                (Node::Seq(ol), Node::Seq(pl)) => {
+                    let (sub, meta) = cur.field(&key);
+                    *ov = Node::Seq(self.kz_merge_list(ol, pl, sub.items(), meta, &kpath)?);
+                }
+                (_, p) => *ov = p,
+            }
+        }
+        Ok(original)
+    }
+
+    fn kz_merge_list(
+        &self,
+        original: Vec<Node>,
+        patch: Vec<Node>,
+        items: Cursor<'_>,
+        meta: &PatchMeta,
+        path: &Path<'_>,
+    ) -> R<Vec<Node>> {
+        let clean_all = |list: Vec<Node>| -> R<Vec<Node>> {
+            let mut out = Vec::with_capacity(list.len());
+            for (i, v) in list.into_iter().enumerate() {
+                if let Some(v) = kz_clean(v, &path.index(i))? {
+                    out.push(v);
+                }
+            }
+            Ok(out)
+        };
+        if !meta.strategy.merge {
+            return clean_all(patch);
+        }
+        if original.is_empty() && patch.is_empty() {
+            return Ok(original);
+        }
+        let kind = slice_element_kind(&[&original, &patch], path)?;
+        let merge_key = meta.merge_key.as_deref().unwrap_or("");
+        if kind == ElemKind::Scalar {
+            let mut out: Vec<Node> = Vec::with_capacity(original.len() + patch.len());
+            for v in patch.iter().chain(&original) {
+                if !out.iter().any(|o| go_eq(o, v)) {
+                    out.push(v.clone());
+                }
+            }
+            return Ok(out);
+        }
+        if merge_key.is_empty() {
+            return clean_all(patch);
+        }
+        let mut original = original;
+        let mut plain = Vec::with_capacity(patch.len());
+        let mut replace = false;
+        for mut v in patch {
+            match v.get(DIRECTIVE).map(Node::as_str) {
+                None => plain.push(v),
+                Some(Some("delete")) => {
+                    if let Some(kv) = v.get(merge_key) {
+                        original.retain(|o| !o.get(merge_key).is_some_and(|x| go_eq(x, kv)));
+                    }
+                }
+                Some(Some("replace")) => replace = true,
+                Some(Some("merge")) => {
+                    if let Some(m) = v.as_map_mut() {
+                        m.shift_remove(DIRECTIVE);
+                    }
+                    plain.push(v);
+                }
+                Some(_) => return Err(kz_bad_strategy(v.get(DIRECTIVE), path)),
+            }
+        }
+        // A patch element without the merge key makes the list a plain replacement by the
+        // keyed elements (kustomize drops the others).
+        if replace || plain.iter().any(|v| v.get(merge_key).is_none()) {
+            let keyed = plain
+                .into_iter()
+                .filter(|v| replace || v.get(merge_key).is_some())
+                .collect();
+            return clean_all(keyed);
+        }
+        let mut out = Vec::with_capacity(original.len() + plain.len());
+        let mut used = vec![false; original.len()];
+        for v in plain {
+            let Some(kv) = v.get(merge_key).cloned() else {
+                continue;
+            };
+            let epath = path.elem(merge_key, &kv);
+            let found = original.iter().enumerate().position(|(i, o)| {
+                !used.get(i).copied().unwrap_or(true)
+                    && o.get(merge_key).is_some_and(|x| go_eq(x, &kv))
+            });
+            match (found, v) {
+                (Some(i), Node::Map(pm)) => {
+                    if let Some(u) = used.get_mut(i) {
+                        *u = true;
+                    }
+                    let om = match original.get_mut(i).map(std::mem::take) {
+                        Some(Node::Map(m)) => m,
+                        _ => Map::new(),
+                    };
+                    out.push(Node::Map(self.kz_merge_map(om, pm, items, &epath)?));
+                }
+                (_, v) => {
+                    if let Some(v) = kz_clean(v, &epath)? {
+                        out.push(v);
+                    }
+                }
+            }
+        }
+        out.extend(
+            original
+                .into_iter()
+                .zip(used)
+                .filter(|(_, u)| !u)
+                .map(|(o, _)| o),
+        );
+        Ok(out)
+    }
+}
+
+fn kz_kind(c: Class) -> &'static str {
+    match c {
+        Class::Map => "MappingNode",
+        Class::List => "SequenceNode",
+        _ => "ScalarNode",
+    }
+}
+
+fn kz_bad_strategy(d: Option<&Node>, path: &Path<'_>) -> MergeError {
+    MergeError::new(
+        K::BadDirective,
+        path,
+        format!(
+            "unknown patch strategy '{}'",
+            d.map(go_fmt).unwrap_or_default()
+        ),
+    )
+}
+
+/// A value kustomize adds where the object has none: nulls dropped, maps with `$patch:
+/// delete` dropped, other `$patch` keys removed. `None` when the value itself is dropped.
+fn kz_clean(v: Node, path: &Path<'_>) -> R<Option<Node>> {
+    match v {
+        Node::Map(m) => match m.get(DIRECTIVE).map(Node::as_str) {
+            Some(Some("delete")) => Ok(None),
+            Some(Some("replace" | "merge")) | None => Ok(Some(Node::Map(kz_clean_map(m)))),
+            Some(_) => Err(kz_bad_strategy(m.get(DIRECTIVE), path)),
+        },
+        Node::Seq(items) => Ok(Some(Node::Seq(
+            items
+                .into_iter()
+                .filter_map(|v| match v {
+                    Node::Map(m) if m.get(DIRECTIVE).and_then(Node::as_str) == Some("delete") => {
+                        None
+                    }
+                    Node::Map(m) => Some(Node::Map(kz_clean_map(m))),
+                    other => Some(other),
+                })
+                .collect(),
+        ))),
+        other => Ok(Some(other)),
+    }
+}
+
+fn kz_clean_map(m: Map) -> Map {
+    m.into_iter()
+        .filter(|(k, v)| k != DIRECTIVE && !v.is_null())
+        .filter_map(|(k, v)| match v {
+            Node::Map(inner) => {
+                if inner.get(DIRECTIVE).and_then(Node::as_str) == Some("delete") {
+                    None
+                } else {
+                    Some((k, Node::Map(kz_clean_map(inner))))
+                }
+            }
+            Node::Seq(items) => Some((
+                k,
+                Node::Seq(
+                    items
+                        .into_iter()
+                        .filter_map(|v| match v {
+                            Node::Map(m)
+                                if m.get(DIRECTIVE).and_then(Node::as_str) == Some("delete") =>
+                            {
+                                None
+                            }
+                            Node::Map(m) => Some(Node::Map(kz_clean_map(m))),
+                            other => Some(other),
+                        })
+                        .collect(),
+                ),
+            )),
+            other => Some((k, other)),
+        })
+        .collect()
 }
 
 fn go_type(n: &Node) -> &'static str {

@@ -4,7 +4,7 @@
 use proptest::prelude::*;
 
 use super::walk::same;
-use super::{ListOrder, MergeErrorKind, SmpOptions, smp, threeway};
+use super::{Dialect, MergeErrorKind, SmpOptions, smp, threeway};
 use crate::resource::Gvk;
 use crate::schema::Schema;
 use crate::yaml::parse::parse_one;
@@ -258,7 +258,78 @@ fn kustomize_order_puts_patch_elements_first() {
         &kustomize,
         "spec: {containers: [{name: d}, {name: b, image: x}, {name: a}, {name: c}]}",
     );
-    assert_eq!(SmpOptions::kustomize().order, ListOrder::Kustomize);
+    assert_eq!(SmpOptions::kustomize().dialect, Dialect::Kustomize);
+}
+
+fn kz(obj: &str, p: &str) -> Result<Node, super::MergeError> {
+    patch_with(obj, p, &deploy(), SmpOptions::kustomize())
+}
+
+#[test]
+fn kustomize_keeps_kubectl_only_directives_as_plain_keys() {
+    let got = kz(
+        "metadata: {finalizers: [a, b]}",
+        "metadata: {$deleteFromPrimitiveList/finalizers: [b], $setElementOrder/finalizers: [b, a]}",
+    )
+    .expect("applies");
+    assert_same(
+        &got,
+        "metadata: {finalizers: [a, b], $deleteFromPrimitiveList/finalizers: [b], $setElementOrder/finalizers: [b, a]}",
+    );
+    let got = kz(
+        "spec: {strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 1}}}",
+        "spec: {strategy: {$retainKeys: [type], type: Recreate}}",
+    )
+    .expect("applies");
+    assert_same(
+        &got,
+        "spec: {strategy: {$retainKeys: [type], type: Recreate, rollingUpdate: {maxSurge: 1}}}",
+    );
+}
+
+#[test]
+fn kustomize_map_directives() {
+    // `$patch: delete` removes the field; `$patch: merge` merges; replace on a new field keeps it.
+    let got = kz(
+        "metadata: {labels: {a: '1'}}",
+        "metadata: {labels: {$patch: delete}}",
+    )
+    .expect("applies");
+    assert_same(&got, "metadata: {}");
+    let got = kz(
+        "metadata: {labels: {a: '1'}}",
+        "metadata: {labels: {$patch: merge, b: '2'}}",
+    )
+    .expect("applies");
+    assert_same(&got, "metadata: {labels: {a: '1', b: '2'}}");
+    let got = kz(
+        "spec: {}",
+        "spec: {strategy: {$patch: replace, type: Recreate}}",
+    )
+    .expect("applies");
+    assert_same(&got, "spec: {strategy: {type: Recreate}}");
+    let e = kz(
+        "metadata: {labels: {a: '1'}}",
+        "metadata: {labels: {$patch: bogus}}",
+    )
+    .expect_err("bad");
+    assert_eq!(e.kind, MergeErrorKind::BadDirective);
+}
+
+#[test]
+fn kustomize_refuses_a_change_of_node_kind() {
+    let e = kz("metadata: {labels: {a: '1'}}", "metadata: {labels: [a]}").expect_err("kind change");
+    assert_eq!(e.kind, MergeErrorKind::TypeMismatch);
+    assert_eq!(e.path, "metadata.labels");
+    // kubectl replaces instead
+    let got = patch_with(
+        "metadata: {labels: {a: '1'}}",
+        "metadata: {labels: [a]}",
+        &deploy(),
+        SmpOptions::kubectl(),
+    )
+    .expect("applies");
+    assert_same(&got, "metadata: {labels: [a]}");
 }
 
 #[test]

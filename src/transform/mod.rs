@@ -5,7 +5,6 @@
 //! the order in which transformers run.
 
 pub mod annotations;
-pub mod builtin;
 pub mod configurations;
 pub mod fieldspec;
 pub mod images;
@@ -18,6 +17,9 @@ pub mod replacements;
 pub mod replicas;
 pub mod sort;
 pub mod vars;
+
+// Builtin transformer plugin configurations (`transformers:`).
+pub mod builtin;
 
 use crate::diag::{Error, ErrorKind, Result};
 use crate::kustomization::FieldSpec;

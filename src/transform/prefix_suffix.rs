@@ -62,12 +62,13 @@ fn add(
                 continue;
             }
             if spec.path == "metadata/name" {
+                r.store_previous_id();
+                // Recorded for name references (`transform::namereference`).
                 if is_prefix {
                     r.name_prefixes.push(affix.to_string());
                 } else {
                     r.name_suffixes.push(affix.to_string());
                 }
-                r.store_previous_id();
             }
             fieldspec::apply(&mut r.node, spec, Create::Scalar, &mut |n| {
                 let current = n.scalar_text().filter(|_| !n.is_null()).unwrap_or_default();

@@ -605,16 +605,6 @@ mod tests {
     }
 
     #[test]
-    fn struct_fields_match_keys_ignoring_case_like_go() {
-        let n = parse_one("PATH: p\nTarget:\n  KIND: Secret\n").unwrap();
-        let p: Patch = from_node(&n).unwrap();
-        assert_eq!(p.path.as_deref(), Some("p"));
-        assert_eq!(p.target.unwrap().kind.as_deref(), Some("Secret"));
-        let bad = parse_one("paths: p\n").unwrap();
-        assert!(from_node::<Patch>(&bad).is_err());
-    }
-
-    #[test]
     fn top_level_not_a_map() {
         let e = decode("- a\n").unwrap_err();
         assert!(e.path.is_empty());

@@ -79,7 +79,9 @@ pub fn parse_one(text: &str) -> Result<Node, ParseError> {
 
 /// Byte offsets where each document's content begins, in the order the YAML parser yields
 /// documents: a stream not opening with `---` has its first document at 0; every `---` marker
-/// line opens a new one. A `---` at column 0 cannot be content of a block scalar nested in a
+/// line opens a new one (its content starts on the marker line when something other than a
+/// comment follows the marker, else on the next line). `%` directive lines and `...` end
+/// markers are not content. A `---` at column 0 cannot be content of a block scalar nested in a
 /// mapping, so this line scan agrees with the parser for Kubernetes manifests.
 fn document_starts(text: &str) -> Vec<usize> {
     let mut starts = Vec::new();
@@ -88,20 +90,28 @@ fn document_starts(text: &str) -> Vec<usize> {
     let mut pending_first = true;
     for line in text.split_inclusive('\n') {
         let bare = line.trim_end_matches(['\n', '\r']);
-        let is_marker = bare == "---"
-            || bare.starts_with("--- ")
-            || bare.starts_with("---\t")
-            || bare.starts_with("--- #");
-        if is_marker {
+        let rest = bare
+            .strip_prefix("---")
+            .filter(|r| r.is_empty() || r.starts_with([' ', '\t']));
+        if let Some(rest) = rest {
             if pending_first && seen_content {
                 starts.push(0);
             }
             pending_first = false;
-            let after = pos + line.len();
+            let rest = rest.trim_start();
             // `--- value` puts content on the marker line itself.
-            starts.push(if bare.len() > 3 { pos } else { after });
-        } else if !bare.trim().is_empty() && !bare.trim_start().starts_with('#') && bare != "..." {
-            seen_content = true;
+            starts.push(if rest.is_empty() || rest.starts_with('#') {
+                pos + line.len()
+            } else {
+                pos
+            });
+        } else {
+            let blank_or_comment = bare.trim().is_empty() || bare.trim_start().starts_with('#');
+            let directive = bare.starts_with('%');
+            let end_marker = bare.starts_with("...") && bare[3..].trim_start().is_empty();
+            if !(blank_or_comment || directive || end_marker) {
+                seen_content = true;
+            }
         }
         pos += line.len();
     }
@@ -475,6 +485,76 @@ mod tests {
         assert_eq!(docs.len(), 2);
         assert_eq!(&text[docs[0].0..docs[0].0 + 4], "a: 1");
         assert_eq!(&text[docs[1].0..docs[1].0 + 4], "b: 2");
+    }
+
+    #[test]
+    fn document_offsets_match_the_parser() {
+        let cases: &[(&str, &[usize])] = &[
+            ("", &[0]),
+            ("# c\n", &[0]),
+            ("---\n", &[4]),
+            ("a: 1\n---\n", &[0, 9]),
+            ("a: 1\n...\n", &[0]),
+            ("%YAML 1.2\n---\na: 1\n", &[14]),
+            ("--- a\n", &[0]),
+            ("--- # c\na: 1\n", &[8]),
+            ("# lead\n---\na: 1\n", &[11]),
+            ("a: 1\n---\n# only\n", &[0, 9]),
+            ("a: 1\n...\n---\nb: 1\n...\n", &[0, 13]),
+            ("--- |\n  x\n---\n", &[0, 14]),
+            ("a: |\n  ---\n", &[0]),
+        ];
+        for (text, want) in cases {
+            let got: Vec<usize> = parse_documents(text)
+                .unwrap()
+                .iter()
+                .map(|d| d.offset)
+                .collect();
+            assert_eq!(&got, want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn syntax_errors_have_offsets() {
+        let err = parse_documents("a: 1\nb: [1, 2\n").unwrap_err();
+        assert!(err.offset.is_some(), "{err:?}");
+        let err = parse_documents("a: 1\n...\nb: 2\n").unwrap_err();
+        assert_eq!(err.offset, Some(9));
+    }
+
+    #[test]
+    fn plain_scalars_resolve_like_go_yaml_v3() {
+        let docs = nodes(
+            "a: 0777\nb: \"0777\"\nc: 1_000\nd: 0X1F\ne: 08\nf: '08'\ng: !!str 0777\nh: !Foo 12\n\
+             i: 2024-01-01\nj: ._5\nk: yes\nl: [0777, '0777']\n",
+        );
+        let m = docs[0].1.as_map().unwrap();
+        assert_eq!(m["a"], Node::Int(511));
+        assert_eq!(m["b"], Node::str("0777"));
+        assert_eq!(m["c"], Node::Int(1000));
+        assert_eq!(m["d"], Node::Int(31));
+        assert_eq!(m["e"], Node::Float(8.0));
+        assert_eq!(m["f"], Node::str("08"));
+        assert_eq!(m["g"], Node::str("0777"));
+        assert_eq!(m["h"], Node::str("12"));
+        assert_eq!(m["i"], Node::str("2024-01-01"));
+        assert_eq!(m["j"], Node::str("._5"));
+        assert_eq!(m["k"], Node::str("yes"));
+        assert_eq!(m["l"], Node::Seq(vec![Node::Int(511), Node::str("0777")]));
+    }
+
+    #[test]
+    fn merge_keys() {
+        let docs = nodes(
+            "b: &b {a: 1, b: 2}\nc: &c {b: 3, c: 4}\nm:\n  <<: *b\n  a: 9\nn:\n  a: 9\n  <<: [*c, *b]\nq:\n  \"<<\": 1\n",
+        );
+        let m = &docs[0].1;
+        assert_eq!(m.get_path(&["m", "a"]), Some(&Node::Int(9)));
+        assert_eq!(m.get_path(&["m", "b"]), Some(&Node::Int(2)));
+        assert_eq!(m.get_path(&["n", "b"]), Some(&Node::Int(3)));
+        assert_eq!(m.get_path(&["n", "c"]), Some(&Node::Int(4)));
+        assert_eq!(m.get_path(&["q", "<<"]), Some(&Node::Int(1)));
+        assert!(parse_documents("m:\n  <<: 1\n").is_err());
     }
 
     #[test]
