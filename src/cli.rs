@@ -278,6 +278,7 @@ fn run_render(args: &RenderArgs, warnings: &mut Warnings) -> Result<(), Error> {
             Some(Reorder::Legacy) => OutputOrder::Legacy,
             Some(Reorder::None) => OutputOrder::None,
         },
+        strict: args.strict,
     };
     let target = match (&args.output, &args.output_dir) {
         (_, Some(dir)) => Target::Dir(dir.clone()),
@@ -426,6 +427,7 @@ fn run_diff(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
                 LoadRestrictor::None => crate::fs::Restrictor::None,
             },
             reorder: crate::build::OutputOrder::Unspecified,
+            strict: false,
         };
         crate::build::render(&args.desired, &render_opts, warnings)?
     } else {

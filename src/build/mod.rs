@@ -9,6 +9,8 @@
 
 mod accumulate;
 mod ids;
+mod patches;
+mod plugins;
 mod steps;
 
 use std::collections::HashMap;
@@ -36,6 +38,8 @@ pub struct RenderOptions {
     pub load_restrictor: Restrictor,
     /// `--reorder`; the root kustomization's `sortOptions` win over it (as in kustomize).
     pub reorder: OutputOrder,
+    /// `--strict` (or `PLY_STRICT=1`): a patch that matches nothing is an error.
+    pub strict: bool,
 }
 
 /// What a render produces: the resources in output order, and the OpenAPI definitions named
@@ -97,6 +101,7 @@ pub fn render_with(
         kustomizations: HashMap::new(),
         chain: Vec::new(),
         crds: Vec::new(),
+        plugin_state: plugins::State::default(),
     };
     let loaded = b.kustomization(&root)?;
     let mut resources = b.build_dir(&root, Vec::new(), None)?;
@@ -133,6 +138,8 @@ struct Builder<'a> {
     /// The kustomizations being built, outermost first (canonical directories).
     chain: Vec<PathBuf>,
     crds: Vec<Node>,
+    /// Patches, plugin configurations and schemas (`plugins`).
+    plugin_state: plugins::State,
 }
 
 /// How a directory is being built.
@@ -194,6 +201,7 @@ impl Builder<'_> {
             }
             _ => {}
         }
+        self.note_openapi(&loaded)?;
         self.chain.push(dir.to_path_buf());
         let result = self.build_loaded(&loaded, acc);
         self.chain.pop();
@@ -218,11 +226,17 @@ impl Builder<'_> {
         }
         steps::configurations(self.fs, self.opts, loaded, &mut self.config)?;
         steps::generate(self.fs, self.opts, loaded, &mut acc)?;
+        self.run_generator_plugins(loaded, &mut acc)?;
         for path in &k.components {
             let dir = self.resolve_dir(loaded, "components", path)?;
             acc = self.build_dir(&dir, acc, Some(Role::Component))?;
         }
-        steps::transform(loaded, &mut acc, &self.config.fields)?;
+        let patches = self.load_patches(loaded)?;
+        self.apply_patches(&patches.early, &mut acc)?;
+        let fields = self.config.fields.clone();
+        steps::transform(loaded, &mut acc, &fields, &mut |acc| {
+            self.apply_patches(&patches.json6902, acc)
+        })?;
         steps::replacements(
             self.fs,
             self.opts,
@@ -231,6 +245,8 @@ impl Builder<'_> {
             self.tables,
             self.warnings,
         )?;
+        self.run_transformer_plugins(loaded, &mut acc)?;
+        self.run_validator_plugins(loaded)?;
         steps::bind_vars(loaded, &mut acc, &mut self.vars, self.tables)?;
         Ok(acc)
     }

@@ -1,0 +1,478 @@
+//! The build's side of patches, plugin configurations and schemas: reads a kustomization's
+//! `patchesStrategicMerge` / `patches` / `patchesJson6902` and runs them where kustomize runs
+//! them; loads `generators:`, `transformers:` and `validators:` entries (inline YAML, files,
+//! or kustomization directories built as kustomize builds them) and runs the builtin plugin
+//! configurations (`apiVersion: builtin`) through the modules that own each kind; refuses
+//! exec, container and Go plugins (ply never runs a program named by its input); and keeps
+//! the schema `openapi:` selects. Field semantics stay in `transform`, `generate` and `merge`.
+
+use std::sync::Arc;
+
+use crate::diag::{Error, ErrorKind, Result};
+use crate::kustomization::Loaded;
+use crate::resource::{Gvk, Resource};
+use crate::schema::Schema;
+use crate::source::{Location, SourceFile};
+use crate::yaml::de::PathSeg;
+use crate::yaml::{Node, parse::parse_one, parse_documents};
+
+use super::patches::{self, Flavor, Patch};
+use super::{Builder, steps};
+
+/// Render-wide state of this stage.
+#[derive(Default)]
+pub struct State {
+    /// The schema patches merge with: the first `openapi:` met (root first, then bases and
+    /// components in build order) wins, as kustomize's global schema does
+    /// (`kyaml/openapi.SetSchema` with `reset` false below the root); built-in otherwise.
+    custom_schema: Option<Arc<Schema>>,
+    builtin_schema: Option<Arc<Schema>>,
+}
+
+/// A kustomization's patches, split by where kustomize runs them.
+pub struct LoadedPatches {
+    /// `patchesStrategicMerge`, then `patches` (before the field transformers).
+    pub early: Vec<Patch>,
+    /// `patchesJson6902` (after annotations, before replicas).
+    pub json6902: Vec<Patch>,
+}
+
+fn entry_location(loaded: &Loaded, field: &str, i: usize) -> Location {
+    loaded.key_location(&[PathSeg::Key(field.to_string()), PathSeg::Index(i)])
+}
+
+impl Builder<'_> {
+    /// Notes the kustomization's `openapi:` (when no schema was chosen yet).
+    pub(super) fn note_openapi(&mut self, loaded: &Loaded) -> Result<()> {
+        let Some(fields) = loaded
+            .kustomization
+            .openapi
+            .as_ref()
+            .filter(|m| !m.is_empty())
+        else {
+            return Ok(());
+        };
+        if self.plugin_state.custom_schema.is_some() {
+            return Ok(());
+        }
+        let at = || loaded.key_location(&[PathSeg::Key("openapi".into())]);
+        if let Some(path) = fields.get("path") {
+            let bytes =
+                steps::read_named_file(self.fs, self.opts, loaded, path).map_err(|e| e.at(at()))?;
+            let doc = parse_one(&String::from_utf8_lossy(&bytes)).map_err(|e| {
+                Error::new(ErrorKind::Schema, format!("openapi file '{path}': {e}")).at(at())
+            })?;
+            let schema = Schema::from_openapi(&doc).map_err(|e| {
+                Error::new(ErrorKind::Schema, format!("openapi file '{path}': {e}")).at(at())
+            })?;
+            self.plugin_state.custom_schema = Some(Arc::new(schema));
+        } else if let Some(v) = fields.get("version") {
+            // kustomize embeds a few Kubernetes versions; ply embeds one (1.37). A version
+            // picks the built-in schema.
+            self.warnings.warn(format!(
+                "openapi version {v}: ply uses its built-in Kubernetes 1.37 schema"
+            ));
+            let builtin = self.builtin_schema();
+            self.plugin_state.custom_schema = Some(builtin);
+        }
+        Ok(())
+    }
+
+    fn builtin_schema(&mut self) -> Arc<Schema> {
+        Arc::clone(
+            self.plugin_state
+                .builtin_schema
+                .get_or_insert_with(|| Arc::new(Schema::builtin())),
+        )
+    }
+
+    fn schema(&mut self) -> Arc<Schema> {
+        match &self.plugin_state.custom_schema {
+            Some(s) => Arc::clone(s),
+            None => self.builtin_schema(),
+        }
+    }
+
+    /// Reads a file a patch names, relative to the kustomization.
+    fn patch_reader<'l>(
+        &'l self,
+        loaded: &'l Loaded,
+    ) -> impl FnMut(&str) -> Result<Arc<SourceFile>> + 'l {
+        move |rel: &str| {
+            let bytes = steps::read_named_file(self.fs, self.opts, loaded, rel)?;
+            let path = crate::fs::join(&loaded.dir, rel);
+            Ok(SourceFile::new(
+                path,
+                String::from_utf8_lossy(&bytes).into_owned(),
+            ))
+        }
+    }
+
+    pub(super) fn load_patches(&mut self, loaded: &Loaded) -> Result<LoadedPatches> {
+        let k = &loaded.kustomization;
+        let locate = |field: &str, i: usize| entry_location(loaded, field, i);
+        let mut read = self.patch_reader(loaded);
+        let mut early =
+            patches::load_strategic_merge(&k.patches_strategic_merge, &mut read, &locate)?;
+        early.extend(patches::load_patches(
+            &k.patches, "patches", &mut read, &locate,
+        )?);
+        let json6902 = patches::load_json6902(&k.patches_json6902, &mut read, &locate)?;
+        Ok(LoadedPatches { early, json6902 })
+    }
+
+    pub(super) fn apply_patches(&mut self, list: &[Patch], acc: &mut Vec<Resource>) -> Result<()> {
+        if list.is_empty() {
+            return Ok(());
+        }
+        let schema = self.schema();
+        let tables = self.tables;
+        let scope = |g: &Gvk| tables.is_cluster_scoped(g);
+        let cx = patches::Context {
+            schema: &schema,
+            cluster_scoped: &scope,
+            strict: self.opts.strict,
+        };
+        patches::apply_all(acc, list, &cx, self.warnings)
+    }
+
+    /// The plugin configurations an entry list names: inline YAML entries first, then files
+    /// and kustomization directories (kustomize's `configureExternalTransformers`).
+    fn plugin_configs(&mut self, loaded: &Loaded, field: &str) -> Result<Vec<Resource>> {
+        let k = &loaded.kustomization;
+        let entries = match field {
+            "generators" => &k.generators,
+            "transformers" => &k.transformers,
+            _ => &k.validators,
+        };
+        let mut inline = Vec::new();
+        let mut paths = Vec::new();
+        for (i, entry) in entries.iter().enumerate() {
+            let docs = parse_documents(entry)
+                .ok()
+                .filter(|d| !d.is_empty() && d.iter().all(|d| matches!(d.node, Node::Map(_))));
+            match docs {
+                Some(docs) => {
+                    let at = entry_location(loaded, field, i);
+                    inline.extend(
+                        docs.into_iter()
+                            .map(|d| Resource::new(d.node, Some(at.clone()))),
+                    );
+                }
+                None => paths.push(entry.clone()),
+            }
+        }
+        let mut out = inline;
+        for p in &paths {
+            let mut found = Vec::new();
+            self.accumulate(loaded, p, &mut found)
+                .map_err(|e| e.label(format!("named under `{field}`")))?;
+            out.extend(found);
+        }
+        Ok(out)
+    }
+
+    pub(super) fn run_generator_plugins(
+        &mut self,
+        loaded: &Loaded,
+        acc: &mut Vec<Resource>,
+    ) -> Result<()> {
+        if loaded.kustomization.generators.is_empty() {
+            return Ok(());
+        }
+        for config in self.plugin_configs(loaded, "generators")? {
+            check_builtin(&config, "generators")?;
+            let kind = config.kind().to_string();
+            let at = |e: Error| e.at_opt(config.origin.clone());
+            match kind.as_str() {
+                "ConfigMapGenerator" | "SecretGenerator" => {
+                    let fs = self.fs;
+                    let opts = self.opts;
+                    let loader = |rel: &str| -> Result<Vec<u8>> {
+                        steps::read_named_file(fs, opts, loaded, rel)
+                    };
+                    if let Some((r, behavior)) =
+                        crate::generate::from_builtin_config(&config.node, &loader).map_err(at)?
+                    {
+                        crate::generate::absorb(acc, r, behavior).map_err(at)?;
+                    }
+                }
+                "IAMPolicyGenerator" => {
+                    let r = iam_policy(&config.node).map_err(at)?;
+                    let tables = self.tables;
+                    super::ids::append_all(acc, [r], &|g: &Gvk| tables.is_cluster_scoped(g))?;
+                }
+                other => return Err(at(not_a(other, "generator"))),
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn run_transformer_plugins(
+        &mut self,
+        loaded: &Loaded,
+        acc: &mut Vec<Resource>,
+    ) -> Result<()> {
+        if loaded.kustomization.transformers.is_empty() {
+            return Ok(());
+        }
+        for config in self.plugin_configs(loaded, "transformers")? {
+            check_builtin(&config, "transformers")?;
+            self.run_transformer(loaded, &config, acc).map_err(|e| {
+                if e.location.is_none() {
+                    e.at_opt(config.origin.clone())
+                } else {
+                    e
+                }
+            })?;
+        }
+        Ok(())
+    }
+
+    fn run_transformer(
+        &mut self,
+        loaded: &Loaded,
+        config: &Resource,
+        acc: &mut Vec<Resource>,
+    ) -> Result<()> {
+        let node = &config.node;
+        let kind = config.kind();
+        let declared = config.origin.clone();
+        match kind {
+            "PatchTransformer" | "PatchJson6902Transformer" => {
+                let flavor = if kind == "PatchTransformer" {
+                    Flavor::Patch
+                } else {
+                    Flavor::Json6902
+                };
+                let mut entry = crate::kustomization::Patch {
+                    path: node.str_at(&["path"]).map(str::to_string),
+                    patch: node
+                        .str_at(&[if kind == "PatchTransformer" {
+                            "patch"
+                        } else {
+                            "jsonOp"
+                        }])
+                        .map(str::to_string),
+                    ..Default::default()
+                };
+                if let Some(t) = node.get("target").filter(|t| !t.is_null()) {
+                    entry.target = Some(crate::yaml::de::from_node(t).map_err(|e| {
+                        Error::new(ErrorKind::Patch, format!("builtin {kind} target: {e}"))
+                    })?);
+                }
+                if let Some(o) = node.get("options").filter(|t| !t.is_null()) {
+                    entry.options = Some(crate::yaml::de::from_node(o).map_err(|e| {
+                        Error::new(ErrorKind::Patch, format!("builtin {kind} options: {e}"))
+                    })?);
+                }
+                let p = {
+                    let mut read = self.patch_reader(loaded);
+                    patches::load_patch(&entry, flavor, &mut read, declared)?
+                };
+                self.apply_patches(&[p], acc)
+            }
+            "PatchStrategicMergeTransformer" => {
+                let mut entries: Vec<String> = match node.get("paths") {
+                    Some(Node::Seq(items)) => items.iter().filter_map(Node::scalar_text).collect(),
+                    _ => Vec::new(),
+                };
+                if let Some(p) = node.str_at(&["patches"]).filter(|p| !p.trim().is_empty()) {
+                    entries.push(p.to_string());
+                }
+                if entries.is_empty() {
+                    return Err(Error::new(
+                        ErrorKind::Patch,
+                        "builtin PatchStrategicMergeTransformer: empty file path and empty patch content",
+                    ));
+                }
+                let d = declared.clone();
+                let locate =
+                    move |_: &str, _: usize| d.clone().unwrap_or_else(|| loaded.key_location(&[]));
+                let list = {
+                    let mut read = self.patch_reader(loaded);
+                    patches::load_strategic_merge(&entries, &mut read, &locate)?
+                };
+                self.apply_patches(&list, acc)
+            }
+            "ReplacementTransformer" => {
+                let list: Vec<crate::kustomization::ReplacementField> =
+                    match node.get("replacements") {
+                        None | Some(Node::Null) => Vec::new(),
+                        Some(n) => crate::yaml::de::from_node(n).map_err(|e| {
+                            Error::new(
+                                ErrorKind::Transformer,
+                                format!("builtin ReplacementTransformer: {e}"),
+                            )
+                        })?,
+                    };
+                let fs = self.fs;
+                let opts = self.opts;
+                let mut load = |rel: &str| -> Result<Node> {
+                    let bytes = steps::read_named_file(fs, opts, loaded, rel)?;
+                    parse_one(&String::from_utf8_lossy(&bytes)).map_err(|e| {
+                        Error::new(ErrorKind::Yaml, format!("replacements file '{rel}': {e}"))
+                    })
+                };
+                let mut ignored = Vec::new();
+                let list = crate::transform::replacements::collect(&list, &mut load, &mut ignored)?;
+                for field in ignored {
+                    self.warnings.warn(format!(
+                        "replacements file {field}: unknown field ignored (as kustomize does)"
+                    ));
+                }
+                let tables = self.tables;
+                crate::transform::replacements::apply(acc, &list, &|g: &Gvk| {
+                    tables.is_cluster_scoped(g)
+                })
+            }
+            "HashTransformer" => crate::generate::apply_hash_suffixes(acc),
+            "ValueAddTransformer" => value_add(node, acc, self.tables),
+            _ => {
+                let tables = self.tables;
+                if crate::transform::builtin::apply_config(node, acc, tables, self.warnings)? {
+                    Ok(())
+                } else {
+                    Err(not_a(kind, "transformer"))
+                }
+            }
+        }
+    }
+
+    /// Validators: builtin ones do not exist in kustomize; anything else would run a program.
+    pub(super) fn run_validator_plugins(&mut self, loaded: &Loaded) -> Result<()> {
+        if loaded.kustomization.validators.is_empty() {
+            return Ok(());
+        }
+        match self.plugin_configs(loaded, "validators")?.first() {
+            None => Ok(()),
+            Some(config) => {
+                check_builtin(config, "validators")?;
+                Err(not_a(config.kind(), "validator").at_opt(config.origin.clone()))
+            }
+        }
+    }
+}
+
+/// Refuses a configuration that is not `apiVersion: builtin`: kustomize would run an exec,
+/// container (KRM function) or Go plugin, and ply never runs a program named by its input.
+fn check_builtin(config: &Resource, field: &str) -> Result<()> {
+    let api = config.node.str_at(&["apiVersion"]).unwrap_or("");
+    if api == "builtin" {
+        return Ok(());
+    }
+    let kind = config.kind();
+    let function =
+        config
+            .node
+            .str_at(&["metadata", "annotations", "config.kubernetes.io/function"]);
+    let what = match function {
+        Some(f) if f.contains("exec") => "an exec KRM function",
+        Some(f) if f.contains("container") => "a container KRM function",
+        Some(_) => "a KRM function",
+        None => "an external (exec or Go) plugin",
+    };
+    Err(Error::new(
+        ErrorKind::Plugin,
+        format!(
+            "{api}/{kind} named under `{field}` is {what}: ply does not run plugins"
+        ),
+    )
+    .at_opt(config.origin.clone())
+    .label("not a builtin plugin")
+    .help("ply never runs a program named by its input; use a builtin configuration (`apiVersion: builtin`) or run the plugin yourself and list its output under `resources`"))
+}
+
+fn not_a(kind: &str, role: &str) -> Error {
+    Error::new(
+        ErrorKind::Plugin,
+        format!("builtin {kind} is not a known {role}"),
+    )
+    .help("the builtin generators are ConfigMapGenerator, SecretGenerator and IAMPolicyGenerator; the transformers are AnnotationsTransformer, HashTransformer, ImageTagTransformer, LabelTransformer, NamespaceTransformer, PatchJson6902Transformer, PatchStrategicMergeTransformer, PatchTransformer, PrefixTransformer, ReplacementTransformer, ReplicaCountTransformer, SortOrderTransformer, SuffixTransformer and ValueAddTransformer")
+}
+
+/// kustomize's IAMPolicyGenerator (GKE workload identity): a ServiceAccount annotated with the
+/// Google service account it acts as.
+fn iam_policy(config: &Node) -> Result<Resource> {
+    let err = |m: &str| {
+        Error::new(
+            ErrorKind::Generator,
+            format!("builtin IAMPolicyGenerator: {m}"),
+        )
+    };
+    let cloud = config.str_at(&["cloud"]).unwrap_or("");
+    if cloud != "gke" {
+        return Err(err(&format!(
+            "cloud provider {cloud:?} is not supported yet"
+        )));
+    }
+    let name = config
+        .str_at(&["kubernetesService", "name"])
+        .ok_or_else(|| err("kubernetesService.name is required"))?;
+    let sa = config
+        .str_at(&["serviceAccount", "name"])
+        .ok_or_else(|| err("serviceAccount.name is required"))?;
+    let project = config
+        .str_at(&["serviceAccount", "projectId"])
+        .ok_or_else(|| err("serviceAccount.projectId is required"))?;
+    let mut node = Node::Map(Default::default());
+    *node.ensure_path(&["apiVersion"]) = Node::str("v1");
+    *node.ensure_path(&["kind"]) = Node::str("ServiceAccount");
+    *node.ensure_path(&["metadata", "annotations", "iam.gke.io/gcp-service-account"]) =
+        Node::str(format!("{sa}@{project}.iam.gserviceaccount.com"));
+    *node.ensure_path(&["metadata", "name"]) = Node::str(name);
+    if let Some(ns) = config
+        .str_at(&["kubernetesService", "namespace"])
+        .filter(|n| !n.is_empty())
+    {
+        *node.ensure_path(&["metadata", "namespace"]) = Node::str(ns);
+    }
+    Ok(Resource::new(node, None))
+}
+
+/// kustomize's ValueAddTransformer: writes `value` at each target's field path; for
+/// `metadata/namespace` only where the object has no namespace.
+fn value_add(
+    config: &Node,
+    acc: &mut [Resource],
+    tables: &crate::transform::FieldSpecTables,
+) -> Result<()> {
+    let err = |m: String| {
+        Error::new(
+            ErrorKind::Transformer,
+            format!("builtin ValueAddTransformer: {m}"),
+        )
+    };
+    let value = config
+        .get("value")
+        .and_then(Node::scalar_text)
+        .unwrap_or_default();
+    let Some(Node::Seq(targets)) = config.get("targets") else {
+        return Err(err("must specify at least one target".into()));
+    };
+    for t in targets {
+        let field_path = t.str_at(&["fieldPath"]).unwrap_or("metadata/namespace");
+        let selected: Vec<usize> = match t.get("selector").filter(|s| !s.is_null()) {
+            None => (0..acc.len()).collect(),
+            Some(s) => {
+                let sel: crate::kustomization::Selector =
+                    crate::yaml::de::from_node(s).map_err(|e| err(e.to_string()))?;
+                let slots: Vec<Option<Resource>> = acc.iter().cloned().map(Some).collect();
+                patches::select_indices(&slots, &sel, &|g: &Gvk| tables.is_cluster_scoped(g))?
+            }
+        };
+        let parts: Vec<&str> = field_path.split('/').filter(|p| !p.is_empty()).collect();
+        for i in selected {
+            let Some(r) = acc.get_mut(i) else { continue };
+            if field_path == "metadata/namespace" {
+                if r.namespace().is_empty() {
+                    r.store_previous_id();
+                    r.set_namespace(&value);
+                }
+                continue;
+            }
+            *r.node.ensure_path(&parts) = Node::str(value.clone());
+        }
+    }
+    Ok(())
+}
