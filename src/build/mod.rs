@@ -9,6 +9,7 @@
 
 mod accumulate;
 mod ids;
+mod metadata;
 mod patches;
 mod plugins;
 mod steps;
@@ -104,6 +105,7 @@ pub fn render_with(
         plugin_state: plugins::State::default(),
     };
     let loaded = b.kustomization(&root)?;
+    b.plugin_state.meta = metadata::Meta::from_root(&loaded);
     let mut resources = b.build_dir(&root, Vec::new(), None)?;
     steps::finish_root(
         &loaded,
@@ -113,6 +115,7 @@ pub fn render_with(
         &b.vars,
         b.warnings,
     )?;
+    metadata::finish(&mut resources, &b.plugin_state.meta);
     Ok(Rendered {
         resources,
         crds: b.crds,
@@ -225,7 +228,16 @@ impl Builder<'_> {
             self.crds.push(defs);
         }
         steps::configurations(self.fs, self.opts, loaded, &mut self.config)?;
+        let before = self
+            .plugin_state
+            .meta
+            .origin
+            .then(|| metadata::origins(&acc));
         steps::generate(self.fs, self.opts, loaded, &mut acc)?;
+        if let Some(before) = &before {
+            let here = self.plugin_state.meta.kustomization_file(loaded);
+            metadata::annotate_generated(&mut acc, before, &here, None, None);
+        }
         self.run_generator_plugins(loaded, &mut acc)?;
         for path in &k.components {
             let dir = self.resolve_dir(loaded, "components", path)?;
@@ -237,6 +249,14 @@ impl Builder<'_> {
         steps::transform(loaded, &mut acc, &fields, &mut |acc| {
             self.apply_patches(&patches.json6902, acc)
         })?;
+        if self.plugin_state.meta.transformers {
+            let here = self.plugin_state.meta.kustomization_file(loaded);
+            for kind in metadata::field_transformers(loaded) {
+                if kind != "ReplacementTransformer" {
+                    metadata::annotate_transformer(&mut acc, &here, kind, None);
+                }
+            }
+        }
         steps::replacements(
             self.fs,
             self.opts,
@@ -259,15 +279,26 @@ impl Builder<'_> {
             Some(FileKind::File) => {
                 let file = self.resolve_file(loaded, "resources", path)?;
                 let docs = self.parse_file(&file)?;
-                ids::append_all(acc, docs.iter().cloned(), &|g: &Gvk| {
-                    self.tables.is_cluster_scoped(g)
-                })
+                let origin = self
+                    .plugin_state
+                    .meta
+                    .origin
+                    .then(|| self.plugin_state.meta.rel(path));
+                let docs = docs.iter().cloned().map(|mut r| {
+                    if let Some(o) = &origin {
+                        metadata::annotate_file(&mut r, o);
+                    }
+                    r
+                });
+                ids::append_all(acc, docs, &|g: &Gvk| self.tables.is_cluster_scoped(g))
             }
             Some(FileKind::Dir) => {
                 let dir = self.resolve_dir(loaded, "resources", path)?;
                 // A base starts from the built-in configuration; what it adds comes back up.
                 let parent = std::mem::replace(&mut self.config, BuildConfig::builtin(self.tables));
+                self.plugin_state.meta.enter(path);
                 let built = self.build_dir(&dir, Vec::new(), Some(Role::Resource));
+                self.plugin_state.meta.leave();
                 let child = std::mem::replace(&mut self.config, parent);
                 let built = built?;
                 self.config.absorb(&child)?;

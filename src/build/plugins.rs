@@ -27,6 +27,8 @@ pub struct State {
     /// (`kyaml/openapi.SetSchema` with `reset` false below the root); built-in otherwise.
     custom_schema: Option<Arc<Schema>>,
     builtin_schema: Option<Arc<Schema>>,
+    /// The root's `buildMetadata` and where the build is.
+    pub meta: super::metadata::Meta,
 }
 
 /// A kustomization's patches, split by where kustomize runs them.
@@ -183,6 +185,11 @@ impl Builder<'_> {
         for config in self.plugin_configs(loaded, "generators")? {
             check_builtin(&config, "generators")?;
             let kind = config.kind().to_string();
+            let before = self
+                .plugin_state
+                .meta
+                .origin
+                .then(|| super::metadata::origins(acc));
             let at = |e: Error| e.at_opt(config.origin.clone());
             match kind.as_str() {
                 "ConfigMapGenerator" | "SecretGenerator" => {
@@ -203,6 +210,17 @@ impl Builder<'_> {
                     super::ids::append_all(acc, [r], &|g: &Gvk| tables.is_cluster_scoped(g))?;
                 }
                 other => return Err(at(not_a(other, "generator"))),
+            }
+            if let Some(before) = &before {
+                let here = self.plugin_state.meta.kustomization_file(loaded);
+                let configured_in = super::metadata::configured_in(&config.node, &here);
+                super::metadata::annotate_generated(
+                    acc,
+                    before,
+                    &configured_in,
+                    Some(&kind),
+                    config.node.str_at(&["metadata", "name"]),
+                );
             }
         }
         Ok(())
@@ -225,6 +243,16 @@ impl Builder<'_> {
                     e
                 }
             })?;
+            if self.plugin_state.meta.transformers {
+                let here = self.plugin_state.meta.kustomization_file(loaded);
+                let configured_in = super::metadata::configured_in(&config.node, &here);
+                super::metadata::annotate_transformer(
+                    acc,
+                    &configured_in,
+                    config.kind(),
+                    config.node.str_at(&["metadata", "name"]),
+                );
+            }
         }
         Ok(())
     }
