@@ -115,18 +115,26 @@ fn configured_by(kind: &str, name: Option<&str>, indent: &str) -> String {
 
 /// Generated resources: those without an origin get the generator's (`kind` is the
 /// generator's kind, `None` for the kustomization's own generator fields); those that replaced or
-/// merged into an existing one keep its origin (kustomize's `appendReplaceOrMerge`).
+/// merged into an existing one keep its origin (kustomize's `appendReplaceOrMerge`); those that
+/// replaced one (`replaced`: kind and name) take the generator's.
 pub fn annotate_generated(
     acc: &mut [Resource],
     before: &HashMap<ResId, String>,
     configured_in: &str,
     kind: Option<&str>,
     name: Option<&str>,
+    replaced: &[(&str, String)],
 ) {
     for r in acc.iter_mut() {
-        if r.node
-            .str_at(&["metadata", "annotations", ORIGIN])
-            .is_some()
+        let id = r.original_id();
+        let was_replaced = before.contains_key(&id)
+            && replaced
+                .iter()
+                .any(|(k, n)| *k == id.gvk.kind && *n == id.name);
+        if !was_replaced
+            && r.node
+                .str_at(&["metadata", "annotations", ORIGIN])
+                .is_some()
         {
             continue;
         }
@@ -136,7 +144,7 @@ pub fn annotate_generated(
         } else {
             "ConfigMapGenerator"
         });
-        let value = match before.get(&r.original_id()) {
+        let value = match before.get(&id).filter(|_| !was_replaced) {
             Some(old) => old.clone(),
             None => format!(
                 "configuredIn: {configured_in}\n{}",
@@ -250,4 +258,18 @@ pub fn finish(acc: &mut [Resource], meta: &Meta) {
             meta_map.shift_remove("annotations");
         }
     }
+}
+
+/// The (kind, name) of the kustomization's generator entries with `behavior: replace`.
+pub fn replaced_by_fields(loaded: &Loaded) -> Vec<(&'static str, String)> {
+    let k = &loaded.kustomization;
+    let pick = |list: &[crate::kustomization::GeneratorArgs], kind: &'static str| {
+        list.iter()
+            .filter(|g| g.behavior.as_deref() == Some("replace"))
+            .filter_map(|g| g.name.clone().map(|n| (kind, n)))
+            .collect::<Vec<_>>()
+    };
+    let mut out = pick(&k.config_map_generator, "ConfigMap");
+    out.extend(pick(&k.secret_generator, "Secret"));
+    out
 }

@@ -236,7 +236,8 @@ impl Builder<'_> {
         steps::generate(self.fs, self.opts, loaded, &mut acc)?;
         if let Some(before) = &before {
             let here = self.plugin_state.meta.kustomization_file(loaded);
-            metadata::annotate_generated(&mut acc, before, &here, None, None);
+            let replaced = metadata::replaced_by_fields(loaded);
+            metadata::annotate_generated(&mut acc, before, &here, None, None, &replaced);
         }
         self.run_generator_plugins(loaded, &mut acc)?;
         for path in &k.components {

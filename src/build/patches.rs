@@ -665,6 +665,17 @@ pub fn load_strategic_merge(
             declared,
         });
     }
+    let empty = out
+        .iter()
+        .all(|p| matches!(&p.body, Body::Smp(docs) if docs.is_empty()));
+    if !out.is_empty() && empty {
+        return Err(Error::new(
+            ErrorKind::Patch,
+            format!("patch appears to be empty; files=[{}]", entries.join(" ")),
+        )
+        .at(locate("patchesStrategicMerge", 0))
+        .label("no patch in these entries"));
+    }
     Ok(out)
 }
 

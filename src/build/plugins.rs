@@ -58,6 +58,13 @@ impl Builder<'_> {
             return Ok(());
         }
         let at = || loaded.key_location(&[PathSeg::Key("openapi".into())]);
+        if fields.contains_key("path") && fields.contains_key("version") {
+            return Err(Error::new(
+                ErrorKind::Schema,
+                "builtin version and custom schema provided, cannot use both",
+            )
+            .at(at()));
+        }
         if let Some(path) = fields.get("path") {
             let bytes =
                 steps::read_named_file(self.fs, self.opts, loaded, path).map_err(|e| e.at(at()))?;
@@ -69,6 +76,15 @@ impl Builder<'_> {
             })?;
             self.plugin_state.custom_schema = Some(Arc::new(schema));
         } else if let Some(v) = fields.get("version") {
+            // kustomize v5.5 embeds one version; any other is an error there.
+            if v != "v1.21.2" {
+                return Err(Error::new(
+                    ErrorKind::Schema,
+                    format!("the specified OpenAPI version is not built in: {v}"),
+                )
+                .at(at())
+                .help("kustomize v5.5 knows only `version: v1.21.2`; give the schema as `path:` instead"));
+            }
             // kustomize embeds a few Kubernetes versions; ply embeds one (1.37). A version
             // picks the built-in schema.
             self.warnings.warn(format!(
@@ -214,12 +230,28 @@ impl Builder<'_> {
             if let Some(before) = &before {
                 let here = self.plugin_state.meta.kustomization_file(loaded);
                 let configured_in = super::metadata::configured_in(&config.node, &here);
+                let generated = if kind == "SecretGenerator" {
+                    "Secret"
+                } else {
+                    "ConfigMap"
+                };
+                let replaced: Vec<(&str, String)> = match (
+                    config.node.str_at(&["behavior"]),
+                    config
+                        .node
+                        .str_at(&["name"])
+                        .or_else(|| config.node.str_at(&["metadata", "name"])),
+                ) {
+                    (Some("replace"), Some(n)) => vec![(generated, n.to_string())],
+                    _ => Vec::new(),
+                };
                 super::metadata::annotate_generated(
                     acc,
                     before,
                     &configured_in,
                     Some(&kind),
                     config.node.str_at(&["metadata", "name"]),
+                    &replaced,
                 );
             }
         }
@@ -355,6 +387,29 @@ impl Builder<'_> {
                 })
             }
             "HashTransformer" => crate::generate::apply_hash_suffixes(acc),
+            // kustomize's loader has no factory for it as a transformer configuration.
+            "SortOrderTransformer" => Err(Error::new(
+                ErrorKind::Plugin,
+                "unable to load builtin SortOrderTransformer.builtin.[noGrp]",
+            )
+            .help("set the output order with `sortOptions:` in the kustomization")),
+            // Deprecated in kustomize but still loaded: a prefix and a suffix with one set of
+            // field specs.
+            "PrefixSuffixTransformer" => {
+                let specs = crate::transform::specs_from_node(
+                    "fieldSpecs",
+                    &lenient_specs(node.get("fieldSpecs").unwrap_or(&Node::Null)),
+                )?;
+                let text = |k: &str| node.get(k).and_then(Node::scalar_text).unwrap_or_default();
+                let (prefix, suffix) = (text("prefix"), text("suffix"));
+                if !prefix.is_empty() {
+                    crate::transform::prefix_suffix::add_prefix(acc, &prefix, &specs)?;
+                }
+                if !suffix.is_empty() {
+                    crate::transform::prefix_suffix::add_suffix(acc, &suffix, &specs)?;
+                }
+                Ok(())
+            }
             "ValueAddTransformer" => value_add(node, acc, self.tables),
             _ => {
                 let tables = self.tables;
@@ -503,4 +558,28 @@ fn value_add(
         }
     }
     Ok(())
+}
+
+/// Field specs of a plugin configuration without the keys a field spec does not have:
+/// kustomize decodes plugin configurations leniently (`yaml.Unmarshal`), ignoring them.
+fn lenient_specs(node: &Node) -> Node {
+    let Node::Seq(items) = node else {
+        return node.clone();
+    };
+    Node::Seq(
+        items
+            .iter()
+            .map(|item| match item {
+                Node::Map(m) => Node::Map(
+                    m.iter()
+                        .filter(|(k, _)| {
+                            matches!(k.as_str(), "group" | "version" | "kind" | "path" | "create")
+                        })
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect(),
+                ),
+                other => other.clone(),
+            })
+            .collect(),
+    )
 }
