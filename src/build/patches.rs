@@ -391,7 +391,10 @@ fn unmatched(
             .label("this patch")
             .help("fix the target, or remove the patch; without --strict (PLY_STRICT) this is a warning"));
     }
-    warnings.warn(message);
+    warnings.warn(match &p.declared {
+        Some(l) => format!("{}: {message}", l.describe()),
+        None => message,
+    });
     Ok(())
 }
 

@@ -386,7 +386,16 @@ impl Builder<'_> {
                     tables.is_cluster_scoped(g)
                 })
             }
-            "HashTransformer" => crate::generate::apply_hash_suffixes(acc),
+            // kustomize's HashTransformer appends the hash but leaves the object marked, so
+            // the root appends a second one (observed with kustomize v5.5.0).
+            "HashTransformer" => {
+                for r in acc.iter_mut().filter(|r| r.needs_hash_suffix) {
+                    let name = format!("{}-{}", r.name(), crate::generate::hash_of(&r.node));
+                    r.store_previous_id();
+                    r.set_name(&name);
+                }
+                Ok(())
+            }
             // kustomize's loader has no factory for it as a transformer configuration.
             "SortOrderTransformer" => Err(Error::new(
                 ErrorKind::Plugin,
