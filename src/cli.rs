@@ -110,6 +110,11 @@ pub struct PatchArgs {
     /// Three-way mode: print the patch instead of the patched object.
     #[arg(long)]
     pub print_patch: bool,
+    /// Whose strategic-merge rules to follow: kubectl's (default) or kustomize's (patch
+    /// elements first, no `$setElementOrder`/`$retainKeys`/`$deleteFromPrimitiveList`), to
+    /// preview how a kustomization patch lands.
+    #[arg(long, value_enum, default_value = "kubectl")]
+    pub dialect: DialectArg,
     /// Two-way mode: the original object.
     #[arg(long, value_name = "ORIGINAL", requires = "to")]
     pub from: Option<PathBuf>,
@@ -123,6 +128,12 @@ pub enum PatchType {
     Strategic,
     Merge,
     Json,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DialectArg {
+    Kubectl,
+    Kustomize,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -283,8 +294,68 @@ fn run_render(args: &RenderArgs, warnings: &mut Warnings) -> Result<(), Error> {
     Ok(())
 }
 
-fn run_patch(_args: &PatchArgs, _warnings: &mut Warnings) -> Result<(), Error> {
-    Err(Error::new(ErrorKind::Usage, "ply patch is being built"))
+fn run_patch(args: &PatchArgs, _warnings: &mut Warnings) -> Result<(), Error> {
+    use crate::patch_cmd::{PatchKind, PatchOptions, PatchRequest, PatchSource};
+    let usage = |m: &str| Error::new(ErrorKind::Usage, m.to_string());
+    let request = if let (Some(from), Some(to)) = (&args.from, &args.to) {
+        if args.file.is_some() || args.patch_file.is_some() || args.inline.is_some() {
+            return Err(usage("--from/--to takes no FILE and no patch"));
+        }
+        PatchRequest::TwoWay {
+            from: from.clone(),
+            to: to.clone(),
+        }
+    } else if let (Some(last), Some(desired)) = (&args.last_applied, &args.desired) {
+        let live = args
+            .file
+            .clone()
+            .ok_or_else(|| usage("three-way mode needs FILE, the live object"))?;
+        if args.patch_file.is_some() || args.inline.is_some() {
+            return Err(usage("--last-applied/--desired takes no patch"));
+        }
+        PatchRequest::ThreeWay {
+            live,
+            last_applied: last.clone(),
+            desired: desired.clone(),
+            print_patch: args.print_patch,
+        }
+    } else {
+        let file = args
+            .file
+            .clone()
+            .ok_or_else(|| usage("give FILE and a patch (--patch PATCHFILE or -p PATCH)"))?;
+        let patch = match (&args.patch_file, &args.inline) {
+            (Some(p), None) => PatchSource::File(p.clone()),
+            (None, Some(t)) => PatchSource::Inline(t.clone()),
+            _ => return Err(usage("give a patch: --patch PATCHFILE or -p PATCH")),
+        };
+        if args.print_patch {
+            return Err(usage("--print-patch needs --last-applied and --desired"));
+        }
+        PatchRequest::Apply {
+            file,
+            patch,
+            kind: match args.patch_type {
+                PatchType::Strategic => PatchKind::Strategic,
+                PatchType::Merge => PatchKind::Merge,
+                PatchType::Json => PatchKind::Json,
+            },
+        }
+    };
+    let text = crate::patch_cmd::run(&PatchOptions {
+        request,
+        openapi: args.openapi.clone(),
+        dialect: match args.dialect {
+            DialectArg::Kubectl => crate::merge::Dialect::Kubectl,
+            DialectArg::Kustomize => crate::merge::Dialect::Kustomize,
+        },
+    })?;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(Error::new(ErrorKind::Io, format!("stdout: {e}"))),
+    }
 }
 
 fn run_diff(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {

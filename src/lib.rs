@@ -12,6 +12,7 @@ pub mod kustomization;
 pub mod live;
 pub mod merge;
 pub mod output;
+pub mod patch_cmd;
 pub mod resource;
 pub mod schema;
 pub mod source;

@@ -382,7 +382,14 @@ fn run_case(c: &Value, schemas: &BTreeMap<String, Schema>) -> Result<(), String>
             step.get("expectConflicts"),
             step.get("expectError"),
         ) {
-            (Err(StepError::Failed(_)), _, Some(_)) => return Ok(()),
+            (Err(StepError::Failed(got)), _, Some(want)) => {
+                let want = want.as_str().unwrap_or_default();
+                return if got == want {
+                    Ok(())
+                } else {
+                    Err(format!("{step_name}: error {got:?}, want {want:?}"))
+                };
+            }
             (Err(StepError::Failed(e)), _, None) => return Err(format!("{step_name}: {e}")),
             (Ok(()), _, Some(e)) => {
                 return Err(format!("{step_name}: succeeded, expected error {e}"));
@@ -561,6 +568,61 @@ fn kubernetes_schema() {
         !paths.iter().any(|p| p.starts_with(".spec.selector.")),
         "LabelSelector is atomic"
     );
+
+    // A container list merges by name; another manager's sidecar stays; the image change
+    // conflicts with the field's other owner until forced.
+    use ply::merge::ssa::server::{ApplyOutcome, ApplyRequest, server_side_apply};
+    let live = y(r#"
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  managedFields:
+  - {manager: kubectl, operation: Apply, apiVersion: apps/v1, fieldsType: FieldsV1, fieldsV1: {"f:spec":{"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"web\"}":{".":{},"f:image":{},"f:name":{}}}}}}}}
+  - {manager: injector, operation: Update, apiVersion: apps/v1, fieldsType: FieldsV1, fieldsV1: {"f:spec":{"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"proxy\"}":{".":{},"f:image":{},"f:name":{}},"k:{\"name\":\"web\"}":{"f:image":{}}}}}}}}
+spec:
+  template:
+    spec:
+      containers:
+      - {name: web, image: nginx:1}
+      - {name: proxy, image: envoy}
+"#);
+    let config = y(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers:\n      - {name: web, image: nginx:2}\n",
+    );
+    let mut req = ApplyRequest {
+        schema: &schema,
+        root: &root,
+        manager: "kubectl",
+        force: false,
+        reset_fields: None,
+        now: None,
+    };
+    match server_side_apply(Some(&live), &config, &req).expect("apply") {
+        ApplyOutcome::Conflicts(cs) => {
+            assert_eq!(cs.len(), 1);
+            assert_eq!(
+                cs[0].path_string(),
+                r#".spec.template.spec.containers[name="web"].image"#
+            );
+            assert_eq!(cs[0].manager.name, "injector");
+        }
+        other => panic!("expected a conflict, got {other:?}"),
+    }
+    req.force = true;
+    match server_side_apply(Some(&live), &config, &req).expect("apply") {
+        ApplyOutcome::Applied { object, changed } => {
+            assert!(changed);
+            let containers = object
+                .get_path(&["spec", "template", "spec", "containers"])
+                .expect("containers");
+            assert_eq!(
+                containers,
+                &y("- {name: web, image: nginx:2}\n- {name: proxy, image: envoy}\n")
+            );
+        }
+        other => panic!("expected success, got {other:?}"),
+    }
 
     let root = root_for_kind(&defs, "v1", "Service").expect("Service");
     let t = Typed::new(&schema, &root);

@@ -22,9 +22,9 @@ use crate::resource::Gvk;
 use crate::resource::Resource;
 use crate::source::{SourceFile, display_path};
 use crate::transform::FieldSpecTables;
-use crate::yaml::Node;
 use crate::transform::configurations::BuildConfig;
 use crate::transform::vars::VarSet;
+use crate::yaml::Node;
 
 pub use accumulate::parse_resources;
 pub use ids::{id_string, same_id};
@@ -213,6 +213,7 @@ impl Builder<'_> {
                 .map_err(|e| Error::io(&file, &e))?;
             let defs = accumulate::parse_crd_definitions(&SourceFile::new(&file, text), path)
                 .map_err(|e| e.at(accumulate::item_location(loaded, "crds", path)))?;
+            self.config.add_crd_definitions(&defs)?;
             self.crds.push(defs);
         }
         steps::configurations(self.fs, self.opts, loaded, &mut self.config)?;
@@ -222,7 +223,14 @@ impl Builder<'_> {
             acc = self.build_dir(&dir, acc, Some(Role::Component))?;
         }
         steps::transform(loaded, &mut acc, &self.config.fields)?;
-        steps::replacements(self.fs, self.opts, loaded, &mut acc, self.tables)?;
+        steps::replacements(
+            self.fs,
+            self.opts,
+            loaded,
+            &mut acc,
+            self.tables,
+            self.warnings,
+        )?;
         steps::bind_vars(loaded, &mut acc, &mut self.vars, self.tables)?;
         Ok(acc)
     }

@@ -13,6 +13,7 @@ use crate::source::{Location, display_path};
 use crate::transform::configurations::BuildConfig;
 use crate::transform::vars::VarSet;
 use crate::transform::{self, FieldSpecTables};
+use crate::yaml::Node;
 use crate::yaml::de::PathSeg;
 
 use super::RenderOptions;
@@ -217,6 +218,7 @@ pub fn finish_root(
         &|g: &Gvk| config.fields.is_cluster_scoped(g),
     )?;
     transform::vars::resolve_vars(resources, vars, &config.refs.var_reference, warnings)?;
+    stringify_annotations(resources);
     resources.retain(|r| {
         r.node.str_at(&[
             "metadata",
@@ -264,6 +266,7 @@ pub fn replacements(
     loaded: &Loaded,
     acc: &mut [Resource],
     tables: &FieldSpecTables,
+    warnings: &mut Warnings,
 ) -> Result<()> {
     let k = &loaded.kustomization;
     if k.replacements.is_empty() {
@@ -275,8 +278,14 @@ pub fn replacements(
         crate::yaml::parse::parse_one(&String::from_utf8_lossy(&bytes))
             .map_err(|e| Error::new(ErrorKind::Yaml, format!("replacements file '{rel}': {e}")))
     };
-    let list = transform::replacements::collect(&k.replacements, &mut load)
+    let mut ignored = Vec::new();
+    let list = transform::replacements::collect(&k.replacements, &mut load, &mut ignored)
         .map_err(|e| e.at(at.clone()).label("reading these replacements"))?;
+    for field in ignored {
+        warnings.warn(format!(
+            "replacements file {field}: unknown field ignored (as kustomize does)"
+        ));
+    }
     transform::replacements::apply(acc, &list, &|g: &Gvk| tables.is_cluster_scoped(g))
         .map_err(|e| e.at(at).label("applying these replacements"))
 }
@@ -295,4 +304,25 @@ pub fn bind_vars(
                 .label("binding these vars")
         },
     )
+}
+
+/// kustomize reads every object's annotations as strings and writes them back when it strips
+/// its build annotations (`Resource.RemoveBuildAnnotations`, run on the whole output by
+/// `api/krusty/kustomizer.go`), so `port: 8080` under `metadata.annotations` prints as
+/// `"8080"`. ply keeps no original text for numbers: `1.50` prints as `"1.5"`, and an empty
+/// value as `""`.
+fn stringify_annotations(resources: &mut [Resource]) {
+    for r in resources {
+        let Some(Node::Map(m)) = r.node.get_path_mut(&["metadata", "annotations"]) else {
+            continue;
+        };
+        for v in m.values_mut() {
+            let text = match &*v {
+                Node::Str(_) | Node::Seq(_) | Node::Map(_) => continue,
+                Node::Null => String::new(),
+                other => other.scalar_text().unwrap_or_default(),
+            };
+            *v = Node::Str(text);
+        }
+    }
 }

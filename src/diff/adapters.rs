@@ -69,13 +69,14 @@ impl ClientSideApply for Builtin {
         modified: &Node,
         current: &Node,
     ) -> Result<Node, Error> {
-        // Seam: `crate::merge::threeway::apply_preview(original, modified, current, schema,
-        // gvk)` once the merge core is on this branch.
-        let _ = (gvk, original, modified, current);
-        Err(Error::new(
-            ErrorKind::Usage,
-            "client-side prediction of built-in kinds needs the strategic merge engine, which is not in this build yet",
-        ))
+        crate::merge::threeway::apply_preview(original, modified, current, &self.schema, gvk)
+            .map(|p| p.result)
+            .map_err(|e| {
+                Error::new(
+                    ErrorKind::Patch,
+                    format!("the three-way merge failed at {}: {}", e.path, e.message),
+                )
+            })
     }
 }
 

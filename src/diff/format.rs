@@ -366,6 +366,13 @@ fn table_row(o: &ObjectDiff) -> String {
     };
     let shown: Vec<String> = fields.iter().take(5).map(|f| code(f)).collect();
     let mut cell = shown.join(", ");
+    if cell.is_empty() {
+        cell = match o.action {
+            Action::Create => "*new object*".into(),
+            Action::Delete => "*pruned*".into(),
+            _ => String::new(),
+        };
+    }
     if fields.len() > 5 {
         let _ = write!(cell, " and {} more", fields.len() - 5);
     }
@@ -427,13 +434,19 @@ fn details(o: &ObjectDiff, room: Option<usize>) -> String {
     s
 }
 
-/// A backtick fence longer than any run of backticks opening a line of the body.
+/// A backtick fence longer than any run of backticks in the body (a diff line can open with a
+/// space or a sign before a fence of its own).
 fn fence_for(body: &str) -> String {
-    let longest = body
-        .lines()
-        .map(|l| l.chars().take_while(|c| *c == '`').count())
-        .max()
-        .unwrap_or(0);
+    let mut longest = 0;
+    let mut run = 0;
+    for c in body.chars() {
+        if c == '`' {
+            run += 1;
+            longest = longest.max(run);
+        } else {
+            run = 0;
+        }
+    }
     "`".repeat(longest.max(2) + 1)
 }
 
@@ -441,4 +454,80 @@ fn html_escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diff::ObjectId;
+
+    fn object(name: &str, before: &str, after: &str) -> ObjectDiff {
+        ObjectDiff {
+            action: Action::Update,
+            id: ObjectId {
+                api_version: "v1".into(),
+                kind: "ConfigMap".into(),
+                namespace: "default".into(),
+                name: name.into(),
+            },
+            renamed_from: None,
+            before: before.into(),
+            after: after.into(),
+            changed_paths: vec![".data.a|b".into()],
+            conflicts: Vec::new(),
+            predicted: None,
+        }
+    }
+
+    fn report(objects: Vec<ObjectDiff>) -> Report {
+        Report {
+            server_side: false,
+            field_manager: "kubectl-client-side-apply".into(),
+            objects,
+        }
+    }
+
+    #[test]
+    fn unified_names_objects_like_kubectl_diff() {
+        let r = report(vec![object("c", "a: 1\n", "a: 2\n")]);
+        assert_eq!(
+            unified(&r, false),
+            "diff -u -N live/v1.ConfigMap.default.c merged/v1.ConfigMap.default.c\n--- live/v1.ConfigMap.default.c\n+++ merged/v1.ConfigMap.default.c\n@@ -1 +1 @@\n-a: 1\n+a: 2\n"
+        );
+        assert!(unified(&r, true).contains("\x1b[31m-a: 1\x1b[0m\n"));
+    }
+
+    #[test]
+    fn markdown_escapes_and_fences() {
+        let r = report(vec![object("c", "a: |\n  ```\n", "a: 2\n")]);
+        let md = markdown(&r);
+        assert!(md.contains("`.data.a\\|b`"), "{md}");
+        assert!(md.contains("````diff\n"), "{md}");
+        assert!(md.ends_with(&format!("> {OFFLINE_NOTE}\n")));
+    }
+
+    #[test]
+    fn markdown_stays_under_the_comment_limit() {
+        let big: String = (0..4000).map(|i| format!("k{i}: value-{i}\n")).collect();
+        let objects = (0..20)
+            .map(|i| object(&format!("c{i}"), "", &big))
+            .collect();
+        let md = markdown(&report(objects));
+        assert!(
+            md.chars().count() < MARKDOWN_LIMIT,
+            "{}",
+            md.chars().count()
+        );
+        assert!(md.contains("**Output truncated**"));
+        assert!(
+            md.contains("20 of 20 changed objects are listed and 1 shown in detail"),
+            "{}",
+            &md[md.len() - 600..]
+        );
+        // Every opened section is closed.
+        assert_eq!(
+            md.matches("<details>").count(),
+            md.matches("</details>").count()
+        );
+    }
 }

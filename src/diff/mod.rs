@@ -257,19 +257,16 @@ pub fn conflict_message(conflicts: &[Conflict]) -> String {
     s
 }
 
-/// `printManager` of apimachinery's `conflict.go`.
+/// `printManager` of apimachinery's `internal/conflict.go`.
 pub fn print_manager(m: &Manager) -> String {
     let mut s = format!("{:?}", m.name);
     if !m.subresource.is_empty() {
         s.push_str(&format!(" with subresource {:?}", m.subresource));
     }
+    // The server prints the manager from its identity, which has no time: "using <version>"
+    // and never " at <time>".
     if m.operation == "Update" {
-        if !m.api_version.is_empty() {
-            s.push_str(&format!(" using {}", m.api_version));
-        }
-        if !m.time.is_empty() {
-            s.push_str(&format!(" at {}", m.time));
-        }
+        s.push_str(&format!(" using {}", m.api_version));
     }
     s
 }
@@ -420,11 +417,11 @@ pub fn diff(
             )
             .at_opt(origin.clone()));
         }
-        let live_obj = live_index.get(&key).map(|&i| {
+        let live_obj = live_index.get(&key).and_then(|&i| {
             if let Some(u) = used_live.get_mut(i) {
                 *u = true;
             }
-            &live[i].node
+            live.get(i).map(|r| &r.node)
         });
         // kubectl reads the live object at the manifest's version (the server converts); the
         // snapshot may hold another version: compare as if converted, and say so.

@@ -95,7 +95,7 @@ pub fn config_map(
 }
 
 /// Makes the Secret of one `secretGenerator` entry (`type` defaults to `Opaque`; every value
-/// base64-encoded under `data`, wrapped like `binaryData`).
+/// base64-encoded under `data`).
 pub fn secret(
     args: &GeneratorArgs,
     global: Option<&GeneratorOptions>,
@@ -165,7 +165,7 @@ fn make(
         obj.insert("type".into(), Node::str(t));
         let mut data = Map::new();
         for (k, v) in pairs {
-            data.insert(k, Node::Str(wrapped_base64(&v)));
+            data.insert(k, Node::Str(BASE64.encode(v)));
         }
         obj.insert("data".into(), Node::Map(data));
     } else {
@@ -374,6 +374,11 @@ fn merge_into(new: &mut Resource, old: &Resource, merge_data: bool) {
         new.set_namespace(&ns);
     }
     new.prev_ids = old.prev_ids.clone();
+    // kustomize takes every build annotation (prefixes, suffixes) and the bound vars from the
+    // old object (`CopyMergeMetaDataFieldsFrom`).
+    new.name_prefixes = old.name_prefixes.clone();
+    new.name_suffixes = old.name_suffixes.clone();
+    new.ref_var_names = old.ref_var_names.clone();
     new.needs_hash_suffix = new.needs_hash_suffix && old.needs_hash_suffix;
     if merge_data {
         new.origin = old.origin.clone();

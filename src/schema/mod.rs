@@ -176,7 +176,16 @@ impl Schema {
         openapi::add_crd(self, crd)
     }
 
-    /// The built-in schema plus an OpenAPI document.
+    /// Only the kinds of an OpenAPI document: what kustomize's `openapi: {path: …}` means (it
+    /// replaces the built-in schema; built-in kinds the document lacks then have no merge keys,
+    /// as observed with kustomize v5.5.0).
+    pub fn from_openapi(doc: &crate::yaml::Node) -> Result<Schema, SchemaError> {
+        let mut s = Schema::empty();
+        s.add_openapi(doc)?;
+        Ok(s)
+    }
+
+    /// The built-in schema plus an OpenAPI document (what `ply patch --openapi` uses).
     pub fn with_openapi(doc: &crate::yaml::Node) -> Result<Schema, SchemaError> {
         let mut s = Schema::builtin();
         s.add_openapi(doc)?;
@@ -334,7 +343,9 @@ impl<'s> Cursor<'s> {
     pub fn items(&self) -> Cursor<'s> {
         match self.at {
             At::Shape(ShapeRef::List(inner)) => Cursor::from_shape(self.schema, inner),
-            At::Unknown => *self,
+            // A list where the schema declares an object (apimachinery's tests declare
+            // `mergeItemPtr` so): its elements are that object, as the OpenAPI lookup reads it.
+            At::Unknown | At::Shape(ShapeRef::Object(_)) => *self,
             At::Shape(_) => Cursor {
                 schema: self.schema,
                 at: At::Shape(ShapeRef::Any),

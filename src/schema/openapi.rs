@@ -59,7 +59,27 @@ pub(super) fn add_document(schema: &mut Schema, doc: &Node) -> Result<(), Schema
                 return add_crd(schema, doc);
             }
             match doc {
-                // kustomize's `crds:` files: a bare map of definitions.
+                // kustomize's `crds:` files: a bare map of definitions, each either a schema or
+                // an `{Schema: …, Dependencies: …}` pair (k8s.io/kube-openapi's
+                // `OpenAPIDefinition`, as kustomize's examples write them).
+                Node::Map(m) if m.values().any(|v| v.get("Schema").is_some()) => {
+                    let unwrapped: Map = m
+                        .iter()
+                        .map(|(k, v)| {
+                            (
+                                k.clone(),
+                                v.get("Schema").cloned().unwrap_or_else(|| v.clone()),
+                            )
+                        })
+                        .collect();
+                    return add_document(
+                        schema,
+                        &Node::Map(Map::from_iter([(
+                            "definitions".to_string(),
+                            Node::Map(unwrapped),
+                        )])),
+                    );
+                }
                 Node::Map(m) if m.values().any(|v| v.get("properties").is_some()) => m,
                 _ => {
                     return Err(err(
@@ -335,6 +355,21 @@ mod tests {
             Some("name".into())
         );
         assert_eq!(s.is_namespaced(&g), Some(true));
+    }
+
+    #[test]
+    fn kustomize_crds_file() {
+        let doc = parse_one(
+            r#"{"example.com/v1.Bee": {"Schema": {"properties": {"spec": {"properties": {"hives": {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "string"}}}, "x-kubernetes-patch-merge-key": "id", "x-kubernetes-patch-strategy": "merge"}}}}, "x-kubernetes-group-version-kind": [{"group": "example.com", "version": "v1", "kind": "Bee"}]}, "Dependencies": []}}"#,
+        )
+        .expect("parses");
+        let mut s = Schema::empty();
+        s.add_openapi(&doc).expect("ok");
+        let g = Gvk::from_api_version("example.com/v1", "Bee");
+        assert_eq!(
+            s.meta_at(&g, &["spec", "hives"]).and_then(|m| m.merge_key),
+            Some("id".into())
+        );
     }
 
     #[test]

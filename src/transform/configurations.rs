@@ -177,6 +177,51 @@ impl BuildConfig {
         Ok(())
     }
 
+    /// Adds the field specs a `crds:` file of OpenAPI definitions implies (kustomize's
+    /// `LoadConfigFromCRDs`): for each type that looks like an object (has `kind`,
+    /// `apiVersion` and `metadata` properties), properties marked `x-kubernetes-annotation`,
+    /// `x-kubernetes-label-selector` and `x-kubernetes-identity` become commonAnnotations,
+    /// commonLabels and namePrefix fields, and `x-kubernetes-object-ref-kind` (with
+    /// `-api-version`, `-name-key`) a name reference; `$ref`s are followed.
+    pub fn add_crd_definitions(&mut self, defs: &Node) -> Result<(), Error> {
+        let Some(map) = defs.as_map() else {
+            return Ok(());
+        };
+        let mut found = CrdSpecs::default();
+        for (name, def) in map {
+            let props = def
+                .get_path(&["Schema", "properties"])
+                .and_then(Node::as_map);
+            let is_object = props.is_some_and(|p| {
+                p.contains_key("kind") && p.contains_key("apiVersion") && p.contains_key("metadata")
+            });
+            if !is_object {
+                continue;
+            }
+            let kind = name.rsplit('.').next().unwrap_or(name).to_string();
+            crd_properties(map, name, &kind, &mut Vec::new(), &mut found, 0);
+        }
+        if found.is_empty() {
+            return Ok(());
+        }
+        for spec in found.annotations {
+            super::merge_one(&mut self.fields.common_annotations, spec);
+        }
+        for spec in found.labels {
+            super::merge_one(&mut self.fields.common_labels, spec);
+        }
+        for spec in found.prefix {
+            super::merge_one(&mut self.fields.name_prefix, spec);
+        }
+        let refs = ReferenceTables {
+            name_reference: found.name_refs,
+            var_reference: Vec::new(),
+        };
+        self.refs.merge(&refs)?;
+        self.custom = true;
+        Ok(())
+    }
+
     /// Adds what a base's (or component's) build added to its configuration.
     pub fn absorb(&mut self, child: &BuildConfig) -> Result<(), Error> {
         if !child.custom {
@@ -202,6 +247,87 @@ impl BuildConfig {
         }
         self.custom = true;
         Ok(())
+    }
+}
+
+/// Field specs found in OpenAPI definitions.
+#[derive(Default)]
+struct CrdSpecs {
+    annotations: Vec<FieldSpec>,
+    labels: Vec<FieldSpec>,
+    prefix: Vec<FieldSpec>,
+    name_refs: Vec<NameBackRef>,
+}
+
+impl CrdSpecs {
+    fn is_empty(&self) -> bool {
+        self.annotations.is_empty()
+            && self.labels.is_empty()
+            && self.prefix.is_empty()
+            && self.name_refs.is_empty()
+    }
+}
+
+/// `$ref`s are followed this deep at most (kustomize follows them without a limit and loops
+/// forever on a cycle).
+const MAX_CRD_DEPTH: usize = 32;
+
+/// kustomize's `loadCrdIntoConfig`: walks the properties of definition `type_name`.
+fn crd_properties(
+    defs: &Map,
+    type_name: &str,
+    kind: &str,
+    path: &mut Vec<String>,
+    out: &mut CrdSpecs,
+    depth: usize,
+) {
+    if depth > MAX_CRD_DEPTH {
+        return;
+    }
+    let Some(props) = defs
+        .get(type_name)
+        .and_then(|d| d.get_path(&["Schema", "properties"]))
+        .and_then(Node::as_map)
+    else {
+        return;
+    };
+    let spec = |path: &[String]| FieldSpec {
+        kind: Some(kind.to_string()),
+        path: path.join("/"),
+        ..FieldSpec::default()
+    };
+    for (prop, p) in props {
+        let ext = |k: &str| p.get(k).and_then(Node::as_str);
+        path.push(prop.clone());
+        if ext("x-kubernetes-annotation").is_some() {
+            out.annotations.push(spec(path));
+        }
+        if ext("x-kubernetes-label-selector").is_some() {
+            out.labels.push(spec(path));
+        }
+        if ext("x-kubernetes-identity").is_some() {
+            out.prefix.push(spec(path));
+        }
+        if let (Some(version), Some(ref_kind)) = (
+            ext("x-kubernetes-object-ref-api-version"),
+            ext("x-kubernetes-object-ref-kind"),
+        ) {
+            let key = ext("x-kubernetes-object-ref-name-key").unwrap_or("name");
+            let mut p = path.clone();
+            p.push(key.to_string());
+            out.name_refs.push(NameBackRef {
+                gvk: Gvk {
+                    group: String::new(),
+                    version: version.to_string(),
+                    kind: ref_kind.to_string(),
+                },
+                referrers: vec![spec(&p)],
+            });
+        }
+        if let Some(r) = ext("$ref").filter(|r| !r.is_empty()) {
+            crd_properties(defs, r, kind, path, out, depth + 1);
+        }
+        path.pop();
     }
 }
 
@@ -500,6 +626,40 @@ mod tests {
         parent.absorb(&child).unwrap();
         assert!(parent.fields.images.iter().any(|f| f.path == "spec/img"));
         assert_eq!(count(&parent.refs, "Bird"), 1);
+    }
+
+    #[test]
+    fn crd_definitions_add_name_references() {
+        let defs = parse_one(
+            r#"{"ex.v1.MyKind": {"Schema": {"properties": {"kind": {}, "apiVersion": {}, "metadata": {}, "spec": {"$ref": "ex.v1.MyKindSpec"}}}},
+"ex.v1.MyKindSpec": {"Schema": {"properties": {
+  "secretRef": {"x-kubernetes-object-ref-api-version": "v1", "x-kubernetes-object-ref-kind": "Secret"},
+  "owner": {"x-kubernetes-annotation": "", "$ref": "ex.v1.Owner"}}}}}"#,
+        )
+        .unwrap();
+        let fields = crate::transform::FieldSpecTables::builtin().unwrap();
+        let mut c = BuildConfig::builtin(&fields);
+        let before = count(&c.refs, "Secret");
+        c.add_crd_definitions(&defs).unwrap();
+        assert_eq!(count(&c.refs, "Secret"), before + 1);
+        let secret = c
+            .refs
+            .name_reference
+            .iter()
+            .find(|n| n.gvk.kind == "Secret")
+            .unwrap();
+        assert!(
+            secret
+                .referrers
+                .iter()
+                .any(|f| f.kind.as_deref() == Some("MyKind") && f.path == "spec/secretRef/name")
+        );
+        assert!(
+            c.fields
+                .common_annotations
+                .iter()
+                .any(|f| f.path == "spec/owner")
+        );
     }
 
     #[test]

@@ -251,8 +251,10 @@ pub fn list_selector(part: &str) -> Result<Option<(&str, &str)>, String> {
         return Ok(None);
     };
     match inner.split_once('=') {
-        Some((f, v)) if !v.contains('=') => Ok(Some((f, v))),
-        _ => Err(format!("wrong format: {part}; expected [a=b]")),
+        Some((f, v)) => Ok(Some((f, v))),
+        None => Err(format!(
+            "list path element {part} must contain fieldName=fieldValue for element to match"
+        )),
     }
 }
 

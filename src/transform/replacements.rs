@@ -32,10 +32,13 @@ fn err(message: impl Into<String>) -> Error {
 }
 
 /// Expands `replacements:` entries: inline ones are kept; a `path:` entry is replaced by the
-/// replacement (a map) or replacements (a list) in the file `load` returns for it.
+/// replacement (a map) or replacements (a list) in the file `load` returns for it. kustomize
+/// reads those files leniently (`yaml.Unmarshal`): fields it does not know are dropped, and
+/// their paths are pushed to `ignored` (`file: path.to.field`) for the caller to warn about.
 pub fn collect(
     fields: &[ReplacementField],
     load: &mut dyn FnMut(&str) -> Result<Node, Error>,
+    ignored: &mut Vec<String>,
 ) -> Result<Vec<ReplacementField>, Error> {
     let mut out = Vec::new();
     for f in fields {
@@ -48,7 +51,17 @@ pub fn collect(
                 "a replacements entry is either `path: FILE` or an inline `source` with `targets`",
             ));
         }
-        let node = load(path)?;
+        let mut node = load(path)?;
+        let mut dropped = Vec::new();
+        match &mut node {
+            Node::Seq(items) => {
+                for (i, item) in items.iter_mut().enumerate() {
+                    prune(item, Shape::Replacement, &format!("[{i}]"), &mut dropped);
+                }
+            }
+            other => prune(other, Shape::Replacement, "", &mut dropped),
+        }
+        ignored.extend(dropped.into_iter().map(|d| format!("{path}: {d}")));
         let decode = |n: &Node| -> Result<ReplacementField, Error> {
             crate::yaml::de::from_node::<ReplacementField>(n).map_err(|e| {
                 err(format!(
@@ -78,6 +91,106 @@ pub fn collect(
         }
     }
     Ok(out)
+}
+
+/// The shapes of a replacement file's maps, for dropping unknown fields.
+#[derive(Clone, Copy)]
+enum Shape {
+    Replacement,
+    Source,
+    Target,
+    Selector,
+    Options,
+}
+
+impl Shape {
+    /// The known keys, each with the shape of its value (`None` for a leaf, `Some((shape,
+    /// true))` for a list of that shape).
+    fn keys(self) -> &'static [(&'static str, Option<(Shape, bool)>)] {
+        const ID: [(&str, Option<(Shape, bool)>); 5] = [
+            ("group", None),
+            ("version", None),
+            ("kind", None),
+            ("name", None),
+            ("namespace", None),
+        ];
+        match self {
+            Shape::Replacement => &[
+                ("path", None),
+                ("source", Some((Shape::Source, false))),
+                ("targets", Some((Shape::Target, true))),
+            ],
+            Shape::Source => &[
+                ID[0],
+                ID[1],
+                ID[2],
+                ID[3],
+                ID[4],
+                ("fieldPath", None),
+                ("options", Some((Shape::Options, false))),
+            ],
+            Shape::Target => &[
+                ("select", Some((Shape::Selector, false))),
+                ("reject", Some((Shape::Selector, true))),
+                ("fieldPaths", None),
+                ("options", Some((Shape::Options, false))),
+            ],
+            Shape::Selector => &[
+                ID[0],
+                ID[1],
+                ID[2],
+                ID[3],
+                ID[4],
+                ("labelSelector", None),
+                ("annotationSelector", None),
+            ],
+            Shape::Options => &[
+                ("delimiter", None),
+                ("index", None),
+                ("encoding", None),
+                ("create", None),
+            ],
+        }
+    }
+}
+
+/// Drops the keys `shape` does not know (matched ignoring ASCII case, as Go's JSON decoding
+/// does), recording their paths.
+fn prune(node: &mut Node, shape: Shape, at: &str, dropped: &mut Vec<String>) {
+    let Node::Map(m) = node else {
+        return;
+    };
+    let keys = shape.keys();
+    m.retain(|k, _| {
+        let known = keys.iter().any(|(name, _)| name.eq_ignore_ascii_case(k));
+        if !known {
+            dropped.push(if at.is_empty() {
+                k.clone()
+            } else {
+                format!("{at}.{k}")
+            });
+        }
+        known
+    });
+    for (k, v) in m.iter_mut() {
+        let Some((_, Some((sub, is_list)))) = keys.iter().find(|(n, _)| n.eq_ignore_ascii_case(k))
+        else {
+            continue;
+        };
+        let here = if at.is_empty() {
+            k.clone()
+        } else {
+            format!("{at}.{k}")
+        };
+        match (v, is_list) {
+            (Node::Seq(items), true) => {
+                for (i, item) in items.iter_mut().enumerate() {
+                    prune(item, *sub, &format!("{here}[{i}]"), dropped);
+                }
+            }
+            (v, _) => prune(v, *sub, &here, dropped),
+        }
+    }
 }
 
 fn go_reflect_kind(n: &Node) -> &'static str {
@@ -402,7 +515,7 @@ fn new_node(next: Option<&String>, leaf: Kind) -> (Node, bool) {
     let kind = match next {
         None => leaf,
         Some(p) if p.starts_with('[') && p.ends_with(']') => Kind::Seq,
-        Some(p) if p.parse::<i64>().is_ok() => Kind::Seq,
+        Some(p) if p.parse::<usize>().is_ok() => Kind::Seq,
         Some(p) if p.is_empty() => leaf,
         Some(_) => Kind::Map,
     };
@@ -435,12 +548,10 @@ fn match_path(
         return f(node, fresh).map_err(MatchError::Set);
     };
     let next = rest.first();
-    if let Ok(idx) = part.parse::<i64>() {
+    if let Ok(idx) = part.parse::<usize>() {
         let Node::Seq(items) = node else {
             return Err(wrong_kind("SequenceNode", node));
         };
-        let idx = usize::try_from(idx)
-            .map_err(|_| MatchError::Path(format!("array index {idx} cannot be negative")))?;
         let mut fresh_elem = false;
         if let Some(leaf) = create {
             if items.len() == idx {
@@ -856,6 +967,23 @@ mod tests {
         assert_eq!(
             rs[1].node.str_at(&["metadata", "labels", "app"]),
             Some("a.b.c")
+        );
+    }
+
+    #[test]
+    fn files_drop_unknown_fields_and_report_them() {
+        let file = parse_one("source: {kind: ConfigMap, name: src, fieldPath: data.image, comment: x}\ntargets:\n- select: {kind: Deployment, note: y}\n  fieldPaths: [metadata.name]\nextra: 1\n").unwrap();
+        let fields = repls("- path: r.yaml\n");
+        let mut ignored = Vec::new();
+        let got = collect(&fields, &mut |_| Ok(file.clone()), &mut ignored).unwrap();
+        assert_eq!(got.len(), 1);
+        assert_eq!(
+            ignored,
+            vec![
+                "r.yaml: extra".to_string(),
+                "r.yaml: source.comment".to_string(),
+                "r.yaml: targets[0].select.note".to_string()
+            ]
         );
     }
 

@@ -582,6 +582,19 @@ mod tests {
     }
 
     #[test]
+    fn lists_of_non_strings_are_errors_and_maps_skip_them() {
+        let vals = values();
+        let mut used = HashMap::new();
+        let mut list = parse_one("[a, 1]").unwrap();
+        assert!(substitute(&mut list, &vals, &mut used).is_err());
+        let mut map = parse_one("{a: $(A), n: 1}").unwrap();
+        substitute(&mut map, &vals, &mut used).unwrap();
+        assert_eq!(map.get("a"), Some(&Node::str("alpha")));
+        assert_eq!(map.get("n"), Some(&Node::Int(1)));
+        assert_eq!(used.get("A"), Some(&1));
+    }
+
+    #[test]
     fn slice_indexes_split() {
         let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
         assert_eq!(

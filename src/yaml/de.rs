@@ -290,10 +290,7 @@ impl<'a> de::Deserializer<'a> for NodeDeserializer<'a> {
         visitor: V,
     ) -> Result<V::Value, DeError> {
         match self.node {
-            Node::Map(m) => visitor.visit_map(Entries {
-                fields,
-                ..Entries::new(m)
-            }),
+            Node::Map(m) => visitor.visit_map(Entries::new(m).with_fields(fields)),
             _ => self.deserialize_map(visitor),
         }
     }
@@ -363,9 +360,8 @@ impl<'a> SeqAccess<'a> for Items<'a> {
 struct Entries<'a> {
     iter: Option<indexmap::map::Iter<'a, String, Node>>,
     value: Option<(&'a String, &'a Node)>,
-    /// A struct's field names: a key equal to one of them but for ASCII case is read as that
-    /// field (Go's `encoding/json`, which kustomize decodes through, matches keys this way:
-    /// `fieldpath:` is `fieldPath:`).
+    /// A struct's field names: a key matching one only when case is ignored reads as that
+    /// field, as Go's `encoding/json` (which kustomize decodes with) matches names.
     fields: &'static [&'static str],
 }
 
@@ -385,6 +381,23 @@ impl<'a> Entries<'a> {
             fields: &[],
         }
     }
+
+    fn with_fields(mut self, fields: &'static [&'static str]) -> Self {
+        self.fields = fields;
+        self
+    }
+
+    /// The field a key names: itself, or the one field equal to it ignoring ASCII case.
+    fn field_name<'k>(&self, key: &'k str) -> &'k str {
+        if self.fields.is_empty() || self.fields.contains(&key) {
+            return key;
+        }
+        self.fields
+            .iter()
+            .find(|f| f.eq_ignore_ascii_case(key))
+            .copied()
+            .unwrap_or(key)
+    }
 }
 
 impl<'a> MapAccess<'a> for Entries<'a> {
@@ -398,16 +411,7 @@ impl<'a> MapAccess<'a> for Entries<'a> {
             return Ok(None);
         };
         self.value = Some((k, v));
-        let name = if self.fields.contains(&k.as_str()) {
-            k.as_str()
-        } else {
-            self.fields
-                .iter()
-                .find(|f| f.eq_ignore_ascii_case(k))
-                .copied()
-                .unwrap_or(k.as_str())
-        };
-        let key: StrDeserializer<'_, DeError> = name.into_deserializer();
+        let key: StrDeserializer<'_, DeError> = self.field_name(k).into_deserializer();
         seed.deserialize(key)
             .map(Some)
             .map_err(|e| e.prefixed(PathSeg::Key(k.clone())))
@@ -589,19 +593,21 @@ mod tests {
     }
 
     #[test]
+    fn field_names_ignore_case_as_in_go() {
+        let d = decode("Resources: [a]\nPATCHES:\n- target:\n    KIND: X\n").unwrap();
+        assert_eq!(d.resources, ["a"]);
+        assert_eq!(
+            d.patches[0].target.as_ref().and_then(|t| t.kind.as_deref()),
+            Some("X")
+        );
+        let e = decode("resourcez: [a]\n").unwrap_err();
+        assert!(e.message.starts_with("unknown field `resourcez`"));
+    }
+
+    #[test]
     fn top_level_not_a_map() {
         let e = decode("- a\n").unwrap_err();
         assert!(e.path.is_empty());
         assert!(e.message.contains("expected struct Doc"), "{}", e.message);
-    }
-
-    #[test]
-    fn struct_fields_match_keys_ignoring_case_like_go() {
-        let n = parse_one("PATH: p\nTarget:\n  KIND: Secret\n").unwrap();
-        let p: Patch = from_node(&n).unwrap();
-        assert_eq!(p.path.as_deref(), Some("p"));
-        assert_eq!(p.target.unwrap().kind.as_deref(), Some("Secret"));
-        let bad = parse_one("paths: p\n").unwrap();
-        assert!(from_node::<Patch>(&bad).is_err());
     }
 }

@@ -3,7 +3,8 @@
 //! split at whitespace), and the expectations: `expected.unified`, `expected.summary`,
 //! `expected.json`, `expected.md` (stdout of each `--format`), `expected.stderr` (stderr of the
 //! unified run), `expected.merged.yaml` (`--output-merged`) and `expected.exit` (the exit code,
-//! the same for every format). Runs the `ply` binary itself.
+//! the same for every format). Runs the `ply` binary itself, and checks that a second apply onto
+//! the predicted objects is a no-op.
 
 use std::path::Path;
 use std::process::Command;
@@ -23,6 +24,16 @@ fn run(
     extra: &[String],
     merged: Option<&Path>,
 ) -> (i32, String, String) {
+    run_against(case, "live.yaml", format, extra, merged)
+}
+
+fn run_against(
+    case: &Path,
+    live: &str,
+    format: &str,
+    extra: &[String],
+    merged: Option<&Path>,
+) -> (i32, String, String) {
     let desired = if case.join("desired").is_dir() {
         case.join("desired")
     } else {
@@ -32,14 +43,7 @@ fn run(
     cmd.current_dir(case)
         .arg("diff")
         .arg(desired.file_name().unwrap_or_default())
-        .args([
-            "--live",
-            "live.yaml",
-            "--color",
-            "never",
-            "--format",
-            format,
-        ])
+        .args(["--live", live, "--color", "never", "--format", format])
         .args(extra)
         .env_remove("NO_COLOR");
     if let Some(m) = merged {
@@ -91,7 +95,22 @@ fn diff_golden_cases() {
             ));
         }
         failures.check(case, &case.join("expected.exit"), &format!("{first}\n"));
+        // Applying again to the predicted objects changes nothing (a failing apply aside).
+        if first != 2 && !blessing() {
+            let again: Vec<String> = extra
+                .iter()
+                .filter(|a| *a != "--force-conflicts")
+                .cloned()
+                .collect();
+            let (code, stdout, _) =
+                run_against(case, "expected.merged.yaml", "summary", &again, None);
+            if code != 0 {
+                failures.fail(format!(
+                    "{}: a second apply onto expected.merged.yaml is not a no-op (exit {code}):\n{stdout}",
+                    case.display()
+                ));
+            }
+        }
     }
-    let _ = blessing();
     failures.finish("diff", all.len());
 }

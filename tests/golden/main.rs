@@ -8,3 +8,5 @@ mod yaml;
 
 mod render;
 mod diff;
+mod merge;
+

@@ -15,6 +15,10 @@ pub mod value;
 
 pub use path::{Path, PathElement, path_string};
 pub use schema::{Schema, TypeRef};
+pub use server::{
+    ApplyOutcome, ApplyRequest, FieldConflict, conflict_message, server_side_apply,
+    server_side_apply_full,
+};
 pub use set::Set;
 pub use typed::{Comparison, Typed};
 pub use updater::{Conflict, ManagedFields, Updater, UpdaterError, VersionedSet};

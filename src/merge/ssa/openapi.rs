@@ -20,7 +20,7 @@ pub fn schema_from_definitions(defs: &Node) -> Result<Schema, String> {
             // An embedded object of any kind: one atomic value (spec §2.1).
             TypeRef::named(UNTYPED_ATOMIC)
         } else {
-            convert(def)
+            convert(def, false)
         };
         let atom = match tr.named.as_deref() {
             Some(n) => schema.find_type(n).cloned().unwrap_or_default(),
@@ -74,9 +74,10 @@ fn map_relationship(s: &Node) -> Option<Relationship> {
     }
 }
 
-/// One schema → a type reference (named for `$ref`, inline otherwise).
-fn convert(s: &Node) -> TypeRef {
-    // `$ref`, or OpenAPI v3's `allOf: [{$ref}]` carrying sibling extensions.
+/// One schema → a type reference (`makeOpenAPIRef`): named for a `$ref` (or OpenAPI v3's
+/// `allOf: [{$ref}]`), carrying `x-kubernetes-map-type` as a relationship override; inline
+/// otherwise. `preserve` is inherited `x-kubernetes-preserve-unknown-fields`.
+fn convert(s: &Node, preserve: bool) -> TypeRef {
     let reference = s
         .str_at(&["$ref"])
         .or_else(|| match s.get("allOf").and_then(Node::as_seq) {
@@ -88,99 +89,119 @@ fn convert(s: &Node) -> TypeRef {
         tr.relationship = map_relationship(s);
         return tr;
     }
-    if s.get("x-kubernetes-int-or-string") == Some(&Node::Bool(true))
-        || s.get("oneOf").is_some()
-        || s.get("anyOf").is_some()
-    {
-        return TypeRef::scalar(Scalar::Untyped);
-    }
-    let preserve = s.get("x-kubernetes-preserve-unknown-fields") == Some(&Node::Bool(true));
+    TypeRef::inline(parse_schema(s, preserve))
+}
+
+/// `parseSchema`: the atom of an inline schema by its (first non-null) `type`.
+fn parse_schema(s: &Node, preserve: bool) -> Atom {
+    let preserve =
+        preserve || s.get("x-kubernetes-preserve-unknown-fields") == Some(&Node::Bool(true));
     let types = types_of(s);
-    if types.contains(&"object") {
-        let props = s.get("properties").and_then(Node::as_map);
-        let additional = s.get("additionalProperties");
-        let has_additional = matches!(additional, Some(Node::Map(_)));
-        if props.is_none_or(|p| p.is_empty()) && !has_additional {
-            // A free-form object: granular maps, atomic lists, any scalar.
-            let mut tr = TypeRef::named(UNTYPED_DEDUCED);
-            tr.relationship = map_relationship(s).filter(|r| *r == Relationship::Atomic);
-            return tr;
-        }
-        let mut fields = Vec::new();
-        if let Some(p) = props {
-            for (name, ps) in p {
-                fields.push(StructField {
-                    name: name.clone(),
-                    type_ref: convert(ps),
-                    default: ps.get("default").cloned(),
-                });
+    match types.first().copied() {
+        // No type (int-or-string, free-form, `oneOf`): whichever kind the value has.
+        None => Atom {
+            scalar: Some(Scalar::Untyped),
+            list: Some(parse_list(s, preserve)),
+            map: Some(parse_object(s, preserve)),
+        },
+        Some("object") => Atom {
+            map: Some(parse_object(s, preserve)),
+            ..Atom::default()
+        },
+        Some("array") => Atom {
+            list: Some(parse_list(s, preserve)),
+            ..Atom::default()
+        },
+        Some(t) => {
+            let scalar = match t {
+                "integer" | "number" => Scalar::Numeric,
+                "boolean" => Scalar::Boolean,
+                "string" => match s.str_at(&["format"]) {
+                    None | Some("" | "byte") => Scalar::String,
+                    Some(_) => Scalar::Untyped,
+                },
+                _ => Scalar::Untyped,
+            };
+            Atom {
+                scalar: Some(scalar),
+                ..Atom::default()
             }
         }
-        let element_type = match additional {
-            Some(a @ Node::Map(_)) => convert(a),
-            _ if preserve => TypeRef::named(UNTYPED_DEDUCED),
-            _ => TypeRef::default(),
-        };
-        let rel = map_relationship(s).unwrap_or(Relationship::Separable);
-        return TypeRef::inline(Atom {
-            map: Some(MapType::new(fields, element_type, rel)),
-            ..Atom::default()
-        });
     }
-    if types.contains(&"array") {
-        let element_type = s
-            .get("items")
-            .map(convert)
-            .unwrap_or_else(|| TypeRef::named(UNTYPED_DEDUCED));
-        let (relationship, keys) = match s.str_at(&["x-kubernetes-list-type"]) {
-            Some("map") => (
+}
+
+/// `parseObject`: struct fields with their defaults, the element type of other keys
+/// (`additionalProperties`, or deduced for free-form and preserve-unknown-fields objects) and
+/// `x-kubernetes-map-type`.
+fn parse_object(s: &Node, preserve: bool) -> MapType {
+    let props = s.get("properties").and_then(Node::as_map);
+    let mut fields = Vec::new();
+    if let Some(p) = props {
+        for (name, ps) in p {
+            fields.push(StructField {
+                name: name.clone(),
+                type_ref: convert(ps, preserve),
+                default: ps.get("default").cloned(),
+            });
+        }
+    }
+    let element_type = match s.get("additionalProperties") {
+        None | Some(Node::Null) => {
+            if preserve || props.is_none_or(|p| p.is_empty()) {
+                TypeRef::named(UNTYPED_DEDUCED)
+            } else {
+                TypeRef::default()
+            }
+        }
+        Some(a @ Node::Map(_)) => convert(a, preserve),
+        Some(Node::Bool(true)) => TypeRef::named(UNTYPED_DEDUCED),
+        Some(_) => TypeRef::default(),
+    };
+    MapType::new(
+        fields,
+        element_type,
+        map_relationship(s).unwrap_or_default(),
+    )
+}
+
+/// `parseList` with `getListElementRelationship`: `x-kubernetes-list-type` (map keys, set,
+/// atomic), else the legacy patch strategy `merge` with its merge key, else atomic.
+fn parse_list(s: &Node, preserve: bool) -> ListType {
+    let element_type = match s.get("items") {
+        Some(i @ Node::Map(_)) => convert(i, preserve),
+        Some(_) => TypeRef::named(UNTYPED_DEDUCED),
+        None => TypeRef::named(UNTYPED_ATOMIC),
+    };
+    let (relationship, keys) = match s.get("x-kubernetes-list-type") {
+        Some(Node::Str(t)) if t == "map" => (
+            Relationship::Associative,
+            s.get("x-kubernetes-list-map-keys")
+                .and_then(Node::as_seq)
+                .map(|ks| {
+                    ks.iter()
+                        .filter_map(Node::as_str)
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default(),
+        ),
+        Some(Node::Str(t)) if t == "set" => (Relationship::Associative, Vec::new()),
+        Some(_) => (Relationship::Atomic, Vec::new()),
+        None => match s.str_at(&["x-kubernetes-patch-strategy"]) {
+            Some("merge" | "merge,retainKeys") => (
                 Relationship::Associative,
-                s.get("x-kubernetes-list-map-keys")
-                    .and_then(Node::as_seq)
-                    .map(|ks| {
-                        ks.iter()
-                            .filter_map(Node::as_str)
-                            .map(str::to_string)
-                            .collect()
-                    })
+                s.str_at(&["x-kubernetes-patch-merge-key"])
+                    .map(|k| vec![k.to_string()])
                     .unwrap_or_default(),
             ),
-            Some("set") => (Relationship::Associative, Vec::new()),
-            Some(_) => (Relationship::Atomic, Vec::new()),
-            None => {
-                let strategy = s
-                    .str_at(&["x-kubernetes-patch-strategy"])
-                    .unwrap_or_default();
-                if strategy.split(',').any(|p| p == "merge") {
-                    let keys = s
-                        .str_at(&["x-kubernetes-patch-merge-key"])
-                        .map(|k| vec![k.to_string()])
-                        .unwrap_or_default();
-                    (Relationship::Associative, keys)
-                } else {
-                    (Relationship::Atomic, Vec::new())
-                }
-            }
-        };
-        return TypeRef::inline(Atom {
-            list: Some(ListType {
-                element_type,
-                relationship,
-                keys,
-            }),
-            ..Atom::default()
-        });
-    }
-    let scalar = match types.first().copied() {
-        Some("integer" | "number") => Scalar::Numeric,
-        Some("boolean") => Scalar::Boolean,
-        Some("string") => match s.str_at(&["format"]) {
-            Some("int-or-string") => Scalar::Untyped,
-            _ => Scalar::String,
+            _ => (Relationship::Atomic, Vec::new()),
         },
-        _ => return TypeRef::named(UNTYPED_DEDUCED),
     };
-    TypeRef::scalar(scalar)
+    ListType {
+        element_type,
+        relationship,
+        keys,
+    }
 }
 
 /// Kubernetes defaults every `protocol` field of a port to `TCP`; definitions that lost their
@@ -294,6 +315,10 @@ intstr:
         )
         .unwrap();
         let set = t.to_field_set(&obj).unwrap();
+        assert!(
+            crate::merge::ssa::server::reset_fields_for(&schema, &root).is_none(),
+            "no status field"
+        );
         assert_eq!(
             set.to_fields_v1(),
             r#"{"f:metadata":{"f:finalizers":{"v:\"x\"":{}},"f:labels":{"f:a":{}},"f:name":{}},"f:spec":{"f:args":{},"f:containers":{"k:{\"name\":\"c\"}":{".":{},"f:image":{},"f:name":{}}},"f:ports":{"k:{\"port\":80,\"protocol\":\"TCP\"}":{".":{},"f:port":{}}},"f:selector":{},"f:targetPort":{}}}"#

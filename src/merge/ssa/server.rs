@@ -455,7 +455,14 @@ pub fn server_side_apply(
         managers: BTreeMap::new(),
     };
     if let Some(reset) = req.reset_fields.filter(|s| !s.is_empty()) {
+        // Reset fields are the same at every version the resource is served at (ply converts
+        // versions as the identity), so they apply to every manager's version.
         inner.ignored.insert(version.clone(), reset.clone());
+        for e in &entries {
+            inner
+                .ignored
+                .insert(e.manager.api_version.clone(), reset.clone());
+        }
     }
     let mut fields = ManagedFields::new();
     for e in &entries {
@@ -821,6 +828,16 @@ fn restore_reset_fields(result: &mut Node, live: &Node, reset: &Set) {
             }
         }
     }
+}
+
+/// The reset fields for a kind's type: `status` when the type declares a `status` field (the
+/// built-in kinds that have one serve it as a subresource and reset it on the main resource,
+/// as their registry strategies' `GetResetFields` do); nothing otherwise. For custom resources
+/// the caller decides from the CRD's `subresources.status`.
+pub fn reset_fields_for(schema: &Schema, root: &TypeRef) -> Option<Set> {
+    let atom = schema.resolve(root)?;
+    atom.map?.find_field("status")?;
+    Some(status_reset_fields())
 }
 
 /// The reset fields of the main resource of a kind with a status subresource: `status`.
