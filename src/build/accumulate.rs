@@ -162,6 +162,15 @@ pub fn item_location(loaded: &Loaded, field: &str, value: &str) -> Location {
             return loc;
         }
     }
+    // Flow style (`resources: [a.yaml]`): the first occurrence after the field's key.
+    let text = &loaded.file.text;
+    for f in fields {
+        if let Some(key) = text.find(&format!("{f}:")) {
+            if let Some(at) = text.get(key..).and_then(|t| t.find(value)) {
+                return Location::new(Arc::clone(&loaded.file), key + at, value.len());
+            }
+        }
+    }
     loaded.key_location(&[PathSeg::Key(field.to_string())])
 }
 

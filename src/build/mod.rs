@@ -344,3 +344,155 @@ impl Builder<'_> {
         Ok(docs)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+    use crate::fs::MemFs;
+
+    /// Counts reads per path, to show each file is read once per render.
+    struct Counting {
+        inner: MemFs,
+        reads: std::sync::Mutex<HashMap<PathBuf, usize>>,
+        total: AtomicUsize,
+    }
+
+    impl Fs for Counting {
+        fn read(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+            self.total.fetch_add(1, Ordering::Relaxed);
+            if let Ok(mut m) = self.reads.lock() {
+                *m.entry(path.to_path_buf()).or_default() += 1;
+            }
+            self.inner.read(path)
+        }
+        fn kind(&self, path: &Path) -> Option<FileKind> {
+            self.inner.kind(path)
+        }
+        fn canonicalize(&self, path: &Path) -> std::io::Result<PathBuf> {
+            self.inner.canonicalize(path)
+        }
+    }
+
+    const CM: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n";
+
+    fn names(r: &Rendered) -> Vec<String> {
+        r.resources.iter().map(|r| r.name().to_string()).collect()
+    }
+
+    fn render_mem(fs: &dyn Fs, dir: &str) -> Result<Rendered> {
+        let opts = RenderOptions {
+            reorder: OutputOrder::None,
+            ..RenderOptions::default()
+        };
+        render_with(fs, Path::new(dir), &opts, &mut Warnings::default())
+    }
+
+    #[test]
+    fn shared_base_is_read_once() {
+        let mut fs = MemFs::new();
+        fs.file("/t/base/kustomization.yaml", "resources: [cm.yaml]\n")
+            .file("/t/base/cm.yaml", CM)
+            .file(
+                "/t/a/kustomization.yaml",
+                "resources: [../base]\nnamePrefix: a-\n",
+            )
+            .file(
+                "/t/b/kustomization.yaml",
+                "resources: [../base]\nnamePrefix: b-\n",
+            )
+            .file("/t/all/kustomization.yaml", "resources: [../a, ../b]\n");
+        let fs = Counting {
+            inner: fs,
+            reads: std::sync::Mutex::new(HashMap::new()),
+            total: AtomicUsize::new(0),
+        };
+        let r = render_mem(&fs, "/t/all").unwrap();
+        assert_eq!(names(&r), ["a-cm", "b-cm"]);
+        let reads = fs.reads.lock().unwrap();
+        assert!(reads.values().all(|&n| n == 1), "{reads:?}");
+        assert_eq!(reads.len(), 5);
+    }
+
+    #[test]
+    fn component_transforms_what_its_parent_accumulated() {
+        let mut fs = MemFs::new();
+        fs.file(
+            "/t/o/kustomization.yaml",
+            "resources: [cm.yaml]\ncomponents: [../c]\nnameSuffix: -o\n",
+        )
+        .file("/t/o/cm.yaml", CM)
+        .file(
+            "/t/c/kustomization.yaml",
+            "kind: Component\nresources: [sa.yaml]\nnamePrefix: c-\n",
+        )
+        .file(
+            "/t/c/sa.yaml",
+            "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: sa\n",
+        );
+        let r = render_mem(&fs, "/t/o").unwrap();
+        assert_eq!(names(&r), ["c-cm-o", "c-sa-o"]);
+    }
+
+    #[test]
+    fn diamond_of_bases_is_a_duplicate() {
+        let mut fs = MemFs::new();
+        fs.file("/t/base/kustomization.yaml", "resources: [cm.yaml]\n")
+            .file("/t/base/cm.yaml", CM)
+            .file("/t/a/kustomization.yaml", "resources: [../base]\n")
+            .file("/t/all/kustomization.yaml", "resources: [../a, ../base]\n");
+        let e = render_mem(&fs, "/t/all").unwrap_err();
+        assert_eq!(e.kind, ErrorKind::DuplicateId);
+        assert_eq!(e.related.len(), 1);
+        assert_eq!(e.chain, ["/t/all/kustomization.yaml"]);
+    }
+
+    #[test]
+    fn errors_carry_the_chain() {
+        let mut fs = MemFs::new();
+        fs.file("/t/base/kustomization.yaml", "resources: [missing.yaml]\n")
+            .file("/t/mid/kustomization.yaml", "resources: [../base]\n")
+            .file("/t/top/kustomization.yaml", "resources: [../mid]\n");
+        let e = render_mem(&fs, "/t/top").unwrap_err();
+        assert_eq!(e.kind, ErrorKind::NotFound);
+        assert_eq!(
+            e.chain,
+            [
+                "/t/top/kustomization.yaml",
+                "/t/mid/kustomization.yaml",
+                "/t/base/kustomization.yaml"
+            ]
+        );
+        assert_eq!(
+            e.location.unwrap().describe(),
+            "/t/base/kustomization.yaml:1:13"
+        );
+    }
+
+    #[test]
+    fn parent_directory_is_a_cycle() {
+        let mut fs = MemFs::new();
+        fs.file("/t/kustomization.yaml", "resources: [sub]\n")
+            .file("/t/sub/kustomization.yaml", "resources: [..]\n");
+        let e = render_mem(&fs, "/t").unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Cycle);
+        assert_eq!(e.message, "cycle of kustomizations: /t → /t/sub → /t");
+    }
+
+    #[test]
+    fn symlinked_file_outside_root_is_refused_unless_allowed() {
+        let mut fs = MemFs::new();
+        fs.file("/t/app/kustomization.yaml", "resources: [link.yaml]\n")
+            .file("/t/other/cm.yaml", CM)
+            .symlink("/t/app/link.yaml", "../other/cm.yaml");
+        let e = render_mem(&fs, "/t/app").unwrap_err();
+        assert_eq!(e.kind, ErrorKind::LoadRestriction);
+        let opts = RenderOptions {
+            load_restrictor: Restrictor::None,
+            ..RenderOptions::default()
+        };
+        let r = render_with(&fs, Path::new("/t/app"), &opts, &mut Warnings::default()).unwrap();
+        assert_eq!(names(&r), ["cm"]);
+    }
+}
