@@ -121,6 +121,15 @@ pub struct Resource {
     /// the content hash to their names (`generate::apply_hash_suffixes`). kustomize tracks this
     /// with its internal `needs-hash` annotation.
     pub needs_hash_suffix: bool,
+    /// The `namePrefix`es (`nameSuffix`es) applied to this resource, innermost kustomization
+    /// first: kustomize's `config.kubernetes.io/prefixes` (`suffixes`) build annotations, used by
+    /// name references to prefer the referral renamed like its referrer
+    /// (`Resource.PrefixesSuffixesEquals`).
+    pub name_prefixes: Vec<String>,
+    pub name_suffixes: Vec<String>,
+    /// Names of the `vars:` bound to this resource (kustomize's `Resource.refVarNames`):
+    /// the root reads their values from it (`transform::vars`).
+    pub ref_var_names: Vec<String>,
 }
 
 impl Resource {
@@ -130,6 +139,9 @@ impl Resource {
             origin,
             prev_ids: Vec::new(),
             needs_hash_suffix: false,
+            name_prefixes: Vec::new(),
+            name_suffixes: Vec::new(),
+            ref_var_names: Vec::new(),
         }
     }
 

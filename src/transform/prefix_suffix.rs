@@ -26,6 +26,16 @@ pub fn apply(
     Ok(())
 }
 
+/// Adds a prefix at the places `specs` name (the PrefixTransformer plugin).
+pub fn add_prefix(resources: &mut [Resource], prefix: &str, specs: &[FieldSpec]) -> Result<()> {
+    add(resources, prefix, specs, true)
+}
+
+/// Adds a suffix at the places `specs` name (the SuffixTransformer plugin).
+pub fn add_suffix(resources: &mut [Resource], suffix: &str, specs: &[FieldSpec]) -> Result<()> {
+    add(resources, suffix, specs, false)
+}
+
 /// Kinds whose names kustomize never prefixes or suffixes (`api/internal/builtins/
 /// PrefixTransformer.go`, `prefixFieldSpecsToSkip`): CustomResourceDefinition (any group),
 /// APIService in `apiregistration.k8s.io`, and Namespace (any group).
@@ -53,6 +63,12 @@ fn add(
             }
             if spec.path == "metadata/name" {
                 r.store_previous_id();
+                // Recorded for name references (`transform::namereference`).
+                if is_prefix {
+                    r.name_prefixes.push(affix.to_string());
+                } else {
+                    r.name_suffixes.push(affix.to_string());
+                }
             }
             fieldspec::apply(&mut r.node, spec, Create::Scalar, &mut |n| {
                 let current = n.scalar_text().filter(|_| !n.is_null()).unwrap_or_default();
