@@ -20,7 +20,7 @@ use crate::fs::{DiskFs, FileKind, Fs, Restrictor};
 use crate::kustomization::{Loaded, load};
 use crate::resource::Gvk;
 use crate::resource::Resource;
-use crate::source::{SourceFile, display_path};
+use crate::source::{Location, SourceFile, display_path};
 use crate::transform::FieldSpecTables;
 use crate::yaml::Node;
 
@@ -200,33 +200,71 @@ impl Builder<'_> {
             self.crds.push(defs);
         }
         steps::generate(self.fs, self.opts, loaded, &mut acc)?;
+        let generators = self.plugin_configs(loaded, "generators", &k.generators)?;
+        steps::run_generator_configs(self.fs, self.opts, loaded, &generators, &mut acc)?;
         for path in &k.components {
             let dir = self.resolve_dir(loaded, "components", path)?;
             acc = self.build_dir(&dir, acc, Some(Role::Component))?;
         }
         steps::transform(loaded, &mut acc, self.tables)?;
+        let transformers = self.plugin_configs(loaded, "transformers", &k.transformers)?;
+        steps::run_transformer_configs(&transformers, &mut acc, self.tables, self.warnings)?;
         Ok(acc)
     }
 
     /// Adds what one `resources:` entry names: a file's documents or a kustomization
     /// directory's build.
     fn accumulate(&mut self, loaded: &Loaded, path: &str, acc: &mut Vec<Resource>) -> Result<()> {
+        self.accumulate_field(loaded, "resources", path, acc)
+    }
+
+    /// `accumulate` for a path listed under `field` (`resources`, `generators`, `transformers`).
+    fn accumulate_field(
+        &mut self,
+        loaded: &Loaded,
+        field: &str,
+        path: &str,
+        acc: &mut Vec<Resource>,
+    ) -> Result<()> {
         let target = crate::fs::join(&loaded.dir, path);
         match self.fs.kind(&target) {
             Some(FileKind::File) => {
-                let file = self.resolve_file(loaded, "resources", path)?;
+                let file = self.resolve_file(loaded, field, path)?;
                 let docs = self.parse_file(&file)?;
                 ids::append_all(acc, docs.iter().cloned(), &|g: &Gvk| {
                     self.tables.is_cluster_scoped(g)
                 })
             }
             Some(FileKind::Dir) => {
-                let dir = self.resolve_dir(loaded, "resources", path)?;
+                let dir = self.resolve_dir(loaded, field, path)?;
                 let built = self.build_dir(&dir, Vec::new(), Some(Role::Resource))?;
                 ids::append_all(acc, built, &|g: &Gvk| self.tables.is_cluster_scoped(g))
             }
-            None => Err(self.missing(loaded, "resources", path, &target)),
+            None => Err(self.missing(loaded, field, path, &target)),
         }
+    }
+
+    /// The plugin configurations listed under `generators:` or `transformers:`: inline YAML,
+    /// files, or kustomization directories whose output is the configurations (kustomize's
+    /// `configureExternalGenerators` / `configureExternalTransformers`).
+    fn plugin_configs(
+        &mut self,
+        loaded: &Loaded,
+        field: &str,
+        entries: &[String],
+    ) -> Result<Vec<(Resource, Location)>> {
+        let mut out = Vec::new();
+        for entry in entries {
+            let loc = accumulate::item_location(loaded, field, entry);
+            if let Some(inline) = accumulate::inline_configs(entry) {
+                out.extend(inline.into_iter().map(|r| (r, loc.clone())));
+                continue;
+            }
+            let mut acc = Vec::new();
+            self.accumulate_field(loaded, field, entry, &mut acc)?;
+            out.extend(acc.into_iter().map(|r| (r, loc.clone())));
+        }
+        Ok(out)
     }
 
     /// The error for a path that names nothing: remote URLs get their own.
