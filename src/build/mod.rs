@@ -186,8 +186,9 @@ impl Builder<'_> {
 
     fn build_loaded(&mut self, loaded: &Loaded, mut acc: Vec<Resource>) -> Result<Vec<Resource>> {
         let k = &loaded.kustomization;
+        let mut index = ids::IdIndex::new(&acc, &|g: &Gvk| self.tables.is_cluster_scoped(g));
         for path in &k.resources {
-            self.accumulate(loaded, path, &mut acc)?;
+            self.accumulate(loaded, "resources", path, &mut acc, &mut index)?;
         }
         for path in &k.crds {
             let file = self.resolve_file(loaded, "crds", path)?;
@@ -214,31 +215,29 @@ impl Builder<'_> {
 
     /// Adds what one `resources:` entry names: a file's documents or a kustomization
     /// directory's build.
-    fn accumulate(&mut self, loaded: &Loaded, path: &str, acc: &mut Vec<Resource>) -> Result<()> {
-        self.accumulate_field(loaded, "resources", path, acc)
-    }
-
-    /// `accumulate` for a path listed under `field` (`resources`, `generators`, `transformers`).
-    fn accumulate_field(
+    /// `field` is where the path is listed (`resources`, `generators`, `transformers`); `index`
+    /// describes `acc`.
+    fn accumulate(
         &mut self,
         loaded: &Loaded,
         field: &str,
         path: &str,
         acc: &mut Vec<Resource>,
+        index: &mut ids::IdIndex,
     ) -> Result<()> {
         let target = crate::fs::join(&loaded.dir, path);
         match self.fs.kind(&target) {
             Some(FileKind::File) => {
                 let file = self.resolve_file(loaded, field, path)?;
                 let docs = self.parse_file(&file)?;
-                ids::append_all(acc, docs.iter().cloned(), &|g: &Gvk| {
+                index.append_all(acc, docs.iter().cloned(), &|g: &Gvk| {
                     self.tables.is_cluster_scoped(g)
                 })
             }
             Some(FileKind::Dir) => {
                 let dir = self.resolve_dir(loaded, field, path)?;
                 let built = self.build_dir(&dir, Vec::new(), Some(Role::Resource))?;
-                ids::append_all(acc, built, &|g: &Gvk| self.tables.is_cluster_scoped(g))
+                index.append_all(acc, built, &|g: &Gvk| self.tables.is_cluster_scoped(g))
             }
             None => Err(self.missing(loaded, field, path, &target)),
         }
@@ -261,7 +260,8 @@ impl Builder<'_> {
                 continue;
             }
             let mut acc = Vec::new();
-            self.accumulate_field(loaded, field, entry, &mut acc)?;
+            let mut index = ids::IdIndex::default();
+            self.accumulate(loaded, field, entry, &mut acc, &mut index)?;
             out.extend(acc.into_iter().map(|r| (r, loc.clone())));
         }
         Ok(out)
