@@ -22,6 +22,8 @@ use crate::resource::Gvk;
 use crate::resource::Resource;
 use crate::source::{Location, SourceFile, display_path};
 use crate::transform::FieldSpecTables;
+use crate::transform::configurations::BuildConfig;
+use crate::transform::vars::VarSet;
 use crate::yaml::Node;
 
 pub use accumulate::parse_resources;
@@ -86,6 +88,8 @@ pub fn render_with(
     let tables = FieldSpecTables::builtin()?;
     let mut b = Builder {
         tables: &tables,
+        config: BuildConfig::builtin(&tables),
+        vars: VarSet::default(),
         fs,
         opts,
         warnings,
@@ -96,7 +100,14 @@ pub fn render_with(
     };
     let loaded = b.kustomization(&root)?;
     let mut resources = b.build_dir(&root, Vec::new(), None)?;
-    steps::finish_root(&loaded, &mut resources, opts, b.warnings)?;
+    steps::finish_root(
+        &loaded,
+        &mut resources,
+        opts,
+        &b.config,
+        &b.vars,
+        b.warnings,
+    )?;
     Ok(Rendered {
         resources,
         crds: b.crds,
@@ -107,6 +118,11 @@ pub fn render_with(
 struct Builder<'a> {
     /// Where the transformers write (kustomize's default tables).
     tables: &'a FieldSpecTables,
+    /// The field-spec configuration of the kustomization being built (built-in tables plus
+    /// `configurations:` of it and of the kustomizations below it).
+    config: BuildConfig,
+    /// Every var declared so far (`vars:`), bound to its object.
+    vars: VarSet,
     fs: &'a dyn Fs,
     opts: &'a RenderOptions,
     warnings: &'a mut Warnings,
@@ -198,8 +214,10 @@ impl Builder<'_> {
                 .map_err(|e| Error::io(&file, &e))?;
             let defs = accumulate::parse_crd_definitions(&SourceFile::new(&file, text), path)
                 .map_err(|e| e.at(accumulate::item_location(loaded, "crds", path)))?;
+            self.config.add_crd_definitions(&defs)?;
             self.crds.push(defs);
         }
+        steps::configurations(self.fs, self.opts, loaded, &mut self.config)?;
         steps::generate(self.fs, self.opts, loaded, &mut acc)?;
         let generators = self.plugin_configs(loaded, "generators", &k.generators)?;
         steps::run_generator_configs(self.fs, self.opts, loaded, &generators, &mut acc)?;
@@ -207,9 +225,23 @@ impl Builder<'_> {
             let dir = self.resolve_dir(loaded, "components", path)?;
             acc = self.build_dir(&dir, acc, Some(Role::Component))?;
         }
-        steps::transform(loaded, &mut acc, self.tables)?;
+        steps::transform(loaded, &mut acc, &self.config.fields)?;
+        steps::replacements(
+            self.fs,
+            self.opts,
+            loaded,
+            &mut acc,
+            self.tables,
+            self.warnings,
+        )?;
         let transformers = self.plugin_configs(loaded, "transformers", &k.transformers)?;
-        steps::run_transformer_configs(&transformers, &mut acc, self.tables, self.warnings)?;
+        steps::run_transformer_configs(
+            &transformers,
+            &mut acc,
+            &self.config.fields,
+            self.warnings,
+        )?;
+        steps::bind_vars(loaded, &mut acc, &mut self.vars, self.tables)?;
         Ok(acc)
     }
 
@@ -236,7 +268,12 @@ impl Builder<'_> {
             }
             Some(FileKind::Dir) => {
                 let dir = self.resolve_dir(loaded, field, path)?;
-                let built = self.build_dir(&dir, Vec::new(), Some(Role::Resource))?;
+                // A base starts from the built-in configuration; what it adds comes back up.
+                let parent = std::mem::replace(&mut self.config, BuildConfig::builtin(self.tables));
+                let built = self.build_dir(&dir, Vec::new(), Some(Role::Resource));
+                let child = std::mem::replace(&mut self.config, parent);
+                let built = built?;
+                self.config.absorb(&child)?;
                 index.append_all(acc, built, &|g: &Gvk| self.tables.is_cluster_scoped(g))
             }
             None => Err(self.missing(loaded, field, path, &target)),

@@ -5,13 +5,18 @@
 //! the order in which transformers run.
 
 pub mod annotations;
+pub mod configurations;
 pub mod fieldspec;
 pub mod images;
 pub mod labels;
+pub mod namereference;
 pub mod namespace;
 pub mod prefix_suffix;
+pub mod refpath;
+pub mod replacements;
 pub mod replicas;
 pub mod sort;
+pub mod vars;
 
 // Builtin transformer plugin configurations (`transformers:`).
 pub mod builtin;
