@@ -95,7 +95,7 @@ pub fn config_map(
 }
 
 /// Makes the Secret of one `secretGenerator` entry (`type` defaults to `Opaque`; every value
-/// base64-encoded under `data`).
+/// base64-encoded under `data`, wrapped like `binaryData`).
 pub fn secret(
     args: &GeneratorArgs,
     global: Option<&GeneratorOptions>,
@@ -165,7 +165,7 @@ fn make(
         obj.insert("type".into(), Node::str(t));
         let mut data = Map::new();
         for (k, v) in pairs {
-            data.insert(k, Node::Str(BASE64.encode(v)));
+            data.insert(k, Node::Str(wrapped_base64(&v)));
         }
         obj.insert("data".into(), Node::Map(data));
     } else {
@@ -217,7 +217,7 @@ fn wrapped_base64(bytes: &[u8]) -> String {
 /// sorted by key, as kustomize writes the data map.
 fn load_pairs(args: &GeneratorArgs, loader: &dyn Loader) -> Result<Vec<(String, Vec<u8>)>> {
     let mut pairs: Vec<(String, Vec<u8>)> = Vec::new();
-    let envs = args.env.iter().chain(args.envs.iter());
+    let envs = args.envs.iter().chain(args.env.iter());
     for path in envs.filter(|p| !p.is_empty()) {
         let content = loader.load(path)?;
         for (k, v) in kv::parse_env_file(path, &content)? {
@@ -383,6 +383,68 @@ fn merge_into(new: &mut Resource, old: &Resource, merge_data: bool) {
     if merge_data {
         new.origin = old.origin.clone();
     }
+}
+
+/// A builtin generator plugin configuration (an entry of `generators:`, `apiVersion: builtin`,
+/// `kind: ConfigMapGenerator` or `SecretGenerator`): the generator's fields at the top level,
+/// with `metadata.name`/`metadata.namespace` used when `name`/`namespace` are absent
+/// (kustomize's `ConfigMapGeneratorPlugin.Config`). The kustomization's `generatorOptions` do
+/// not apply to these. Returns `None` for any other kind. Unknown fields are ignored, as
+/// kustomize's plugin configuration decoding ignores them.
+pub fn from_builtin_config(
+    config: &Node,
+    loader: &dyn Loader,
+) -> Result<Option<(Resource, Behavior)>> {
+    let kind = config.str_at(&["kind"]).unwrap_or("");
+    if config.str_at(&["apiVersion"]) != Some("builtin")
+        || !matches!(kind, "ConfigMapGenerator" | "SecretGenerator")
+    {
+        return Ok(None);
+    }
+    let mut fields = Map::new();
+    if let Some(m) = config.as_map() {
+        for (k, v) in m {
+            if matches!(
+                k.as_str(),
+                "name"
+                    | "namespace"
+                    | "behavior"
+                    | "literals"
+                    | "files"
+                    | "envs"
+                    | "env"
+                    | "options"
+                    | "type"
+            ) {
+                fields.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    for key in ["name", "namespace"] {
+        let missing = fields
+            .get(key)
+            .and_then(Node::as_str)
+            .is_none_or(str::is_empty);
+        if missing && let Some(v) = config.str_at(&["metadata", key]) {
+            fields.insert(key.into(), Node::str(v));
+        }
+    }
+    let mut args: GeneratorArgs = crate::yaml::de::from_node(&Node::Map(fields)).map_err(|e| {
+        Error::new(
+            ErrorKind::Generator,
+            format!("builtin {kind} configuration: {e}"),
+        )
+    })?;
+    if let Some(env) = args.env.take().filter(|e| !e.is_empty()) {
+        args.envs.push(env);
+    }
+    let behavior = Behavior::parse(args.behavior.as_deref());
+    let r = if kind == "SecretGenerator" {
+        secret(&args, None, loader)?
+    } else {
+        config_map(&args, None, loader)?
+    };
+    Ok(Some((r, behavior)))
 }
 
 /// Runs every `configMapGenerator` then every `secretGenerator` entry of one kustomization
@@ -559,6 +621,24 @@ metadata:
 type: kubernetes.io/tls
 "#
         );
+    }
+
+    // `generators:` with an inline builtin ConfigMapGenerator; kubectl kustomize gives
+    // `mymap-kfd8tf729k`.
+    #[test]
+    fn builtin_generator_config() {
+        let cfg = parse_one(
+            "apiVersion: builtin\nkind: ConfigMapGenerator\nmetadata:\n  name: mymap\nliterals:\n- FRUIT=apple\n- VEGETABLE=carrot\n",
+        )
+        .unwrap();
+        let (r, b) = from_builtin_config(&cfg, &files).unwrap().unwrap();
+        assert_eq!(b, Behavior::Create);
+        assert_eq!(
+            render(&mut [r]),
+            "apiVersion: v1\ndata:\n  FRUIT: apple\n  VEGETABLE: carrot\nkind: ConfigMap\nmetadata:\n  name: mymap-kfd8tf729k\n"
+        );
+        let other = parse_one("apiVersion: builtin\nkind: PatchTransformer\n").unwrap();
+        assert!(from_builtin_config(&other, &files).unwrap().is_none());
     }
 
     #[test]

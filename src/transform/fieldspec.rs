@@ -49,18 +49,8 @@ pub fn apply(
     create: Create,
     set: &mut dyn FnMut(&mut Node) -> Result<()>,
 ) -> Result<()> {
-    if !spec_selects(spec, &Gvk::of(object)) {
-        return Ok(());
-    }
-    let path = split_path(&spec.path);
-    let id = ResId::of(object);
-    walk(object, &path, spec.create, create, set).map_err(|mut e| {
-        e.message = format!(
-            "considering field '{}' of object {}: {}",
-            spec.path, id, e.message
-        );
-        e
-    })
+    let gvk = Gvk::of(object);
+    apply_selected(object, &gvk, spec, create, set)
 }
 
 /// Applies `set` for every spec of a table, in order.
@@ -70,10 +60,33 @@ pub fn apply_all(
     create: Create,
     set: &mut dyn FnMut(&mut Node) -> Result<()>,
 ) -> Result<()> {
+    let gvk = Gvk::of(object);
     for spec in specs {
-        apply(object, spec, create, set)?;
+        apply_selected(object, &gvk, spec, create, set)?;
     }
     Ok(())
+}
+
+fn apply_selected(
+    object: &mut Node,
+    gvk: &Gvk,
+    spec: &FieldSpec,
+    create: Create,
+    set: &mut dyn FnMut(&mut Node) -> Result<()>,
+) -> Result<()> {
+    if !spec_selects(spec, gvk) {
+        return Ok(());
+    }
+    let path = split_path(&spec.path);
+    walk(object, &path, spec.create, create, set).map_err(|mut e| {
+        e.message = format!(
+            "considering field '{}' of object {}: {}",
+            spec.path,
+            ResId::of(object),
+            e.message
+        );
+        e
+    })
 }
 
 fn walk(

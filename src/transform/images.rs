@@ -5,7 +5,7 @@
 use regex::Regex;
 
 use crate::diag::{Error, ErrorKind, Result};
-use crate::kustomization::Image;
+use crate::kustomization::{FieldSpec, Image};
 use crate::resource::Resource;
 use crate::yaml::Node;
 
@@ -14,6 +14,14 @@ use super::fieldspec::{self, Create};
 
 pub fn apply(resources: &mut [Resource], images: &[Image], tables: &FieldSpecTables) -> Result<()> {
     for image in images {
+        apply_one(resources, image, &tables.images)?;
+    }
+    Ok(())
+}
+
+/// One image entry with explicit field specs (the ImageTagTransformer plugin).
+pub fn apply_one(resources: &mut [Resource], image: &Image, specs: &[FieldSpec]) -> Result<()> {
+    {
         let matcher = Matcher::new(&image.name);
         // kustomize runs its "legacy" walk over every object first, then the field-spec walk
         // (`api/internal/builtins/ImageTagTransformer.go`).
@@ -27,7 +35,7 @@ pub fn apply(resources: &mut [Resource], images: &[Image], tables: &FieldSpecTab
             if r.kind() == "CustomResourceDefinition" {
                 continue;
             }
-            fieldspec::apply_all(&mut r.node, &tables.images, Create::None, &mut |n| {
+            fieldspec::apply_all(&mut r.node, specs, Create::None, &mut |n| {
                 update(n, image, &matcher)
             })?;
         }
@@ -37,21 +45,34 @@ pub fn apply(resources: &mut [Resource], images: &[Image], tables: &FieldSpecTab
 
 /// Whether an image reference names the image `name` (kustomize's `image.IsImageMatched`: the
 /// name followed by an optional `:tag` and an optional `@sha256:digest`). kustomize puts the
-/// name into a regular expression unescaped; an invalid one matches nothing here.
-struct Matcher(Option<Regex>);
+/// name into a regular expression unescaped (so `.` matches any character there too) and
+/// crashes on the first image it compares when the pattern is invalid; ply reports an error at
+/// that point (and, like kustomize, none when there is no image to compare).
+struct Matcher {
+    name: String,
+    re: Option<Regex>,
+}
 
 impl Matcher {
     fn new(name: &str) -> Matcher {
-        Matcher(
-            Regex::new(&format!(
+        Matcher {
+            name: name.to_string(),
+            re: Regex::new(&format!(
                 "^{name}(:[a-zA-Z0-9_.{{}}-]*)?(@sha256:[a-zA-Z0-9_.{{}}-]*)?$"
             ))
             .ok(),
-        )
+        }
     }
 
-    fn is_match(&self, s: &str) -> bool {
-        self.0.as_ref().is_some_and(|re| re.is_match(s))
+    fn is_match(&self, s: &str) -> Result<bool> {
+        match &self.re {
+            Some(re) => Ok(re.is_match(s)),
+            None => Err(Error::new(
+                ErrorKind::Transformer,
+                format!("images: invalid image name {:?}", self.name),
+            )
+            .help("kustomize reads `name` as a regular expression; escape special characters such as `[`")),
+        }
     }
 }
 
@@ -101,7 +122,7 @@ fn update(node: &mut Node, image: &Image, matcher: &Matcher) -> Result<()> {
     let Some(value) = node.scalar_text().filter(|_| !node.is_null()) else {
         return Ok(());
     };
-    if !matcher.is_match(&value) {
+    if !matcher.is_match(&value)? {
         return Ok(());
     }
     let (mut name, mut tag, mut digest) = split(&value);
@@ -193,10 +214,13 @@ mod tests {
     #[test]
     fn matcher() {
         let m = Matcher::new("nginx");
-        assert!(m.is_match("nginx"));
-        assert!(m.is_match("nginx:1.2"));
-        assert!(m.is_match("nginx@sha256:abc"));
-        assert!(!m.is_match("my/nginx"));
-        assert!(!m.is_match("nginx-x"));
+        let m = |s: &str| m.is_match(s).unwrap();
+        assert!(m("nginx"));
+        assert!(m("nginx:1.2"));
+        assert!(m("nginx@sha256:abc"));
+        assert!(!m("my/nginx"));
+        assert!(!m("nginx-x"));
+        assert!(Matcher::new("[").is_match("x").is_err());
+        assert!(Matcher::new("[").is_match("x").is_err());
     }
 }

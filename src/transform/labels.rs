@@ -19,7 +19,7 @@ pub fn apply(
     tables: &FieldSpecTables,
 ) -> Result<()> {
     for label in labels {
-        let specs = label_specs(label, tables);
+        let specs = label_specs(label, tables)?;
         set_pairs(resources, &label.pairs, &specs)?;
     }
     if let Some(common) = common_labels {
@@ -31,19 +31,19 @@ pub fn apply(
 /// The field specs of one `labels:` entry: its own `fields`, then the `labels` table of
 /// `configurations:`, then either every selector and template place (`includeSelectors`) or
 /// templates (`includeTemplates`) and `metadata/labels`.
-pub fn label_specs(label: &Label, tables: &FieldSpecTables) -> Vec<FieldSpec> {
+pub fn label_specs(label: &Label, tables: &FieldSpecTables) -> Result<Vec<FieldSpec>> {
     let mut specs = Vec::new();
     for s in label.fields.iter().chain(&tables.labels) {
-        merge_one(&mut specs, s.clone());
+        merge_one(&mut specs, s.clone())?;
     }
     if label.include_selectors {
         for s in &tables.common_labels {
-            merge_one(&mut specs, s.clone());
+            merge_one(&mut specs, s.clone())?;
         }
     } else {
         if label.include_templates {
             for s in &tables.template_labels {
-                merge_one(&mut specs, s.clone());
+                merge_one(&mut specs, s.clone())?;
             }
         }
         merge_one(
@@ -53,9 +53,9 @@ pub fn label_specs(label: &Label, tables: &FieldSpecTables) -> Vec<FieldSpec> {
                 create: true,
                 ..FieldSpec::default()
             },
-        );
+        )?;
     }
-    specs
+    Ok(specs)
 }
 
 /// Writes each pair into the map at every place `specs` names (creating maps where a spec
@@ -74,6 +74,11 @@ pub fn set_pairs(resources: &mut [Resource], pairs: &StringMap, specs: &[FieldSp
 
 /// Sets every pair in a map node (kustomize's `SetEntry` with a string tag).
 pub(crate) fn set_entries(node: &mut Node, pairs: &StringMap) -> Result<()> {
+    // A null map that the spec may not create stays null (kyaml's FieldSetter does nothing on
+    // a null node).
+    if node.is_null() {
+        return Ok(());
+    }
     let Some(map) = node.as_map_mut() else {
         return Err(Error::new(
             ErrorKind::Transformer,

@@ -18,6 +18,9 @@ pub mod replicas;
 pub mod sort;
 pub mod vars;
 
+// Builtin transformer plugin configurations (`transformers:`).
+pub mod builtin;
+
 use crate::diag::{Error, ErrorKind, Result};
 use crate::kustomization::FieldSpec;
 use crate::resource::Gvk;
@@ -105,7 +108,7 @@ impl FieldSpecTables {
                 _ => continue,
             };
             for spec in specs_from_node(key, value)? {
-                merge_one(table, spec);
+                merge_one(table, spec)?;
             }
         }
         Ok(())
@@ -120,17 +123,38 @@ impl FieldSpecTables {
     }
 }
 
-/// Adds a spec unless an equal one (same gvk and path) is there; kustomize's
-/// `FsSlice.MergeOne`, which keeps the first.
-pub fn merge_one(table: &mut Vec<FieldSpec>, spec: FieldSpec) {
-    let same = |s: &FieldSpec| {
-        s.path == spec.path
-            && s.group == spec.group
-            && s.version == spec.version
-            && s.kind == spec.kind
+/// Adds a spec unless an equivalent one is there (kustomize's `FsSlice.MergeOne`): same path,
+/// and the existing entry's group/version/kind selected by the new one's (so a new entry without
+/// a kind matches an existing one for any kind). An equivalent entry with a different `create`
+/// is an error, as in kustomize.
+pub fn merge_one(table: &mut Vec<FieldSpec>, spec: FieldSpec) -> Result<()> {
+    let selects = |want: &Option<String>, have: &Option<String>| {
+        want.as_deref()
+            .is_none_or(|w| w.is_empty() || Some(w) == have.as_deref())
     };
-    if !table.iter().any(same) {
-        table.push(spec);
+    let existing = table.iter().find(|s| {
+        s.path == spec.path
+            && selects(&spec.group, &s.group)
+            && selects(&spec.version, &s.version)
+            && selects(&spec.kind, &s.kind)
+    });
+    match existing {
+        Some(s) if s.create != spec.create => Err(Error::new(
+            ErrorKind::Kustomization,
+            format!(
+                "conflicting fieldspecs: path {:?}{} is given both with and without `create`",
+                spec.path,
+                spec.kind
+                    .as_deref()
+                    .map(|k| format!(" for kind {k}"))
+                    .unwrap_or_default()
+            ),
+        )),
+        Some(_) => Ok(()),
+        None => {
+            table.push(spec);
+            Ok(())
+        }
     }
 }
 
@@ -304,5 +328,67 @@ mod pipeline_tests {
         // Renames are recorded: the Deployment was `web` in no namespace.
         assert_eq!(rs[0].original_id().name, "web");
         assert_eq!(rs[0].original_id().namespace, "");
+        assert_eq!(rs[0].name_prefixes, ["pre-"]);
+        assert_eq!(rs[0].name_suffixes, ["-suf"]);
+        // The Namespace object is never prefixed.
+        assert!(rs[3].name_prefixes.is_empty());
+    }
+}
+
+#[cfg(test)]
+mod config_tests {
+    use super::*;
+    use crate::kustomization::{Image, StringMap};
+    use crate::resource::Resource;
+    use crate::yaml::{EmitOptions, emit_documents, parse::parse_one};
+
+    // A `configurations:` file adding image and label places for a custom kind; expected
+    // output from `kubectl kustomize` (commonLabels team=a, images nginx → tag 2).
+    #[test]
+    fn configurations_add_places() {
+        let mut tables = FieldSpecTables::builtin().unwrap();
+        let config = parse_one(
+            "images:\n- kind: Pipeline\n  path: spec/steps[]/image\ncommonLabels:\n- kind: Pipeline\n  path: spec/selector/labels\n  create: true\nnameReference:\n- kind: ConfigMap\n  fieldSpecs:\n  - kind: Pipeline\n    path: spec/config\n",
+        )
+        .unwrap();
+        tables.merge_config(&config).unwrap();
+        assert_eq!(tables.images.len(), 5);
+        let mut rs = vec![Resource::new(
+            parse_one("apiVersion: example.com/v1\nkind: Pipeline\nmetadata:\n  name: p\nspec:\n  steps:\n  - image: nginx\n  - image: busybox:1\n").unwrap(),
+            None,
+        )];
+        let team: StringMap = [("team".to_string(), "a".to_string())]
+            .into_iter()
+            .collect();
+        labels::apply(&mut rs, Some(&team), &[], &tables).unwrap();
+        let img = Image {
+            name: "nginx".into(),
+            new_tag: Some("2".into()),
+            ..Image::default()
+        };
+        images::apply(&mut rs, &[img], &tables).unwrap();
+        assert_eq!(
+            emit_documents(rs.iter().map(|r| &r.node), EmitOptions::default()),
+            "apiVersion: example.com/v1\nkind: Pipeline\nmetadata:\n  labels:\n    team: a\n  name: p\nspec:\n  selector:\n    labels:\n      team: a\n  steps:\n  - image: nginx:2\n  - image: busybox:1\n"
+        );
+    }
+
+    #[test]
+    fn merge_one_rules() {
+        let spec = |path: &str, kind: Option<&str>, create: bool| FieldSpec {
+            path: path.into(),
+            kind: kind.map(Into::into),
+            create,
+            ..FieldSpec::default()
+        };
+        let mut t = vec![spec("spec/x", Some("Deployment"), true)];
+        // Kind-less entry covers the Deployment one: not added; with another `create`: error.
+        merge_one(&mut t, spec("spec/x", None, true)).unwrap();
+        assert_eq!(t.len(), 1);
+        assert!(merge_one(&mut t, spec("spec/x", None, false)).is_err());
+        // A narrower entry is new.
+        let mut t = vec![spec("spec/x", None, true)];
+        merge_one(&mut t, spec("spec/x", Some("Deployment"), false)).unwrap();
+        assert_eq!(t.len(), 2);
     }
 }

@@ -14,7 +14,47 @@ use crate::yaml::Node;
 use super::FieldSpecTables;
 use super::fieldspec::{self, Create};
 
+/// Which RoleBinding/ClusterRoleBinding subjects get the namespace (the NamespaceTransformer
+/// plugin's `setRoleBindingSubjects`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum SubjectMode {
+    /// Subjects named `default` (kustomize's default, `defaultOnly`).
+    #[default]
+    DefaultOnly,
+    /// Every subject of kind ServiceAccount (`allServiceAccounts`).
+    AllServiceAccounts,
+    /// None (`none`).
+    None,
+}
+
+/// Options of the NamespaceTransformer plugin; the `namespace:` field uses the defaults.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Options {
+    /// Only set namespaces that are missing or empty (`unsetOnly`).
+    pub unset_only: bool,
+    pub subjects: SubjectMode,
+}
+
+/// The kustomization's `namespace:` field.
 pub fn apply(resources: &mut [Resource], namespace: &str, tables: &FieldSpecTables) -> Result<()> {
+    apply_with(
+        resources,
+        namespace,
+        &tables.namespace,
+        tables,
+        Options::default(),
+    )
+}
+
+/// The namespace transformer with explicit field specs (besides `metadata.namespace`, which is
+/// always handled) and options; `tables` supplies the cluster-scoped kinds.
+pub fn apply_with(
+    resources: &mut [Resource],
+    namespace: &str,
+    specs: &[FieldSpec],
+    tables: &FieldSpecTables,
+    opts: Options,
+) -> Result<()> {
     if namespace.is_empty() {
         return Ok(());
     }
@@ -23,23 +63,35 @@ pub fn apply(resources: &mut [Resource], namespace: &str, tables: &FieldSpecTabl
             continue;
         }
         r.store_previous_id();
-        apply_one(&mut r.node, namespace, tables)?;
+        apply_one(&mut r.node, namespace, specs, tables, opts)?;
     }
     check_unique(resources)
 }
 
-fn apply_one(node: &mut Node, namespace: &str, tables: &FieldSpecTables) -> Result<()> {
+fn apply_one(
+    node: &mut Node,
+    namespace: &str,
+    all_specs: &[FieldSpec],
+    tables: &FieldSpecTables,
+    opts: Options,
+) -> Result<()> {
     let gvk = Gvk::of(node);
     let api_version = node.str_at(&["apiVersion"]).unwrap_or("").to_string();
     let set = &mut |n: &mut Node| {
+        // `unsetOnly` keeps a non-empty value (kyaml's `SetEntryIfEmpty`).
+        if opts.unset_only
+            && n.scalar_text()
+                .is_some_and(|t| !t.is_empty() && !n.is_null())
+        {
+            return Ok(());
+        }
         *n = Node::str(namespace);
         Ok(())
     };
     // metadata.namespace is handled here, not through the table: only for objects that are
     // not known to be cluster-scoped (`metaNamespaceHack`). `metadata/name` entries apply to
     // apiVersion `v1` only (`removeUnneededMetaFieldSpecs`).
-    let mut specs: Vec<&FieldSpec> = tables
-        .namespace
+    let mut specs: Vec<&FieldSpec> = all_specs
         .iter()
         .filter(|s| s.path != "metadata/namespace")
         .filter(|s| api_version == "v1" || s.path != "metadata/name")
@@ -56,7 +108,7 @@ fn apply_one(node: &mut Node, namespace: &str, tables: &FieldSpecTables) -> Resu
         let is_rb =
             |k: &Option<String>| matches!(k.as_deref(), Some("RoleBinding" | "ClusterRoleBinding"));
         specs.retain(|s| !(is_rb(&s.kind) && s.path == "subjects/namespace"));
-        set_default_subjects(node, namespace)?;
+        set_subjects(node, opts.subjects, set)?;
     }
     for spec in specs {
         fieldspec::apply(node, spec, Create::Scalar, set).map_err(|mut e| {
@@ -67,9 +119,19 @@ fn apply_one(node: &mut Node, namespace: &str, tables: &FieldSpecTables) -> Resu
     Ok(())
 }
 
-/// kustomize's default `setRoleBindingSubjects: defaultOnly`: subjects whose `name` is
-/// `default` get the namespace (`roleBindingHack`, `setSubjectsNamedDefault`).
-fn set_default_subjects(node: &mut Node, namespace: &str) -> Result<()> {
+/// Sets the namespace of the binding's subjects that `mode` selects (`roleBindingHack`):
+/// `defaultOnly` picks subjects named `default` (of any kind), `allServiceAccounts` subjects of
+/// kind ServiceAccount.
+fn set_subjects(
+    node: &mut Node,
+    mode: SubjectMode,
+    set: &mut dyn FnMut(&mut Node) -> Result<()>,
+) -> Result<()> {
+    let (field, value) = match mode {
+        SubjectMode::None => return Ok(()),
+        SubjectMode::DefaultOnly => ("name", "default"),
+        SubjectMode::AllServiceAccounts => ("kind", "ServiceAccount"),
+    };
     let Some(subjects) = node.get_mut("subjects") else {
         return Ok(());
     };
@@ -84,9 +146,9 @@ fn set_default_subjects(node: &mut Node, namespace: &str) -> Result<()> {
     };
     for s in items {
         if let Some(m) = s.as_map_mut()
-            && m.get("name").and_then(Node::as_str) == Some("default")
+            && m.get(field).and_then(Node::as_str) == Some(value)
         {
-            m.insert("namespace".into(), Node::str(namespace));
+            set(m.entry("namespace".to_string()).or_insert(Node::Null))?;
         }
     }
     Ok(())

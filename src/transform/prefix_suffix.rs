@@ -26,6 +26,16 @@ pub fn apply(
     Ok(())
 }
 
+/// Adds a prefix at the places `specs` name (the PrefixTransformer plugin).
+pub fn add_prefix(resources: &mut [Resource], prefix: &str, specs: &[FieldSpec]) -> Result<()> {
+    add(resources, prefix, specs, true)
+}
+
+/// Adds a suffix at the places `specs` name (the SuffixTransformer plugin).
+pub fn add_suffix(resources: &mut [Resource], suffix: &str, specs: &[FieldSpec]) -> Result<()> {
+    add(resources, suffix, specs, false)
+}
+
 /// Kinds whose names kustomize never prefixes or suffixes (`api/internal/builtins/
 /// PrefixTransformer.go`, `prefixFieldSpecsToSkip`): CustomResourceDefinition (any group),
 /// APIService in `apiregistration.k8s.io`, and Namespace (any group).

@@ -3,7 +3,7 @@
 //! previous name (so a base name still works after a prefix).
 
 use crate::diag::{Error, ErrorKind, Result};
-use crate::kustomization::Replica;
+use crate::kustomization::{FieldSpec, Replica};
 use crate::resource::{Gvk, Resource};
 use crate::yaml::Node;
 
@@ -16,23 +16,20 @@ pub fn apply(
     tables: &FieldSpecTables,
 ) -> Result<()> {
     for replica in replicas {
-        apply_one(resources, replica, tables)?;
+        apply_one(resources, replica, &tables.replicas)?;
     }
     Ok(())
 }
 
-fn apply_one(
-    resources: &mut [Resource],
-    replica: &Replica,
-    tables: &FieldSpecTables,
-) -> Result<()> {
+/// One replicas entry with explicit field specs (the ReplicaCountTransformer plugin).
+pub fn apply_one(resources: &mut [Resource], replica: &Replica, specs: &[FieldSpec]) -> Result<()> {
     let mut found = false;
-    for spec in &tables.replicas {
+    for spec in specs {
         for r in resources.iter_mut() {
-            let current = r.id();
-            let matches = std::iter::once(&current)
-                .chain(r.prev_ids.iter())
-                .any(|id| id.name == replica.name && spec_selects(spec, &id.gvk));
+            let matches = (r.name() == replica.name && spec_selects(spec, &r.gvk()))
+                || r.prev_ids
+                    .iter()
+                    .any(|id| id.name == replica.name && spec_selects(spec, &id.gvk));
             if !matches {
                 continue;
             }
@@ -44,16 +41,33 @@ fn apply_one(
         }
     }
     if !found {
-        let gvks: Vec<String> = tables
-            .replicas
+        // kustomize lists the table's kinds sorted by its legacy kind order
+        // (`TransformerConfig.sortFields`) in kyaml's `Kind.version.group` form.
+        let mut gvks: Vec<Gvk> = specs
             .iter()
-            .map(|s| {
-                Gvk {
-                    group: s.group.clone().unwrap_or_default(),
-                    version: s.version.clone().unwrap_or_default(),
-                    kind: s.kind.clone().unwrap_or_default(),
-                }
-                .to_string()
+            .map(|s| Gvk {
+                group: s.group.clone().unwrap_or_default(),
+                version: s.version.clone().unwrap_or_default(),
+                kind: s.kind.clone().unwrap_or_default(),
+            })
+            .collect();
+        gvks.sort_by(super::sort::default_gvk_cmp);
+        let gvks: Vec<String> = gvks
+            .iter()
+            .map(|g| {
+                let or = |s: &str, none: &str| {
+                    if s.is_empty() {
+                        none.to_string()
+                    } else {
+                        s.to_string()
+                    }
+                };
+                format!(
+                    "{}.{}.{}",
+                    or(&g.kind, "[noKind]"),
+                    or(&g.version, "[noVer]"),
+                    or(&g.group, "[noGrp]")
+                )
             })
             .collect();
         return Err(Error::new(

@@ -158,6 +158,24 @@ pub fn order(resources: &mut Vec<Resource>, choice: &SortChoice) {
     resources.extend(keyed.into_iter().map(|(_, _, r)| r));
 }
 
+/// kustomize's `Gvk.IsLessThan` with the default kind order: the order kustomize keeps its
+/// field-spec tables in (which shows in some of its messages).
+pub fn default_gvk_cmp(a: &Gvk, b: &Gvk) -> Ordering {
+    let SortChoice::Legacy { order_first, .. } = default_legacy() else {
+        return Ordering::Equal;
+    };
+    let n = i64::try_from(order_first.len()).unwrap_or(0);
+    let rank = |k: &str| {
+        order_first
+            .iter()
+            .position(|f| f == k)
+            .map_or(0, |i| i64::try_from(i).unwrap_or(0) - n)
+    };
+    rank(&a.kind)
+        .cmp(&rank(&b.kind))
+        .then_with(|| a.to_string().cmp(&b.to_string()))
+}
+
 /// kustomize's `gvkLessThan`: by rank of the kind, then by `group_version_kind` text — except
 /// that two Namespace kinds of which one has no group compare the other way round.
 fn gvk_cmp(a: &Gvk, b: &Gvk, rank: &HashMap<&str, i64>) -> Ordering {
