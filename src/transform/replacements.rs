@@ -93,6 +93,29 @@ pub fn collect(
     Ok(out)
 }
 
+/// Runs a `ReplacementTransformer` plugin configuration (`apiVersion: builtin`, listed under
+/// `transformers:`): its `replacements:` list holds inline replacements and `path:` entries,
+/// read through `load` (kustomize's `ReplacementTransformerPlugin.Config`). Unknown fields of
+/// replacement files go to `ignored`, as in [`collect`].
+pub fn apply_plugin_config(
+    config: &Node,
+    resources: &mut [Resource],
+    cluster_scoped: ClusterScoped,
+    load: &mut dyn FnMut(&str) -> Result<Node, Error>,
+    ignored: &mut Vec<String>,
+) -> Result<(), Error> {
+    let list = config.get("replacements").cloned().unwrap_or(Node::Null);
+    let fields: Vec<ReplacementField> = crate::yaml::de::from_node(&list).map_err(|e| {
+        err(format!(
+            "ReplacementTransformer: replacements{}: {}",
+            e.path_string(),
+            e.message
+        ))
+    })?;
+    let list = collect(&fields, load, ignored)?;
+    apply(resources, &list, cluster_scoped)
+}
+
 /// The shapes of a replacement file's maps, for dropping unknown fields.
 #[derive(Clone, Copy)]
 enum Shape {
@@ -1028,6 +1051,25 @@ mod tests {
         assert_eq!(
             rs[1].node.str_at(&["metadata", "labels", "x"]),
             Some("=8080")
+        );
+    }
+
+    #[test]
+    fn plugin_configs_run_their_replacements() {
+        let mut rs = resources();
+        let config = parse_one("apiVersion: builtin\nkind: ReplacementTransformer\nmetadata:\n  name: r\nreplacements:\n- source: {kind: ConfigMap, name: src, fieldPath: data.host}\n  targets:\n  - select: {kind: Deployment}\n    fieldPaths: [metadata.labels.app]\n").unwrap();
+        let mut ignored = Vec::new();
+        apply_plugin_config(
+            &config,
+            &mut rs,
+            &|_| false,
+            &mut |_| Ok(Node::Null),
+            &mut ignored,
+        )
+        .unwrap();
+        assert_eq!(
+            rs[1].node.str_at(&["metadata", "labels", "app"]),
+            Some("a.b.c")
         );
     }
 
