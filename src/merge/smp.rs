@@ -30,6 +30,12 @@ pub fn apply(
     apply_at(original, patch, schema.root(gvk), opts)
 }
 
+/// Whether a patch deletes the whole object (`$patch: delete` at its root): kustomize then
+/// removes the resource; [`apply`] would return an empty map.
+pub fn deletes_object(patch: &Node) -> bool {
+    patch.get(DIRECTIVE).and_then(Node::as_str) == Some("delete")
+}
+
 /// [`apply`] from a schema position (for callers patching a part of an object).
 pub fn apply_at(
     original: &Node,

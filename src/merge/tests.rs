@@ -388,6 +388,16 @@ fn unknown_kinds_merge_maps_and_replace_lists() {
 }
 
 #[test]
+fn root_delete_is_visible_to_callers() {
+    assert!(smp::deletes_object(&y(
+        "{$patch: delete, metadata: {name: x}}"
+    )));
+    assert!(!smp::deletes_object(&y("{metadata: {name: x}}")));
+    let got = kz("metadata: {name: x}", "{$patch: delete}").expect("applies");
+    assert_same(&got, "{}");
+}
+
+#[test]
 fn object_and_patch_must_be_maps() {
     let e = smp::apply(
         &y("[1]"),
