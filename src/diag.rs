@@ -194,9 +194,7 @@ impl Diagnostic for Error {
     }
 
     fn source_code(&self) -> Option<&dyn SourceCode> {
-        self.location
-            .as_ref()
-            .map(|l| &l.file.text as &dyn SourceCode)
+        self.location.as_ref().map(|l| &*l.file as &dyn SourceCode)
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
@@ -219,6 +217,28 @@ impl Diagnostic for Error {
         } else {
             Some(Box::new(self.related.iter().map(|e| e as &dyn Diagnostic)))
         }
+    }
+}
+
+/// A source file names itself in miette's report header (`,-[path:line:col]`).
+impl SourceCode for crate::source::SourceFile {
+    fn read_span<'a>(
+        &'a self,
+        span: &miette::SourceSpan,
+        context_lines_before: usize,
+        context_lines_after: usize,
+    ) -> std::result::Result<Box<dyn miette::SpanContents<'a> + 'a>, miette::MietteError> {
+        let inner = self
+            .text
+            .read_span(span, context_lines_before, context_lines_after)?;
+        Ok(Box::new(miette::MietteSpanContents::new_named(
+            self.display.clone(),
+            inner.data(),
+            *inner.span(),
+            inner.line(),
+            inner.column(),
+            inner.line_count(),
+        )))
     }
 }
 

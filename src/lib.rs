@@ -2,14 +2,21 @@
 //! strategic-merge semantics, and predict what `kubectl apply` would change. This file lists the
 //! modules; it holds no logic.
 
+pub mod build;
 pub mod cli;
 pub mod diag;
+pub mod diff;
+pub mod fs;
+pub mod generate;
 pub mod kustomization;
+pub mod live;
 pub mod merge;
+pub mod output;
 pub mod patch_cmd;
 pub mod resource;
 pub mod schema;
 pub mod source;
+pub mod transform;
 pub mod yaml;
 
 pub use diag::{Error, ErrorKind, Warnings};

@@ -72,9 +72,7 @@ pub fn display_path(path: &Path) -> String {
     if let Ok(cwd) = std::env::current_dir() {
         if let Ok(rel) = path.strip_prefix(&cwd) {
             let s = rel.display().to_string();
-            if !s.is_empty() {
-                return s;
-            }
+            return if s.is_empty() { ".".to_string() } else { s };
         }
     }
     path.display().to_string()

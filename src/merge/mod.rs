@@ -8,6 +8,7 @@
 pub mod json6902;
 pub mod mergepatch;
 pub mod smp;
+pub mod ssa;
 pub mod threeway;
 pub mod walk;
 

@@ -112,11 +112,59 @@ pub struct Resource {
     pub node: Node,
     /// Where the document starts in its file (for diagnostics).
     pub origin: Option<Location>,
+    /// The ids this resource had before each rename (prefix/suffix, namespace, hash suffix),
+    /// oldest first; empty when it was never renamed. kustomize keeps the same history in its
+    /// `config.kubernetes.io/previous{Names,Namespaces,Kinds}` build annotations
+    /// (`api/resource/resource.go`, `StorePreviousId`); name references (issue 4) follow it.
+    pub prev_ids: Vec<ResId>,
+    /// Set on resources made by a generator without `disableNameSuffixHash`: the root appends
+    /// the content hash to their names (`generate::apply_hash_suffixes`). kustomize tracks this
+    /// with its internal `needs-hash` annotation.
+    pub needs_hash_suffix: bool,
+    /// The `namePrefix`es (`nameSuffix`es) applied to this resource, innermost kustomization
+    /// first: kustomize's `config.kubernetes.io/prefixes` (`suffixes`) build annotations, used by
+    /// name references to prefer the referral renamed like its referrer
+    /// (`Resource.PrefixesSuffixesEquals`).
+    pub name_prefixes: Vec<String>,
+    pub name_suffixes: Vec<String>,
+    /// Names of the `vars:` bound to this resource (kustomize's `Resource.refVarNames`):
+    /// the root reads their values from it (`transform::vars`).
+    pub ref_var_names: Vec<String>,
 }
 
 impl Resource {
     pub fn new(node: Node, origin: Option<Location>) -> Resource {
-        Resource { node, origin }
+        Resource {
+            node,
+            origin,
+            prev_ids: Vec::new(),
+            needs_hash_suffix: false,
+            name_prefixes: Vec::new(),
+            name_suffixes: Vec::new(),
+            ref_var_names: Vec::new(),
+        }
+    }
+
+    /// The id the resource had when it was first read or generated.
+    pub fn original_id(&self) -> ResId {
+        self.prev_ids.first().cloned().unwrap_or_else(|| self.id())
+    }
+
+    /// Records the current id in the rename history; call before changing the name or
+    /// namespace.
+    pub fn store_previous_id(&mut self) {
+        let id = self.id();
+        self.prev_ids.push(id);
+    }
+
+    /// Sets `metadata.name` (creating `metadata` when missing).
+    pub fn set_name(&mut self, name: &str) {
+        *self.node.ensure_path(&["metadata", "name"]) = Node::str(name);
+    }
+
+    /// Sets `metadata.namespace` (creating `metadata` when missing).
+    pub fn set_namespace(&mut self, namespace: &str) {
+        *self.node.ensure_path(&["metadata", "namespace"]) = Node::str(namespace);
     }
 
     pub fn id(&self) -> ResId {

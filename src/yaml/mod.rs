@@ -2,11 +2,13 @@
 //! parse to emit by every stage of ply. Parsing lives in `parse.rs` (the only file that names
 //! the YAML crate) and writing in `emit.rs` (the only writer).
 
+pub mod de;
 pub mod emit;
 pub mod parse;
 
 use indexmap::IndexMap;
 
+pub use de::{DeError, from_node};
 pub use emit::{EmitOptions, emit_document, emit_documents};
 pub use parse::{ParseError, ParsedDoc, parse_documents};
 

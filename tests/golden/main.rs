@@ -4,7 +4,9 @@
 //! Each area has its own module here.
 
 mod support;
+mod yaml;
 
+mod render;
+mod diff;
 mod merge;
 
-// Areas add their walkers as modules: `mod render;`, `mod merge;`, `mod diff;`, `mod yaml;`.

@@ -1,0 +1,141 @@
+//! Resource identity as the accumulation checks it: two resources conflict when their current
+//! group, version, kind and name are equal and their effective namespaces are equal (no
+//! namespace and `default` are the same; cluster-scoped kinds have none) — kustomize's
+//! `ResId.Equals` (`kyaml/resid/resid.go`) used by `resWrangler.Append`.
+
+use std::collections::HashMap;
+
+use crate::diag::{Error, ErrorKind, Result};
+use crate::resource::{Gvk, ResId, Resource};
+
+/// Decides which kinds are cluster-scoped.
+pub type ScopeFn<'a> = &'a dyn Fn(&Gvk) -> bool;
+
+/// The namespace used for equality: `None` for cluster-scoped kinds, `default` for none.
+fn effective_namespace(id: &ResId, cluster_scoped: ScopeFn<'_>) -> String {
+    if cluster_scoped(&id.gvk) {
+        "\u{0}cluster".to_string()
+    } else if id.namespace.is_empty() {
+        "default".to_string()
+    } else {
+        id.namespace.clone()
+    }
+}
+
+/// Whether two ids name the same object.
+pub fn same_id(a: &ResId, b: &ResId, cluster_scoped: ScopeFn<'_>) -> bool {
+    a.gvk == b.gvk
+        && a.name == b.name
+        && effective_namespace(a, cluster_scoped) == effective_namespace(b, cluster_scoped)
+}
+
+/// kustomize's text for an id in its messages (`ResId.String`):
+/// `ConfigMap.v1.[noGrp]/name.[noNs]`.
+pub fn id_string(id: &ResId) -> String {
+    let group = if id.gvk.group.is_empty() {
+        "[noGrp]"
+    } else {
+        &id.gvk.group
+    };
+    let ns = if id.namespace.is_empty() {
+        "[noNs]"
+    } else {
+        &id.namespace
+    };
+    let version = if id.gvk.version.is_empty() {
+        "[noVer]"
+    } else {
+        &id.gvk.version
+    };
+    format!("{}.{version}.{group}/{}.{ns}", id.gvk.kind, id.name)
+}
+
+type Key = (Gvk, String, String);
+
+fn key(id: ResId, cluster_scoped: ScopeFn<'_>) -> Key {
+    let ns = effective_namespace(&id, cluster_scoped);
+    (id.gvk, ns, id.name)
+}
+
+/// Appends `new` to `acc`; a resource whose id is already there is an error naming both
+/// places.
+pub fn append_all(
+    acc: &mut Vec<Resource>,
+    new: impl IntoIterator<Item = Resource>,
+    cluster_scoped: ScopeFn<'_>,
+) -> Result<()> {
+    let mut index: HashMap<Key, usize> = acc
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (key(r.id(), cluster_scoped), i))
+        .collect();
+    for r in new {
+        let id = r.id();
+        let k = key(id.clone(), cluster_scoped);
+        if let Some(&i) = index.get(&k) {
+            return Err(duplicate(acc.get(i), &r, &id));
+        }
+        index.insert(k, acc.len());
+        acc.push(r);
+    }
+    Ok(())
+}
+
+fn duplicate(first: Option<&Resource>, second: &Resource, id: &ResId) -> Error {
+    let mut e = Error::new(
+        ErrorKind::DuplicateId,
+        format!(
+            "may not add resource with an already registered id: {}",
+            id_string(id)
+        ),
+    )
+    .at_opt(second.origin.clone())
+    .label("this resource")
+    .help("two resources with one kind, name and namespace: remove one, or rename one (namePrefix/nameSuffix in one of the kustomizations)");
+    if let Some(loc) = first.and_then(|f| f.origin.clone()) {
+        e = e.with_related(
+            Error::new(ErrorKind::DuplicateId, "the id was first registered here")
+                .at(loc)
+                .label("first resource with this id"),
+        );
+    }
+    e
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::parse::parse_one;
+
+    fn res(text: &str) -> Resource {
+        Resource::new(parse_one(text).unwrap(), None)
+    }
+
+    fn scope(g: &Gvk) -> bool {
+        g.kind == "Namespace"
+    }
+
+    #[test]
+    fn default_namespace_equals_none() {
+        let a = res("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n");
+        let b = res("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: default}\n");
+        let c = res("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: other}\n");
+        let mut acc = vec![a];
+        let e = append_all(&mut acc, [b], &scope).unwrap_err();
+        assert_eq!(
+            e.message,
+            "may not add resource with an already registered id: ConfigMap.v1.[noGrp]/x.default"
+        );
+        append_all(&mut acc, [c], &scope).unwrap();
+        assert_eq!(acc.len(), 2);
+    }
+
+    #[test]
+    fn cluster_scoped_ignore_namespace() {
+        let a = res("apiVersion: v1\nkind: Namespace\nmetadata: {name: x, namespace: a}\n");
+        let b = res("apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n");
+        assert!(same_id(&a.id(), &b.id(), &scope));
+        let d = res("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\n");
+        assert!(!same_id(&a.id(), &d.id(), &scope));
+    }
+}

@@ -1,0 +1,378 @@
+//! `render()`: builds a kustomization directory into resources, the way `kustomize build`
+//! does (`api/internal/target/kusttarget.go`, `accumulateTarget`): per directory, accumulate
+//! `resources` (files and kustomization directories, recursively), then run the generators,
+//! then the components (which see and transform what is accumulated so far), then the
+//! transformers; at the root only, hash suffixes and dropping local-config objects. Resolves
+//! the kustomization graph (cycles, root escapes, remote URLs are errors naming the chain) and
+//! reads every file once per render. Owns no field semantics: generators live in `generate`,
+//! transformers in `transform`, merging in `merge`; reads files only through `fs`.
+
+mod accumulate;
+mod ids;
+mod steps;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::diag::{Error, ErrorKind, Result, Warnings};
+use crate::fs::{DiskFs, FileKind, Fs, Restrictor};
+use crate::kustomization::{Loaded, load};
+use crate::resource::Gvk;
+use crate::resource::Resource;
+use crate::source::{SourceFile, display_path};
+use crate::transform::FieldSpecTables;
+use crate::transform::configurations::BuildConfig;
+use crate::transform::vars::VarSet;
+use crate::yaml::Node;
+
+pub use accumulate::parse_resources;
+pub use ids::{id_string, same_id};
+pub use steps::OutputOrder;
+
+/// Validated options of one render.
+#[derive(Clone, Debug, Default)]
+pub struct RenderOptions {
+    pub load_restrictor: Restrictor,
+    /// `--reorder`; the root kustomization's `sortOptions` win over it (as in kustomize).
+    pub reorder: OutputOrder,
+}
+
+/// What a render produces: the resources in output order, and the OpenAPI definitions named
+/// by `crds:` (kept for the schema-aware stages).
+#[derive(Clone, Debug, Default)]
+pub struct Rendered {
+    pub resources: Vec<Resource>,
+    /// One map of type name → `{Schema, Dependencies}` per `crds:` file, as kustomize reads them
+    /// (`api/internal/accumulator/loadconfigfromcrds.go`).
+    pub crds: Vec<Node>,
+}
+
+/// Renders the kustomization in `dir` from the disk.
+pub fn render(dir: &Path, opts: &RenderOptions, warnings: &mut Warnings) -> Result<Vec<Resource>> {
+    render_with(&DiskFs, dir, opts, warnings).map(|r| r.resources)
+}
+
+/// Renders the kustomization in `dir` from any file system.
+pub fn render_with(
+    fs: &dyn Fs,
+    dir: &Path,
+    opts: &RenderOptions,
+    warnings: &mut Warnings,
+) -> Result<Rendered> {
+    let abs = if dir.is_absolute() {
+        dir.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map_err(|e| Error::io(dir, &e))?
+            .join(dir)
+    };
+    let root = match (fs.kind(&abs), fs.canonicalize(&abs)) {
+        (Some(FileKind::Dir), Ok(c)) => c,
+        (Some(FileKind::File), _) => {
+            return Err(Error::new(
+                ErrorKind::Usage,
+                format!(
+                    "'{}' is a file; ply render takes a directory holding a kustomization",
+                    dir.display()
+                ),
+            ));
+        }
+        _ => {
+            return Err(Error::new(
+                ErrorKind::NotFound,
+                format!("no such directory: '{}'", dir.display()),
+            ));
+        }
+    };
+    let tables = FieldSpecTables::builtin()?;
+    let mut b = Builder {
+        tables: &tables,
+        config: BuildConfig::builtin(&tables),
+        vars: VarSet::default(),
+        fs,
+        opts,
+        warnings,
+        files: HashMap::new(),
+        kustomizations: HashMap::new(),
+        chain: Vec::new(),
+        crds: Vec::new(),
+    };
+    let loaded = b.kustomization(&root)?;
+    let mut resources = b.build_dir(&root, Vec::new(), None)?;
+    steps::finish_root(
+        &loaded,
+        &mut resources,
+        opts,
+        &b.config,
+        &b.vars,
+        b.warnings,
+    )?;
+    Ok(Rendered {
+        resources,
+        crds: b.crds,
+    })
+}
+
+/// State of one render: the caches and the chain of kustomizations being built.
+struct Builder<'a> {
+    /// Where the transformers write (kustomize's default tables).
+    tables: &'a FieldSpecTables,
+    /// The field-spec configuration of the kustomization being built (built-in tables plus
+    /// `configurations:` of it and of the kustomizations below it).
+    config: BuildConfig,
+    /// Every var declared so far (`vars:`), bound to its object.
+    vars: VarSet,
+    fs: &'a dyn Fs,
+    opts: &'a RenderOptions,
+    warnings: &'a mut Warnings,
+    /// Parsed resource files by canonical path.
+    files: HashMap<PathBuf, Arc<Vec<Resource>>>,
+    /// Loaded kustomizations by canonical directory.
+    kustomizations: HashMap<PathBuf, Arc<Loaded>>,
+    /// The kustomizations being built, outermost first (canonical directories).
+    chain: Vec<PathBuf>,
+    crds: Vec<Node>,
+}
+
+/// How a directory is being built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    /// Named under `resources` (or `bases`) of `parent`.
+    Resource,
+    /// Named under `components`.
+    Component,
+}
+
+impl Builder<'_> {
+    fn kustomization(&mut self, dir: &Path) -> Result<Arc<Loaded>> {
+        if let Some(k) = self.kustomizations.get(dir) {
+            return Ok(Arc::clone(k));
+        }
+        let k = Arc::new(load(self.fs, dir, self.warnings)?);
+        steps::check_supported(&k)?;
+        self.kustomizations
+            .insert(dir.to_path_buf(), Arc::clone(&k));
+        Ok(k)
+    }
+
+    /// Builds the kustomization in `dir` (canonical) on top of `acc` (empty unless `dir` is a
+    /// component) and returns the accumulated resources. `role` is how the parent named it.
+    fn build_dir(
+        &mut self,
+        dir: &Path,
+        acc: Vec<Resource>,
+        role: Option<Role>,
+    ) -> Result<Vec<Resource>> {
+        let loaded = self.kustomization(dir)?;
+        let step = loaded.file.display.clone();
+        match role {
+            Some(Role::Component) if !loaded.is_component() => {
+                return Err(Error::new(
+                    ErrorKind::Kustomization,
+                    format!(
+                        "expected kind 'Component' for path '{}' but got '{}'",
+                        display_path(dir),
+                        loaded.kustomization.kind.as_deref().unwrap_or("Kustomization")
+                    ),
+                )
+                .at(loaded.key_location(&[]))
+                .label("not a component")
+                .help("a directory listed under `components:` must hold a kustomization of `kind: Component`"));
+            }
+            Some(Role::Resource) if loaded.is_component() => {
+                return Err(Error::new(
+                    ErrorKind::Kustomization,
+                    format!(
+                        "expected kind != 'Component' for path '{}'",
+                        display_path(dir)
+                    ),
+                )
+                .at(loaded.key_location(&[crate::yaml::de::PathSeg::Key("kind".into())]))
+                .label("a component")
+                .help("list a component under `components:`, not `resources:`"));
+            }
+            _ => {}
+        }
+        self.chain.push(dir.to_path_buf());
+        let result = self.build_loaded(&loaded, acc);
+        self.chain.pop();
+        result.map_err(|e| e.in_kustomization(step))
+    }
+
+    fn build_loaded(&mut self, loaded: &Loaded, mut acc: Vec<Resource>) -> Result<Vec<Resource>> {
+        let k = &loaded.kustomization;
+        for path in &k.resources {
+            self.accumulate(loaded, path, &mut acc)?;
+        }
+        for path in &k.crds {
+            let file = self.resolve_file(loaded, "crds", path)?;
+            let text = self
+                .fs
+                .read_to_string(&file)
+                .map_err(|e| Error::io(&file, &e))?;
+            let defs = accumulate::parse_crd_definitions(&SourceFile::new(&file, text), path)
+                .map_err(|e| e.at(accumulate::item_location(loaded, "crds", path)))?;
+            self.config.add_crd_definitions(&defs)?;
+            self.crds.push(defs);
+        }
+        steps::configurations(self.fs, self.opts, loaded, &mut self.config)?;
+        steps::generate(self.fs, self.opts, loaded, &mut acc)?;
+        for path in &k.components {
+            let dir = self.resolve_dir(loaded, "components", path)?;
+            acc = self.build_dir(&dir, acc, Some(Role::Component))?;
+        }
+        steps::transform(loaded, &mut acc, &self.config.fields)?;
+        steps::replacements(
+            self.fs,
+            self.opts,
+            loaded,
+            &mut acc,
+            self.tables,
+            self.warnings,
+        )?;
+        steps::bind_vars(loaded, &mut acc, &mut self.vars, self.tables)?;
+        Ok(acc)
+    }
+
+    /// Adds what one `resources:` entry names: a file's documents or a kustomization
+    /// directory's build.
+    fn accumulate(&mut self, loaded: &Loaded, path: &str, acc: &mut Vec<Resource>) -> Result<()> {
+        let target = crate::fs::join(&loaded.dir, path);
+        match self.fs.kind(&target) {
+            Some(FileKind::File) => {
+                let file = self.resolve_file(loaded, "resources", path)?;
+                let docs = self.parse_file(&file)?;
+                ids::append_all(acc, docs.iter().cloned(), &|g: &Gvk| {
+                    self.tables.is_cluster_scoped(g)
+                })
+            }
+            Some(FileKind::Dir) => {
+                let dir = self.resolve_dir(loaded, "resources", path)?;
+                // A base starts from the built-in configuration; what it adds comes back up.
+                let parent = std::mem::replace(&mut self.config, BuildConfig::builtin(self.tables));
+                let built = self.build_dir(&dir, Vec::new(), Some(Role::Resource));
+                let child = std::mem::replace(&mut self.config, parent);
+                let built = built?;
+                self.config.absorb(&child)?;
+                ids::append_all(acc, built, &|g: &Gvk| self.tables.is_cluster_scoped(g))
+            }
+            None => Err(self.missing(loaded, "resources", path, &target)),
+        }
+    }
+
+    /// The error for a path that names nothing: remote URLs get their own.
+    fn missing(&self, loaded: &Loaded, field: &str, path: &str, target: &Path) -> Error {
+        let loc = accumulate::item_location(loaded, field, path);
+        if accumulate::is_remote(path) {
+            return Error::new(
+                ErrorKind::Remote,
+                format!("remote {field} are not supported: '{path}'"),
+            )
+            .at(loc)
+            .label("a remote URL")
+            .help("ply works offline and never opens a network connection; fetch the remote kustomization (git clone, curl) and name its local path instead");
+        }
+        Error::new(
+            ErrorKind::NotFound,
+            format!(
+                "'{path}' named under `{field}` does not exist: no file or directory at '{}'",
+                display_path(target)
+            ),
+        )
+        .at(loc)
+        .label("not found")
+    }
+
+    /// A file named by the kustomization: canonical, inside the root unless the restrictor
+    /// allows otherwise.
+    fn resolve_file(&self, loaded: &Loaded, field: &str, path: &str) -> Result<PathBuf> {
+        let target = crate::fs::join(&loaded.dir, path);
+        let loc = || accumulate::item_location(loaded, field, path);
+        let canonical = match (self.fs.kind(&target), self.fs.canonicalize(&target)) {
+            (Some(FileKind::File), Ok(c)) => c,
+            (Some(FileKind::Dir), _) => {
+                return Err(Error::new(
+                    ErrorKind::Kustomization,
+                    format!("'{path}' named under `{field}` is a directory, not a file"),
+                )
+                .at(loc()));
+            }
+            _ => return Err(self.missing(loaded, field, path, &target)),
+        };
+        crate::fs::check_restriction(
+            self.opts.load_restrictor,
+            &loaded.dir,
+            &canonical,
+            path,
+            &display_path(&canonical),
+            &display_path(&loaded.dir),
+        )
+        .map_err(|e| e.at(loc()))?;
+        Ok(canonical)
+    }
+
+    /// A kustomization directory named by `loaded`: canonical, not absolute (kustomize's rule),
+    /// and not one of the directories being built or an ancestor of one (a cycle).
+    fn resolve_dir(&self, loaded: &Loaded, field: &str, path: &str) -> Result<PathBuf> {
+        let target = crate::fs::join(&loaded.dir, path);
+        let loc = || accumulate::item_location(loaded, field, path);
+        let canonical = match (self.fs.kind(&target), self.fs.canonicalize(&target)) {
+            (Some(FileKind::Dir), Ok(c)) => c,
+            (Some(FileKind::File), _) => {
+                return Err(Error::new(
+                    ErrorKind::Kustomization,
+                    format!(
+                        "'{path}' named under `{field}` is a file; a component must be a directory holding a kustomization"
+                    ),
+                )
+                .at(loc()));
+            }
+            _ => return Err(self.missing(loaded, field, path, &target)),
+        };
+        if Path::new(path).is_absolute() {
+            return Err(Error::new(
+                ErrorKind::Kustomization,
+                format!("new root '{path}' cannot be absolute"),
+            )
+            .at(loc())
+            .help("name a kustomization directory by a path relative to this kustomization"));
+        }
+        // kustomize's `errIfArgEqualOrHigher`: a directory that is, or contains, one already on
+        // the chain would recurse forever.
+        if let Some(pos) = self.chain.iter().position(|d| d.starts_with(&canonical)) {
+            let mut cycle: Vec<String> =
+                self.chain[pos..].iter().map(|d| display_path(d)).collect();
+            cycle.push(display_path(&canonical));
+            let message = if self.chain[pos] == canonical {
+                format!("cycle of kustomizations: {}", cycle.join(" → "))
+            } else {
+                format!(
+                    "cycle of kustomizations: '{}' contains '{}', which is being built: {}",
+                    display_path(&canonical),
+                    display_path(&self.chain[pos]),
+                    cycle.join(" → ")
+                )
+            };
+            return Err(Error::new(ErrorKind::Cycle, message)
+                .at(loc())
+                .label("leads back to a kustomization being built"));
+        }
+        Ok(canonical)
+    }
+
+    /// Parses a resource file once per render.
+    fn parse_file(&mut self, path: &Path) -> Result<Arc<Vec<Resource>>> {
+        if let Some(r) = self.files.get(path) {
+            return Ok(Arc::clone(r));
+        }
+        let text = self
+            .fs
+            .read_to_string(path)
+            .map_err(|e| Error::io(path, &e))?;
+        let file = SourceFile::new(path, text);
+        let docs = Arc::new(parse_resources(&file)?);
+        self.files.insert(path.to_path_buf(), Arc::clone(&docs));
+        Ok(docs)
+    }
+}

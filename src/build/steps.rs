@@ -1,0 +1,328 @@
+//! The stages `build` runs per kustomization, as calls into `generate` and `transform` in
+//! kustomize's order (`api/internal/target/kusttarget.go`: `runGenerators`,
+//! `configureBuiltinTransformers`), and the fields ply does not support yet, refused with a
+//! clear error. The adapter between the graph walk and the field semantics.
+
+use std::sync::Arc;
+
+use crate::diag::{Error, ErrorKind, Result, Warnings};
+use crate::fs::{FileKind, Fs};
+use crate::kustomization::{Kustomization, Loaded};
+use crate::resource::{Gvk, Resource};
+use crate::source::{Location, display_path};
+use crate::transform::configurations::BuildConfig;
+use crate::transform::vars::VarSet;
+use crate::transform::{self, FieldSpecTables};
+use crate::yaml::Node;
+use crate::yaml::de::PathSeg;
+
+use super::RenderOptions;
+
+/// Output order requested on the command line (`--reorder`): the transform module's own.
+pub use crate::transform::sort::Reorder as OutputOrder;
+
+/// Fields whose meaning later work brings (patches, replacements, plugins, schemas); a
+/// kustomization that uses one fails clearly instead of rendering something else.
+pub fn check_supported(loaded: &Loaded) -> Result<()> {
+    let k = &loaded.kustomization;
+    let used: [(&str, bool); 11] = [
+        ("patches", !k.patches.is_empty()),
+        (
+            "patchesStrategicMerge",
+            !k.patches_strategic_merge.is_empty(),
+        ),
+        ("patchesJson6902", !k.patches_json6902.is_empty()),
+        ("generators", !k.generators.is_empty()),
+        ("transformers", !k.transformers.is_empty()),
+        ("validators", !k.validators.is_empty()),
+        ("openapi", k.openapi.as_ref().is_some_and(|m| !m.is_empty())),
+        ("buildMetadata", !k.build_metadata.is_empty()),
+        (
+            "helmCharts",
+            k.helm_charts.as_ref().is_some_and(|n| !n.is_null()),
+        ),
+        (
+            "helmGlobals",
+            k.helm_globals.as_ref().is_some_and(|n| !n.is_null()),
+        ),
+        (
+            "helmChartInflationGenerator",
+            k.helm_chart_inflation_generator
+                .as_ref()
+                .is_some_and(|n| !n.is_null()),
+        ),
+    ];
+    for (field, set) in used {
+        if set {
+            let helm = field.starts_with("helm");
+            let mut e = Error::new(
+                if helm {
+                    ErrorKind::Plugin
+                } else {
+                    ErrorKind::Kustomization
+                },
+                format!("`{field}` is not yet supported by ply"),
+            )
+            .at(loaded.key_location(&[PathSeg::Key(field.to_string())]))
+            .label("not supported yet");
+            e = if helm {
+                e.help("ply never runs programs; render the chart with `helm template` and list the output under `resources`")
+            } else {
+                e.help("render this kustomization with `kubectl kustomize` until ply supports the field")
+            };
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
+/// Runs the kustomization's generators (every `configMapGenerator`, then every
+/// `secretGenerator` entry) into `acc`. Files they name are read relative to the kustomization,
+/// under the load restrictor.
+pub fn generate(
+    fs: &dyn Fs,
+    opts: &RenderOptions,
+    loaded: &Loaded,
+    acc: &mut Vec<Resource>,
+) -> Result<()> {
+    let k = &loaded.kustomization;
+    if k.config_map_generator.is_empty() && k.secret_generator.is_empty() {
+        return Ok(());
+    }
+    let loader = |rel: &str| -> Result<Vec<u8>> { read_named_file(fs, opts, loaded, rel) };
+    crate::generate::run(
+        &k.config_map_generator,
+        &k.secret_generator,
+        k.generator_options.as_ref(),
+        &loader,
+        acc,
+    )
+    .map_err(|e| {
+        let field = if k.config_map_generator.is_empty() {
+            "secretGenerator"
+        } else {
+            "configMapGenerator"
+        };
+        e.at(loaded.key_location(&[PathSeg::Key(field.to_string())]))
+    })
+}
+
+/// Reads a file named inside a kustomization (a generator's `files:` or `envs:` entry).
+fn read_named_file(
+    fs: &dyn Fs,
+    opts: &RenderOptions,
+    loaded: &Loaded,
+    rel: &str,
+) -> Result<Vec<u8>> {
+    let loc = || {
+        loaded
+            .file
+            .text
+            .find(rel)
+            .map(|o| Location::new(Arc::clone(&loaded.file), o, rel.len()))
+    };
+    let target = crate::fs::join(&loaded.dir, rel);
+    let canonical = match (fs.kind(&target), fs.canonicalize(&target)) {
+        (Some(FileKind::File), Ok(c)) => c,
+        (Some(FileKind::Dir), _) => {
+            return Err(Error::new(
+                ErrorKind::Generator,
+                format!("'{rel}' is a directory, not a file"),
+            )
+            .at_opt(loc()));
+        }
+        _ => {
+            return Err(Error::new(
+                ErrorKind::NotFound,
+                format!(
+                    "'{rel}' does not exist: no file at '{}'",
+                    display_path(&target)
+                ),
+            )
+            .at_opt(loc())
+            .label("not found"));
+        }
+    };
+    crate::fs::check_restriction(
+        opts.load_restrictor,
+        &loaded.dir,
+        &canonical,
+        rel,
+        &display_path(&canonical),
+        &display_path(&loaded.dir),
+    )
+    .map_err(|e| e.at_opt(loc()))?;
+    fs.read(&canonical).map_err(|e| Error::io(&target, &e))
+}
+
+/// Runs the kustomization's built-in transformers over `acc`, in kustomize's order
+/// (`configureBuiltinTransformers`): namespace, prefix and suffix, labels, annotations,
+/// replicas, images. (Patches and replacements, which sit between them, come with issue 4.)
+pub fn transform(loaded: &Loaded, acc: &mut [Resource], tables: &FieldSpecTables) -> Result<()> {
+    let k: &Kustomization = &loaded.kustomization;
+    let at = |field: &str| {
+        let loc = loaded.key_location(&[PathSeg::Key(field.to_string())]);
+        move |e: Error| e.at(loc)
+    };
+    if let Some(ns) = k.namespace.as_deref().filter(|s| !s.is_empty()) {
+        transform::namespace::apply(acc, ns, tables).map_err(at("namespace"))?;
+    }
+    let prefix = k.name_prefix.as_deref().unwrap_or("");
+    let suffix = k.name_suffix.as_deref().unwrap_or("");
+    if !prefix.is_empty() || !suffix.is_empty() {
+        transform::prefix_suffix::apply(acc, prefix, suffix, tables).map_err(at(
+            if prefix.is_empty() {
+                "nameSuffix"
+            } else {
+                "namePrefix"
+            },
+        ))?;
+    }
+    if k.common_labels.as_ref().is_some_and(|m| !m.is_empty()) || !k.labels.is_empty() {
+        transform::labels::apply(acc, k.common_labels.as_ref(), &k.labels, tables).map_err(at(
+            if k.labels.is_empty() {
+                "commonLabels"
+            } else {
+                "labels"
+            },
+        ))?;
+    }
+    if let Some(a) = k.common_annotations.as_ref().filter(|m| !m.is_empty()) {
+        transform::annotations::apply(acc, a, tables).map_err(at("commonAnnotations"))?;
+    }
+    if !k.replicas.is_empty() {
+        transform::replicas::apply(acc, &k.replicas, tables).map_err(at("replicas"))?;
+    }
+    if !k.images.is_empty() {
+        transform::images::apply(acc, &k.images, tables).map_err(at("images"))?;
+    }
+    Ok(())
+}
+
+/// The steps kustomize runs once, at the root, after the whole tree is accumulated
+/// (`makeCustomizedResMap`, then `applySortOrder` in `api/krusty/kustomizer.go`): hash
+/// suffixes, dropping `config.kubernetes.io/local-config` objects (`IgnoreLocal`), and the
+/// output order.
+pub fn finish_root(
+    root: &Loaded,
+    resources: &mut Vec<Resource>,
+    opts: &RenderOptions,
+    config: &BuildConfig,
+    vars: &VarSet,
+    warnings: &mut Warnings,
+) -> Result<()> {
+    crate::generate::apply_hash_suffixes(resources)?;
+    transform::namereference::fix_name_references(
+        resources,
+        &config.refs.name_reference,
+        &|g: &Gvk| config.fields.is_cluster_scoped(g),
+    )?;
+    transform::vars::resolve_vars(resources, vars, &config.refs.var_reference, warnings)?;
+    stringify_annotations(resources);
+    resources.retain(|r| {
+        r.node.str_at(&[
+            "metadata",
+            "annotations",
+            "config.kubernetes.io/local-config",
+        ]) != Some("true")
+    });
+    let choice = transform::sort::choose(
+        root.kustomization.sort_options.as_ref(),
+        opts.reorder,
+        warnings,
+    )
+    .map_err(|e| e.at(root.key_location(&[PathSeg::Key("sortOptions".into())])))?;
+    transform::sort::order(resources, &choice);
+    Ok(())
+}
+
+/// Reads the kustomization's `configurations:` files into `config` (kustomize's
+/// `MakeTransformerConfig`, merged after the resources are accumulated).
+pub fn configurations(
+    fs: &dyn Fs,
+    opts: &RenderOptions,
+    loaded: &Loaded,
+    config: &mut BuildConfig,
+) -> Result<()> {
+    for rel in &loaded.kustomization.configurations {
+        let bytes = read_named_file(fs, opts, loaded, rel)?;
+        let text = String::from_utf8_lossy(&bytes);
+        let node = crate::yaml::parse::parse_one(&text).map_err(|e| {
+            Error::new(ErrorKind::Yaml, format!("configurations file '{rel}': {e}"))
+        })?;
+        config.add_file(&node, rel).map_err(|e| {
+            e.at(loaded.key_location(&[PathSeg::Key("configurations".into())]))
+                .label("in a file listed here")
+        })?;
+    }
+    Ok(())
+}
+
+/// Runs `replacements:` (the last of kustomize's built-in transformers); entries with `path:`
+/// name files read relative to the kustomization.
+pub fn replacements(
+    fs: &dyn Fs,
+    opts: &RenderOptions,
+    loaded: &Loaded,
+    acc: &mut [Resource],
+    tables: &FieldSpecTables,
+    warnings: &mut Warnings,
+) -> Result<()> {
+    let k = &loaded.kustomization;
+    if k.replacements.is_empty() {
+        return Ok(());
+    }
+    let at = loaded.key_location(&[PathSeg::Key("replacements".into())]);
+    let mut load = |rel: &str| -> Result<crate::yaml::Node> {
+        let bytes = read_named_file(fs, opts, loaded, rel)?;
+        crate::yaml::parse::parse_one(&String::from_utf8_lossy(&bytes))
+            .map_err(|e| Error::new(ErrorKind::Yaml, format!("replacements file '{rel}': {e}")))
+    };
+    let mut ignored = Vec::new();
+    let list = transform::replacements::collect(&k.replacements, &mut load, &mut ignored)
+        .map_err(|e| e.at(at.clone()).label("reading these replacements"))?;
+    for field in ignored {
+        warnings.warn(format!(
+            "replacements file {field}: unknown field ignored (as kustomize does)"
+        ));
+    }
+    transform::replacements::apply(acc, &list, &|g: &Gvk| tables.is_cluster_scoped(g))
+        .map_err(|e| e.at(at).label("applying these replacements"))
+}
+
+/// Binds the kustomization's `vars:` to the objects accumulated so far.
+pub fn bind_vars(
+    loaded: &Loaded,
+    acc: &mut [Resource],
+    vars: &mut VarSet,
+    tables: &FieldSpecTables,
+) -> Result<()> {
+    let k = &loaded.kustomization;
+    transform::vars::bind_vars(acc, &k.vars, vars, &|g: &Gvk| tables.is_cluster_scoped(g)).map_err(
+        |e| {
+            e.at(loaded.key_location(&[PathSeg::Key("vars".into())]))
+                .label("binding these vars")
+        },
+    )
+}
+
+/// kustomize reads every object's annotations as strings and writes them back when it strips
+/// its build annotations (`Resource.RemoveBuildAnnotations`, run on the whole output by
+/// `api/krusty/kustomizer.go`), so `port: 8080` under `metadata.annotations` prints as
+/// `"8080"`. ply keeps no original text for numbers: `1.50` prints as `"1.5"`, and an empty
+/// value as `""`.
+fn stringify_annotations(resources: &mut [Resource]) {
+    for r in resources {
+        let Some(Node::Map(m)) = r.node.get_path_mut(&["metadata", "annotations"]) else {
+            continue;
+        };
+        for v in m.values_mut() {
+            let text = match &*v {
+                Node::Str(_) | Node::Seq(_) | Node::Map(_) => continue,
+                Node::Null => String::new(),
+                other => other.scalar_text().unwrap_or_default(),
+            };
+            *v = Node::Str(text);
+        }
+    }
+}

@@ -1,0 +1,292 @@
+//! The generated-name hash suffix, identical to kustomize's (`api/hasher/hasher.go`): which
+//! fields are hashed, Go `encoding/json` text, sha256, and the 10-character encoding.
+//!
+//! What is hashed: for a ConfigMap, `{"binaryData"?, "data", "kind", "name"}`; for a Secret,
+//! `{"data", "kind", "name", "stringData"?, "type"}` — keys sorted, missing fields as `""`,
+//! `binaryData`/`stringData` only when they are maps. kustomize looks `name` up as the single
+//! top-level key `metadata/name`, which never exists, so `name` is always `""` in practice (the
+//! hash does not depend on the name; kustomize's own test vectors and output agree).
+//! Other kinds hash their whole object (kustomize hashes an internal node structure there;
+//! generators only ever make ConfigMaps and Secrets).
+
+use std::fmt::Write as _;
+
+use sha2::{Digest, Sha256};
+
+use crate::diag::Result;
+use crate::resource::Resource;
+use crate::yaml::{Map, Node};
+
+/// The 10-character hash kustomize appends to a generated object's name.
+pub fn hash_of(node: &Node) -> String {
+    encode(&hex_sha256(&hashed_text(node)))
+}
+
+/// At the root, after every other transformation: appends `-<hash>` to the name of each
+/// resource with `needs_hash_suffix`, recording the previous id (kustomize's HashTransformer,
+/// run from `KustTarget.addHashesToNames`).
+pub fn apply_hash_suffixes(resources: &mut [Resource]) -> Result<()> {
+    for r in resources.iter_mut().filter(|r| r.needs_hash_suffix) {
+        let h = hash_of(&r.node);
+        let name = format!("{}-{}", r.name(), h);
+        r.store_previous_id();
+        r.set_name(&name);
+        r.needs_hash_suffix = false;
+    }
+    Ok(())
+}
+
+/// The JSON text kustomize hashes for this object.
+pub fn hashed_text(node: &Node) -> String {
+    let kind = node.str_at(&["kind"]).unwrap_or("");
+    let field = |k: &str| -> Node {
+        match node.get(k) {
+            None => Node::Str(String::new()),
+            Some(Node::Null) => Node::Str(String::new()),
+            Some(v) => v.clone(),
+        }
+    };
+    let mut m = Map::new();
+    match kind {
+        "ConfigMap" => {
+            m.insert("kind".into(), Node::str("ConfigMap"));
+            m.insert("name".into(), field("metadata/name"));
+            m.insert("data".into(), field("data"));
+            if let Some(b @ Node::Map(_)) = node.get("binaryData") {
+                m.insert("binaryData".into(), b.clone());
+            }
+        }
+        "Secret" => {
+            m.insert("kind".into(), Node::str("Secret"));
+            m.insert("type".into(), field("type"));
+            m.insert("name".into(), field("metadata/name"));
+            m.insert("data".into(), field("data"));
+            if let Some(b @ Node::Map(_)) = node.get("stringData") {
+                m.insert("stringData".into(), b.clone());
+            }
+        }
+        _ => return go_json(node),
+    }
+    go_json(&Node::Map(m))
+}
+
+/// Go `encoding/json` text of a value decoded into `interface{}`: map keys sorted, numbers as
+/// float64, HTML-safe string escaping.
+pub fn go_json(node: &Node) -> String {
+    let mut out = String::new();
+    write_json(&mut out, node);
+    out
+}
+
+fn write_json(out: &mut String, node: &Node) {
+    match node {
+        Node::Null => out.push_str("null"),
+        Node::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        #[allow(clippy::cast_precision_loss)] // reason: Go decodes every JSON number as float64
+        Node::Int(i) => out.push_str(&go_float(*i as f64)),
+        Node::Float(f) => out.push_str(&go_float(*f)),
+        Node::Str(s) => write_str(out, s),
+        Node::Seq(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_json(out, item);
+            }
+            out.push(']');
+        }
+        Node::Map(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (i, k) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_str(out, k);
+                out.push(':');
+                if let Some(v) = m.get(k) {
+                    write_json(out, v);
+                }
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// Go's float64 JSON form: shortest round-trip digits, plain notation for 1e-6 <= |f| < 1e21,
+/// exponent notation (`1e+21`, `1e-7`) outside.
+fn go_float(f: f64) -> String {
+    if !f.is_finite() {
+        // Go's encoder rejects these; kustomize would fail. Keep something stable.
+        return "null".into();
+    }
+    let a = f.abs();
+    if a == 0.0 || (1e-6..1e21).contains(&a) {
+        let s = format!("{f}");
+        return s;
+    }
+    // Rust's `{:e}` gives `1e21` / `1.5e-7`; Go writes `1e+21` / `1.5e-07` and then trims
+    // the exponent's leading zero to `1.5e-7`.
+    let s = format!("{f:e}");
+    match s.split_once('e') {
+        Some((mant, exp)) if !exp.starts_with('-') => format!("{mant}e+{exp}"),
+        _ => s,
+    }
+}
+
+fn write_str(out: &mut String, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c if (c as u32) < 0x20 => {
+                let b = c as u32;
+                out.push_str("\\u00");
+                out.push(char::from(HEX[(b >> 4) as usize & 0xf]));
+                out.push(char::from(HEX[b as usize & 0xf]));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+fn hex_sha256(text: &str) -> String {
+    let digest = Sha256::digest(text.as_bytes());
+    let mut s = String::with_capacity(64);
+    for b in digest {
+        let _ = write!(s, "{b:02x}");
+    }
+    s
+}
+
+/// The first ten hex digits with `0 1 3 a e` replaced by `g h k m t` (so that the suffix has
+/// no vowels and cannot read as a number; kubectl's `hash.encode`).
+fn encode(hex: &str) -> String {
+    hex.chars()
+        .take(10)
+        .map(|c| match c {
+            '0' => 'g',
+            '1' => 'h',
+            '3' => 'k',
+            'a' => 'm',
+            'e' => 't',
+            c => c,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::parse::parse_one;
+
+    fn h(yaml: &str) -> String {
+        hash_of(&parse_one(yaml).unwrap())
+    }
+
+    fn enc(yaml: &str) -> String {
+        hashed_text(&parse_one(yaml).unwrap())
+    }
+
+    #[test]
+    fn sha256_of_empty() {
+        assert_eq!(
+            hex_sha256(""),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+    }
+
+    // Vectors from kustomize's api/hasher/hasher_test.go (TestConfigMapHash, TestEncodeConfigMap).
+    #[test]
+    fn config_map_vectors() {
+        let cm = "apiVersion: v1\nkind: ConfigMap\n";
+        assert_eq!(enc(cm), r#"{"data":"","kind":"ConfigMap","name":""}"#);
+        assert_eq!(h(cm), "6ct58987ht");
+        let one = "apiVersion: v1\nkind: ConfigMap\ndata:\n  one: \"\"\n";
+        assert_eq!(
+            enc(one),
+            r#"{"data":{"one":""},"kind":"ConfigMap","name":""}"#
+        );
+        assert_eq!(h(one), "9g67k2htb6");
+        let three = "apiVersion: v1\nkind: ConfigMap\ndata:\n  two: 2\n  one: \"\"\n  three: 3\n";
+        assert_eq!(
+            enc(three),
+            r#"{"data":{"one":"","three":3,"two":2},"kind":"ConfigMap","name":""}"#
+        );
+        assert_eq!(h(three), "7757f9kkct");
+        assert_eq!(
+            h("apiVersion: v1\nkind: ConfigMap\nbinaryData:\n  one: \"\"\n"),
+            "6mtk2m274t"
+        );
+        assert_eq!(
+            h("apiVersion: v1\nkind: ConfigMap\nbinaryData:\n  two: 2\n  one: \"\"\n  three: 3\n"),
+            "9th7kc28dg"
+        );
+        assert_eq!(
+            h("apiVersion: v1\nkind: ConfigMap\ndata:\n  one: \"\"\nbinaryData:\n  two: \"\"\n"),
+            "698h7c7t9m"
+        );
+    }
+
+    // Vectors from kustomize's api/hasher/hasher_test.go (TestSecretHash, TestEncodeSecret).
+    #[test]
+    fn secret_vectors() {
+        let s = "apiVersion: v1\nkind: Secret\ntype: my-type\n";
+        assert_eq!(
+            enc(s),
+            r#"{"data":"","kind":"Secret","name":"","type":"my-type"}"#
+        );
+        assert_eq!(h(s), "5gmgkf8578");
+        assert_eq!(h(&format!("{s}data:\n  one: \"\"\n")), "74bd68bm66");
+        assert_eq!(
+            h(&format!("{s}data:\n  two: 2\n  one: \"\"\n  three: 3\n")),
+            "4gf75c7476"
+        );
+        let sd = format!("{s}data:\n  one: \"\"\nstringData:\n  two: 2\n");
+        assert_eq!(
+            enc(&sd),
+            r#"{"data":{"one":""},"kind":"Secret","name":"","stringData":{"two":2},"type":"my-type"}"#
+        );
+        assert_eq!(h(&sd), "c4h4264gdb");
+    }
+
+    // Checked against `kubectl kustomize` (v5.5.0) output.
+    #[test]
+    fn matches_kubectl_output() {
+        // configMapGenerator `{name: empty}` → empty-6ct58987ht (the name is not hashed).
+        assert_eq!(
+            h("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: empty\n"),
+            "6ct58987ht"
+        );
+        // secretGenerator `{name: s}` → data: {}, type: Opaque → s-46f8b28mk5.
+        assert_eq!(
+            h("apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ntype: Opaque\ndata: {}\n"),
+            "46f8b28mk5"
+        );
+    }
+
+    #[test]
+    fn go_string_escaping() {
+        assert_eq!(
+            go_json(&Node::str("a<b>&c\"\\\n\u{1}\u{2028}")),
+            r#""a\u003cb\u003e\u0026c\"\\\n\u0001\u2028""#
+        );
+        assert_eq!(go_float(3.0), "3");
+        assert_eq!(go_float(1.5), "1.5");
+        assert_eq!(go_float(1e21), "1e+21");
+        assert_eq!(go_float(1.5e-7), "1.5e-7");
+    }
+}

@@ -1,0 +1,484 @@
+//! Reading a kustomization: finding its file in a directory (`kustomization.yaml`,
+//! `kustomization.yml` or `Kustomization`, exactly one), decoding it into [`Kustomization`]
+//! with errors pointing at the offending line, checking `kind`/`apiVersion`, and normalising the
+//! deprecated fields kustomize still accepts (with one warning each). Reads files only through
+//! `fs`; knows nothing of what the fields do.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::diag::{Error, ErrorKind, Result, Warnings};
+use crate::fs::{FileKind, Fs};
+use crate::source::{Location, SourceFile, display_path};
+use crate::yaml::de::PathSeg;
+use crate::yaml::{Node, from_node, parse::parse_one};
+
+use super::Kustomization;
+
+/// The file names kustomize recognises, in its order (`konfig.RecognizedKustomizationFileNames`).
+pub const FILE_NAMES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
+
+pub const KUSTOMIZATION_KIND: &str = "Kustomization";
+pub const COMPONENT_KIND: &str = "Component";
+pub const KUSTOMIZATION_VERSION: &str = "kustomize.config.k8s.io/v1beta1";
+pub const COMPONENT_VERSION: &str = "kustomize.config.k8s.io/v1alpha1";
+
+/// The deprecated fields, the field replacing each, and kustomize's wording
+/// (`api/types/kustomization.go`, `CheckDeprecatedFields`), in the order it prints them.
+const DEPRECATED: [(&str, &str); 6] = [
+    ("bases", "resources"),
+    ("commonLabels", "labels"),
+    ("imageTags", "images"),
+    ("patchesJson6902", "patches"),
+    ("patchesStrategicMerge", "patches"),
+    ("vars", "replacements"),
+];
+
+/// A decoded kustomization and where it came from.
+#[derive(Clone, Debug)]
+pub struct Loaded {
+    pub kustomization: Kustomization,
+    /// The kustomization file's text (for diagnostics pointing into it).
+    pub file: Arc<SourceFile>,
+    /// The directory, canonical.
+    pub dir: PathBuf,
+}
+
+impl Loaded {
+    pub fn is_component(&self) -> bool {
+        self.kustomization.kind.as_deref() == Some(COMPONENT_KIND)
+    }
+
+    /// Where the top-level `key:` of the kustomization is written (for diagnostics).
+    pub fn key_location(&self, path: &[PathSeg]) -> Location {
+        locate(&self.file, path)
+    }
+}
+
+/// Finds the kustomization file of `dir` (canonical). None or more than one is an error, with
+/// kustomize's wording (`api/internal/target/kusttarget.go`, `LoadKustFile`).
+pub fn find_file(fs: &dyn Fs, dir: &Path) -> Result<PathBuf> {
+    let found: Vec<PathBuf> = FILE_NAMES
+        .iter()
+        .map(|n| dir.join(n))
+        .filter(|p| fs.kind(p) == Some(FileKind::File))
+        .collect();
+    match found.as_slice() {
+        [one] => Ok(one.clone()),
+        [] => Err(Error::new(
+            ErrorKind::NotFound,
+            format!(
+                "unable to find one of 'kustomization.yaml', 'kustomization.yml' or 'Kustomization' in directory '{}'",
+                display_path(dir)
+            ),
+        )
+        .help("a directory named as a kustomization (or a resource that is a directory) needs a kustomization.yaml")),
+        many => Err(Error::new(
+            ErrorKind::Kustomization,
+            format!(
+                "Found multiple kustomization files under: {}",
+                display_path(dir)
+            ),
+        )
+        .help(format!(
+            "keep one of {}",
+            many.iter()
+                .filter_map(|p| p.file_name())
+                .map(|n| n.to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
+}
+
+/// Loads the kustomization of a directory (canonical path).
+pub fn load(fs: &dyn Fs, dir: &Path, warnings: &mut Warnings) -> Result<Loaded> {
+    let path = find_file(fs, dir)?;
+    let text = fs.read_to_string(&path).map_err(|e| Error::io(&path, &e))?;
+    let file = SourceFile::new(&path, text);
+    let kustomization = decode(&file, warnings)?;
+    Ok(Loaded {
+        kustomization,
+        file,
+        dir: dir.to_path_buf(),
+    })
+}
+
+/// Decodes kustomization text: YAML, then the typed fields, then kustomize's checks and fixes
+/// (`Kustomization.Unmarshal`, `CheckDeprecatedFields`, `FixKustomization`, `CheckEmpty`,
+/// `EnforceFields`).
+pub fn decode(file: &Arc<SourceFile>, warnings: &mut Warnings) -> Result<Kustomization> {
+    let node = parse_one(&file.text).map_err(|e| {
+        Error::new(ErrorKind::Yaml, format!("invalid YAML: {}", e.message)).at_opt(
+            e.offset
+                .map(|o| Location::line_at(Arc::clone(file), line_start(&file.text, o))),
+        )
+    })?;
+    if !matches!(node, Node::Map(_) | Node::Null) {
+        return Err(Error::new(
+            ErrorKind::Kustomization,
+            format!(
+                "invalid kustomization: expected a map of fields, found a {}",
+                node.kind_name()
+            ),
+        )
+        .at(Location::line_at(Arc::clone(file), 0)));
+    }
+
+    let mut k: Kustomization = from_node(&node).map_err(|e| {
+        let loc = locate(file, &e.path);
+        let path = e.path_string();
+        let err = Error::new(
+            ErrorKind::Kustomization,
+            format!("invalid kustomization: {}", e.message),
+        )
+        .at(loc);
+        if path.is_empty() {
+            err
+        } else {
+            err.label(path)
+        }
+    })?;
+
+    for (old, new) in DEPRECATED {
+        if node.get(old).is_some_and(|v| !v.is_null()) {
+            warnings.warn(format!(
+                "'{old}' is deprecated. Please use '{new}' instead."
+            ));
+        }
+    }
+
+    // FixKustomization: `bases` and `imageTags` join their replacements; a generator's `env`
+    // joins its `envs`.
+    let bases = std::mem::take(&mut k.bases);
+    k.resources.extend(bases);
+    let tags = std::mem::take(&mut k.image_tags);
+    k.images.extend(tags);
+    for g in k
+        .config_map_generator
+        .iter_mut()
+        .chain(k.secret_generator.iter_mut())
+    {
+        if let Some(env) = g.env.take().filter(|e| !e.is_empty()) {
+            g.envs.push(env);
+        }
+    }
+
+    if is_empty(&node) {
+        return Err(
+            Error::new(ErrorKind::Kustomization, "kustomization.yaml is empty")
+                .at(Location::line_at(Arc::clone(file), 0))
+                .help("list resources, components or generators in it"),
+        );
+    }
+
+    let kind = k.kind.clone().unwrap_or_default();
+    let kind_loc = || locate(file, &[PathSeg::Key("kind".into())]);
+    if !kind.is_empty() && kind != KUSTOMIZATION_KIND && kind != COMPONENT_KIND {
+        return Err(Error::new(
+            ErrorKind::Kustomization,
+            format!(
+                "Failed to read kustomization file under {}: kind should be Kustomization or Component",
+                dir_of(file)
+            ),
+        )
+        .at(kind_loc())
+        .label(format!("kind '{kind}'")));
+    }
+    let (shown_kind, required) = if kind == COMPONENT_KIND {
+        (COMPONENT_KIND, COMPONENT_VERSION)
+    } else {
+        (KUSTOMIZATION_KIND, KUSTOMIZATION_VERSION)
+    };
+    if let Some(v) = k.api_version.as_deref().filter(|v| !v.is_empty()) {
+        if v != required {
+            return Err(Error::new(
+                ErrorKind::Kustomization,
+                format!(
+                    "Failed to read kustomization file under {}: apiVersion for {shown_kind} should be {required}",
+                    dir_of(file)
+                ),
+            )
+            .at(locate(file, &[PathSeg::Key("apiVersion".into())]))
+            .label(format!("apiVersion '{v}'")));
+        }
+    }
+    if kind.is_empty() {
+        k.kind = Some(KUSTOMIZATION_KIND.to_string());
+    }
+    Ok(k)
+}
+
+fn dir_of(file: &SourceFile) -> String {
+    file.path.parent().map(display_path).unwrap_or_default()
+}
+
+/// kustomize's `CheckEmpty`: nothing but `apiVersion`/`kind` is set.
+fn is_empty(node: &Node) -> bool {
+    match node {
+        Node::Map(m) => m
+            .iter()
+            .all(|(k, v)| k == "apiVersion" || k == "kind" || is_empty_value(v)),
+        _ => true,
+    }
+}
+
+fn is_empty_value(v: &Node) -> bool {
+    match v {
+        Node::Null => true,
+        Node::Str(s) => s.is_empty(),
+        // Go tells an empty list or map (set) from a missing one.
+        Node::Seq(_) | Node::Map(_) => false,
+        Node::Bool(b) => !b,
+        Node::Int(i) => *i == 0,
+        Node::Float(f) => *f == 0.0,
+    }
+}
+
+fn line_start(text: &str, offset: usize) -> usize {
+    let offset = offset.min(text.len());
+    text.get(..offset)
+        .and_then(|t| t.rfind('\n'))
+        .map_or(0, |i| i + 1)
+}
+
+/// Finds where a field path (`patches[2].target.kind`) is written in block-style YAML text, by
+/// indentation; falls back to the deepest part found, then to the first line.
+pub fn locate(file: &Arc<SourceFile>, path: &[PathSeg]) -> Location {
+    let text = &file.text;
+    let mut lines = Vec::new();
+    let mut pos = 0;
+    for line in text.split_inclusive('\n') {
+        lines.push((pos, line.trim_end_matches(['\n', '\r'])));
+        pos += line.len();
+    }
+    // The best match so far: (offset, len).
+    let mut found: Option<(usize, usize)> = None;
+    // Where to continue: the first line to look at, whether that line may hold the match
+    // itself (after a `- `), and the indentation of the enclosing node.
+    let mut from = 0usize;
+    let mut parent: Option<usize> = None;
+    for seg in path {
+        match seg {
+            PathSeg::Key(key) => {
+                let mut hit = None;
+                for (i, (off, line)) in lines.iter().enumerate().skip(from) {
+                    let raw = line.len() - line.trim_start_matches(' ').len();
+                    let rest = &line[raw..];
+                    if rest.is_empty() || rest.starts_with('#') {
+                        continue;
+                    }
+                    let (eff, body) = strip_dashes(raw, rest);
+                    if i > from || parent.is_none() {
+                        if let Some(p) = parent {
+                            if raw <= p && !(rest.starts_with('-') && raw == p && i == from) {
+                                break;
+                            }
+                        }
+                    }
+                    if parent.is_some_and(|p| eff <= p) {
+                        continue;
+                    }
+                    if key_matches(body, key) {
+                        hit = Some((i, off + eff, eff));
+                        break;
+                    }
+                }
+                let Some((i, off, eff)) = hit else { break };
+                found = Some((off, key.len()));
+                from = i + 1;
+                parent = Some(eff);
+            }
+            PathSeg::Index(n) => {
+                let mut dash_col = None;
+                let mut count = 0usize;
+                let mut hit = None;
+                for (i, (off, line)) in lines.iter().enumerate().skip(from) {
+                    let raw = line.len() - line.trim_start_matches(' ').len();
+                    let rest = &line[raw..];
+                    if rest.is_empty() || rest.starts_with('#') {
+                        continue;
+                    }
+                    let is_dash = rest == "-" || rest.starts_with("- ");
+                    match dash_col {
+                        None if is_dash && parent.is_none_or(|p| raw >= p) => {
+                            dash_col = Some(raw);
+                        }
+                        None => break,
+                        Some(c) if raw < c || (raw == c && !is_dash) => break,
+                        Some(_) => {}
+                    }
+                    if is_dash && dash_col == Some(raw) {
+                        if count == *n {
+                            hit = Some((i, off + raw, raw));
+                            break;
+                        }
+                        count += 1;
+                    }
+                }
+                let Some((i, off, col)) = hit else { break };
+                found = Some((off, 1));
+                from = i;
+                parent = Some(col);
+            }
+        }
+    }
+    match found {
+        Some((off, len)) => Location::new(Arc::clone(file), off, len),
+        None => Location::line_at(Arc::clone(file), 0),
+    }
+}
+
+/// Skips `- ` markers at the start of a line's content, returning the column of what follows.
+fn strip_dashes(mut col: usize, mut rest: &str) -> (usize, &str) {
+    while let Some(r) = rest.strip_prefix("- ") {
+        let trimmed = r.trim_start_matches(' ');
+        col += 2 + (r.len() - trimmed.len());
+        rest = trimmed;
+    }
+    (col, rest)
+}
+
+fn key_matches(body: &str, key: &str) -> bool {
+    for quoted in [key.to_string(), format!("\"{key}\""), format!("'{key}'")] {
+        if let Some(after) = body.strip_prefix(quoted.as_str()) {
+            let after = after.trim_start_matches(' ');
+            if after == ":" || after.starts_with(": ") || after.starts_with(":\t") {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fs::MemFs;
+
+    fn file(text: &str) -> Arc<SourceFile> {
+        SourceFile::new("/k/kustomization.yaml", text)
+    }
+
+    fn err(text: &str) -> Error {
+        decode(&file(text), &mut Warnings::default()).unwrap_err()
+    }
+
+    #[test]
+    fn unknown_field_points_at_its_line() {
+        let e = err(
+            "resources:\n- a.yaml\npatches:\n- path: p.yaml\n  target:\n    kind: X\n    nam: y\n",
+        );
+        assert_eq!(e.kind, ErrorKind::Kustomization);
+        assert!(
+            e.message
+                .starts_with("invalid kustomization: unknown field `nam`")
+        );
+        assert_eq!(e.label.as_deref(), Some("patches[0].target.nam"));
+        let l = e.location.unwrap();
+        assert_eq!(l.describe(), "/k/kustomization.yaml:7:5");
+        assert_eq!(l.len, 3);
+    }
+
+    #[test]
+    fn locate_indexes() {
+        let f = file(
+            "images:\n- name: a\n  newTag: x\n- name: b\n  newTag: [1]\nreplicas:\n  - name: r\n    count: 1\n",
+        );
+        let p = |s: &[PathSeg]| locate(&f, s).describe();
+        use PathSeg::{Index, Key};
+        assert_eq!(
+            p(&[Key("images".into()), Index(1), Key("newTag".into())]),
+            "/k/kustomization.yaml:5:3"
+        );
+        assert_eq!(
+            p(&[Key("images".into()), Index(0), Key("name".into())]),
+            "/k/kustomization.yaml:2:3"
+        );
+        assert_eq!(
+            p(&[Key("replicas".into()), Index(0), Key("count".into())]),
+            "/k/kustomization.yaml:8:5"
+        );
+        assert_eq!(p(&[Key("nothere".into())]), "/k/kustomization.yaml:1:1");
+    }
+
+    #[test]
+    fn deprecated_fields_warn_and_normalise() {
+        let mut w = Warnings::default();
+        let k = decode(
+            &file("resources: [a]\nbases: [b]\nimageTags:\n- name: x\n  newTag: v1\nvars:\n"),
+            &mut w,
+        )
+        .unwrap();
+        assert_eq!(k.resources, ["a", "b"]);
+        assert_eq!(k.images.len(), 1);
+        assert!(k.bases.is_empty() && k.image_tags.is_empty());
+        assert_eq!(
+            w.messages(),
+            [
+                "'bases' is deprecated. Please use 'resources' instead.",
+                "'imageTags' is deprecated. Please use 'images' instead."
+            ]
+        );
+        assert_eq!(k.kind.as_deref(), Some("Kustomization"));
+    }
+
+    #[test]
+    fn kind_and_api_version() {
+        let e = err("kind: Foo\nresources: [a]\n");
+        assert!(
+            e.message
+                .ends_with("kind should be Kustomization or Component")
+        );
+        assert_eq!(e.location.unwrap().line(), 1);
+        let e = err("apiVersion: v2\nresources: [a]\n");
+        assert!(
+            e.message.ends_with(
+                "apiVersion for Kustomization should be kustomize.config.k8s.io/v1beta1"
+            )
+        );
+        let e =
+            err("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Component\nresources: [a]\n");
+        assert!(
+            e.message
+                .ends_with("apiVersion for Component should be kustomize.config.k8s.io/v1alpha1")
+        );
+        assert!(
+            decode(
+                &file("apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n"),
+                &mut Warnings::default()
+            )
+            .is_err(),
+            "an empty component is empty"
+        );
+    }
+
+    #[test]
+    fn empty_and_bad_yaml() {
+        assert_eq!(err("").message, "kustomization.yaml is empty");
+        assert_eq!(
+            err("kind: Kustomization\n").message,
+            "kustomization.yaml is empty"
+        );
+        let e = err("resources:\n- a\n  b: [\n");
+        assert_eq!(e.kind, ErrorKind::Yaml);
+        assert!(e.location.is_some());
+    }
+
+    #[test]
+    fn finding_the_file() {
+        let mut fs = MemFs::new();
+        fs.file("/a/kustomization.yaml", "resources: [x]\n")
+            .file("/b/kustomization.yml", "resources: [x]\n")
+            .file("/b/Kustomization", "resources: [x]\n")
+            .dir("/c");
+        let w = &mut Warnings::default();
+        assert!(load(&fs, Path::new("/a"), w).is_ok());
+        assert_eq!(
+            load(&fs, Path::new("/b"), w).unwrap_err().message,
+            "Found multiple kustomization files under: /b"
+        );
+        let e = load(&fs, Path::new("/c"), w).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::NotFound);
+    }
+}

@@ -1,0 +1,224 @@
+//! Writing rendered resources: to stdout through one buffered writer (a closed pipe is not an
+//! error), to a file atomically (a temporary file in the same directory, then a rename: a
+//! failed render or write never leaves a partial file), or one file per resource into a
+//! directory, named as `kustomize build -o DIR` names them. The only module, besides `main`,
+//! that writes to the disk or to stdout. Renders nothing itself: text comes from `yaml::emit`.
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use crate::diag::{Error, ErrorKind, Result};
+use crate::resource::{Gvk, Resource};
+use crate::yaml::{EmitOptions, emit_document};
+
+/// Where the output goes.
+#[derive(Clone, Debug)]
+pub enum Target {
+    Stdout,
+    File(PathBuf),
+    Dir(PathBuf),
+}
+
+/// What happened to the output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Written {
+    All,
+    /// The reader closed the pipe (`ply render | head`): stop quietly, exit 0.
+    PipeClosed,
+}
+
+/// Writes the resources to the target. `cluster_scoped` tells which kinds have no namespace (for
+/// the per-resource file names).
+pub fn write(
+    resources: &[Resource],
+    target: &Target,
+    cluster_scoped: &dyn Fn(&Gvk) -> bool,
+) -> Result<Written> {
+    match target {
+        Target::Stdout => write_stdout(resources),
+        Target::File(path) => {
+            write_atomic(path, to_text(resources).as_bytes())?;
+            Ok(Written::All)
+        }
+        Target::Dir(dir) => {
+            write_dir(dir, resources, cluster_scoped)?;
+            Ok(Written::All)
+        }
+    }
+}
+
+/// The multi-document text kustomize prints.
+pub fn to_text(resources: &[Resource]) -> String {
+    crate::yaml::emit_documents(resources.iter().map(|r| &r.node), EmitOptions::default())
+}
+
+fn write_stdout(resources: &[Resource]) -> Result<Written> {
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    let mut doc = String::new();
+    let result = (|| -> io::Result<()> {
+        for (i, r) in resources.iter().enumerate() {
+            doc.clear();
+            if i > 0 {
+                doc.push_str("---\n");
+            }
+            emit_document(&mut doc, &r.node, EmitOptions::default());
+            out.write_all(doc.as_bytes())?;
+        }
+        out.flush()
+    })();
+    match result {
+        Ok(()) => Ok(Written::All),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(Written::PipeClosed),
+        Err(e) => Err(Error::new(
+            ErrorKind::Io,
+            format!("writing to standard output: {e}"),
+        )),
+    }
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same directory and a rename.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .ok_or_else(|| {
+            Error::new(
+                ErrorKind::Usage,
+                format!("'{}' is not a file name", path.display()),
+            )
+        })?;
+    if path.is_dir() {
+        return Err(Error::new(
+            ErrorKind::Usage,
+            format!(
+                "'{}' is a directory; use --output-dir to write one file per resource",
+                path.display()
+            ),
+        ));
+    }
+    let tmp = dir.join(format!(".{name}.ply-{}.tmp", std::process::id()));
+    let result = (|| -> io::Result<()> {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(Error::io(path, &e));
+    }
+    Ok(())
+}
+
+/// One file per resource, named `[namespace_]group_version_kind_name.yaml` in lower case, the
+/// namespace prefix only when the namespaced resources span more than one namespace (no
+/// namespace counts as `default`); kustomize's `WriteIndividualFiles` and `fileName`
+/// (`kustomize/commands/build/writer.go`).
+fn write_dir(
+    dir: &Path,
+    resources: &[Resource],
+    cluster_scoped: &dyn Fn(&Gvk) -> bool,
+) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, &e))?;
+    for (name, r) in file_names(resources, cluster_scoped) {
+        let mut text = String::new();
+        emit_document(&mut text, &r.node, EmitOptions::default());
+        write_atomic(&dir.join(name), text.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// The file name of each resource for `--output-dir`, in output order.
+pub fn file_names<'a>(
+    resources: &'a [Resource],
+    cluster_scoped: &dyn Fn(&Gvk) -> bool,
+) -> Vec<(String, &'a Resource)> {
+    let namespace_of = |r: &Resource| -> Option<String> {
+        if cluster_scoped(&r.gvk()) {
+            None
+        } else if r.namespace().is_empty() {
+            Some("default".to_string())
+        } else {
+            Some(r.namespace().to_string())
+        }
+    };
+    let namespaces: BTreeMap<String, ()> = resources
+        .iter()
+        .filter_map(|r| namespace_of(r).map(|n| (n, ())))
+        .collect();
+    resources
+        .iter()
+        .map(|r| {
+            let gvk = r.gvk();
+            let parts: Vec<&str> = [gvk.group.as_str(), gvk.version.as_str(), gvk.kind.as_str()]
+                .into_iter()
+                .filter(|s| !s.is_empty())
+                .collect();
+            let mut name = format!("{}_{}.yaml", parts.join("_"), r.name()).to_lowercase();
+            if let Some(ns) = namespace_of(r) {
+                if namespaces.len() > 1 {
+                    name = format!("{}_{name}", ns.to_lowercase());
+                }
+            }
+            (name, r)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::parse::parse_one;
+
+    #[test]
+    fn output_dir_names() {
+        let rs: Vec<Resource> = [
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: ns}\n",
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n",
+            "apiVersion: v1\nkind: Namespace\nmetadata: {name: ns}\n",
+            "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: Cr}\n",
+        ]
+        .iter()
+        .map(|t| Resource::new(parse_one(t).unwrap(), None))
+        .collect();
+        let scope = |g: &Gvk| g.kind == "Namespace" || g.kind == "ClusterRole";
+        let names: Vec<String> = file_names(&rs, &scope)
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "ns_v1_configmap_x.yaml",
+                "default_apps_v1_deployment_d.yaml",
+                "v1_namespace_ns.yaml",
+                "rbac.authorization.k8s.io_v1_clusterrole_cr.yaml"
+            ]
+        );
+        let names: Vec<String> = file_names(&rs[1..], &scope)
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
+        assert_eq!(names[0], "apps_v1_deployment_d.yaml");
+    }
+
+    #[test]
+    fn atomic_write_replaces_and_leaves_no_temp() {
+        let dir = std::env::temp_dir().join(format!("ply-output-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("out.yaml");
+        write_atomic(&f, b"a: 1\n").unwrap();
+        write_atomic(&f, b"b: 2\n").unwrap();
+        assert_eq!(std::fs::read_to_string(&f).unwrap(), "b: 2\n");
+        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+        assert_eq!(left.len(), 1);
+        assert!(write_atomic(&dir, b"x").is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,185 @@
+//! Builtin transformer plugin configurations (entries of `transformers:` with
+//! `apiVersion: builtin`) for the transformers this module owns: NamespaceTransformer,
+//! PrefixTransformer, SuffixTransformer, LabelTransformer, AnnotationsTransformer,
+//! ImageTagTransformer, ReplicaCountTransformer and SortOrderTransformer. Unlike the
+//! kustomization fields, a plugin configuration brings its own `fieldSpecs` (the default tables
+//! do not apply). Decoding follows the plugins' configuration types in
+//! `api/internal/builtins/*.go`; unknown fields are ignored as kustomize ignores them.
+
+use crate::diag::{Error, ErrorKind, Result, Warnings};
+use crate::kustomization::{FieldSpec, Image, Replica, SortOptions, StringMap};
+use crate::resource::Resource;
+use crate::yaml::Node;
+
+use super::{FieldSpecTables, specs_from_node};
+
+/// Applies one builtin transformer configuration. Returns `Ok(false)` when `config` is not one
+/// of the kinds listed above (patches and replacements live elsewhere).
+pub fn apply_config(
+    config: &Node,
+    resources: &mut Vec<Resource>,
+    tables: &FieldSpecTables,
+    warnings: &mut Warnings,
+) -> Result<bool> {
+    if config.str_at(&["apiVersion"]) != Some("builtin") {
+        return Ok(false);
+    }
+    let kind = config.str_at(&["kind"]).unwrap_or("");
+    let err = |msg: String| Error::new(ErrorKind::Transformer, format!("builtin {kind}: {msg}"));
+    let specs = || -> Result<Vec<FieldSpec>> {
+        specs_from_node(
+            "fieldSpecs",
+            config.get("fieldSpecs").unwrap_or(&Node::Null),
+        )
+    };
+    match kind {
+        "NamespaceTransformer" => {
+            let ns = config.str_at(&["metadata", "namespace"]).unwrap_or("");
+            let subjects = match config.str_at(&["setRoleBindingSubjects"]).unwrap_or("") {
+                "" | "defaultOnly" => super::namespace::SubjectMode::DefaultOnly,
+                "allServiceAccounts" => super::namespace::SubjectMode::AllServiceAccounts,
+                "none" => super::namespace::SubjectMode::None,
+                other => {
+                    return Err(err(format!(
+                        "invalid value {other:?} for setRoleBindingSubjects: must be one of \"defaultOnly\", \"none\" or \"allServiceAccounts\""
+                    )));
+                }
+            };
+            let opts = super::namespace::Options {
+                unset_only: matches!(config.get("unsetOnly"), Some(Node::Bool(true))),
+                subjects,
+            };
+            super::namespace::apply_with(resources, ns, &specs()?, tables, opts)?;
+        }
+        "PrefixTransformer" | "SuffixTransformer" => {
+            let is_prefix = kind == "PrefixTransformer";
+            let key = if is_prefix { "prefix" } else { "suffix" };
+            if config.get("fieldSpecs").is_none_or(Node::is_null) {
+                return Err(err("fieldSpecs is not expected to be nil".into()));
+            }
+            let affix = config
+                .get(key)
+                .and_then(Node::scalar_text)
+                .unwrap_or_default();
+            if !affix.is_empty() {
+                if is_prefix {
+                    super::prefix_suffix::add_prefix(resources, &affix, &specs()?)?;
+                } else {
+                    super::prefix_suffix::add_suffix(resources, &affix, &specs()?)?;
+                }
+            }
+        }
+        "LabelTransformer" | "AnnotationsTransformer" => {
+            let key = if kind == "LabelTransformer" {
+                "labels"
+            } else {
+                "annotations"
+            };
+            let pairs = string_map(config.get(key)).map_err(|m| err(format!("{key}: {m}")))?;
+            super::labels::set_pairs(resources, &pairs, &specs()?)?;
+        }
+        "ImageTagTransformer" => {
+            let image: Image =
+                decode(config.get("imageTag")).map_err(|m| err(format!("imageTag: {m}")))?;
+            super::images::apply_one(resources, &image, &specs()?)?;
+        }
+        "ReplicaCountTransformer" => {
+            let replica: Replica =
+                decode(config.get("replica")).map_err(|m| err(format!("replica: {m}")))?;
+            super::replicas::apply_one(resources, &replica, &specs()?)?;
+        }
+        "SortOrderTransformer" => {
+            let opts: Option<SortOptions> = match config.get("sortOptions") {
+                None | Some(Node::Null) => None,
+                Some(n) => Some(decode(Some(n)).map_err(|m| err(format!("sortOptions: {m}")))?),
+            };
+            // Without options the plugin keeps the order (FIFO).
+            let choice = match &opts {
+                None => super::sort::SortChoice::Fifo,
+                Some(o) => {
+                    super::sort::choose(Some(o), super::sort::Reorder::Unspecified, warnings)?
+                }
+            };
+            super::sort::order(resources, &choice);
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+fn string_map(node: Option<&Node>) -> std::result::Result<StringMap, String> {
+    let mut out = StringMap::new();
+    match node {
+        None | Some(Node::Null) => Ok(out),
+        Some(Node::Map(m)) => {
+            for (k, v) in m {
+                let text = if v.is_null() {
+                    String::new()
+                } else {
+                    v.scalar_text().ok_or("values must be strings")?
+                };
+                out.insert(k.clone(), text);
+            }
+            Ok(out)
+        }
+        Some(other) => Err(format!("expected a map, found a {}", other.kind_name())),
+    }
+}
+
+fn decode<T: serde::de::DeserializeOwned + Default>(
+    node: Option<&Node>,
+) -> std::result::Result<T, String> {
+    match node {
+        None | Some(Node::Null) => Ok(T::default()),
+        Some(n) => crate::yaml::de::from_node(n).map_err(|e| e.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::{EmitOptions, emit_documents, parse_documents};
+
+    /// `transformers:` with one configuration of each kind; expected output from
+    /// `kubectl kustomize` (which then sorts in its legacy order).
+    #[test]
+    fn builtin_configs_like_kubectl() {
+        let tables = FieldSpecTables::builtin().unwrap();
+        let mut rs: Vec<Resource> = parse_documents(include_str!("testdata/builtin.in.yaml"))
+            .unwrap()
+            .into_iter()
+            .map(|d| Resource::new(d.node, None))
+            .collect();
+        let mut w = Warnings::default();
+        for doc in parse_documents(include_str!("testdata/builtin.config.yaml")).unwrap() {
+            assert!(apply_config(&doc.node, &mut rs, &tables, &mut w).unwrap());
+        }
+        super::super::sort::order(&mut rs, &super::super::sort::default_legacy());
+        let out = emit_documents(rs.iter().map(|r| &r.node), EmitOptions::default());
+        assert_eq!(out, include_str!("testdata/builtin.out.yaml"));
+    }
+
+    #[test]
+    fn other_kinds_and_errors() {
+        let tables = FieldSpecTables::builtin().unwrap();
+        let mut w = Warnings::default();
+        let mut rs = Vec::new();
+        let patch =
+            crate::yaml::parse::parse_one("apiVersion: builtin\nkind: PatchTransformer\n").unwrap();
+        assert!(!apply_config(&patch, &mut rs, &tables, &mut w).unwrap());
+        let bad = crate::yaml::parse::parse_one(
+            "apiVersion: builtin\nkind: PrefixTransformer\nprefix: x-\n",
+        )
+        .unwrap();
+        let e = apply_config(&bad, &mut rs, &tables, &mut w).unwrap_err();
+        assert_eq!(
+            e.message,
+            "builtin PrefixTransformer: fieldSpecs is not expected to be nil"
+        );
+        let bad = crate::yaml::parse::parse_one(
+            "apiVersion: builtin\nkind: NamespaceTransformer\nmetadata: {namespace: n}\nsetRoleBindingSubjects: some\n",
+        )
+        .unwrap();
+        assert!(apply_config(&bad, &mut rs, &tables, &mut w).is_err());
+    }
+}

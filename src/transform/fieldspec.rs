@@ -1,0 +1,232 @@
+//! Walking a field spec's path through an object and calling a setter at its end, with
+//! kustomize's rules (`api/filters/fieldspec/fieldspec.go`): `a/b/c` follows map keys, `x[]`
+//! walks every element of list `x`, a list met on the way is walked element by element,
+//! missing fields are created only when the spec says `create`, and a null or missing field
+//! ends the walk quietly. A scalar in the middle of the path is an error.
+
+use crate::diag::{Error, ErrorKind, Result};
+use crate::kustomization::FieldSpec;
+use crate::resource::{Gvk, ResId};
+use crate::yaml::{Map, Node};
+
+use super::spec_selects;
+
+/// What kind of node to create at the end of the path when it is missing (kustomize's
+/// `CreateKind`); `None` never creates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Create {
+    None,
+    Map,
+    Scalar,
+}
+
+/// Splits a field path on `/`; `\/` keeps a slash inside a key; a leading `/` is ignored
+/// (kustomize's `utils.PathSplitter`).
+pub fn split_path(path: &str) -> Vec<String> {
+    let mut parts: Vec<&str> = path.split('/').collect();
+    if parts.len() > 1 && parts.first() == Some(&"") {
+        parts.remove(0);
+    }
+    let mut out: Vec<String> = Vec::new();
+    for p in parts {
+        match out.last_mut() {
+            Some(last) if last.ends_with('\\') => {
+                last.pop();
+                last.push('/');
+                last.push_str(p);
+            }
+            _ => out.push(p.to_string()),
+        }
+    }
+    out
+}
+
+/// Applies `set` at every place `spec` names in `object`, when the spec selects the object's
+/// group/version/kind.
+pub fn apply(
+    object: &mut Node,
+    spec: &FieldSpec,
+    create: Create,
+    set: &mut dyn FnMut(&mut Node) -> Result<()>,
+) -> Result<()> {
+    let gvk = Gvk::of(object);
+    apply_selected(object, &gvk, spec, create, set)
+}
+
+/// Applies `set` for every spec of a table, in order.
+pub fn apply_all(
+    object: &mut Node,
+    specs: &[FieldSpec],
+    create: Create,
+    set: &mut dyn FnMut(&mut Node) -> Result<()>,
+) -> Result<()> {
+    let gvk = Gvk::of(object);
+    for spec in specs {
+        apply_selected(object, &gvk, spec, create, set)?;
+    }
+    Ok(())
+}
+
+fn apply_selected(
+    object: &mut Node,
+    gvk: &Gvk,
+    spec: &FieldSpec,
+    create: Create,
+    set: &mut dyn FnMut(&mut Node) -> Result<()>,
+) -> Result<()> {
+    if !spec_selects(spec, gvk) {
+        return Ok(());
+    }
+    let path = split_path(&spec.path);
+    walk(object, &path, spec.create, create, set).map_err(|mut e| {
+        e.message = format!(
+            "considering field '{}' of object {}: {}",
+            spec.path,
+            ResId::of(object),
+            e.message
+        );
+        e
+    })
+}
+
+fn walk(
+    node: &mut Node,
+    path: &[String],
+    create_missing: bool,
+    create: Create,
+    set: &mut dyn FnMut(&mut Node) -> Result<()>,
+) -> Result<()> {
+    let Some((first, rest)) = path.split_first() else {
+        return set(node);
+    };
+    match node {
+        Node::Null => Ok(()),
+        Node::Seq(items) => {
+            for item in items {
+                walk(item, path, create_missing, create, set)?;
+            }
+            Ok(())
+        }
+        Node::Map(map) => {
+            let (name, is_seq) = match first.strip_suffix("[]") {
+                Some(n) => (n, true),
+                None => (first.as_str(), false),
+            };
+            if name.is_empty() {
+                return Err(Error::new(
+                    ErrorKind::Transformer,
+                    "cannot set or create an empty field name",
+                ));
+            }
+            // What to create when the field is missing (or null): nothing for a lookup, the
+            // requested kind at the end of the path, a map in the middle.
+            let make: Option<fn() -> Node> = if !create_missing || create == Create::None || is_seq
+            {
+                None
+            } else if rest.is_empty() {
+                Some(match create {
+                    Create::Map => || Node::Map(Map::new()),
+                    _ => || Node::Str(String::new()),
+                })
+            } else {
+                Some(|| Node::Map(Map::new()))
+            };
+            let field = match (map.contains_key(name), make) {
+                (true, _) => map.get_mut(name),
+                (false, Some(f)) => Some(map.entry(name.to_string()).or_insert_with(f)),
+                (false, None) => None,
+            };
+            let Some(field) = field else { return Ok(()) };
+            if field.is_null() {
+                if is_seq {
+                    *field = Node::Seq(Vec::new());
+                } else if let Some(f) = make {
+                    *field = f();
+                }
+            }
+            walk(field, rest, create_missing, create, set)
+        }
+        _ => Err(Error::new(
+            ErrorKind::Transformer,
+            "expected sequence or mapping node",
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::parse::parse_one;
+
+    fn spec(path: &str, create: bool) -> FieldSpec {
+        FieldSpec {
+            path: path.into(),
+            create,
+            ..FieldSpec::default()
+        }
+    }
+
+    #[test]
+    fn split_handles_escapes_and_leading_slash() {
+        assert_eq!(split_path("a/b"), vec!["a", "b"]);
+        assert_eq!(split_path("/a/b"), vec!["a", "b"]);
+        assert_eq!(
+            split_path(r"metadata/annotations/x\/y"),
+            vec!["metadata", "annotations", "x/y"]
+        );
+    }
+
+    #[test]
+    fn walks_lists_and_creates_maps() {
+        let mut n = parse_one("kind: X\nspec:\n  containers:\n  - name: a\n  - name: b\n").unwrap();
+        let mut count = 0;
+        apply(
+            &mut n,
+            &spec("spec/containers[]/name", false),
+            Create::Scalar,
+            &mut |v| {
+                count += 1;
+                *v = Node::str("z");
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(count, 2);
+        apply(
+            &mut n,
+            &spec("metadata/labels", true),
+            Create::Map,
+            &mut |v| {
+                assert!(v.as_map().is_some());
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert!(n.get_path(&["metadata", "labels"]).is_some());
+        // Not created without `create`.
+        apply(
+            &mut n,
+            &spec("spec/selector/matchLabels", false),
+            Create::Map,
+            &mut |_| panic!("must not be called"),
+        )
+        .unwrap();
+        assert!(n.get_path(&["spec", "selector"]).is_none());
+    }
+
+    #[test]
+    fn scalar_in_path_is_an_error() {
+        let mut n = parse_one("kind: X\nmetadata:\n  name: a\nspec: 3\n").unwrap();
+        let e = apply(
+            &mut n,
+            &spec("spec/template/x", true),
+            Create::Map,
+            &mut |_| Ok(()),
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.message,
+            "considering field 'spec/template/x' of object ~G_~V_X|~X|a: expected sequence or mapping node"
+        );
+    }
+}

@@ -1,0 +1,394 @@
+//! The built-in transformers, one file per kustomization field (namespace, namePrefix and
+//! nameSuffix, labels, commonAnnotations, images, replicas) and output ordering (`sort`). The
+//! places each transformer writes are data ([`FieldSpecTables`], from `fieldspecs/*.yaml`),
+//! passed in by the caller; nothing here reads files or keeps global state. The build decides
+//! the order in which transformers run.
+
+pub mod annotations;
+pub mod configurations;
+pub mod fieldspec;
+pub mod images;
+pub mod labels;
+pub mod namereference;
+pub mod namespace;
+pub mod prefix_suffix;
+pub mod refpath;
+pub mod replacements;
+pub mod replicas;
+pub mod sort;
+pub mod vars;
+
+// Builtin transformer plugin configurations (`transformers:`).
+pub mod builtin;
+
+use crate::diag::{Error, ErrorKind, Result};
+use crate::kustomization::FieldSpec;
+use crate::resource::Gvk;
+use crate::yaml::Node;
+
+/// Where each built-in transformer applies: kustomize's `TransformerConfig`. Start from
+/// [`FieldSpecTables::builtin`]; a kustomization's `configurations:` files add entries with
+/// [`FieldSpecTables::merge_config`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FieldSpecTables {
+    /// `commonLabels`, and `labels` with `includeSelectors: true`.
+    pub common_labels: Vec<FieldSpec>,
+    /// `labels` with `includeTemplates: true` (without selectors).
+    pub template_labels: Vec<FieldSpec>,
+    /// Extra places for every `labels` entry (the `labels:` table of `configurations:`;
+    /// empty by default).
+    pub labels: Vec<FieldSpec>,
+    pub common_annotations: Vec<FieldSpec>,
+    pub namespace: Vec<FieldSpec>,
+    pub name_prefix: Vec<FieldSpec>,
+    pub name_suffix: Vec<FieldSpec>,
+    pub images: Vec<FieldSpec>,
+    pub replicas: Vec<FieldSpec>,
+    /// `apiVersion`+`kind` pairs known to be cluster-scoped.
+    pub cluster_scoped: Vec<(String, String)>,
+}
+
+impl FieldSpecTables {
+    /// kustomize v5.5's default tables, parsed from the files in `fieldspecs/`.
+    pub fn builtin() -> Result<FieldSpecTables> {
+        Ok(FieldSpecTables {
+            common_labels: parse_table(
+                "commonlabels.yaml",
+                include_str!("fieldspecs/commonlabels.yaml"),
+            )?,
+            template_labels: parse_table(
+                "templatelabels.yaml",
+                include_str!("fieldspecs/templatelabels.yaml"),
+            )?,
+            labels: Vec::new(),
+            common_annotations: parse_table(
+                "commonannotations.yaml",
+                include_str!("fieldspecs/commonannotations.yaml"),
+            )?,
+            namespace: parse_table("namespace.yaml", include_str!("fieldspecs/namespace.yaml"))?,
+            name_prefix: parse_table(
+                "nameprefix.yaml",
+                include_str!("fieldspecs/nameprefix.yaml"),
+            )?,
+            name_suffix: parse_table(
+                "namesuffix.yaml",
+                include_str!("fieldspecs/namesuffix.yaml"),
+            )?,
+            images: parse_table("images.yaml", include_str!("fieldspecs/images.yaml"))?,
+            replicas: parse_table("replicas.yaml", include_str!("fieldspecs/replicas.yaml"))?,
+            cluster_scoped: parse_cluster_scoped(include_str!("fieldspecs/clusterscoped.yaml"))?,
+        })
+    }
+
+    /// Adds the entries of a `configurations:` file (kustomize's TransformerConfig document:
+    /// `commonLabels:`, `commonAnnotations:`, `namespace:`, `namePrefix:`, `nameSuffix:`,
+    /// `images:`, `replicas:`, `templateLabels:`, `labels:` lists). Keys this module does not
+    /// own (`nameReference:`, `varReference:`) are ignored here. Duplicates are dropped.
+    pub fn merge_config(&mut self, config: &Node) -> Result<()> {
+        let Some(map) = config.as_map() else {
+            if config.is_null() {
+                return Ok(());
+            }
+            return Err(Error::new(
+                ErrorKind::Kustomization,
+                "a transformer configuration must be a map",
+            ));
+        };
+        for (key, value) in map {
+            let table = match key.as_str() {
+                "commonLabels" => &mut self.common_labels,
+                "templateLabels" => &mut self.template_labels,
+                "labels" => &mut self.labels,
+                "commonAnnotations" => &mut self.common_annotations,
+                "namespace" => &mut self.namespace,
+                "namePrefix" => &mut self.name_prefix,
+                "nameSuffix" => &mut self.name_suffix,
+                "images" => &mut self.images,
+                "replicas" => &mut self.replicas,
+                _ => continue,
+            };
+            for spec in specs_from_node(key, value)? {
+                merge_one(table, spec)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether kustomize treats objects of this group/version/kind as cluster-scoped.
+    pub fn is_cluster_scoped(&self, gvk: &Gvk) -> bool {
+        let api_version = gvk.api_version();
+        self.cluster_scoped
+            .iter()
+            .any(|(a, k)| *a == api_version && *k == gvk.kind)
+    }
+}
+
+/// Adds a spec unless an equivalent one is there (kustomize's `FsSlice.MergeOne`): same path,
+/// and the existing entry's group/version/kind selected by the new one's (so a new entry without
+/// a kind matches an existing one for any kind). An equivalent entry with a different `create`
+/// is an error, as in kustomize.
+pub fn merge_one(table: &mut Vec<FieldSpec>, spec: FieldSpec) -> Result<()> {
+    let selects = |want: &Option<String>, have: &Option<String>| {
+        want.as_deref()
+            .is_none_or(|w| w.is_empty() || Some(w) == have.as_deref())
+    };
+    let existing = table.iter().find(|s| {
+        s.path == spec.path
+            && selects(&spec.group, &s.group)
+            && selects(&spec.version, &s.version)
+            && selects(&spec.kind, &s.kind)
+    });
+    match existing {
+        Some(s) if s.create != spec.create => Err(Error::new(
+            ErrorKind::Kustomization,
+            format!(
+                "conflicting fieldspecs: path {:?}{} is given both with and without `create`",
+                spec.path,
+                spec.kind
+                    .as_deref()
+                    .map(|k| format!(" for kind {k}"))
+                    .unwrap_or_default()
+            ),
+        )),
+        Some(_) => Ok(()),
+        None => {
+            table.push(spec);
+            Ok(())
+        }
+    }
+}
+
+fn parse_table(name: &str, text: &str) -> Result<Vec<FieldSpec>> {
+    let node = crate::yaml::parse::parse_one(text).map_err(|e| {
+        Error::new(
+            ErrorKind::Yaml,
+            format!("built-in field spec table {name}: {e}"),
+        )
+    })?;
+    specs_from_node(name, &node)
+}
+
+/// Reads a list of field specs (`{group, version, kind, path, create}` maps).
+pub fn specs_from_node(what: &str, node: &Node) -> Result<Vec<FieldSpec>> {
+    let bad = |msg: String| Error::new(ErrorKind::Kustomization, format!("{what}: {msg}"));
+    let Some(items) = node.as_seq() else {
+        if node.is_null() {
+            return Ok(Vec::new());
+        }
+        return Err(bad(format!(
+            "expected a list of field specs, found a {}",
+            node.kind_name()
+        )));
+    };
+    let mut out = Vec::new();
+    for item in items {
+        let Some(m) = item.as_map() else {
+            return Err(bad(format!(
+                "a field spec must be a map, found a {}",
+                item.kind_name()
+            )));
+        };
+        let mut spec = FieldSpec::default();
+        for (k, v) in m {
+            let text = || v.scalar_text().filter(|_| !v.is_null());
+            match k.as_str() {
+                "group" => spec.group = text(),
+                "version" => spec.version = text(),
+                "kind" => spec.kind = text(),
+                "path" => spec.path = text().unwrap_or_default(),
+                "create" => spec.create = matches!(v, Node::Bool(true)),
+                other => return Err(bad(format!("unknown field spec key {other:?}"))),
+            }
+        }
+        out.push(spec);
+    }
+    Ok(out)
+}
+
+fn parse_cluster_scoped(text: &str) -> Result<Vec<(String, String)>> {
+    let node = crate::yaml::parse::parse_one(text).map_err(|e| {
+        Error::new(
+            ErrorKind::Yaml,
+            format!("built-in table clusterscoped.yaml: {e}"),
+        )
+    })?;
+    let mut out = Vec::new();
+    for item in node.as_seq().map(Vec::as_slice).unwrap_or_default() {
+        let s = item.as_str().unwrap_or_default();
+        if let Some((a, k)) = s.split_once(' ') {
+            out.push((a.to_string(), k.to_string()));
+        }
+    }
+    Ok(out)
+}
+
+/// Whether a field spec's group/version/kind (empty parts match anything) selects `gvk`.
+pub fn spec_selects(spec: &FieldSpec, gvk: &Gvk) -> bool {
+    let ok = |want: &Option<String>, have: &str| {
+        want.as_deref().is_none_or(|w| w.is_empty() || w == have)
+    };
+    ok(&spec.group, &gvk.group) && ok(&spec.version, &gvk.version) && ok(&spec.kind, &gvk.kind)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_tables_parse() {
+        let t = FieldSpecTables::builtin().unwrap();
+        assert_eq!(t.common_labels.len(), 32);
+        assert_eq!(t.template_labels.len(), 10);
+        assert_eq!(t.common_annotations.len(), 9);
+        assert_eq!(t.namespace.len(), 3);
+        assert_eq!(t.images.len(), 4);
+        assert_eq!(t.replicas.len(), 4);
+        assert_eq!(t.cluster_scoped.len(), 36);
+        assert!(t.is_cluster_scoped(&Gvk::from_api_version(
+            "rbac.authorization.k8s.io/v1",
+            "ClusterRole"
+        )));
+        assert!(!t.is_cluster_scoped(&Gvk::from_api_version("apps/v1", "Deployment")));
+    }
+}
+
+#[cfg(test)]
+mod pipeline_tests {
+    use super::*;
+    use crate::kustomization::{Image, Label, Replica, StringMap};
+    use crate::resource::Resource;
+    use crate::yaml::{EmitOptions, emit_documents, parse_documents};
+
+    fn map(pairs: &[(&str, &str)]) -> StringMap {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
+            .collect()
+    }
+
+    fn image(name: &str, new_name: Option<&str>, tag: Option<&str>, digest: Option<&str>) -> Image {
+        Image {
+            name: name.into(),
+            new_name: new_name.map(Into::into),
+            new_tag: tag.map(Into::into),
+            digest: digest.map(Into::into),
+            ..Image::default()
+        }
+    }
+
+    /// Every transformer field on one set of objects, in kustomize's order; the expected text
+    /// is `kubectl kustomize --reorder none` output for the same kustomization
+    /// (testdata/all_fields.*: namespace prod, namePrefix pre-, nameSuffix -suf, commonLabels,
+    /// two `labels` entries, commonAnnotations with `<&>`, three images, two replicas).
+    #[test]
+    fn all_fields_like_kubectl() {
+        let tables = FieldSpecTables::builtin().unwrap();
+        let mut rs: Vec<Resource> = parse_documents(include_str!("testdata/all_fields.in.yaml"))
+            .unwrap()
+            .into_iter()
+            .map(|d| Resource::new(d.node, None))
+            .collect();
+        namespace::apply(&mut rs, "prod", &tables).unwrap();
+        prefix_suffix::apply(&mut rs, "pre-", "-suf", &tables).unwrap();
+        let labels = [
+            Label {
+                pairs: map(&[("tmpl", "yes")]),
+                include_templates: true,
+                ..Label::default()
+            },
+            Label {
+                pairs: map(&[("plain", "1")]),
+                ..Label::default()
+            },
+        ];
+        labels::apply(&mut rs, Some(&map(&[("team", "a")])), &labels, &tables).unwrap();
+        annotations::apply(&mut rs, &map(&[("note", "hello <&>")]), &tables).unwrap();
+        let replicas = [
+            Replica {
+                name: "web".into(),
+                count: 3,
+            },
+            Replica {
+                name: "ss".into(),
+                count: 2,
+            },
+        ];
+        replicas::apply(&mut rs, &replicas, &tables).unwrap();
+        let images = [
+            image("nginx", Some("docker.io/library/nginx"), Some("1.25"), None),
+            image("my.registry:5000/team/app", None, None, Some("sha256:ccc")),
+            image("busybox", None, Some("2.0"), None),
+        ];
+        images::apply(&mut rs, &images, &tables).unwrap();
+        let out = emit_documents(rs.iter().map(|r| &r.node), EmitOptions::default());
+        assert_eq!(
+            out.trim_end(),
+            include_str!("testdata/all_fields.out.yaml").trim_end()
+        );
+        // Renames are recorded: the Deployment was `web` in no namespace.
+        assert_eq!(rs[0].original_id().name, "web");
+        assert_eq!(rs[0].original_id().namespace, "");
+        assert_eq!(rs[0].name_prefixes, ["pre-"]);
+        assert_eq!(rs[0].name_suffixes, ["-suf"]);
+        // The Namespace object is never prefixed.
+        assert!(rs[3].name_prefixes.is_empty());
+    }
+}
+
+#[cfg(test)]
+mod config_tests {
+    use super::*;
+    use crate::kustomization::{Image, StringMap};
+    use crate::resource::Resource;
+    use crate::yaml::{EmitOptions, emit_documents, parse::parse_one};
+
+    // A `configurations:` file adding image and label places for a custom kind; expected
+    // output from `kubectl kustomize` (commonLabels team=a, images nginx → tag 2).
+    #[test]
+    fn configurations_add_places() {
+        let mut tables = FieldSpecTables::builtin().unwrap();
+        let config = parse_one(
+            "images:\n- kind: Pipeline\n  path: spec/steps[]/image\ncommonLabels:\n- kind: Pipeline\n  path: spec/selector/labels\n  create: true\nnameReference:\n- kind: ConfigMap\n  fieldSpecs:\n  - kind: Pipeline\n    path: spec/config\n",
+        )
+        .unwrap();
+        tables.merge_config(&config).unwrap();
+        assert_eq!(tables.images.len(), 5);
+        let mut rs = vec![Resource::new(
+            parse_one("apiVersion: example.com/v1\nkind: Pipeline\nmetadata:\n  name: p\nspec:\n  steps:\n  - image: nginx\n  - image: busybox:1\n").unwrap(),
+            None,
+        )];
+        let team: StringMap = [("team".to_string(), "a".to_string())]
+            .into_iter()
+            .collect();
+        labels::apply(&mut rs, Some(&team), &[], &tables).unwrap();
+        let img = Image {
+            name: "nginx".into(),
+            new_tag: Some("2".into()),
+            ..Image::default()
+        };
+        images::apply(&mut rs, &[img], &tables).unwrap();
+        assert_eq!(
+            emit_documents(rs.iter().map(|r| &r.node), EmitOptions::default()),
+            "apiVersion: example.com/v1\nkind: Pipeline\nmetadata:\n  labels:\n    team: a\n  name: p\nspec:\n  selector:\n    labels:\n      team: a\n  steps:\n  - image: nginx:2\n  - image: busybox:1\n"
+        );
+    }
+
+    #[test]
+    fn merge_one_rules() {
+        let spec = |path: &str, kind: Option<&str>, create: bool| FieldSpec {
+            path: path.into(),
+            kind: kind.map(Into::into),
+            create,
+            ..FieldSpec::default()
+        };
+        let mut t = vec![spec("spec/x", Some("Deployment"), true)];
+        // Kind-less entry covers the Deployment one: not added; with another `create`: error.
+        merge_one(&mut t, spec("spec/x", None, true)).unwrap();
+        assert_eq!(t.len(), 1);
+        assert!(merge_one(&mut t, spec("spec/x", None, false)).is_err());
+        // A narrower entry is new.
+        let mut t = vec![spec("spec/x", None, true)];
+        merge_one(&mut t, spec("spec/x", Some("Deployment"), false)).unwrap();
+        assert_eq!(t.len(), 2);
+    }
+}

@@ -1,0 +1,186 @@
+//! `namespace` (kustomize's NamespaceTransformer, `api/filters/namespace`): set
+//! `metadata.namespace` of every object not known to be cluster-scoped, the namespace of
+//! (Cluster)RoleBinding subjects named `default`, and the other places of the namespace table
+//! (a `v1` Namespace object's own name, APIService and CRD webhook service namespaces).
+//! Records each object's previous id. Two objects ending with one id is an error.
+
+use std::collections::HashMap;
+
+use crate::diag::{Error, ErrorKind, Result};
+use crate::kustomization::FieldSpec;
+use crate::resource::{Gvk, Resource};
+use crate::yaml::Node;
+
+use super::FieldSpecTables;
+use super::fieldspec::{self, Create};
+
+/// Which RoleBinding/ClusterRoleBinding subjects get the namespace (the NamespaceTransformer
+/// plugin's `setRoleBindingSubjects`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum SubjectMode {
+    /// Subjects named `default` (kustomize's default, `defaultOnly`).
+    #[default]
+    DefaultOnly,
+    /// Every subject of kind ServiceAccount (`allServiceAccounts`).
+    AllServiceAccounts,
+    /// None (`none`).
+    None,
+}
+
+/// Options of the NamespaceTransformer plugin; the `namespace:` field uses the defaults.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Options {
+    /// Only set namespaces that are missing or empty (`unsetOnly`).
+    pub unset_only: bool,
+    pub subjects: SubjectMode,
+}
+
+/// The kustomization's `namespace:` field.
+pub fn apply(resources: &mut [Resource], namespace: &str, tables: &FieldSpecTables) -> Result<()> {
+    apply_with(
+        resources,
+        namespace,
+        &tables.namespace,
+        tables,
+        Options::default(),
+    )
+}
+
+/// The namespace transformer with explicit field specs (besides `metadata.namespace`, which is
+/// always handled) and options; `tables` supplies the cluster-scoped kinds.
+pub fn apply_with(
+    resources: &mut [Resource],
+    namespace: &str,
+    specs: &[FieldSpec],
+    tables: &FieldSpecTables,
+    opts: Options,
+) -> Result<()> {
+    if namespace.is_empty() {
+        return Ok(());
+    }
+    for r in resources.iter_mut() {
+        if r.node.as_map().is_none_or(|m| m.is_empty()) {
+            continue;
+        }
+        r.store_previous_id();
+        apply_one(&mut r.node, namespace, specs, tables, opts)?;
+    }
+    check_unique(resources)
+}
+
+fn apply_one(
+    node: &mut Node,
+    namespace: &str,
+    all_specs: &[FieldSpec],
+    tables: &FieldSpecTables,
+    opts: Options,
+) -> Result<()> {
+    let gvk = Gvk::of(node);
+    let api_version = node.str_at(&["apiVersion"]).unwrap_or("").to_string();
+    let set = &mut |n: &mut Node| {
+        // `unsetOnly` keeps a non-empty value (kyaml's `SetEntryIfEmpty`).
+        if opts.unset_only
+            && n.scalar_text()
+                .is_some_and(|t| !t.is_empty() && !n.is_null())
+        {
+            return Ok(());
+        }
+        *n = Node::str(namespace);
+        Ok(())
+    };
+    // metadata.namespace is handled here, not through the table: only for objects that are
+    // not known to be cluster-scoped (`metaNamespaceHack`). `metadata/name` entries apply to
+    // apiVersion `v1` only (`removeUnneededMetaFieldSpecs`).
+    let mut specs: Vec<&FieldSpec> = all_specs
+        .iter()
+        .filter(|s| s.path != "metadata/namespace")
+        .filter(|s| api_version == "v1" || s.path != "metadata/name")
+        .collect();
+    if !tables.is_cluster_scoped(&gvk) {
+        let meta = FieldSpec {
+            path: "metadata/namespace".into(),
+            create: true,
+            ..FieldSpec::default()
+        };
+        fieldspec::apply(node, &meta, Create::Scalar, set)?;
+    }
+    if gvk.kind == "RoleBinding" || gvk.kind == "ClusterRoleBinding" {
+        let is_rb =
+            |k: &Option<String>| matches!(k.as_deref(), Some("RoleBinding" | "ClusterRoleBinding"));
+        specs.retain(|s| !(is_rb(&s.kind) && s.path == "subjects/namespace"));
+        set_subjects(node, opts.subjects, set)?;
+    }
+    for spec in specs {
+        fieldspec::apply(node, spec, Create::Scalar, set).map_err(|mut e| {
+            e.message = format!("namespace transformation failed: {}", e.message);
+            e
+        })?;
+    }
+    Ok(())
+}
+
+/// Sets the namespace of the binding's subjects that `mode` selects (`roleBindingHack`):
+/// `defaultOnly` picks subjects named `default` (of any kind), `allServiceAccounts` subjects of
+/// kind ServiceAccount.
+fn set_subjects(
+    node: &mut Node,
+    mode: SubjectMode,
+    set: &mut dyn FnMut(&mut Node) -> Result<()>,
+) -> Result<()> {
+    let (field, value) = match mode {
+        SubjectMode::None => return Ok(()),
+        SubjectMode::DefaultOnly => ("name", "default"),
+        SubjectMode::AllServiceAccounts => ("kind", "ServiceAccount"),
+    };
+    let Some(subjects) = node.get_mut("subjects") else {
+        return Ok(());
+    };
+    let Some(items) = subjects.as_seq_mut() else {
+        if subjects.is_null() {
+            return Ok(());
+        }
+        return Err(Error::new(
+            ErrorKind::Transformer,
+            "setting namespace on (cluster)role binding subjects: `subjects` is not a list",
+        ));
+    };
+    for s in items {
+        if let Some(m) = s.as_map_mut()
+            && m.get(field).and_then(Node::as_str) == Some(value)
+        {
+            set(m.entry("namespace".to_string()).or_insert(Node::Null))?;
+        }
+    }
+    Ok(())
+}
+
+/// After the namespace changes no two objects may share an id (kustomize compares namespaces
+/// with `""` and `default` as equal).
+fn check_unique(resources: &[Resource]) -> Result<()> {
+    let mut seen: HashMap<(Gvk, String, String), usize> = HashMap::new();
+    for (i, r) in resources.iter().enumerate() {
+        let id = r.id();
+        let ns = if id.namespace.is_empty() {
+            "default".to_string()
+        } else {
+            id.namespace.clone()
+        };
+        if let Some(j) = seen.insert((id.gvk.clone(), ns, id.name.clone()), i) {
+            let other = resources
+                .get(j)
+                .map(|o| o.original_id().to_string())
+                .unwrap_or_default();
+            return Err(Error::new(
+                ErrorKind::Transformer,
+                format!(
+                    "namespace transformation produces ID conflict: {} and {} both become {}",
+                    other,
+                    r.original_id(),
+                    id
+                ),
+            )
+            .at_opt(r.origin.clone()));
+        }
+    }
+    Ok(())
+}

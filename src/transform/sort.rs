@@ -1,0 +1,295 @@
+//! Output order: `sortOptions` of the root kustomization and the `--reorder` flag, resolved
+//! into a [`SortChoice`] ([`choose`]), and [`order`], kustomize's legacy kind order
+//! (`api/internal/builtins/SortOrderTransformer.go`) or FIFO. Only reorders; never edits.
+
+use std::cmp::Ordering;
+use std::collections::HashMap;
+
+use crate::diag::{Error, ErrorKind, Result, Warnings};
+use crate::kustomization::SortOptions;
+use crate::resource::{Gvk, Resource};
+
+/// The `--reorder` flag as given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Reorder {
+    #[default]
+    Unspecified,
+    Legacy,
+    None,
+}
+
+impl Reorder {
+    /// Parses the flag's value (`legacy` or `none`).
+    pub fn parse(s: &str) -> Result<Reorder> {
+        match s {
+            "legacy" => Ok(Reorder::Legacy),
+            "none" => Ok(Reorder::None),
+            other => Err(Error::new(
+                ErrorKind::Usage,
+                format!("illegal flag value --reorder {other}; legal values: [legacy none]"),
+            )),
+        }
+    }
+}
+
+/// How to order the output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SortChoice {
+    /// The order resources were read and generated in.
+    Fifo,
+    /// By kind (`order_first` kinds first, in order; then other kinds; `order_last` kinds last),
+    /// then by group/version/kind text, then namespace and name.
+    Legacy {
+        order_first: Vec<String>,
+        order_last: Vec<String>,
+    },
+}
+
+/// kustomize's default legacy order (`defaultOrderFirst`, `defaultOrderLast`).
+pub fn default_legacy() -> SortChoice {
+    let first = [
+        "Namespace",
+        "ResourceQuota",
+        "StorageClass",
+        "CustomResourceDefinition",
+        "ServiceAccount",
+        "PodSecurityPolicy",
+        "Role",
+        "ClusterRole",
+        "RoleBinding",
+        "ClusterRoleBinding",
+        "ConfigMap",
+        "Secret",
+        "Endpoints",
+        "Service",
+        "LimitRange",
+        "PriorityClass",
+        "PersistentVolume",
+        "PersistentVolumeClaim",
+        "Deployment",
+        "StatefulSet",
+        "CronJob",
+        "PodDisruptionBudget",
+    ];
+    let last = [
+        "MutatingWebhookConfiguration",
+        "ValidatingWebhookConfiguration",
+    ];
+    SortChoice::Legacy {
+        order_first: first.iter().map(|s| (*s).to_string()).collect(),
+        order_last: last.iter().map(|s| (*s).to_string()).collect(),
+    }
+}
+
+/// Resolves the root kustomization's `sortOptions` and the `--reorder` flag as kustomize does
+/// (`api/krusty/kustomizer.go`, `applySortOrder`): `sortOptions` wins (with a warning when the
+/// flag is also given); otherwise `--reorder none` keeps FIFO and anything else is legacy.
+pub fn choose(
+    sort_options: Option<&SortOptions>,
+    reorder: Reorder,
+    warnings: &mut Warnings,
+) -> Result<SortChoice> {
+    let Some(opts) = sort_options else {
+        return Ok(match reorder {
+            Reorder::None => SortChoice::Fifo,
+            Reorder::Legacy | Reorder::Unspecified => default_legacy(),
+        });
+    };
+    if reorder != Reorder::Unspecified {
+        warnings.warn(
+            "Sorting order is set both in 'kustomization.yaml' ('sortOptions') and in a CLI flag ('--reorder'). Using the kustomization file over the CLI flag.",
+        );
+    }
+    match opts.order.as_deref().unwrap_or("") {
+        "fifo" => {
+            if opts.legacy_sort_options.is_some() {
+                return Err(Error::new(
+                    ErrorKind::Kustomization,
+                    "the field 'sortOptions.legacySortOptions' is set but the selected sort order is 'fifo', not 'legacy'",
+                ));
+            }
+            Ok(SortChoice::Fifo)
+        }
+        "legacy" => Ok(match &opts.legacy_sort_options {
+            Some(l) => SortChoice::Legacy {
+                order_first: l.order_first.clone(),
+                order_last: l.order_last.clone(),
+            },
+            None => default_legacy(),
+        }),
+        _ => Err(Error::new(
+            ErrorKind::Kustomization,
+            "the field 'sortOptions.order' must be one of [fifo, legacy]",
+        )),
+    }
+}
+
+/// Puts resources in the chosen order.
+pub fn order(resources: &mut Vec<Resource>, choice: &SortChoice) {
+    let SortChoice::Legacy {
+        order_first,
+        order_last,
+    } = choice
+    else {
+        return;
+    };
+    let mut rank: HashMap<&str, i64> = HashMap::new();
+    let n_first = i64::try_from(order_first.len()).unwrap_or(i64::MAX);
+    for (i, k) in order_first.iter().enumerate() {
+        rank.insert(k, i64::try_from(i).unwrap_or(0) - n_first);
+    }
+    for (i, k) in order_last.iter().enumerate() {
+        rank.insert(k, i64::try_from(i).unwrap_or(0) + 1);
+    }
+    let mut keyed: Vec<(Gvk, String, Resource)> = resources
+        .drain(..)
+        .map(|r| {
+            let id = r.id();
+            (id.gvk.clone(), id.to_string(), r)
+        })
+        .collect();
+    keyed.sort_by(|a, b| {
+        if a.0 != b.0 {
+            gvk_cmp(&a.0, &b.0, &rank)
+        } else {
+            a.1.cmp(&b.1)
+        }
+    });
+    resources.extend(keyed.into_iter().map(|(_, _, r)| r));
+}
+
+/// kustomize's `Gvk.IsLessThan` with the default kind order: the order kustomize keeps its
+/// field-spec tables in (which shows in some of its messages).
+pub fn default_gvk_cmp(a: &Gvk, b: &Gvk) -> Ordering {
+    let SortChoice::Legacy { order_first, .. } = default_legacy() else {
+        return Ordering::Equal;
+    };
+    let n = i64::try_from(order_first.len()).unwrap_or(0);
+    let rank = |k: &str| {
+        order_first
+            .iter()
+            .position(|f| f == k)
+            .map_or(0, |i| i64::try_from(i).unwrap_or(0) - n)
+    };
+    rank(&a.kind)
+        .cmp(&rank(&b.kind))
+        .then_with(|| a.to_string().cmp(&b.to_string()))
+}
+
+/// kustomize's `gvkLessThan`: by rank of the kind, then by `group_version_kind` text — except
+/// that two Namespace kinds of which one has no group compare the other way round.
+fn gvk_cmp(a: &Gvk, b: &Gvk, rank: &HashMap<&str, i64>) -> Ordering {
+    let ra = rank.get(a.kind.as_str()).copied().unwrap_or(0);
+    let rb = rank.get(b.kind.as_str()).copied().unwrap_or(0);
+    if ra != rb {
+        return ra.cmp(&rb);
+    }
+    let (sa, sb) = (a.to_string(), b.to_string());
+    if a.kind == "Namespace" && b.kind == "Namespace" && (a.group.is_empty() || b.group.is_empty())
+    {
+        sb.cmp(&sa)
+    } else {
+        sa.cmp(&sb)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kustomization::LegacySortOptions;
+    use crate::yaml::parse_documents;
+
+    fn names(choice: &SortChoice) -> Vec<String> {
+        let mut rs: Vec<Resource> = parse_documents(include_str!("testdata/sort.in.yaml"))
+            .unwrap()
+            .into_iter()
+            .map(|d| Resource::new(d.node, None))
+            .collect();
+        order(&mut rs, choice);
+        rs.iter()
+            .map(|r| format!("{}/{}", r.kind(), r.name()))
+            .collect()
+    }
+
+    // Orders checked against `kubectl kustomize` on the same objects.
+    #[test]
+    fn legacy_default_order() {
+        assert_eq!(
+            names(&default_legacy()),
+            [
+                "Namespace/z",
+                "Namespace/y",
+                "Role/r",
+                "ConfigMap/a",
+                "ConfigMap/c",
+                "Secret/s",
+                "Service/b",
+                "Deployment/a",
+                "PodDisruptionBudget/p",
+                "Alpha/q",
+                "Zeta/q",
+                "ValidatingWebhookConfiguration/v"
+            ]
+        );
+    }
+
+    #[test]
+    fn legacy_custom_order() {
+        let opts = SortOptions {
+            order: Some("legacy".into()),
+            legacy_sort_options: Some(LegacySortOptions {
+                order_first: vec!["Secret".into(), "Zeta".into()],
+                order_last: vec!["Service".into()],
+            }),
+        };
+        let choice = choose(Some(&opts), Reorder::Unspecified, &mut Warnings::default()).unwrap();
+        assert_eq!(
+            names(&choice),
+            [
+                "Secret/s",
+                "Zeta/q",
+                "ValidatingWebhookConfiguration/v",
+                "Deployment/a",
+                "Alpha/q",
+                "Namespace/z",
+                "Namespace/y",
+                "PodDisruptionBudget/p",
+                "Role/r",
+                "ConfigMap/a",
+                "ConfigMap/c",
+                "Service/b"
+            ]
+        );
+    }
+
+    #[test]
+    fn fifo_and_flag_rules() {
+        let mut w = Warnings::default();
+        assert_eq!(
+            choose(None, Reorder::None, &mut w).unwrap(),
+            SortChoice::Fifo
+        );
+        assert_eq!(
+            choose(None, Reorder::Unspecified, &mut w).unwrap(),
+            default_legacy()
+        );
+        let fifo = SortOptions {
+            order: Some("fifo".into()),
+            legacy_sort_options: None,
+        };
+        assert_eq!(
+            choose(Some(&fifo), Reorder::Legacy, &mut w).unwrap(),
+            SortChoice::Fifo
+        );
+        assert_eq!(w.messages().len(), 1);
+        let bad = SortOptions {
+            order: Some("fifo".into()),
+            legacy_sort_options: Some(LegacySortOptions::default()),
+        };
+        assert!(choose(Some(&bad), Reorder::Unspecified, &mut w).is_err());
+        assert!(choose(Some(&SortOptions::default()), Reorder::Unspecified, &mut w).is_err());
+        let first = names(&SortChoice::Fifo);
+        assert_eq!(first[0], "Service/b");
+        assert!(Reorder::parse("bogus").is_err());
+    }
+}

@@ -1,0 +1,174 @@
+//! Golden cases of `ply render`: every directory under `testdata/render/` holds a kustomization
+//! tree in `input/`, an optional `args` file (extra flags and the directory to build, relative to
+//! `input/`; default `.`), and either `expected.yaml` (stdout of a successful render, equal to
+//! `kubectl kustomize` for the same input) or `expected_error.txt` (the full diagnostic on
+//! stderr, rendered without colour). A successful render's stderr (warnings) is compared with
+//! `expected_stderr.txt` when either is non-empty. The examples under `examples/` are golden
+//! cases too: every non-component kustomization there renders to
+//! `testdata/examples/<its path>/expected.yaml`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::support::{Failures, blessing, cases, testdata};
+
+struct Outcome {
+    ok: bool,
+    stdout: String,
+    stderr: String,
+}
+
+fn ply(cwd: &Path, args: &[String]) -> Outcome {
+    let out = Command::new(env!("CARGO_BIN_EXE_ply"))
+        .current_dir(cwd)
+        .arg("render")
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env_remove("PLY_STRICT")
+        .output()
+        .unwrap_or_else(|e| panic!("running ply: {e}"));
+    Outcome {
+        ok: out.status.success(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Compares one render with the expectations in `expect_dir`.
+fn check(failures: &mut Failures, case: &Path, cwd: &Path, args: &[String], expect_dir: &Path) {
+    let out = ply(cwd, args);
+    let expected_yaml = expect_dir.join("expected.yaml");
+    let expected_error = expect_dir.join("expected_error.txt");
+    let expected_stderr = expect_dir.join("expected_stderr.txt");
+    if out.ok {
+        if expected_error.exists() && !blessing() {
+            failures.fail(format!(
+                "{}: expected an error, but the render succeeded:\n{}",
+                case.display(),
+                out.stdout
+            ));
+            return;
+        }
+        failures.check(case, &expected_yaml, &out.stdout);
+        if !out.stderr.is_empty() || expected_stderr.exists() {
+            failures.check(case, &expected_stderr, &out.stderr);
+        }
+    } else {
+        if expected_yaml.exists() && !blessing() {
+            failures.fail(format!(
+                "{}: expected success, but the render failed:\n{}",
+                case.display(),
+                out.stderr
+            ));
+            return;
+        }
+        failures.check(case, &expected_error, &out.stderr);
+    }
+}
+
+#[test]
+fn render_cases() {
+    let all = cases("render");
+    let mut failures = Failures::default();
+    for case in &all {
+        let args = match std::fs::read_to_string(case.join("args")) {
+            Ok(text) => text.split_whitespace().map(str::to_string).collect(),
+            Err(_) => Vec::new(),
+        };
+        check(&mut failures, case, &case.join("input"), &args, case);
+    }
+    failures.finish("render", all.len());
+}
+
+/// Every kustomization directory under `examples/` that is not a component.
+fn example_targets() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.filter_map(Result::ok) {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.file_name().is_some_and(|n| n == "kustomization.yaml") {
+                let text = std::fs::read_to_string(&p).unwrap_or_default();
+                if !text.contains("kind: Component") {
+                    out.push(dir.clone());
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn examples_render() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let targets = example_targets();
+    assert!(targets.len() >= 5, "examples are missing: {targets:?}");
+    let mut failures = Failures::default();
+    for dir in &targets {
+        let rel = dir.strip_prefix(root).unwrap_or(dir);
+        let expect_dir = testdata("examples").join(rel.strip_prefix("examples").unwrap_or(rel));
+        if blessing() {
+            std::fs::create_dir_all(&expect_dir).unwrap_or_else(|e| panic!("{e}"));
+        }
+        let args = vec![rel.display().to_string()];
+        check(&mut failures, rel, root, &args, &expect_dir);
+    }
+    failures.finish("example", targets.len());
+}
+
+/// `-o FILE` writes what stdout would show; a failed render leaves no file; `--output-dir`
+/// writes one file per resource, named as kustomize names them.
+#[test]
+fn output_targets() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let hello = root.join("examples/hello-world");
+    let tmp = std::env::temp_dir().join(format!("ply-render-output-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).unwrap();
+    let stdout = ply(&hello, &[]).stdout;
+
+    let file = tmp.join("out.yaml");
+    let r = ply(&hello, &["-o".into(), file.display().to_string()]);
+    assert!(r.ok, "{}", r.stderr);
+    assert_eq!(r.stdout, "");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), stdout);
+
+    let missing = tmp.join("missing-dir-render");
+    let failed = tmp.join("failed.yaml");
+    let r = ply(
+        &hello,
+        &[
+            missing.display().to_string(),
+            "-o".into(),
+            failed.display().to_string(),
+        ],
+    );
+    assert!(!r.ok);
+    assert!(!failed.exists());
+
+    let dir = tmp.join("split");
+    let r = ply(&hello, &["--output-dir".into(), dir.display().to_string()]);
+    assert!(r.ok, "{}", r.stderr);
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "apps_v1_deployment_hello.yaml",
+            "v1_configmap_hello-config-869k7867ft.yaml",
+            "v1_service_hello.yaml"
+        ]
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
+}
