@@ -164,6 +164,21 @@ fn set_element_order_reorders() {
 }
 
 #[test]
+fn set_element_order_sees_the_live_list_as_apimachinery_does() {
+    // apimachinery orders by the live list after `mergeSlice` has deleted and appended in
+    // place in its backing array: live [a, d] minus a plus b reads as [d, b], so d stays
+    // first (apimachinery's "add map and delete map from merging list" case).
+    let got = patch(
+        "spec: {containers: [{name: a, image: x}, {name: d, image: y}]}",
+        "spec: {$setElementOrder/containers: [{name: b}, {name: c}], containers: [{name: b}, {name: c}, {name: a, $patch: delete}]}",
+    );
+    assert_same(
+        &got,
+        "spec: {containers: [{name: d, image: y}, {name: b}, {name: c}]}",
+    );
+}
+
+#[test]
 fn set_element_order_mismatch_is_an_error() {
     let e = patch_err(
         POD,
