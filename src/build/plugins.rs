@@ -14,7 +14,7 @@ use crate::resource::{Gvk, Resource};
 use crate::schema::Schema;
 use crate::source::{Location, SourceFile};
 use crate::yaml::de::PathSeg;
-use crate::yaml::{Node, parse::parse_one, parse_documents};
+use crate::yaml::{Node, parse::parse_one};
 
 use super::patches::{self, Flavor, Patch};
 use super::{Builder, steps};
@@ -154,76 +154,37 @@ impl Builder<'_> {
         patches::apply_all(acc, list, &cx, self.warnings)
     }
 
-    /// The plugin configurations an entry list names: inline YAML entries first, then files
-    /// and kustomization directories (kustomize's `configureExternalTransformers`).
-    fn plugin_configs(&mut self, loaded: &Loaded, field: &str) -> Result<Vec<Resource>> {
-        let k = &loaded.kustomization;
-        let entries = match field {
-            "generators" => &k.generators,
-            "transformers" => &k.transformers,
-            _ => &k.validators,
-        };
-        let mut inline = Vec::new();
-        let mut paths = Vec::new();
-        for (i, entry) in entries.iter().enumerate() {
-            let docs = parse_documents(entry)
-                .ok()
-                .filter(|d| !d.is_empty() && d.iter().all(|d| matches!(d.node, Node::Map(_))));
-            match docs {
-                Some(docs) => {
-                    let at = entry_location(loaded, field, i);
-                    inline.extend(
-                        docs.into_iter()
-                            .map(|d| Resource::new(d.node, Some(at.clone()))),
-                    );
-                }
-                None => paths.push(entry.clone()),
-            }
-        }
-        let mut out = inline;
-        for p in &paths {
-            let mut found = Vec::new();
-            self.accumulate(loaded, p, &mut found)
-                .map_err(|e| e.label(format!("named under `{field}`")))?;
-            out.extend(found);
-        }
-        Ok(out)
-    }
-
     pub(super) fn run_generator_plugins(
         &mut self,
         loaded: &Loaded,
+        configs: &[(Resource, Location)],
         acc: &mut Vec<Resource>,
     ) -> Result<()> {
-        if loaded.kustomization.generators.is_empty() {
-            return Ok(());
-        }
-        for config in self.plugin_configs(loaded, "generators")? {
-            check_builtin(&config, "generators")?;
+        for (config, loc) in configs {
+            check_builtin(config, loc, "generators")?;
             let kind = config.kind().to_string();
             let before = self
                 .plugin_state
                 .meta
                 .origin
                 .then(|| super::metadata::origins(acc));
-            let at = |e: Error| e.at_opt(config.origin.clone());
+            let at = |e: Error| e.at(config.origin.clone().unwrap_or_else(|| loc.clone()));
             match kind.as_str() {
                 "ConfigMapGenerator" | "SecretGenerator" => {
-                    let fs = self.fs;
-                    let opts = self.opts;
-                    let loader = |rel: &str| -> Result<Vec<u8>> {
-                        steps::read_named_file(fs, opts, loaded, rel)
-                    };
-                    if let Some((r, behavior)) =
-                        crate::generate::from_builtin_config(&config.node, &loader).map_err(at)?
-                    {
-                        crate::generate::absorb(acc, r, behavior).map_err(at)?;
-                    }
+                    steps::run_generator_configs(
+                        self.fs,
+                        self.opts,
+                        loaded,
+                        &[(config.clone(), loc.clone())],
+                        acc,
+                    )?;
                 }
                 "IAMPolicyGenerator" => {
                     let r = iam_policy(&config.node).map_err(at)?;
                     let tables = self.tables;
-                    super::ids::append_all(acc, [r], &|g: &Gvk| tables.is_cluster_scoped(g))?;
+                    let scope = |g: &Gvk| tables.is_cluster_scoped(g);
+                    let mut index = super::ids::IdIndex::new(acc, &scope);
+                    index.append_all(acc, [r], &scope)?;
                 }
                 other => return Err(at(not_a(other, "generator"))),
             }
@@ -261,20 +222,19 @@ impl Builder<'_> {
     pub(super) fn run_transformer_plugins(
         &mut self,
         loaded: &Loaded,
+        configs: &[(Resource, Location)],
         acc: &mut Vec<Resource>,
     ) -> Result<()> {
-        if loaded.kustomization.transformers.is_empty() {
-            return Ok(());
-        }
-        for config in self.plugin_configs(loaded, "transformers")? {
-            check_builtin(&config, "transformers")?;
-            self.run_transformer(loaded, &config, acc).map_err(|e| {
-                if e.location.is_none() {
-                    e.at_opt(config.origin.clone())
-                } else {
-                    e
-                }
-            })?;
+        for (config, loc) in configs {
+            check_builtin(config, loc, "transformers")?;
+            self.run_transformer(loaded, config, loc, acc)
+                .map_err(|e| {
+                    if e.location.is_none() {
+                        e.at(loc.clone())
+                    } else {
+                        e
+                    }
+                })?;
             if self.plugin_state.meta.transformers {
                 let here = self.plugin_state.meta.kustomization_file(loaded);
                 let configured_in = super::metadata::configured_in(&config.node, &here);
@@ -293,11 +253,12 @@ impl Builder<'_> {
         &mut self,
         loaded: &Loaded,
         config: &Resource,
+        loc: &Location,
         acc: &mut Vec<Resource>,
     ) -> Result<()> {
         let node = &config.node;
         let kind = config.kind();
-        let declared = config.origin.clone();
+        let declared = config.origin.clone().or_else(|| Some(loc.clone()));
         match kind {
             "PatchTransformer" | "PatchJson6902Transformer" => {
                 let flavor = if kind == "PatchTransformer" {
@@ -421,34 +382,46 @@ impl Builder<'_> {
             }
             "ValueAddTransformer" => value_add(node, acc, self.tables),
             _ => {
-                let tables = self.tables;
-                if crate::transform::builtin::apply_config(node, acc, tables, self.warnings)? {
-                    Ok(())
-                } else {
-                    Err(not_a(kind, "transformer"))
+                if !KNOWN_TRANSFORMERS.contains(&kind) {
+                    return Err(not_a(kind, "transformer"));
                 }
-            }
-        }
-    }
-
-    /// Validators: builtin ones do not exist in kustomize; anything else would run a program.
-    pub(super) fn run_validator_plugins(&mut self, loaded: &Loaded) -> Result<()> {
-        if loaded.kustomization.validators.is_empty() {
-            return Ok(());
-        }
-        match self.plugin_configs(loaded, "validators")?.first() {
-            None => Ok(()),
-            Some(config) => {
-                check_builtin(config, "validators")?;
-                Err(not_a(config.kind(), "validator").at_opt(config.origin.clone()))
+                let fields = self.config.fields.clone();
+                steps::run_transformer_configs(
+                    &[(config.clone(), loc.clone())],
+                    acc,
+                    &fields,
+                    self.warnings,
+                )
             }
         }
     }
 }
 
+/// Validators: builtin ones do not exist in kustomize; anything else would run a program.
+pub(super) fn run_validator_plugins(configs: &[(Resource, Location)]) -> Result<()> {
+    match configs.first() {
+        None => Ok(()),
+        Some((config, loc)) => {
+            check_builtin(config, loc, "validators")?;
+            Err(not_a(config.kind(), "validator").at(loc.clone()))
+        }
+    }
+}
+
+/// The builtin transformers `transform::builtin` applies.
+const KNOWN_TRANSFORMERS: [&str; 7] = [
+    "NamespaceTransformer",
+    "PrefixTransformer",
+    "SuffixTransformer",
+    "LabelTransformer",
+    "AnnotationsTransformer",
+    "ImageTagTransformer",
+    "ReplicaCountTransformer",
+];
+
 /// Refuses a configuration that is not `apiVersion: builtin`: kustomize would run an exec,
 /// container (KRM function) or Go plugin, and ply never runs a program named by its input.
-fn check_builtin(config: &Resource, field: &str) -> Result<()> {
+fn check_builtin(config: &Resource, loc: &Location, field: &str) -> Result<()> {
     let api = config.node.str_at(&["apiVersion"]).unwrap_or("");
     if api == "builtin" {
         return Ok(());
@@ -470,7 +443,7 @@ fn check_builtin(config: &Resource, field: &str) -> Result<()> {
             "{api}/{kind} named under `{field}` is {what}: ply does not run plugins"
         ),
     )
-    .at_opt(config.origin.clone())
+    .at(config.origin.clone().unwrap_or_else(|| loc.clone()))
     .label("not a builtin plugin")
     .help("ply never runs a program named by its input; use a builtin configuration (`apiVersion: builtin`) or run the plugin yourself and list its output under `resources`"))
 }
