@@ -21,3 +21,16 @@ conformance:
 # The whole CI script.
 ci:
     bash .ci/run
+
+# The corpus tests that read ../shared (YAML round trip, server-side apply).
+corpus:
+    cargo test --test yaml_roundtrip -- --ignored
+    cargo test --test ssa_conformance -- --ignored
+
+# Regenerate the built-in schema table from ../shared/schema.
+gen-schema:
+    python3 tools/gen_schema.py
+
+# Time ply render against kubectl kustomize on generated trees (see docs/performance.md).
+bench *ARGS:
+    tools/bench.sh {{ARGS}}

@@ -110,6 +110,11 @@ pub struct PatchArgs {
     /// Three-way mode: print the patch instead of the patched object.
     #[arg(long)]
     pub print_patch: bool,
+    /// Whose strategic-merge rules to follow: kubectl's (default) or kustomize's (patch
+    /// elements first, no `$setElementOrder`/`$retainKeys`/`$deleteFromPrimitiveList`), to
+    /// preview how a kustomization patch lands.
+    #[arg(long, value_enum, default_value = "kubectl")]
+    pub dialect: DialectArg,
     /// Two-way mode: the original object.
     #[arg(long, value_name = "ORIGINAL", requires = "to")]
     pub from: Option<PathBuf>,
@@ -123,6 +128,12 @@ pub enum PatchType {
     Strategic,
     Merge,
     Json,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DialectArg {
+    Kubectl,
+    Kustomize,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -142,13 +153,16 @@ pub enum ColorChoice {
 
 #[derive(clap::Args, Debug)]
 pub struct DiffArgs {
-    /// A kustomization directory, a YAML or JSON file, or `-`.
+    /// A kustomization directory (rendered as `ply render` renders it), a YAML or JSON file,
+    /// or `-` for stdin.
     pub desired: PathBuf,
-    /// What `kubectl get -o yaml|json` printed.
+    /// What `kubectl get -o yaml|json` printed: one object, a List, or a multi-document stream.
     #[arg(long, value_name = "SNAPSHOT")]
     pub live: PathBuf,
+    /// Output form.
     #[arg(long, value_enum, default_value = "unified")]
     pub format: DiffFormat,
+    /// Colours in the unified diff (auto: on a terminal, unless NO_COLOR is set).
     #[arg(long, value_enum, default_value = "auto")]
     pub color: ColorChoice,
     /// Namespace for namespaced desired objects without one.
@@ -157,24 +171,37 @@ pub struct DiffArgs {
     /// Predict server-side apply instead of client-side apply.
     #[arg(long)]
     pub server_side: bool,
-    #[arg(long, default_value = "kubectl")]
-    pub field_manager: String,
-    #[arg(long)]
+    /// Field manager (default: kubectl-client-side-apply, or kubectl with --server-side).
+    #[arg(long, value_name = "NAME")]
+    pub field_manager: Option<String>,
+    /// With --server-side: take ownership of conflicting fields instead of failing.
+    #[arg(long, requires = "server_side")]
     pub force_conflicts: bool,
     /// Show live objects absent from DESIRED as deletions (needs -l or --prune-all).
     #[arg(long)]
     pub prune: bool,
-    #[arg(short = 'l', long, value_name = "SELECTOR")]
+    /// Label selector: only desired objects matching it are applied, and with --prune only
+    /// live objects matching it are pruned (as kubectl apply -l).
+    #[arg(
+        short = 'l',
+        long,
+        value_name = "SELECTOR",
+        conflicts_with = "prune_all"
+    )]
     pub selector: Option<String>,
-    #[arg(long)]
+    /// With --prune: prune every live object absent from DESIRED (kubectl's --all).
+    #[arg(long, requires = "prune")]
     pub prune_all: bool,
+    /// Show metadata.managedFields in the diff.
     #[arg(long)]
     pub show_managed_fields: bool,
+    /// Show Secret values instead of masking them.
     #[arg(long)]
     pub show_secrets: bool,
-    /// Also write the predicted objects as multi-document YAML.
+    /// Also write the predicted objects (full, with managedFields) as multi-document YAML.
     #[arg(long, value_name = "FILE")]
     pub output_merged: Option<PathBuf>,
+    /// Whether files outside the kustomization root may be read (DESIRED a directory).
     #[arg(long, value_enum, default_value = "LoadRestrictionsRootOnly")]
     pub load_restrictor: LoadRestrictor,
 }
@@ -267,10 +294,192 @@ fn run_render(args: &RenderArgs, warnings: &mut Warnings) -> Result<(), Error> {
     Ok(())
 }
 
-fn run_patch(_args: &PatchArgs, _warnings: &mut Warnings) -> Result<(), Error> {
-    Err(Error::new(ErrorKind::Usage, "ply patch is being built"))
+fn run_patch(args: &PatchArgs, _warnings: &mut Warnings) -> Result<(), Error> {
+    use crate::patch_cmd::{PatchKind, PatchOptions, PatchRequest, PatchSource};
+    let usage = |m: &str| Error::new(ErrorKind::Usage, m.to_string());
+    let request = if let (Some(from), Some(to)) = (&args.from, &args.to) {
+        if args.file.is_some() || args.patch_file.is_some() || args.inline.is_some() {
+            return Err(usage("--from/--to takes no FILE and no patch"));
+        }
+        PatchRequest::TwoWay {
+            from: from.clone(),
+            to: to.clone(),
+        }
+    } else if let (Some(last), Some(desired)) = (&args.last_applied, &args.desired) {
+        let live = args
+            .file
+            .clone()
+            .ok_or_else(|| usage("three-way mode needs FILE, the live object"))?;
+        if args.patch_file.is_some() || args.inline.is_some() {
+            return Err(usage("--last-applied/--desired takes no patch"));
+        }
+        PatchRequest::ThreeWay {
+            live,
+            last_applied: last.clone(),
+            desired: desired.clone(),
+            print_patch: args.print_patch,
+        }
+    } else {
+        let file = args
+            .file
+            .clone()
+            .ok_or_else(|| usage("give FILE and a patch (--patch PATCHFILE or -p PATCH)"))?;
+        let patch = match (&args.patch_file, &args.inline) {
+            (Some(p), None) => PatchSource::File(p.clone()),
+            (None, Some(t)) => PatchSource::Inline(t.clone()),
+            _ => return Err(usage("give a patch: --patch PATCHFILE or -p PATCH")),
+        };
+        if args.print_patch {
+            return Err(usage("--print-patch needs --last-applied and --desired"));
+        }
+        PatchRequest::Apply {
+            file,
+            patch,
+            kind: match args.patch_type {
+                PatchType::Strategic => PatchKind::Strategic,
+                PatchType::Merge => PatchKind::Merge,
+                PatchType::Json => PatchKind::Json,
+            },
+        }
+    };
+    let text = crate::patch_cmd::run(&PatchOptions {
+        request,
+        openapi: args.openapi.clone(),
+        dialect: match args.dialect {
+            DialectArg::Kubectl => crate::merge::Dialect::Kubectl,
+            DialectArg::Kustomize => crate::merge::Dialect::Kustomize,
+        },
+    })?;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(Error::new(ErrorKind::Io, format!("stdout: {e}"))),
+    }
 }
 
-fn run_diff(_args: &DiffArgs, _warnings: &mut Warnings) -> Result<i32, Error> {
-    Err(Error::new(ErrorKind::Usage, "ply diff is being built"))
+fn run_diff(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
+    use std::io::{IsTerminal, Read};
+    use std::sync::Arc;
+
+    use crate::diff::{self, DiffOptions, Mode, Prune, Selector, adapters, engine::Engines};
+    use crate::source::SourceFile;
+
+    fn read_text(path: &std::path::Path) -> Result<Arc<SourceFile>, Error> {
+        if path.as_os_str() == "-" {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .map_err(|e| Error::io(path, &e))?;
+            return Ok(SourceFile::new("<stdin>", text));
+        }
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, &e))?;
+        Ok(SourceFile::new(path, text))
+    }
+
+    if args.desired.as_os_str() == "-" && args.live.as_os_str() == "-" {
+        return Err(Error::new(
+            ErrorKind::Usage,
+            "DESIRED and --live cannot both read stdin",
+        ));
+    }
+    if args.prune && args.selector.is_none() && !args.prune_all {
+        // kubectl's rule: pruning everything must be asked for explicitly.
+        return Err(Error::new(
+            ErrorKind::Usage,
+            "--prune needs a label selector (-l) or --prune-all",
+        ));
+    }
+    let selector = args.selector.as_deref().map(Selector::parse).transpose()?;
+    let mode = if args.server_side {
+        Mode::ServerSide {
+            force_conflicts: args.force_conflicts,
+        }
+    } else {
+        Mode::ClientSide
+    };
+    let field_manager = args.field_manager.clone().unwrap_or_else(|| {
+        if args.server_side {
+            "kubectl".into()
+        } else {
+            "kubectl-client-side-apply".into()
+        }
+    });
+    let opts = DiffOptions {
+        mode,
+        field_manager,
+        namespace: args.namespace.clone(),
+        prune: match (&selector, args.prune, args.prune_all) {
+            (_, false, _) => Prune::Off,
+            (_, true, true) => Prune::All,
+            (Some(s), true, false) => Prune::Selector(s.clone()),
+            (None, true, false) => Prune::Off,
+        },
+        show_managed_fields: args.show_managed_fields,
+        show_secrets: args.show_secrets,
+    };
+
+    let mut desired = if args.desired.is_dir() {
+        let render_opts = crate::build::RenderOptions {
+            load_restrictor: match args.load_restrictor {
+                LoadRestrictor::RootOnly => crate::fs::Restrictor::RootOnly,
+                LoadRestrictor::None => crate::fs::Restrictor::None,
+            },
+            reorder: crate::build::OutputOrder::Unspecified,
+        };
+        crate::build::render(&args.desired, &render_opts, warnings)?
+    } else {
+        crate::live::read_objects(&read_text(&args.desired)?)?
+    };
+    if let Some(s) = &selector {
+        desired.retain(|r| s.matches(&r.node));
+    }
+    let live = crate::live::read_objects(&read_text(&args.live)?)?;
+
+    let builtin = adapters::Builtin::new();
+    let engines = Engines {
+        kinds: &builtin,
+        csa: &builtin,
+        ssa: &builtin,
+    };
+    let report = diff::diff(desired, live, &opts, engines, warnings)?;
+
+    if let Some(path) = &args.output_merged {
+        let text = crate::yaml::emit_documents(
+            report.merged_objects(),
+            crate::yaml::EmitOptions::default(),
+        );
+        crate::output::write_atomic(path, text.as_bytes())?;
+    }
+
+    let color = match args.color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            std::io::stdout().is_terminal()
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+        }
+    };
+    let text = match args.format {
+        DiffFormat::Unified => diff::format::unified(&report, color),
+        DiffFormat::Summary => diff::format::summary(&report),
+        DiffFormat::Json => diff::format::json_report(&report),
+        DiffFormat::Markdown => diff::format::markdown(&report),
+    };
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            return Ok(exit::OK);
+        }
+        return Err(Error::io(std::path::Path::new("<stdout>"), &e));
+    }
+    drop(out);
+    let mut err = std::io::stderr().lock();
+    for m in report.conflict_messages() {
+        let _ = writeln!(err, "error: {m}");
+    }
+    if matches!(args.format, DiffFormat::Unified | DiffFormat::Summary) {
+        let _ = writeln!(err, "note: {}", diff::OFFLINE_NOTE);
+    }
+    Ok(report.exit_code())
 }

@@ -5,13 +5,19 @@
 pub mod build;
 pub mod cli;
 pub mod diag;
+pub mod diff;
 pub mod fs;
 pub mod generate;
 pub mod kustomization;
+pub mod live;
+pub mod merge;
 pub mod output;
+pub mod patch_cmd;
 pub mod resource;
+pub mod schema;
 pub mod source;
 pub mod transform;
 pub mod yaml;
 
+pub use build::{RenderOptions, render};
 pub use diag::{Error, ErrorKind, Warnings};

@@ -8,9 +8,12 @@ use std::sync::Arc;
 use crate::diag::{Error, ErrorKind, Result, Warnings};
 use crate::fs::{FileKind, Fs};
 use crate::kustomization::{Kustomization, Loaded};
-use crate::resource::Resource;
+use crate::resource::{Gvk, Resource};
 use crate::source::{Location, display_path};
+use crate::transform::configurations::BuildConfig;
+use crate::transform::vars::VarSet;
 use crate::transform::{self, FieldSpecTables};
+use crate::yaml::Node;
 use crate::yaml::de::PathSeg;
 
 use super::RenderOptions;
@@ -22,18 +25,13 @@ pub use crate::transform::sort::Reorder as OutputOrder;
 /// kustomization that uses one fails clearly instead of rendering something else.
 pub fn check_supported(loaded: &Loaded) -> Result<()> {
     let k = &loaded.kustomization;
-    let used: [(&str, bool); 14] = [
+    let used: [(&str, bool); 9] = [
         ("patches", !k.patches.is_empty()),
         (
             "patchesStrategicMerge",
             !k.patches_strategic_merge.is_empty(),
         ),
         ("patchesJson6902", !k.patches_json6902.is_empty()),
-        ("replacements", !k.replacements.is_empty()),
-        ("vars", !k.vars.is_empty()),
-        ("configurations", !k.configurations.is_empty()),
-        ("generators", !k.generators.is_empty()),
-        ("transformers", !k.transformers.is_empty()),
         ("validators", !k.validators.is_empty()),
         ("openapi", k.openapi.as_ref().is_some_and(|m| !m.is_empty())),
         ("buildMetadata", !k.build_metadata.is_empty()),
@@ -155,6 +153,83 @@ fn read_named_file(
     fs.read(&canonical).map_err(|e| Error::io(&target, &e))
 }
 
+/// Runs the generator configurations of `generators:` after the built-in generators:
+/// `apiVersion: builtin` ConfigMapGenerator and SecretGenerator are supported; other generators
+/// are plugins (refused) or not supported yet.
+pub fn run_generator_configs(
+    fs: &dyn Fs,
+    opts: &RenderOptions,
+    loaded: &Loaded,
+    configs: &[(Resource, Location)],
+    acc: &mut Vec<Resource>,
+) -> Result<()> {
+    let loader = |rel: &str| -> Result<Vec<u8>> { read_named_file(fs, opts, loaded, rel) };
+    for (config, loc) in configs {
+        match crate::generate::from_builtin_config(&config.node, &loader)
+            .map_err(|e| e.at(loc.clone()))?
+        {
+            Some((generated, behavior)) => {
+                crate::generate::absorb(acc, generated, behavior).map_err(|e| e.at(loc.clone()))?
+            }
+            None => return Err(unsupported_config(config, "generators", loc)),
+        }
+    }
+    Ok(())
+}
+
+/// Runs the transformer configurations of `transformers:` after the built-in transformers, in
+/// their order. Builtin configurations of the transformers `transform` implements are
+/// supported; patches and replacements come later; anything else is a plugin.
+pub fn run_transformer_configs(
+    configs: &[(Resource, Location)],
+    acc: &mut Vec<Resource>,
+    tables: &FieldSpecTables,
+    warnings: &mut Warnings,
+) -> Result<()> {
+    for (config, loc) in configs {
+        // kustomize v5.5's plugin loader has no builtin SortOrderTransformer (later versions
+        // do): `api/internal/plugins/builtinhelpers/builtins.go` of v5.5.0.
+        if config.node.str_at(&["apiVersion"]) == Some("builtin")
+            && config.kind() == "SortOrderTransformer"
+        {
+            return Err(Error::new(
+                ErrorKind::Kustomization,
+                "unable to load builtin SortOrderTransformer.builtin.[noGrp]",
+            )
+            .at(loc.clone())
+            .label("not a builtin of kustomize v5.5")
+            .help("set the output order with `sortOptions` in the root kustomization"));
+        }
+        let done = transform::builtin::apply_config(&config.node, acc, tables, warnings)
+            .map_err(|e| e.at(loc.clone()))?;
+        if !done {
+            return Err(unsupported_config(config, "transformers", loc));
+        }
+    }
+    Ok(())
+}
+
+fn unsupported_config(config: &Resource, field: &str, loc: &Location) -> Error {
+    let api_version = config.node.str_at(&["apiVersion"]).unwrap_or("");
+    let kind = config.kind();
+    if api_version == "builtin" {
+        Error::new(
+            ErrorKind::Kustomization,
+            format!("the builtin {kind} under `{field}` is not yet supported by ply"),
+        )
+        .at(loc.clone())
+        .label("not supported yet")
+    } else {
+        Error::new(
+            ErrorKind::Plugin,
+            format!("`{field}` names the plugin {api_version}/{kind}: ply does not run plugins"),
+        )
+        .at(loc.clone())
+        .label("a plugin")
+        .help("ply never runs programs; only `apiVersion: builtin` configurations are supported")
+    }
+}
+
 /// Runs the kustomization's built-in transformers over `acc`, in kustomize's order
 /// (`configureBuiltinTransformers`): namespace, prefix and suffix, labels, annotations,
 /// replicas, images. (Patches and replacements, which sit between them, come with issue 4.)
@@ -207,9 +282,18 @@ pub fn finish_root(
     root: &Loaded,
     resources: &mut Vec<Resource>,
     opts: &RenderOptions,
+    config: &BuildConfig,
+    vars: &VarSet,
     warnings: &mut Warnings,
 ) -> Result<()> {
     crate::generate::apply_hash_suffixes(resources)?;
+    transform::namereference::fix_name_references(
+        resources,
+        &config.refs.name_reference,
+        &|g: &Gvk| config.fields.is_cluster_scoped(g),
+    )?;
+    transform::vars::resolve_vars(resources, vars, &config.refs.var_reference, warnings)?;
+    stringify_annotations(resources);
     resources.retain(|r| {
         r.node.str_at(&[
             "metadata",
@@ -225,4 +309,95 @@ pub fn finish_root(
     .map_err(|e| e.at(root.key_location(&[PathSeg::Key("sortOptions".into())])))?;
     transform::sort::order(resources, &choice);
     Ok(())
+}
+
+/// Reads the kustomization's `configurations:` files into `config` (kustomize's
+/// `MakeTransformerConfig`, merged after the resources are accumulated).
+pub fn configurations(
+    fs: &dyn Fs,
+    opts: &RenderOptions,
+    loaded: &Loaded,
+    config: &mut BuildConfig,
+) -> Result<()> {
+    for rel in &loaded.kustomization.configurations {
+        let bytes = read_named_file(fs, opts, loaded, rel)?;
+        let text = String::from_utf8_lossy(&bytes);
+        let node = crate::yaml::parse::parse_one(&text).map_err(|e| {
+            Error::new(ErrorKind::Yaml, format!("configurations file '{rel}': {e}"))
+        })?;
+        config.add_file(&node, rel).map_err(|e| {
+            e.at(loaded.key_location(&[PathSeg::Key("configurations".into())]))
+                .label("in a file listed here")
+        })?;
+    }
+    Ok(())
+}
+
+/// Runs `replacements:` (the last of kustomize's built-in transformers); entries with `path:`
+/// name files read relative to the kustomization.
+pub fn replacements(
+    fs: &dyn Fs,
+    opts: &RenderOptions,
+    loaded: &Loaded,
+    acc: &mut [Resource],
+    tables: &FieldSpecTables,
+    warnings: &mut Warnings,
+) -> Result<()> {
+    let k = &loaded.kustomization;
+    if k.replacements.is_empty() {
+        return Ok(());
+    }
+    let at = loaded.key_location(&[PathSeg::Key("replacements".into())]);
+    let mut load = |rel: &str| -> Result<crate::yaml::Node> {
+        let bytes = read_named_file(fs, opts, loaded, rel)?;
+        crate::yaml::parse::parse_one(&String::from_utf8_lossy(&bytes))
+            .map_err(|e| Error::new(ErrorKind::Yaml, format!("replacements file '{rel}': {e}")))
+    };
+    let mut ignored = Vec::new();
+    let list = transform::replacements::collect(&k.replacements, &mut load, &mut ignored)
+        .map_err(|e| e.at(at.clone()).label("reading these replacements"))?;
+    for field in ignored {
+        warnings.warn(format!(
+            "replacements file {field}: unknown field ignored (as kustomize does)"
+        ));
+    }
+    transform::replacements::apply(acc, &list, &|g: &Gvk| tables.is_cluster_scoped(g))
+        .map_err(|e| e.at(at).label("applying these replacements"))
+}
+
+/// Binds the kustomization's `vars:` to the objects accumulated so far.
+pub fn bind_vars(
+    loaded: &Loaded,
+    acc: &mut [Resource],
+    vars: &mut VarSet,
+    tables: &FieldSpecTables,
+) -> Result<()> {
+    let k = &loaded.kustomization;
+    transform::vars::bind_vars(acc, &k.vars, vars, &|g: &Gvk| tables.is_cluster_scoped(g)).map_err(
+        |e| {
+            e.at(loaded.key_location(&[PathSeg::Key("vars".into())]))
+                .label("binding these vars")
+        },
+    )
+}
+
+/// kustomize reads every object's annotations as strings and writes them back when it strips
+/// its build annotations (`Resource.RemoveBuildAnnotations`, run on the whole output by
+/// `api/krusty/kustomizer.go`), so `port: 8080` under `metadata.annotations` prints as
+/// `"8080"`. ply keeps no original text for numbers: `1.50` prints as `"1.5"`, and an empty
+/// value as `""`.
+fn stringify_annotations(resources: &mut [Resource]) {
+    for r in resources {
+        let Some(Node::Map(m)) = r.node.get_path_mut(&["metadata", "annotations"]) else {
+            continue;
+        };
+        for v in m.values_mut() {
+            let text = match &*v {
+                Node::Str(_) | Node::Seq(_) | Node::Map(_) => continue,
+                Node::Null => String::new(),
+                other => other.scalar_text().unwrap_or_default(),
+            };
+            *v = Node::Str(text);
+        }
+    }
 }

@@ -374,8 +374,11 @@ fn merge_into(new: &mut Resource, old: &Resource, merge_data: bool) {
         new.set_namespace(&ns);
     }
     new.prev_ids = old.prev_ids.clone();
+    // kustomize takes every build annotation (prefixes, suffixes) and the bound vars from the
+    // old object (`CopyMergeMetaDataFieldsFrom`).
     new.name_prefixes = old.name_prefixes.clone();
     new.name_suffixes = old.name_suffixes.clone();
+    new.ref_var_names = old.ref_var_names.clone();
     new.needs_hash_suffix = new.needs_hash_suffix && old.needs_hash_suffix;
     if merge_data {
         new.origin = old.origin.clone();

@@ -5,13 +5,18 @@
 //! the order in which transformers run.
 
 pub mod annotations;
+pub mod configurations;
 pub mod fieldspec;
 pub mod images;
 pub mod labels;
+pub mod namereference;
 pub mod namespace;
 pub mod prefix_suffix;
+pub mod refpath;
+pub mod replacements;
 pub mod replicas;
 pub mod sort;
+pub mod vars;
 
 // Builtin transformer plugin configurations (`transformers:`).
 pub mod builtin;
@@ -103,7 +108,7 @@ impl FieldSpecTables {
                 _ => continue,
             };
             for spec in specs_from_node(key, value)? {
-                try_merge_one(table, spec)?;
+                merge_one(table, spec)?;
             }
         }
         Ok(())
@@ -118,16 +123,11 @@ impl FieldSpecTables {
     }
 }
 
-/// [`try_merge_one`] that keeps the first of two conflicting entries instead of failing.
-pub fn merge_one(table: &mut Vec<FieldSpec>, spec: FieldSpec) {
-    let _ = try_merge_one(table, spec);
-}
-
 /// Adds a spec unless an equivalent one is there (kustomize's `FsSlice.MergeOne`): same path,
 /// and the existing entry's group/version/kind selected by the new one's (so a new entry without
 /// a kind matches an existing one for any kind). An equivalent entry with a different `create`
 /// is an error, as in kustomize.
-pub fn try_merge_one(table: &mut Vec<FieldSpec>, spec: FieldSpec) -> Result<()> {
+pub fn merge_one(table: &mut Vec<FieldSpec>, spec: FieldSpec) -> Result<()> {
     let selects = |want: &Option<String>, have: &Option<String>| {
         want.as_deref()
             .is_none_or(|w| w.is_empty() || Some(w) == have.as_deref())
@@ -383,14 +383,13 @@ mod config_tests {
         };
         let mut t = vec![spec("spec/x", Some("Deployment"), true)];
         // Kind-less entry covers the Deployment one: not added; with another `create`: error.
-        try_merge_one(&mut t, spec("spec/x", None, true)).unwrap();
+        merge_one(&mut t, spec("spec/x", None, true)).unwrap();
         assert_eq!(t.len(), 1);
-        assert!(try_merge_one(&mut t, spec("spec/x", None, false)).is_err());
-        merge_one(&mut t, spec("spec/x", None, false));
+        assert!(merge_one(&mut t, spec("spec/x", None, false)).is_err());
         assert_eq!(t.len(), 1);
         // A narrower entry is new.
         let mut t = vec![spec("spec/x", None, true)];
-        try_merge_one(&mut t, spec("spec/x", Some("Deployment"), false)).unwrap();
+        merge_one(&mut t, spec("spec/x", Some("Deployment"), false)).unwrap();
         assert_eq!(t.len(), 2);
     }
 }

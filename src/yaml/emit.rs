@@ -1,14 +1,22 @@
-//! [`Node`] → YAML text, byte-compatible with what `kustomize build` prints: keys sorted, two
-//! spaces of indentation, sequences not indented under their key, go-yaml's choice of plain,
-//! single-quoted, double-quoted and literal styles, and its folding of long lines at 80 columns.
-//! The only writer of YAML in ply.
+//! [`Node`] → YAML text, byte-compatible with what `kustomize build` prints. The only writer of
+//! YAML in ply; it owns no parsing and no knowledge of Kubernetes.
 //!
-//! kustomize prints through go-yaml v3 (`yaml_emitter_analyze_scalar`,
-//! `yaml_emitter_select_scalar_style` and the `write_*_scalar` functions of `emitterc.go`), after
-//! a round trip through `sigs.k8s.io/yaml` (go-yaml v2), which is why strings that YAML 1.1
-//! would read as another type (`"yes"`, `"on"`, `"0777"`, `"1:20"`) are double-quoted and floats
-//! print in Go's shortest `%g` form (`1.0` → `1`, `1e-7` → `1e-07`).
+//! kustomize prints each resource with `sigs.k8s.io/yaml.JSONToYAML`: the resource becomes JSON,
+//! go-yaml **v2** reads that JSON back into Go maps and `yaml.Marshal` prints them. So the
+//! output follows go-yaml v2's encoder (`encode.go`, `stringv`: strings that v2's `resolve`
+//! would read as another type, or that look like YAML 1.1 base-60 floats, are double-quoted;
+//! strings with `\n` ask for a literal block), its key order (`sorter.go`, `keyList.Less`: a
+//! "natural" order, not bytewise), and its emitter (`emitterc.go`: `yaml_emitter_analyze_scalar`,
+//! `yaml_emitter_select_scalar_style`, the `yaml_emitter_write_*_scalar` functions, folding at
+//! `best_width` 80, two-space indentation, sequences not indented under their key, `? ` complex
+//! keys for keys longer than 128 bytes or spanning lines). Floats print in Go's shortest `%g`
+//! form after the JSON step (`1.0` → `1`, `1e-7` → `1e-07`).
+//!
+//! The emitter mirrors go-yaml's state (current column, "only whitespace so far", "only
+//! indentation so far") as it writes, so that line folding and indentation decisions are the
+//! same as go-yaml's without re-scanning the output.
 
+use std::cmp::Ordering;
 use std::fmt::Write as _;
 
 use super::Node;
@@ -16,13 +24,15 @@ use super::Node;
 /// go-yaml's `best_width`: plain and quoted scalars fold at a space past this column.
 const BEST_WIDTH: usize = 80;
 /// go-yaml's `best_indent`.
-const INDENT: usize = 2;
+const INDENT: i32 = 2;
+/// go-yaml's limit on the length (in bytes) of a simple key; longer keys use `? `.
+const MAX_SIMPLE_KEY: usize = 128;
 
 /// How to print.
 #[derive(Clone, Copy, Debug)]
 pub struct EmitOptions {
-    /// Sort map keys bytewise, as kustomize and `kubectl -o yaml` print them. When false, keys
-    /// keep their document order.
+    /// Sort map keys in go-yaml v2's order, as kustomize prints them. When false, keys keep
+    /// their document order.
     pub sort_keys: bool,
 }
 
@@ -32,17 +42,18 @@ impl Default for EmitOptions {
     }
 }
 
-/// Writes one document (no `---` marker) into `out`.
+/// Writes one document (no `---` marker) into `out`, ending with a line break.
 pub fn emit_document(out: &mut String, node: &Node, opts: EmitOptions) {
-    let mut e = Emitter { out, opts };
-    match node {
-        Node::Map(m) if !m.is_empty() => e.map(node, 0, false),
-        Node::Seq(s) if !s.is_empty() => e.seq(node, 0, false),
-        scalar => {
-            e.scalar_value(scalar, 0, 0);
-            e.out.push('\n');
-        }
-    }
+    let mut e = Emitter {
+        out,
+        opts,
+        column: 0,
+        whitespace: true,
+        indention: true,
+    };
+    e.node(node, -1, false, false);
+    // go-yaml's document end: a line break unless the last line is already empty.
+    e.write_indent(0);
 }
 
 /// Writes documents separated by `---` lines, as `kustomize build` does.
@@ -60,242 +71,363 @@ pub fn emit_documents<'a>(nodes: impl IntoIterator<Item = &'a Node>, opts: EmitO
 struct Emitter<'a> {
     out: &'a mut String,
     opts: EmitOptions,
+    /// Characters (not bytes) written on the current line, as go-yaml counts them.
+    column: usize,
+    /// The last thing written was whitespace (or the start of a line).
+    whitespace: bool,
+    /// The current line holds only indentation and indicators so far.
+    indention: bool,
+}
+
+/// go-yaml's `yaml_emitter_increase_indent`.
+fn increase_indent(indent: i32, flow: bool, indentless: bool) -> i32 {
+    if indent < 0 {
+        if flow { INDENT } else { 0 }
+    } else if indentless {
+        indent
+    } else {
+        indent + INDENT
+    }
 }
 
 impl Emitter<'_> {
-    fn pad(&mut self, n: usize) {
-        for _ in 0..n {
-            self.out.push(' ');
+    /// Writes one non-break character.
+    fn put(&mut self, c: char) {
+        self.out.push(c);
+        self.column += 1;
+    }
+
+    /// Writes ASCII text without breaks.
+    fn put_ascii(&mut self, s: &str) {
+        self.out.push_str(s);
+        self.column += s.len();
+    }
+
+    fn put_break(&mut self) {
+        self.out.push('\n');
+        self.column = 0;
+    }
+
+    /// go-yaml `write_break`: `\n` is written as a line break; other break characters (NEL,
+    /// LS, PS) are written as they are and end the line.
+    fn write_break(&mut self, c: char) {
+        if c == '\n' {
+            self.put_break();
+        } else {
+            self.out.push(c);
+            self.column = 0;
         }
     }
 
-    fn column(&self) -> usize {
-        let line_start = self.out.rfind('\n').map_or(0, |i| i + 1);
-        self.out[line_start..].chars().count()
+    /// go-yaml `yaml_emitter_write_indent`.
+    fn write_indent(&mut self, indent: i32) {
+        let indent = usize::try_from(indent).unwrap_or(0);
+        if !self.indention || self.column > indent || (self.column == indent && !self.whitespace) {
+            self.put_break();
+        }
+        while self.column < indent {
+            self.put(' ');
+        }
+        self.whitespace = true;
+        self.indention = true;
     }
 
-    /// A non-empty map whose keys start at column `indent`; when `inline`, the first key
-    /// continues the current line (after `- `).
-    fn map(&mut self, node: &Node, indent: usize, inline: bool) {
-        let Node::Map(m) = node else { return };
+    /// go-yaml `yaml_emitter_write_indicator`.
+    fn write_indicator(&mut self, ind: &str, need_ws: bool, is_ws: bool, is_indention: bool) {
+        if need_ws && !self.whitespace {
+            self.put(' ');
+        }
+        self.put_ascii(ind);
+        self.whitespace = is_ws;
+        self.indention = self.indention && is_indention;
+    }
+
+    /// Any node; `indent` is go-yaml's current indent (-1 at the root), `mapping` tells a
+    /// value of a mapping, `simple_key` a key written inline.
+    fn node(&mut self, n: &Node, indent: i32, mapping: bool, simple_key: bool) {
+        match n {
+            Node::Map(m) if !m.is_empty() => self.block_mapping(m, indent),
+            Node::Seq(s) if !s.is_empty() => self.block_sequence(s, indent, mapping),
+            Node::Seq(_) => {
+                self.write_indicator("[", true, true, false);
+                self.write_indicator("]", false, false, false);
+            }
+            Node::Map(_) => {
+                self.write_indicator("{", true, true, false);
+                self.write_indicator("}", false, false, false);
+            }
+            Node::Null => self.plain_word("null"),
+            Node::Bool(b) => self.plain_word(if *b { "true" } else { "false" }),
+            Node::Int(i) => {
+                if !self.whitespace {
+                    self.put(' ');
+                }
+                let start = self.out.len();
+                let _ = write!(self.out, "{i}");
+                self.column += self.out.len() - start;
+                self.whitespace = false;
+                self.indention = false;
+            }
+            Node::Float(f) => {
+                if !self.whitespace {
+                    self.put(' ');
+                }
+                let start = self.out.len();
+                write_float(self.out, *f);
+                self.column += self.out.len() - start;
+                self.whitespace = false;
+                self.indention = false;
+            }
+            Node::Str(s) => self.string(s, indent, simple_key),
+        }
+    }
+
+    fn plain_word(&mut self, w: &str) {
+        if !self.whitespace {
+            self.put(' ');
+        }
+        self.put_ascii(w);
+        self.whitespace = false;
+        self.indention = false;
+    }
+
+    /// go-yaml `yaml_emitter_emit_block_sequence_item`.
+    fn block_sequence(&mut self, items: &[Node], parent: i32, mapping: bool) {
+        let indent = increase_indent(parent, false, mapping && !self.indention);
+        for item in items {
+            self.write_indent(indent);
+            self.write_indicator("-", true, false, true);
+            self.node(item, indent, false, false);
+        }
+    }
+
+    /// go-yaml `yaml_emitter_emit_block_mapping_key` / `_value`.
+    fn block_mapping(&mut self, m: &super::Map, parent: i32) {
+        let indent = increase_indent(parent, false, false);
         let mut entries: Vec<(&String, &Node)> = m.iter().collect();
         if self.opts.sort_keys {
-            entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+            merge_sort(&mut entries, |a, b| key_cmp(a.0, b.0) == Ordering::Less);
         }
-        for (i, (k, v)) in entries.into_iter().enumerate() {
-            if i > 0 || !inline {
-                self.pad(indent);
+        for (k, v) in entries {
+            self.write_indent(indent);
+            let analysis = analyze(k);
+            if !analysis.multiline && k.len() <= MAX_SIMPLE_KEY {
+                self.string_with(k, &analysis, indent, true);
+                self.write_indicator(":", false, false, false);
+            } else {
+                self.write_indicator("?", true, false, true);
+                self.string_with(k, &analysis, indent, false);
+                self.write_indent(indent);
+                self.write_indicator(":", true, false, true);
             }
-            self.key(k);
-            self.out.push(':');
-            match v {
-                Node::Map(m) if !m.is_empty() => {
-                    self.out.push('\n');
-                    self.map(v, indent + INDENT, false);
-                }
-                Node::Seq(s) if !s.is_empty() => {
-                    self.out.push('\n');
-                    self.seq(v, indent, false);
-                }
-                _ => {
-                    self.out.push(' ');
-                    self.scalar_value(v, indent + INDENT, indent + INDENT);
-                    self.out.push('\n');
-                }
-            }
+            self.node(v, indent, true, false);
         }
     }
 
-    /// A non-empty sequence whose dashes stand at column `indent`.
-    fn seq(&mut self, node: &Node, indent: usize, inline: bool) {
-        let Node::Seq(items) = node else { return };
-        for (i, item) in items.iter().enumerate() {
-            if i > 0 || !inline {
-                self.pad(indent);
-            }
-            self.out.push_str("- ");
-            match item {
-                Node::Map(m) if !m.is_empty() => self.map(item, indent + INDENT, true),
-                Node::Seq(s) if !s.is_empty() => self.seq(item, indent + INDENT, true),
-                _ => {
-                    self.scalar_value(item, indent + INDENT, indent + INDENT);
-                    self.out.push('\n');
-                }
-            }
-        }
+    fn string(&mut self, s: &str, parent: i32, simple_key: bool) {
+        let analysis = analyze(s);
+        self.string_with(s, &analysis, parent, simple_key);
     }
 
-    fn key(&mut self, k: &str) {
-        let style = choose_style(k, true);
-        self.write_scalar(k, style, 0, false);
-    }
-
-    /// A scalar (or empty collection) in value position. `fold_indent` is where folded
-    /// continuation lines start; `block_indent` where literal block lines start.
-    fn scalar_value(&mut self, v: &Node, fold_indent: usize, block_indent: usize) {
-        match v {
-            Node::Null => self.out.push_str("null"),
-            Node::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
-            Node::Int(i) => {
-                let _ = write!(self.out, "{i}");
-            }
-            Node::Float(f) => self.out.push_str(&format_float(*f)),
-            Node::Str(s) => {
-                let style = choose_style(s, false);
-                if style == Style::Literal {
-                    self.literal(s, block_indent);
-                } else {
-                    self.write_scalar(s, style, fold_indent, true);
-                }
-            }
-            Node::Seq(_) => self.out.push_str("[]"),
-            Node::Map(_) => self.out.push_str("{}"),
-        }
-    }
-
-    fn write_scalar(&mut self, s: &str, style: Style, indent: usize, allow_breaks: bool) {
-        match style {
+    /// go-yaml v2 `encoder.stringv` + `yaml_emitter_select_scalar_style` + the writers.
+    fn string_with(&mut self, s: &str, a: &Analysis, parent: i32, simple_key: bool) {
+        let indent = increase_indent(parent, true, false);
+        let allow_breaks = !simple_key;
+        match select_style(s, a, simple_key) {
             Style::Plain => self.plain(s, indent, allow_breaks),
             Style::Single => self.single(s, indent, allow_breaks),
-            Style::Double | Style::Literal => self.double(s, indent, allow_breaks),
+            Style::Double => self.double(s, indent, allow_breaks),
+            Style::Literal => self.literal(s, indent),
         }
-    }
-
-    fn write_indent(&mut self, indent: usize) {
-        self.out.push('\n');
-        self.pad(indent);
     }
 
     /// go-yaml `yaml_emitter_write_plain_scalar`.
-    fn plain(&mut self, s: &str, indent: usize, allow_breaks: bool) {
-        let mut column = self.column();
-        let mut spaces = false;
-        let chars: Vec<char> = s.chars().collect();
-        for (i, &c) in chars.iter().enumerate() {
-            if c == ' ' {
-                let next_space = chars.get(i + 1) == Some(&' ');
-                if allow_breaks && !spaces && column > BEST_WIDTH && !next_space {
-                    self.write_indent(indent);
-                    column = indent;
-                } else {
-                    self.out.push(' ');
-                    column += 1;
-                }
-                spaces = true;
-            } else {
-                self.out.push(c);
-                column += 1;
-                spaces = false;
-            }
+    fn plain(&mut self, s: &str, indent: i32, allow_breaks: bool) {
+        if !self.whitespace {
+            self.put(' ');
         }
-    }
-
-    /// go-yaml `yaml_emitter_write_single_quoted_scalar` (never given line breaks: strings
-    /// with them are literal or double-quoted).
-    fn single(&mut self, s: &str, indent: usize, allow_breaks: bool) {
-        self.out.push('\'');
-        let mut column = self.column();
         let mut spaces = false;
-        let chars: Vec<char> = s.chars().collect();
-        let n = chars.len();
-        for (i, &c) in chars.iter().enumerate() {
+        let mut breaks = false;
+        let mut chars = s.chars().peekable();
+        while let Some(c) = chars.next() {
             if c == ' ' {
-                let next_space = chars.get(i + 1) == Some(&' ');
-                if allow_breaks
-                    && !spaces
-                    && column > BEST_WIDTH
-                    && i != 0
-                    && i != n - 1
-                    && !next_space
+                if allow_breaks && !spaces && self.column > BEST_WIDTH && chars.peek() != Some(&' ')
                 {
                     self.write_indent(indent);
-                    column = indent;
                 } else {
-                    self.out.push(' ');
-                    column += 1;
+                    self.put(' ');
                 }
                 spaces = true;
-            } else {
-                if c == '\'' {
-                    self.out.push('\'');
-                    column += 1;
+            } else if is_break(c) {
+                if !breaks && c == '\n' {
+                    self.put_break();
                 }
-                self.out.push(c);
-                column += 1;
+                self.write_break(c);
+                self.indention = true;
+                breaks = true;
+            } else {
+                if breaks {
+                    self.write_indent(indent);
+                }
+                self.put(c);
+                self.indention = false;
                 spaces = false;
+                breaks = false;
             }
         }
-        self.out.push('\'');
+        self.whitespace = false;
+        self.indention = false;
+    }
+
+    /// go-yaml `yaml_emitter_write_single_quoted_scalar`.
+    fn single(&mut self, s: &str, indent: i32, allow_breaks: bool) {
+        self.write_indicator("'", true, false, false);
+        let mut spaces = false;
+        let mut breaks = false;
+        let mut chars = s.chars().peekable();
+        let mut first = true;
+        while let Some(c) = chars.next() {
+            if c == ' ' {
+                let next = chars.peek().copied();
+                if allow_breaks
+                    && !spaces
+                    && self.column > BEST_WIDTH
+                    && !first
+                    && next.is_some()
+                    && next != Some(' ')
+                {
+                    self.write_indent(indent);
+                } else {
+                    self.put(' ');
+                }
+                spaces = true;
+            } else if is_break(c) {
+                if !breaks && c == '\n' {
+                    self.put_break();
+                }
+                self.write_break(c);
+                self.indention = true;
+                breaks = true;
+            } else {
+                if breaks {
+                    self.write_indent(indent);
+                }
+                if c == '\'' {
+                    self.put('\'');
+                }
+                self.put(c);
+                self.indention = false;
+                spaces = false;
+                breaks = false;
+            }
+            first = false;
+        }
+        self.write_indicator("'", false, false, false);
     }
 
     /// go-yaml `yaml_emitter_write_double_quoted_scalar`.
-    fn double(&mut self, s: &str, indent: usize, allow_breaks: bool) {
-        self.out.push('"');
-        let mut column = self.column();
+    fn double(&mut self, s: &str, indent: i32, allow_breaks: bool) {
+        self.write_indicator("\"", true, false, false);
         let mut spaces = false;
-        let chars: Vec<char> = s.chars().collect();
-        let n = chars.len();
-        for (i, &c) in chars.iter().enumerate() {
-            if !is_printable(c) || c == '\u{FEFF}' || is_break(c) || c == '"' || c == '\\' {
-                let esc = escape(c);
-                column += esc.chars().count();
-                self.out.push_str(&esc);
+        // go-yaml's `is_bom(value, i)` looks at the start of the value, not at `i`: a value
+        // that starts with a BOM has every character escaped.
+        let bom = s.starts_with('\u{FEFF}');
+        let mut chars = s.chars().peekable();
+        let mut first = true;
+        while let Some(c) = chars.next() {
+            if bom || !is_printable(c) || is_break(c) || c == '"' || c == '\\' {
+                self.escape(c);
                 spaces = false;
             } else if c == ' ' {
-                if allow_breaks && !spaces && column > BEST_WIDTH && i != 0 && i != n - 1 {
+                let next = chars.peek().copied();
+                if allow_breaks && !spaces && self.column > BEST_WIDTH && !first && next.is_some() {
                     self.write_indent(indent);
-                    column = indent;
-                    if chars.get(i + 1) == Some(&' ') {
-                        self.out.push('\\');
-                        column += 1;
+                    if next == Some(' ') {
+                        self.put('\\');
                     }
                 } else {
-                    self.out.push(' ');
-                    column += 1;
+                    self.put(' ');
                 }
                 spaces = true;
             } else {
-                self.out.push(c);
-                column += 1;
+                self.put(c);
                 spaces = false;
             }
+            first = false;
         }
-        self.out.push('"');
+        self.write_indicator("\"", false, false, false);
+    }
+
+    fn escape(&mut self, c: char) {
+        let short = match c {
+            '\0' => "\\0",
+            '\u{7}' => "\\a",
+            '\u{8}' => "\\b",
+            '\t' => "\\t",
+            '\n' => "\\n",
+            '\u{B}' => "\\v",
+            '\u{C}' => "\\f",
+            '\r' => "\\r",
+            '\u{1B}' => "\\e",
+            '"' => "\\\"",
+            '\\' => "\\\\",
+            '\u{85}' => "\\N",
+            '\u{A0}' => "\\_",
+            '\u{2028}' => "\\L",
+            '\u{2029}' => "\\P",
+            _ => "",
+        };
+        if !short.is_empty() {
+            self.put_ascii(short);
+            return;
+        }
+        let v = c as u32;
+        let start = self.out.len();
+        let _ = if v <= 0xFF {
+            write!(self.out, "\\x{v:02X}")
+        } else if v <= 0xFFFF {
+            write!(self.out, "\\u{v:04X}")
+        } else {
+            write!(self.out, "\\U{v:08X}")
+        };
+        self.column += self.out.len() - start;
     }
 
     /// go-yaml `yaml_emitter_write_literal_scalar` with its block scalar hints.
-    fn literal(&mut self, s: &str, indent: usize) {
-        self.out.push('|');
-        let first = s.chars().next();
-        if matches!(first, Some(' ')) || first.is_some_and(is_break) {
-            let _ = write!(self.out, "{INDENT}");
+    fn literal(&mut self, s: &str, indent: i32) {
+        self.write_indicator("|", true, false, false);
+        if s.starts_with(' ') || s.starts_with(is_break) {
+            let hint = if INDENT == 2 { "2" } else { "4" };
+            self.write_indicator(hint, false, false, false);
         }
         let mut rev = s.chars().rev();
-        match (rev.next(), rev.next()) {
-            (Some(last), _) if !is_break(last) => self.out.push('-'),
-            (Some(_), None) => self.out.push('+'),
-            (Some(_), Some(prev)) if is_break(prev) => self.out.push('+'),
-            (None, _) => self.out.push('-'),
-            _ => {}
+        let chomp = match (rev.next(), rev.next()) {
+            (None, _) => Some("-"),
+            (Some(last), _) if !is_break(last) => Some("-"),
+            (Some(_), None) => Some("+"),
+            (Some(_), Some(prev)) if is_break(prev) => Some("+"),
+            _ => None,
+        };
+        if let Some(chomp) = chomp {
+            self.write_indicator(chomp, false, false, false);
         }
-        self.out.push('\n');
-        let mut at_line_start = true;
+        self.put_break();
+        self.indention = true;
+        self.whitespace = true;
+        let mut breaks = true;
         for c in s.chars() {
             if is_break(c) {
-                self.out.push('\n');
-                at_line_start = true;
+                self.write_break(c);
+                self.indention = true;
+                breaks = true;
             } else {
-                if at_line_start {
-                    self.pad(indent);
-                    at_line_start = false;
+                if breaks {
+                    self.write_indent(indent);
                 }
-                self.out.push(c);
+                self.put(c);
+                self.indention = false;
+                breaks = false;
             }
-        }
-        // The caller writes the line break that ends the value; a string ending in a break
-        // has already written it.
-        if s.ends_with(is_break) {
-            self.out.pop();
         }
     }
 }
@@ -308,32 +440,30 @@ enum Style {
     Literal,
 }
 
-/// Picks the style go-yaml would print a string in: double quotes when the plain form would
-/// read back as another type, a literal block for multi-line text, and otherwise whatever
-/// `yaml_emitter_analyze_scalar` allows.
-fn choose_style(s: &str, simple_key: bool) -> Style {
-    if s.is_empty() || resolves_to_non_string(s) {
-        return Style::Double;
-    }
-    let a = analyze(s);
+/// go-yaml v2 `encoder.stringv` (literal for text with `\n`, double quotes when the plain form
+/// would read back as another type) refined by `yaml_emitter_select_scalar_style`.
+fn select_style(s: &str, a: &Analysis, simple_key: bool) -> Style {
     let mut style = if s.contains('\n') {
         Style::Literal
-    } else {
+    } else if !resolves_to_non_string(s) {
         Style::Plain
+    } else {
+        Style::Double
     };
-    if style == Style::Literal && (!a.block_allowed || simple_key) {
-        style = Style::Double;
-    }
-    if style == Style::Plain && !a.block_plain_allowed {
+    if style == Style::Plain && (!a.block_plain_allowed || (s.is_empty() && simple_key)) {
         style = Style::Single;
     }
     if style == Style::Single && !a.single_quoted_allowed {
+        style = Style::Double;
+    }
+    if style == Style::Literal && (!a.block_allowed || simple_key) {
         style = Style::Double;
     }
     style
 }
 
 struct Analysis {
+    multiline: bool,
     block_plain_allowed: bool,
     single_quoted_allowed: bool,
     block_allowed: bool,
@@ -341,12 +471,17 @@ struct Analysis {
 
 /// go-yaml `yaml_emitter_analyze_scalar`, block context, unicode output enabled.
 fn analyze(s: &str) -> Analysis {
-    let chars: Vec<char> = s.chars().collect();
-    let mut block_indicators = false;
-    let mut flow_indicators = false;
+    if s.is_empty() {
+        return Analysis {
+            multiline: false,
+            block_plain_allowed: true,
+            single_quoted_allowed: true,
+            block_allowed: false,
+        };
+    }
+    let mut block_indicators = s.starts_with("---") || s.starts_with("...");
     let mut line_breaks = false;
     let mut special = false;
-    let mut tabs = false;
     let mut leading_space = false;
     let mut leading_break = false;
     let mut trailing_space = false;
@@ -355,60 +490,39 @@ fn analyze(s: &str) -> Analysis {
     let mut space_break = false;
     let mut previous_space = false;
     let mut previous_break = false;
-
-    if s.starts_with("---") || s.starts_with("...") {
-        block_indicators = true;
-        flow_indicators = true;
-    }
     let mut preceded_by_ws = true;
-    let n = chars.len();
-    for (i, &c) in chars.iter().enumerate() {
-        let followed_by_ws = i + 1 >= n || is_blank(chars[i + 1]);
-        if i == 0 {
+
+    let mut chars = s.chars().peekable();
+    let mut first = true;
+    while let Some(c) = chars.next() {
+        let next = chars.peek().copied();
+        let last = next.is_none();
+        let followed_by_ws = next.is_none_or(|c| c == ' ' || c == '\t');
+        if first {
             match c {
                 '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"'
-                | '%' | '@' | '`' => {
-                    flow_indicators = true;
-                    block_indicators = true;
-                }
-                '?' | ':' => {
-                    flow_indicators = true;
-                    if followed_by_ws {
-                        block_indicators = true;
-                    }
-                }
-                '-' if followed_by_ws => {
-                    flow_indicators = true;
-                    block_indicators = true;
-                }
+                | '%' | '@' | '`' => block_indicators = true,
+                '?' | ':' | '-' if followed_by_ws => block_indicators = true,
                 _ => {}
             }
         } else {
             match c {
-                ',' | '?' | '[' | ']' | '{' | '}' => flow_indicators = true,
-                ':' => {
-                    flow_indicators = true;
-                    if followed_by_ws {
-                        block_indicators = true;
-                    }
-                }
-                '#' if preceded_by_ws => {
-                    flow_indicators = true;
-                    block_indicators = true;
-                }
+                ':' if followed_by_ws => block_indicators = true,
+                '#' if preceded_by_ws => block_indicators = true,
                 _ => {}
             }
         }
-        if c == '\t' {
-            tabs = true;
-        } else if !is_printable(c) {
+        if !is_printable(c) {
             special = true;
         }
+        if is_break(c) {
+            line_breaks = true;
+        }
         if c == ' ' {
-            if i == 0 {
+            if first {
                 leading_space = true;
             }
-            if i + 1 == n {
+            if last {
                 trailing_space = true;
             }
             if previous_break {
@@ -417,11 +531,10 @@ fn analyze(s: &str) -> Analysis {
             previous_space = true;
             previous_break = false;
         } else if is_break(c) {
-            line_breaks = true;
-            if i == 0 {
+            if first {
                 leading_break = true;
             }
-            if i + 1 == n {
+            if last {
                 trailing_break = true;
             }
             if previous_space {
@@ -433,11 +546,12 @@ fn analyze(s: &str) -> Analysis {
             previous_space = false;
             previous_break = false;
         }
-        preceded_by_ws = is_blank(c) || is_break(c);
+        preceded_by_ws = is_blankz(c);
+        first = false;
     }
-    let _ = flow_indicators;
 
     let mut a = Analysis {
+        multiline: line_breaks,
         block_plain_allowed: true,
         single_quoted_allowed: true,
         block_allowed: true,
@@ -452,183 +566,452 @@ fn analyze(s: &str) -> Analysis {
         a.block_plain_allowed = false;
         a.single_quoted_allowed = false;
     }
-    if space_break || tabs || special {
+    if space_break || special {
         a.block_plain_allowed = false;
         a.single_quoted_allowed = false;
-    }
-    if space_break || special {
         a.block_allowed = false;
     }
-    if line_breaks {
-        a.block_plain_allowed = false;
-    }
-    if block_indicators {
+    if line_breaks || block_indicators {
         a.block_plain_allowed = false;
     }
     a
 }
 
-fn is_blank(c: char) -> bool {
-    c == ' ' || c == '\t'
+/// go-yaml `is_blankz`: space, tab, a line break or NUL.
+fn is_blankz(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\0') || is_break(c)
 }
 
 fn is_break(c: char) -> bool {
     matches!(c, '\r' | '\n' | '\u{85}' | '\u{2028}' | '\u{2029}')
 }
 
+/// go-yaml `is_printable`, which works on UTF-8 bytes: `\n`, printable ASCII, U+00A0–U+D7FF
+/// and U+E000–U+FFFD except the BOM. NEL, tabs, other controls and every character beyond
+/// U+FFFF are "special" and force double quotes with an escape.
 fn is_printable(c: char) -> bool {
     matches!(c,
-        '\n' | '\u{85}' | '\u{20}'..='\u{7E}' | '\u{A0}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
+        '\n' | '\u{20}'..='\u{7E}' | '\u{A0}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}')
         && c != '\u{FEFF}'
 }
 
-fn escape(c: char) -> String {
-    match c {
-        '\0' => "\\0".into(),
-        '\u{7}' => "\\a".into(),
-        '\u{8}' => "\\b".into(),
-        '\t' => "\\t".into(),
-        '\n' => "\\n".into(),
-        '\u{B}' => "\\v".into(),
-        '\u{C}' => "\\f".into(),
-        '\r' => "\\r".into(),
-        '\u{1B}' => "\\e".into(),
-        '"' => "\\\"".into(),
-        '\\' => "\\\\".into(),
-        '\u{85}' => "\\N".into(),
-        '\u{A0}' => "\\_".into(),
-        '\u{2028}' => "\\L".into(),
-        '\u{2029}' => "\\P".into(),
-        c if (c as u32) <= 0xFF => format!("\\x{:02X}", c as u32),
-        c if (c as u32) <= 0xFFFF => format!("\\u{:04X}", c as u32),
-        c => format!("\\U{:08X}", c as u32),
+/// go-yaml v2's key order (`sorter.go`, `keyList.Less`) for string keys: at the first
+/// differing character two letters compare by code point; a letter sorts after a non-letter;
+/// otherwise the digit runs
+/// starting there compare as numbers, then by length, then by code point.
+pub fn key_cmp(a: &str, b: &str) -> Ordering {
+    if a == b {
+        return Ordering::Equal;
+    }
+    if key_less(a, b) {
+        Ordering::Less
+    } else {
+        Ordering::Greater
     }
 }
 
-/// Whether a plain scalar with this text would read back as something other than a string
-/// under YAML 1.1 (go-yaml v2, which kustomize's JSON round trip goes through) or YAML 1.2
-/// (go-yaml v3, which prints): such strings must be quoted.
-fn resolves_to_non_string(s: &str) -> bool {
-    const WORDS: &[&str] = &[
-        "~", "null", "Null", "NULL", "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO",
-        "true", "True", "TRUE", "false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF",
-        ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", ".nan",
-        ".NaN", ".NAN", "<<",
-    ];
-    if WORDS.contains(&s) {
-        return true;
+fn key_less(a: &str, b: &str) -> bool {
+    let is_digit = |c: char| c.is_ascii_digit() || (!c.is_ascii() && c.is_numeric());
+    let mut ai = a.chars();
+    let mut bi = b.chars();
+    // Whether the run of digits just before the current position holds a non-zero digit.
+    let mut run_nonzero = false;
+    loop {
+        let (ra, rb) = (ai.clone(), bi.clone());
+        let (Some(ca), Some(cb)) = (ai.next(), bi.next()) else {
+            return a.chars().count() < b.chars().count();
+        };
+        if ca == cb {
+            run_nonzero = is_digit(ca) && (run_nonzero || ca != '0');
+            continue;
+        }
+        let (al, bl) = (ca.is_alphabetic(), cb.is_alphabetic());
+        if al && bl {
+            return ca < cb;
+        }
+        if al || bl {
+            return bl;
+        }
+        let (mut an, mut bn) = (0i64, 0i64);
+        if (ca == '0' || cb == '0') && run_nonzero {
+            an = 1;
+            bn = 1;
+        }
+        let mut alen = 0usize;
+        for c in ra.take_while(|&c| is_digit(c)) {
+            an = an.wrapping_mul(10).wrapping_add(c as i64 - '0' as i64);
+            alen += 1;
+        }
+        let mut blen = 0usize;
+        for c in rb.take_while(|&c| is_digit(c)) {
+            bn = bn.wrapping_mul(10).wrapping_add(c as i64 - '0' as i64);
+            blen += 1;
+        }
+        if an != bn {
+            return an < bn;
+        }
+        if alen != blen {
+            return alen < blen;
+        }
+        return ca < cb;
     }
-    let first = s.as_bytes()[0];
-    if !(first.is_ascii_digit() || matches!(first, b'+' | b'-' | b'.')) {
-        return false;
-    }
-    is_yaml_int(s) || is_yaml_float(s) || is_base60(s) || is_timestamp(s)
 }
 
-fn strip_sign(s: &str) -> &str {
-    s.strip_prefix(['+', '-']).unwrap_or(s)
+/// A stable merge sort by a "less" function that need not be a total order (go-yaml's key
+/// order is not one for every input): unlike `slice::sort_by` it can never panic.
+fn merge_sort<T: Copy>(v: &mut [T], less: impl Fn(&T, &T) -> bool + Copy) {
+    let n = v.len();
+    if n <= 12 {
+        for i in 1..n {
+            let mut j = i;
+            while j > 0 && less(&v[j], &v[j - 1]) {
+                v.swap(j, j - 1);
+                j -= 1;
+            }
+        }
+        return;
+    }
+    let mid = n / 2;
+    merge_sort(&mut v[..mid], less);
+    merge_sort(&mut v[mid..], less);
+    let left: Vec<T> = v[..mid].to_vec();
+    let (mut i, mut j, mut k) = (0, mid, 0);
+    while i < left.len() && j < n {
+        if less(&v[j], &left[i]) {
+            v[k] = v[j];
+            j += 1;
+        } else {
+            v[k] = left[i];
+            i += 1;
+        }
+        k += 1;
+    }
+    while i < left.len() {
+        v[k] = left[i];
+        i += 1;
+        k += 1;
+    }
 }
 
-fn is_yaml_int(s: &str) -> bool {
-    let body = strip_sign(s);
-    let all = |t: &str, f: fn(char) -> bool| !t.is_empty() && t.chars().all(|c| f(c) || c == '_');
-    if let Some(b) = body.strip_prefix("0b") {
-        return all(b, |c| c == '0' || c == '1');
-    }
-    if let Some(h) = body.strip_prefix("0x") {
-        return all(h, |c| c.is_ascii_hexdigit());
-    }
-    if let Some(o) = body.strip_prefix("0o") {
-        return all(o, |c| ('0'..='7').contains(&c));
-    }
-    !body.is_empty()
-        && body.starts_with(|c: char| c.is_ascii_digit())
-        && all(body, |c| c.is_ascii_digit())
+/// Whether go-yaml v2's encoder would quote this string: its `resolve` reads the plain form as
+/// something other than a string, or it looks like a YAML 1.1 base-60 float (`isBase60Float`).
+pub(crate) fn resolves_to_non_string(s: &str) -> bool {
+    resolve_v2(s) || is_base60(s)
 }
 
-fn is_yaml_float(s: &str) -> bool {
-    // YAML 1.1: [-+]?([0-9][0-9_]*)?\.[0-9.]*([eE][-+][0-9]+)? ; YAML 1.2 adds exponents
-    // without a dot (1e3).
-    let body = strip_sign(s);
-    let (mant, exp) = match body.find(['e', 'E']) {
-        Some(i) => (&body[..i], Some(&body[i + 1..])),
-        None => (body, None),
+/// go-yaml v2 `resolve` for an untagged plain scalar: true when it is not a string.
+fn resolve_v2(s: &str) -> bool {
+    let Some(&first) = s.as_bytes().first() else {
+        return true; // null
     };
-    if let Some(e) = exp {
-        let e = strip_sign(e);
-        if e.is_empty() || !e.chars().all(|c| c.is_ascii_digit()) {
+    match first {
+        b'y' | b'Y' | b'n' | b'N' | b't' | b'T' | b'f' | b'F' | b'o' | b'O' | b'~' => matches!(
+            s,
+            "y" | "Y"
+                | "yes"
+                | "Yes"
+                | "YES"
+                | "n"
+                | "N"
+                | "no"
+                | "No"
+                | "NO"
+                | "true"
+                | "True"
+                | "TRUE"
+                | "false"
+                | "False"
+                | "FALSE"
+                | "on"
+                | "On"
+                | "ON"
+                | "off"
+                | "Off"
+                | "OFF"
+                | "~"
+                | "null"
+                | "Null"
+                | "NULL"
+        ),
+        b'.' => {
+            matches!(s, ".inf" | ".Inf" | ".INF" | ".nan" | ".NaN" | ".NAN")
+                || go_float(s).is_some()
+        }
+        b'+' | b'-' => {
+            matches!(s, "+.inf" | "+.Inf" | "+.INF" | "-.inf" | "-.Inf" | "-.INF")
+                || resolve_number(s).is_some()
+        }
+        b'0'..=b'9' => is_timestamp(s) || resolve_number(s).is_some(),
+        _ => false,
+    }
+}
+
+/// A plain scalar read as a number by go-yaml (v2 and v3 alike): underscores removed, then
+/// Go's `strconv.ParseInt(s, 0, 64)` / `ParseUint` (base prefixes `0x`, `0o`, `0b` in either
+/// case, a leading `0` meaning octal), then the YAML float pattern with `ParseFloat`.
+pub(crate) fn resolve_number(s: &str) -> Option<Node> {
+    if s.starts_with('.') {
+        // go-yaml's `.` case: `strconv.ParseFloat` on the text as it is (no `_` removed).
+        return go_float(s).map(Node::Float);
+    }
+    let plain: std::borrow::Cow<'_, str> = if s.contains('_') {
+        s.replace('_', "").into()
+    } else {
+        s.into()
+    };
+    if let Some(i) = go_parse_int(&plain) {
+        return Some(Node::Int(i));
+    }
+    if is_yaml_style_float(&plain) {
+        return go_float(&plain).map(Node::Float);
+    }
+    None
+}
+
+/// `strconv.ParseInt(s, 0, 64)` or, failing that, `ParseUint(s, 0, 64)`.
+fn go_parse_int(s: &str) -> Option<i128> {
+    let (neg, body) = match s.as_bytes().first()? {
+        b'-' => (true, &s[1..]),
+        b'+' => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let signed = s.starts_with(['-', '+']);
+    let lower = |p: &str| body.get(..2).is_some_and(|h| h.eq_ignore_ascii_case(p));
+    let (radix, digits) = if lower("0x") {
+        (16, &body[2..])
+    } else if lower("0o") {
+        (8, &body[2..])
+    } else if lower("0b") {
+        (2, &body[2..])
+    } else if body.len() > 1 && body.starts_with('0') {
+        (8, &body[1..])
+    } else {
+        (10, body)
+    };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    let mag = u128::from_str_radix(digits, radix).ok()?;
+    if neg {
+        let v = -i128::try_from(mag).ok()?;
+        (v >= i128::from(i64::MIN)).then_some(v)
+    } else if mag <= i64::MAX as u128 || (!signed && mag <= u128::from(u64::MAX)) {
+        i128::try_from(mag).ok()
+    } else {
+        None
+    }
+}
+
+/// go-yaml's `yamlStyleFloat`: `^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`.
+fn is_yaml_style_float(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = usize::from(matches!(b.first(), Some(b'+' | b'-')));
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while b.get(*i).is_some_and(u8::is_ascii_digit) {
+            *i += 1;
+        }
+        *i - start
+    };
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    } else {
+        if digits(&mut i) == 0 {
+            return false;
+        }
+        if b.get(i) == Some(&b'.') {
+            i += 1;
+            digits(&mut i);
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if digits(&mut i) == 0 {
             return false;
         }
     }
-    if mant.is_empty() {
+    i == b.len()
+}
+
+/// Go's `strconv.ParseFloat` for decimal text: fails on overflow (which Go reports as a range
+/// error).
+fn go_float(s: &str) -> Option<f64> {
+    if !is_yaml_style_float(s) {
+        return None;
+    }
+    s.parse::<f64>().ok().filter(|f| f.is_finite())
+}
+
+/// go-yaml v2 `isBase60Float`: `^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$`.
+fn is_base60(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = usize::from(matches!(b.first(), Some(b'+' | b'-')));
+    if !b.get(i).is_some_and(u8::is_ascii_digit) {
         return false;
     }
-    let has_dot = mant.contains('.');
-    if !has_dot && exp.is_none() {
+    i += 1;
+    while b.get(i).is_some_and(|c| c.is_ascii_digit() || *c == b'_') {
+        i += 1;
+    }
+    let mut groups = 0;
+    while b.get(i) == Some(&b':') {
+        i += 1;
+        match (b.get(i), b.get(i + 1)) {
+            (Some(d1 @ b'0'..=b'5'), Some(d2)) if d2.is_ascii_digit() => {
+                let _ = d1;
+                i += 2;
+            }
+            (Some(d), _) if d.is_ascii_digit() => i += 1,
+            _ => return false,
+        }
+        groups += 1;
+    }
+    if groups == 0 {
         return false;
     }
-    let mut digits = 0;
-    for c in mant.chars() {
-        match c {
-            '0'..='9' => digits += 1,
-            '_' | '.' => {}
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        while b.get(i).is_some_and(|c| c.is_ascii_digit() || *c == b'_') {
+            i += 1;
+        }
+    }
+    i == b.len()
+}
+
+/// go-yaml's `parseTimestamp`: four digits and `-`, then one of the layouts
+/// `2006-1-2T15:4:5.999999999Z07:00`, `2006-1-2t15:4:5.999999999Z07:00`,
+/// `2006-1-2 15:4:5.999999999` or `2006-1-2`, as Go's `time.Parse` reads them (one- or
+/// two-digit fields, a space matching one or more spaces, valid calendar dates and times).
+pub(crate) fn is_timestamp(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.len() < 8 || !b[..4].iter().all(u8::is_ascii_digit) || b[4] != b'-' {
+        return false;
+    }
+    let mut p = TsParser { b, i: 5 };
+    let Some(year) = std::str::from_utf8(&b[..4])
+        .ok()
+        .and_then(|y| y.parse::<u32>().ok())
+    else {
+        return false;
+    };
+    let Some(month) = p.num12() else { return false };
+    if !p.eat(b'-') {
+        return false;
+    }
+    let Some(day) = p.num12() else { return false };
+    if !(1..=12).contains(&month) || day < 1 || day > days_in_month(year, month) {
+        return false;
+    }
+    if p.i == b.len() {
+        return true;
+    }
+    let zoned = match b[p.i] {
+        b'T' | b't' => {
+            p.i += 1;
+            true
+        }
+        b' ' => {
+            while p.b.get(p.i) == Some(&b' ') {
+                p.i += 1;
+            }
+            false
+        }
+        _ => return false,
+    };
+    let (Some(h), true, Some(m), true, Some(sec)) =
+        (p.num12(), p.eat(b':'), p.num12(), p.eat(b':'), p.num12())
+    else {
+        return false;
+    };
+    if h > 23 || m > 59 || sec > 59 {
+        return false;
+    }
+    if p.b.get(p.i) == Some(&b'.') {
+        p.i += 1;
+        let start = p.i;
+        while p.b.get(p.i).is_some_and(u8::is_ascii_digit) {
+            p.i += 1;
+        }
+        if p.i == start {
+            return false;
+        }
+    }
+    if zoned {
+        match p.b.get(p.i) {
+            Some(b'Z') => p.i += 1,
+            Some(b'+' | b'-') => {
+                p.i += 1;
+                let two = |p: &mut TsParser| {
+                    let ok =
+                        p.b.get(p.i..p.i + 2)
+                            .is_some_and(|d| d.iter().all(u8::is_ascii_digit));
+                    p.i += 2;
+                    ok
+                };
+                if !(two(&mut p) && p.eat(b':') && two(&mut p)) {
+                    return false;
+                }
+            }
             _ => return false,
         }
     }
-    digits > 0 || (has_dot && exp.is_none() && mant == ".")
+    p.i == b.len()
 }
 
-fn is_base60(s: &str) -> bool {
-    // [-+]?[1-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?
-    let body = strip_sign(s);
-    let (int_part, _frac) = match body.find('.') {
-        Some(i) => (&body[..i], Some(&body[i + 1..])),
-        None => (body, None),
-    };
-    let mut parts = int_part.split(':');
-    let Some(head) = parts.next() else {
-        return false;
-    };
-    if head.is_empty()
-        || !head.starts_with(|c: char| ('1'..='9').contains(&c))
-        || !head.chars().all(|c| c.is_ascii_digit() || c == '_')
-    {
-        return false;
-    }
-    let mut n = 0;
-    for p in parts {
-        n += 1;
-        let ok = match p.as_bytes() {
-            [d] => d.is_ascii_digit(),
-            [a, b] => (b'0'..=b'5').contains(a) && b.is_ascii_digit(),
-            _ => false,
-        };
-        if !ok {
-            return false;
+struct TsParser<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+impl TsParser<'_> {
+    fn eat(&mut self, c: u8) -> bool {
+        if self.b.get(self.i) == Some(&c) {
+            self.i += 1;
+            true
+        } else {
+            false
         }
     }
-    n > 0
-}
 
-fn is_timestamp(s: &str) -> bool {
-    // YYYY-MM-DD, optionally followed by a time: the forms go-yaml reads as timestamps.
-    let b = s.as_bytes();
-    if b.len() < 8 {
-        return false;
+    /// One or two digits (Go's `getnum(value, false)`).
+    fn num12(&mut self) -> Option<u32> {
+        let d1 = *self.b.get(self.i).filter(|c| c.is_ascii_digit())?;
+        self.i += 1;
+        let mut v = u32::from(d1 - b'0');
+        if let Some(d2) = self.b.get(self.i).filter(|c| c.is_ascii_digit()) {
+            v = v * 10 + u32::from(d2 - b'0');
+            self.i += 1;
+        }
+        Some(v)
     }
-    let date_end = s.find(['T', 't', ' ']).unwrap_or(s.len());
-    let date: Vec<&str> = s[..date_end].split('-').collect();
-    date.len() == 3
-        && date[0].len() == 4
-        && (1..=2).contains(&date[1].len())
-        && (1..=2).contains(&date[2].len())
-        && date.iter().all(|p| p.chars().all(|c| c.is_ascii_digit()))
 }
 
-/// Formats a float as kustomize prints it. kustomize's round trips turn a float into JSON text
-/// (integral values below 1e21 without a fraction: `1234567.0` → `1234567`), read that back as
-/// an int64 when it fits, and otherwise print Go's `strconv.FormatFloat(f, 'g', -1, 64)`
-/// (shortest digits; exponent form when the exponent is below -4 or at least 6).
+fn days_in_month(year: u32, month: u32) -> u32 {
+    match month {
+        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// Writes a float as kustomize prints it (see [`format_float`]).
+fn write_float(out: &mut String, f: f64) {
+    out.push_str(&format_float(f));
+}
+
+/// Formats a float as kustomize prints it. kustomize's round trip turns a float into JSON
+/// text (integral values below 1e21 without a fraction: `1234567.0` → `1234567`), go-yaml v2
+/// reads that back as an integer when it fits an int64 or uint64, and otherwise prints Go's
+/// `strconv.FormatFloat(f, 'g', -1, 64)` (shortest digits; exponent form when the exponent is
+/// below -4 or at least 6). Non-finite
+/// values, which make kustomize fail, print as YAML's `.nan`, `.inf`, `-.inf`.
 pub fn format_float(f: f64) -> String {
     if f.is_nan() {
         return ".nan".into();
@@ -645,13 +1028,14 @@ pub fn format_float(f: f64) -> String {
     }
     if f.fract() == 0.0 && f.abs() < 1e21 {
         let text = shortest_fixed(f);
-        if text.parse::<i64>().is_ok() {
+        if text.parse::<i64>().is_ok() || text.parse::<u64>().is_ok() {
             return text;
         }
     }
     let sci = format!("{f:e}");
     let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
+    // Go's shortest `%g` uses the exponent form below 1e-4 and from an exponent of 6 on (`strconv.FormatFloat` sets `eprec = 6` for shortest output).
     if !(-4..6).contains(&exp) {
         let sign = if exp < 0 { '-' } else { '+' };
         format!("{mant}e{sign}{:02}", exp.unsigned_abs())
@@ -691,11 +1075,31 @@ mod tests {
         out
     }
 
+    fn scalar(s: &str) -> String {
+        let mut out = String::new();
+        emit_document(&mut out, &Node::str(s), EmitOptions::default());
+        out
+    }
+
     #[test]
     fn sorts_keys_and_compacts_sequences() {
         assert_eq!(
             roundtrip("b: 1\na:\n  - x: 1\n    y: [1, 2]\n  - - q\n"),
             "a:\n- x: 1\n  \"y\":\n  - 1\n  - 2\n- - q\nb: 1\n"
+        );
+    }
+
+    #[test]
+    fn natural_key_order() {
+        let mut keys = vec![
+            "b", "a10", "a9", "A", "_b", "0", "00", "9", "010", "é", "z01", "z1",
+        ];
+        merge_sort(&mut keys, |a, b| key_cmp(a, b) == Ordering::Less);
+        assert_eq!(
+            keys,
+            [
+                "_b", "0", "00", "9", "010", "A", "a9", "a10", "b", "z1", "z01", "é"
+            ]
         );
     }
 
@@ -708,7 +1112,9 @@ mod tests {
             ("0777", "\"0777\""),
             ("1:20", "\"1:20\""),
             ("1e3", "\"1e3\""),
+            ("1e400", "1e400"),
             ("2024-01-01", "\"2024-01-01\""),
+            ("2001-12-14T21:59:43", "2001-12-14T21:59:43"),
             ("a: b", "'a: b'"),
             ("-a", "-a"),
             ("- a", "'- a'"),
@@ -716,13 +1122,12 @@ mod tests {
             ("'q", "'''q'"),
             ("a\tb", "\"a\\tb\""),
             ("", "\"\""),
-            ("?a", "?a"),
-            ("a,b", "a,b"),
+            ("<<", "<<"),
+            ("\u{1F600}", "\"\\U0001F600\""),
+            ("\u{FEFF}ab", "\"\\uFEFF\\x61\\x62\""),
         ];
         for (input, want) in cases {
-            let mut out = String::new();
-            emit_document(&mut out, &Node::str(input), EmitOptions::default());
-            assert_eq!(out, format!("{want}\n"), "input {input:?}");
+            assert_eq!(scalar(input), format!("{want}\n"), "input {input:?}");
         }
     }
 
@@ -743,6 +1148,17 @@ mod tests {
     }
 
     #[test]
+    fn complex_keys() {
+        let long = "k".repeat(129);
+        let mut m = crate::yaml::Map::new();
+        m.insert(long.clone(), Node::Seq(vec![Node::str("x")]));
+        m.insert("a\nb".into(), Node::Int(1));
+        let mut out = String::new();
+        emit_document(&mut out, &Node::Map(m), EmitOptions::default());
+        assert_eq!(out, format!("? |-\n  a\n  b\n: 1\n? {long}\n: - x\n"));
+    }
+
+    #[test]
     fn floats_like_go() {
         assert_eq!(format_float(1.0), "1");
         assert_eq!(format_float(1.5), "1.5");
@@ -750,8 +1166,9 @@ mod tests {
         assert_eq!(format_float(1e-7), "1e-07");
         assert_eq!(format_float(123456.0), "123456");
         assert_eq!(format_float(1234567.0), "1234567");
-        assert_eq!(format_float(100000000.5), "1.000000005e+08");
+        assert_eq!(format_float(1234567.5), "1.2345675e+06");
         assert_eq!(format_float(123456.5), "123456.5");
+        assert_eq!(format_float(1e19), "10000000000000000000");
         assert_eq!(format_float(1e20), "1e+20");
         assert_eq!(
             format_float(-9223372036854775809.0),
@@ -760,6 +1177,8 @@ mod tests {
         assert_eq!(format_float(1e-5), "1e-05");
         assert_eq!(format_float(-0.0), "0");
         assert_eq!(format_float(0.0001), "0.0001");
+        assert_eq!(format_float(f64::NAN), ".nan");
+        assert_eq!(format_float(f64::NEG_INFINITY), "-.inf");
     }
 
     #[test]
@@ -773,5 +1192,33 @@ mod tests {
             out,
             "long: aaaa bbbb cccc dddd eeee ffff gggg hhhh iiii jjjj kkkk llll mmmm nnnn oooo pppp\n  qqqq rrrr\n"
         );
+    }
+
+    #[test]
+    fn documents_that_are_not_maps() {
+        let docs = [
+            Node::Seq(vec![Node::Int(1), Node::Seq(vec![])]),
+            Node::str("a\nb"),
+            Node::Null,
+        ];
+        assert_eq!(
+            emit_documents(docs.iter(), EmitOptions::default()),
+            "- 1\n- []\n---\n|-\n  a\n  b\n---\nnull\n"
+        );
+    }
+
+    #[test]
+    fn resolution() {
+        assert_eq!(resolve_number("0777"), Some(Node::Int(511)));
+        assert_eq!(resolve_number("1_000"), Some(Node::Int(1000)));
+        assert_eq!(resolve_number("0X1F"), Some(Node::Int(31)));
+        assert_eq!(resolve_number("08"), Some(Node::Float(8.0)));
+        assert_eq!(resolve_number("._5"), None);
+        assert_eq!(resolve_number("1e400"), None);
+        assert!(is_timestamp("2024-1-1"));
+        assert!(is_timestamp("2001-12-14  21:59:43"));
+        assert!(!is_timestamp("2024-02-30"));
+        assert!(!is_timestamp("2001-12-14T21:59:43"));
+        assert!(is_base60("0:20") && is_base60("+1:20.5") && !is_base60("1:60"));
     }
 }

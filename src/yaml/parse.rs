@@ -51,8 +51,12 @@ impl From<serde_yaml::Error> for ParseError {
 pub fn parse_documents(text: &str) -> Result<Vec<ParsedDoc>, ParseError> {
     let starts = document_starts(text);
     let mut docs = Vec::new();
+    let seed = NodeSeed {
+        text: Some(Text { text }),
+        tagged: false,
+    };
     for (i, de) in serde_yaml::Deserializer::from_str(text).enumerate() {
-        let node = Node::deserialize(de).map_err(ParseError::from)?;
+        let node = de::DeserializeSeed::deserialize(seed, de).map_err(ParseError::from)?;
         let offset = starts.get(i).copied().unwrap_or(0);
         docs.push(ParsedDoc { offset, node });
     }
@@ -75,7 +79,9 @@ pub fn parse_one(text: &str) -> Result<Node, ParseError> {
 
 /// Byte offsets where each document's content begins, in the order the YAML parser yields
 /// documents: a stream not opening with `---` has its first document at 0; every `---` marker
-/// line opens a new one. A `---` at column 0 cannot be content of a block scalar nested in a
+/// line opens a new one (its content starts on the marker line when something other than a
+/// comment follows the marker, else on the next line). `%` directive lines and `...` end
+/// markers are not content. A `---` at column 0 cannot be content of a block scalar nested in a
 /// mapping, so this line scan agrees with the parser for Kubernetes manifests.
 fn document_starts(text: &str) -> Vec<usize> {
     let mut starts = Vec::new();
@@ -84,20 +90,28 @@ fn document_starts(text: &str) -> Vec<usize> {
     let mut pending_first = true;
     for line in text.split_inclusive('\n') {
         let bare = line.trim_end_matches(['\n', '\r']);
-        let is_marker = bare == "---"
-            || bare.starts_with("--- ")
-            || bare.starts_with("---\t")
-            || bare.starts_with("--- #");
-        if is_marker {
+        let rest = bare
+            .strip_prefix("---")
+            .filter(|r| r.is_empty() || r.starts_with([' ', '\t']));
+        if let Some(rest) = rest {
             if pending_first && seen_content {
                 starts.push(0);
             }
             pending_first = false;
-            let after = pos + line.len();
+            let rest = rest.trim_start();
             // `--- value` puts content on the marker line itself.
-            starts.push(if bare.len() > 3 { pos } else { after });
-        } else if !bare.trim().is_empty() && !bare.trim_start().starts_with('#') && bare != "..." {
-            seen_content = true;
+            starts.push(if rest.is_empty() || rest.starts_with('#') {
+                pos + line.len()
+            } else {
+                pos
+            });
+        } else {
+            let blank_or_comment = bare.trim().is_empty() || bare.trim_start().starts_with('#');
+            let directive = bare.starts_with('%');
+            let end_marker = bare.starts_with("...") && bare[3..].trim_start().is_empty();
+            if !(blank_or_comment || directive || end_marker) {
+                seen_content = true;
+            }
         }
         pos += line.len();
     }
@@ -108,14 +122,173 @@ fn document_starts(text: &str) -> Vec<usize> {
 }
 
 impl<'de> Deserialize<'de> for Node {
+    /// Deserializes without access to the source text: scalars are resolved as serde_yaml
+    /// resolves them (YAML 1.2 core schema). [`parse_documents`] resolves plain scalars as
+    /// kustomize does instead.
     fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(NodeVisitor)
+        d.deserialize_any(NodeVisitor {
+            text: None,
+            tagged: false,
+        })
     }
 }
 
-struct NodeVisitor;
+/// Where the text being parsed lives in memory, to tell plain scalars (which serde_yaml hands
+/// out as slices of the input) from quoted ones.
+#[derive(Clone, Copy)]
+struct Text<'t> {
+    text: &'t str,
+}
 
-impl<'de> Visitor<'de> for NodeVisitor {
+impl Text<'_> {
+    /// The byte offset of `s` in the text when `s` is a slice of it.
+    fn offset_of(&self, s: &str) -> Option<usize> {
+        let base = self.text.as_ptr() as usize;
+        let p = s.as_ptr() as usize;
+        (p >= base && p + s.len() <= base + self.text.len()).then(|| p - base)
+    }
+
+    /// Whether the scalar `s` (a slice of the text) was written plain and untagged. A quoted
+    /// scalar's content is preceded by its quote; a tagged one by `!tag` and blanks.
+    fn is_plain_untagged(&self, s: &str) -> bool {
+        let Some(off) = self.offset_of(s) else {
+            return false;
+        };
+        let before = &self.text.as_bytes()[..off];
+        match before.last() {
+            Some(b'"' | b'\'') => false,
+            _ => {
+                let trimmed = before
+                    .iter()
+                    .rposition(|c| !matches!(c, b' ' | b'\t'))
+                    .map_or(&before[..0], |i| &before[..=i]);
+                let token_start = trimmed
+                    .iter()
+                    .rposition(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r' | b'[' | b'{' | b','))
+                    .map_or(0, |i| i + 1);
+                trimmed.get(token_start) != Some(&b'!') || trimmed.len() == before.len()
+            }
+        }
+    }
+}
+
+/// Deserializes one node with access to the source text.
+#[derive(Clone, Copy)]
+struct NodeSeed<'t> {
+    text: Option<Text<'t>>,
+    tagged: bool,
+}
+
+impl<'de> de::DeserializeSeed<'de> for NodeSeed<'_> {
+    type Value = Node;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Node, D::Error> {
+        d.deserialize_any(NodeVisitor {
+            text: self.text,
+            tagged: self.tagged,
+        })
+    }
+}
+
+/// A mapping key: `<<` written plain is YAML's merge key.
+enum Key {
+    Merge,
+    Node(Node),
+}
+
+#[derive(Clone, Copy)]
+struct KeySeed<'t> {
+    text: Option<Text<'t>>,
+}
+
+impl<'de> de::DeserializeSeed<'de> for KeySeed<'_> {
+    type Value = Key;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Key, D::Error> {
+        let text = self.text;
+        struct KeyVisitor<'t>(Option<Text<'t>>);
+        impl<'de> Visitor<'de> for KeyVisitor<'_> {
+            type Value = Key;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a mapping key")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Key, E> {
+                if v == "<<" && self.0.is_some_and(|t| t.is_plain_untagged(v)) {
+                    return Ok(Key::Merge);
+                }
+                NodeVisitor {
+                    text: self.0,
+                    tagged: false,
+                }
+                .visit_borrowed_str(v)
+                .map(Key::Node)
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Key, E> {
+                Ok(Key::Node(Node::Str(v.to_string())))
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Key, E> {
+                Ok(Key::Node(Node::Bool(v)))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Key, E> {
+                Ok(Key::Node(Node::Int(v.into())))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Key, E> {
+                Ok(Key::Node(Node::Int(v.into())))
+            }
+            fn visit_i128<E>(self, v: i128) -> Result<Key, E> {
+                Ok(Key::Node(Node::Int(v)))
+            }
+            fn visit_u128<E>(self, v: u128) -> Result<Key, E> {
+                Ok(Key::Node(u128_node(v)))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Key, E> {
+                Ok(Key::Node(Node::Float(v)))
+            }
+            fn visit_unit<E>(self) -> Result<Key, E> {
+                Ok(Key::Node(Node::Null))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<Key, A::Error> {
+                Err(de::Error::custom("a mapping key must be a scalar"))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, _: A) -> Result<Key, A::Error> {
+                Err(de::Error::custom("a mapping key must be a scalar"))
+            }
+            fn visit_enum<A: de::EnumAccess<'de>>(self, data: A) -> Result<Key, A::Error> {
+                NodeVisitor {
+                    text: self.0,
+                    tagged: false,
+                }
+                .visit_enum(data)
+                .map(Key::Node)
+            }
+        }
+        d.deserialize_any(KeyVisitor(text))
+    }
+}
+
+fn u128_node(v: u128) -> Node {
+    // Beyond i128 (39 digits) ply can no longer keep the integer; it becomes a float, as in
+    // kustomize for anything beyond uint64.
+    i128::try_from(v).map_or(Node::Float(v as f64), Node::Int)
+}
+
+struct NodeVisitor<'t> {
+    text: Option<Text<'t>>,
+    /// Inside a value with a custom tag (`!Foo 0777`): go-yaml v3 resolves no scalar under an
+    /// unknown tag, so it stays the text as written.
+    tagged: bool,
+}
+
+impl NodeVisitor<'_> {
+    fn seed(&self) -> NodeSeed<'_> {
+        NodeSeed {
+            text: self.text,
+            tagged: false,
+        }
+    }
+}
+
+impl<'de> Visitor<'de> for NodeVisitor<'_> {
     type Value = Node;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -123,24 +296,60 @@ impl<'de> Visitor<'de> for NodeVisitor {
     }
 
     fn visit_bool<E>(self, v: bool) -> Result<Node, E> {
-        Ok(Node::Bool(v))
+        Ok(if self.tagged {
+            Node::Str(v.to_string())
+        } else {
+            Node::Bool(v)
+        })
     }
     fn visit_i64<E>(self, v: i64) -> Result<Node, E> {
-        Ok(Node::Int(v.into()))
+        Ok(if self.tagged {
+            Node::Str(v.to_string())
+        } else {
+            Node::Int(v.into())
+        })
     }
     fn visit_u64<E>(self, v: u64) -> Result<Node, E> {
-        Ok(Node::Int(v.into()))
+        Ok(if self.tagged {
+            Node::Str(v.to_string())
+        } else {
+            Node::Int(v.into())
+        })
     }
     fn visit_i128<E>(self, v: i128) -> Result<Node, E> {
-        Ok(Node::Int(v))
+        Ok(if self.tagged {
+            Node::Str(v.to_string())
+        } else {
+            Node::Int(v)
+        })
     }
-    fn visit_u128<E: de::Error>(self, v: u128) -> Result<Node, E> {
-        i128::try_from(v)
-            .map(Node::Int)
-            .map_err(|_| E::custom("integer too large"))
+    fn visit_u128<E>(self, v: u128) -> Result<Node, E> {
+        Ok(if self.tagged {
+            Node::Str(v.to_string())
+        } else {
+            u128_node(v)
+        })
     }
     fn visit_f64<E>(self, v: f64) -> Result<Node, E> {
-        Ok(Node::Float(v))
+        Ok(if self.tagged {
+            Node::Str(super::emit::format_float(v))
+        } else {
+            Node::Float(v)
+        })
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Node, E> {
+        // A plain scalar serde_yaml left as a string may still be a number to go-yaml v3,
+        // which kustomize reads with: `0777` (octal), `1_000`, `0X1F`, `08` (a float). Dates
+        // stay strings (kustomize would turn them into timestamps: a deliberate difference).
+        if !self.tagged
+            && v.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '.'))
+            && self.text.is_some_and(|t| t.is_plain_untagged(v))
+            && !super::emit::is_timestamp(v)
+            && let Some(n) = super::emit::resolve_number(v)
+        {
+            return Ok(n);
+        }
+        Ok(Node::Str(v.to_string()))
     }
     fn visit_str<E>(self, v: &str) -> Result<Node, E> {
         Ok(Node::Str(v.to_string()))
@@ -149,32 +358,40 @@ impl<'de> Visitor<'de> for NodeVisitor {
         Ok(Node::Str(v))
     }
     fn visit_unit<E>(self) -> Result<Node, E> {
-        Ok(Node::Null)
+        Ok(if self.tagged {
+            Node::Str(String::new())
+        } else {
+            Node::Null
+        })
     }
     fn visit_none<E>(self) -> Result<Node, E> {
         Ok(Node::Null)
     }
     fn visit_some<D: de::Deserializer<'de>>(self, d: D) -> Result<Node, D::Error> {
-        Node::deserialize(d)
+        de::DeserializeSeed::deserialize(self.seed(), d)
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Node, A::Error> {
-        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-        while let Some(item) = seq.next_element::<Node>()? {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1024));
+        while let Some(item) = seq.next_element_seed(self.seed())? {
             items.push(item);
         }
         Ok(Node::Seq(items))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Node, A::Error> {
-        let mut map = Map::with_capacity(access.size_hint().unwrap_or(0));
-        while let Some(key) = access.next_key::<Node>()? {
+        let mut map = Map::with_capacity(access.size_hint().unwrap_or(0).min(1024));
+        let mut merges: Vec<Node> = Vec::new();
+        while let Some(key) = access.next_key_seed(KeySeed { text: self.text })? {
             let key = match key {
-                Node::Str(s) => s,
-                Node::Seq(_) | Node::Map(_) => {
-                    return Err(de::Error::custom("a mapping key must be a scalar"));
+                Key::Merge => {
+                    merges.push(access.next_value_seed(self.seed())?);
+                    continue;
                 }
-                other => other.scalar_text().unwrap_or_default(),
+                Key::Node(Node::Str(s)) => s,
+                // kustomize fails on non-string keys (its JSON step cannot encode them); ply
+                // keeps them as their text.
+                Key::Node(other) => other.scalar_text().unwrap_or_default(),
             };
-            let value = access.next_value::<Node>()?;
+            let value = access.next_value_seed(self.seed())?;
             if map.contains_key(&key) {
                 return Err(de::Error::custom(format!(
                     "mapping key \"{key}\" already defined"
@@ -182,16 +399,45 @@ impl<'de> Visitor<'de> for NodeVisitor {
             }
             map.insert(key, value);
         }
+        for merge in merges {
+            apply_merge(&mut map, merge).map_err(de::Error::custom)?;
+        }
         Ok(Node::Map(map))
     }
     fn visit_enum<A: de::EnumAccess<'de>>(self, data: A) -> Result<Node, A::Error> {
-        // serde_yaml reports a value with a custom tag (`!Foo value`) as an enum. Kubernetes
-        // manifests carry no custom tags; kustomize (go-yaml) keeps the value and drops the
-        // tag on its JSON round trip, and so does ply.
+        // serde_yaml reports a value with a custom tag (`!Foo value`) as an enum. kustomize
+        // (go-yaml v3) keeps the value, resolving no scalar under an unknown tag, and drops the
+        // tag on its JSON round trip; so does ply.
         use de::VariantAccess;
         let (_tag, variant): (String, _) = data.variant()?;
-        variant.newtype_variant::<Node>()
+        variant.newtype_variant_seed(NodeSeed {
+            text: self.text,
+            tagged: true,
+        })
     }
+}
+
+/// YAML's merge key (`<<: *base` or `<<: [*a, *b]`), as go-yaml v3 applies it when kustomize
+/// decodes a resource (`decode.go`, `decoder.merge`): keys written in the mapping itself win,
+/// and among several merged maps the earlier one wins.
+fn apply_merge(map: &mut Map, merge: Node) -> Result<(), String> {
+    let sources = match merge {
+        Node::Map(m) => vec![m],
+        Node::Seq(items) => items
+            .into_iter()
+            .map(|i| match i {
+                Node::Map(m) => Ok(m),
+                _ => Err("map merge requires map or sequence of maps as the value".to_string()),
+            })
+            .collect::<Result<_, _>>()?,
+        _ => return Err("map merge requires map or sequence of maps as the value".into()),
+    };
+    for source in sources {
+        for (k, v) in source {
+            map.entry(k).or_insert(v);
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -239,6 +485,76 @@ mod tests {
         assert_eq!(docs.len(), 2);
         assert_eq!(&text[docs[0].0..docs[0].0 + 4], "a: 1");
         assert_eq!(&text[docs[1].0..docs[1].0 + 4], "b: 2");
+    }
+
+    #[test]
+    fn document_offsets_match_the_parser() {
+        let cases: &[(&str, &[usize])] = &[
+            ("", &[0]),
+            ("# c\n", &[0]),
+            ("---\n", &[4]),
+            ("a: 1\n---\n", &[0, 9]),
+            ("a: 1\n...\n", &[0]),
+            ("%YAML 1.2\n---\na: 1\n", &[14]),
+            ("--- a\n", &[0]),
+            ("--- # c\na: 1\n", &[8]),
+            ("# lead\n---\na: 1\n", &[11]),
+            ("a: 1\n---\n# only\n", &[0, 9]),
+            ("a: 1\n...\n---\nb: 1\n...\n", &[0, 13]),
+            ("--- |\n  x\n---\n", &[0, 14]),
+            ("a: |\n  ---\n", &[0]),
+        ];
+        for (text, want) in cases {
+            let got: Vec<usize> = parse_documents(text)
+                .unwrap()
+                .iter()
+                .map(|d| d.offset)
+                .collect();
+            assert_eq!(&got, want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn syntax_errors_have_offsets() {
+        let err = parse_documents("a: 1\nb: [1, 2\n").unwrap_err();
+        assert!(err.offset.is_some(), "{err:?}");
+        let err = parse_documents("a: 1\n...\nb: 2\n").unwrap_err();
+        assert_eq!(err.offset, Some(9));
+    }
+
+    #[test]
+    fn plain_scalars_resolve_like_go_yaml_v3() {
+        let docs = nodes(
+            "a: 0777\nb: \"0777\"\nc: 1_000\nd: 0X1F\ne: 08\nf: '08'\ng: !!str 0777\nh: !Foo 12\n\
+             i: 2024-01-01\nj: ._5\nk: yes\nl: [0777, '0777']\n",
+        );
+        let m = docs[0].1.as_map().unwrap();
+        assert_eq!(m["a"], Node::Int(511));
+        assert_eq!(m["b"], Node::str("0777"));
+        assert_eq!(m["c"], Node::Int(1000));
+        assert_eq!(m["d"], Node::Int(31));
+        assert_eq!(m["e"], Node::Float(8.0));
+        assert_eq!(m["f"], Node::str("08"));
+        assert_eq!(m["g"], Node::str("0777"));
+        assert_eq!(m["h"], Node::str("12"));
+        assert_eq!(m["i"], Node::str("2024-01-01"));
+        assert_eq!(m["j"], Node::str("._5"));
+        assert_eq!(m["k"], Node::str("yes"));
+        assert_eq!(m["l"], Node::Seq(vec![Node::Int(511), Node::str("0777")]));
+    }
+
+    #[test]
+    fn merge_keys() {
+        let docs = nodes(
+            "b: &b {a: 1, b: 2}\nc: &c {b: 3, c: 4}\nm:\n  <<: *b\n  a: 9\nn:\n  a: 9\n  <<: [*c, *b]\nq:\n  \"<<\": 1\n",
+        );
+        let m = &docs[0].1;
+        assert_eq!(m.get_path(&["m", "a"]), Some(&Node::Int(9)));
+        assert_eq!(m.get_path(&["m", "b"]), Some(&Node::Int(2)));
+        assert_eq!(m.get_path(&["n", "b"]), Some(&Node::Int(3)));
+        assert_eq!(m.get_path(&["n", "c"]), Some(&Node::Int(4)));
+        assert_eq!(m.get_path(&["q", "<<"]), Some(&Node::Int(1)));
+        assert!(parse_documents("m:\n  <<: 1\n").is_err());
     }
 
     #[test]

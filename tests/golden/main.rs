@@ -4,6 +4,8 @@
 //! Each area has its own module here.
 
 mod support;
+mod yaml;
 
-// Areas add their walkers as modules: `mod merge;`, `mod diff;`, `mod yaml;`.
+mod diff;
+mod merge;
 mod render;

@@ -1,0 +1,199 @@
+//! Secret handling for display: `stringData` folded into `data` as the API server does, and
+//! values masked as `kubectl diff` masks them (`Masker` in kubectl `pkg/cmd/diff/diff.go`):
+//! equal on both sides `***`, different `*** (before)` / `*** (after)`, one side only `***`.
+//! Beyond kubectl, the same masking inside the last-applied annotation of Secrets (which
+//! carries the values in clear text) and on pruned Secrets. Display only: never on objects
+//! that are written or merged.
+
+use base64::Engine as _;
+
+use crate::live::LAST_APPLIED;
+use crate::yaml::{Node, parse};
+
+use super::json;
+
+const MASK: &str = "***";
+const MASK_BEFORE: &str = "*** (before)";
+const MASK_AFTER: &str = "*** (after)";
+
+/// True for a core `v1` Secret (kubectl masks by the merged object's kind).
+pub fn is_secret(node: &Node) -> bool {
+    node.str_at(&["kind"]) == Some("Secret")
+        && node
+            .str_at(&["apiVersion"])
+            .is_some_and(|v| !v.contains('/'))
+}
+
+/// Folds `stringData` into `data` (base64, overriding) and drops `stringData`, as the API
+/// server does when it stores a Secret.
+pub fn fold_string_data(secret: &mut Node) {
+    let Some(m) = secret.as_map_mut() else {
+        return;
+    };
+    let Some(Node::Map(string_data)) = m.shift_remove("stringData") else {
+        return;
+    };
+    if string_data.is_empty() {
+        return;
+    }
+    if !matches!(m.get("data"), Some(Node::Map(_))) {
+        m.insert("data".into(), Node::empty_map());
+    }
+    if let Some(Node::Map(data)) = m.get_mut("data") {
+        for (k, v) in string_data {
+            let text = v.scalar_text().unwrap_or_default();
+            let encoded = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
+            data.insert(k, Node::Str(encoded));
+        }
+    }
+}
+
+/// Masks a pair for display; either side may be absent (create, delete).
+pub fn mask_pair(before: Option<&mut Node>, after: Option<&mut Node>) {
+    let (mut before, mut after) = (before, after);
+    mask_maps(
+        before.as_deref_mut().and_then(|n| n.get_mut("data")),
+        after.as_deref_mut().and_then(|n| n.get_mut("data")),
+    );
+    mask_annotation(before, after);
+}
+
+/// The Masker rule on two `data` maps.
+fn mask_maps(before: Option<&mut Node>, after: Option<&mut Node>) {
+    let before = before.and_then(Node::as_map_mut);
+    let after = after.and_then(Node::as_map_mut);
+    match (before, after) {
+        (Some(b), Some(a)) => {
+            for (k, bv) in b.iter_mut() {
+                match a.get_mut(k) {
+                    Some(av) if av != bv => {
+                        *bv = Node::str(MASK_BEFORE);
+                        *av = Node::str(MASK_AFTER);
+                    }
+                    Some(av) => {
+                        *bv = Node::str(MASK);
+                        *av = Node::str(MASK);
+                    }
+                    None => *bv = Node::str(MASK),
+                }
+            }
+            for (k, av) in a.iter_mut() {
+                if !b.contains_key(k) {
+                    *av = Node::str(MASK);
+                }
+            }
+        }
+        (Some(only), None) | (None, Some(only)) => {
+            for v in only.values_mut() {
+                *v = Node::str(MASK);
+            }
+        }
+        (None, None) => {}
+    }
+}
+
+/// Masks `data` and `stringData` inside the last-applied annotation of both sides, comparing
+/// the annotations' values with each other.
+fn mask_annotation(before: Option<&mut Node>, after: Option<&mut Node>) {
+    fn parsed(n: &Option<&mut Node>) -> Option<Node> {
+        let text = n
+            .as_ref()?
+            .str_at(&["metadata", "annotations", LAST_APPLIED])?;
+        match parse::parse_one(text) {
+            Ok(v @ Node::Map(_)) => Some(v),
+            _ => None,
+        }
+    }
+    let mut b = parsed(&before);
+    let mut a = parsed(&after);
+    if b.is_none() && a.is_none() {
+        return;
+    }
+    for field in ["data", "stringData"] {
+        let bf = b.as_mut().and_then(|n| n.get_mut(field));
+        let af = a.as_mut().and_then(|n| n.get_mut(field));
+        mask_maps(bf, af);
+    }
+    for (side, value) in [(before, b), (after, a)] {
+        if let (Some(node), Some(value)) = (side, value) {
+            if let Some(slot) = node.get_path_mut(&["metadata", "annotations", LAST_APPLIED]) {
+                let mut text = json::compact_sorted(&value);
+                text.push('\n');
+                *slot = Node::Str(text);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::parse::parse_one;
+
+    fn p(s: &str) -> Node {
+        parse_one(s).unwrap()
+    }
+
+    #[test]
+    fn masker_rule() {
+        let mut before =
+            p("{apiVersion: v1, kind: Secret, data: {same: YQ==, changed: Yg==, gone: Yw==}}");
+        let mut after =
+            p("{apiVersion: v1, kind: Secret, data: {same: YQ==, changed: ZA==, new: ZQ==}}");
+        mask_pair(Some(&mut before), Some(&mut after));
+        assert_eq!(
+            before.get("data").unwrap(),
+            &p("{same: '***', changed: '*** (before)', gone: '***'}")
+        );
+        assert_eq!(
+            after.get("data").unwrap(),
+            &p("{same: '***', changed: '*** (after)', new: '***'}")
+        );
+    }
+
+    #[test]
+    fn one_side_only() {
+        let mut after = p("{apiVersion: v1, kind: Secret, data: {a: YQ==}}");
+        mask_pair(None, Some(&mut after));
+        assert_eq!(after.str_at(&["data", "a"]), Some("***"));
+    }
+
+    #[test]
+    fn string_data_is_folded() {
+        let mut s = p(
+            "{apiVersion: v1, kind: Secret, data: {a: YQ==, b: Yg==}, stringData: {b: hello, c: 1}}",
+        );
+        fold_string_data(&mut s);
+        assert_eq!(
+            s,
+            p("{apiVersion: v1, kind: Secret, data: {a: YQ==, b: aGVsbG8=, c: MQ==}}")
+        );
+        assert!(is_secret(&s));
+        assert!(!is_secret(&p("{apiVersion: example.com/v1, kind: Secret}")));
+    }
+
+    #[test]
+    fn last_applied_annotation_is_masked() {
+        let ann = |v: &str| {
+            p(&format!(
+                "{{apiVersion: v1, kind: Secret, metadata: {{annotations: {{kubectl.kubernetes.io/last-applied-configuration: '{{\"apiVersion\":\"v1\",\"data\":{{\"k\":\"{v}\"}},\"kind\":\"Secret\",\"stringData\":{{\"s\":\"x\"}}}}'}}}}, data: {{k: {v}}}}}"
+            ))
+        };
+        let mut before = ann("YQ==");
+        let mut after = ann("Yg==");
+        mask_pair(Some(&mut before), Some(&mut after));
+        assert_eq!(
+            before.str_at(&["metadata", "annotations", LAST_APPLIED]),
+            Some(
+                "{\"apiVersion\":\"v1\",\"data\":{\"k\":\"*** (before)\"},\"kind\":\"Secret\",\"stringData\":{\"s\":\"***\"}}\n"
+            )
+        );
+        assert_eq!(
+            after.str_at(&["metadata", "annotations", LAST_APPLIED]),
+            Some(
+                "{\"apiVersion\":\"v1\",\"data\":{\"k\":\"*** (after)\"},\"kind\":\"Secret\",\"stringData\":{\"s\":\"***\"}}\n"
+            )
+        );
+        assert_eq!(after.str_at(&["data", "k"]), Some("*** (after)"));
+    }
+}

@@ -1,0 +1,740 @@
+//! `ply diff`: pairs desired objects with a live snapshot by (API group, kind, namespace,
+//! name), predicts what `kubectl apply` (client-side three-way merge, or server-side apply)
+//! would store, hides server-managed noise, masks Secret data, and returns a [`Report`] that
+//! `format` renders. Pure: reads no files and prints nothing; the merge engines come in
+//! through the traits of `engine`. Must not implement strategic merge or field ownership itself.
+
+pub mod adapters;
+pub mod engine;
+pub mod format;
+pub mod json;
+pub mod mask;
+pub mod mergepatch3;
+pub mod noise;
+pub mod paths;
+pub mod selector;
+pub mod ssa_schema;
+
+use std::collections::HashMap;
+
+use crate::diag::{Error, ErrorKind, Warnings, exit};
+use crate::live::{self, LAST_APPLIED};
+use crate::resource::{Gvk, Resource};
+use crate::yaml::{EmitOptions, Node, emit_document};
+
+use engine::{Engines, Manager, SsaOutcome, kubectl_path, value_at};
+pub use selector::Selector;
+
+/// What offline prediction cannot see; said once per run.
+pub const OFFLINE_NOTE: &str = "ply predicts offline from the snapshot: it cannot see server-side defaulting, mutating admission webhooks or API version conversion, so fields those set may differ from this prediction.";
+
+/// Which apply to predict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// `kubectl apply` (three-way merge with the last-applied annotation).
+    ClientSide,
+    /// `kubectl apply --server-side`.
+    ServerSide { force_conflicts: bool },
+}
+
+/// Which live objects absent from the desired set are shown as deletions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Prune {
+    Off,
+    /// `--prune -l SELECTOR`.
+    Selector(Selector),
+    /// `--prune --prune-all` (kubectl's `--all`).
+    All,
+}
+
+/// Validated options of one diff run.
+#[derive(Clone, Debug)]
+pub struct DiffOptions {
+    pub mode: Mode,
+    /// The field manager (`kubectl-client-side-apply` or `kubectl` by default, as in kubectl).
+    pub field_manager: String,
+    /// Namespace of namespaced desired objects that have none.
+    pub namespace: String,
+    pub prune: Prune,
+    pub show_managed_fields: bool,
+    pub show_secrets: bool,
+}
+
+impl DiffOptions {
+    pub fn server_side(&self) -> bool {
+        matches!(self.mode, Mode::ServerSide { .. })
+    }
+}
+
+/// What the apply does to one object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    Create,
+    Update,
+    /// A generated name whose hash suffix changed: shown as one object.
+    Rename,
+    Delete,
+    /// The server-side apply would fail on ownership conflicts; nothing changes.
+    Conflict,
+    Unchanged,
+}
+
+impl Action {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Create => "create",
+            Action::Update => "update",
+            Action::Rename => "rename",
+            Action::Delete => "delete",
+            Action::Conflict => "conflict",
+            Action::Unchanged => "unchanged",
+        }
+    }
+
+    pub const ALL: [Action; 6] = [
+        Action::Create,
+        Action::Update,
+        Action::Rename,
+        Action::Delete,
+        Action::Conflict,
+        Action::Unchanged,
+    ];
+}
+
+/// An object's identity as printed.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct ObjectId {
+    pub api_version: String,
+    pub kind: String,
+    pub namespace: String,
+    pub name: String,
+}
+
+impl ObjectId {
+    pub fn of(node: &Node) -> ObjectId {
+        ObjectId {
+            api_version: node.str_at(&["apiVersion"]).unwrap_or("").to_string(),
+            kind: node.str_at(&["kind"]).unwrap_or("").to_string(),
+            namespace: node
+                .str_at(&["metadata", "namespace"])
+                .unwrap_or("")
+                .to_string(),
+            name: node.str_at(&["metadata", "name"]).unwrap_or("").to_string(),
+        }
+    }
+
+    /// kubectl diff's file name: `<group>.<version>.<Kind>.<namespace>.<name>`, the group
+    /// and its dot omitted for the core group (`pkg/cmd/diff/diff.go`, `InfoObject.Name`).
+    pub fn file_name(&self) -> String {
+        format!(
+            "{}.{}.{}.{}",
+            self.api_version.replace('/', "."),
+            self.kind,
+            self.namespace,
+            self.name
+        )
+    }
+
+    /// `apps/v1 Deployment default/web` (cluster-scoped: `v1 Namespace prod`).
+    pub fn display(&self) -> String {
+        if self.namespace.is_empty() {
+            format!("{} {} {}", self.api_version, self.kind, self.name)
+        } else {
+            format!(
+                "{} {} {}/{}",
+                self.api_version, self.kind, self.namespace, self.name
+            )
+        }
+    }
+}
+
+/// A field another manager owns that the server-side apply would change.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Conflict {
+    pub manager: Manager,
+    /// kubectl's form: `.spec.replicas`.
+    pub path: String,
+    /// The live value (absent: `None`); masked for Secret data unless `--show-secrets`.
+    pub live: Option<Node>,
+    /// The value the applied configuration sets.
+    pub desired: Option<Node>,
+}
+
+/// One object of the report.
+#[derive(Clone, Debug)]
+pub struct ObjectDiff {
+    pub action: Action,
+    /// The object after the apply (the live one for deletions).
+    pub id: ObjectId,
+    /// For a rename: the live object it replaces.
+    pub renamed_from: Option<ObjectId>,
+    /// The live side as shown (YAML; empty when absent).
+    pub before: String,
+    /// The predicted side as shown (YAML; empty when deleted).
+    pub after: String,
+    pub changed_paths: Vec<String>,
+    pub conflicts: Vec<Conflict>,
+    /// The full predicted object (with managedFields), for `--output-merged`; `None` for
+    /// deletions.
+    pub predicted: Option<Node>,
+}
+
+/// The outcome of a diff run.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub server_side: bool,
+    pub field_manager: String,
+    pub objects: Vec<ObjectDiff>,
+}
+
+impl Report {
+    /// kubectl diff's rule: 0 no differences, 1 differences, 2 an error (conflicts included).
+    pub fn exit_code(&self) -> i32 {
+        if self.objects.iter().any(|o| o.action == Action::Conflict) {
+            exit::DIFF_ERROR
+        } else if self.objects.iter().any(|o| o.action != Action::Unchanged) {
+            1
+        } else {
+            exit::OK
+        }
+    }
+
+    pub fn count(&self, action: Action) -> usize {
+        self.objects.iter().filter(|o| o.action == action).count()
+    }
+
+    /// The predicted objects, as the cluster would hold them after the apply: created and
+    /// updated objects as predicted, objects whose apply fails unchanged, deletions left out.
+    pub fn merged_objects(&self) -> Vec<&Node> {
+        self.objects
+            .iter()
+            .filter_map(|o| o.predicted.as_ref())
+            .collect()
+    }
+
+    /// kubectl's conflict error for each failing object (`Apply failed with …`), for stderr.
+    pub fn conflict_messages(&self) -> Vec<String> {
+        self.objects
+            .iter()
+            .filter(|o| o.action == Action::Conflict)
+            .map(|o| format!("{}: {}", o.id.display(), conflict_message(&o.conflicts)))
+            .collect()
+    }
+}
+
+/// apimachinery's conflict message (`internal/conflict.go`, `NewConflictError`).
+pub fn conflict_message(conflicts: &[Conflict]) -> String {
+    let n = conflicts.len();
+    let mut managers: Vec<String> = Vec::new();
+    for c in conflicts {
+        let m = print_manager(&c.manager);
+        if !managers.contains(&m) {
+            managers.push(m);
+        }
+    }
+    managers.sort();
+    if n == 1 {
+        if let Some(c) = conflicts.first() {
+            return format!(
+                "Apply failed with 1 conflict: conflict with {}: {}",
+                print_manager(&c.manager),
+                c.path
+            );
+        }
+    }
+    let mut s = format!("Apply failed with {n} conflicts: ");
+    let mut first = true;
+    for m in &managers {
+        if !first {
+            s.push('\n');
+        }
+        first = false;
+        s.push_str(&format!("conflicts with {m}:"));
+        for c in conflicts.iter().filter(|c| &print_manager(&c.manager) == m) {
+            s.push_str(&format!("\n- {}", c.path));
+        }
+    }
+    s
+}
+
+/// `printManager` of apimachinery's `internal/conflict.go`.
+pub fn print_manager(m: &Manager) -> String {
+    let mut s = format!("{:?}", m.name);
+    if !m.subresource.is_empty() {
+        s.push_str(&format!(" with subresource {:?}", m.subresource));
+    }
+    // The server prints the manager from its identity, which has no time: "using <version>"
+    // and never " at <time>".
+    if m.operation == "Update" {
+        s.push_str(&format!(" using {}", m.api_version));
+    }
+    s
+}
+
+/// Pairing identity: (API group, kind, namespace, name) — not the version.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Key {
+    group: String,
+    kind: String,
+    namespace: String,
+    name: String,
+}
+
+impl Key {
+    fn of(node: &Node) -> Key {
+        let gvk = Gvk::of(node);
+        Key {
+            group: gvk.group,
+            kind: gvk.kind,
+            namespace: node
+                .str_at(&["metadata", "namespace"])
+                .unwrap_or("")
+                .to_string(),
+            name: node.str_at(&["metadata", "name"]).unwrap_or("").to_string(),
+        }
+    }
+}
+
+/// kubectl's default prune allowlist (`pkg/util/prune/prune.go`,
+/// `defaultNamespacedPruneResources` and `defaultNonNamespacedPruneResources`): (group, kind).
+const PRUNE_KINDS: [(&str, &str); 16] = [
+    ("", "ConfigMap"),
+    ("", "Endpoints"),
+    ("", "Namespace"),
+    ("", "PersistentVolumeClaim"),
+    ("", "PersistentVolume"),
+    ("", "Pod"),
+    ("", "ReplicationController"),
+    ("", "Secret"),
+    ("", "Service"),
+    ("batch", "Job"),
+    ("batch", "CronJob"),
+    ("networking.k8s.io", "Ingress"),
+    ("apps", "DaemonSet"),
+    ("apps", "Deployment"),
+    ("apps", "ReplicaSet"),
+    ("apps", "StatefulSet"),
+];
+
+/// Runs the prediction over every object.
+pub fn diff(
+    desired: Vec<Resource>,
+    live: Vec<Resource>,
+    opts: &DiffOptions,
+    eng: Engines<'_>,
+    warnings: &mut Warnings,
+) -> Result<Report, Error> {
+    // Scope: the schema knows built-in kinds; for others, the snapshot tells (a live object of
+    // the kind with a namespace means the kind is namespaced).
+    let live_scope = |group: &str, kind: &str| -> Option<bool> {
+        live.iter()
+            .map(|r| &r.node)
+            .filter(|n| {
+                let g = Gvk::of(n);
+                g.group == group && g.kind == kind
+            })
+            .map(|n| {
+                n.str_at(&["metadata", "namespace"])
+                    .is_some_and(|s| !s.is_empty())
+            })
+            .next()
+    };
+
+    let mut desired_nodes = Vec::with_capacity(desired.len());
+    for r in desired {
+        let mut node = r.node;
+        let gvk = Gvk::of(&node);
+        let namespaced = match eng.kinds.namespaced(&gvk.group, &gvk.kind) {
+            Some(n) => n,
+            None => match live_scope(&gvk.group, &gvk.kind) {
+                Some(n) => n,
+                None => {
+                    let has_ns = node
+                        .str_at(&["metadata", "namespace"])
+                        .is_some_and(|s| !s.is_empty());
+                    if !has_ns {
+                        warnings.warn(format!(
+                            "{}: unknown kind {} with no live object of its kind; assuming it is namespaced",
+                            ObjectId::of(&node).display(),
+                            gvk.kind
+                        ));
+                    }
+                    true
+                }
+            },
+        };
+        if let Some(meta) = node.get_mut("metadata").and_then(Node::as_map_mut) {
+            let ns_empty = meta
+                .get("namespace")
+                .and_then(Node::as_str)
+                .is_none_or(str::is_empty);
+            if namespaced && ns_empty {
+                // kubectl: NamespaceParam(..).DefaultNamespace() sets it on the object.
+                meta.insert("namespace".into(), Node::str(opts.namespace.clone()));
+            } else if !namespaced {
+                // The API server clears the namespace of cluster-scoped objects.
+                meta.shift_remove("namespace");
+            }
+        }
+        desired_nodes.push((node, r.origin));
+    }
+
+    // Index the live objects.
+    let mut live_index: HashMap<Key, usize> = HashMap::new();
+    for (i, r) in live.iter().enumerate() {
+        let key = Key::of(&r.node);
+        if live_index.contains_key(&key) {
+            warnings.warn(format!(
+                "the snapshot holds {} twice (at several versions?); using the first",
+                ObjectId::of(&r.node).display()
+            ));
+            continue;
+        }
+        live_index.insert(key, i);
+        if r.node
+            .get_path(&["metadata", "deletionTimestamp"])
+            .is_some_and(|n| !n.is_null())
+        {
+            warnings.warn(format!(
+                "{} is being deleted (it has a deletionTimestamp)",
+                ObjectId::of(&r.node).display()
+            ));
+        }
+    }
+
+    let mut seen: HashMap<Key, ()> = HashMap::new();
+    let mut used_live = vec![false; live.len()];
+    let mut objects = Vec::new();
+    for (node, origin) in &desired_nodes {
+        let key = Key::of(node);
+        if seen.insert(key.clone(), ()).is_some() {
+            return Err(Error::new(
+                ErrorKind::DuplicateId,
+                format!(
+                    "{} appears twice in the desired objects",
+                    ObjectId::of(node).display()
+                ),
+            )
+            .at_opt(origin.clone()));
+        }
+        let live_obj = live_index.get(&key).and_then(|&i| {
+            if let Some(u) = used_live.get_mut(i) {
+                *u = true;
+            }
+            live.get(i).map(|r| &r.node)
+        });
+        // kubectl reads the live object at the manifest's version (the server converts); the
+        // snapshot may hold another version: compare as if converted, and say so.
+        let converted;
+        let live_obj = match live_obj {
+            Some(l) if l.str_at(&["apiVersion"]) != node.str_at(&["apiVersion"]) => {
+                let mut c = l.clone();
+                if let (Some(m), Some(v)) = (c.as_map_mut(), node.get("apiVersion")) {
+                    m.insert("apiVersion".into(), v.clone());
+                }
+                warnings.warn(format!(
+                    "{}: the snapshot holds it as {}; compared as if the server had converted it (version conversion is not modelled)",
+                    ObjectId::of(node).display(),
+                    l.str_at(&["apiVersion"]).unwrap_or("")
+                ));
+                converted = c;
+                Some(&converted)
+            }
+            other => other,
+        };
+        let obj =
+            predict(node, live_obj, opts, eng, warnings).map_err(|e| e.at_opt(origin.clone()))?;
+        objects.push(obj);
+    }
+
+    // Hash-suffix renames: a created object whose name differs from an unpaired live object of
+    // the same group, kind and namespace only by kustomize's hash suffix.
+    for obj in objects.iter_mut().filter(|o| o.action == Action::Create) {
+        let Some(base) = hash_base(&obj.id.name) else {
+            continue;
+        };
+        let group = Gvk::from_api_version(&obj.id.api_version, &obj.id.kind).group;
+        let found = live.iter().enumerate().find(|(i, r)| {
+            !used_live.get(*i).copied().unwrap_or(true) && {
+                let k = Key::of(&r.node);
+                k.group == group
+                    && k.kind == obj.id.kind
+                    && k.namespace == obj.id.namespace
+                    && hash_base(&k.name) == Some(base)
+            }
+        });
+        let Some((i, old)) = found else {
+            continue;
+        };
+        if let Some(u) = used_live.get_mut(i) {
+            *u = true;
+        }
+        let mut before = old.node.clone();
+        let mut after = obj.predicted.clone().unwrap_or(Node::Null);
+        noise::strip_pair(&mut before, &mut after, opts.show_managed_fields);
+        obj.changed_paths = quiet_paths(paths::changed_paths(
+            eng.kinds,
+            &Gvk::of(&after),
+            &before,
+            &after,
+        ));
+        if !opts.show_secrets && (mask::is_secret(&after) || mask::is_secret(&before)) {
+            mask::mask_pair(Some(&mut before), Some(&mut after));
+        }
+        obj.before = yaml_text(&before);
+        obj.after = yaml_text(&after);
+        obj.renamed_from = Some(ObjectId::of(&old.node));
+        obj.action = Action::Rename;
+    }
+
+    // Prune: live objects absent from the desired set, as `kubectl apply --prune` selects them
+    // (`pkg/cmd/apply/prune.go`, `pkg/cmd/diff/prune.go`): of an allowlisted kind, in a
+    // namespace the desired objects visit (or cluster-scoped), carrying the last-applied
+    // annotation ("don't prune resources not created with apply"), matching the selector.
+    if opts.prune != Prune::Off {
+        let visited: Vec<&str> = desired_nodes
+            .iter()
+            .filter_map(|(n, _)| n.str_at(&["metadata", "namespace"]))
+            .collect();
+        for (i, r) in live.iter().enumerate() {
+            if used_live.get(i).copied().unwrap_or(true) {
+                continue;
+            }
+            let key = Key::of(&r.node);
+            let allowlisted = PRUNE_KINDS
+                .iter()
+                .any(|(g, k)| *g == key.group && *k == key.kind);
+            let in_scope = key.namespace.is_empty() || visited.contains(&key.namespace.as_str());
+            let applied = r
+                .node
+                .get_path(&["metadata", "annotations", LAST_APPLIED])
+                .is_some();
+            let selected = match &opts.prune {
+                Prune::Off => false,
+                Prune::All => true,
+                Prune::Selector(s) => s.matches(&r.node),
+            };
+            if !(allowlisted && in_scope && applied && selected) {
+                continue;
+            }
+            let mut before = r.node.clone();
+            noise::strip_one(&mut before, opts.show_managed_fields);
+            if !opts.show_secrets && mask::is_secret(&before) {
+                mask::mask_pair(Some(&mut before), None);
+            }
+            objects.push(ObjectDiff {
+                action: Action::Delete,
+                id: ObjectId::of(&r.node),
+                renamed_from: None,
+                before: yaml_text(&before),
+                after: String::new(),
+                changed_paths: Vec::new(),
+                conflicts: Vec::new(),
+                predicted: None,
+            });
+        }
+    }
+
+    Ok(Report {
+        server_side: opts.server_side(),
+        field_manager: opts.field_manager.clone(),
+        objects,
+    })
+}
+
+/// The name without kustomize's hash suffix (`-` and ten characters of its alphabet), when
+/// it has one (`api/hasher/hasher.go` `encode`: hex digits mapped to consonants and digits).
+fn hash_base(name: &str) -> Option<&str> {
+    let (base, suffix) = name.rsplit_once('-')?;
+    let ok = suffix.len() == 10
+        && !base.is_empty()
+        && suffix.bytes().all(|b| b"bcdfghkmt2456789".contains(&b));
+    ok.then_some(base)
+}
+
+/// The last-applied annotation changes with every other change: listed only when it is the
+/// only change.
+fn quiet_paths(mut paths: Vec<String>) -> Vec<String> {
+    let annotation = format!(".metadata.annotations.{LAST_APPLIED}");
+    if paths.len() > 1 {
+        paths.retain(|p| p != &annotation);
+    }
+    paths
+}
+
+fn yaml_text(node: &Node) -> String {
+    let mut s = String::new();
+    emit_document(&mut s, node, EmitOptions::default());
+    s
+}
+
+/// Predicts one desired object against its live counterpart.
+fn predict(
+    desired: &Node,
+    live: Option<&Node>,
+    opts: &DiffOptions,
+    eng: Engines<'_>,
+    warnings: &mut Warnings,
+) -> Result<ObjectDiff, Error> {
+    let gvk = Gvk::of(desired);
+    let id = ObjectId::of(desired);
+    let predicted = match opts.mode {
+        Mode::ClientSide => client_side(&gvk, desired, live, &opts.field_manager, eng, warnings)?,
+        Mode::ServerSide { force_conflicts } => {
+            match eng
+                .ssa
+                .apply(&gvk, live, desired, &opts.field_manager, force_conflicts)?
+            {
+                SsaOutcome::Applied(mut n) => {
+                    if mask::is_secret(&n) {
+                        mask::fold_string_data(&mut n);
+                    }
+                    n
+                }
+                SsaOutcome::Conflicts(list) => {
+                    let secret = mask::is_secret(desired) && !opts.show_secrets;
+                    let conflicts = list
+                        .into_iter()
+                        .map(|c| {
+                            let sensitive = secret
+                                && matches!(c.path.first(), Some(engine::PathStep::Field(f)) if f == "data" || f == "stringData");
+                            let hide = |v: Option<&Node>| {
+                                v.map(|v| if sensitive { Node::str("***") } else { v.clone() })
+                            };
+                            Conflict {
+                                path: kubectl_path(&c.path),
+                                live: hide(live.and_then(|l| value_at(l, &c.path))),
+                                desired: hide(value_at(desired, &c.path)),
+                                manager: c.manager,
+                            }
+                        })
+                        .collect();
+                    return Ok(ObjectDiff {
+                        action: Action::Conflict,
+                        id,
+                        renamed_from: None,
+                        before: String::new(),
+                        after: String::new(),
+                        changed_paths: Vec::new(),
+                        conflicts,
+                        predicted: live.cloned(),
+                    });
+                }
+            }
+        }
+    };
+
+    let (action, before, after, changed_paths) = match live {
+        None => {
+            let mut after = predicted.clone();
+            noise::strip_one(&mut after, opts.show_managed_fields);
+            let changed = vec![];
+            if !opts.show_secrets && mask::is_secret(&after) {
+                mask::mask_pair(None, Some(&mut after));
+            }
+            (Action::Create, String::new(), yaml_text(&after), changed)
+        }
+        Some(l) => {
+            let mut before = l.clone();
+            let mut after = predicted.clone();
+            noise::strip_pair(&mut before, &mut after, opts.show_managed_fields);
+            let changed = quiet_paths(paths::changed_paths(eng.kinds, &gvk, &before, &after));
+            if !opts.show_secrets && (mask::is_secret(&after) || mask::is_secret(&before)) {
+                mask::mask_pair(Some(&mut before), Some(&mut after));
+            }
+            let (b, a) = (yaml_text(&before), yaml_text(&after));
+            let action = if changed.is_empty() && b == a {
+                Action::Unchanged
+            } else {
+                Action::Update
+            };
+            (action, b, a, changed)
+        }
+    };
+    Ok(ObjectDiff {
+        action,
+        id,
+        renamed_from: None,
+        before,
+        after,
+        changed_paths,
+        conflicts: Vec::new(),
+        predicted: Some(predicted),
+    })
+}
+
+/// Client-side `kubectl apply` (`pkg/cmd/apply/patcher.go`, `pkg/util/apply.go`): the
+/// manifest gets the new last-applied annotation (`GetModifiedConfiguration(obj, true, ..)`),
+/// then a create, or the three-way patch against live — strategic for kinds kubectl knows,
+/// JSON merge patch otherwise. The server folds a Secret's `stringData` into `data`.
+fn client_side(
+    gvk: &Gvk,
+    desired: &Node,
+    live: Option<&Node>,
+    field_manager: &str,
+    eng: Engines<'_>,
+    warnings: &mut Warnings,
+) -> Result<Node, Error> {
+    let modified = with_last_applied(desired);
+    let mut predicted = match live {
+        None => modified,
+        Some(current) => {
+            let original = match live::last_applied(current)? {
+                Some(o) => o,
+                None => {
+                    // kubectl's warning (`pkg/cmd/apply/apply.go`, warningNoLastAppliedConfigAnnotation).
+                    warnings.warn(format!(
+                        "{} is missing the {LAST_APPLIED} annotation which is required by kubectl apply; kubectl apply patches it automatically, and deletes nothing it did not apply",
+                        ObjectId::of(current).display()
+                    ));
+                    Node::empty_map()
+                }
+            };
+            if eng.kinds.strategic(gvk) {
+                eng.csa
+                    .three_way_strategic(gvk, &original, &modified, current)?
+            } else {
+                mergepatch3::apply_three_way(&original, &modified, current)?
+            }
+        }
+    };
+    // The PATCH (or create) is an Update by the client-side field manager: it takes over
+    // what it changed (structured-merge-diff `Updater.Update`).
+    match eng.ssa.record_update(gvk, live, &predicted, field_manager) {
+        Ok(n) => predicted = n,
+        Err(e) => warnings.warn(format!(
+            "{}: managed fields not predicted: {}",
+            ObjectId::of(desired).display(),
+            e.message
+        )),
+    }
+    if mask::is_secret(&predicted) {
+        mask::fold_string_data(&mut predicted);
+    }
+    Ok(predicted)
+}
+
+/// The manifest with kubectl's last-applied annotation (`GetModifiedConfiguration(obj, true,
+/// ..)` in kubectl `pkg/util/apply.go`): the manifest with its annotations minus this one —
+/// an empty `annotations: {}` included, as kubectl sets the emptied map back — as compact JSON
+/// with sorted keys and a trailing newline.
+pub fn with_last_applied(desired: &Node) -> Node {
+    let mut bare = desired.clone();
+    let annotations = bare.ensure_path(&["metadata", "annotations"]);
+    if !matches!(annotations, Node::Map(_)) {
+        *annotations = Node::empty_map();
+    }
+    if let Node::Map(a) = annotations {
+        a.shift_remove(LAST_APPLIED);
+    }
+    let mut text = json::compact_sorted(&bare);
+    text.push('\n');
+    let mut out = bare;
+    if let Some(Node::Map(a)) = out.get_path_mut(&["metadata", "annotations"]) {
+        a.insert(LAST_APPLIED.into(), Node::Str(text));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

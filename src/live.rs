@@ -1,0 +1,200 @@
+//! Reads object streams for `ply diff`: a live snapshot as `kubectl get -o yaml|json` printed
+//! it (one object, a `kind: List` or any `*List` with `items`, or a multi-document stream) and
+//! desired files, flattened into objects; and extracts the `last-applied-configuration`
+//! annotation. Knows nothing of merging, diffing or printing.
+
+use std::sync::Arc;
+
+use crate::diag::{Error, ErrorKind};
+use crate::resource::Resource;
+use crate::source::{Location, SourceFile};
+use crate::yaml::{Node, parse};
+
+/// The annotation in which client-side `kubectl apply` keeps the configuration it applied.
+pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
+/// Reads every object of a YAML or JSON stream. Empty and `null` documents are skipped; list
+/// objects (`kind: List`, or any kind ending in `List` that has an `items` list, as
+/// `kubectl get` prints several objects) are replaced by their items, recursively. Every object
+/// must be a map with `apiVersion`, `kind` and `metadata.name`.
+pub fn read_objects(file: &Arc<SourceFile>) -> Result<Vec<Resource>, Error> {
+    let docs = parse::parse_documents(&file.text).map_err(|e| {
+        let err = Error::new(ErrorKind::Yaml, format!("{}: {}", file.display, e.message));
+        match e.offset {
+            Some(o) => err.at(Location::line_at(file.clone(), o)),
+            None => err,
+        }
+    })?;
+    let mut out = Vec::new();
+    for doc in docs {
+        let at = Location::line_at(file.clone(), doc.offset);
+        flatten(doc.node, &at, &mut out)?;
+    }
+    Ok(out)
+}
+
+/// True for a list object whose items should be read as objects.
+fn is_list(node: &Node) -> bool {
+    node.str_at(&["kind"]).is_some_and(|k| k.ends_with("List"))
+        && matches!(node.get("items"), Some(Node::Seq(_)))
+}
+
+fn flatten(node: Node, at: &Location, out: &mut Vec<Resource>) -> Result<(), Error> {
+    match node {
+        Node::Null => Ok(()),
+        Node::Map(m) if m.is_empty() => Ok(()),
+        Node::Map(_) if is_list(&node) => {
+            let Node::Map(mut m) = node else {
+                return Ok(());
+            };
+            if let Some(Node::Seq(items)) = m.shift_remove("items") {
+                for item in items {
+                    flatten(item, at, out)?;
+                }
+            }
+            Ok(())
+        }
+        Node::Map(_) => {
+            check_object(&node, at)?;
+            out.push(Resource::new(node, Some(at.clone())));
+            Ok(())
+        }
+        other => Err(Error::new(
+            ErrorKind::InvalidResource,
+            format!("expected an object (a map), found a {}", other.kind_name()),
+        )
+        .at(at.clone())),
+    }
+}
+
+fn check_object(node: &Node, at: &Location) -> Result<(), Error> {
+    let missing = if node.str_at(&["apiVersion"]).is_none_or(str::is_empty) {
+        Some("apiVersion")
+    } else if node.str_at(&["kind"]).is_none_or(str::is_empty) {
+        Some("kind")
+    } else if node.str_at(&["metadata", "name"]).is_none_or(str::is_empty) {
+        Some("metadata.name")
+    } else {
+        None
+    };
+    match missing {
+        Some(field) => Err(Error::new(
+            ErrorKind::InvalidResource,
+            format!("object without {field}"),
+        )
+        .at(at.clone())
+        .label(format!("this object has no {field}"))),
+        None => Ok(()),
+    }
+}
+
+/// The object's `last-applied-configuration` annotation, parsed. `Ok(None)` when the object
+/// has none or it is empty; an error when it is not one JSON (or YAML) object.
+pub fn last_applied(node: &Node) -> Result<Option<Node>, Error> {
+    let Some(text) = node.str_at(&["metadata", "annotations", LAST_APPLIED]) else {
+        return Ok(None);
+    };
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
+    match parse::parse_one(text) {
+        Ok(Node::Null) => Ok(None),
+        Ok(n @ Node::Map(_)) => Ok(Some(n)),
+        Ok(other) => Err(Error::new(
+            ErrorKind::Live,
+            format!(
+                "the {LAST_APPLIED} annotation of {} holds a {}, not an object",
+                describe(node),
+                other.kind_name()
+            ),
+        )),
+        Err(e) => Err(Error::new(
+            ErrorKind::Live,
+            format!(
+                "the {LAST_APPLIED} annotation of {} is not valid JSON: {}",
+                describe(node),
+                e.message
+            ),
+        )),
+    }
+}
+
+/// `Kind namespace/name` for messages.
+fn describe(node: &Node) -> String {
+    let kind = node.str_at(&["kind"]).unwrap_or("");
+    let name = node.str_at(&["metadata", "name"]).unwrap_or("");
+    match node.str_at(&["metadata", "namespace"]) {
+        Some(ns) if !ns.is_empty() => format!("{kind} {ns}/{name}"),
+        _ => format!("{kind} {name}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> Result<Vec<Resource>, Error> {
+        read_objects(&SourceFile::new("/snap.yaml", text))
+    }
+
+    fn names(rs: &[Resource]) -> Vec<String> {
+        rs.iter().map(|r| r.name().to_string()).collect()
+    }
+
+    #[test]
+    fn single_object() {
+        let rs = read("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n").unwrap();
+        assert_eq!(names(&rs), ["a"]);
+    }
+
+    #[test]
+    fn kind_list_and_typed_lists_are_flattened() {
+        let text = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: b}\nmetadata:\n  resourceVersion: \"\"\n---\napiVersion: v1\nkind: ConfigMapList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: c}\n";
+        assert_eq!(names(&read(text).unwrap()), ["a", "b", "c"]);
+    }
+
+    #[test]
+    fn empty_list_and_empty_documents() {
+        let text = "---\n---\napiVersion: v1\nkind: List\nitems: []\n---\nnull\n";
+        assert!(read(text).unwrap().is_empty());
+    }
+
+    #[test]
+    fn multi_document_and_json() {
+        let text = "{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [{\"apiVersion\": \"apps/v1\", \"kind\": \"Deployment\", \"metadata\": {\"name\": \"d\"}}]}\n";
+        let rs = read(text).unwrap();
+        assert_eq!(names(&rs), ["d"]);
+        assert_eq!(rs[0].kind(), "Deployment");
+    }
+
+    #[test]
+    fn a_kind_named_list_without_items_is_an_object() {
+        let text =
+            "apiVersion: example.com/v1\nkind: ShoppingList\nmetadata:\n  name: s\nspec: {}\n";
+        assert_eq!(names(&read(text).unwrap()), ["s"]);
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\napiVersion: v1\nkind: ConfigMap\n";
+        let e = read(text).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::InvalidResource);
+        assert_eq!(
+            e.plain(),
+            "object without metadata.name\n  at /snap.yaml:6:1"
+        );
+        let e = read("- a\n").unwrap_err();
+        assert!(e.message.contains("found a list"), "{}", e.message);
+    }
+
+    #[test]
+    fn last_applied_is_parsed() {
+        let rs = read("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  annotations:\n    kubectl.kubernetes.io/last-applied-configuration: |\n      {\"apiVersion\":\"v1\",\"data\":{\"k\":\"v\"},\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"a\"}}\n").unwrap();
+        let la = last_applied(&rs[0].node).unwrap().unwrap();
+        assert_eq!(la.str_at(&["data", "k"]), Some("v"));
+        let none = read("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n").unwrap();
+        assert!(last_applied(&none[0].node).unwrap().is_none());
+        let bad = read("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  annotations:\n    kubectl.kubernetes.io/last-applied-configuration: '[1]'\n").unwrap();
+        assert!(last_applied(&bad[0].node).is_err());
+    }
+}

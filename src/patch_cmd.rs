@@ -1,0 +1,213 @@
+//! `ply patch`: reads the object(s), patch and schema the command line names, runs the merge
+//! core, and returns the text to print. The command-line face of `merge`; owns no merge rules.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::diag::{Error, ErrorKind};
+use crate::merge::{self, Dialect, SmpOptions};
+use crate::resource::Gvk;
+use crate::schema::Schema;
+use crate::source::{Location, SourceFile};
+use crate::yaml::{EmitOptions, Node, emit_documents, parse_documents};
+
+/// The kind of patch `ply patch` applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PatchKind {
+    Strategic,
+    Merge,
+    Json,
+}
+
+/// Where the patch comes from.
+#[derive(Clone, Debug)]
+pub enum PatchSource {
+    File(PathBuf),
+    Inline(String),
+}
+
+/// What `ply patch` was asked to do, validated.
+#[derive(Clone, Debug)]
+pub enum PatchRequest {
+    /// Apply a patch to every object of a file.
+    Apply {
+        file: PathBuf,
+        patch: PatchSource,
+        kind: PatchKind,
+    },
+    /// kubectl apply's three-way merge against a live object.
+    ThreeWay {
+        live: PathBuf,
+        last_applied: PathBuf,
+        desired: PathBuf,
+        print_patch: bool,
+    },
+    /// The two-way strategic patch from one object to another.
+    TwoWay { from: PathBuf, to: PathBuf },
+}
+
+/// Options of `ply patch`.
+#[derive(Clone, Debug)]
+pub struct PatchOptions {
+    pub request: PatchRequest,
+    pub openapi: Option<PathBuf>,
+    /// List order of strategic merges (apply mode).
+    pub dialect: Dialect,
+}
+
+/// Runs the command and returns the YAML to print.
+pub fn run(opts: &PatchOptions) -> Result<String, Error> {
+    let mut schema = Schema::builtin();
+    if let Some(path) = &opts.openapi {
+        let file = read(path)?;
+        let doc = parse_single(&file)?;
+        schema.add_openapi(&doc).map_err(|e| {
+            Error::new(ErrorKind::Schema, format!("{}: {e}", file.display))
+                .at(Location::line_at(file.clone(), 0))
+        })?;
+    }
+    let out: Vec<Node> = match &opts.request {
+        PatchRequest::Apply { file, patch, kind } => {
+            let objects = read(file)?;
+            let (patch_file, patch_name) = match patch {
+                PatchSource::File(p) => {
+                    let f = read(p)?;
+                    let name = f.display.clone();
+                    (f, name)
+                }
+                PatchSource::Inline(text) => {
+                    (SourceFile::new("<-p>", text.clone()), "-p".to_string())
+                }
+            };
+            let patch = parse_single(&patch_file)?;
+            let docs = parse_all(&objects)?;
+            let mut out = Vec::with_capacity(docs.len());
+            for (offset, obj) in docs {
+                let result = match kind {
+                    PatchKind::Strategic => merge::smp::apply(
+                        &obj,
+                        &patch,
+                        &schema,
+                        &Gvk::of(&obj),
+                        &SmpOptions {
+                            dialect: opts.dialect,
+                        },
+                    ),
+                    PatchKind::Merge => Ok(merge::mergepatch::apply(&obj, &patch)),
+                    PatchKind::Json => merge::json6902::apply(&obj, &patch),
+                };
+                let patched = result.map_err(|e| {
+                    Error::new(
+                        ErrorKind::Patch,
+                        format!(
+                            "cannot apply patch {patch_name} to {}: at {}: {}",
+                            describe(&obj),
+                            e.path,
+                            e.message
+                        ),
+                    )
+                    .at(Location::line_at(objects.clone(), offset))
+                    .label("this object")
+                })?;
+                out.push(patched);
+            }
+            out
+        }
+        PatchRequest::ThreeWay {
+            live,
+            last_applied,
+            desired,
+            print_patch,
+        } => {
+            let live = parse_single(&read(live)?)?;
+            let original = parse_single(&read(last_applied)?)?;
+            let modified = parse_single(&read(desired)?)?;
+            let gvk = Gvk::of(if modified.is_null() { &live } else { &modified });
+            let r = merge::threeway::apply_preview(&original, &modified, &live, &schema, &gvk)
+                .map_err(|e| {
+                    Error::new(
+                        ErrorKind::Patch,
+                        format!(
+                            "three-way merge of {}: at {}: {}",
+                            describe(&modified),
+                            e.path,
+                            e.message
+                        ),
+                    )
+                })?;
+            vec![if *print_patch { r.patch } else { r.result }]
+        }
+        PatchRequest::TwoWay { from, to } => {
+            let original = parse_single(&read(from)?)?;
+            let modified = parse_single(&read(to)?)?;
+            let gvk = Gvk::of(if modified.is_null() {
+                &original
+            } else {
+                &modified
+            });
+            let p = merge::threeway::create_two_way(&original, &modified, &schema, &gvk).map_err(
+                |e| {
+                    Error::new(
+                        ErrorKind::Patch,
+                        format!(
+                            "two-way patch to {}: at {}: {}",
+                            describe(&modified),
+                            e.path,
+                            e.message
+                        ),
+                    )
+                },
+            )?;
+            vec![p]
+        }
+    };
+    Ok(emit_documents(out.iter(), EmitOptions::default()))
+}
+
+fn describe(obj: &Node) -> String {
+    let kind = obj.str_at(&["kind"]).unwrap_or("object");
+    match obj.str_at(&["metadata", "name"]) {
+        Some(name) => format!("{kind} {name}"),
+        None => kind.to_string(),
+    }
+}
+
+fn read(path: &Path) -> Result<Arc<SourceFile>, Error> {
+    let text = if path.as_os_str() == "-" {
+        let mut s = String::new();
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .map_err(|e| Error::io(path, &e))?;
+        s
+    } else {
+        std::fs::read_to_string(path).map_err(|e| Error::io(path, &e))?
+    };
+    Ok(SourceFile::new(path, text))
+}
+
+fn parse_all(file: &Arc<SourceFile>) -> Result<Vec<(usize, Node)>, Error> {
+    let docs =
+        parse_documents(&file.text).map_err(|e| {
+            Error::new(ErrorKind::Yaml, format!("{}: {}", file.display, e.message))
+                .at(Location::new(file.clone(), e.offset.unwrap_or(0), 0))
+        })?;
+    Ok(docs
+        .into_iter()
+        .filter(|d| !d.node.is_null())
+        .map(|d| (d.offset, d.node))
+        .collect())
+}
+
+/// One document (a patch, a schema, one side of a two- or three-way merge); none reads as null.
+fn parse_single(file: &Arc<SourceFile>) -> Result<Node, Error> {
+    let mut docs = parse_all(file)?;
+    match docs.len() {
+        0 => Ok(Node::Null),
+        1 => Ok(docs.remove(0).1),
+        n => Err(Error::new(
+            ErrorKind::Usage,
+            format!("{}: expected one document, found {n}", file.display),
+        )),
+    }
+}

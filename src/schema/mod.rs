@@ -1,0 +1,429 @@
+//! What the merge engines need to know about a kind: for a group/version/kind and a path in the
+//! object, the patch strategy, merge key, list type, map type, and whether the kind is
+//! namespaced. Built-in kinds come from a table generated from the Kubernetes 1.37 OpenAPI
+//! definitions (`builtin.rs`, `tools/gen_schema.py`); custom kinds from OpenAPI v2 documents and
+//! CRDs (`openapi.rs`). A [`Schema`] is a plain value passed to whoever needs it: no globals.
+//! Knows nothing about merging itself.
+
+mod builtin;
+mod openapi;
+
+use std::collections::HashMap;
+
+use crate::resource::Gvk;
+
+pub use openapi::SchemaError;
+
+/// Index of a type in a [`Schema`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TypeId(u32);
+
+/// `x-kubernetes-patch-strategy`: `merge`, `replace`, `retainKeys`, or `merge,retainKeys`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Strategy {
+    pub merge: bool,
+    pub replace: bool,
+    pub retain_keys: bool,
+}
+
+impl Strategy {
+    /// Parses the extension's value; unknown words are ignored (as apimachinery ignores them).
+    pub fn parse(s: &str) -> Strategy {
+        let mut out = Strategy::default();
+        for w in s.split(',') {
+            match w.trim() {
+                "merge" => out.merge = true,
+                "replace" => out.replace = true,
+                "retainKeys" => out.retain_keys = true,
+                _ => {}
+            }
+        }
+        out
+    }
+
+    pub fn is_empty(&self) -> bool {
+        !(self.merge || self.replace || self.retain_keys)
+    }
+}
+
+/// `x-kubernetes-list-type`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ListType {
+    Atomic,
+    Set,
+    Map,
+}
+
+impl ListType {
+    fn parse(s: &str) -> Option<ListType> {
+        match s {
+            "atomic" => Some(ListType::Atomic),
+            "set" => Some(ListType::Set),
+            "map" => Some(ListType::Map),
+            _ => None,
+        }
+    }
+}
+
+/// `x-kubernetes-map-type`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MapType {
+    Atomic,
+    Granular,
+}
+
+impl MapType {
+    fn parse(s: &str) -> Option<MapType> {
+        match s {
+            "atomic" => Some(MapType::Atomic),
+            "granular" => Some(MapType::Granular),
+            _ => None,
+        }
+    }
+}
+
+/// The merge metadata of one field.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PatchMeta {
+    pub strategy: Strategy,
+    /// `x-kubernetes-patch-merge-key`.
+    pub merge_key: Option<String>,
+    pub list_type: Option<ListType>,
+    /// `x-kubernetes-list-map-keys`.
+    pub list_map_keys: Vec<String>,
+    pub map_type: Option<MapType>,
+}
+
+static NO_META: PatchMeta = PatchMeta {
+    strategy: Strategy {
+        merge: false,
+        replace: false,
+        retain_keys: false,
+    },
+    merge_key: None,
+    list_type: None,
+    list_map_keys: Vec::new(),
+    map_type: None,
+};
+
+/// What a field holds.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Shape {
+    /// Anything: untyped, `x-kubernetes-preserve-unknown-fields`, int-or-string.
+    Any,
+    /// A string, number or boolean.
+    Scalar,
+    /// An object with known fields.
+    Object(TypeId),
+    /// A list of the inner shape.
+    List(Box<Shape>),
+    /// A map (`additionalProperties`) of the inner shape.
+    Map(Box<Shape>),
+}
+
+/// One field of an object type.
+#[derive(Clone, Debug)]
+pub struct Field {
+    pub shape: Shape,
+    pub meta: PatchMeta,
+}
+
+/// An object type: its fields (only those holding maps or lists, for the built-in table).
+#[derive(Clone, Debug, Default)]
+pub struct TypeDef {
+    pub name: String,
+    pub map_type: Option<MapType>,
+    pub fields: HashMap<String, Field>,
+}
+
+/// A kind the schema knows.
+#[derive(Clone, Copy, Debug)]
+pub struct KindInfo {
+    pub root: TypeId,
+    /// `None` when the source does not say (OpenAPI documents without paths).
+    pub namespaced: Option<bool>,
+}
+
+/// Types and kinds. Build it with [`Schema::builtin`], then add custom kinds with
+/// [`Schema::add_openapi`] or [`Schema::add_crd`].
+#[derive(Clone, Debug, Default)]
+pub struct Schema {
+    types: Vec<TypeDef>,
+    kinds: HashMap<Gvk, KindInfo>,
+}
+
+impl Schema {
+    /// An empty schema: every kind is unknown (maps merge, lists are replaced).
+    pub fn empty() -> Schema {
+        Schema::default()
+    }
+
+    /// The built-in Kubernetes 1.37 kinds, parsed from the embedded table.
+    pub fn builtin() -> Schema {
+        builtin::parse_table(builtin::TABLE).unwrap_or_default()
+    }
+
+    /// Adds the definitions of an OpenAPI v2 document (`definitions`, or JSON Schema `$defs`)
+    /// whose `x-kubernetes-group-version-kind` extensions name kinds; they take precedence
+    /// over kinds already known.
+    pub fn add_openapi(&mut self, doc: &crate::yaml::Node) -> Result<(), SchemaError> {
+        openapi::add_document(self, doc)
+    }
+
+    /// Adds the kinds of a CustomResourceDefinition (every served version's
+    /// `openAPIV3Schema`; scope from `spec.scope`).
+    pub fn add_crd(&mut self, crd: &crate::yaml::Node) -> Result<(), SchemaError> {
+        openapi::add_crd(self, crd)
+    }
+
+    /// Only the kinds of an OpenAPI document: what kustomize's `openapi: {path: …}` means (it
+    /// replaces the built-in schema; built-in kinds the document lacks then have no merge keys,
+    /// as observed with kustomize v5.5.0).
+    pub fn from_openapi(doc: &crate::yaml::Node) -> Result<Schema, SchemaError> {
+        let mut s = Schema::empty();
+        s.add_openapi(doc)?;
+        Ok(s)
+    }
+
+    /// The built-in schema plus an OpenAPI document (what `ply patch --openapi` uses).
+    pub fn with_openapi(doc: &crate::yaml::Node) -> Result<Schema, SchemaError> {
+        let mut s = Schema::builtin();
+        s.add_openapi(doc)?;
+        Ok(s)
+    }
+
+    pub fn kind(&self, gvk: &Gvk) -> Option<KindInfo> {
+        self.kinds.get(gvk).copied()
+    }
+
+    /// Whether objects of the kind live in a namespace; `None` when the schema does not know
+    /// (kustomize then assumes namespaced).
+    pub fn is_namespaced(&self, gvk: &Gvk) -> Option<bool> {
+        if let Some(k) = self.kinds.get(gvk) {
+            if k.namespaced.is_some() {
+                return k.namespaced;
+            }
+        }
+        // Another version of the same group and kind.
+        self.kinds
+            .iter()
+            .find(|(g, k)| g.group == gvk.group && g.kind == gvk.kind && k.namespaced.is_some())
+            .and_then(|(_, k)| k.namespaced)
+    }
+
+    pub fn type_def(&self, id: TypeId) -> Option<&TypeDef> {
+        self.types.get(id.0 as usize)
+    }
+
+    /// Where a walk over an object of this kind starts.
+    pub fn root(&self, gvk: &Gvk) -> Cursor<'_> {
+        match self.kinds.get(gvk) {
+            Some(k) => Cursor {
+                schema: self,
+                at: At::Shape(ShapeRef::Object(k.root)),
+            },
+            None => Cursor::unknown(self),
+        }
+    }
+
+    /// Metadata for a path of field names from the root of a kind (list elements are crossed
+    /// transparently): what the `(GVK, path)` question of the render pipeline needs.
+    pub fn meta_at(&self, gvk: &Gvk, path: &[&str]) -> Option<PatchMeta> {
+        let mut cur = self.root(gvk);
+        let mut meta = None;
+        for key in path {
+            let (next, m) = cur.lookup(key).ok()?;
+            meta = Some(m.clone());
+            cur = if matches!(next.at, At::Shape(ShapeRef::List(_))) {
+                next.items()
+            } else {
+                next
+            };
+        }
+        meta
+    }
+
+    fn push_type(&mut self, t: TypeDef) -> TypeId {
+        self.types.push(t);
+        TypeId(u32::try_from(self.types.len() - 1).unwrap_or(u32::MAX))
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum ShapeRef<'s> {
+    Object(TypeId),
+    List(&'s Shape),
+    Map(&'s Shape),
+    Any,
+    Scalar,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum At<'s> {
+    /// No schema at all (an unknown kind, or below a field the schema does not know).
+    Unknown,
+    Shape(ShapeRef<'s>),
+}
+
+/// A position in a schema while walking an object: answers what apimachinery's
+/// `LookupPatchMetadataForStruct` / `LookupPatchMetadataForSlice` answer.
+#[derive(Clone, Copy, Debug)]
+pub struct Cursor<'s> {
+    schema: &'s Schema,
+    at: At<'s>,
+}
+
+/// The answer of [`Cursor::field`] for a field the type does not declare.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnknownField;
+
+impl<'s> Cursor<'s> {
+    /// A cursor that knows nothing: maps merge, lists are replaced.
+    pub fn unknown(schema: &'s Schema) -> Cursor<'s> {
+        Cursor {
+            schema,
+            at: At::Unknown,
+        }
+    }
+
+    fn from_shape(schema: &'s Schema, shape: &'s Shape) -> Cursor<'s> {
+        let r = match shape {
+            Shape::Any => ShapeRef::Any,
+            Shape::Scalar => ShapeRef::Scalar,
+            Shape::Object(id) => ShapeRef::Object(*id),
+            Shape::List(inner) => ShapeRef::List(inner),
+            Shape::Map(inner) => ShapeRef::Map(inner),
+        };
+        Cursor {
+            schema,
+            at: At::Shape(r),
+        }
+    }
+
+    /// Whether the cursor is at an object type with declared fields (where an undeclared
+    /// field is an error for patch creation, as in apimachinery).
+    pub fn is_typed_object(&self) -> bool {
+        matches!(self.at, At::Shape(ShapeRef::Object(_)))
+    }
+
+    /// The field `key` of the map here: its cursor and metadata. `Err(UnknownField)` when
+    /// this is an object type that does not declare `key`.
+    pub fn lookup(&self, key: &str) -> Result<(Cursor<'s>, &'s PatchMeta), UnknownField> {
+        match self.at {
+            At::Unknown => Ok((Cursor::unknown(self.schema), &NO_META)),
+            At::Shape(ShapeRef::Object(id)) => {
+                let Some(t) = self.schema.type_def(id) else {
+                    return Ok((Cursor::unknown(self.schema), &NO_META));
+                };
+                match t.fields.get(key) {
+                    Some(f) => Ok((Cursor::from_shape(self.schema, &f.shape), &f.meta)),
+                    None => Err(UnknownField),
+                }
+            }
+            At::Shape(ShapeRef::Map(inner)) => {
+                Ok((Cursor::from_shape(self.schema, inner), &NO_META))
+            }
+            At::Shape(ShapeRef::Any | ShapeRef::Scalar | ShapeRef::List(_)) => Ok((
+                Cursor {
+                    schema: self.schema,
+                    at: At::Shape(ShapeRef::Any),
+                },
+                &NO_META,
+            )),
+        }
+    }
+
+    /// Like [`Cursor::lookup`], with an undeclared field treated as unknown (lenient).
+    pub fn field(&self, key: &str) -> (Cursor<'s>, &'s PatchMeta) {
+        self.lookup(key)
+            .unwrap_or((Cursor::unknown(self.schema), &NO_META))
+    }
+
+    /// The elements of the list here.
+    pub fn items(&self) -> Cursor<'s> {
+        match self.at {
+            At::Shape(ShapeRef::List(inner)) => Cursor::from_shape(self.schema, inner),
+            // A list where the schema declares an object (apimachinery's tests declare
+            // `mergeItemPtr` so): its elements are that object, as the OpenAPI lookup reads it.
+            At::Unknown | At::Shape(ShapeRef::Object(_)) => *self,
+            At::Shape(_) => Cursor {
+                schema: self.schema,
+                at: At::Shape(ShapeRef::Any),
+            },
+        }
+    }
+
+    /// The map type of the object type here, if declared on the type.
+    pub fn type_map_type(&self) -> Option<MapType> {
+        match self.at {
+            At::Shape(ShapeRef::Object(id)) => self.schema.type_def(id).and_then(|t| t.map_type),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gvk(av: &str, k: &str) -> Gvk {
+        Gvk::from_api_version(av, k)
+    }
+
+    #[test]
+    fn builtin_table_parses_completely() {
+        let s = builtin::parse_table(builtin::TABLE).expect("table parses");
+        assert!(s.kinds.len() > 100);
+    }
+
+    #[test]
+    fn containers_merge_on_name() {
+        let s = Schema::builtin();
+        let m = s
+            .meta_at(
+                &gvk("apps/v1", "Deployment"),
+                &["spec", "template", "spec", "containers"],
+            )
+            .expect("known");
+        assert!(m.strategy.merge);
+        assert_eq!(m.merge_key.as_deref(), Some("name"));
+        assert_eq!(m.list_type, Some(ListType::Map));
+        let p = s
+            .meta_at(
+                &gvk("apps/v1", "Deployment"),
+                &["spec", "template", "spec", "containers", "ports"],
+            )
+            .expect("known");
+        assert_eq!(p.merge_key.as_deref(), Some("containerPort"));
+        let v = s
+            .meta_at(&gvk("v1", "Pod"), &["spec", "volumes"])
+            .expect("known");
+        assert!(v.strategy.merge && v.strategy.retain_keys);
+        let svc = s
+            .meta_at(&gvk("v1", "Service"), &["spec", "ports"])
+            .expect("known");
+        assert_eq!(svc.list_map_keys, ["port", "protocol"]);
+    }
+
+    #[test]
+    fn scope() {
+        let s = Schema::builtin();
+        assert_eq!(s.is_namespaced(&gvk("v1", "Namespace")), Some(false));
+        assert_eq!(
+            s.is_namespaced(&gvk("rbac.authorization.k8s.io/v1", "ClusterRole")),
+            Some(false)
+        );
+        assert_eq!(s.is_namespaced(&gvk("apps/v1", "Deployment")), Some(true));
+        assert_eq!(s.is_namespaced(&gvk("example.com/v1", "Foo")), None);
+    }
+
+    #[test]
+    fn unknown_kinds_know_nothing() {
+        let s = Schema::builtin();
+        let c = s.root(&gvk("example.com/v1", "Foo"));
+        let (_, m) = c.lookup("spec").expect("lenient");
+        assert_eq!(m, &PatchMeta::default());
+        let d = s.root(&gvk("apps/v1", "Deployment"));
+        assert_eq!(d.lookup("nope").err(), Some(UnknownField));
+    }
+}

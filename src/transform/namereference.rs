@@ -1,0 +1,523 @@
+//! Name references: after prefixes, suffixes, namespaces and hash suffixes have renamed
+//! objects, every field that names one of them (the name-reference table, built in as
+//! `namereference.table` plus `configurations:`) is rewritten to the new name — and, for
+//! references held as `{name, namespace}` maps (RoleBinding subjects, webhook services), to the
+//! new namespace. Run once, at the root, after hash suffixes. Changes only referring fields;
+//! never renames an object itself.
+//!
+//! kustomize: `api/internal/accumulator/namereferencetransformer.go` (which fields of which
+//! objects), `api/filters/nameref/nameref.go` (`selectReferral` and its sieves, `setScalar`,
+//! `setMapping`) and `api/resmap/reswrangler.go` (`SubsetThatCouldBeReferencedByResource`).
+//! Unlike kustomize, candidates are found through an index by previous name, so a build does
+//! not scan every object for every reference.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::diag::{Error, ErrorKind};
+use crate::kustomization::FieldSpec;
+use crate::resource::{Gvk, ResId, Resource};
+use crate::yaml::Node;
+
+use super::configurations::NameBackRef;
+use super::refpath::{NOT_NAMESPACED, gvk_selected, spec_selects, split_path, walk_existing};
+
+/// What a reference can be matched against: a snapshot of one object's identity.
+struct Cand {
+    id: ResId,
+    cluster_scoped: bool,
+    /// Effective namespace of the current id.
+    cur_ns: String,
+    /// Effective namespace of the original id.
+    orig_ns: String,
+    /// Previous ids (current group and version, earlier kind, name, namespace).
+    prev: Vec<ResId>,
+    prefixes: Vec<String>,
+    suffixes: Vec<String>,
+}
+
+/// The objects of one build, indexed for reference lookups.
+struct Index {
+    cands: Vec<Cand>,
+    /// Previous name → objects that once had it, in build order.
+    by_prev_name: HashMap<String, Vec<usize>>,
+    /// Original effective namespace → objects, in build order.
+    by_orig_ns: HashMap<String, Vec<usize>>,
+}
+
+fn effective_ns(ns: &str, cluster_scoped: bool) -> String {
+    if cluster_scoped {
+        NOT_NAMESPACED.to_string()
+    } else if ns.is_empty() {
+        "default".to_string()
+    } else {
+        ns.to_string()
+    }
+}
+
+impl Index {
+    fn new(resources: &[Resource], cluster_scoped: &dyn Fn(&Gvk) -> bool) -> Index {
+        let mut cands = Vec::with_capacity(resources.len());
+        let mut by_prev_name: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut by_orig_ns: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, r) in resources.iter().enumerate() {
+            let id = r.id();
+            let cs = cluster_scoped(&id.gvk);
+            let prev: Vec<ResId> = r
+                .prev_ids
+                .iter()
+                .map(|p| ResId {
+                    gvk: Gvk {
+                        group: id.gvk.group.clone(),
+                        version: id.gvk.version.clone(),
+                        kind: p.gvk.kind.clone(),
+                    },
+                    namespace: p.namespace.clone(),
+                    name: p.name.clone(),
+                })
+                .collect();
+            let orig_ns = match prev.first() {
+                Some(p) => effective_ns(&p.namespace, cluster_scoped(&p.gvk)),
+                None => effective_ns(&id.namespace, cs),
+            };
+            let mut seen = HashSet::new();
+            for p in &prev {
+                if seen.insert(p.name.as_str()) {
+                    by_prev_name.entry(p.name.clone()).or_default().push(i);
+                }
+            }
+            if orig_ns != NOT_NAMESPACED {
+                by_orig_ns.entry(orig_ns.clone()).or_default().push(i);
+            }
+            cands.push(Cand {
+                cur_ns: effective_ns(&id.namespace, cs),
+                id,
+                cluster_scoped: cs,
+                orig_ns,
+                prev,
+                prefixes: r.name_prefixes.clone(),
+                suffixes: r.name_suffixes.clone(),
+            });
+        }
+        Index {
+            cands,
+            by_prev_name,
+            by_orig_ns,
+        }
+    }
+}
+
+/// One referrer: the object whose fields are rewritten, and which objects it may refer to.
+struct Referrer<'a> {
+    idx: &'a Index,
+    me: usize,
+    /// Namespaces of the ServiceAccount subjects of a RoleBinding (kustomize lets a RoleBinding
+    /// refer to objects there).
+    rb_namespaces: HashSet<String>,
+}
+
+impl Referrer<'_> {
+    fn cand(&self) -> &Cand {
+        &self.idx.cands[self.me]
+    }
+
+    /// `SubsetThatCouldBeReferencedByResource`.
+    fn could_refer_to(&self, j: usize) -> bool {
+        let me = self.cand();
+        if me.cluster_scoped {
+            return true;
+        }
+        let c = &self.idx.cands[j];
+        c.cluster_scoped || c.cur_ns == me.cur_ns || self.rb_namespaces.contains(&c.id.namespace)
+    }
+}
+
+/// Rewrites every name reference in `resources` (kustomize's `FixBackReferences`).
+/// `cluster_scoped` says which kinds have no namespace.
+pub fn fix_name_references(
+    resources: &mut [Resource],
+    backrefs: &[NameBackRef],
+    cluster_scoped: &dyn Fn(&Gvk) -> bool,
+) -> Result<(), Error> {
+    if resources.is_empty() || backrefs.is_empty() {
+        return Ok(());
+    }
+    let idx = Index::new(resources, cluster_scoped);
+    // Referrer specs by the kind they select, so that each object only looks at the specs of
+    // its own (original) kind and at the kind-less ones.
+    let mut by_kind: HashMap<&str, Vec<(&FieldSpec, &Gvk)>> = HashMap::new();
+    let mut any_kind: Vec<(&FieldSpec, &Gvk)> = Vec::new();
+    let mut order: HashMap<*const FieldSpec, usize> = HashMap::new();
+    for br in backrefs {
+        for spec in &br.referrers {
+            order.insert(spec as *const FieldSpec, order.len());
+            match spec.kind.as_deref().filter(|k| !k.is_empty()) {
+                Some(k) => by_kind.entry(k).or_default().push((spec, &br.gvk)),
+                None => any_kind.push((spec, &br.gvk)),
+            }
+        }
+    }
+    for (i, r) in resources.iter_mut().enumerate() {
+        let org_gvk = match idx.cands[i].prev.first() {
+            Some(p) => p.gvk.clone(),
+            None => idx.cands[i].id.gvk.clone(),
+        };
+        let mut specs: Vec<(&FieldSpec, &Gvk)> = by_kind
+            .get(org_gvk.kind.as_str())
+            .into_iter()
+            .flatten()
+            .chain(any_kind.iter())
+            .filter(|(s, _)| spec_selects(s, &org_gvk))
+            .copied()
+            .collect();
+        if specs.is_empty() {
+            continue;
+        }
+        specs.sort_by_key(|(s, _)| order.get(&(*s as *const FieldSpec)).copied());
+        let referrer = Referrer {
+            idx: &idx,
+            me: i,
+            rb_namespaces: role_binding_namespaces(r, &idx.cands[i].id)?,
+        };
+        for (spec, target) in specs {
+            let role_ref = if spec.path.ends_with("roleRef/name") {
+                role_ref_gvk(&r.node)
+            } else {
+                None
+            };
+            let f = Filter {
+                referrer: &referrer,
+                target,
+                role_ref: role_ref.as_ref(),
+            };
+            let segs = split_path(&spec.path, '/');
+            walk_existing(&mut r.node, &segs, &mut |n| f.set(n)).map_err(|m| {
+                Error::new(
+                    ErrorKind::Transformer,
+                    format!(
+                        "updating the name reference in field '{}' of {}: {m}",
+                        spec.path,
+                        friendly(&idx.cands[i].id)
+                    ),
+                )
+                .at_opt(r.origin.clone())
+                .help("kustomize rewrites a reference when exactly one renamed object had the name it holds")
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// kustomize's `getNamespacesForRoleBinding`.
+fn role_binding_namespaces(r: &Resource, id: &ResId) -> Result<HashSet<String>, Error> {
+    let mut out = HashSet::new();
+    if id.gvk.kind != "RoleBinding" {
+        return Ok(out);
+    }
+    let Some(subjects) = r.node.get("subjects").and_then(Node::as_seq) else {
+        return Ok(out);
+    };
+    for s in subjects {
+        let (Some(ns), Some(kind)) = (s.get("namespace"), s.get("kind")) else {
+            continue;
+        };
+        if kind.as_str() == Some("ServiceAccount") {
+            match ns.as_str() {
+                Some(n) => {
+                    out.insert(n.to_string());
+                }
+                None => {
+                    return Err(Error::new(
+                        ErrorKind::Transformer,
+                        format!("Invalid Input: namespace is blank for resource \"{id}\""),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The group and kind named by a binding's `roleRef`, when both are there.
+fn role_ref_gvk(node: &Node) -> Option<Gvk> {
+    let rr = node.get("roleRef")?;
+    let group = rr.get("apiGroup")?.scalar_text()?;
+    let kind = rr.get("kind")?.scalar_text()?;
+    Some(Gvk {
+        group,
+        version: String::new(),
+        kind,
+    })
+}
+
+struct Filter<'a> {
+    referrer: &'a Referrer<'a>,
+    target: &'a Gvk,
+    role_ref: Option<&'a Gvk>,
+}
+
+fn sel(g: &Gvk) -> (Option<&str>, Option<&str>, Option<&str>) {
+    (Some(&g.group), Some(&g.version), Some(&g.kind))
+}
+
+impl Filter<'_> {
+    /// Called on each node found at the spec's path.
+    fn set(&self, node: &mut Node) -> Result<(), String> {
+        match node {
+            Node::Null => Ok(()),
+            Node::Map(_) => self.set_mapping(node),
+            Node::Seq(items) => {
+                for item in items {
+                    match item {
+                        Node::Null => {}
+                        Node::Map(_) => self.set_mapping(item)?,
+                        Node::Seq(_) => {
+                            return Err(
+                                "node is expected to be either a string or a map of string".into(),
+                            );
+                        }
+                        _ => self.set_scalar(item)?,
+                    }
+                }
+                Ok(())
+            }
+            _ => self.set_scalar(node),
+        }
+    }
+
+    fn set_scalar(&self, node: &mut Node) -> Result<(), String> {
+        let old = node.scalar_text().unwrap_or_default();
+        let cands = self.candidates(&old, None);
+        let Some(j) = self.select(cands, false)? else {
+            return Ok(());
+        };
+        let c = &self.referrer.idx.cands[j];
+        if c.id.name != old {
+            *node = Node::Str(c.id.name.clone());
+        }
+        Ok(())
+    }
+
+    fn set_mapping(&self, node: &mut Node) -> Result<(), String> {
+        let Some(map) = node.as_map_mut() else {
+            return Err("expect a mapping node".into());
+        };
+        let Some(name_node) = map.get("name") else {
+            return Err("path config error; no 'name' field in node".into());
+        };
+        let old = name_node.scalar_text().unwrap_or_default();
+        let ns = map
+            .get("namespace")
+            .map(|n| n.scalar_text().unwrap_or_default());
+        let cands = self.candidates(&old, ns.as_deref());
+        let Some(j) = self.select(cands, true)? else {
+            return Ok(());
+        };
+        let c = &self.referrer.idx.cands[j];
+        if c.id.name == old && c.id.namespace.is_empty() {
+            return Ok(());
+        }
+        map.insert("name".into(), Node::Str(c.id.name.clone()));
+        if !c.id.namespace.is_empty() {
+            // An empty namespace is a wildcard here, never written over "default".
+            map.insert("namespace".into(), Node::Str(c.id.namespace.clone()));
+        }
+        Ok(())
+    }
+
+    /// The objects the referrer may mean by `old`, before the sieves: every object that once
+    /// had that name and that the referrer can see; with a `namespace` next to the name, only
+    /// those originally in that namespace when there are any such objects, otherwise those in
+    /// it now (kustomize's `filterMapCandidatesByNamespace`).
+    fn candidates(&self, old: &str, namespace: Option<&str>) -> Vec<usize> {
+        let r = self.referrer;
+        let named = r.idx.by_prev_name.get(old).map_or(&[][..], Vec::as_slice);
+        let visible = named.iter().copied().filter(|&j| r.could_refer_to(j));
+        match namespace {
+            None => visible.collect(),
+            Some(ns) => {
+                let has_orig = r
+                    .idx
+                    .by_orig_ns
+                    .get(ns)
+                    .is_some_and(|v| v.iter().any(|&j| r.could_refer_to(j)));
+                if has_orig {
+                    visible.filter(|&j| r.idx.cands[j].orig_ns == ns).collect()
+                } else {
+                    visible
+                        .filter(|&j| {
+                            let c = &r.idx.cands[j];
+                            !c.cluster_scoped && c.cur_ns == ns
+                        })
+                        .collect()
+                }
+            }
+        }
+    }
+
+    /// kustomize's `selectReferral`: narrows the candidates by kind, roleRef, namespace and
+    /// name prefixes/suffixes; more than one different candidate left is an error.
+    fn select(&self, cands: Vec<usize>, with_namespace: bool) -> Result<Option<usize>, String> {
+        let idx = self.referrer.idx;
+        let me = self.referrer.cand();
+        let (g, v, k) = sel(self.target);
+        let by_target = |c: &Cand| c.prev.iter().any(|p| gvk_selected(&p.gvk, g, v, k));
+        let by_role_ref = |c: &Cand| match self.role_ref {
+            Some(rr) => {
+                let (g, v, k) = sel(rr);
+                c.prev.iter().any(|p| gvk_selected(&p.gvk, g, v, k))
+            }
+            None => true,
+        };
+        let same_ns = |c: &Cand| {
+            me.cluster_scoped
+                || c.cluster_scoped
+                || c.id.gvk.kind == "ServiceAccount"
+                || me.cur_ns == c.cur_ns
+        };
+        let mut left: Vec<usize> = cands
+            .into_iter()
+            .filter(|&j| {
+                let c = &idx.cands[j];
+                by_target(c) && by_role_ref(c) && same_ns(c)
+            })
+            .collect();
+        if left.len() == 1 {
+            return Ok(left.first().copied());
+        }
+        left.retain(|&j| affixes_equal(me, &idx.cands[j], true));
+        if left.len() > 1 {
+            left.retain(|&j| affixes_equal(me, &idx.cands[j], false));
+        }
+        match left.as_slice() {
+            [] => Ok(None),
+            [one] => Ok(Some(*one)),
+            [first, rest @ ..] => {
+                let a = &idx.cands[*first];
+                let identical = rest.iter().all(|&j| {
+                    let b = &idx.cands[j];
+                    b.id.name == a.id.name && (!with_namespace || b.id.namespace == a.id.namespace)
+                });
+                if identical {
+                    Ok(Some(*first))
+                } else {
+                    let ids: Vec<String> =
+                        left.iter().map(|&j| friendly(&idx.cands[j].id)).collect();
+                    Err(format!(
+                        "found multiple possible referrals: {} all had that name; give them distinct original names, or keep them apart with namespaces or name prefixes",
+                        ids.join(", ")
+                    ))
+                }
+            }
+        }
+    }
+}
+
+/// `Kind namespace/name` (or `Kind name` without a namespace), for messages.
+fn friendly(id: &ResId) -> String {
+    if id.namespace.is_empty() {
+        format!("{} '{}'", id.gvk.kind, id.name)
+    } else {
+        format!("{} '{}/{}'", id.gvk.kind, id.namespace, id.name)
+    }
+}
+
+/// kustomize's `PrefixesSuffixesEquals`: the shorter prefix (suffix) list is the tail of the
+/// longer one; with `allow_empty`, an empty list on either side matches anything.
+fn affixes_equal(a: &Cand, b: &Cand, allow_empty: bool) -> bool {
+    let ok = |x: &[String], y: &[String]| {
+        (allow_empty && (x.is_empty() || y.is_empty())) || same_ending(x, y)
+    };
+    ok(&a.prefixes, &b.prefixes) && ok(&a.suffixes, &b.suffixes)
+}
+
+/// kustomize's `utils.SameEndingSubSlice`.
+fn same_ending(x: &[String], y: &[String]) -> bool {
+    let (short, long) = if x.len() <= y.len() { (x, y) } else { (y, x) };
+    if short.is_empty() {
+        return long.is_empty();
+    }
+    long.ends_with(short)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transform::configurations::ReferenceTables;
+    use crate::yaml::parse::parse_one;
+
+    fn res(text: &str) -> Resource {
+        Resource::new(parse_one(text).unwrap(), None)
+    }
+
+    fn rename(r: &mut Resource, name: &str) {
+        r.prev_ids.push(r.id());
+        *r.node.ensure_path(&["metadata", "name"]) = Node::str(name);
+    }
+
+    fn run(rs: &mut [Resource]) -> Result<(), Error> {
+        let t = ReferenceTables::builtin();
+        let tables = crate::transform::FieldSpecTables::builtin().unwrap();
+        fix_name_references(rs, &t.name_reference, &|g| tables.is_cluster_scoped(g))
+    }
+
+    #[test]
+    fn follows_a_renamed_config_map_in_a_deployment() {
+        let mut cm = res("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\n");
+        rename(&mut cm, "cfg-5g7h");
+        let dep = res(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\nspec:\n  template:\n    spec:\n      containers:\n      - name: c\n        envFrom:\n        - configMapRef:\n            name: cfg\n      volumes:\n      - name: v\n        configMap:\n          name: cfg\n      - name: w\n        configMap:\n          name: other\n",
+        );
+        let mut rs = vec![cm, dep];
+        run(&mut rs).unwrap();
+        let spec = rs[1].node.get_path(&["spec", "template", "spec"]).unwrap();
+        let vols = spec.get("volumes").unwrap().as_seq().unwrap();
+        assert_eq!(vols[0].str_at(&["configMap", "name"]), Some("cfg-5g7h"));
+        assert_eq!(vols[1].str_at(&["configMap", "name"]), Some("other"));
+        let c = &spec.get("containers").unwrap().as_seq().unwrap()[0];
+        let ef = &c.get("envFrom").unwrap().as_seq().unwrap()[0];
+        assert_eq!(ef.str_at(&["configMapRef", "name"]), Some("cfg-5g7h"));
+    }
+
+    #[test]
+    fn role_binding_subjects_follow_name_and_namespace() {
+        let mut sa = res("apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: sa\n");
+        sa.prev_ids.push(sa.id());
+        *sa.node.ensure_path(&["metadata", "name"]) = Node::str("p-sa");
+        *sa.node.ensure_path(&["metadata", "namespace"]) = Node::str("team");
+        let rb = res(
+            "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: rb\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: view\nsubjects:\n- kind: ServiceAccount\n  name: sa\n  namespace: default\n",
+        );
+        let mut rs = vec![sa, rb];
+        run(&mut rs).unwrap();
+        let s = &rs[1].node.get("subjects").unwrap().as_seq().unwrap()[0];
+        assert_eq!(s.str_at(&["name"]), Some("p-sa"));
+        assert_eq!(s.str_at(&["namespace"]), Some("team"));
+    }
+
+    #[test]
+    fn ambiguous_references_are_errors_unless_identical() {
+        let mut a = res("apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n  namespace: x\n");
+        let mut b = res("apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n  namespace: y\n");
+        rename(&mut a, "s-1");
+        rename(&mut b, "s-2");
+        let cr = res(
+            "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: r\nrules:\n- resourceNames: [s]\n",
+        );
+        let mut rs = vec![a, b, cr];
+        let e = run(&mut rs).unwrap_err();
+        assert!(
+            e.message.contains("found multiple possible referrals"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn affix_lists_compare_by_their_tails() {
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert!(same_ending(&s(&["a", "b"]), &s(&["b"])));
+        assert!(!same_ending(&s(&["a", "b"]), &s(&["a"])));
+        assert!(same_ending(&s(&[]), &s(&[])));
+        assert!(!same_ending(&s(&[]), &s(&["a"])));
+    }
+}

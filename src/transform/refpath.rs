@@ -1,0 +1,439 @@
+//! Helpers shared by name references, vars and replacements: kustomize's path splitting
+//! (`a/b\/c`, `a.[name=x].b`), the no-create field-spec walk, and resource identity as
+//! kustomize compares it (previous ids, effective namespaces, selection by id). Reads and
+//! writes only the nodes it is handed; knows no kustomization fields.
+
+use crate::kustomization::FieldSpec;
+use crate::resource::{Gvk, ResId, Resource};
+use crate::yaml::Node;
+
+/// kustomize's name for the namespace of a cluster-scoped object (`resid.TotallyNotANamespace`).
+pub const NOT_NAMESPACED: &str = "_non_namespaceable_";
+
+/// Splits `path` on `delim`, joining pieces whose delimiter is escaped with a backslash
+/// (`metadata/annotations/a\/b` → `metadata`, `annotations`, `a/b`). A leading delimiter is
+/// ignored. Mirrors kyaml's `utils.PathSplitter`.
+pub fn split_path(path: &str, delim: char) -> Vec<String> {
+    let mut parts: Vec<&str> = path.split(delim).collect();
+    if parts.len() > 1 && parts.first() == Some(&"") {
+        parts.remove(0);
+    }
+    let mut out: Vec<String> = Vec::with_capacity(parts.len());
+    for p in parts {
+        match out.last_mut() {
+            Some(last) if last.ends_with('\\') => {
+                last.pop();
+                last.push(delim);
+                last.push_str(p);
+            }
+            _ => out.push(p.to_string()),
+        }
+    }
+    out
+}
+
+/// Like [`split_path`], but keeps bracketed elements whole: `a.[name=x.y].b` gives `a`,
+/// `[name=x.y]`, `b`; a bracketed element without `=` loses its brackets
+/// (`metadata.annotations.[a.b]` → `a.b`). Mirrors kyaml's `utils.SmarterPathSplitter`.
+pub fn smarter_split_path(path: &str, delim: char) -> Vec<String> {
+    let split = split_path(path, delim);
+    let mut out = Vec::with_capacity(split.len());
+    let mut i = 0;
+    while i < split.len() {
+        let elem = &split[i];
+        if elem.starts_with('[') && !elem.ends_with(']') {
+            let mut joined = elem.clone();
+            while i + 1 < split.len() {
+                i += 1;
+                joined.push(delim);
+                joined.push_str(&split[i]);
+                if split[i].ends_with(']') {
+                    break;
+                }
+            }
+            if joined.contains('=') {
+                out.push(joined);
+            } else {
+                out.push(joined.trim_matches(|c| c == '[' || c == ']').to_string());
+            }
+        } else {
+            out.push(elem.clone());
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Whether a field spec's group, version and kind (each optional) select `gvk`.
+pub fn spec_selects(spec: &FieldSpec, gvk: &Gvk) -> bool {
+    gvk_selected(
+        gvk,
+        spec.group.as_deref(),
+        spec.version.as_deref(),
+        spec.kind.as_deref(),
+    )
+}
+
+/// kyaml's `Gvk.IsSelected`: each non-empty part of the selector must be equal.
+pub fn gvk_selected(
+    gvk: &Gvk,
+    group: Option<&str>,
+    version: Option<&str>,
+    kind: Option<&str>,
+) -> bool {
+    let ok = |sel: Option<&str>, have: &str| sel.is_none_or(|s| s.is_empty() || s == have);
+    ok(group, &gvk.group) && ok(version, &gvk.version) && ok(kind, &gvk.kind)
+}
+
+/// Walks `segs` (map keys; a sequence on the way is entered element by element) and calls `f`
+/// on every node found at the end, without creating anything: kustomize's `fieldspec.Filter`
+/// with no create kind. A missing key or a null on the way ends the walk quietly; a scalar
+/// where a map is needed is an error, as in kustomize.
+pub fn walk_existing(
+    node: &mut Node,
+    segs: &[String],
+    f: &mut dyn FnMut(&mut Node) -> Result<(), String>,
+) -> Result<(), String> {
+    let Some((first, rest)) = segs.split_first() else {
+        return f(node);
+    };
+    match node {
+        Node::Null => Ok(()),
+        Node::Seq(items) => {
+            for item in items {
+                walk_existing(item, segs, f)?;
+            }
+            Ok(())
+        }
+        Node::Map(m) => {
+            let name = first.strip_suffix("[]").unwrap_or(first);
+            if name.is_empty() {
+                return Err("cannot set or create an empty field name".into());
+            }
+            match m.get_mut(name) {
+                Some(child) => walk_existing(child, rest, f),
+                None => Ok(()),
+            }
+        }
+        _ => Err("expected sequence or mapping node".into()),
+    }
+}
+
+/// Tells which kinds are cluster-scoped (`FieldSpecTables::is_cluster_scoped`).
+pub type ClusterScoped<'a> = &'a dyn Fn(&Gvk) -> bool;
+
+/// kustomize's `ResId.EffectiveNamespace`: `_non_namespaceable_` for cluster-scoped kinds,
+/// `default` for an empty namespace.
+pub fn effective_namespace<'a>(id: &'a ResId, cluster_scoped: ClusterScoped) -> &'a str {
+    if cluster_scoped(&id.gvk) {
+        NOT_NAMESPACED
+    } else if id.namespace.is_empty() {
+        "default"
+    } else {
+        &id.namespace
+    }
+}
+
+/// The previous ids of a resource as kustomize reads them from its build annotations: the
+/// current group and version with each earlier kind, name and namespace (`utils.PrevIds`).
+pub fn prev_ids(r: &Resource) -> Vec<ResId> {
+    let gvk = r.gvk();
+    r.prev_ids
+        .iter()
+        .map(|p| ResId {
+            gvk: Gvk {
+                group: gvk.group.clone(),
+                version: gvk.version.clone(),
+                kind: p.gvk.kind.clone(),
+            },
+            namespace: p.namespace.clone(),
+            name: p.name.clone(),
+        })
+        .collect()
+}
+
+/// The current id followed by the previous ids (kustomize's `utils.MakeResIds`).
+pub fn all_ids(r: &Resource) -> Vec<ResId> {
+    let mut ids = vec![r.id()];
+    ids.extend(prev_ids(r));
+    ids
+}
+
+/// The id a resource was read or generated with (`Resource.OrgId`).
+pub fn original_id(r: &Resource) -> ResId {
+    prev_ids(r).into_iter().next().unwrap_or_else(|| r.id())
+}
+
+/// kustomize's `ResId.IsSelectedBy` for a selector given by optional parts: name and kind
+/// equal, namespace equal as effective namespaces (an empty namespace is `default`).
+#[allow(clippy::too_many_arguments)] // reason: the five optional parts of a selector
+pub fn id_selected_by(
+    id: &ResId,
+    cluster_scoped: ClusterScoped,
+    group: Option<&str>,
+    version: Option<&str>,
+    kind: Option<&str>,
+    name: Option<&str>,
+    namespace: Option<&str>,
+) -> bool {
+    if let Some(n) = name.filter(|n| !n.is_empty()) {
+        if n != id.name {
+            return false;
+        }
+    }
+    if let Some(ns) = namespace.filter(|n| !n.is_empty()) {
+        if ns != effective_namespace(id, cluster_scoped) {
+            return false;
+        }
+    }
+    gvk_selected(&id.gvk, group, version, kind)
+}
+
+/// kyaml's `PathGetter` without create (`yaml.Lookup`): each part is a map key, a list index
+/// (`0`, or `-` for the last element), or a list selector `[field=value]` (`[=value]` for a
+/// list of scalars; values compared as text). Returns `None` when a part is missing. A `*`, or
+/// a part that does not fit the node (a key on a list), is an error, as in kustomize.
+pub fn lookup<'a>(node: &'a Node, parts: &[String]) -> Result<Option<&'a Node>, String> {
+    let mut cur = node;
+    for raw in parts {
+        let part = raw.trim();
+        if part.is_empty() {
+            continue;
+        }
+        if cur.is_null() {
+            return Ok(None);
+        }
+        let next = if let Ok(i) = part.parse::<i64>() {
+            if i < 0 {
+                return Err(format!("array index {i} cannot be negative"));
+            }
+            let items = seq_of(cur)?;
+            usize::try_from(i).ok().and_then(|i| items.get(i))
+        } else if part == "-" {
+            seq_of(cur)?.last()
+        } else if part == "*" {
+            return Err("wildcard is not supported in PathGetter".into());
+        } else if let Some((field, value)) = list_selector(part)? {
+            let items = seq_of(cur)?;
+            if field.is_empty() {
+                items
+                    .iter()
+                    .find(|e| e.is_scalar() && e.scalar_text().as_deref() == Some(value))
+            } else {
+                items.iter().find(|e| {
+                    e.get(field)
+                        .is_some_and(|v| v.is_scalar() && v.scalar_text().as_deref() == Some(value))
+                })
+            }
+        } else {
+            match cur {
+                Node::Map(m) => m.get(part),
+                other => {
+                    return Err(format!(
+                        "wrong node kind: expected MappingNode but got {}",
+                        go_kind(other)
+                    ));
+                }
+            }
+        };
+        match next {
+            Some(n) => cur = n,
+            None => return Ok(None),
+        }
+    }
+    Ok(Some(cur))
+}
+
+/// `[field=value]` → `Some((field, value))`; other parts → `None`; brackets without `=` are
+/// an error (kyaml's `SplitIndexNameValue`).
+pub fn list_selector(part: &str) -> Result<Option<(&str, &str)>, String> {
+    let Some(inner) = part.strip_prefix('[').and_then(|p| p.strip_suffix(']')) else {
+        return Ok(None);
+    };
+    match inner.split_once('=') {
+        Some((f, v)) => Ok(Some((f, v))),
+        None => Err(format!(
+            "list path element {part} must contain fieldName=fieldValue for element to match"
+        )),
+    }
+}
+
+fn seq_of(n: &Node) -> Result<&Vec<Node>, String> {
+    n.as_seq().ok_or_else(|| {
+        format!(
+            "wrong node kind: expected SequenceNode but got {}",
+            go_kind(n)
+        )
+    })
+}
+
+/// go-yaml's name of a node kind, for messages that mirror kustomize's.
+pub fn go_kind(n: &Node) -> &'static str {
+    match n {
+        Node::Map(_) => "MappingNode",
+        Node::Seq(_) => "SequenceNode",
+        _ => "ScalarNode",
+    }
+}
+
+/// How go-yaml reads a plain (unquoted, untagged) scalar: null, bool, int, float or string.
+/// Used where kustomize creates a scalar without a tag and prints it as plain text.
+pub fn resolve_plain(text: &str) -> Node {
+    match text {
+        "" | "~" | "null" | "Null" | "NULL" => return Node::Null,
+        "true" | "True" | "TRUE" => return Node::Bool(true),
+        "false" | "False" | "FALSE" => return Node::Bool(false),
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => {
+            return Node::Float(f64::INFINITY);
+        }
+        "-.inf" | "-.Inf" | "-.INF" => return Node::Float(f64::NEG_INFINITY),
+        ".nan" | ".NaN" | ".NAN" => return Node::Float(f64::NAN),
+        _ => {}
+    }
+    let first = text.as_bytes().first().copied().unwrap_or(b'x');
+    if !(first.is_ascii_digit() || matches!(first, b'-' | b'+' | b'.')) {
+        return Node::Str(text.to_string());
+    }
+    let plain = text.replace('_', "");
+    let (neg, digits) = match plain.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, plain.strip_prefix('+').unwrap_or(&plain)),
+    };
+    let parsed = if let Some(h) = digits.strip_prefix("0x") {
+        i128::from_str_radix(h, 16).ok()
+    } else if let Some(o) = digits.strip_prefix("0o") {
+        i128::from_str_radix(o, 8).ok()
+    } else if let Some(b) = digits.strip_prefix("0b") {
+        i128::from_str_radix(b, 2).ok()
+    } else if digits.bytes().all(|c| c.is_ascii_digit()) && !digits.is_empty() {
+        digits.parse::<i128>().ok()
+    } else {
+        None
+    };
+    if let Some(i) = parsed {
+        return Node::Int(if neg { -i } else { i });
+    }
+    let float_like = text
+        .bytes()
+        .all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'+' | b'-'))
+        && text.bytes().any(|c| c.is_ascii_digit());
+    match text.parse::<f64>() {
+        Ok(f) if float_like => Node::Float(f),
+        _ => Node::Str(text.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::parse::parse_one;
+
+    fn strings(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn split_path_honours_escapes_and_leading_slash() {
+        assert_eq!(split_path("a/b/c", '/'), strings(&["a", "b", "c"]));
+        assert_eq!(split_path("/a/b", '/'), strings(&["a", "b"]));
+        assert_eq!(
+            split_path(r"metadata/annotations/x.io\/y", '/'),
+            strings(&["metadata", "annotations", "x.io/y"])
+        );
+        assert_eq!(split_path("", '/'), strings(&[""]));
+    }
+
+    #[test]
+    fn smarter_split_keeps_list_selectors() {
+        assert_eq!(
+            smarter_split_path("spec.containers.[name=a.b].image", '.'),
+            strings(&["spec", "containers", "[name=a.b]", "image"])
+        );
+        assert_eq!(
+            smarter_split_path("metadata.annotations.[a.b/c]", '.'),
+            strings(&["metadata", "annotations", "a.b/c"])
+        );
+    }
+
+    #[test]
+    fn walk_visits_every_element_and_ignores_missing() {
+        let mut n = parse_one("a:\n- b: 1\n- c: 2\n- b: 3\n").unwrap();
+        let mut seen = Vec::new();
+        walk_existing(&mut n, &strings(&["a", "b"]), &mut |x| {
+            seen.push(x.clone());
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(seen, vec![Node::Int(1), Node::Int(3)]);
+        let mut scalar = parse_one("a: 1\n").unwrap();
+        assert!(walk_existing(&mut scalar, &strings(&["a", "b"]), &mut |_| Ok(())).is_err());
+    }
+
+    #[test]
+    fn lookup_follows_keys_indexes_and_selectors() {
+        let n = parse_one("a:\n- name: x\n  v: 1\n- name: y\n  v: 2\nb: [p, q]\n").unwrap();
+        let get = |p: &str| lookup(&n, &smarter_split_path(p, '.')).unwrap().cloned();
+        assert_eq!(get("a.1.v"), Some(Node::Int(2)));
+        assert_eq!(get("a.[name=x].v"), Some(Node::Int(1)));
+        assert_eq!(get("b.-"), Some(Node::str("q")));
+        assert_eq!(get("b.[=p]"), Some(Node::str("p")));
+        assert_eq!(get("a.[name=z].v"), None);
+        assert_eq!(get("c.d"), None);
+        assert!(lookup(&n, &smarter_split_path("b.x", '.')).is_err());
+        assert!(lookup(&n, &smarter_split_path("a.*", '.')).is_err());
+    }
+
+    #[test]
+    fn plain_scalars_resolve_like_go_yaml() {
+        assert_eq!(resolve_plain("8080"), Node::Int(8080));
+        assert_eq!(resolve_plain("true"), Node::Bool(true));
+        assert_eq!(resolve_plain("1.5"), Node::Float(1.5));
+        assert_eq!(resolve_plain(""), Node::Null);
+        assert_eq!(resolve_plain("1.2.3"), Node::str("1.2.3"));
+        assert_eq!(resolve_plain("abc"), Node::str("abc"));
+        assert_eq!(resolve_plain("yes"), Node::str("yes"));
+    }
+
+    #[test]
+    fn selection_uses_effective_namespaces() {
+        let id = ResId {
+            gvk: Gvk::from_api_version("v1", "ConfigMap"),
+            namespace: String::new(),
+            name: "x".into(),
+        };
+        let cs = |g: &Gvk| g.kind == "Namespace";
+        assert!(id_selected_by(
+            &id,
+            &cs,
+            None,
+            None,
+            Some("ConfigMap"),
+            Some("x"),
+            Some("default")
+        ));
+        assert!(!id_selected_by(
+            &id,
+            &cs,
+            None,
+            None,
+            Some("Secret"),
+            None,
+            None
+        ));
+        assert!(!id_selected_by(
+            &id,
+            &cs,
+            None,
+            None,
+            None,
+            None,
+            Some("other")
+        ));
+        let ns = ResId {
+            gvk: Gvk::from_api_version("v1", "Namespace"),
+            namespace: String::new(),
+            name: "x".into(),
+        };
+        assert_eq!(effective_namespace(&ns, &cs), NOT_NAMESPACED);
+    }
+}

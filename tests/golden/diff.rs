@@ -1,0 +1,116 @@
+//! Golden cases of `ply diff` under `testdata/diff/<case>/`: `desired.yaml` (or a `desired/`
+//! kustomization directory), `live.yaml`, an optional `args` file (extra arguments, one line,
+//! split at whitespace), and the expectations: `expected.unified`, `expected.summary`,
+//! `expected.json`, `expected.md` (stdout of each `--format`), `expected.stderr` (stderr of the
+//! unified run), `expected.merged.yaml` (`--output-merged`) and `expected.exit` (the exit code,
+//! the same for every format). Runs the `ply` binary itself, and checks that a second apply onto
+//! the predicted objects is a no-op.
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::support::{Failures, blessing, cases};
+
+const FORMATS: [(&str, &str); 4] = [
+    ("unified", "expected.unified"),
+    ("summary", "expected.summary"),
+    ("json", "expected.json"),
+    ("markdown", "expected.md"),
+];
+
+fn run(
+    case: &Path,
+    format: &str,
+    extra: &[String],
+    merged: Option<&Path>,
+) -> (i32, String, String) {
+    run_against(case, "live.yaml", format, extra, merged)
+}
+
+fn run_against(
+    case: &Path,
+    live: &str,
+    format: &str,
+    extra: &[String],
+    merged: Option<&Path>,
+) -> (i32, String, String) {
+    let desired = if case.join("desired").is_dir() {
+        case.join("desired")
+    } else {
+        case.join("desired.yaml")
+    };
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ply"));
+    cmd.current_dir(case)
+        .arg("diff")
+        .arg(desired.file_name().unwrap_or_default())
+        .args(["--live", live, "--color", "never", "--format", format])
+        .args(extra)
+        .env_remove("NO_COLOR");
+    if let Some(m) = merged {
+        cmd.arg("--output-merged").arg(m);
+    }
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("{}: cannot run ply: {e}", case.display()));
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn diff_golden_cases() {
+    let all = cases("diff");
+    let mut failures = Failures::default();
+    for case in &all {
+        let extra: Vec<String> = std::fs::read_to_string(case.join("args"))
+            .unwrap_or_default()
+            .split_whitespace()
+            .map(str::to_string)
+            .collect();
+        let merged_path = std::env::temp_dir().join(format!(
+            "ply-golden-merged-{}-{}.yaml",
+            std::process::id(),
+            case.file_name().unwrap_or_default().to_string_lossy()
+        ));
+        let mut codes = Vec::new();
+        for (format, expected) in FORMATS {
+            let merged = (format == "unified").then_some(merged_path.as_path());
+            let (code, stdout, stderr) = run(case, format, &extra, merged);
+            codes.push((format, code));
+            failures.check(case, &case.join(expected), &stdout);
+            if format == "unified" {
+                failures.check(case, &case.join("expected.stderr"), &stderr);
+                let written = std::fs::read_to_string(&merged_path).unwrap_or_default();
+                let _ = std::fs::remove_file(&merged_path);
+                failures.check(case, &case.join("expected.merged.yaml"), &written);
+            }
+        }
+        let first = codes.first().map_or(-1, |c| c.1);
+        if codes.iter().any(|c| c.1 != first) {
+            failures.fail(format!(
+                "{}: exit codes differ by format: {codes:?}",
+                case.display()
+            ));
+        }
+        failures.check(case, &case.join("expected.exit"), &format!("{first}\n"));
+        // Applying again to the predicted objects changes nothing (a failing apply aside).
+        if first != 2 && !blessing() {
+            let again: Vec<String> = extra
+                .iter()
+                .filter(|a| *a != "--force-conflicts")
+                .cloned()
+                .collect();
+            let (code, stdout, _) =
+                run_against(case, "expected.merged.yaml", "summary", &again, None);
+            if code != 0 {
+                failures.fail(format!(
+                    "{}: a second apply onto expected.merged.yaml is not a no-op (exit {code}):\n{stdout}",
+                    case.display()
+                ));
+            }
+        }
+    }
+    failures.finish("diff", all.len());
+}
