@@ -386,6 +386,7 @@ mod config_tests {
         merge_one(&mut t, spec("spec/x", None, true)).unwrap();
         assert_eq!(t.len(), 1);
         assert!(merge_one(&mut t, spec("spec/x", None, false)).is_err());
+        assert_eq!(t.len(), 1);
         // A narrower entry is new.
         let mut t = vec![spec("spec/x", None, true)];
         merge_one(&mut t, spec("spec/x", Some("Deployment"), false)).unwrap();
