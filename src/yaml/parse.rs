@@ -49,6 +49,12 @@ impl From<serde_yaml::Error> for ParseError {
 /// comments, between markers) come back as `Node::Null`; callers that want them skipped skip
 /// them.
 pub fn parse_documents(text: &str) -> Result<Vec<ParsedDoc>, ParseError> {
+    // A byte order mark opening the file is not content (serde_yaml trips over it when more
+    // than one key follows; go-yaml skips it). Offsets stay offsets into `text`.
+    let (text, shift) = match text.strip_prefix('\u{FEFF}') {
+        Some(rest) => (rest, '\u{FEFF}'.len_utf8()),
+        None => (text, 0),
+    };
     let starts = document_starts(text);
     let mut docs = Vec::new();
     let seed = NodeSeed {
@@ -56,8 +62,12 @@ pub fn parse_documents(text: &str) -> Result<Vec<ParsedDoc>, ParseError> {
         tagged: false,
     };
     for (i, de) in serde_yaml::Deserializer::from_str(text).enumerate() {
-        let node = de::DeserializeSeed::deserialize(seed, de).map_err(ParseError::from)?;
-        let offset = starts.get(i).copied().unwrap_or(0);
+        let node = de::DeserializeSeed::deserialize(seed, de).map_err(|e| {
+            let mut e = ParseError::from(e);
+            e.offset = e.offset.map(|o| o + shift);
+            e
+        })?;
+        let offset = starts.get(i).copied().unwrap_or(0) + shift;
         docs.push(ParsedDoc { offset, node });
     }
     Ok(docs)
@@ -555,6 +565,15 @@ mod tests {
         assert_eq!(m.get_path(&["n", "c"]), Some(&Node::Int(4)));
         assert_eq!(m.get_path(&["q", "<<"]), Some(&Node::Int(1)));
         assert!(parse_documents("m:\n  <<: 1\n").is_err());
+    }
+
+    #[test]
+    fn byte_order_mark_and_crlf() {
+        let docs = nodes("\u{FEFF}a: 1\r\nb: |\r\n  x\r\n---\r\nc: 2\r\n");
+        assert_eq!(docs.len(), 2);
+        assert_eq!(docs[0].0, 3);
+        assert_eq!(docs[0].1.get("b"), Some(&Node::str("x\n")));
+        assert_eq!(docs[1].1.get("c"), Some(&Node::Int(2)));
     }
 
     #[test]

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Benchmark: `ply render` against `kubectl kustomize` on the same generated kustomize trees.
+#
+#   tools/bench.sh            # trees of 10 and 100 apps
+#   tools/bench.sh 300 1000   # other sizes (kubectl needs ~9 s per build at 1000 apps)
+#
+# Trees come from ../shared/bench/gen_tree.py (deterministic: same size, same bytes). Each size
+# renders `envs/dev` of its tree: every app overlay of the dev environment plus the team
+# namespaces (BENCH_TARGET=minimal picks another directory of the tree, here the one-ConfigMap
+# start-up reference). hyperfine (installed from Debian's packages when missing) times both
+# commands side by side, BENCH_WARMUP (1) warm-up and BENCH_RUNS (5) timed runs each, writing to
+# files so that no pipe is measured; results go to target/bench/results/ as JSON and Markdown.
+# The script prints the ratio per size and checks that both outputs are byte-identical: a
+# mismatch is reported, never a reason to fail the timing. A size that ply cannot render yet is
+# reported and skipped (exit status 1).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+gen="$root/../shared/bench/gen_tree.py"
+work="$root/target/bench"
+sizes=("$@")
+((${#sizes[@]})) || sizes=(10 100)
+warmup=${BENCH_WARMUP:-1}
+runs=${BENCH_RUNS:-5}
+
+[[ -f "$gen" ]] || { echo "bench: $gen not found (../shared is needed)" >&2; exit 2; }
+command -v kubectl >/dev/null || { echo "bench: kubectl not found" >&2; exit 2; }
+if ! command -v hyperfine >/dev/null; then
+  echo "bench: installing hyperfine from Debian's packages" >&2
+  sudo=""
+  [[ $(id -u) -eq 0 ]] || sudo="sudo"
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq hyperfine
+fi
+
+(cd "$root" && cargo build --release --quiet)
+ply="$root/target/release/ply"
+
+mkdir -p "$work/trees" "$work/out" "$work/results"
+failed=0
+summary="$work/results/summary.md"
+{
+  echo "| apps | objects | output bytes | kubectl kustomize (median s) | ply render (median s) | speed-up | identical |"
+  echo "| ---: | ---: | ---: | ---: | ---: | ---: | :---: |"
+} >"$summary"
+
+for n in "${sizes[@]}"; do
+  tree="$work/trees/a$n"
+  if [[ ! -f "$tree/.complete" ]]; then
+    python3 "$gen" "$tree" --apps "$n" --force >/dev/null
+    touch "$tree/.complete"
+  fi
+  dir="$tree/${BENCH_TARGET:-envs/dev}"
+  ref="$work/out/a$n-kubectl.yaml"
+  new="$work/out/a$n-ply.yaml"
+  echo "== $n apps: $dir" >&2
+  if ! err=$("$ply" render "$dir" -o "$new" 2>&1); then
+    echo "bench: ply render cannot render $dir yet; skipping $n apps:" >&2
+    printf '%s\n' "$err" | head -12 >&2
+    echo "| $n | | | | ply render failed | | |" >>"$summary"
+    failed=1
+    continue
+  fi
+  hyperfine --warmup "$warmup" --runs "$runs" --style basic \
+    --export-json "$work/results/a$n.json" --export-markdown "$work/results/a$n.md" \
+    -n "kubectl kustomize ($n apps)" "kubectl kustomize '$dir' -o '$ref'" \
+    -n "ply render ($n apps)" "'$ply' render '$dir' -o '$new'"
+  if cmp -s "$ref" "$new"; then same=yes; else same=NO; fi
+  python3 - "$work/results/a$n.json" "$n" "$ref" "$same" >>"$summary" <<'PY'
+import json, sys
+results = json.load(open(sys.argv[1]))["results"]
+k, p = (r["median"] for r in results)
+data = open(sys.argv[3], "rb").read()
+objects = sum(1 for line in data.splitlines() if line.startswith(b"kind:"))
+print(f"| {sys.argv[2]} | {objects} | {len(data)} | {k:.3f} | {p:.3f} | {k / p:.1f}x | {sys.argv[4]} |")
+PY
+  if [[ $same == NO ]]; then
+    echo "bench: MISMATCH at $n apps: ply's output differs from kubectl kustomize's" >&2
+    echo "bench:   diff -u '$ref' '$new' | head" >&2
+    diff -u "$ref" "$new" | head -20 >&2 || true
+  fi
+done
+
+echo
+cat "$summary"
+exit $failed
