@@ -319,8 +319,8 @@ pub fn locate(file: &Arc<SourceFile>, path: &[PathSeg]) -> Location {
             PathSeg::Key(key) => {
                 let mut hit = None;
                 for (i, (off, line)) in lines.iter().enumerate().skip(from) {
-                    let raw = line.len() - line.trim_start_matches(' ').len();
-                    let rest = &line[raw..];
+                    let rest = line.trim_start_matches(' ');
+                    let raw = line.len() - rest.len();
                     if rest.is_empty() || rest.starts_with('#') {
                         continue;
                     }
@@ -350,8 +350,8 @@ pub fn locate(file: &Arc<SourceFile>, path: &[PathSeg]) -> Location {
                 let mut count = 0usize;
                 let mut hit = None;
                 for (i, (off, line)) in lines.iter().enumerate().skip(from) {
-                    let raw = line.len() - line.trim_start_matches(' ').len();
-                    let rest = &line[raw..];
+                    let rest = line.trim_start_matches(' ');
+                    let raw = line.len() - rest.len();
                     if rest.is_empty() || rest.starts_with('#') {
                         continue;
                     }

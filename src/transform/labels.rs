@@ -8,7 +8,7 @@ use crate::resource::{Resource, SharedEntry, Step};
 use crate::yaml::Node;
 
 use super::fieldspec::{self, Create};
-use super::{FieldSpecTables, merge_one, spec_selects};
+use super::{FieldSpecTables, spec_selects, try_merge_one};
 
 /// Applies the kustomization's `labels` entries, then its `commonLabels`, in kustomize's
 /// order (`api/internal/target/kusttarget_configplugin.go`, LabelTransformer configurator).
@@ -34,19 +34,19 @@ pub fn apply(
 pub fn label_specs(label: &Label, tables: &FieldSpecTables) -> Result<Vec<FieldSpec>> {
     let mut specs = Vec::new();
     for s in label.fields.iter().chain(&tables.labels) {
-        merge_one(&mut specs, s.clone())?;
+        try_merge_one(&mut specs, s.clone())?;
     }
     if label.include_selectors {
         for s in &tables.common_labels {
-            merge_one(&mut specs, s.clone())?;
+            try_merge_one(&mut specs, s.clone())?;
         }
     } else {
         if label.include_templates {
             for s in &tables.template_labels {
-                merge_one(&mut specs, s.clone())?;
+                try_merge_one(&mut specs, s.clone())?;
             }
         }
-        merge_one(
+        try_merge_one(
             &mut specs,
             FieldSpec {
                 path: "metadata/labels".into(),
