@@ -168,26 +168,13 @@ impl Builder<'_> {
                 .meta
                 .origin
                 .then(|| super::metadata::origins(acc));
-            let at = |e: Error| e.at(config.origin.clone().unwrap_or_else(|| loc.clone()));
-            match kind.as_str() {
-                "ConfigMapGenerator" | "SecretGenerator" => {
-                    steps::run_generator_configs(
-                        self.fs,
-                        self.opts,
-                        loaded,
-                        &[(config.clone(), loc.clone())],
-                        acc,
-                    )?;
-                }
-                "IAMPolicyGenerator" => {
-                    let r = iam_policy(&config.node).map_err(at)?;
-                    let tables = self.tables;
-                    let scope = |g: &Gvk| tables.is_cluster_scoped(g);
-                    let mut index = super::ids::IdIndex::new(acc, &scope);
-                    index.append_all(acc, [r], &scope)?;
-                }
-                other => return Err(at(not_a(other, "generator"))),
-            }
+            steps::run_generator_configs(
+                self.fs,
+                self.opts,
+                loaded,
+                &[(config.clone(), loc.clone())],
+                acc,
+            )?;
             if let Some(before) = &before {
                 let here = self.plugin_state.meta.kustomization_file(loaded);
                 let configured_in = super::metadata::configured_in(&config.node, &here);
@@ -357,12 +344,6 @@ impl Builder<'_> {
                 }
                 Ok(())
             }
-            // kustomize's loader has no factory for it as a transformer configuration.
-            "SortOrderTransformer" => Err(Error::new(
-                ErrorKind::Plugin,
-                "unable to load builtin SortOrderTransformer.builtin.[noGrp]",
-            )
-            .help("set the output order with `sortOptions:` in the kustomization")),
             // Deprecated in kustomize but still loaded: a prefix and a suffix with one set of
             // field specs.
             "PrefixSuffixTransformer" => {
@@ -382,9 +363,6 @@ impl Builder<'_> {
             }
             "ValueAddTransformer" => value_add(node, acc, self.tables),
             _ => {
-                if !KNOWN_TRANSFORMERS.contains(&kind) {
-                    return Err(not_a(kind, "transformer"));
-                }
                 let fields = self.config.fields.clone();
                 steps::run_transformer_configs(
                     &[(config.clone(), loc.clone())],
@@ -407,17 +385,6 @@ pub(super) fn run_validator_plugins(configs: &[(Resource, Location)]) -> Result<
         }
     }
 }
-
-/// The builtin transformers `transform::builtin` applies.
-const KNOWN_TRANSFORMERS: [&str; 7] = [
-    "NamespaceTransformer",
-    "PrefixTransformer",
-    "SuffixTransformer",
-    "LabelTransformer",
-    "AnnotationsTransformer",
-    "ImageTagTransformer",
-    "ReplicaCountTransformer",
-];
 
 /// Refuses a configuration that is not `apiVersion: builtin`: kustomize would run an exec,
 /// container (KRM function) or Go plugin, and ply never runs a program named by its input.
@@ -454,45 +421,6 @@ fn not_a(kind: &str, role: &str) -> Error {
         format!("builtin {kind} is not a known {role}"),
     )
     .help("the builtin generators are ConfigMapGenerator, SecretGenerator and IAMPolicyGenerator; the transformers are AnnotationsTransformer, HashTransformer, ImageTagTransformer, LabelTransformer, NamespaceTransformer, PatchJson6902Transformer, PatchStrategicMergeTransformer, PatchTransformer, PrefixTransformer, ReplacementTransformer, ReplicaCountTransformer, SortOrderTransformer, SuffixTransformer and ValueAddTransformer")
-}
-
-/// kustomize's IAMPolicyGenerator (GKE workload identity): a ServiceAccount annotated with the
-/// Google service account it acts as.
-fn iam_policy(config: &Node) -> Result<Resource> {
-    let err = |m: &str| {
-        Error::new(
-            ErrorKind::Generator,
-            format!("builtin IAMPolicyGenerator: {m}"),
-        )
-    };
-    let cloud = config.str_at(&["cloud"]).unwrap_or("");
-    if cloud != "gke" {
-        return Err(err(&format!(
-            "cloud provider {cloud:?} is not supported yet"
-        )));
-    }
-    let name = config
-        .str_at(&["kubernetesService", "name"])
-        .ok_or_else(|| err("kubernetesService.name is required"))?;
-    let sa = config
-        .str_at(&["serviceAccount", "name"])
-        .ok_or_else(|| err("serviceAccount.name is required"))?;
-    let project = config
-        .str_at(&["serviceAccount", "projectId"])
-        .ok_or_else(|| err("serviceAccount.projectId is required"))?;
-    let mut node = Node::Map(Default::default());
-    *node.ensure_path(&["apiVersion"]) = Node::str("v1");
-    *node.ensure_path(&["kind"]) = Node::str("ServiceAccount");
-    *node.ensure_path(&["metadata", "annotations", "iam.gke.io/gcp-service-account"]) =
-        Node::str(format!("{sa}@{project}.iam.gserviceaccount.com"));
-    *node.ensure_path(&["metadata", "name"]) = Node::str(name);
-    if let Some(ns) = config
-        .str_at(&["kubernetesService", "namespace"])
-        .filter(|n| !n.is_empty())
-    {
-        *node.ensure_path(&["metadata", "namespace"]) = Node::str(ns);
-    }
-    Ok(Resource::new(node, None))
 }
 
 /// kustomize's ValueAddTransformer: writes `value` at each target's field path; for
