@@ -304,16 +304,6 @@ impl Builder<'_> {
                 self.apply_patches(&list, acc)
             }
             "ReplacementTransformer" => {
-                let list: Vec<crate::kustomization::ReplacementField> =
-                    match node.get("replacements") {
-                        None | Some(Node::Null) => Vec::new(),
-                        Some(n) => crate::yaml::de::from_node(n).map_err(|e| {
-                            Error::new(
-                                ErrorKind::Transformer,
-                                format!("builtin ReplacementTransformer: {e}"),
-                            )
-                        })?,
-                    };
                 let fs = self.fs;
                 let opts = self.opts;
                 let mut load = |rel: &str| -> Result<Node> {
@@ -323,16 +313,20 @@ impl Builder<'_> {
                     })
                 };
                 let mut ignored = Vec::new();
-                let list = crate::transform::replacements::collect(&list, &mut load, &mut ignored)?;
+                let tables = self.tables;
+                crate::transform::replacements::apply_plugin_config(
+                    node,
+                    acc,
+                    &|g: &Gvk| tables.is_cluster_scoped(g),
+                    &mut load,
+                    &mut ignored,
+                )?;
                 for field in ignored {
                     self.warnings.warn(format!(
                         "replacements file {field}: unknown field ignored (as kustomize does)"
                     ));
                 }
-                let tables = self.tables;
-                crate::transform::replacements::apply(acc, &list, &|g: &Gvk| {
-                    tables.is_cluster_scoped(g)
-                })
+                Ok(())
             }
             // kustomize's HashTransformer appends the hash but leaves the object marked, so
             // the root appends a second one (observed with kustomize v5.5.0).
