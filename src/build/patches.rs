@@ -279,7 +279,7 @@ fn apply_one(
                 return Ok(());
             };
             let chosen = select(slots, target, cx.cluster_scoped).map_err(located)?;
-            let deletes = doc.str_at(&["$patch"]) == Some("delete");
+            let deletes = smp::deletes_object(doc);
             unmatched(
                 p,
                 target,
