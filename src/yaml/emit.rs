@@ -1221,4 +1221,21 @@ mod tests {
         assert!(!is_timestamp("2001-12-14T21:59:43"));
         assert!(is_base60("0:20") && is_base60("+1:20.5") && !is_base60("1:60"));
     }
+
+    proptest::proptest! {
+        /// Whatever a string holds, the emitted text reads back as the same string (as key and
+        /// as value, nested in a list): the style chosen never changes the value.
+        #[test]
+        fn strings_round_trip(s in "[a-z0-9 .:#'\"\\\t\n\r\u{85}\u{a0}\u{2028}\u{feff}\u{1F600}_+-]{0,160}") {
+            let mut inner = crate::yaml::Map::new();
+            inner.insert(s.clone(), Node::Seq(vec![Node::str(s.clone())]));
+            let mut m = crate::yaml::Map::new();
+            m.insert("k".into(), Node::Map(inner));
+            let doc = Node::Map(m);
+            let mut out = String::new();
+            emit_document(&mut out, &doc, EmitOptions::default());
+            let back = parse_one(&out).map_err(|e| proptest::test_runner::TestCaseError::fail(format!("{e}: {out}")))?;
+            proptest::prop_assert_eq!(back, doc, "{}", out);
+        }
+    }
 }
