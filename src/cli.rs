@@ -110,6 +110,10 @@ pub struct PatchArgs {
     /// Three-way mode: print the patch instead of the patched object.
     #[arg(long)]
     pub print_patch: bool,
+    /// Three-way mode: with `--overwrite=false`, fail when the patch changes a field the live
+    /// object changed since the last apply (kubectl apply's `--overwrite`).
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set, value_name = "BOOL")]
+    pub overwrite: bool,
     /// Whose strategic-merge rules to follow: kubectl's (default) or kustomize's (patch
     /// elements first, no `$setElementOrder`/`$retainKeys`/`$deleteFromPrimitiveList`), to
     /// preview how a kustomization patch lands.
@@ -318,6 +322,7 @@ fn run_patch(args: &PatchArgs, _warnings: &mut Warnings) -> Result<(), Error> {
             last_applied: last.clone(),
             desired: desired.clone(),
             print_patch: args.print_patch,
+            overwrite: args.overwrite,
         }
     } else {
         let file = args

@@ -19,4 +19,5 @@ pub mod source;
 pub mod transform;
 pub mod yaml;
 
+pub use build::{RenderOptions, render};
 pub use diag::{Error, ErrorKind, Warnings};

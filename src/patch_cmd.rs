@@ -42,6 +42,8 @@ pub enum PatchRequest {
         last_applied: PathBuf,
         desired: PathBuf,
         print_patch: bool,
+        /// kubectl apply's `--overwrite`: false makes conflicts errors.
+        overwrite: bool,
     },
     /// The two-way strategic patch from one object to another.
     TwoWay { from: PathBuf, to: PathBuf },
@@ -119,28 +121,42 @@ pub fn run(opts: &PatchOptions) -> Result<String, Error> {
             last_applied,
             desired,
             print_patch,
+            overwrite,
         } => {
             let live = parse_single(&read(live)?)?;
             let original = parse_single(&read(last_applied)?)?;
-            let modified = parse_single(&read(desired)?)?;
+            let desired_file = read(desired)?;
+            let modified = parse_single(&desired_file)?;
             let gvk = Gvk::of(if modified.is_null() { &live } else { &modified });
-            let r = merge::threeway::apply_preview(&original, &modified, &live, &schema, &gvk)
-                .map_err(|e| {
-                    Error::new(
-                        ErrorKind::Patch,
-                        format!(
-                            "three-way merge of {}: at {}: {}",
-                            describe(&modified),
-                            e.path,
-                            e.message
-                        ),
-                    )
-                })?;
+            let r = if *overwrite {
+                merge::threeway::apply_preview(&original, &modified, &live, &schema, &gvk)
+            } else {
+                merge::threeway::apply_preview_checked(&original, &modified, &live, &schema, &gvk)
+            };
+            let r = r.map_err(|e| {
+                let kind = if e.kind == merge::MergeErrorKind::Conflict {
+                    ErrorKind::Conflict
+                } else {
+                    ErrorKind::Patch
+                };
+                Error::new(
+                    kind,
+                    format!(
+                        "three-way merge of {}: at {}: {}",
+                        describe(&modified),
+                        e.path,
+                        e.message
+                    ),
+                )
+                .at(Location::line_at(desired_file.clone(), 0))
+                .label("the desired configuration")
+            })?;
             vec![if *print_patch { r.patch } else { r.result }]
         }
         PatchRequest::TwoWay { from, to } => {
             let original = parse_single(&read(from)?)?;
-            let modified = parse_single(&read(to)?)?;
+            let to_file = read(to)?;
+            let modified = parse_single(&to_file)?;
             let gvk = Gvk::of(if modified.is_null() {
                 &original
             } else {
@@ -157,6 +173,8 @@ pub fn run(opts: &PatchOptions) -> Result<String, Error> {
                             e.message
                         ),
                     )
+                    .at(Location::line_at(to_file.clone(), 0))
+                    .label("the modified object")
                 },
             )?;
             vec![p]

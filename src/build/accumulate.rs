@@ -97,6 +97,16 @@ pub fn parse_resources(file: &Arc<SourceFile>) -> Result<Vec<Resource>> {
     Ok(out)
 }
 
+/// An entry of `generators:`/`transformers:` that is itself YAML (a multi-line string holding
+/// configurations) rather than a path: kustomize tries to read every entry as resources first.
+pub fn inline_configs(entry: &str) -> Option<Vec<Resource>> {
+    if !entry.contains('\n') && !entry.trim_start().starts_with('{') {
+        return None;
+    }
+    let file = SourceFile::new("kustomization.yaml (inline configuration)", entry);
+    parse_resources(&file).ok().filter(|r| !r.is_empty())
+}
+
 /// Reads a `crds:` file: one YAML or JSON map from OpenAPI type names to `{Schema,
 /// Dependencies}` definitions (not CustomResourceDefinition objects: kustomize's `crds` field
 /// predates them). Anything else is kustomize's "unable to parse open API definition" error.
@@ -160,6 +170,15 @@ pub fn item_location(loaded: &Loaded, field: &str, value: &str) -> Location {
     for f in fields {
         if let Some(loc) = find_item(&loaded.file, f, value) {
             return loc;
+        }
+    }
+    // Flow style (`resources: [a.yaml]`): the first occurrence after the field's key.
+    let text = &loaded.file.text;
+    for f in fields {
+        if let Some(key) = text.find(&format!("{f}:")) {
+            if let Some(at) = text.get(key..).and_then(|t| t.find(value)) {
+                return Location::new(Arc::clone(&loaded.file), key + at, value.len());
+            }
         }
     }
     loaded.key_location(&[PathSeg::Key(field.to_string())])

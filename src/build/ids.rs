@@ -57,28 +57,44 @@ fn key(id: ResId, cluster_scoped: ScopeFn<'_>) -> Key {
     (id.gvk, ns, id.name)
 }
 
-/// Appends `new` to `acc`; a resource whose id is already there is an error naming both
-/// places.
-pub fn append_all(
-    acc: &mut Vec<Resource>,
-    new: impl IntoIterator<Item = Resource>,
-    cluster_scoped: ScopeFn<'_>,
-) -> Result<()> {
-    let mut index: HashMap<Key, usize> = acc
-        .iter()
-        .enumerate()
-        .map(|(i, r)| (key(r.id(), cluster_scoped), i))
-        .collect();
-    for r in new {
-        let id = r.id();
-        let k = key(id.clone(), cluster_scoped);
-        if let Some(&i) = index.get(&k) {
-            return Err(duplicate(acc.get(i), &r, &id));
+/// The ids of an accumulated set, kept while resources are appended (nothing renames them
+/// in between): each append is a hash lookup, not a scan.
+#[derive(Debug, Default)]
+pub struct IdIndex {
+    ids: HashMap<Key, usize>,
+}
+
+impl IdIndex {
+    /// Indexes what `acc` holds.
+    pub fn new(acc: &[Resource], cluster_scoped: ScopeFn<'_>) -> IdIndex {
+        IdIndex {
+            ids: acc
+                .iter()
+                .enumerate()
+                .map(|(i, r)| (key(r.id(), cluster_scoped), i))
+                .collect(),
         }
-        index.insert(k, acc.len());
-        acc.push(r);
     }
-    Ok(())
+
+    /// Appends `new` to `acc` (which this index describes); a resource whose id is already
+    /// there is an error naming both places.
+    pub fn append_all(
+        &mut self,
+        acc: &mut Vec<Resource>,
+        new: impl IntoIterator<Item = Resource>,
+        cluster_scoped: ScopeFn<'_>,
+    ) -> Result<()> {
+        for r in new {
+            let id = r.id();
+            let k = key(id.clone(), cluster_scoped);
+            if let Some(&i) = self.ids.get(&k) {
+                return Err(duplicate(acc.get(i), &r, &id));
+            }
+            self.ids.insert(k, acc.len());
+            acc.push(r);
+        }
+        Ok(())
+    }
 }
 
 fn duplicate(first: Option<&Resource>, second: &Resource, id: &ResId) -> Error {
@@ -121,12 +137,16 @@ mod tests {
         let b = res("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: default}\n");
         let c = res("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: other}\n");
         let mut acc = vec![a];
-        let e = append_all(&mut acc, [b], &scope).unwrap_err();
+        let e = IdIndex::new(&acc, &scope)
+            .append_all(&mut acc, [b], &scope)
+            .unwrap_err();
         assert_eq!(
             e.message,
             "may not add resource with an already registered id: ConfigMap.v1.[noGrp]/x.default"
         );
-        append_all(&mut acc, [c], &scope).unwrap();
+        IdIndex::new(&acc, &scope)
+            .append_all(&mut acc, [c], &scope)
+            .unwrap();
         assert_eq!(acc.len(), 2);
     }
 

@@ -20,7 +20,7 @@ use crate::fs::{DiskFs, FileKind, Fs, Restrictor};
 use crate::kustomization::{Loaded, load};
 use crate::resource::Gvk;
 use crate::resource::Resource;
-use crate::source::{SourceFile, display_path};
+use crate::source::{Location, SourceFile, display_path};
 use crate::transform::FieldSpecTables;
 use crate::transform::configurations::BuildConfig;
 use crate::transform::vars::VarSet;
@@ -202,8 +202,9 @@ impl Builder<'_> {
 
     fn build_loaded(&mut self, loaded: &Loaded, mut acc: Vec<Resource>) -> Result<Vec<Resource>> {
         let k = &loaded.kustomization;
+        let mut index = ids::IdIndex::new(&acc, &|g: &Gvk| self.tables.is_cluster_scoped(g));
         for path in &k.resources {
-            self.accumulate(loaded, path, &mut acc)?;
+            self.accumulate(loaded, "resources", path, &mut acc, &mut index)?;
         }
         for path in &k.crds {
             let file = self.resolve_file(loaded, "crds", path)?;
@@ -218,6 +219,8 @@ impl Builder<'_> {
         }
         steps::configurations(self.fs, self.opts, loaded, &mut self.config)?;
         steps::generate(self.fs, self.opts, loaded, &mut acc)?;
+        let generators = self.plugin_configs(loaded, "generators", &k.generators)?;
+        steps::run_generator_configs(self.fs, self.opts, loaded, &generators, &mut acc)?;
         for path in &k.components {
             let dir = self.resolve_dir(loaded, "components", path)?;
             acc = self.build_dir(&dir, acc, Some(Role::Component))?;
@@ -231,34 +234,74 @@ impl Builder<'_> {
             self.tables,
             self.warnings,
         )?;
+        let transformers = self.plugin_configs(loaded, "transformers", &k.transformers)?;
+        steps::run_transformer_configs(
+            &transformers,
+            &mut acc,
+            &self.config.fields,
+            self.warnings,
+        )?;
         steps::bind_vars(loaded, &mut acc, &mut self.vars, self.tables)?;
         Ok(acc)
     }
 
     /// Adds what one `resources:` entry names: a file's documents or a kustomization
     /// directory's build.
-    fn accumulate(&mut self, loaded: &Loaded, path: &str, acc: &mut Vec<Resource>) -> Result<()> {
+    /// `field` is where the path is listed (`resources`, `generators`, `transformers`); `index`
+    /// describes `acc`.
+    fn accumulate(
+        &mut self,
+        loaded: &Loaded,
+        field: &str,
+        path: &str,
+        acc: &mut Vec<Resource>,
+        index: &mut ids::IdIndex,
+    ) -> Result<()> {
         let target = crate::fs::join(&loaded.dir, path);
         match self.fs.kind(&target) {
             Some(FileKind::File) => {
-                let file = self.resolve_file(loaded, "resources", path)?;
+                let file = self.resolve_file(loaded, field, path)?;
                 let docs = self.parse_file(&file)?;
-                ids::append_all(acc, docs.iter().cloned(), &|g: &Gvk| {
+                index.append_all(acc, docs.iter().cloned(), &|g: &Gvk| {
                     self.tables.is_cluster_scoped(g)
                 })
             }
             Some(FileKind::Dir) => {
-                let dir = self.resolve_dir(loaded, "resources", path)?;
+                let dir = self.resolve_dir(loaded, field, path)?;
                 // A base starts from the built-in configuration; what it adds comes back up.
                 let parent = std::mem::replace(&mut self.config, BuildConfig::builtin(self.tables));
                 let built = self.build_dir(&dir, Vec::new(), Some(Role::Resource));
                 let child = std::mem::replace(&mut self.config, parent);
                 let built = built?;
                 self.config.absorb(&child)?;
-                ids::append_all(acc, built, &|g: &Gvk| self.tables.is_cluster_scoped(g))
+                index.append_all(acc, built, &|g: &Gvk| self.tables.is_cluster_scoped(g))
             }
-            None => Err(self.missing(loaded, "resources", path, &target)),
+            None => Err(self.missing(loaded, field, path, &target)),
         }
+    }
+
+    /// The plugin configurations listed under `generators:` or `transformers:`: inline YAML,
+    /// files, or kustomization directories whose output is the configurations (kustomize's
+    /// `configureExternalGenerators` / `configureExternalTransformers`).
+    fn plugin_configs(
+        &mut self,
+        loaded: &Loaded,
+        field: &str,
+        entries: &[String],
+    ) -> Result<Vec<(Resource, Location)>> {
+        let mut out = Vec::new();
+        for entry in entries {
+            let loc = accumulate::item_location(loaded, field, entry);
+            if let Some(inline) = accumulate::inline_configs(entry) {
+                out.extend(inline.into_iter().map(|r| (r, loc.clone())));
+                continue;
+            }
+            let mut acc = Vec::new();
+            let mut index = ids::IdIndex::default();
+            self.accumulate(loaded, field, entry, &mut acc, &mut index)?;
+            out.extend(acc.into_iter().map(|r| (r, loc.clone())));
+        }
+        Ok(out)
     }
 
     /// The error for a path that names nothing: remote URLs get their own.
@@ -374,5 +417,157 @@ impl Builder<'_> {
         let docs = Arc::new(parse_resources(&file)?);
         self.files.insert(path.to_path_buf(), Arc::clone(&docs));
         Ok(docs)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+    use crate::fs::MemFs;
+
+    /// Counts reads per path, to show each file is read once per render.
+    struct Counting {
+        inner: MemFs,
+        reads: std::sync::Mutex<HashMap<PathBuf, usize>>,
+        total: AtomicUsize,
+    }
+
+    impl Fs for Counting {
+        fn read(&self, path: &Path) -> std::io::Result<Vec<u8>> {
+            self.total.fetch_add(1, Ordering::Relaxed);
+            if let Ok(mut m) = self.reads.lock() {
+                *m.entry(path.to_path_buf()).or_default() += 1;
+            }
+            self.inner.read(path)
+        }
+        fn kind(&self, path: &Path) -> Option<FileKind> {
+            self.inner.kind(path)
+        }
+        fn canonicalize(&self, path: &Path) -> std::io::Result<PathBuf> {
+            self.inner.canonicalize(path)
+        }
+    }
+
+    const CM: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n";
+
+    fn names(r: &Rendered) -> Vec<String> {
+        r.resources.iter().map(|r| r.name().to_string()).collect()
+    }
+
+    fn render_mem(fs: &dyn Fs, dir: &str) -> Result<Rendered> {
+        let opts = RenderOptions {
+            reorder: OutputOrder::None,
+            ..RenderOptions::default()
+        };
+        render_with(fs, Path::new(dir), &opts, &mut Warnings::default())
+    }
+
+    #[test]
+    fn shared_base_is_read_once() {
+        let mut fs = MemFs::new();
+        fs.file("/t/base/kustomization.yaml", "resources: [cm.yaml]\n")
+            .file("/t/base/cm.yaml", CM)
+            .file(
+                "/t/a/kustomization.yaml",
+                "resources: [../base]\nnamePrefix: a-\n",
+            )
+            .file(
+                "/t/b/kustomization.yaml",
+                "resources: [../base]\nnamePrefix: b-\n",
+            )
+            .file("/t/all/kustomization.yaml", "resources: [../a, ../b]\n");
+        let fs = Counting {
+            inner: fs,
+            reads: std::sync::Mutex::new(HashMap::new()),
+            total: AtomicUsize::new(0),
+        };
+        let r = render_mem(&fs, "/t/all").unwrap();
+        assert_eq!(names(&r), ["a-cm", "b-cm"]);
+        let reads = fs.reads.lock().unwrap();
+        assert!(reads.values().all(|&n| n == 1), "{reads:?}");
+        assert_eq!(reads.len(), 5);
+    }
+
+    #[test]
+    fn component_transforms_what_its_parent_accumulated() {
+        let mut fs = MemFs::new();
+        fs.file(
+            "/t/o/kustomization.yaml",
+            "resources: [cm.yaml]\ncomponents: [../c]\nnameSuffix: -o\n",
+        )
+        .file("/t/o/cm.yaml", CM)
+        .file(
+            "/t/c/kustomization.yaml",
+            "kind: Component\nresources: [sa.yaml]\nnamePrefix: c-\n",
+        )
+        .file(
+            "/t/c/sa.yaml",
+            "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: sa\n",
+        );
+        let r = render_mem(&fs, "/t/o").unwrap();
+        assert_eq!(names(&r), ["c-cm-o", "c-sa-o"]);
+    }
+
+    #[test]
+    fn diamond_of_bases_is_a_duplicate() {
+        let mut fs = MemFs::new();
+        fs.file("/t/base/kustomization.yaml", "resources: [cm.yaml]\n")
+            .file("/t/base/cm.yaml", CM)
+            .file("/t/a/kustomization.yaml", "resources: [../base]\n")
+            .file("/t/all/kustomization.yaml", "resources: [../a, ../base]\n");
+        let e = render_mem(&fs, "/t/all").unwrap_err();
+        assert_eq!(e.kind, ErrorKind::DuplicateId);
+        assert_eq!(e.related.len(), 1);
+        assert_eq!(e.chain, ["/t/all/kustomization.yaml"]);
+    }
+
+    #[test]
+    fn errors_carry_the_chain() {
+        let mut fs = MemFs::new();
+        fs.file("/t/base/kustomization.yaml", "resources: [missing.yaml]\n")
+            .file("/t/mid/kustomization.yaml", "resources: [../base]\n")
+            .file("/t/top/kustomization.yaml", "resources: [../mid]\n");
+        let e = render_mem(&fs, "/t/top").unwrap_err();
+        assert_eq!(e.kind, ErrorKind::NotFound);
+        assert_eq!(
+            e.chain,
+            [
+                "/t/top/kustomization.yaml",
+                "/t/mid/kustomization.yaml",
+                "/t/base/kustomization.yaml"
+            ]
+        );
+        assert_eq!(
+            e.location.unwrap().describe(),
+            "/t/base/kustomization.yaml:1:13"
+        );
+    }
+
+    #[test]
+    fn parent_directory_is_a_cycle() {
+        let mut fs = MemFs::new();
+        fs.file("/t/kustomization.yaml", "resources: [sub]\n")
+            .file("/t/sub/kustomization.yaml", "resources: [..]\n");
+        let e = render_mem(&fs, "/t").unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Cycle);
+        assert_eq!(e.message, "cycle of kustomizations: /t → /t/sub → /t");
+    }
+
+    #[test]
+    fn symlinked_file_outside_root_is_refused_unless_allowed() {
+        let mut fs = MemFs::new();
+        fs.file("/t/app/kustomization.yaml", "resources: [link.yaml]\n")
+            .file("/t/other/cm.yaml", CM)
+            .symlink("/t/app/link.yaml", "../other/cm.yaml");
+        let e = render_mem(&fs, "/t/app").unwrap_err();
+        assert_eq!(e.kind, ErrorKind::LoadRestriction);
+        let opts = RenderOptions {
+            load_restrictor: Restrictor::None,
+            ..RenderOptions::default()
+        };
+        let r = render_with(&fs, Path::new("/t/app"), &opts, &mut Warnings::default()).unwrap();
+        assert_eq!(names(&r), ["cm"]);
     }
 }

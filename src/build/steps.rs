@@ -25,15 +25,13 @@ pub use crate::transform::sort::Reorder as OutputOrder;
 /// kustomization that uses one fails clearly instead of rendering something else.
 pub fn check_supported(loaded: &Loaded) -> Result<()> {
     let k = &loaded.kustomization;
-    let used: [(&str, bool); 11] = [
+    let used: [(&str, bool); 9] = [
         ("patches", !k.patches.is_empty()),
         (
             "patchesStrategicMerge",
             !k.patches_strategic_merge.is_empty(),
         ),
         ("patchesJson6902", !k.patches_json6902.is_empty()),
-        ("generators", !k.generators.is_empty()),
-        ("transformers", !k.transformers.is_empty()),
         ("validators", !k.validators.is_empty()),
         ("openapi", k.openapi.as_ref().is_some_and(|m| !m.is_empty())),
         ("buildMetadata", !k.build_metadata.is_empty()),
@@ -153,6 +151,70 @@ fn read_named_file(
     )
     .map_err(|e| e.at_opt(loc()))?;
     fs.read(&canonical).map_err(|e| Error::io(&target, &e))
+}
+
+/// Runs the generator configurations of `generators:` after the built-in generators:
+/// `apiVersion: builtin` ConfigMapGenerator and SecretGenerator are supported; other generators
+/// are plugins (refused) or not supported yet.
+pub fn run_generator_configs(
+    fs: &dyn Fs,
+    opts: &RenderOptions,
+    loaded: &Loaded,
+    configs: &[(Resource, Location)],
+    acc: &mut Vec<Resource>,
+) -> Result<()> {
+    let loader = |rel: &str| -> Result<Vec<u8>> { read_named_file(fs, opts, loaded, rel) };
+    for (config, loc) in configs {
+        match crate::generate::from_builtin_config(&config.node, &loader)
+            .map_err(|e| e.at(loc.clone()))?
+        {
+            Some((generated, behavior)) => {
+                crate::generate::absorb(acc, generated, behavior).map_err(|e| e.at(loc.clone()))?
+            }
+            None => return Err(unsupported_config(config, "generators", loc)),
+        }
+    }
+    Ok(())
+}
+
+/// Runs the transformer configurations of `transformers:` after the built-in transformers, in
+/// their order. Builtin configurations of the transformers `transform` implements are
+/// supported; patches and replacements come later; anything else is a plugin.
+pub fn run_transformer_configs(
+    configs: &[(Resource, Location)],
+    acc: &mut Vec<Resource>,
+    tables: &FieldSpecTables,
+    warnings: &mut Warnings,
+) -> Result<()> {
+    for (config, loc) in configs {
+        let done = transform::builtin::apply_config(&config.node, acc, tables, warnings)
+            .map_err(|e| e.at(loc.clone()))?;
+        if !done {
+            return Err(unsupported_config(config, "transformers", loc));
+        }
+    }
+    Ok(())
+}
+
+fn unsupported_config(config: &Resource, field: &str, loc: &Location) -> Error {
+    let api_version = config.node.str_at(&["apiVersion"]).unwrap_or("");
+    let kind = config.kind();
+    if api_version == "builtin" {
+        Error::new(
+            ErrorKind::Kustomization,
+            format!("the builtin {kind} under `{field}` is not yet supported by ply"),
+        )
+        .at(loc.clone())
+        .label("not supported yet")
+    } else {
+        Error::new(
+            ErrorKind::Plugin,
+            format!("`{field}` names the plugin {api_version}/{kind}: ply does not run plugins"),
+        )
+        .at(loc.clone())
+        .label("a plugin")
+        .help("ply never runs programs; only `apiVersion: builtin` configurations are supported")
+    }
 }
 
 /// Runs the kustomization's built-in transformers over `acc`, in kustomize's order

@@ -30,6 +30,12 @@ pub fn apply(
     apply_at(original, patch, schema.root(gvk), opts)
 }
 
+/// Whether a patch deletes the whole object (`$patch: delete` at its root): kustomize then
+/// removes the resource; [`apply`] would return an empty map.
+pub fn deletes_object(patch: &Node) -> bool {
+    patch.get(DIRECTIVE).and_then(Node::as_str) == Some("delete")
+}
+
 /// [`apply`] from a schema position (for callers patching a part of an object).
 pub fn apply_at(
     original: &Node,
@@ -788,6 +794,28 @@ impl Merger {
         if merge_key.is_empty() {
             return clean_all(patch);
         }
+        // kyaml matches elements on `x-kubernetes-list-map-keys` when the schema has them
+        // (Service ports: port and protocol), else on the merge key, comparing the values'
+        // text; a key an element lacks reads as "" and is left out of the match.
+        let keys: Vec<&str> = if meta.list_map_keys.is_empty() {
+            vec![merge_key]
+        } else {
+            meta.list_map_keys.iter().map(String::as_str).collect()
+        };
+        let tuple = |v: &Node| -> Vec<String> {
+            keys.iter()
+                .map(|k| v.get(k).and_then(Node::scalar_text).unwrap_or_default())
+                .collect()
+        };
+        // Order (observed): when the object's first element is identified by a single key,
+        // the patch's elements, merged or new, come first in patch order, then the object's
+        // others; when it is identified by several keys (a Service port with its protocol),
+        // new elements come first and merged ones stay where the object has them.
+        let single_key = original
+            .first()
+            .map(&tuple)
+            .as_ref()
+            .is_none_or(|t| t.iter().filter(|x| !x.is_empty()).count() <= 1);
         let mut original = original;
         let mut plain = Vec::with_capacity(patch.len());
         let mut replace = false;
@@ -795,8 +823,12 @@ impl Merger {
             match v.get(DIRECTIVE).map(Node::as_str) {
                 None => plain.push(v),
                 Some(Some("delete")) => {
-                    if let Some(kv) = v.get(merge_key) {
-                        original.retain(|o| !o.get(merge_key).is_some_and(|x| go_eq(x, kv)));
+                    let t = tuple(&v);
+                    // When elements are identified by several keys, a deletion naming only
+                    // one of them deletes nothing (observed).
+                    let enough = single_key || t.iter().filter(|x| !x.is_empty()).count() > 1;
+                    if v.get(merge_key).is_some() && enough {
+                        original.retain(|o| kz_relation(&t, &tuple(o)) != KzRelation::Equal);
                     }
                 }
                 Some(Some("replace")) => replace = true,
@@ -818,43 +850,100 @@ impl Merger {
                 .collect();
             return clean_all(keyed);
         }
-        let mut out = Vec::with_capacity(original.len() + plain.len());
-        let mut used = vec![false; original.len()];
+        let dest_tuples: Vec<Vec<String>> = original.iter().map(&tuple).collect();
+        // Per dest element: its merged value when a patch element matched it, and whether it
+        // moves to the front with the patch's elements.
+        let mut merged: Vec<Option<(Node, bool)>> = vec![None; original.len()];
+        let mut front = Vec::with_capacity(plain.len());
         for v in plain {
-            let Some(kv) = v.get(merge_key).cloned() else {
-                continue;
-            };
+            let t = tuple(&v);
+            let kv = v.get(merge_key).cloned().unwrap_or(Node::Null);
             let epath = path.elem(merge_key, &kv);
-            let found = original.iter().enumerate().position(|(i, o)| {
-                !used.get(i).copied().unwrap_or(true)
-                    && o.get(merge_key).is_some_and(|x| go_eq(x, &kv))
-            });
-            match (found, v) {
-                (Some(i), Node::Map(pm)) => {
-                    if let Some(u) = used.get_mut(i) {
-                        *u = true;
-                    }
-                    let om = match original.get_mut(i).map(std::mem::take) {
-                        Some(Node::Map(m)) => m,
-                        _ => Map::new(),
-                    };
-                    out.push(Node::Map(self.kz_merge_map(om, pm, items, &epath)?));
+            let rel: Vec<KzRelation> = dest_tuples.iter().map(|d| kz_relation(&t, d)).collect();
+            if let Some(i) = rel.iter().position(|r| *r == KzRelation::Equal) {
+                let base = match merged.get_mut(i).and_then(Option::take) {
+                    Some((n, _)) => n,
+                    None => original.get(i).cloned().unwrap_or_default(),
+                };
+                let om = match base {
+                    Node::Map(m) => m,
+                    _ => Map::new(),
+                };
+                let pm = match v {
+                    Node::Map(m) => m,
+                    _ => Map::new(),
+                };
+                let m = Node::Map(self.kz_merge_map(om, pm, items, &epath)?);
+                if let Some(slot) = merged.get_mut(i) {
+                    *slot = Some((m, single_key));
                 }
-                (_, v) => {
-                    if let Some(v) = kz_clean(v, &epath)? {
-                        out.push(v);
+                if single_key {
+                    front.push(FrontItem::Dest(i));
+                }
+            } else if rel.contains(&KzRelation::Partial) {
+                // Agrees with an element on the keys both have but not on all: kustomize
+                // drops the patch element and keeps the object's.
+                continue;
+            } else if let Some(v) = kz_clean(v, &epath)? {
+                front.push(FrontItem::New(v));
+            }
+        }
+        let mut out = Vec::with_capacity(original.len() + front.len());
+        let mut moved = vec![false; original.len()];
+        for f in front {
+            match f {
+                FrontItem::New(v) => out.push(v),
+                FrontItem::Dest(i) => {
+                    if let Some(Some((m, true))) = merged.get(i) {
+                        if !moved.get(i).copied().unwrap_or(true) {
+                            out.push(m.clone());
+                            if let Some(x) = moved.get_mut(i) {
+                                *x = true;
+                            }
+                        }
                     }
                 }
             }
         }
-        out.extend(
-            original
-                .into_iter()
-                .zip(used)
-                .filter(|(_, u)| !u)
-                .map(|(o, _)| o),
-        );
+        for (i, o) in original.into_iter().enumerate() {
+            if moved.get(i).copied().unwrap_or(false) {
+                continue;
+            }
+            match merged.get_mut(i).and_then(Option::take) {
+                Some((m, _)) => out.push(m),
+                None => out.push(o),
+            }
+        }
         Ok(out)
+    }
+}
+
+enum FrontItem {
+    New(Node),
+    Dest(usize),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum KzRelation {
+    Equal,
+    /// Equal on every key both have, but one lacks a key the other has.
+    Partial,
+    Distinct,
+}
+
+fn kz_relation(a: &[String], b: &[String]) -> KzRelation {
+    if a == b {
+        return KzRelation::Equal;
+    }
+    let agree = a
+        .iter()
+        .zip(b)
+        .all(|(x, y)| x.is_empty() || y.is_empty() || x == y);
+    let shared = a.iter().zip(b).any(|(x, y)| !x.is_empty() && !y.is_empty());
+    if agree && shared {
+        KzRelation::Partial
+    } else {
+        KzRelation::Distinct
     }
 }
 

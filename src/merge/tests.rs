@@ -164,6 +164,21 @@ fn set_element_order_reorders() {
 }
 
 #[test]
+fn set_element_order_sees_the_live_list_as_apimachinery_does() {
+    // apimachinery orders by the live list after `mergeSlice` has deleted and appended in
+    // place in its backing array: live [a, d] minus a plus b reads as [d, b], so d stays
+    // first (apimachinery's "add map and delete map from merging list" case).
+    let got = patch(
+        "spec: {containers: [{name: a, image: x}, {name: d, image: y}]}",
+        "spec: {$setElementOrder/containers: [{name: b}, {name: c}], containers: [{name: b}, {name: c}, {name: a, $patch: delete}]}",
+    );
+    assert_same(
+        &got,
+        "spec: {containers: [{name: d, image: y}, {name: b}, {name: c}]}",
+    );
+}
+
+#[test]
 fn set_element_order_mismatch_is_an_error() {
     let e = patch_err(
         POD,
@@ -317,6 +332,48 @@ fn kustomize_map_directives() {
 }
 
 #[test]
+fn kustomize_matches_service_ports_on_port_and_protocol() {
+    let svc = Gvk::from_api_version("v1", "Service");
+    let kz = |o: &str, p: &str| patch_with(o, p, &svc, SmpOptions::kustomize()).expect("applies");
+    // Same port, another protocol: a new element, first.
+    let got = kz(
+        "spec: {ports: [{port: 53, protocol: TCP}]}",
+        "spec: {ports: [{port: 53, protocol: UDP, name: u}]}",
+    );
+    assert_same(
+        &got,
+        "spec: {ports: [{port: 53, protocol: UDP, name: u}, {port: 53, protocol: TCP}]}",
+    );
+    // Keys that agree only where both are set: kustomize keeps the object's element.
+    let got = kz(
+        "spec: {ports: [{port: 80, protocol: TCP, targetPort: 1}]}",
+        "spec: {ports: [{port: 80, targetPort: 2}]}",
+    );
+    assert_same(
+        &got,
+        "spec: {ports: [{port: 80, protocol: TCP, targetPort: 1}]}",
+    );
+    // Both keys: merged in place.
+    let got = kz(
+        "spec: {ports: [{port: 80, protocol: TCP, name: a}, {port: 81, protocol: TCP, name: b}]}",
+        "spec: {ports: [{port: 81, protocol: TCP, name: bb}, {port: 82, protocol: TCP, name: c}]}",
+    );
+    assert_same(
+        &got,
+        "spec: {ports: [{port: 82, protocol: TCP, name: c}, {port: 80, protocol: TCP, name: a}, {port: 81, protocol: TCP, name: bb}]}",
+    );
+    // kubectl merges on the merge key (port) alone.
+    let got = patch_with(
+        "spec: {ports: [{port: 53, protocol: TCP}]}",
+        "spec: {ports: [{port: 53, protocol: UDP}]}",
+        &svc,
+        SmpOptions::kubectl(),
+    )
+    .expect("applies");
+    assert_same(&got, "spec: {ports: [{port: 53, protocol: UDP}]}");
+}
+
+#[test]
 fn kustomize_refuses_a_change_of_node_kind() {
     let e = kz("metadata: {labels: {a: '1'}}", "metadata: {labels: [a]}").expect_err("kind change");
     assert_eq!(e.kind, MergeErrorKind::TypeMismatch);
@@ -343,6 +400,16 @@ fn unknown_kinds_merge_maps_and_replace_lists() {
     )
     .expect("applies");
     assert_same(&got, "spec: {a: {x: 1, y: 2}, items: [{name: b}]}");
+}
+
+#[test]
+fn root_delete_is_visible_to_callers() {
+    assert!(smp::deletes_object(&y(
+        "{$patch: delete, metadata: {name: x}}"
+    )));
+    assert!(!smp::deletes_object(&y("{metadata: {name: x}}")));
+    let got = kz("metadata: {name: x}", "{$patch: delete}").expect("applies");
+    assert_same(&got, "{}");
 }
 
 #[test]

@@ -150,6 +150,22 @@ pub fn apply_preview(
     })
 }
 
+/// [`apply_preview`] without overwrite (`kubectl apply --overwrite=false`): a patch that
+/// changes a field the live object changed since the last apply is a
+/// [`MergeErrorKind::Conflict`](super::MergeErrorKind::Conflict) error.
+pub fn apply_preview_checked(
+    original: &Node,
+    modified: &Node,
+    current: &Node,
+    schema: &Schema,
+    gvk: &Gvk,
+) -> R<Preview> {
+    if schema.kind(gvk).is_some() {
+        create(original, modified, current, schema, gvk, false)?;
+    }
+    apply_preview(original, modified, current, schema, gvk)
+}
+
 /// apimachinery's `MergingMapsHaveConflicts`: whether two patches of one object change a field
 /// differently. Returns the path of the first conflict.
 pub fn find_conflict(left: &Node, right: &Node, schema: &Schema, gvk: &Gvk) -> Option<String> {

@@ -130,6 +130,9 @@ pub struct Resource {
     /// Names of the `vars:` bound to this resource (kustomize's `Resource.refVarNames`):
     /// the root reads their values from it (`transform::vars`).
     pub ref_var_names: Vec<String>,
+    /// Label/annotation values that kustomize shares between several maps of this object
+    /// (see [`SharedEntry`]).
+    pub shared_entries: Vec<SharedEntry>,
 }
 
 impl Resource {
@@ -142,6 +145,7 @@ impl Resource {
             name_prefixes: Vec::new(),
             name_suffixes: Vec::new(),
             ref_var_names: Vec::new(),
+            shared_entries: Vec::new(),
         }
     }
 
@@ -186,4 +190,24 @@ impl Resource {
     pub fn kind(&self) -> &str {
         self.node.str_at(&["kind"]).unwrap_or("")
     }
+}
+
+/// One step of a path into an object: a map key or a list index.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Step {
+    Key(String),
+    Index(usize),
+}
+
+/// A label or annotation entry that kustomize created in several maps of one object with a
+/// single shared YAML node: its labels/annotations transformers add a missing key to every map
+/// of their field specs with the same node (`filtersutil.SetEntry` makes the node once per
+/// object and key; kyaml's `FieldSetter` appends it as is), so a later transformer that sets
+/// the key in any one of those maps changes all of them. ply keeps the maps here and the
+/// `transform::labels` setter replays that.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SharedEntry {
+    pub key: String,
+    /// Paths of the maps (e.g. `metadata/labels`, `spec/template/metadata/labels`).
+    pub maps: Vec<Vec<Step>>,
 }

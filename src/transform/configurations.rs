@@ -205,13 +205,13 @@ impl BuildConfig {
             return Ok(());
         }
         for spec in found.annotations {
-            super::merge_one(&mut self.fields.common_annotations, spec);
+            super::try_merge_one(&mut self.fields.common_annotations, spec)?;
         }
         for spec in found.labels {
-            super::merge_one(&mut self.fields.common_labels, spec);
+            super::try_merge_one(&mut self.fields.common_labels, spec)?;
         }
         for spec in found.prefix {
-            super::merge_one(&mut self.fields.name_prefix, spec);
+            super::try_merge_one(&mut self.fields.name_prefix, spec)?;
         }
         let refs = ReferenceTables {
             name_reference: found.name_refs,
@@ -242,7 +242,7 @@ impl BuildConfig {
             (&mut f.replicas, &c.replicas),
         ] {
             for spec in theirs {
-                super::merge_one(mine, spec.clone());
+                super::try_merge_one(mine, spec.clone())?;
             }
         }
         self.custom = true;

@@ -6,7 +6,7 @@
 
 use crate::diag::{Error, ErrorKind, Result};
 use crate::kustomization::FieldSpec;
-use crate::resource::{Gvk, ResId};
+use crate::resource::{Gvk, ResId, Step};
 use crate::yaml::{Map, Node};
 
 use super::spec_selects;
@@ -78,7 +78,34 @@ fn apply_selected(
         return Ok(());
     }
     let path = split_path(&spec.path);
-    walk(object, &path, spec.create, create, set).map_err(|mut e| {
+    let mut at = Vec::new();
+    walk(object, &path, &mut at, spec.create, create, &mut |n, _| {
+        set(n)
+    })
+    .map_err(|mut e| {
+        e.message = format!(
+            "considering field '{}' of object {}: {}",
+            spec.path,
+            ResId::of(object),
+            e.message
+        );
+        e
+    })
+}
+
+/// [`apply`] whose setter also gets the path of the node it is called on.
+pub fn apply_with_path(
+    object: &mut Node,
+    spec: &FieldSpec,
+    create: Create,
+    set: &mut dyn FnMut(&mut Node, &[Step]) -> Result<()>,
+) -> Result<()> {
+    if !spec_selects(spec, &Gvk::of(object)) {
+        return Ok(());
+    }
+    let path = split_path(&spec.path);
+    let mut at = Vec::new();
+    walk(object, &path, &mut at, spec.create, create, set).map_err(|mut e| {
         e.message = format!(
             "considering field '{}' of object {}: {}",
             spec.path,
@@ -92,18 +119,22 @@ fn apply_selected(
 fn walk(
     node: &mut Node,
     path: &[String],
+    at: &mut Vec<Step>,
     create_missing: bool,
     create: Create,
-    set: &mut dyn FnMut(&mut Node) -> Result<()>,
+    set: &mut dyn FnMut(&mut Node, &[Step]) -> Result<()>,
 ) -> Result<()> {
     let Some((first, rest)) = path.split_first() else {
-        return set(node);
+        return set(node, at);
     };
     match node {
         Node::Null => Ok(()),
         Node::Seq(items) => {
-            for item in items {
-                walk(item, path, create_missing, create, set)?;
+            for (i, item) in items.iter_mut().enumerate() {
+                at.push(Step::Index(i));
+                let r = walk(item, path, at, create_missing, create, set);
+                at.pop();
+                r?;
             }
             Ok(())
         }
@@ -144,7 +175,10 @@ fn walk(
                     *field = f();
                 }
             }
-            walk(field, rest, create_missing, create, set)
+            at.push(Step::Key(name.to_string()));
+            let r = walk(field, rest, at, create_missing, create, set);
+            at.pop();
+            r
         }
         _ => Err(Error::new(
             ErrorKind::Transformer,

@@ -4,11 +4,11 @@
 
 use crate::diag::{Error, ErrorKind, Result};
 use crate::kustomization::{FieldSpec, Label, StringMap};
-use crate::resource::Resource;
+use crate::resource::{Resource, SharedEntry, Step};
 use crate::yaml::Node;
 
 use super::fieldspec::{self, Create};
-use super::{FieldSpecTables, merge_one};
+use super::{FieldSpecTables, spec_selects, try_merge_one};
 
 /// Applies the kustomization's `labels` entries, then its `commonLabels`, in kustomize's
 /// order (`api/internal/target/kusttarget_configplugin.go`, LabelTransformer configurator).
@@ -34,19 +34,19 @@ pub fn apply(
 pub fn label_specs(label: &Label, tables: &FieldSpecTables) -> Result<Vec<FieldSpec>> {
     let mut specs = Vec::new();
     for s in label.fields.iter().chain(&tables.labels) {
-        merge_one(&mut specs, s.clone())?;
+        try_merge_one(&mut specs, s.clone())?;
     }
     if label.include_selectors {
         for s in &tables.common_labels {
-            merge_one(&mut specs, s.clone())?;
+            try_merge_one(&mut specs, s.clone())?;
         }
     } else {
         if label.include_templates {
             for s in &tables.template_labels {
-                merge_one(&mut specs, s.clone())?;
+                try_merge_one(&mut specs, s.clone())?;
             }
         }
-        merge_one(
+        try_merge_one(
             &mut specs,
             FieldSpec {
                 path: "metadata/labels".into(),
@@ -60,36 +60,87 @@ pub fn label_specs(label: &Label, tables: &FieldSpecTables) -> Result<Vec<FieldS
 
 /// Writes each pair into the map at every place `specs` names (creating maps where a spec
 /// says `create`). An empty `pairs` changes nothing.
+///
+/// kustomize shares one value node between the maps in which one transformer creates a key
+/// (see [`SharedEntry`]); a later setting of that key in any of those maps shows in all of
+/// them. This function records such groups on the resource and replays them.
 pub fn set_pairs(resources: &mut [Resource], pairs: &StringMap, specs: &[FieldSpec]) -> Result<()> {
     if pairs.is_empty() {
         return Ok(());
     }
     for r in resources.iter_mut() {
-        fieldspec::apply_all(&mut r.node, specs, Create::Map, &mut |n| {
-            set_entries(n, pairs)
-        })?;
+        let gvk = r.gvk();
+        let selected: Vec<&FieldSpec> = specs.iter().filter(|s| spec_selects(s, &gvk)).collect();
+        if selected.is_empty() {
+            continue;
+        }
+        let Resource {
+            node,
+            shared_entries,
+            ..
+        } = r;
+        for (k, v) in pairs {
+            let mut created: Vec<Vec<Step>> = Vec::new();
+            let mut updated: Vec<Vec<Step>> = Vec::new();
+            for spec in &selected {
+                fieldspec::apply_with_path(node, spec, Create::Map, &mut |n, at| {
+                    // A null map that the spec may not create stays null (kyaml's FieldSetter
+                    // does nothing on a null node).
+                    if n.is_null() {
+                        return Ok(());
+                    }
+                    let Some(map) = n.as_map_mut() else {
+                        return Err(not_a_map(n));
+                    };
+                    if map.contains_key(k) {
+                        updated.push(at.to_vec());
+                    } else {
+                        created.push(at.to_vec());
+                    }
+                    map.insert(k.clone(), Node::str(v.as_str()));
+                    Ok(())
+                })?;
+            }
+            for group in shared_entries
+                .iter()
+                .filter(|g| g.key == *k && g.maps.iter().any(|m| updated.contains(m)))
+            {
+                for path in &group.maps {
+                    if let Some(map) = node_at(node, path).and_then(Node::as_map_mut)
+                        && map.contains_key(k)
+                    {
+                        map.insert(k.clone(), Node::str(v.as_str()));
+                    }
+                }
+            }
+            if created.len() > 1 {
+                shared_entries.push(SharedEntry {
+                    key: k.clone(),
+                    maps: created,
+                });
+            }
+        }
     }
     Ok(())
 }
 
-/// Sets every pair in a map node (kustomize's `SetEntry` with a string tag).
-pub(crate) fn set_entries(node: &mut Node, pairs: &StringMap) -> Result<()> {
-    // A null map that the spec may not create stays null (kyaml's FieldSetter does nothing on
-    // a null node).
-    if node.is_null() {
-        return Ok(());
+fn node_at<'a>(node: &'a mut Node, path: &[Step]) -> Option<&'a mut Node> {
+    let mut cur = node;
+    for step in path {
+        cur = match step {
+            Step::Key(k) => cur.get_mut(k)?,
+            Step::Index(i) => cur.as_seq_mut()?.get_mut(*i)?,
+        };
     }
-    let Some(map) = node.as_map_mut() else {
-        return Err(Error::new(
-            ErrorKind::Transformer,
-            format!(
-                "expected a map to hold labels or annotations, found a {}",
-                node.kind_name()
-            ),
-        ));
-    };
-    for (k, v) in pairs {
-        map.insert(k.clone(), Node::str(v.as_str()));
-    }
-    Ok(())
+    Some(cur)
+}
+
+fn not_a_map(node: &Node) -> Error {
+    Error::new(
+        ErrorKind::Transformer,
+        format!(
+            "expected a map to hold labels or annotations, found a {}",
+            node.kind_name()
+        ),
+    )
 }

@@ -108,7 +108,7 @@ impl FieldSpecTables {
                 _ => continue,
             };
             for spec in specs_from_node(key, value)? {
-                merge_one(table, spec)?;
+                try_merge_one(table, spec)?;
             }
         }
         Ok(())
@@ -123,11 +123,16 @@ impl FieldSpecTables {
     }
 }
 
+/// [`try_merge_one`] that keeps the first of two conflicting entries instead of failing.
+pub fn merge_one(table: &mut Vec<FieldSpec>, spec: FieldSpec) {
+    let _ = try_merge_one(table, spec);
+}
+
 /// Adds a spec unless an equivalent one is there (kustomize's `FsSlice.MergeOne`): same path,
 /// and the existing entry's group/version/kind selected by the new one's (so a new entry without
 /// a kind matches an existing one for any kind). An equivalent entry with a different `create`
 /// is an error, as in kustomize.
-pub fn merge_one(table: &mut Vec<FieldSpec>, spec: FieldSpec) -> Result<()> {
+pub fn try_merge_one(table: &mut Vec<FieldSpec>, spec: FieldSpec) -> Result<()> {
     let selects = |want: &Option<String>, have: &Option<String>| {
         want.as_deref()
             .is_none_or(|w| w.is_empty() || Some(w) == have.as_deref())
@@ -383,12 +388,14 @@ mod config_tests {
         };
         let mut t = vec![spec("spec/x", Some("Deployment"), true)];
         // Kind-less entry covers the Deployment one: not added; with another `create`: error.
-        merge_one(&mut t, spec("spec/x", None, true)).unwrap();
+        try_merge_one(&mut t, spec("spec/x", None, true)).unwrap();
         assert_eq!(t.len(), 1);
-        assert!(merge_one(&mut t, spec("spec/x", None, false)).is_err());
+        assert!(try_merge_one(&mut t, spec("spec/x", None, false)).is_err());
+        merge_one(&mut t, spec("spec/x", None, false));
+        assert_eq!(t.len(), 1);
         // A narrower entry is new.
         let mut t = vec![spec("spec/x", None, true)];
-        merge_one(&mut t, spec("spec/x", Some("Deployment"), false)).unwrap();
+        try_merge_one(&mut t, spec("spec/x", Some("Deployment"), false)).unwrap();
         assert_eq!(t.len(), 2);
     }
 }

@@ -93,6 +93,29 @@ pub fn collect(
     Ok(out)
 }
 
+/// Runs a `ReplacementTransformer` plugin configuration (`apiVersion: builtin`, listed under
+/// `transformers:`): its `replacements:` list holds inline replacements and `path:` entries,
+/// read through `load` (kustomize's `ReplacementTransformerPlugin.Config`). Unknown fields of
+/// replacement files go to `ignored`, as in [`collect`].
+pub fn apply_plugin_config(
+    config: &Node,
+    resources: &mut [Resource],
+    cluster_scoped: ClusterScoped,
+    load: &mut dyn FnMut(&str) -> Result<Node, Error>,
+    ignored: &mut Vec<String>,
+) -> Result<(), Error> {
+    let list = config.get("replacements").cloned().unwrap_or(Node::Null);
+    let fields: Vec<ReplacementField> = crate::yaml::de::from_node(&list).map_err(|e| {
+        err(format!(
+            "ReplacementTransformer: replacements{}: {}",
+            e.path_string(),
+            e.message
+        ))
+    })?;
+    let list = collect(&fields, load, ignored)?;
+    apply(resources, &list, cluster_scoped)
+}
+
 /// The shapes of a replacement file's maps, for dropping unknown fields.
 #[derive(Clone, Copy)]
 enum Shape {
@@ -485,6 +508,18 @@ fn apply_target(
                 ));
             }
         }
+        // kustomize rejects an object left without a name (kyaml's `GetValidatedMetadata`).
+        let kind = r.kind().to_string();
+        if !kind.ends_with("List")
+            && r.node
+                .str_at(&["metadata", "name"])
+                .is_none_or(str::is_empty)
+        {
+            return Err(err(format!(
+                "missing metadata.name in object {kind} (after a replacement wrote its name)"
+            ))
+            .help("the value copied into metadata.name must be a non-empty string"));
+        }
     }
     Ok(())
 }
@@ -651,12 +686,18 @@ fn set_field(
     value: &Node,
     fresh: bool,
 ) -> Result<(), Error> {
-    let mut value = value.clone();
+    // kustomize copies only the text into a scalar target (a list or map value has none, so
+    // the target is left with empty text); any other target takes the whole value.
+    let mut text = if value.is_scalar() {
+        text_of(value)
+    } else {
+        String::new()
+    };
     if let Some(delim) = options
         .and_then(|o| o.delimiter.as_deref())
         .filter(|d| !d.is_empty())
     {
-        if !target.is_scalar() || (fresh && !value.is_scalar()) {
+        if !target.is_scalar() {
             return Err(err("delimiter option can only be used with scalar nodes"));
         }
         let current = if fresh {
@@ -665,28 +706,26 @@ fn set_field(
             text_of(target)
         };
         let mut parts: Vec<String> = current.split(delim).map(str::to_string).collect();
-        let v = text_of(&value);
         let index = options.map_or(0, |o| o.index);
         match usize::try_from(index) {
-            Err(_) => parts.insert(0, v),
-            Ok(i) if i >= parts.len() => parts.push(v),
+            Err(_) => parts.insert(0, text),
+            Ok(i) if i >= parts.len() => parts.push(text),
             Ok(i) => {
                 if let Some(p) = parts.get_mut(i) {
-                    *p = v;
+                    *p = text;
                 }
             }
         }
-        value = retext(&value, &parts.join(delim), false)?;
+        text = parts.join(delim);
     }
-    if target.is_scalar() && value.is_scalar() {
-        let text = text_of(&value);
+    if target.is_scalar() {
         *target = if fresh {
             resolve_plain(&text)
         } else {
             retext(target, &text, false)?
         };
     } else {
-        *target = value;
+        *target = value.clone();
     }
     Ok(())
 }
@@ -984,6 +1023,53 @@ mod tests {
                 "r.yaml: source.comment".to_string(),
                 "r.yaml: targets[0].select.note".to_string()
             ]
+        );
+    }
+
+    #[test]
+    fn scalar_targets_take_text_only_and_names_must_stay() {
+        let mut rs = resources();
+        let r = repls(
+            "- source: {kind: Deployment, name: d, fieldPath: spec.template.spec.containers}\n  targets:\n  - select: {kind: ConfigMap}\n    fieldPaths: [data.host]\n",
+        );
+        apply_t(&mut rs, &r).unwrap();
+        assert_eq!(rs[0].node.str_at(&["data", "host"]), Some(""));
+        let r = repls(
+            "- source: {kind: ConfigMap, name: src, fieldPath: data}\n  targets:\n  - select: {kind: Deployment}\n    fieldPaths: [metadata.name]\n",
+        );
+        let e = apply_t(&mut rs, &r).unwrap_err();
+        assert!(e.message.contains("missing metadata.name"), "{}", e.message);
+    }
+
+    #[test]
+    fn delimiters_build_text_for_created_fields() {
+        let mut rs = resources();
+        let r = repls(
+            "- source: {kind: ConfigMap, name: src, fieldPath: data.port}\n  targets:\n  - select: {kind: Deployment}\n    fieldPaths: [metadata.labels.x]\n    options: {create: true, delimiter: '=', index: 1}\n",
+        );
+        apply_t(&mut rs, &r).unwrap();
+        assert_eq!(
+            rs[1].node.str_at(&["metadata", "labels", "x"]),
+            Some("=8080")
+        );
+    }
+
+    #[test]
+    fn plugin_configs_run_their_replacements() {
+        let mut rs = resources();
+        let config = parse_one("apiVersion: builtin\nkind: ReplacementTransformer\nmetadata:\n  name: r\nreplacements:\n- source: {kind: ConfigMap, name: src, fieldPath: data.host}\n  targets:\n  - select: {kind: Deployment}\n    fieldPaths: [metadata.labels.app]\n").unwrap();
+        let mut ignored = Vec::new();
+        apply_plugin_config(
+            &config,
+            &mut rs,
+            &|_| false,
+            &mut |_| Ok(Node::Null),
+            &mut ignored,
+        )
+        .unwrap();
+        assert_eq!(
+            rs[1].node.str_at(&["metadata", "labels", "app"]),
+            Some("a.b.c")
         );
     }
 

@@ -6,7 +6,6 @@
 mod support;
 mod yaml;
 
-mod render;
 mod diff;
 mod merge;
-
+mod render;
