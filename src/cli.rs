@@ -271,7 +271,7 @@ pub fn render_error(e: &Error, fancy: bool) -> String {
 fn run_render(args: &RenderArgs, warnings: &mut Warnings) -> Result<(), Error> {
     use crate::build::{OutputOrder, RenderOptions};
     use crate::fs::Restrictor;
-    use crate::output::{Target, Written, write};
+    use crate::output::{Target, write};
     let opts = RenderOptions {
         load_restrictor: match args.load_restrictor {
             LoadRestrictor::RootOnly => Restrictor::RootOnly,
@@ -292,9 +292,8 @@ fn run_render(args: &RenderArgs, warnings: &mut Warnings) -> Result<(), Error> {
     };
     let rendered = crate::build::render(&args.dir, &opts, warnings)?;
     let tables = crate::transform::FieldSpecTables::builtin()?;
-    if write(&rendered, &target, &|g| tables.is_cluster_scoped(g))? == Written::PipeClosed {
-        return Ok(());
-    }
+    // A closed pipe (`Written::PipeClosed`) is a quiet success, like a complete write.
+    write(&rendered, &target, &|g| tables.is_cluster_scoped(g))?;
     Ok(())
 }
 

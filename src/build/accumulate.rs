@@ -60,9 +60,17 @@ pub fn parse_resources(file: &Arc<SourceFile>) -> Result<Vec<Resource>> {
                     .help("every resource needs `apiVersion`, `kind` and `metadata.name`"),
             );
         }
+        let mut node = node;
         if kind.ends_with("List") {
             match node.get("items") {
-                None => {}
+                // Not a collection: kept as an object; kustomize gives it the empty
+                // `metadata: {}` it lacks (observed with kustomize v5.5.0).
+                None => {
+                    if let Node::Map(m) = &mut node {
+                        m.entry("metadata".to_string())
+                            .or_insert_with(Node::empty_map);
+                    }
+                }
                 Some(Node::Null) => continue,
                 Some(Node::Seq(items)) => {
                     for item in items {

@@ -383,17 +383,26 @@ impl Builder<'_> {
         }
         // kustomize's `errIfArgEqualOrHigher`: a directory that is, or contains, one already on
         // the chain would recurse forever.
-        if let Some(pos) = self.chain.iter().position(|d| d.starts_with(&canonical)) {
-            let mut cycle: Vec<String> =
-                self.chain[pos..].iter().map(|d| display_path(d)).collect();
+        if let Some((pos, visited)) = self
+            .chain
+            .iter()
+            .enumerate()
+            .find(|(_, d)| d.starts_with(&canonical))
+        {
+            let mut cycle: Vec<String> = self
+                .chain
+                .iter()
+                .skip(pos)
+                .map(|d| display_path(d))
+                .collect();
             cycle.push(display_path(&canonical));
-            let message = if self.chain[pos] == canonical {
+            let message = if *visited == canonical {
                 format!("cycle of kustomizations: {}", cycle.join(" → "))
             } else {
                 format!(
                     "cycle of kustomizations: '{}' contains '{}', which is being built: {}",
                     display_path(&canonical),
-                    display_path(&self.chain[pos]),
+                    display_path(visited),
                     cycle.join(" → ")
                 )
             };

@@ -187,6 +187,19 @@ pub fn run_transformer_configs(
     warnings: &mut Warnings,
 ) -> Result<()> {
     for (config, loc) in configs {
+        // kustomize v5.5's plugin loader has no builtin SortOrderTransformer (later versions
+        // do): `api/internal/plugins/builtinhelpers/builtins.go` of v5.5.0.
+        if config.node.str_at(&["apiVersion"]) == Some("builtin")
+            && config.kind() == "SortOrderTransformer"
+        {
+            return Err(Error::new(
+                ErrorKind::Kustomization,
+                "unable to load builtin SortOrderTransformer.builtin.[noGrp]",
+            )
+            .at(loc.clone())
+            .label("not a builtin of kustomize v5.5")
+            .help("set the output order with `sortOptions` in the root kustomization"));
+        }
         let done = transform::builtin::apply_config(&config.node, acc, tables, warnings)
             .map_err(|e| e.at(loc.clone()))?;
         if !done {

@@ -108,7 +108,16 @@ pub fn load(fs: &dyn Fs, dir: &Path, warnings: &mut Warnings) -> Result<Loaded> 
 /// (`Kustomization.Unmarshal`, `CheckDeprecatedFields`, `FixKustomization`, `CheckEmpty`,
 /// `EnforceFields`).
 pub fn decode(file: &Arc<SourceFile>, warnings: &mut Warnings) -> Result<Kustomization> {
-    let node = parse_one(&file.text).map_err(|e| {
+    let parsed = parse_one(&file.text).or_else(|e| {
+        // kustomize reads the kustomization with sigs.k8s.io/yaml (go-yaml v2), where a repeated
+        // key replaces the earlier one; the YAML parser refuses them. Repeated top-level keys
+        // are read as kustomize reads them.
+        match last_top_level_keys(&file.text) {
+            Some(text) if e.message.contains("already defined") => parse_one(&text).map_err(|_| e),
+            _ => Err(e),
+        }
+    });
+    let node = parsed.map_err(|e| {
         Error::new(ErrorKind::Yaml, format!("invalid YAML: {}", e.message)).at_opt(
             e.offset
                 .map(|o| Location::line_at(Arc::clone(file), line_start(&file.text, o))),
@@ -209,6 +218,53 @@ pub fn decode(file: &Arc<SourceFile>, warnings: &mut Warnings) -> Result<Kustomi
     Ok(k)
 }
 
+/// The text with every top-level `key:` block but the last of each key removed; `None` when no
+/// key repeats (or the text holds several documents).
+fn last_top_level_keys(text: &str) -> Option<String> {
+    let mut blocks: Vec<(Option<String>, String)> = vec![(None, String::new())];
+    for line in text.split_inclusive('\n') {
+        if line.starts_with("---") || line.starts_with("...") {
+            return None;
+        }
+        let starts_key = line
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '"' || c == '\'');
+        let key = starts_key
+            .then(|| {
+                line.split_once(':')
+                    .map(|(k, _)| k.trim().trim_matches(['"', '\'']).to_string())
+            })
+            .flatten();
+        match key {
+            Some(k) => blocks.push((Some(k), line.to_string())),
+            None => {
+                if let Some(last) = blocks.last_mut() {
+                    last.1.push_str(line);
+                }
+            }
+        }
+    }
+    let mut last_index = std::collections::HashMap::new();
+    for (i, (k, _)) in blocks.iter().enumerate() {
+        if let Some(k) = k {
+            last_index.insert(k.clone(), i);
+        }
+    }
+    let repeated = last_index.len() < blocks.iter().filter(|(k, _)| k.is_some()).count();
+    if !repeated {
+        return None;
+    }
+    Some(
+        blocks
+            .iter()
+            .enumerate()
+            .filter(|(i, (k, _))| k.as_ref().is_none_or(|k| last_index.get(k) == Some(i)))
+            .map(|(_, (_, text))| text.as_str())
+            .collect(),
+    )
+}
+
 fn dir_of(file: &SourceFile) -> String {
     file.path.parent().map(display_path).unwrap_or_default()
 }
@@ -263,8 +319,8 @@ pub fn locate(file: &Arc<SourceFile>, path: &[PathSeg]) -> Location {
             PathSeg::Key(key) => {
                 let mut hit = None;
                 for (i, (off, line)) in lines.iter().enumerate().skip(from) {
-                    let raw = line.len() - line.trim_start_matches(' ').len();
-                    let rest = &line[raw..];
+                    let rest = line.trim_start_matches(' ');
+                    let raw = line.len() - rest.len();
                     if rest.is_empty() || rest.starts_with('#') {
                         continue;
                     }
@@ -294,8 +350,8 @@ pub fn locate(file: &Arc<SourceFile>, path: &[PathSeg]) -> Location {
                 let mut count = 0usize;
                 let mut hit = None;
                 for (i, (off, line)) in lines.iter().enumerate().skip(from) {
-                    let raw = line.len() - line.trim_start_matches(' ').len();
-                    let rest = &line[raw..];
+                    let rest = line.trim_start_matches(' ');
+                    let raw = line.len() - rest.len();
                     if rest.is_empty() || rest.starts_with('#') {
                         continue;
                     }
@@ -451,6 +507,19 @@ mod tests {
             .is_err(),
             "an empty component is empty"
         );
+    }
+
+    #[test]
+    fn repeated_top_level_keys_last_wins() {
+        let k = decode(
+            &file("kind: Component\nnamePrefix: a-\n\nkind: Component\nnamePrefix: b-\nresources:\n- x\n"),
+            &mut Warnings::default(),
+        )
+        .unwrap();
+        assert_eq!(k.name_prefix.as_deref(), Some("b-"));
+        assert_eq!(k.resources, ["x"]);
+        let e = err("resources:\n- a\ncommonLabels:\n  x: a\n  x: b\n");
+        assert_eq!(e.kind, ErrorKind::Yaml, "nested repeats stay errors");
     }
 
     #[test]

@@ -125,8 +125,8 @@ pub struct Selector {
 pub struct Image {
     pub name: String,
     pub new_name: Option<String>,
-    /// A number in YAML (`newTag: 1.2`) is read as its text.
-    #[serde(deserialize_with = "opt_scalar_string")]
+    /// An integer in YAML (`newTag: 7`) reads as its text; a float (`newTag: 1.20`) is an error
+    /// asking for quotes, since YAML reads it as 1.2 (kustomize refuses both).
     pub new_tag: Option<String>,
     pub tag_suffix: Option<String>,
     pub digest: Option<String>,
@@ -248,17 +248,4 @@ pub struct FieldOptions {
     pub index: i64,
     pub encoding: Option<String>,
     pub create: bool,
-}
-
-/// Reads a scalar (string, number, bool) as its text; kustomize's `newTag: 1.20` is the string
-/// "1.20" because kustomize reads the field as a string before any number conversion.
-fn opt_scalar_string<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    let n = Node::deserialize(d)?;
-    match n {
-        Node::Null => Ok(None),
-        Node::Seq(_) | Node::Map(_) => Err(serde::de::Error::custom(
-            "expected a string, found a list or map",
-        )),
-        other => Ok(other.scalar_text()),
-    }
 }

@@ -5,7 +5,9 @@
 //!
 //! Two rules differ from a plain JSON decode, both taken from how kustomize's typed configs
 //! read YAML (`sigs.k8s.io/yaml`, `yamlToJSON` with a target type):
-//! - a scalar read where a string is wanted yields its text (`version: 1` → `"1"`);
+//! - an integer or boolean read where a string is wanted yields its text (`version: 1` →
+//!   `"1"`); a float is an error asking for quotes, since its text is not what was written
+//!   (`1.20` reads as 1.2);
 //! - `null` where a list, map or struct is wanted is empty (`resources: ~` is no resources).
 
 use std::fmt;
@@ -202,10 +204,16 @@ impl<'a> de::Deserializer<'a> for NodeDeserializer<'a> {
         match self.node {
             Node::Str(s) => visitor.visit_borrowed_str(s),
             // A scalar where a string is wanted reads as its text.
-            Node::Bool(_) | Node::Int(_) | Node::Float(_) => match self.node.scalar_text() {
+            Node::Bool(_) | Node::Int(_) => match self.node.scalar_text() {
                 Some(t) => visitor.visit_string(t),
                 None => Err(self.invalid(&visitor)),
             },
+            // Except a float: its text is not what was written (`1.20` reads as 1.2), so say
+            // how to keep it.
+            Node::Float(f) => Err(de::Error::custom(format!(
+                "expected a string, found the number {}; quote it to keep it as written",
+                crate::yaml::emit::format_float(*f)
+            ))),
             // Go leaves a string field empty when the value is null.
             Node::Null => visitor.visit_borrowed_str(""),
             Node::Seq(_) | Node::Map(_) => Err(self.invalid(&visitor)),
@@ -544,11 +552,16 @@ mod tests {
 
     #[test]
     fn scalars_read_as_strings() {
-        let d = decode("labels: {version: 1, on: true, f: 1.5}\nresources: [7]\n").unwrap();
+        let d = decode("labels: {version: 1, on: true}\nresources: [7]\n").unwrap();
         assert_eq!(d.labels["version"], "1");
         assert_eq!(d.labels["on"], "true");
-        assert_eq!(d.labels["f"], "1.5");
         assert_eq!(d.resources, ["7"]);
+        let e = decode("labels: {v: 1.20}\n").unwrap_err();
+        assert_eq!(e.path_string(), "labels.v");
+        assert_eq!(
+            e.message,
+            "expected a string, found the number 1.2; quote it to keep it as written"
+        );
     }
 
     #[test]
