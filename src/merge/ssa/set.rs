@@ -7,6 +7,7 @@ use std::cmp::Ordering;
 use super::path::{self, Path, PathElement, PathElementError};
 use super::schema::{Schema, TypeRef};
 use super::value::{self, Json};
+use crate::yaml::json::{JsonStyle, write_json_string};
 use crate::yaml::{Map, Node};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -396,7 +397,7 @@ impl Set {
 fn write_key(pe: &PathElement, out: &mut String) {
     let mut s = String::new();
     path::write_path_element(pe, &mut s);
-    value::write_json_string(&s, out);
+    write_json_string(out, &s, JsonStyle::COMPACT);
     out.push(':');
 }
 
