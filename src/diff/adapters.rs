@@ -11,7 +11,6 @@ use crate::yaml::Node;
 use super::engine::{
     ClientSideApply, KindInfo, Manager, OwnershipConflict, PathStep, ServerSideApply, SsaOutcome,
 };
-use super::ssa_schema;
 use crate::merge::ssa::{self, server};
 
 /// The built-in schema, merge core and SSA engine.
@@ -217,14 +216,15 @@ fn typed_schema(
     live: Option<&Node>,
     config: &Node,
 ) -> (ssa::Schema, ssa::TypeRef, bool) {
-    ssa_schema::for_kind(schema, gvk).unwrap_or_else(|| {
-        (
+    match ssa::from_schema::for_kind(schema, gvk) {
+        Some(k) => (k.schema, k.root, k.has_status),
+        None => (
             ssa::Schema::deduced(),
             ssa::TypeRef::named(ssa::schema::UNTYPED_DEDUCED),
             // Custom resources: a status subresource is the common case.
             config.get("status").is_some() || live.is_some_and(|l| l.get("status").is_some()),
-        )
-    })
+        ),
+    }
 }
 
 fn step(pe: &ssa::PathElement) -> PathStep {

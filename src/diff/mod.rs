@@ -12,7 +12,6 @@ pub mod mergepatch3;
 pub mod noise;
 pub mod paths;
 pub mod selector;
-pub mod ssa_schema;
 
 use std::collections::HashMap;
 
