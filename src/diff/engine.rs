@@ -4,9 +4,9 @@
 //! `crate::schema`, `crate::merge` and `crate::merge::ssa` implement them. Owns no merge logic.
 
 use crate::diag::Error;
+use crate::merge::ssa::value::human;
 use crate::resource::Gvk;
 use crate::yaml::Node;
-use crate::merge::ssa::value::human;
 
 /// What `ply diff` needs to know about kinds.
 pub trait KindInfo {
