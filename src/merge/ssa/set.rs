@@ -162,31 +162,17 @@ impl Set {
 
     /// Member-wise difference: a path leaves only if it is in `other` itself.
     pub fn difference(&self, other: &Set) -> Set {
-        let members = merge_sorted(
-            &self.members,
-            &other.members,
-            |a, b| a.cmp(b),
-            true,
-            false,
-            false,
-        );
-        let mut children = Vec::new();
-        for (pe, s) in &self.children {
-            match other.child(pe) {
-                None => children.push((pe.clone(), s.clone())),
-                Some(o) => {
-                    let d = s.difference(o);
-                    if !d.is_empty() {
-                        children.push((pe.clone(), d));
-                    }
-                }
-            }
-        }
-        Set { members, children }
+        self.difference_with(other, false)
     }
 
     /// Removes every path of `other` and everything under it.
     pub fn recursive_difference(&self, other: &Set) -> Set {
+        self.difference_with(other, true)
+    }
+
+    /// The two differences: with `recursive`, a member of `other` also removes the subtree
+    /// below it.
+    fn difference_with(&self, other: &Set, recursive: bool) -> Set {
         let members = merge_sorted(
             &self.members,
             &other.members,
@@ -197,13 +183,13 @@ impl Set {
         );
         let mut children = Vec::new();
         for (pe, s) in &self.children {
-            if other.has_member(pe) {
+            if recursive && other.has_member(pe) {
                 continue;
             }
             match other.child(pe) {
                 None => children.push((pe.clone(), s.clone())),
                 Some(o) => {
-                    let d = s.recursive_difference(o);
+                    let d = s.difference_with(o, recursive);
                     if !d.is_empty() {
                         children.push((pe.clone(), d));
                     }
