@@ -386,7 +386,7 @@ fn merge_into(new: &mut Resource, old: &Resource, merge_data: bool) {
 }
 
 /// A builtin generator plugin configuration (an entry of `generators:`, `apiVersion: builtin`,
-/// `kind: ConfigMapGenerator` or `SecretGenerator`): the generator's fields at the top level,
+/// `kind: ConfigMapGenerator` or `SecretGenerator`; `IAMPolicyGenerator` is handled too): the generator's fields at the top level,
 /// with `metadata.name`/`metadata.namespace` used when `name`/`namespace` are absent
 /// (kustomize's `ConfigMapGeneratorPlugin.Config`). The kustomization's `generatorOptions` do
 /// not apply to these. Returns `None` for any other kind. Unknown fields are ignored, as
@@ -396,9 +396,13 @@ pub fn from_builtin_config(
     loader: &dyn Loader,
 ) -> Result<Option<(Resource, Behavior)>> {
     let kind = config.str_at(&["kind"]).unwrap_or("");
-    if config.str_at(&["apiVersion"]) != Some("builtin")
-        || !matches!(kind, "ConfigMapGenerator" | "SecretGenerator")
-    {
+    if config.str_at(&["apiVersion"]) != Some("builtin") {
+        return Ok(None);
+    }
+    if kind == "IAMPolicyGenerator" {
+        return iam_policy(config).map(|r| Some((r, Behavior::Create)));
+    }
+    if !matches!(kind, "ConfigMapGenerator" | "SecretGenerator") {
         return Ok(None);
     }
     let mut fields = Map::new();
@@ -445,6 +449,46 @@ pub fn from_builtin_config(
         config_map(&args, None, loader)?
     };
     Ok(Some((r, behavior)))
+}
+
+/// The builtin IAMPolicyGenerator (`api/filters/iampolicygenerator`): for `cloud: gke`, a
+/// ServiceAccount named `kubernetesService.name` (in `kubernetesService.namespace` when given)
+/// annotated with the Google service account `serviceAccount.name@serviceAccount.projectId`.
+/// kustomize writes the values into a YAML template and parses it, so they read as YAML
+/// scalars; ply does the same.
+fn iam_policy(config: &Node) -> Result<Resource> {
+    let text = |path: &[&str]| {
+        config
+            .get_path(path)
+            .filter(|n| !n.is_null())
+            .and_then(Node::scalar_text)
+            .unwrap_or_default()
+    };
+    let cloud = text(&["cloud"]);
+    if cloud != "gke" {
+        return Err(Error::new(
+            ErrorKind::Generator,
+            format!("IAMPolicyGenerator: cloud provider {cloud} not supported yet"),
+        )
+        .help("`cloud: gke` is the only provider kustomize supports"));
+    }
+    let mut doc = format!(
+        "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  annotations:\n    iam.gke.io/gcp-service-account: {}@{}.iam.gserviceaccount.com\n  name: {}\n",
+        text(&["serviceAccount", "name"]),
+        text(&["serviceAccount", "projectId"]),
+        text(&["kubernetesService", "name"]),
+    );
+    let ns = text(&["kubernetesService", "namespace"]);
+    if !ns.is_empty() {
+        doc.push_str(&format!("  namespace: {ns}\n"));
+    }
+    let node = crate::yaml::parse::parse_one(&doc).map_err(|e| {
+        Error::new(
+            ErrorKind::Generator,
+            format!("IAMPolicyGenerator: the generated ServiceAccount is not valid YAML: {e}"),
+        )
+    })?;
+    Ok(Resource::new(node, None))
 }
 
 /// Runs every `configMapGenerator` then every `secretGenerator` entry of one kustomization
@@ -637,6 +681,18 @@ type: kubernetes.io/tls
             render(&mut [r]),
             "apiVersion: v1\ndata:\n  FRUIT: apple\n  VEGETABLE: carrot\nkind: ConfigMap\nmetadata:\n  name: mymap-kfd8tf729k\n"
         );
+        // IAMPolicyGenerator: kubectl kustomize gives this ServiceAccount.
+        let iam = parse_one(
+            "apiVersion: builtin\nkind: IAMPolicyGenerator\nmetadata:\n  name: g\ncloud: gke\nkubernetesService:\n  namespace: ns1\n  name: ksa\nserviceAccount:\n  name: gsa\n  projectId: proj\n",
+        )
+        .unwrap();
+        let (r, _) = from_builtin_config(&iam, &files).unwrap().unwrap();
+        assert_eq!(
+            render(&mut [r]),
+            "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  annotations:\n    iam.gke.io/gcp-service-account: gsa@proj.iam.gserviceaccount.com\n  name: ksa\n  namespace: ns1\n"
+        );
+        let aws = parse_one("apiVersion: builtin\nkind: IAMPolicyGenerator\ncloud: aws\n").unwrap();
+        assert!(from_builtin_config(&aws, &files).is_err());
         let other = parse_one("apiVersion: builtin\nkind: PatchTransformer\n").unwrap();
         assert!(from_builtin_config(&other, &files).unwrap().is_none());
     }

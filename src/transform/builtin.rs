@@ -1,13 +1,13 @@
 //! Builtin transformer plugin configurations (entries of `transformers:` with
 //! `apiVersion: builtin`) for the transformers this module owns: NamespaceTransformer,
-//! PrefixTransformer, SuffixTransformer, LabelTransformer, AnnotationsTransformer,
-//! ImageTagTransformer, ReplicaCountTransformer and SortOrderTransformer. Unlike the
-//! kustomization fields, a plugin configuration brings its own `fieldSpecs` (the default tables
-//! do not apply). Decoding follows the plugins' configuration types in
+//! PrefixTransformer, SuffixTransformer, PrefixSuffixTransformer (both), LabelTransformer, AnnotationsTransformer,
+//! ImageTagTransformer and ReplicaCountTransformer (kustomize v5.5 has no builtin
+//! SortOrderTransformer; the build refuses it). Unlike the kustomization fields, a plugin
+//! configuration brings its own `fieldSpecs` (the default tables do not apply). Decoding follows the plugins' configuration types in
 //! `api/internal/builtins/*.go`; unknown fields are ignored as kustomize ignores them.
 
 use crate::diag::{Error, ErrorKind, Result, Warnings};
-use crate::kustomization::{FieldSpec, Image, Replica, SortOptions, StringMap};
+use crate::kustomization::{FieldSpec, Image, Replica, StringMap};
 use crate::resource::Resource;
 use crate::yaml::Node;
 
@@ -15,11 +15,12 @@ use super::{FieldSpecTables, specs_from_node};
 
 /// Applies one builtin transformer configuration. Returns `Ok(false)` when `config` is not one
 /// of the kinds listed above (patches and replacements live elsewhere).
+#[allow(clippy::ptr_arg)] // reason: the build passes its accumulated Vec; the signature stays stable for it
 pub fn apply_config(
     config: &Node,
     resources: &mut Vec<Resource>,
     tables: &FieldSpecTables,
-    warnings: &mut Warnings,
+    _warnings: &mut Warnings,
 ) -> Result<bool> {
     if config.str_at(&["apiVersion"]) != Some("builtin") {
         return Ok(false);
@@ -51,21 +52,30 @@ pub fn apply_config(
             };
             super::namespace::apply_with(resources, ns, &specs()?, tables, opts)?;
         }
-        "PrefixTransformer" | "SuffixTransformer" => {
-            let is_prefix = kind == "PrefixTransformer";
-            let key = if is_prefix { "prefix" } else { "suffix" };
+        // PrefixSuffixTransformer is kustomize's MultiTransformer: the Prefix then the Suffix
+        // transformer, both configured from the same document
+        // (`api/internal/plugins/builtinhelpers/builtins.go`).
+        "PrefixTransformer" | "SuffixTransformer" | "PrefixSuffixTransformer" => {
             if config.get("fieldSpecs").is_none_or(Node::is_null) {
                 return Err(err("fieldSpecs is not expected to be nil".into()));
             }
-            let affix = config
-                .get(key)
-                .and_then(Node::scalar_text)
-                .unwrap_or_default();
-            if !affix.is_empty() {
-                if is_prefix {
-                    super::prefix_suffix::add_prefix(resources, &affix, &specs()?)?;
-                } else {
-                    super::prefix_suffix::add_suffix(resources, &affix, &specs()?)?;
+            let specs = specs()?;
+            let affix = |key: &str| {
+                config
+                    .get(key)
+                    .and_then(Node::scalar_text)
+                    .unwrap_or_default()
+            };
+            if kind != "SuffixTransformer" {
+                let prefix = affix("prefix");
+                if !prefix.is_empty() {
+                    super::prefix_suffix::add_prefix(resources, &prefix, &specs)?;
+                }
+            }
+            if kind != "PrefixTransformer" {
+                let suffix = affix("suffix");
+                if !suffix.is_empty() {
+                    super::prefix_suffix::add_suffix(resources, &suffix, &specs)?;
                 }
             }
         }
@@ -87,20 +97,6 @@ pub fn apply_config(
             let replica: Replica =
                 decode(config.get("replica")).map_err(|m| err(format!("replica: {m}")))?;
             super::replicas::apply_one(resources, &replica, &specs()?)?;
-        }
-        "SortOrderTransformer" => {
-            let opts: Option<SortOptions> = match config.get("sortOptions") {
-                None | Some(Node::Null) => None,
-                Some(n) => Some(decode(Some(n)).map_err(|m| err(format!("sortOptions: {m}")))?),
-            };
-            // Without options the plugin keeps the order (FIFO).
-            let choice = match &opts {
-                None => super::sort::SortChoice::Fifo,
-                Some(o) => {
-                    super::sort::choose(Some(o), super::sort::Reorder::Unspecified, warnings)?
-                }
-            };
-            super::sort::order(resources, &choice);
         }
         _ => return Ok(false),
     }
@@ -181,5 +177,36 @@ mod tests {
         )
         .unwrap();
         assert!(apply_config(&bad, &mut rs, &tables, &mut w).is_err());
+    }
+}
+
+#[cfg(test)]
+mod prefix_suffix_tests {
+    use super::*;
+    use crate::yaml::{EmitOptions, emit_documents, parse::parse_one, parse_documents};
+
+    // `kubectl kustomize` with this PrefixSuffixTransformer renames only the ConfigMap, to
+    // `p-a-s` (the `name:` key in the field spec is ignored).
+    #[test]
+    fn prefix_suffix_transformer() {
+        let tables = FieldSpecTables::builtin().unwrap();
+        let mut rs: Vec<Resource> = parse_documents(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: b\n",
+        )
+        .unwrap()
+        .into_iter()
+        .map(|d| Resource::new(d.node, None))
+        .collect();
+        let cfg = parse_one(
+            "apiVersion: builtin\nkind: PrefixSuffixTransformer\nmetadata:\n  name: x\nprefix: p-\nsuffix: -s\nfieldSpecs:\n- path: metadata/name\n  kind: ConfigMap\n  name: ignored\n",
+        )
+        .unwrap();
+        assert!(apply_config(&cfg, &mut rs, &tables, &mut Warnings::default()).unwrap());
+        assert_eq!(
+            emit_documents(rs.iter().map(|r| &r.node), EmitOptions::default()),
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: p-a-s\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: b\n"
+        );
+        assert_eq!(rs[0].name_prefixes, ["p-"]);
+        assert_eq!(rs[0].name_suffixes, ["-s"]);
     }
 }

@@ -202,7 +202,9 @@ pub fn specs_from_node(what: &str, node: &Node) -> Result<Vec<FieldSpec>> {
                 "kind" => spec.kind = text(),
                 "path" => spec.path = text().unwrap_or_default(),
                 "create" => spec.create = matches!(v, Node::Bool(true)),
-                other => return Err(bad(format!("unknown field spec key {other:?}"))),
+                // kustomize decodes these documents leniently (sigs.k8s.io/yaml without
+                // strictness): other keys, such as a `name:` next to a kind, are ignored.
+                _ => {}
             }
         }
         out.push(spec);
