@@ -6,6 +6,7 @@
 use crate::diag::Error;
 use crate::resource::Gvk;
 use crate::yaml::Node;
+use crate::yaml::json::{JsonStyle, to_json};
 
 /// What `ply diff` needs to know about kinds.
 pub trait KindInfo {
@@ -131,13 +132,13 @@ pub fn kubectl_path(steps: &[PathStep]) -> String {
                     }
                     s.push_str(k);
                     s.push('=');
-                    s.push_str(&super::json::compact_sorted(v));
+                    s.push_str(&to_json(v, JsonStyle::COMPACT));
                 }
                 s.push(']');
             }
             PathStep::Value(v) => {
                 s.push_str("[=");
-                s.push_str(&super::json::compact_sorted(v));
+                s.push_str(&to_json(v, JsonStyle::COMPACT));
                 s.push(']');
             }
             PathStep::Index(i) => s.push_str(&format!("[{i}]")),
