@@ -424,7 +424,8 @@ fn run_diff(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
         show_secrets: args.show_secrets,
     };
 
-    let mut desired = if args.desired.is_dir() {
+    // The kustomization's `crds:` files describe custom kinds for the schema.
+    let (mut desired, crd_definitions) = if args.desired.is_dir() {
         let render_opts = crate::build::RenderOptions {
             load_restrictor: match args.load_restrictor {
                 LoadRestrictor::RootOnly => crate::fs::Restrictor::RootOnly,
@@ -433,16 +434,31 @@ fn run_diff(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
             reorder: crate::build::OutputOrder::Unspecified,
             strict: false,
         };
-        crate::build::render(&args.desired, &render_opts, warnings)?
+        let rendered =
+            crate::build::render_with(&crate::fs::DiskFs, &args.desired, &render_opts, warnings)?;
+        (rendered.resources, rendered.crds)
     } else {
-        crate::live::read_objects(&read_text(&args.desired)?)?
+        (
+            crate::live::read_objects(&read_text(&args.desired)?)?,
+            Vec::new(),
+        )
     };
+    let live = crate::live::read_objects(&read_text(&args.live)?)?;
+
+    // Custom kinds: `crds:` definitions, then the CustomResourceDefinitions installed (live)
+    // and those being applied (desired, before the selector filters them), later ones winning.
+    let mut builtin = adapters::Builtin::new();
+    let crd_objects = live
+        .iter()
+        .chain(desired.iter())
+        .map(|r| &r.node)
+        .filter(|n| adapters::is_crd(n));
+    for doc in crd_definitions.iter().chain(crd_objects) {
+        builtin.add_custom_schema(doc)?;
+    }
     if let Some(s) = &selector {
         desired.retain(|r| s.matches(&r.node));
     }
-    let live = crate::live::read_objects(&read_text(&args.live)?)?;
-
-    let builtin = adapters::Builtin::new();
     let engines = Engines {
         kinds: &builtin,
         csa: &builtin,

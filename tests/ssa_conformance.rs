@@ -529,22 +529,24 @@ fn run_step(
     }
 }
 
-/// The typed schema built from the Kubernetes 1.37 definitions gives the real kinds the
-/// ownership facts of spec §2.1.
+/// The typed schema built from ply's schema table (generated from the Kubernetes 1.37
+/// definitions) gives the real kinds the ownership facts of spec §2.1 — through the one
+/// conversion `ply diff` uses.
 #[test]
-#[ignore = "needs ../shared/schema; run with --ignored"]
 fn kubernetes_schema() {
-    use ply::merge::ssa::openapi::{add_protocol_defaults, root_for_kind, schema_from_definitions};
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/schema/kubernetes-1.37-definitions.json");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let json: Value = serde_json::from_str(&text).expect("definitions parse");
-    let defs = node(&json["$defs"]);
-    let mut schema = schema_from_definitions(&defs).expect("schema builds");
-    add_protocol_defaults(&mut schema, &defs);
+    use ply::merge::ssa::from_schema::{KindSchema, for_kind};
+    let table = ply::schema::Schema::builtin();
+    let kind = |group: &str, version: &str, kind: &str| -> KindSchema {
+        let gvk = ply::resource::Gvk {
+            group: group.into(),
+            version: version.into(),
+            kind: kind.into(),
+        };
+        for_kind(&table, &gvk).unwrap_or_else(|| panic!("{kind} is in the table"))
+    };
     let y = |s: &str| ply::yaml::parse::parse_one(s).expect("yaml");
 
-    let root = root_for_kind(&defs, "apps/v1", "Deployment").expect("Deployment");
+    let KindSchema { schema, root, .. } = kind("apps", "v1", "Deployment");
     let t = Typed::new(&schema, &root);
     let d = y(
         "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  labels: {app: web}\nspec:\n  replicas: 2\n  selector:\n    matchLabels: {app: web}\n  template:\n    spec:\n      containers:\n      - name: web\n        image: nginx\n        args: [a, b]\n        ports:\n        - containerPort: 80\n",
@@ -624,7 +626,7 @@ spec:
         other => panic!("expected success, got {other:?}"),
     }
 
-    let root = root_for_kind(&defs, "v1", "Service").expect("Service");
+    let KindSchema { schema, root, .. } = kind("", "v1", "Service");
     let t = Typed::new(&schema, &root);
     let s = y(
         "apiVersion: v1\nkind: Service\nmetadata:\n  name: s\nspec:\n  selector: {app: web}\n  ports:\n  - port: 80\n    targetPort: 8080\n",

@@ -6,8 +6,8 @@
 #
 # Trees come from ../shared/bench/gen_tree.py (deterministic: same size, same bytes). Each size
 # renders `envs/dev` of its tree: every app overlay of the dev environment plus the team
-# namespaces (BENCH_TARGET=minimal picks another directory of the tree, here the one-ConfigMap
-# start-up reference). hyperfine (installed from Debian's packages when missing) times both
+# namespaces. BENCH_TARGET picks another directory of the tree (`minimal`: the one-ConfigMap
+# start-up reference) or `bases`: one build of every app's base. hyperfine (installed from Debian's packages when missing) times both
 # commands side by side, BENCH_WARMUP (1) warm-up and BENCH_RUNS (5) timed runs each, writing to
 # files so that no pipe is measured; results go to target/bench/results/ as JSON and Markdown.
 # The script prints the ratio per size and checks that both outputs are byte-identical: a
@@ -40,6 +40,8 @@ mkdir -p "$work/trees" "$work/out" "$work/results"
 failed=0
 summary="$work/results/summary.md"
 {
+  echo "Target: ${BENCH_TARGET:-envs/dev}"
+  echo
   echo "| apps | objects | output bytes | kubectl kustomize (median s) | ply render (median s) | speed-up | identical |"
   echo "| ---: | ---: | ---: | ---: | ---: | ---: | :---: |"
 } >"$summary"
@@ -50,9 +52,21 @@ for n in "${sizes[@]}"; do
     python3 "$gen" "$tree" --apps "$n" --force >/dev/null
     touch "$tree/.complete"
   fi
-  dir="$tree/${BENCH_TARGET:-envs/dev}"
-  ref="$work/out/a$n-kubectl.yaml"
-  new="$work/out/a$n-ply.yaml"
+  target=${BENCH_TARGET:-envs/dev}
+  if [[ $target == bases ]]; then
+    # Every app's base in one build (a kustomization beside the generated ones).
+    mkdir -p "$tree/bench-bases"
+    {
+      echo "resources:"
+      for d in "$tree"/apps/*/base; do echo "- ../apps/$(basename "$(dirname "$d")")/base"; done
+    } >"$tree/bench-bases/kustomization.yaml"
+    dir="$tree/bench-bases"
+  else
+    dir="$tree/$target"
+  fi
+  tag="a$n-${target//\//-}"
+  ref="$work/out/$tag-kubectl.yaml"
+  new="$work/out/$tag-ply.yaml"
   echo "== $n apps: $dir" >&2
   if ! err=$("$ply" render "$dir" -o "$new" 2>&1); then
     echo "bench: ply render cannot render $dir yet; skipping $n apps:" >&2
@@ -62,11 +76,11 @@ for n in "${sizes[@]}"; do
     continue
   fi
   hyperfine --warmup "$warmup" --runs "$runs" --style basic \
-    --export-json "$work/results/a$n.json" --export-markdown "$work/results/a$n.md" \
+    --export-json "$work/results/$tag.json" --export-markdown "$work/results/$tag.md" \
     -n "kubectl kustomize ($n apps)" "kubectl kustomize '$dir' -o '$ref'" \
     -n "ply render ($n apps)" "'$ply' render '$dir' -o '$new'"
   if cmp -s "$ref" "$new"; then same=yes; else same=NO; fi
-  python3 - "$work/results/a$n.json" "$n" "$ref" "$same" >>"$summary" <<'PY'
+  python3 - "$work/results/$tag.json" "$n" "$ref" "$same" >>"$summary" <<'PY'
 import json, sys
 results = json.load(open(sys.argv[1]))["results"]
 k, p = (r["median"] for r in results)

@@ -288,6 +288,14 @@ impl Builder<'_> {
         acc: &mut Vec<Resource>,
         index: &mut ids::IdIndex,
     ) -> Result<()> {
+        if path.trim().is_empty() {
+            return Err(Error::new(
+                ErrorKind::Kustomization,
+                format!("an empty path is listed under `{field}`"),
+            )
+            .at(loaded.key_location(&[crate::yaml::de::PathSeg::Key(field.to_string())]))
+            .label("has an empty entry"));
+        }
         let target = crate::fs::join(&loaded.dir, path);
         match self.fs.kind(&target) {
             Some(FileKind::File) => {
@@ -400,6 +408,14 @@ impl Builder<'_> {
     /// A kustomization directory named by `loaded`: canonical, not absolute (kustomize's rule),
     /// and not one of the directories being built or an ancestor of one (a cycle).
     fn resolve_dir(&self, loaded: &Loaded, field: &str, path: &str) -> Result<PathBuf> {
+        if path.trim().is_empty() {
+            return Err(Error::new(
+                ErrorKind::Kustomization,
+                format!("an empty path is listed under `{field}`"),
+            )
+            .at(loaded.key_location(&[crate::yaml::de::PathSeg::Key(field.to_string())]))
+            .label("has an empty entry"));
+        }
         let target = crate::fs::join(&loaded.dir, path);
         let loc = || accumulate::item_location(loaded, field, path);
         let canonical = match (self.fs.kind(&target), self.fs.canonicalize(&target)) {

@@ -11,22 +11,48 @@ use crate::yaml::Node;
 use super::engine::{
     ClientSideApply, KindInfo, Manager, OwnershipConflict, PathStep, ServerSideApply, SsaOutcome,
 };
-use super::ssa_schema;
 use crate::merge::ssa::{self, server};
 
-/// The built-in schema, merge core and SSA engine.
+/// The built-in schema (plus the custom kinds the user supplies), merge core and SSA engine.
 #[derive(Debug)]
 pub struct Builtin {
+    /// Every kind ply knows: built-in ones and those of [`Builtin::add_custom_schema`]. Server-side
+    /// apply types custom resources with it; kind scopes and list keys come from it.
     pub schema: Schema,
+    /// The built-in kinds alone: the kinds kubectl has compiled-in patch metadata for.
+    compiled_in: Schema,
 }
 
 impl Builtin {
     /// The built-in Kubernetes kinds.
     pub fn new() -> Builtin {
+        let schema = Schema::builtin();
         Builtin {
-            schema: Schema::builtin(),
+            compiled_in: schema.clone(),
+            schema,
         }
     }
+
+    /// Adds custom kinds: a kustomization's `crds:` file (a map of OpenAPI definitions), an
+    /// OpenAPI document, or a CustomResourceDefinition object. Server-side apply then merges
+    /// their lists by the declared list types and keys; client-side apply still sends a JSON
+    /// merge patch for them, as kubectl does for kinds it has no compiled-in types for.
+    pub fn add_custom_schema(&mut self, doc: &Node) -> Result<(), Error> {
+        self.schema.add_openapi(doc).map_err(|e| {
+            Error::new(
+                ErrorKind::Schema,
+                format!("cannot read a custom schema: {}", e.message),
+            )
+        })
+    }
+}
+
+/// Whether `node` is a CustomResourceDefinition (whose schema describes a custom kind).
+pub fn is_crd(node: &Node) -> bool {
+    node.str_at(&["kind"]) == Some("CustomResourceDefinition")
+        && node
+            .str_at(&["apiVersion"])
+            .is_some_and(|v| v.starts_with("apiextensions.k8s.io/"))
 }
 
 impl Default for Builtin {
@@ -48,7 +74,7 @@ impl KindInfo for Builtin {
     /// (`pkg/cmd/apply/patcher.go`: `scheme.Scheme.New` fails → JSON merge patch): the
     /// built-in kinds, at a version the built-in schema knows.
     fn strategic(&self, gvk: &Gvk) -> bool {
-        self.schema.kind(gvk).is_some()
+        self.compiled_in.kind(gvk).is_some()
     }
 
     /// `x-kubernetes-list-map-keys` of a `map` list, else the patch merge key.
@@ -217,14 +243,15 @@ fn typed_schema(
     live: Option<&Node>,
     config: &Node,
 ) -> (ssa::Schema, ssa::TypeRef, bool) {
-    ssa_schema::for_kind(schema, gvk).unwrap_or_else(|| {
-        (
+    match ssa::from_schema::for_kind(schema, gvk) {
+        Some(k) => (k.schema, k.root, k.has_status),
+        None => (
             ssa::Schema::deduced(),
             ssa::TypeRef::named(ssa::schema::UNTYPED_DEDUCED),
             // Custom resources: a status subresource is the common case.
             config.get("status").is_some() || live.is_some_and(|l| l.get("status").is_some()),
-        )
-    })
+        ),
+    }
 }
 
 fn step(pe: &ssa::PathElement) -> PathStep {

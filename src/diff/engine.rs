@@ -4,6 +4,7 @@
 //! `crate::schema`, `crate::merge` and `crate::merge::ssa` implement them. Owns no merge logic.
 
 use crate::diag::Error;
+use crate::merge::ssa::value::human;
 use crate::resource::Gvk;
 use crate::yaml::Node;
 
@@ -114,7 +115,8 @@ impl std::fmt::Debug for Engines<'_> {
 }
 
 /// A path in kubectl's form: `.spec.ports[port=80,protocol="TCP"].targetPort`
-/// (structured-merge-diff `fieldpath.Path.String`).
+/// (structured-merge-diff `fieldpath.Path.String`; values in smd's human form, as the SSA
+/// engine prints them in its conflict messages).
 pub fn kubectl_path(steps: &[PathStep]) -> String {
     let mut s = String::new();
     for step in steps {
@@ -131,13 +133,13 @@ pub fn kubectl_path(steps: &[PathStep]) -> String {
                     }
                     s.push_str(k);
                     s.push('=');
-                    s.push_str(&super::json::compact_sorted(v));
+                    s.push_str(&human(v));
                 }
                 s.push(']');
             }
             PathStep::Value(v) => {
                 s.push_str("[=");
-                s.push_str(&super::json::compact_sorted(v));
+                s.push_str(&human(v));
                 s.push(']');
             }
             PathStep::Index(i) => s.push_str(&format!("[{i}]")),
@@ -205,6 +207,15 @@ mod tests {
             PathStep::Value(Node::str("a")),
         ];
         assert_eq!(kubectl_path(&p), r#".metadata.finalizers[="a"]"#);
+        // As kubectl prints them (Go's %q and %v), not as JSON.
+        let p = vec![
+            PathStep::Field("items".into()),
+            PathStep::Key(vec![
+                ("name".into(), Node::str("a<b>")),
+                ("weight".into(), Node::Float(1e6)),
+            ]),
+        ];
+        assert_eq!(kubectl_path(&p), r#".items[name="a<b>",weight=1e+06]"#);
     }
 
     #[test]

@@ -10,7 +10,8 @@ use similar::TextDiff;
 
 use crate::yaml::{Map, Node};
 
-use super::{Action, Conflict, OFFLINE_NOTE, ObjectDiff, Report, conflict_message, json};
+use super::{Action, Conflict, OFFLINE_NOTE, ObjectDiff, Report, conflict_message};
+use crate::yaml::json::{JsonStyle, to_json};
 
 /// Markdown output stays below this many characters (GitHub's comment limit is 65,536).
 pub const MARKDOWN_LIMIT: usize = 65_000;
@@ -146,7 +147,7 @@ fn resolutions(conflicts: &[Conflict]) -> Vec<String> {
 fn value_text(v: Option<&Node>) -> String {
     match v {
         None => "(absent)".into(),
-        Some(n) => json::compact_sorted(n),
+        Some(n) => to_json(n, JsonStyle::COMPACT),
     }
 }
 
@@ -273,7 +274,9 @@ pub fn json_report(report: &Report) -> String {
         .collect();
     root.insert("objects".into(), Node::Seq(objects));
     root.insert("notes".into(), Node::Seq(vec![Node::str(OFFLINE_NOTE)]));
-    json::pretty(&Node::Map(root))
+    let mut text = to_json(&Node::Map(root), JsonStyle::PRETTY);
+    text.push('\n');
+    text
 }
 
 /// `--format markdown`: for a pull-request comment.

@@ -10,7 +10,7 @@ use base64::Engine as _;
 use crate::live::LAST_APPLIED;
 use crate::yaml::{Node, parse};
 
-use super::json;
+use crate::yaml::json::{JsonStyle, to_json};
 
 const MASK: &str = "***";
 const MASK_BEFORE: &str = "*** (before)";
@@ -117,7 +117,7 @@ fn mask_annotation(before: Option<&mut Node>, after: Option<&mut Node>) {
     for (side, value) in [(before, b), (after, a)] {
         if let (Some(node), Some(value)) = (side, value) {
             if let Some(slot) = node.get_path_mut(&["metadata", "annotations", LAST_APPLIED]) {
-                let mut text = json::compact_sorted(&value);
+                let mut text = to_json(&value, JsonStyle::COMPACT);
                 text.push('\n');
                 *slot = Node::Str(text);
             }

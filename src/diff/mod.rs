@@ -7,19 +7,18 @@
 pub mod adapters;
 pub mod engine;
 pub mod format;
-pub mod json;
 pub mod mask;
 pub mod mergepatch3;
 pub mod noise;
 pub mod paths;
 pub mod selector;
-pub mod ssa_schema;
 
 use std::collections::HashMap;
 
 use crate::diag::{Error, ErrorKind, Warnings, exit};
 use crate::live::{self, LAST_APPLIED};
 use crate::resource::{Gvk, Resource};
+use crate::yaml::json::{JsonStyle, to_json};
 use crate::yaml::{EmitOptions, Node, emit_document};
 
 use engine::{Engines, Manager, SsaOutcome, kubectl_path, value_at};
@@ -727,7 +726,7 @@ pub fn with_last_applied(desired: &Node) -> Node {
     if let Node::Map(a) = annotations {
         a.shift_remove(LAST_APPLIED);
     }
-    let mut text = json::compact_sorted(&bare);
+    let mut text = to_json(&bare, JsonStyle::COMPACT);
     text.push('\n');
     let mut out = bare;
     if let Some(Node::Map(a)) = out.get_path_mut(&["metadata", "annotations"]) {

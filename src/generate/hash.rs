@@ -15,6 +15,7 @@ use sha2::{Digest, Sha256};
 
 use crate::diag::Result;
 use crate::resource::Resource;
+use crate::yaml::json::{JsonStyle, to_json};
 use crate::yaml::{Map, Node};
 
 /// The 10-character hash kustomize appends to a generated object's name.
@@ -73,94 +74,7 @@ pub fn hashed_text(node: &Node) -> String {
 /// Go `encoding/json` text of a value decoded into `interface{}`: map keys sorted, numbers as
 /// float64, HTML-safe string escaping.
 pub fn go_json(node: &Node) -> String {
-    let mut out = String::new();
-    write_json(&mut out, node);
-    out
-}
-
-fn write_json(out: &mut String, node: &Node) {
-    match node {
-        Node::Null => out.push_str("null"),
-        Node::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        #[allow(clippy::cast_precision_loss)] // reason: Go decodes every JSON number as float64
-        Node::Int(i) => out.push_str(&go_float(*i as f64)),
-        Node::Float(f) => out.push_str(&go_float(*f)),
-        Node::Str(s) => write_str(out, s),
-        Node::Seq(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_json(out, item);
-            }
-            out.push(']');
-        }
-        Node::Map(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (i, k) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_str(out, k);
-                out.push(':');
-                if let Some(v) = m.get(k) {
-                    write_json(out, v);
-                }
-            }
-            out.push('}');
-        }
-    }
-}
-
-/// Go's float64 JSON form: shortest round-trip digits, plain notation for 1e-6 <= |f| < 1e21,
-/// exponent notation (`1e+21`, `1e-7`) outside.
-fn go_float(f: f64) -> String {
-    if !f.is_finite() {
-        // Go's encoder rejects these; kustomize would fail. Keep something stable.
-        return "null".into();
-    }
-    let a = f.abs();
-    if a == 0.0 || (1e-6..1e21).contains(&a) {
-        let s = format!("{f}");
-        return s;
-    }
-    // Rust's `{:e}` gives `1e21` / `1.5e-7`; Go writes `1e+21` / `1.5e-07` and then trims
-    // the exponent's leading zero to `1.5e-7`.
-    let s = format!("{f:e}");
-    match s.split_once('e') {
-        Some((mant, exp)) if !exp.starts_with('-') => format!("{mant}e+{exp}"),
-        _ => s,
-    }
-}
-
-fn write_str(out: &mut String, s: &str) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c if (c as u32) < 0x20 => {
-                let b = c as u32;
-                out.push_str("\\u00");
-                out.push(char::from(HEX[(b >> 4) as usize & 0xf]));
-                out.push(char::from(HEX[b as usize & 0xf]));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
+    to_json(node, JsonStyle::KUSTOMIZE_HASH)
 }
 
 fn hex_sha256(text: &str) -> String {
@@ -191,6 +105,7 @@ fn encode(hex: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::yaml::json::go_float;
     use crate::yaml::parse::parse_one;
 
     fn h(yaml: &str) -> String {

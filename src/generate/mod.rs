@@ -296,7 +296,7 @@ pub fn absorb(
                 return Ok(());
             };
             let mut new = generated;
-            merge_into(&mut new, old, behavior == Behavior::Merge);
+            merge_into(&mut new, old, behavior == Behavior::Merge)?;
             *old = new;
             Ok(())
         }
@@ -334,34 +334,52 @@ fn same_id(a: &crate::resource::ResId, b: &crate::resource::ResId) -> bool {
 /// Combines an existing object into a generated one (`CopyMergeMetaDataFieldsFrom`,
 /// `MergeDataMapFrom`, `MergeBinaryDataMapFrom`).
 ///
-/// NOTE(merge): a plain key-wise map merge, which is what strategic merge gives for these
-/// string maps; switch to the shared engine (src/merge/smp.rs) once it is on main.
-fn merge_into(new: &mut Resource, old: &Resource, merge_data: bool) {
+/// Merges a generated object into the base object it names (`behavior: merge`, and the
+/// metadata half of `behavior: replace`). kustomize merges the string maps key by key
+/// (`api/resource/resource.go`, `MergeDataMapFrom` and `CopyMergeMetaDataFieldsFrom`); ply
+/// routes the same fields through the shared strategic-merge engine, which merges string maps
+/// exactly so: the base's keys, overridden and extended by the generator's.
+fn merge_into(new: &mut Resource, old: &Resource, merge_data: bool) -> Result<()> {
     let mut fields: Vec<&[&str]> = vec![&["metadata", "labels"], &["metadata", "annotations"]];
     if merge_data {
         fields.push(&["data"]);
         fields.push(&["binaryData"]);
     }
-    for path in fields {
-        let mut merged = old
-            .node
-            .get_path(path)
-            .and_then(Node::as_map)
-            .cloned()
-            .unwrap_or_default();
-        if let Some(theirs) = new.node.get_path(path).and_then(Node::as_map) {
-            for (k, v) in theirs {
-                merged.insert(k.clone(), v.clone());
-            }
+    let mut base = Node::empty_map();
+    let mut patch = Node::empty_map();
+    for path in &fields {
+        if let Some(v @ Node::Map(_)) = old.node.get_path(path) {
+            *base.ensure_path(path) = v.clone();
         }
-        if merged.is_empty() {
-            if let Some((last, parent)) = path.split_last()
-                && let Some(m) = new.node.get_path_mut(parent).and_then(Node::as_map_mut)
-            {
-                m.shift_remove(*last);
+        if let Some(v @ Node::Map(_)) = new.node.get_path(path) {
+            *patch.ensure_path(path) = v.clone();
+        }
+    }
+    let merged = crate::merge::smp::apply(
+        &base,
+        &patch,
+        &crate::schema::Schema::empty(),
+        &new.gvk(),
+        &crate::merge::SmpOptions::kustomize(),
+    )
+    .map_err(|e| {
+        Error::new(
+            ErrorKind::Generator,
+            format!("cannot merge {} into its base object: {e}", new.name()),
+        )
+    })?;
+    for path in fields {
+        match merged.get_path(path) {
+            Some(m @ Node::Map(entries)) if !entries.is_empty() => {
+                *new.node.ensure_path(path) = m.clone();
             }
-        } else {
-            *new.node.ensure_path(path) = Node::Map(merged);
+            _ => {
+                if let Some((last, parent)) = path.split_last()
+                    && let Some(m) = new.node.get_path_mut(parent).and_then(Node::as_map_mut)
+                {
+                    m.shift_remove(*last);
+                }
+            }
         }
     }
     new.set_name(old.name());
@@ -383,6 +401,7 @@ fn merge_into(new: &mut Resource, old: &Resource, merge_data: bool) {
     if merge_data {
         new.origin = old.origin.clone();
     }
+    Ok(())
 }
 
 /// A builtin generator plugin configuration (an entry of `generators:`, `apiVersion: builtin`,

@@ -283,7 +283,15 @@ impl<'d> Builder<'d> {
             return Shape::Any;
         }
         if let Some(r) = s.get("$ref").and_then(Node::as_str) {
-            let name = r.rsplit('/').next().unwrap_or(r);
+            // `#/definitions/NAME` (or `$defs`, `components/schemas`) names NAME; kustomize's
+            // `crds:` files refer by the full definition name, which holds slashes itself
+            // (`github.com/example/pkg/apis/v1.BeeSpec`): that name when it is defined.
+            let last = r.rsplit('/').next().unwrap_or(r);
+            let name = if !r.starts_with('#') && self.defs.contains_key(r) {
+                r
+            } else {
+                last
+            };
             if let Some(&id) = self.ids.get(name) {
                 return Shape::Object(id);
             }
@@ -370,6 +378,21 @@ mod tests {
             s.meta_at(&g, &["spec", "hives"]).and_then(|m| m.merge_key),
             Some("id".into())
         );
+    }
+
+    #[test]
+    fn kustomize_crds_file_with_full_name_refs() {
+        let doc = parse_one(
+            r#"{"github.com/example/pkg/apis/v1.Bee": {"Schema": {"properties": {"spec": {"$ref": "github.com/example/pkg/apis/v1.BeeSpec"}}, "x-kubernetes-group-version-kind": [{"group": "example.com", "version": "v1", "kind": "Bee"}]}, "Dependencies": ["github.com/example/pkg/apis/v1.BeeSpec"]},
+ "github.com/example/pkg/apis/v1.BeeSpec": {"Schema": {"properties": {"hives": {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "string"}}}, "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["id"]}}}, "Dependencies": []}}"#,
+        )
+        .expect("parses");
+        let mut s = Schema::empty();
+        s.add_openapi(&doc).expect("ok");
+        let g = Gvk::from_api_version("example.com/v1", "Bee");
+        let m = s.meta_at(&g, &["spec", "hives"]).expect("known");
+        assert_eq!(m.list_type, Some(ListType::Map));
+        assert_eq!(m.list_map_keys, ["id"]);
     }
 
     #[test]

@@ -205,8 +205,8 @@ impl Emitter<'_> {
     fn block_mapping(&mut self, m: &super::Map, parent: i32) {
         let indent = increase_indent(parent, false, false);
         let mut entries: Vec<(&String, &Node)> = m.iter().collect();
-        if self.opts.sort_keys {
-            merge_sort(&mut entries, |a, b| key_cmp(a.0, b.0) == Ordering::Less);
+        if self.opts.sort_keys && !entries.is_sorted_by(|a, b| !key_less(b.0, a.0)) {
+            merge_sort(&mut entries, |a, b| key_less(a.0, b.0));
         }
         for (k, v) in entries {
             self.write_indent(indent);
@@ -245,6 +245,19 @@ impl Emitter<'_> {
     fn plain(&mut self, s: &str, indent: i32, allow_breaks: bool) {
         if !self.whitespace {
             self.put(' ');
+        }
+        // Fast path: a plain scalar has no line breaks, and it can only fold at a space past
+        // column 80; when even its last byte stays within that, it is written as it is.
+        if !allow_breaks || self.column + s.len() <= BEST_WIDTH || !s.contains(' ') {
+            self.out.push_str(s);
+            self.column += if s.is_ascii() {
+                s.len()
+            } else {
+                s.chars().count()
+            };
+            self.whitespace = false;
+            self.indention = false;
+            return;
         }
         let mut spaces = false;
         let mut breaks = false;
@@ -611,6 +624,22 @@ pub fn key_cmp(a: &str, b: &str) -> Ordering {
 }
 
 fn key_less(a: &str, b: &str) -> bool {
+    // Fast path for ASCII keys whose first difference is not a digit: letters compare by code
+    // point and after every non-letter, two non-letters by code point.
+    let (ab, bb) = (a.as_bytes(), b.as_bytes());
+    if let Some(i) = ab.iter().zip(bb).position(|(x, y)| x != y) {
+        let (x, y) = (ab[i], bb[i]);
+        if x.is_ascii() && y.is_ascii() && !x.is_ascii_digit() && !y.is_ascii_digit() {
+            let rank = |c: u8| u16::from(c) + if c.is_ascii_alphabetic() { 0x100 } else { 0 };
+            return rank(x) < rank(y);
+        }
+    } else {
+        return ab.len() < bb.len();
+    }
+    key_less_slow(a, b)
+}
+
+fn key_less_slow(a: &str, b: &str) -> bool {
     let is_digit = |c: char| c.is_ascii_digit() || (!c.is_ascii() && c.is_numeric());
     let mut ai = a.chars();
     let mut bi = b.chars();
@@ -1220,5 +1249,28 @@ mod tests {
         assert!(!is_timestamp("2024-02-30"));
         assert!(!is_timestamp("2001-12-14T21:59:43"));
         assert!(is_base60("0:20") && is_base60("+1:20.5") && !is_base60("1:60"));
+    }
+
+    proptest::proptest! {
+        /// The ASCII fast path of the key order agrees with the general comparison.
+        #[test]
+        fn key_order_fast_path(a in "[a-cA-C0-2_.é-]{0,6}", b in "[a-cA-C0-2_.é-]{0,6}") {
+            proptest::prop_assert_eq!(key_less(&a, &b), key_less_slow(&a, &b));
+        }
+
+        /// Whatever a string holds, the emitted text reads back as the same string (as key and
+        /// as value, nested in a list): the style chosen never changes the value.
+        #[test]
+        fn strings_round_trip(s in "[a-z0-9 .:#'\"\\\t\n\r\u{85}\u{a0}\u{2028}\u{feff}\u{1F600}_+-]{0,160}") {
+            let mut inner = crate::yaml::Map::new();
+            inner.insert(s.clone(), Node::Seq(vec![Node::str(s.clone())]));
+            let mut m = crate::yaml::Map::new();
+            m.insert("k".into(), Node::Map(inner));
+            let doc = Node::Map(m);
+            let mut out = String::new();
+            emit_document(&mut out, &doc, EmitOptions::default());
+            let back = parse_one(&out).map_err(|e| proptest::test_runner::TestCaseError::fail(format!("{e}: {out}")))?;
+            proptest::prop_assert_eq!(back, doc, "{}", out);
+        }
     }
 }

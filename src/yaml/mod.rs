@@ -4,6 +4,7 @@
 
 pub mod de;
 pub mod emit;
+pub mod json;
 pub mod parse;
 
 use indexmap::IndexMap;

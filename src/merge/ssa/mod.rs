@@ -4,7 +4,7 @@
 //! pruning of fields the applier gave up) and the API server's extra steps. Pure: no I/O, no
 //! globals; it must not read files or print. The diff command calls [`server`].
 
-pub mod openapi;
+pub mod from_schema;
 pub mod path;
 pub mod schema;
 pub mod server;

@@ -7,6 +7,7 @@ use std::fmt;
 
 use super::value::{self, Json};
 use crate::yaml::Node;
+use crate::yaml::json::{JsonStyle, write_json, write_json_string};
 
 /// One step of a field path.
 #[derive(Clone, Debug)]
@@ -195,15 +196,15 @@ pub fn write_path_element(pe: &PathElement, out: &mut String) {
                 if i > 0 {
                     out.push(',');
                 }
-                value::write_json_string(n, out);
+                write_json_string(out, n, JsonStyle::COMPACT);
                 out.push(':');
-                value::write_json(v, out);
+                write_json(out, v, JsonStyle::COMPACT);
             }
             out.push('}');
         }
         PathElement::Value(v) => {
             out.push_str("v:");
-            value::write_json(v, out);
+            write_json(out, v, JsonStyle::COMPACT);
         }
         PathElement::Index(i) => {
             out.push_str("i:");

@@ -1,11 +1,11 @@
 //! The typed schema server-side apply walks (`smd:schema/elements.go`): named types whose atoms
 //! are a scalar, a list (atomic, or associative with or without keys) and/or a map (struct
 //! fields, element type, atomic or granular). Read from smd's schema YAML (the conformance
-//! form), built in code, or — later — built from ply's OpenAPI schema module:
+//! form), built in code, or built from ply's schema module by `from_schema` (the rules:
 //! `x-kubernetes-list-type` map/set/atomic → [`Relationship`] and `keys`,
 //! `x-kubernetes-list-map-keys` → `keys`, legacy `patch-strategy: merge` + merge key → an
 //! associative list keyed by that key, `x-kubernetes-map-type` → map relationship, a `$ref`
-//! with a map type → a [`TypeRef`] carrying `relationship`, property `default` → field default.
+//! with a map type → a [`TypeRef`] carrying `relationship`, property `default` → field default).
 
 use std::collections::HashMap;
 

@@ -16,6 +16,7 @@ use super::typed::Typed;
 use super::updater::{ManagedFields, Updater, UpdaterError, VersionedSet};
 use super::value;
 use crate::diag::{Error, ErrorKind};
+use crate::yaml::json::{JsonStyle, write_json, write_json_string};
 use crate::yaml::{Map, Node};
 
 /// The annotation client-side apply keeps (`kubectl.kubernetes.io/last-applied-configuration`).
@@ -56,16 +57,16 @@ impl Manager {
     pub fn identity(&self) -> String {
         // Field order of `metav1.ManagedFieldsEntry`, as Go's json.Marshal writes it.
         let mut out = String::from("{\"manager\":");
-        value::write_json_string(&self.name, &mut out);
+        write_json_string(&mut out, &self.name, JsonStyle::COMPACT);
         out.push_str(",\"operation\":");
-        value::write_json_string(self.operation.as_str(), &mut out);
+        write_json_string(&mut out, self.operation.as_str(), JsonStyle::COMPACT);
         if self.operation == Operation::Update && !self.api_version.is_empty() {
             out.push_str(",\"apiVersion\":");
-            value::write_json_string(&self.api_version, &mut out);
+            write_json_string(&mut out, &self.api_version, JsonStyle::COMPACT);
         }
         if !self.subresource.is_empty() {
             out.push_str(",\"subresource\":");
-            value::write_json_string(&self.subresource, &mut out);
+            write_json_string(&mut out, &self.subresource, JsonStyle::COMPACT);
         }
         out.push('}');
         out
@@ -807,7 +808,7 @@ pub fn build_last_applied(config: &Node) -> String {
         }
     }
     let mut out = String::new();
-    value::write_json(&c, &mut out);
+    write_json(&mut out, &c, JsonStyle::COMPACT);
     out.push('\n');
     out
 }

@@ -7,6 +7,7 @@ use std::cmp::Ordering;
 use super::path::{self, Path, PathElement, PathElementError};
 use super::schema::{Schema, TypeRef};
 use super::value::{self, Json};
+use crate::yaml::json::{JsonStyle, write_json_string};
 use crate::yaml::{Map, Node};
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -161,31 +162,17 @@ impl Set {
 
     /// Member-wise difference: a path leaves only if it is in `other` itself.
     pub fn difference(&self, other: &Set) -> Set {
-        let members = merge_sorted(
-            &self.members,
-            &other.members,
-            |a, b| a.cmp(b),
-            true,
-            false,
-            false,
-        );
-        let mut children = Vec::new();
-        for (pe, s) in &self.children {
-            match other.child(pe) {
-                None => children.push((pe.clone(), s.clone())),
-                Some(o) => {
-                    let d = s.difference(o);
-                    if !d.is_empty() {
-                        children.push((pe.clone(), d));
-                    }
-                }
-            }
-        }
-        Set { members, children }
+        self.difference_with(other, false)
     }
 
     /// Removes every path of `other` and everything under it.
     pub fn recursive_difference(&self, other: &Set) -> Set {
+        self.difference_with(other, true)
+    }
+
+    /// The two differences: with `recursive`, a member of `other` also removes the subtree
+    /// below it.
+    fn difference_with(&self, other: &Set, recursive: bool) -> Set {
         let members = merge_sorted(
             &self.members,
             &other.members,
@@ -196,13 +183,13 @@ impl Set {
         );
         let mut children = Vec::new();
         for (pe, s) in &self.children {
-            if other.has_member(pe) {
+            if recursive && other.has_member(pe) {
                 continue;
             }
             match other.child(pe) {
                 None => children.push((pe.clone(), s.clone())),
                 Some(o) => {
-                    let d = s.recursive_difference(o);
+                    let d = s.difference_with(o, recursive);
                     if !d.is_empty() {
                         children.push((pe.clone(), d));
                     }
@@ -396,7 +383,7 @@ impl Set {
 fn write_key(pe: &PathElement, out: &mut String) {
     let mut s = String::new();
     path::write_path_element(pe, &mut s);
-    value::write_json_string(&s, out);
+    write_json_string(out, &s, JsonStyle::COMPACT);
     out.push(':');
 }
 
@@ -410,9 +397,23 @@ fn add_entry(set: &mut Set, pe: PathElement, grandchildren: Option<Set>, is_memb
     }
 }
 
-/// Returns the set of an object's entries and whether the object marks its own path as a
-/// member (it holds `"."` or nothing at all).
-fn set_from_entries(entries: &[(String, Json)]) -> Result<(Set, bool), String> {
+/// The value of one entry of a fieldsV1 object, as either reader sees it.
+enum Child<'a, O: ?Sized> {
+    /// A nested object: the entry's own children.
+    Object(&'a O),
+    /// `null`: the entry's path is a member without children.
+    Leaf,
+    /// Anything else, with the error to report.
+    Invalid(String),
+}
+
+/// Returns the set of a fieldsV1 object's entries and whether the object marks its own path
+/// as a member (it holds `"."` or nothing at all). `recurse` reads a nested object; both
+/// readers (JSON text with every entry kept, and a decoded map) share these rules.
+fn set_from_object<'a, O: ?Sized + 'a>(
+    entries: impl Iterator<Item = (&'a str, Child<'a, O>)>,
+    recurse: fn(&'a O) -> Result<(Set, bool), String>,
+) -> Result<(Set, bool), String> {
     let mut set = Set::new();
     let mut is_member = false;
     let mut any = false;
@@ -429,9 +430,9 @@ fn set_from_entries(entries: &[(String, Json)]) -> Result<(Set, bool), String> {
             }
         };
         let (child, child_member) = match value {
-            Json::Object(inner) => set_from_entries(inner)?,
-            Json::Null => (Set::new(), true),
-            _ => return Err(format!("value of {key:?} must be an object")),
+            Child::Object(inner) => recurse(inner)?,
+            Child::Leaf => (Set::new(), true),
+            Child::Invalid(e) => return Err(e),
         };
         any = true;
         let grandchildren = (!child.is_empty()).then_some(child);
@@ -443,40 +444,31 @@ fn set_from_entries(entries: &[(String, Json)]) -> Result<(Set, bool), String> {
     Ok((set, is_member))
 }
 
+fn set_from_entries(entries: &[(String, Json)]) -> Result<(Set, bool), String> {
+    let children = entries.iter().map(|(key, value)| {
+        let child = match value {
+            Json::Object(inner) => Child::Object(inner.as_slice()),
+            Json::Null => Child::Leaf,
+            _ => Child::Invalid(format!("value of {key:?} must be an object")),
+        };
+        (key.as_str(), child)
+    });
+    set_from_object(children, set_from_entries)
+}
+
 fn set_from_node_map(m: &Map) -> Result<(Set, bool), String> {
-    let mut set = Set::new();
-    let mut is_member = false;
-    let mut any = false;
-    for (key, value) in m {
-        if key == "." {
-            is_member = true;
-            continue;
-        }
-        let pe = match path::parse_path_element(key) {
-            Ok(pe) => pe,
-            Err(PathElementError::UnknownType) => continue,
-            Err(PathElementError::Invalid(e)) => {
-                return Err(format!("parsing key as path element: {e}"));
-            }
+    let children = m.iter().map(|(key, value)| {
+        let child = match value {
+            Node::Map(inner) => Child::Object(inner),
+            Node::Null => Child::Leaf,
+            other => Child::Invalid(format!(
+                "value of {key:?} must be a map, not a {}",
+                other.kind_name()
+            )),
         };
-        let (child, child_member) = match value {
-            Node::Map(inner) => set_from_node_map(inner)?,
-            Node::Null => (Set::new(), true),
-            other => {
-                return Err(format!(
-                    "value of {key:?} must be a map, not a {}",
-                    other.kind_name()
-                ));
-            }
-        };
-        any = true;
-        let grandchildren = (!child.is_empty()).then_some(child);
-        add_entry(&mut set, pe, grandchildren, child_member);
-    }
-    if !any {
-        is_member = true;
-    }
-    Ok((set, is_member))
+        (key.as_str(), child)
+    });
+    set_from_object(children, set_from_node_map)
 }
 
 /// Merges two sorted, unique slices keeping elements only in `a`, only in `b`, and/or in both.

@@ -1,6 +1,6 @@
 //! Value semantics server-side apply needs on [`Node`]: smd's total order and equality (ints and
 //! floats compare numerically), the human form used in conflict messages, and the exact JSON
-//! reading and writing of path-element bodies (Go `encoding/json`-compatible). Owns no I/O.
+//! reading of path-element bodies (written by `crate::yaml::json`). Owns no I/O.
 
 use std::cmp::Ordering;
 
@@ -178,85 +178,6 @@ pub fn go_quote(s: &str) -> String {
     }
     out.push('"');
     out
-}
-
-/// Writes `v` as compact JSON the way Go's `encoding/json` (and jsoniter's compatible mode)
-/// does: map keys sorted, `<`, `>`, `&`, U+2028 and U+2029 escaped, floats in shortest form.
-pub fn write_json(v: &Node, out: &mut String) {
-    match v {
-        Node::Null => out.push_str("null"),
-        Node::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Node::Int(i) => out.push_str(&i.to_string()),
-        Node::Float(f) => out.push_str(&go_json_float(*f)),
-        Node::Str(s) => write_json_string(s, out),
-        Node::Seq(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_json(item, out);
-            }
-            out.push(']');
-        }
-        Node::Map(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (i, k) in keys.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_json_string(k, out);
-                out.push(':');
-                if let Some(v) = m.get(*k) {
-                    write_json(v, out);
-                }
-            }
-            out.push('}');
-        }
-    }
-}
-
-/// Go `encoding/json` float encoding: `'f'` format unless |f| < 1e-6 or ≥ 1e21, then `'e'`
-/// with a two-digit-or-more exponent cleaned of its leading zero (`1e-07` → `1e-7`).
-pub fn go_json_float(f: f64) -> String {
-    if !f.is_finite() {
-        return "null".into();
-    }
-    let abs = f.abs();
-    if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
-        let sci = format!("{f:e}");
-        let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-        if exp.starts_with('-') {
-            format!("{mant}e{exp}")
-        } else {
-            format!("{mant}e+{exp}")
-        }
-    } else {
-        format!("{f}")
-    }
-}
-
-pub fn write_json_string(s: &str, out: &mut String) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '<' => out.push_str("\\u003c"),
-            '>' => out.push_str("\\u003e"),
-            '&' => out.push_str("\\u0026"),
-            '\u{2028}' => out.push_str("\\u2028"),
-            '\u{2029}' => out.push_str("\\u2029"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 /// A parsed JSON value whose objects keep every entry in order (duplicates included), as a
@@ -564,13 +485,13 @@ mod tests {
 
     #[test]
     fn json_writing_is_go_compatible() {
-        let mut s = String::new();
-        write_json(&Node::str("<a&b>"), &mut s);
+        use crate::yaml::json::{JsonStyle, go_float, to_json};
+        let s = to_json(&Node::str("<a&b>"), JsonStyle::COMPACT);
         assert_eq!(s, r#""\u003ca\u0026b\u003e""#);
-        assert_eq!(go_json_float(1.0), "1");
-        assert_eq!(go_json_float(1000.0), "1000");
-        assert_eq!(go_json_float(1e21), "1e+21");
-        assert_eq!(go_json_float(1.5e-7), "1.5e-7");
+        assert_eq!(go_float(1.0), "1");
+        assert_eq!(go_float(1000.0), "1000");
+        assert_eq!(go_float(1e21), "1e+21");
+        assert_eq!(go_float(1.5e-7), "1.5e-7");
         assert_eq!(go_float_v(1234.0), "1234");
         assert_eq!(go_float_v(2.5), "2.5");
     }

@@ -1,16 +1,18 @@
-//! Builds the typed schema server-side apply walks (`crate::merge::ssa::Schema`) for one kind
-//! from ply's OpenAPI-derived schema (`crate::schema`), following kube-openapi's conversion
-//! (`pkg/schemaconv/smd.go`): `x-kubernetes-list-type` map/set/atomic, legacy
+//! The one conversion from ply's schema (`crate::schema`: the generated built-in table plus
+//! the CRDs and OpenAPI documents added to it) to the typed schema server-side apply walks
+//! ([`super::Schema`]), for one kind, following kube-openapi's conversion
+//! (`pkg/schemaconv/smd.go`, spec §2.1): `x-kubernetes-list-type` map/set/atomic, legacy
 //! `patch-strategy: merge` lists keyed by their merge key (or sets without one), other lists
 //! atomic; `x-kubernetes-map-type`; unknown shapes untyped. Only the types reachable from the
-//! kind's root are converted. Owns no apply logic.
+//! kind's root are converted. Struct fields the table leaves out (scalars) take the deduced
+//! element type, which treats them as smd treats a declared scalar. Owns no apply logic.
 
 use std::collections::HashSet;
 
-use crate::merge::ssa::schema::{
-    Atom, ListType, MapType, Relationship, Scalar, StructField, UNTYPED_DEDUCED,
+use super::schema::{
+    Atom, ListType, MapType, Relationship, Scalar, Schema as SsaSchema, StructField, TypeRef,
+    UNTYPED_DEDUCED,
 };
-use crate::merge::ssa::{Schema as SsaSchema, TypeRef};
 use crate::resource::Gvk;
 use crate::schema::{
     ListType as OaListType, MapType as OaMapType, PatchMeta, Schema, Shape, TypeId,
@@ -26,10 +28,20 @@ const KEY_DEFAULTS: [(&str, &str, &str); 2] = [
     ("core.v1.ServicePort", "protocol", "TCP"),
 ];
 
+/// The typed schema of one kind.
+#[derive(Clone, Debug)]
+pub struct KindSchema {
+    pub schema: SsaSchema,
+    /// The kind's root type.
+    pub root: TypeRef,
+    /// Whether the kind declares `status` (whose fields the applier never owns).
+    pub has_status: bool,
+}
+
 /// A typed schema for one kind and the reference to its root type; `None` when the schema does
 /// not know the kind (the caller then uses smd's deduced schema, as the API server does for
 /// kinds without a structural schema).
-pub fn for_kind(schema: &Schema, gvk: &Gvk) -> Option<(SsaSchema, TypeRef, bool)> {
+pub fn for_kind(schema: &Schema, gvk: &Gvk) -> Option<KindSchema> {
     let kind = schema.kind(gvk)?;
     let mut out = SsaSchema::deduced();
     let mut done = HashSet::new();
@@ -55,12 +67,19 @@ pub fn for_kind(schema: &Schema, gvk: &Gvk) -> Option<(SsaSchema, TypeRef, bool)
             })
             .collect();
         for (type_suffix, field, value) in KEY_DEFAULTS {
-            if def.name.ends_with(type_suffix) && !fields.iter().any(|f| f.name == field) {
-                fields.push(StructField {
+            if !def.name.ends_with(type_suffix) {
+                continue;
+            }
+            // The built-in table leaves scalar fields out; an OpenAPI document declares them.
+            match fields.iter_mut().find(|f| f.name == field) {
+                Some(f) => {
+                    f.default.get_or_insert_with(|| Node::str(value));
+                }
+                None => fields.push(StructField {
                     name: field.to_string(),
                     type_ref: TypeRef::scalar(Scalar::String),
                     default: Some(Node::str(value)),
-                });
+                }),
             }
         }
         let relationship = match def.map_type {
@@ -83,7 +102,11 @@ pub fn for_kind(schema: &Schema, gvk: &Gvk) -> Option<(SsaSchema, TypeRef, bool)
     let has_status = schema
         .type_def(kind.root)
         .is_some_and(|d| d.fields.contains_key("status"));
-    Some((out, TypeRef::named(type_name(kind.root)), has_status))
+    Some(KindSchema {
+        schema: out,
+        root: TypeRef::named(type_name(kind.root)),
+        has_status,
+    })
 }
 
 fn type_name(id: TypeId) -> String {
@@ -136,5 +159,81 @@ fn shape_ref(shape: &Shape, meta: &PatchMeta, todo: &mut Vec<TypeId>) -> TypeRef
                 map: Some(MapType::new(Vec::new(), element, relationship)),
             })
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::merge::ssa::Typed;
+    use crate::resource::Gvk;
+    use crate::yaml::parse::parse_one;
+
+    // The port type carries the name of Kubernetes' ServicePort, whose `protocol` defaults to TCP.
+    const DEFS: &str = r##"
+$defs:
+ svc:
+   type: object
+   x-kubernetes-group-version-kind: [{group: "", version: v1, kind: Service}]
+   properties:
+     metadata: {$ref: "#/$defs/meta"}
+     spec: {$ref: "#/$defs/spec"}
+ meta:
+   type: object
+   properties:
+     name: {type: string}
+     labels: {type: object, additionalProperties: {type: string}}
+     finalizers: {type: array, items: {type: string}, x-kubernetes-list-type: set}
+ spec:
+   type: object
+   properties:
+     selector: {type: [object, "null"], additionalProperties: {type: string}, x-kubernetes-map-type: atomic}
+     ports:
+       type: array
+       items: {$ref: "#/$defs/io.k8s.api.core.v1.ServicePort"}
+       x-kubernetes-list-type: map
+       x-kubernetes-list-map-keys: [port, protocol]
+     containers:
+       type: array
+       items: {type: object, properties: {name: {type: string}, image: {type: string}}}
+       x-kubernetes-patch-strategy: merge
+       x-kubernetes-patch-merge-key: name
+     args: {type: array, items: {type: string}}
+     targetPort: {$ref: "#/$defs/intstr"}
+ io.k8s.api.core.v1.ServicePort:
+   type: object
+   properties:
+     port: {type: integer}
+     protocol: {type: string}
+     name: {type: string}
+ intstr:
+   oneOf: [{type: string}, {type: integer}]
+"##;
+
+    #[test]
+    fn builds_list_and_map_types_from_openapi() {
+        let doc = parse_one(DEFS).unwrap();
+        let ply_schema = crate::schema::Schema::from_openapi(&doc).unwrap();
+        let gvk = Gvk {
+            group: String::new(),
+            version: "v1".into(),
+            kind: "Service".into(),
+        };
+        let KindSchema {
+            schema,
+            root,
+            has_status,
+        } = for_kind(&ply_schema, &gvk).unwrap();
+        let t = Typed::new(&schema, &root);
+        let obj = parse_one(
+            "metadata: {name: s, labels: {a: b}, finalizers: [x]}\nspec:\n  selector: {app: web}\n  ports: [{port: 80}]\n  containers: [{name: c, image: i}]\n  args: [a]\n  targetPort: 8080\n",
+        )
+        .unwrap();
+        let set = t.to_field_set(&obj).unwrap();
+        assert!(!has_status, "no status field");
+        assert_eq!(
+            set.to_fields_v1(),
+            r#"{"f:metadata":{"f:finalizers":{"v:\"x\"":{}},"f:labels":{"f:a":{}},"f:name":{}},"f:spec":{"f:args":{},"f:containers":{"k:{\"name\":\"c\"}":{".":{},"f:image":{},"f:name":{}}},"f:ports":{"k:{\"port\":80,\"protocol\":\"TCP\"}":{".":{},"f:port":{}}},"f:selector":{},"f:targetPort":{}}}"#
+        );
     }
 }
