@@ -304,7 +304,7 @@ impl Builder<'_> {
                 let origin = self
                     .plugin_state
                     .meta
-                    .origin
+                    .tracks_origin()
                     .then(|| self.plugin_state.meta.rel(path));
                 let docs = docs.iter().cloned().map(|mut r| {
                     if let Some(o) = &origin {
