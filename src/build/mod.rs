@@ -252,14 +252,6 @@ impl Builder<'_> {
         steps::transform(loaded, &mut acc, &fields, &mut |acc| {
             self.apply_patches(&patches.json6902, acc)
         })?;
-        if self.plugin_state.meta.transformers {
-            let here = self.plugin_state.meta.kustomization_file(loaded);
-            for kind in metadata::field_transformers(loaded) {
-                if kind != "ReplacementTransformer" {
-                    metadata::annotate_transformer(&mut acc, &here, kind, None);
-                }
-            }
-        }
         steps::replacements(
             self.fs,
             self.opts,
@@ -268,6 +260,14 @@ impl Builder<'_> {
             self.tables,
             self.warnings,
         )?;
+        if self.plugin_state.meta.transformers {
+            // The field transformers add and remove no objects, so recording them all here
+            // gives what kustomize records after each one.
+            let here = self.plugin_state.meta.kustomization_file(loaded);
+            for kind in metadata::field_transformers(loaded) {
+                metadata::annotate_transformer(&mut acc, &here, kind, None);
+            }
+        }
         let transformers = self.plugin_configs(loaded, "transformers", &k.transformers)?;
         self.run_transformer_plugins(loaded, &transformers, &mut acc)?;
         let validators = self.plugin_configs(loaded, "validators", &k.validators)?;
