@@ -92,6 +92,24 @@ pub fn parse_patch_text(
         return Ok(Body::Json(one.node.clone()));
     }
     let mut out = Vec::new();
+    // A `*List` document with `items` holds one patch per item, as kustomize reads resource
+    // lists (`resource.Factory.SliceFromBytes`).
+    let docs = docs.into_iter().flat_map(|d| {
+        let is_list = d
+            .node
+            .str_at(&["kind"])
+            .is_some_and(|k| k.ends_with("List"));
+        match (is_list, d.node.get("items")) {
+            (true, Some(Node::Seq(items))) => items
+                .iter()
+                .map(|i| crate::yaml::parse::ParsedDoc {
+                    node: i.clone(),
+                    offset: d.offset,
+                })
+                .collect::<Vec<_>>(),
+            _ => vec![d],
+        }
+    });
     for d in docs {
         match d.node {
             Node::Map(m) if m.is_empty() => {}
