@@ -34,3 +34,12 @@ gen-schema:
 # Time ply render against kubectl kustomize on generated trees (see docs/performance.md).
 bench *ARGS:
     tools/bench.sh {{ARGS}}
+
+# Check that ply renders the generated 10- and 100-app trees byte-identical to kubectl kustomize.
+bench-check:
+    cargo build --release
+    for n in 10 100; do \
+      python3 {{shared}}/bench/gen_tree.py target/bench-trees/$n --apps $n --force >/dev/null; \
+      cmp <(target/release/ply render target/bench-trees/$n) <(kubectl kustomize target/bench-trees/$n) \
+        && echo "$n apps: byte-identical to kubectl kustomize"; \
+    done
