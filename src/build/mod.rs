@@ -301,6 +301,7 @@ impl Builder<'_> {
             Some(FileKind::File) => {
                 let file = self.resolve_file(loaded, field, path)?;
                 let docs = self.parse_file(&file)?;
+                self.note_kinds_read(&docs);
                 let origin = self
                     .plugin_state
                     .meta

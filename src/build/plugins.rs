@@ -27,8 +27,27 @@ pub struct State {
     /// (`kyaml/openapi.SetSchema` with `reset` false below the root); built-in otherwise.
     custom_schema: Option<Arc<Schema>>,
     builtin_schema: Option<Arc<Schema>>,
+    /// How far the build has needed the built-in schema before a custom one was chosen.
+    builtin_use: BuiltinUse,
     /// The root's `buildMetadata` and where the build is.
     pub meta: super::metadata::Meta,
+}
+
+/// What kustomize's global schema holds of the built-in definitions when a custom `openapi:`
+/// document is met below the root (`kyaml/openapi.SetSchema`, `initSchema` and
+/// `IsNamespaceScoped`): it is one set of definitions that a custom document is parsed into,
+/// never cleared during a build.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum BuiltinUse {
+    /// Not needed yet: the custom document replaces the built-in schema.
+    #[default]
+    Unused,
+    /// Only a kind's scope was asked for a kind outside kustomize's precomputed scope table
+    /// (every resource read asks): kustomize marks the built-in schema for parsing and parses
+    /// it right after the custom document, so built-in definitions win on equal names.
+    Delayed,
+    /// Parsed (a patch merged with it): the custom document is parsed on top and wins.
+    Parsed,
 }
 
 /// A kustomization's patches, split by where kustomize runs them.
@@ -71,7 +90,18 @@ impl Builder<'_> {
             let doc = parse_one(&String::from_utf8_lossy(&bytes)).map_err(|e| {
                 Error::new(ErrorKind::Schema, format!("openapi file '{path}': {e}")).at(at())
             })?;
-            let schema = Schema::from_openapi(&doc).map_err(|e| {
+            let added = match self.plugin_state.builtin_use {
+                BuiltinUse::Unused => Schema::from_openapi(&doc),
+                BuiltinUse::Delayed => {
+                    let mut s = Schema::clone(&self.builtin_schema());
+                    s.add_openapi_beneath(&doc).map(|()| s)
+                }
+                BuiltinUse::Parsed => {
+                    let mut s = Schema::clone(&self.builtin_schema());
+                    s.add_openapi(&doc).map(|()| s)
+                }
+            };
+            let schema = added.map_err(|e| {
                 Error::new(ErrorKind::Schema, format!("openapi file '{path}': {e}")).at(at())
             })?;
             self.plugin_state.custom_schema = Some(Arc::new(schema));
@@ -107,7 +137,26 @@ impl Builder<'_> {
     fn schema(&mut self) -> Arc<Schema> {
         match &self.plugin_state.custom_schema {
             Some(s) => Arc::clone(s),
-            None => self.builtin_schema(),
+            None => {
+                self.plugin_state.builtin_use = BuiltinUse::Parsed;
+                self.builtin_schema()
+            }
+        }
+    }
+
+    /// Notes resources read before any custom schema was chosen: kustomize asks the scope of
+    /// each one's kind (`resid.NewGvk`), and a kind outside its precomputed table marks the
+    /// built-in schema for parsing. ply approximates that table (Kubernetes 1.21's kinds) by
+    /// the kinds its built-in schema knows.
+    pub(super) fn note_kinds_read(&mut self, resources: &[Resource]) {
+        if self.plugin_state.custom_schema.is_some()
+            || self.plugin_state.builtin_use != BuiltinUse::Unused
+        {
+            return;
+        }
+        let builtin = self.builtin_schema();
+        if resources.iter().any(|r| builtin.kind(&r.gvk()).is_none()) {
+            self.plugin_state.builtin_use = BuiltinUse::Delayed;
         }
     }
 

@@ -164,10 +164,21 @@ impl Schema {
     }
 
     /// Adds the definitions of an OpenAPI v2 document (`definitions`, or JSON Schema `$defs`)
-    /// whose `x-kubernetes-group-version-kind` extensions name kinds; they take precedence
-    /// over kinds already known.
+    /// whose `x-kubernetes-group-version-kind` extensions name kinds. They take precedence
+    /// over what the schema already holds: kinds, and types of the same definition name
+    /// (redefined in place, so built-in types referring to them see the new definition). A
+    /// `$ref` to a name the document does not define resolves to the schema's type of that
+    /// name, as in kustomize's single global schema.
     pub fn add_openapi(&mut self, doc: &crate::yaml::Node) -> Result<(), SchemaError> {
         openapi::add_document(self, doc)
+    }
+
+    /// Like [`Schema::add_openapi`], but what the schema already holds wins: the document only
+    /// adds definitions and kinds of new names, and its `$ref`s to names the schema defines
+    /// resolve to the schema's types. What kustomize's global schema ends up as when the
+    /// built-in definitions are parsed after a custom document (see `build::plugins`).
+    pub fn add_openapi_beneath(&mut self, doc: &crate::yaml::Node) -> Result<(), SchemaError> {
+        openapi::add_document_with(self, doc, openapi::Precedence::Existing)
     }
 
     /// Adds the kinds of a CustomResourceDefinition (every served version's
@@ -176,9 +187,10 @@ impl Schema {
         openapi::add_crd(self, crd)
     }
 
-    /// Only the kinds of an OpenAPI document: what kustomize's `openapi: {path: …}` means (it
-    /// replaces the built-in schema; built-in kinds the document lacks then have no merge keys,
-    /// as observed with kustomize v5.5.0).
+    /// Only the kinds of an OpenAPI document: what kustomize's `openapi: {path: …}` means when
+    /// it is chosen before the built-in schema was needed (it then replaces the built-in
+    /// schema; built-in kinds the document lacks have no merge keys, as observed with
+    /// kustomize v5.5.0).
     pub fn from_openapi(doc: &crate::yaml::Node) -> Result<Schema, SchemaError> {
         let mut s = Schema::empty();
         s.add_openapi(doc)?;

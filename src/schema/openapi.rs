@@ -39,9 +39,32 @@ const MAX_DEPTH: usize = 64;
 struct Builder<'d> {
     defs: &'d Map,
     ids: HashMap<&'d str, TypeId>,
+    /// Named types the schema held before the document (kustomize keeps one global set of
+    /// definitions: a `$ref` the document does not define resolves to them).
+    existing: HashMap<String, TypeId>,
+    /// Whether those win over the document's definitions of the same name.
+    existing_wins: bool,
+}
+
+/// Which definitions win when a document redefines a name the schema already holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Precedence {
+    /// The document's definition replaces the existing one (also where other types refer to
+    /// it), and its kinds replace existing kinds.
+    Document,
+    /// The existing definition and kinds stay; the document adds only what is new.
+    Existing,
 }
 
 pub(super) fn add_document(schema: &mut Schema, doc: &Node) -> Result<(), SchemaError> {
+    add_document_with(schema, doc, Precedence::Document)
+}
+
+pub(super) fn add_document_with(
+    schema: &mut Schema,
+    doc: &Node,
+    precedence: Precedence,
+) -> Result<(), SchemaError> {
     let defs = doc
         .get("definitions")
         .or_else(|| doc.get("$defs"))
@@ -72,12 +95,13 @@ pub(super) fn add_document(schema: &mut Schema, doc: &Node) -> Result<(), Schema
                             )
                         })
                         .collect();
-                    return add_document(
+                    return add_document_with(
                         schema,
                         &Node::Map(Map::from_iter([(
                             "definitions".to_string(),
                             Node::Map(unwrapped),
                         )])),
+                        precedence,
                     );
                 }
                 Node::Map(m) if m.values().any(|v| v.get("properties").is_some()) => m,
@@ -90,33 +114,83 @@ pub(super) fn add_document(schema: &mut Schema, doc: &Node) -> Result<(), Schema
         }
     };
     let scopes = scopes_from_paths(doc);
+    let existing: HashMap<String, TypeId> = schema
+        .types
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| !t.name.is_empty())
+        .filter_map(|(i, t)| Some((t.name.clone(), TypeId(u32::try_from(i).ok()?))))
+        .collect();
+    let existing_wins = precedence == Precedence::Existing;
     let mut b = Builder {
         defs,
         ids: HashMap::new(),
+        existing,
+        existing_wins,
     };
+    // Definitions the document fills: new names, and (when the document wins) names it
+    // redefines, whose existing type is refilled in place so that every type referring to it
+    // sees the document's definition, as kustomize's by-name `$ref` resolution does.
+    let mut to_fill: Vec<(&Node, TypeId)> = Vec::new();
     for (name, def) in defs {
-        if has_properties(def) {
-            let id = schema.push_type(TypeDef {
-                name: name.clone(),
-                ..TypeDef::default()
-            });
-            b.ids.insert(name.as_str(), id);
+        if !has_properties(def) {
+            continue;
         }
+        let id = match b.existing.get(name) {
+            Some(&id) => {
+                if !existing_wins {
+                    to_fill.push((def, id));
+                }
+                id
+            }
+            None => {
+                let id = schema.push_type(TypeDef {
+                    name: name.clone(),
+                    ..TypeDef::default()
+                });
+                to_fill.push((def, id));
+                id
+            }
+        };
+        b.ids.insert(name.as_str(), id);
+    }
+    for (def, id) in to_fill {
+        b.fill(schema, id, def);
     }
     for (name, def) in defs {
         let Some(&id) = b.ids.get(name.as_str()) else {
             continue;
         };
-        b.fill(schema, id, def);
         for gvk in gvks(def) {
-            let namespaced = scopes.get(&gvk).copied();
-            schema.kinds.insert(
-                gvk,
-                KindInfo {
-                    root: id,
-                    namespaced,
-                },
-            );
+            let scope = scopes.get(&gvk).copied();
+            match schema.kinds.get(&gvk).copied() {
+                Some(_) if existing_wins => {}
+                // A scope the document's paths do not state keeps the one already known
+                // (kustomize's `findNamespaceability` only adds missing entries, except that a
+                // namespaced path always marks the kind namespaced).
+                Some(old) => {
+                    let namespaced = match scope {
+                        Some(true) => Some(true),
+                        _ => old.namespaced.or(scope),
+                    };
+                    schema.kinds.insert(
+                        gvk,
+                        KindInfo {
+                            root: id,
+                            namespaced,
+                        },
+                    );
+                }
+                None => {
+                    schema.kinds.insert(
+                        gvk,
+                        KindInfo {
+                            root: id,
+                            namespaced: scope,
+                        },
+                    );
+                }
+            }
         }
     }
     Ok(())
@@ -135,6 +209,8 @@ pub(super) fn add_crd(schema: &mut Schema, crd: &Node) -> Result<(), SchemaError
     let mut b = Builder {
         defs: &empty,
         ids: HashMap::new(),
+        existing: HashMap::new(),
+        existing_wins: false,
     };
     let mut versions: Vec<(String, Option<&Node>)> = Vec::new();
     if let Some(Node::Seq(vs)) = spec.get("versions") {
@@ -295,8 +371,19 @@ impl<'d> Builder<'d> {
             if let Some(&id) = self.ids.get(name) {
                 return Shape::Object(id);
             }
-            return match self.defs.get(name) {
-                Some(def) => self.shape(schema, def, depth + 1),
+            if self.existing_wins {
+                if let Some(&id) = self.existing.get(name) {
+                    return Shape::Object(id);
+                }
+            }
+            if let Some(def) = self.defs.get(name) {
+                return self.shape(schema, def, depth + 1);
+            }
+            // A name the document does not define resolves among the definitions the schema
+            // already holds (kustomize adds documents into one global schema and resolves
+            // `$ref`s in it: `kyaml/openapi.AddDefinitions` and `Resolve`).
+            return match self.existing.get(name) {
+                Some(&id) => Shape::Object(id),
                 None => Shape::Any,
             };
         }
@@ -408,5 +495,85 @@ mod tests {
         let m = s.meta_at(&g, &["spec", "ports"]).expect("known");
         assert_eq!(m.list_type, Some(ListType::Map));
         assert_eq!(m.list_map_keys, ["port"]);
+    }
+
+    const RUNNER: &str = r##"{"definitions": {
+  "dev.x.v1.Runner": {"properties": {"spec": {"$ref": "#/definitions/dev.x.v1.RunnerSpec"}},
+    "x-kubernetes-group-version-kind": [{"group": "x.dev", "version": "v1", "kind": "Runner"}]},
+  "dev.x.v1.RunnerSpec": {"properties": {"template": {"$ref": "#/definitions/io.k8s.api.core.v1.PodTemplateSpec"}}}}}"##;
+
+    /// Redefines the built-in PodSpec: `containers` without a merge key.
+    const POD_SPEC: &str = r##"{"definitions": {"io.k8s.api.core.v1.PodSpec": {"properties": {
+  "containers": {"type": "array", "items": {"type": "object"}}}}}}"##;
+
+    const CONTAINERS: [&str; 4] = ["spec", "template", "spec", "containers"];
+
+    fn merge_key(s: &Schema, api_version: &str, kind: &str) -> Option<String> {
+        s.meta_at(&Gvk::from_api_version(api_version, kind), &CONTAINERS)
+            .and_then(|m| m.merge_key)
+    }
+
+    #[test]
+    fn refs_the_document_lacks_resolve_to_existing_types() {
+        let doc = parse_one(RUNNER).expect("parses");
+        let mut s = Schema::builtin();
+        s.add_openapi(&doc).expect("ok");
+        assert_eq!(merge_key(&s, "x.dev/v1", "Runner"), Some("name".into()));
+        // Alone, the document cannot resolve the reference: the field is untyped.
+        let alone = Schema::from_openapi(&doc).expect("ok");
+        assert!(
+            alone
+                .kind(&Gvk::from_api_version("x.dev/v1", "Runner"))
+                .is_some()
+        );
+        assert_eq!(merge_key(&alone, "x.dev/v1", "Runner"), None);
+    }
+
+    #[test]
+    fn a_redefinition_replaces_the_existing_type_where_it_is_used() {
+        let doc = parse_one(POD_SPEC).expect("parses");
+        let mut s = Schema::builtin();
+        assert_eq!(merge_key(&s, "apps/v1", "Deployment"), Some("name".into()));
+        s.add_openapi(&doc).expect("ok");
+        assert_eq!(merge_key(&s, "apps/v1", "Deployment"), None);
+        assert!(
+            s.meta_at(&Gvk::from_api_version("apps/v1", "Deployment"), &CONTAINERS)
+                .is_some()
+        );
+    }
+
+    #[test]
+    fn beneath_existing_definitions_win() {
+        let mut s = Schema::builtin();
+        s.add_openapi_beneath(&parse_one(POD_SPEC).expect("parses"))
+            .expect("ok");
+        assert_eq!(merge_key(&s, "apps/v1", "Deployment"), Some("name".into()));
+        // New names are still added, and resolve to the existing types.
+        s.add_openapi_beneath(&parse_one(RUNNER).expect("parses"))
+            .expect("ok");
+        assert_eq!(merge_key(&s, "x.dev/v1", "Runner"), Some("name".into()));
+    }
+
+    #[test]
+    fn beneath_existing_kinds_win() {
+        let doc = parse_one(
+            r##"{"definitions": {"my.Deployment": {"properties": {"spec": {"type": "object", "properties": {"x": {"type": "string"}}}},
+  "x-kubernetes-group-version-kind": [{"group": "apps", "version": "v1", "kind": "Deployment"}]}}}"##,
+        )
+        .expect("parses");
+        let mut beneath = Schema::builtin();
+        beneath.add_openapi_beneath(&doc).expect("ok");
+        assert_eq!(
+            merge_key(&beneath, "apps/v1", "Deployment"),
+            Some("name".into())
+        );
+        let mut over = Schema::builtin();
+        over.add_openapi(&doc).expect("ok");
+        assert_eq!(merge_key(&over, "apps/v1", "Deployment"), None);
+        // The document states no scope: the built-in one stays.
+        assert_eq!(
+            over.is_namespaced(&Gvk::from_api_version("apps/v1", "Deployment")),
+            Some(true)
+        );
     }
 }
