@@ -344,6 +344,7 @@ impl Builder<'_> {
         for entry in entries {
             let loc = accumulate::item_location(loaded, field, entry);
             if let Some(inline) = accumulate::inline_configs(entry) {
+                self.note_kinds_read(&inline);
                 out.extend(inline.into_iter().map(|r| (r, loc.clone())));
                 continue;
             }

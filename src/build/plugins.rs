@@ -46,7 +46,8 @@ enum BuiltinUse {
     /// (every resource read asks): kustomize marks the built-in schema for parsing and parses
     /// it right after the custom document, so built-in definitions win on equal names.
     Delayed,
-    /// Parsed (a patch merged with it): the custom document is parsed on top and wins.
+    /// Parsed (a strategic merge patch walked it): the custom document is parsed on top and
+    /// wins.
     Parsed,
 }
 
@@ -137,10 +138,7 @@ impl Builder<'_> {
     fn schema(&mut self) -> Arc<Schema> {
         match &self.plugin_state.custom_schema {
             Some(s) => Arc::clone(s),
-            None => {
-                self.plugin_state.builtin_use = BuiltinUse::Parsed;
-                self.builtin_schema()
-            }
+            None => self.builtin_schema(),
         }
     }
 
@@ -191,6 +189,13 @@ impl Builder<'_> {
     pub(super) fn apply_patches(&mut self, list: &[Patch], acc: &mut Vec<Resource>) -> Result<()> {
         if list.is_empty() {
             return Ok(());
+        }
+        // A strategic merge patch walks the schema, which makes kustomize parse its built-in
+        // one (`kyaml/openapi.SchemaForResourceType`); JSON patches never look at it.
+        if self.plugin_state.custom_schema.is_none()
+            && list.iter().any(|p| matches!(p.body, patches::Body::Smp(_)))
+        {
+            self.plugin_state.builtin_use = BuiltinUse::Parsed;
         }
         let schema = self.schema();
         let tables = self.tables;
