@@ -282,6 +282,7 @@ fn run_render(args: &RenderArgs, warnings: &mut Warnings) -> Result<(), Error> {
             Some(Reorder::Legacy) => OutputOrder::Legacy,
             Some(Reorder::None) => OutputOrder::None,
         },
+        strict: args.strict,
     };
     let target = match (&args.output, &args.output_dir) {
         (_, Some(dir)) => Target::Dir(dir.clone()),
@@ -431,6 +432,7 @@ fn run_diff(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
                 LoadRestrictor::None => crate::fs::Restrictor::None,
             },
             reorder: crate::build::OutputOrder::Unspecified,
+            strict: false,
         };
         let rendered =
             crate::build::render_with(&crate::fs::DiskFs, &args.desired, &render_opts, warnings)?;

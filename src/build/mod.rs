@@ -9,6 +9,9 @@
 
 mod accumulate;
 mod ids;
+mod metadata;
+mod patches;
+mod plugins;
 mod steps;
 
 use std::collections::HashMap;
@@ -36,6 +39,8 @@ pub struct RenderOptions {
     pub load_restrictor: Restrictor,
     /// `--reorder`; the root kustomization's `sortOptions` win over it (as in kustomize).
     pub reorder: OutputOrder,
+    /// `--strict` (or `PLY_STRICT=1`): a patch that matches nothing is an error.
+    pub strict: bool,
 }
 
 /// What a render produces: the resources in output order, and the OpenAPI definitions named
@@ -97,8 +102,10 @@ pub fn render_with(
         kustomizations: HashMap::new(),
         chain: Vec::new(),
         crds: Vec::new(),
+        plugin_state: plugins::State::default(),
     };
     let loaded = b.kustomization(&root)?;
+    b.plugin_state.meta = metadata::Meta::from_root(&loaded);
     let mut resources = b.build_dir(&root, Vec::new(), None)?;
     steps::finish_root(
         &loaded,
@@ -108,6 +115,7 @@ pub fn render_with(
         &b.vars,
         b.warnings,
     )?;
+    metadata::finish(&mut resources, &b.plugin_state.meta);
     Ok(Rendered {
         resources,
         crds: b.crds,
@@ -133,6 +141,8 @@ struct Builder<'a> {
     /// The kustomizations being built, outermost first (canonical directories).
     chain: Vec<PathBuf>,
     crds: Vec<Node>,
+    /// Patches, plugin configurations and schemas (`plugins`).
+    plugin_state: plugins::State,
 }
 
 /// How a directory is being built.
@@ -194,6 +204,7 @@ impl Builder<'_> {
             }
             _ => {}
         }
+        self.note_openapi(&loaded)?;
         self.chain.push(dir.to_path_buf());
         let result = self.build_loaded(&loaded, acc);
         self.chain.pop();
@@ -218,14 +229,37 @@ impl Builder<'_> {
             self.crds.push(defs);
         }
         steps::configurations(self.fs, self.opts, loaded, &mut self.config)?;
+        let before = self
+            .plugin_state
+            .meta
+            .origin
+            .then(|| metadata::origins(&acc));
         steps::generate(self.fs, self.opts, loaded, &mut acc)?;
+        if let Some(before) = &before {
+            let here = self.plugin_state.meta.kustomization_file(loaded);
+            let replaced = metadata::replaced_by_fields(loaded);
+            metadata::annotate_generated(&mut acc, before, &here, None, None, &replaced);
+        }
         let generators = self.plugin_configs(loaded, "generators", &k.generators)?;
-        steps::run_generator_configs(self.fs, self.opts, loaded, &generators, &mut acc)?;
+        self.run_generator_plugins(loaded, &generators, &mut acc)?;
         for path in &k.components {
             let dir = self.resolve_dir(loaded, "components", path)?;
             acc = self.build_dir(&dir, acc, Some(Role::Component))?;
         }
-        steps::transform(loaded, &mut acc, &self.config.fields)?;
+        let patches = self.load_patches(loaded)?;
+        self.apply_patches(&patches.early, &mut acc)?;
+        let fields = self.config.fields.clone();
+        steps::transform(loaded, &mut acc, &fields, &mut |acc| {
+            self.apply_patches(&patches.json6902, acc)
+        })?;
+        if self.plugin_state.meta.transformers {
+            let here = self.plugin_state.meta.kustomization_file(loaded);
+            for kind in metadata::field_transformers(loaded) {
+                if kind != "ReplacementTransformer" {
+                    metadata::annotate_transformer(&mut acc, &here, kind, None);
+                }
+            }
+        }
         steps::replacements(
             self.fs,
             self.opts,
@@ -235,12 +269,9 @@ impl Builder<'_> {
             self.warnings,
         )?;
         let transformers = self.plugin_configs(loaded, "transformers", &k.transformers)?;
-        steps::run_transformer_configs(
-            &transformers,
-            &mut acc,
-            &self.config.fields,
-            self.warnings,
-        )?;
+        self.run_transformer_plugins(loaded, &transformers, &mut acc)?;
+        let validators = self.plugin_configs(loaded, "validators", &k.validators)?;
+        plugins::run_validator_plugins(&validators)?;
         steps::bind_vars(loaded, &mut acc, &mut self.vars, self.tables)?;
         Ok(acc)
     }
@@ -270,15 +301,26 @@ impl Builder<'_> {
             Some(FileKind::File) => {
                 let file = self.resolve_file(loaded, field, path)?;
                 let docs = self.parse_file(&file)?;
-                index.append_all(acc, docs.iter().cloned(), &|g: &Gvk| {
-                    self.tables.is_cluster_scoped(g)
-                })
+                let origin = self
+                    .plugin_state
+                    .meta
+                    .origin
+                    .then(|| self.plugin_state.meta.rel(path));
+                let docs = docs.iter().cloned().map(|mut r| {
+                    if let Some(o) = &origin {
+                        metadata::annotate_file(&mut r, o);
+                    }
+                    r
+                });
+                index.append_all(acc, docs, &|g: &Gvk| self.tables.is_cluster_scoped(g))
             }
             Some(FileKind::Dir) => {
                 let dir = self.resolve_dir(loaded, field, path)?;
                 // A base starts from the built-in configuration; what it adds comes back up.
                 let parent = std::mem::replace(&mut self.config, BuildConfig::builtin(self.tables));
+                self.plugin_state.meta.enter(path);
                 let built = self.build_dir(&dir, Vec::new(), Some(Role::Resource));
+                self.plugin_state.meta.leave();
                 let child = std::mem::replace(&mut self.config, parent);
                 let built = built?;
                 self.config.absorb(&child)?;

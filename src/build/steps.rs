@@ -25,16 +25,7 @@ pub use crate::transform::sort::Reorder as OutputOrder;
 /// kustomization that uses one fails clearly instead of rendering something else.
 pub fn check_supported(loaded: &Loaded) -> Result<()> {
     let k = &loaded.kustomization;
-    let used: [(&str, bool); 9] = [
-        ("patches", !k.patches.is_empty()),
-        (
-            "patchesStrategicMerge",
-            !k.patches_strategic_merge.is_empty(),
-        ),
-        ("patchesJson6902", !k.patches_json6902.is_empty()),
-        ("validators", !k.validators.is_empty()),
-        ("openapi", k.openapi.as_ref().is_some_and(|m| !m.is_empty())),
-        ("buildMetadata", !k.build_metadata.is_empty()),
+    let used: [(&str, bool); 3] = [
         (
             "helmCharts",
             k.helm_charts.as_ref().is_some_and(|n| !n.is_null()),
@@ -106,7 +97,7 @@ pub fn generate(
 }
 
 /// Reads a file named inside a kustomization (a generator's `files:` or `envs:` entry).
-fn read_named_file(
+pub(super) fn read_named_file(
     fs: &dyn Fs,
     opts: &RenderOptions,
     loaded: &Loaded,
@@ -233,7 +224,14 @@ fn unsupported_config(config: &Resource, field: &str, loc: &Location) -> Error {
 /// Runs the kustomization's built-in transformers over `acc`, in kustomize's order
 /// (`configureBuiltinTransformers`): namespace, prefix and suffix, labels, annotations,
 /// replicas, images. (Patches and replacements, which sit between them, come with issue 4.)
-pub fn transform(loaded: &Loaded, acc: &mut [Resource], tables: &FieldSpecTables) -> Result<()> {
+/// `between` runs after annotations and before replicas, where kustomize runs
+/// `patchesJson6902`.
+pub fn transform(
+    loaded: &Loaded,
+    acc: &mut Vec<Resource>,
+    tables: &FieldSpecTables,
+    between: &mut dyn FnMut(&mut Vec<Resource>) -> Result<()>,
+) -> Result<()> {
     let k: &Kustomization = &loaded.kustomization;
     let at = |field: &str| {
         let loc = loaded.key_location(&[PathSeg::Key(field.to_string())]);
@@ -265,6 +263,7 @@ pub fn transform(loaded: &Loaded, acc: &mut [Resource], tables: &FieldSpecTables
     if let Some(a) = k.common_annotations.as_ref().filter(|m| !m.is_empty()) {
         transform::annotations::apply(acc, a, tables).map_err(at("commonAnnotations"))?;
     }
+    between(acc)?;
     if !k.replicas.is_empty() {
         transform::replicas::apply(acc, &k.replicas, tables).map_err(at("replicas"))?;
     }

@@ -1,0 +1,275 @@
+//! `buildMetadata` of the root kustomization, as kustomize records it
+//! (`api/internal/target/kusttarget.go`, `api/resource/origin.go`): `originAnnotations`
+//! (`config.kubernetes.io/origin`: the file a resource came from, or the generator that made
+//! it, with paths relative to the root), `transformerAnnotations`
+//! (`alpha.config.kubernetes.io/transformations`: every transformer that ran over a resource),
+//! and `managedByLabel` (`app.kubernetes.io/managed-by`; ply writes its own name and version).
+//! The annotations live in the objects during the build, as in kustomize, and are removed at
+//! the end unless asked for.
+
+use std::collections::HashMap;
+
+use crate::kustomization::Loaded;
+use crate::resource::{ResId, Resource};
+use crate::yaml::Node;
+
+pub const ORIGIN: &str = "config.kubernetes.io/origin";
+pub const TRANSFORMATIONS: &str = "alpha.config.kubernetes.io/transformations";
+pub const MANAGED_BY: &str = "app.kubernetes.io/managed-by";
+
+/// What the root asked for, and where the build is (relative to the root).
+#[derive(Debug, Default)]
+pub struct Meta {
+    pub origin: bool,
+    pub transformers: bool,
+    pub managed_by: bool,
+    /// Directories entered from the root, as written (`../base`).
+    prefix: Vec<String>,
+}
+
+impl Meta {
+    pub fn from_root(root: &Loaded) -> Meta {
+        let has = |v: &str| root.kustomization.build_metadata.iter().any(|b| b == v);
+        Meta {
+            origin: has("originAnnotations"),
+            transformers: has("transformerAnnotations"),
+            managed_by: has("managedByLabel"),
+            prefix: Vec::new(),
+        }
+    }
+
+    pub fn enter(&mut self, dir: &str) {
+        self.prefix.push(dir.to_string());
+    }
+
+    pub fn leave(&mut self) {
+        self.prefix.pop();
+    }
+
+    /// A path named in the current kustomization, relative to the root (Go's `filepath.Join`).
+    pub fn rel(&self, path: &str) -> String {
+        let mut parts: Vec<&str> = Vec::new();
+        for p in self.prefix.iter().map(String::as_str).chain([path]) {
+            for seg in p.split('/') {
+                match seg {
+                    "" | "." => {}
+                    ".." if parts.last().is_some_and(|l| *l != "..") => {
+                        parts.pop();
+                    }
+                    s => parts.push(s),
+                }
+            }
+        }
+        if parts.is_empty() {
+            ".".into()
+        } else {
+            parts.join("/")
+        }
+    }
+
+    /// The current kustomization file, relative to the root.
+    pub fn kustomization_file(&self, loaded: &Loaded) -> String {
+        let name = loaded.file.path.file_name().map_or_else(
+            || "kustomization.yaml".into(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        self.rel(&name)
+    }
+}
+
+fn annotations(node: &mut Node) -> &mut Node {
+    let a = node.ensure_path(&["metadata", "annotations"]);
+    if !matches!(a, Node::Map(_)) {
+        *a = Node::Map(Default::default());
+    }
+    a
+}
+
+fn set_annotation(node: &mut Node, key: &str, value: String) {
+    if let Node::Map(m) = annotations(node) {
+        m.insert(key.to_string(), Node::Str(value));
+    }
+}
+
+/// `path: …` for resources read from a file.
+pub fn annotate_file(r: &mut Resource, path: &str) {
+    set_annotation(&mut r.node, ORIGIN, format!("path: {path}\n"));
+}
+
+/// Where a plugin configuration came from: its file, or the kustomization for inline ones.
+pub fn configured_in(config: &Node, kustomization_file: &str) -> String {
+    config
+        .str_at(&["metadata", "annotations", ORIGIN])
+        .and_then(|o| o.lines().find_map(|l| l.strip_prefix("path: ")))
+        .map_or_else(|| kustomization_file.to_string(), str::to_string)
+}
+
+fn configured_by(kind: &str, name: Option<&str>, indent: &str) -> String {
+    let mut s =
+        format!("{indent}configuredBy:\n{indent}  apiVersion: builtin\n{indent}  kind: {kind}\n");
+    if let Some(n) = name.filter(|n| !n.is_empty()) {
+        s.push_str(&format!("{indent}  name: {n}\n"));
+    }
+    s
+}
+
+/// Generated resources: those without an origin get the generator's (`kind` is the
+/// generator's kind, `None` for the kustomization's own generator fields); those that replaced or
+/// merged into an existing one keep its origin (kustomize's `appendReplaceOrMerge`); those that
+/// replaced one (`replaced`: kind and name) take the generator's.
+pub fn annotate_generated(
+    acc: &mut [Resource],
+    before: &HashMap<ResId, String>,
+    configured_in: &str,
+    kind: Option<&str>,
+    name: Option<&str>,
+    replaced: &[(&str, String)],
+) {
+    for r in acc.iter_mut() {
+        let id = r.original_id();
+        let was_replaced = before.contains_key(&id)
+            && replaced
+                .iter()
+                .any(|(k, n)| *k == id.gvk.kind && *n == id.name);
+        if !was_replaced
+            && r.node
+                .str_at(&["metadata", "annotations", ORIGIN])
+                .is_some()
+        {
+            continue;
+        }
+        // The kustomization's own generators: the kind follows from the object's.
+        let kind = kind.unwrap_or(if r.kind() == "Secret" {
+            "SecretGenerator"
+        } else {
+            "ConfigMapGenerator"
+        });
+        let value = match before.get(&id).filter(|_| !was_replaced) {
+            Some(old) => old.clone(),
+            None => format!(
+                "configuredIn: {configured_in}\n{}",
+                configured_by(kind, name, "")
+            ),
+        };
+        set_annotation(&mut r.node, ORIGIN, value);
+    }
+}
+
+/// Origins of the resources by original id (to restore after a generator replaced one).
+pub fn origins(acc: &[Resource]) -> HashMap<ResId, String> {
+    acc.iter()
+        .filter_map(|r| {
+            r.node
+                .str_at(&["metadata", "annotations", ORIGIN])
+                .map(|o| (r.original_id(), o.to_string()))
+        })
+        .collect()
+}
+
+/// Records that a transformer ran over every resource.
+pub fn annotate_transformer(
+    acc: &mut [Resource],
+    configured_in: &str,
+    kind: &str,
+    name: Option<&str>,
+) {
+    let entry = format!(
+        "- configuredIn: {configured_in}\n{}",
+        configured_by(kind, name, "  ")
+    );
+    for r in acc.iter_mut() {
+        let old = r
+            .node
+            .str_at(&["metadata", "annotations", TRANSFORMATIONS])
+            .unwrap_or("")
+            .to_string();
+        set_annotation(&mut r.node, TRANSFORMATIONS, format!("{old}{entry}"));
+    }
+}
+
+/// The builtin transformers a kustomization's fields configure, in kustomize's order, with how
+/// many times each runs (`configureBuiltinTransformers`).
+pub fn field_transformers(loaded: &Loaded) -> Vec<&'static str> {
+    let k = &loaded.kustomization;
+    let mut out = Vec::new();
+    if !k.patches_strategic_merge.is_empty() {
+        out.push("PatchStrategicMergeTransformer");
+    }
+    out.extend(k.patches.iter().map(|_| "PatchTransformer"));
+    if k.namespace.as_deref().is_some_and(|n| !n.is_empty()) {
+        out.push("NamespaceTransformer");
+    }
+    if k.name_prefix.as_deref().is_some_and(|n| !n.is_empty()) {
+        out.push("PrefixTransformer");
+    }
+    if k.name_suffix.as_deref().is_some_and(|n| !n.is_empty()) {
+        out.push("SuffixTransformer");
+    }
+    if k.common_labels.as_ref().is_some_and(|m| !m.is_empty()) {
+        out.push("LabelTransformer");
+    }
+    out.extend(k.labels.iter().map(|_| "LabelTransformer"));
+    if k.common_annotations.as_ref().is_some_and(|m| !m.is_empty()) {
+        out.push("AnnotationsTransformer");
+    }
+    out.extend(
+        k.patches_json6902
+            .iter()
+            .map(|_| "PatchJson6902Transformer"),
+    );
+    out.extend(k.replicas.iter().map(|_| "ReplicaCountTransformer"));
+    out.extend(k.images.iter().map(|_| "ImageTagTransformer"));
+    if !k.replacements.is_empty() {
+        out.push("ReplacementTransformer");
+    }
+    out
+}
+
+/// The end of a render: the managed-by label when asked for, and the annotations not asked
+/// for removed (kustomize removes them even when an input carried them).
+pub fn finish(acc: &mut [Resource], meta: &Meta) {
+    for r in acc.iter_mut() {
+        if meta.managed_by {
+            let labels = r.node.ensure_path(&["metadata", "labels"]);
+            if !matches!(labels, Node::Map(_)) {
+                *labels = Node::Map(Default::default());
+            }
+            if let Node::Map(m) = labels {
+                m.insert(
+                    MANAGED_BY.into(),
+                    Node::str(format!("ply-v{}", env!("CARGO_PKG_VERSION"))),
+                );
+            }
+        }
+        let Some(Node::Map(m)) = r.node.get_path_mut(&["metadata", "annotations"]) else {
+            continue;
+        };
+        let mut changed = false;
+        if !meta.origin {
+            changed |= m.shift_remove(ORIGIN).is_some();
+        }
+        if !meta.transformers {
+            changed |= m.shift_remove(TRANSFORMATIONS).is_some();
+        }
+        if changed
+            && m.is_empty()
+            && let Some(Node::Map(meta_map)) = r.node.get_mut("metadata")
+        {
+            meta_map.shift_remove("annotations");
+        }
+    }
+}
+
+/// The (kind, name) of the kustomization's generator entries with `behavior: replace`.
+pub fn replaced_by_fields(loaded: &Loaded) -> Vec<(&'static str, String)> {
+    let k = &loaded.kustomization;
+    let pick = |list: &[crate::kustomization::GeneratorArgs], kind: &'static str| {
+        list.iter()
+            .filter(|g| g.behavior.as_deref() == Some("replace"))
+            .filter_map(|g| g.name.clone().map(|n| (kind, n)))
+            .collect::<Vec<_>>()
+    };
+    let mut out = pick(&k.config_map_generator, "ConfigMap");
+    out.extend(pick(&k.secret_generator, "Secret"));
+    out
+}

@@ -1,0 +1,787 @@
+//! Patches as kustomize applies them: `patchesStrategicMerge`, `patches` and
+//! `patchesJson6902` of a kustomization, and the PatchTransformer,
+//! PatchStrategicMergeTransformer and PatchJson6902Transformer plugin configurations. Owns
+//! loading a patch (strategic merge or JSON 6902, detected as kustomize detects it), choosing
+//! its targets (by id through an index, or by a selector of anchored regular expressions and
+//! label/annotation selectors) and what happens around the merge (names, namespaces and kinds
+//! restored, whole-resource deletes, patches that match nothing). The merging itself is the
+//! shared core's (`merge::smp` in kustomize's dialect, `merge::json6902`); reads no files.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use regex::Regex;
+
+use crate::diag::{Error, ErrorKind, Result, Warnings};
+use crate::kustomization::Selector;
+use crate::merge::{SmpOptions, json6902, smp};
+use crate::resource::{Gvk, ResId, Resource};
+use crate::schema::Schema;
+use crate::source::Location;
+use crate::yaml::{Node, parse_documents};
+
+use super::ids::id_string;
+
+/// Decides which kinds are cluster-scoped.
+pub type ScopeFn<'a> = &'a dyn Fn(&Gvk) -> bool;
+
+/// What a patch does.
+#[derive(Clone, Debug)]
+pub enum Body {
+    /// Strategic merge patches (one per document), each with where it starts.
+    Smp(Vec<(Node, Option<Location>)>),
+    /// A JSON 6902 operation list.
+    Json(Node),
+}
+
+/// Which kustomize transformer a patch belongs to: their rules differ in small ways.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flavor {
+    /// `patchesStrategicMerge` / PatchStrategicMergeTransformer.
+    StrategicMerge,
+    /// `patches` / PatchTransformer.
+    Patch,
+    /// `patchesJson6902` / PatchJson6902Transformer.
+    Json6902,
+}
+
+/// One loaded patch.
+#[derive(Clone, Debug)]
+pub struct Patch {
+    pub body: Body,
+    pub target: Option<Selector>,
+    pub allow_name_change: bool,
+    pub allow_kind_change: bool,
+    pub flavor: Flavor,
+    /// How kustomize names the patch in its messages: `[path: "p.yaml"]`, `[patch: "…"]`.
+    pub source: String,
+    /// Where the patch is declared (the kustomization entry or the plugin configuration).
+    pub declared: Option<Location>,
+}
+
+/// What a render needs to apply patches.
+pub struct Context<'a> {
+    pub schema: &'a Schema,
+    pub cluster_scoped: ScopeFn<'a>,
+    /// `--strict`: a patch that matches nothing is an error, not a warning.
+    pub strict: bool,
+}
+
+/// Reads patch text the way kustomize's PatchTransformer does (`Config`): a JSON 6902 patch
+/// when the text is a list of operations (JSON, or YAML converted), a strategic merge patch
+/// when it is one or more YAML documents that are maps; anything else is an error.
+pub fn parse_patch_text(
+    text: &str,
+    file: Option<&std::sync::Arc<crate::source::SourceFile>>,
+    source: &str,
+) -> Result<Body> {
+    let trimmed = text.trim();
+    let docs = parse_documents(trimmed).map_err(|e| {
+        Error::new(
+            ErrorKind::Patch,
+            format!(
+                "unable to parse SM or JSON patch from {source}: {}",
+                e.message
+            ),
+        )
+    })?;
+    let docs: Vec<_> = docs.into_iter().filter(|d| !d.node.is_null()).collect();
+    if let [one] = docs.as_slice()
+        && matches!(one.node, Node::Seq(_))
+    {
+        return Ok(Body::Json(one.node.clone()));
+    }
+    let mut out = Vec::new();
+    for d in docs {
+        match d.node {
+            Node::Map(m) if m.is_empty() => {}
+            Node::Map(_) => {
+                // Offsets are into the trimmed text; map them back into the file when the
+                // text is the whole file.
+                let loc = file.map(|f| {
+                    let lead = f.text.len() - f.text.trim_start().len();
+                    Location::line_at(std::sync::Arc::clone(f), lead + d.offset)
+                });
+                out.push((d.node, loc));
+            }
+            other => {
+                return Err(Error::new(
+                    ErrorKind::Patch,
+                    format!(
+                        "unable to parse SM or JSON patch from {source}: a document is a {}, not a map or a list of operations",
+                        other.kind_name()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(Body::Smp(out))
+}
+
+/// kustomize's `[path: "…"]` / `[patch: "…"]` naming of a patch (Go's `%q`).
+pub fn source_name(path: Option<&str>, inline: Option<&str>) -> String {
+    match (path, inline) {
+        (Some(p), _) => format!("[path: {}]", go_quote(p)),
+        (None, Some(t)) => format!("[patch: {}]", go_quote(t.trim())),
+        (None, None) => "[patch]".into(),
+    }
+}
+
+fn go_quote(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// A selector's text for messages: `{kind: Deployment, name: web}`.
+pub fn selector_text(s: &Selector) -> String {
+    let mut out = String::new();
+    for (k, v) in [
+        ("group", &s.group),
+        ("version", &s.version),
+        ("kind", &s.kind),
+        ("name", &s.name),
+        ("namespace", &s.namespace),
+        ("labelSelector", &s.label_selector),
+        ("annotationSelector", &s.annotation_selector),
+    ] {
+        if let Some(v) = v.as_deref().filter(|v| !v.is_empty()) {
+            if !out.is_empty() {
+                out.push_str(", ");
+            }
+            let _ = write!(out, "{k}: {v}");
+        }
+    }
+    format!("{{{out}}}")
+}
+
+fn selector_is_empty(s: &Selector) -> bool {
+    [
+        &s.group,
+        &s.version,
+        &s.kind,
+        &s.name,
+        &s.namespace,
+        &s.label_selector,
+        &s.annotation_selector,
+    ]
+    .iter()
+    .all(|v| v.as_deref().is_none_or(str::is_empty))
+}
+
+/// The namespace ids compare by: none for cluster-scoped kinds, `default` for an empty one
+/// (kustomize's `ResId.EffectiveNamespace`).
+fn effective_namespace(id: &ResId, cluster_scoped: ScopeFn<'_>) -> String {
+    if cluster_scoped(&id.gvk) {
+        "_non_namespaceable_".into()
+    } else if id.namespace.is_empty() {
+        "default".into()
+    } else {
+        id.namespace.clone()
+    }
+}
+
+type Key = (Gvk, String, String);
+
+fn key(id: &ResId, cluster_scoped: ScopeFn<'_>) -> Key {
+    (
+        id.gvk.clone(),
+        effective_namespace(id, cluster_scoped),
+        id.name.clone(),
+    )
+}
+
+/// Resources by every id they had (current and previous): kustomize's `GetMatchingResourcesByAnyId`
+/// without a scan.
+struct Index {
+    by_id: HashMap<Key, Vec<usize>>,
+}
+
+impl Index {
+    fn new(resources: &[Option<Resource>], cluster_scoped: ScopeFn<'_>) -> Index {
+        let mut idx = Index {
+            by_id: HashMap::new(),
+        };
+        for (i, r) in resources.iter().enumerate() {
+            if let Some(r) = r {
+                idx.add(i, r, cluster_scoped);
+            }
+        }
+        idx
+    }
+
+    fn add(&mut self, i: usize, r: &Resource, cluster_scoped: ScopeFn<'_>) {
+        for id in r.prev_ids.iter().cloned().chain([r.id()]) {
+            let slot = self.by_id.entry(key(&id, cluster_scoped)).or_default();
+            if !slot.contains(&i) {
+                slot.push(i);
+            }
+        }
+    }
+
+    fn get(&self, id: &ResId, cluster_scoped: ScopeFn<'_>) -> &[usize] {
+        self.by_id
+            .get(&key(id, cluster_scoped))
+            .map_or(&[], Vec::as_slice)
+    }
+}
+
+/// Applies `patches` in order to `resources`.
+pub fn apply_all(
+    resources: &mut Vec<Resource>,
+    patches: &[Patch],
+    cx: &Context<'_>,
+    warnings: &mut Warnings,
+) -> Result<()> {
+    if patches.is_empty() {
+        return Ok(());
+    }
+    let mut slots: Vec<Option<Resource>> =
+        std::mem::take(resources).into_iter().map(Some).collect();
+    let mut index = Index::new(&slots, cx.cluster_scoped);
+    let result = patches
+        .iter()
+        .try_for_each(|p| apply_one(&mut slots, &mut index, p, cx, warnings));
+    *resources = slots.into_iter().flatten().collect();
+    result
+}
+
+fn apply_one(
+    slots: &mut [Option<Resource>],
+    index: &mut Index,
+    p: &Patch,
+    cx: &Context<'_>,
+    warnings: &mut Warnings,
+) -> Result<()> {
+    let located = |e: Error| e.at_opt(p.declared.clone());
+    match (&p.body, &p.target) {
+        (Body::Smp(docs), Some(target)) if p.flavor == Flavor::Patch => {
+            if docs.len() > 1 {
+                return Err(located(Error::new(
+                    ErrorKind::Patch,
+                    format!(
+                        "Multiple Strategic-Merge Patches in one `patches` entry is not allowed to set `patches.target` field: {}",
+                        p.source
+                    ),
+                )));
+            }
+            let Some((doc, _)) = docs.first() else {
+                return Ok(());
+            };
+            let chosen = select(slots, target, cx.cluster_scoped).map_err(located)?;
+            let deletes = doc.str_at(&["$patch"]) == Some("delete");
+            unmatched(
+                p,
+                target,
+                chosen.is_empty(),
+                deletes && selector_is_empty(target),
+                cx,
+                warnings,
+            )?;
+            for i in chosen {
+                smp_into(slots, index, i, doc, p, cx).map_err(|e| {
+                    located(Error::new(
+                        ErrorKind::Patch,
+                        format!("{}: {}", p.source, e.message),
+                    ))
+                })?;
+            }
+            Ok(())
+        }
+        (Body::Smp(docs), _) => {
+            for (doc, loc) in docs {
+                let id = ResId::of(doc);
+                let found = index.get(&id, cx.cluster_scoped).to_vec();
+                let found: Vec<usize> = found
+                    .into_iter()
+                    .filter(|&i| slots.get(i).is_some_and(Option::is_some))
+                    .collect();
+                match found.as_slice() {
+                    [i] => smp_into(slots, index, *i, doc, p, cx).map_err(|e| {
+                        Error::new(ErrorKind::Patch, format!("{}: {}", p.source, e.message))
+                            .at_opt(loc.clone().or_else(|| p.declared.clone()))
+                    })?,
+                    [] => return Err(no_match(slots, &id, p, loc.clone(), cx)),
+                    _ => {
+                        return Err(Error::new(
+                            ErrorKind::Patch,
+                            format!(
+                                "multiple matches for Id {}; failed to find unique target for patch {}",
+                                id_string(&id),
+                                id_string(&id)
+                            ),
+                        )
+                        .at_opt(loc.clone().or_else(|| p.declared.clone()))
+                        .label("this patch"));
+                    }
+                }
+            }
+            Ok(())
+        }
+        (Body::Json(ops), target) => {
+            let Some(target) = target else {
+                return Err(located(Error::new(
+                    ErrorKind::Patch,
+                    format!("must specify a target for JSON patch {}", p.source),
+                )));
+            };
+            let chosen = select(slots, target, cx.cluster_scoped).map_err(located)?;
+            unmatched(p, target, chosen.is_empty(), false, cx, warnings)?;
+            for i in chosen {
+                let Some(r) = slots.get_mut(i).and_then(Option::as_mut) else {
+                    continue;
+                };
+                if p.flavor == Flavor::Patch {
+                    r.store_previous_id();
+                }
+                r.node = json6902::apply(&r.node, ops).map_err(|e| {
+                    located(Error::new(
+                        ErrorKind::Patch,
+                        format!("{}: {}: {}", p.source, e.path, e.message),
+                    ))
+                })?;
+                let r = &slots[i];
+                if let Some(r) = r {
+                    index.add(i, r, cx.cluster_scoped);
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Warns (or, with `--strict`, fails) about a targeted patch that matches nothing, or one
+/// whose empty selector makes it delete every resource.
+fn unmatched(
+    p: &Patch,
+    target: &Selector,
+    none: bool,
+    deletes_all: bool,
+    cx: &Context<'_>,
+    warnings: &mut Warnings,
+) -> Result<()> {
+    let message = if none {
+        format!(
+            "patch {} matches no resource: target {} selects nothing (kustomize ignores it)",
+            p.source,
+            selector_text(target)
+        )
+    } else if deletes_all {
+        format!(
+            "patch {} deletes every resource: target {} selects all of them and the patch is `$patch: delete`",
+            p.source,
+            selector_text(target)
+        )
+    } else {
+        return Ok(());
+    };
+    if cx.strict {
+        return Err(Error::new(ErrorKind::Strict, message)
+            .at_opt(p.declared.clone())
+            .label("this patch")
+            .help("fix the target, or remove the patch; without --strict (PLY_STRICT) this is a warning"));
+    }
+    warnings.warn(match &p.declared {
+        Some(l) => format!("{}: {message}", l.describe()),
+        None => message,
+    });
+    Ok(())
+}
+
+/// The error for an untargeted strategic merge patch whose object does not exist, naming the
+/// closest ids that do.
+fn no_match(
+    slots: &[Option<Resource>],
+    id: &ResId,
+    p: &Patch,
+    loc: Option<Location>,
+    _cx: &Context<'_>,
+) -> Error {
+    let id_text = id_string(id);
+    let message = match p.flavor {
+        Flavor::Patch => format!(
+            "no resource matches strategic merge patch \"{id_text}\": no matches for Id {id_text}; failed to find unique target for patch {id_text}"
+        ),
+        _ => {
+            format!("no matches for Id {id_text}; failed to find unique target for patch {id_text}")
+        }
+    };
+    let mut scored: Vec<(usize, String)> = slots
+        .iter()
+        .flatten()
+        .map(|r| {
+            let rid = r.id();
+            let mut score = 0;
+            if rid.gvk.kind != id.gvk.kind {
+                score += 4;
+            }
+            if rid.gvk.group != id.gvk.group || rid.gvk.version != id.gvk.version {
+                score += 2;
+            }
+            if rid.namespace != id.namespace {
+                score += 1;
+            }
+            score += edit_distance(&rid.name, &id.name);
+            (score, id_string(&rid))
+        })
+        .collect();
+    scored.sort();
+    scored.dedup_by(|a, b| a.1 == b.1);
+    let closest: Vec<String> = scored.into_iter().take(3).map(|(_, s)| s).collect();
+    let mut e = Error::new(ErrorKind::Patch, message)
+        .at_opt(loc.or_else(|| p.declared.clone()))
+        .label("no object has this patch's kind, name and namespace");
+    e = if closest.is_empty() {
+        e.help("there are no resources to patch at this point")
+    } else {
+        e.help(format!(
+            "the closest existing ids are: {}",
+            closest.join(", ")
+        ))
+    };
+    e
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            let del = prev[j + 1] + 1;
+            let ins = cur[j] + 1;
+            cur.push(sub.min(del).min(ins));
+        }
+        prev = cur;
+    }
+    prev.last().copied().unwrap_or(0)
+}
+
+/// Strategic-merges `patch` into the resource at `i` as kustomize's `Resource.ApplySmPatch`
+/// does: the patch takes the resource's apiVersion, and the name, namespace and kind come back
+/// unless the patch's options allow changing them; a patch that empties the object deletes it.
+fn smp_into(
+    slots: &mut [Option<Resource>],
+    index: &mut Index,
+    i: usize,
+    patch: &Node,
+    p: &Patch,
+    cx: &Context<'_>,
+) -> std::result::Result<(), crate::merge::MergeError> {
+    let Some(slot) = slots.get_mut(i) else {
+        return Ok(());
+    };
+    let Some(r) = slot.as_mut() else {
+        return Ok(());
+    };
+    let (name, namespace, kind) = (
+        r.name().to_string(),
+        r.namespace().to_string(),
+        r.kind().to_string(),
+    );
+    if p.allow_name_change || p.allow_kind_change {
+        r.store_previous_id();
+    }
+    let gvk = r.gvk();
+    let mut patch = patch.clone();
+    if let (Node::Map(m), Some(av)) = (&mut patch, r.node.get("apiVersion").cloned())
+        && m.contains_key("apiVersion")
+    {
+        m.insert("apiVersion".into(), av);
+    }
+    let merged = smp::apply(&r.node, &patch, cx.schema, &gvk, &SmpOptions::kustomize())?;
+    if merged.as_map().is_none_or(|m| m.is_empty()) {
+        *slot = None;
+        return Ok(());
+    }
+    r.node = merged;
+    if !p.allow_kind_change {
+        *r.node.ensure_path(&["kind"]) = Node::str(kind);
+    }
+    if !p.allow_name_change {
+        r.set_name(&name);
+    }
+    if namespace.is_empty() {
+        if let Some(Node::Map(m)) = r.node.get_mut("metadata") {
+            m.shift_remove("namespace");
+        }
+    } else {
+        r.set_namespace(&namespace);
+    }
+    if p.allow_name_change || p.allow_kind_change {
+        let r = &*r;
+        index.add(i, r, cx.cluster_scoped);
+    }
+    Ok(())
+}
+
+/// A selector compiled as kustomize's `SelectorRegex`: each part an anchored regular
+/// expression.
+struct Compiled {
+    group: Option<Regex>,
+    version: Option<Regex>,
+    kind: Option<Regex>,
+    name: Option<Regex>,
+    namespace: Option<Regex>,
+    labels: Option<crate::diff::selector::Selector>,
+    annotations: Option<crate::diff::selector::Selector>,
+}
+
+fn compile(s: &Selector) -> Result<Compiled> {
+    let re = |part: &Option<String>| -> Result<Option<Regex>> {
+        match part.as_deref().filter(|p| !p.is_empty()) {
+            None => Ok(None),
+            Some(p) => Regex::new(&format!("^(?:{p})$")).map(Some).map_err(|e| {
+                Error::new(
+                    ErrorKind::Patch,
+                    format!("invalid regular expression {p:?} in a patch target: {e}"),
+                )
+            }),
+        }
+    };
+    let sel = |part: &Option<String>| -> Result<Option<crate::diff::selector::Selector>> {
+        match part.as_deref().filter(|p| !p.trim().is_empty()) {
+            None => Ok(None),
+            Some(p) => crate::diff::selector::Selector::parse(p)
+                .map(Some)
+                .map_err(|e| Error::new(ErrorKind::Patch, e.message)),
+        }
+    };
+    Ok(Compiled {
+        group: re(&s.group)?,
+        version: re(&s.version)?,
+        kind: re(&s.kind)?,
+        name: re(&s.name)?,
+        namespace: re(&s.namespace)?,
+        labels: sel(&s.label_selector)?,
+        annotations: sel(&s.annotation_selector)?,
+    })
+}
+
+/// The resources a selector picks (kustomize's `resWrangler.Select`): the namespace and name
+/// may match the original id or the current one, the group/version/kind the current one.
+fn select(
+    slots: &[Option<Resource>],
+    s: &Selector,
+    cluster_scoped: ScopeFn<'_>,
+) -> Result<Vec<usize>> {
+    let c = compile(s)?;
+    let mut out = Vec::new();
+    for (i, r) in slots.iter().enumerate() {
+        let Some(r) = r else { continue };
+        let cur = r.id();
+        let org = r.original_id();
+        let is = |re: &Option<Regex>, a: &str| re.as_ref().is_none_or(|re| re.is_match(a));
+        if c.namespace.is_some()
+            && !is(&c.namespace, &effective_namespace(&org, cluster_scoped))
+            && !is(&c.namespace, &effective_namespace(&cur, cluster_scoped))
+        {
+            continue;
+        }
+        if !is(&c.name, &org.name) && !is(&c.name, &cur.name) {
+            continue;
+        }
+        if !is(&c.group, &cur.gvk.group)
+            || !is(&c.version, &cur.gvk.version)
+            || !is(&c.kind, &cur.gvk.kind)
+        {
+            continue;
+        }
+        if let Some(l) = &c.labels
+            && !l.matches(&r.node)
+        {
+            continue;
+        }
+        if let Some(a) = &c.annotations {
+            let mut fake = Node::Map(Default::default());
+            if let Some(ann) = r.node.get_path(&["metadata", "annotations"]) {
+                *fake.ensure_path(&["metadata", "labels"]) = ann.clone();
+            }
+            if !a.matches(&fake) {
+                continue;
+            }
+        }
+        out.push(i);
+    }
+    Ok(out)
+}
+
+/// Reads a file named by a kustomization (relative path) for a patch.
+pub type ReadFn<'a> = &'a mut dyn FnMut(&str) -> Result<std::sync::Arc<crate::source::SourceFile>>;
+
+/// Where the kustomization declares each patch entry.
+pub type LocateFn<'a> = &'a dyn Fn(&str, usize) -> Location;
+
+fn options(o: Option<&indexmap::IndexMap<String, bool>>, key: &str) -> bool {
+    o.and_then(|m| m.get(key)).copied().unwrap_or(false)
+}
+
+/// `patchesStrategicMerge` entries: each is tried as an inline patch first and read as a file
+/// otherwise (kustomize's PatchStrategicMergeTransformer `Config`).
+pub fn load_strategic_merge(
+    entries: &[String],
+    read: ReadFn<'_>,
+    locate: LocateFn<'_>,
+) -> Result<Vec<Patch>> {
+    let mut out = Vec::new();
+    for (i, entry) in entries.iter().enumerate() {
+        let declared = Some(locate("patchesStrategicMerge", i));
+        let inline = parse_documents(entry)
+            .ok()
+            .filter(|d| !d.is_empty() && d.iter().all(|d| matches!(d.node, Node::Map(_))));
+        let (body, source) = if inline.is_some() {
+            let source = source_name(None, Some(entry));
+            (parse_patch_text(entry, None, &source)?, source)
+        } else {
+            let file = read(entry).map_err(|e| e.at_opt(declared.clone()))?;
+            let source = source_name(Some(entry), None);
+            let body = parse_patch_text(&file.text, Some(&file), &source)
+                .map_err(|e| e.at_opt(declared.clone()))?;
+            if matches!(body, Body::Json(_)) {
+                return Err(Error::new(
+                    ErrorKind::Patch,
+                    format!("{source}: a JSON patch cannot be listed under patchesStrategicMerge"),
+                )
+                .at_opt(declared)
+                .help("list it under `patches:` with a `target`"));
+            }
+            (body, source)
+        };
+        out.push(Patch {
+            body,
+            target: None,
+            allow_name_change: false,
+            allow_kind_change: false,
+            flavor: Flavor::StrategicMerge,
+            source,
+            declared,
+        });
+    }
+    let empty = out
+        .iter()
+        .all(|p| matches!(&p.body, Body::Smp(docs) if docs.is_empty()));
+    if !out.is_empty() && empty {
+        return Err(Error::new(
+            ErrorKind::Patch,
+            format!("patch appears to be empty; files=[{}]", entries.join(" ")),
+        )
+        .at(locate("patchesStrategicMerge", 0))
+        .label("no patch in these entries"));
+    }
+    Ok(out)
+}
+
+/// `patches` entries (kustomize's PatchTransformer `Config`).
+pub fn load_patches(
+    entries: &[crate::kustomization::Patch],
+    field: &str,
+    read: ReadFn<'_>,
+    locate: LocateFn<'_>,
+) -> Result<Vec<Patch>> {
+    let mut out = Vec::new();
+    for (i, entry) in entries.iter().enumerate() {
+        let declared = locate(field, i);
+        out.push(load_patch(entry, Flavor::Patch, read, Some(declared))?);
+    }
+    Ok(out)
+}
+
+/// `patchesJson6902` entries (kustomize's PatchJson6902Transformer `Config`).
+pub fn load_json6902(
+    entries: &[crate::kustomization::Patch],
+    read: ReadFn<'_>,
+    locate: LocateFn<'_>,
+) -> Result<Vec<Patch>> {
+    let mut out = Vec::new();
+    for (i, entry) in entries.iter().enumerate() {
+        let declared = locate("patchesJson6902", i);
+        out.push(load_patch(entry, Flavor::Json6902, read, Some(declared))?);
+    }
+    Ok(out)
+}
+
+/// One `patches` / `patchesJson6902` entry or patch plugin configuration.
+pub fn load_patch(
+    entry: &crate::kustomization::Patch,
+    flavor: Flavor,
+    read: ReadFn<'_>,
+    declared: Option<Location>,
+) -> Result<Patch> {
+    let err = |m: String| Error::new(ErrorKind::Patch, m).at_opt(declared.clone());
+    let inline = entry
+        .patch
+        .as_deref()
+        .map(str::trim)
+        .filter(|p| !p.is_empty());
+    let path = entry.path.as_deref().filter(|p| !p.is_empty());
+    if flavor == Flavor::Json6902
+        && entry
+            .target
+            .as_ref()
+            .is_none_or(|t| t.name.as_deref().is_none_or(str::is_empty))
+    {
+        return Err(err("must specify the target name".into()));
+    }
+    let (text, file, source) = match (inline, path) {
+        (None, None) => {
+            return Err(err(match flavor {
+                Flavor::Json6902 => "empty file path and empty jsonOp".into(),
+                _ => "must specify one of patch and path".into(),
+            }));
+        }
+        (Some(_), Some(_)) => {
+            return Err(err(match flavor {
+                Flavor::Json6902 => "must specify a file path or jsonOp, not both".into(),
+                _ => "patch and path can't be set at the same time".into(),
+            }));
+        }
+        (Some(t), None) => (t.to_string(), None, source_name(None, Some(t))),
+        (None, Some(p)) => {
+            let f = read(p).map_err(|e| e.at_opt(declared.clone()))?;
+            (f.text.clone(), Some(f), source_name(Some(p), None))
+        }
+    };
+    let body =
+        parse_patch_text(&text, file.as_ref(), &source).map_err(|e| e.at_opt(declared.clone()))?;
+    if flavor == Flavor::Json6902 && !matches!(body, Body::Json(_)) {
+        return Err(err(format!(
+            "{source}: a patchesJson6902 entry must be a list of JSON 6902 operations"
+        )));
+    }
+    if let Body::Smp(docs) = &body
+        && docs.is_empty()
+    {
+        return Err(err(format!(
+            "unable to parse SM or JSON patch from {source}: the patch is empty"
+        )));
+    }
+    Ok(Patch {
+        body,
+        target: entry.target.clone(),
+        allow_name_change: options(entry.options.as_ref(), "allowNameChange"),
+        allow_kind_change: options(entry.options.as_ref(), "allowKindChange"),
+        flavor,
+        source,
+        declared,
+    })
+}
+
+/// The positions of the resources a selector picks (for other selector-driven transformers).
+pub fn select_indices(
+    slots: &[Option<Resource>],
+    s: &Selector,
+    cluster_scoped: ScopeFn<'_>,
+) -> Result<Vec<usize>> {
+    select(slots, s, cluster_scoped)
+}

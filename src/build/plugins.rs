@@ -1,0 +1,489 @@
+//! The build's side of patches, plugin configurations and schemas: reads a kustomization's
+//! `patchesStrategicMerge` / `patches` / `patchesJson6902` and runs them where kustomize runs
+//! them; loads `generators:`, `transformers:` and `validators:` entries (inline YAML, files,
+//! or kustomization directories built as kustomize builds them) and runs the builtin plugin
+//! configurations (`apiVersion: builtin`) through the modules that own each kind; refuses
+//! exec, container and Go plugins (ply never runs a program named by its input); and keeps
+//! the schema `openapi:` selects. Field semantics stay in `transform`, `generate` and `merge`.
+
+use std::sync::Arc;
+
+use crate::diag::{Error, ErrorKind, Result};
+use crate::kustomization::Loaded;
+use crate::resource::{Gvk, Resource};
+use crate::schema::Schema;
+use crate::source::{Location, SourceFile};
+use crate::yaml::de::PathSeg;
+use crate::yaml::{Node, parse::parse_one};
+
+use super::patches::{self, Flavor, Patch};
+use super::{Builder, steps};
+
+/// Render-wide state of this stage.
+#[derive(Default)]
+pub struct State {
+    /// The schema patches merge with: the first `openapi:` met (root first, then bases and
+    /// components in build order) wins, as kustomize's global schema does
+    /// (`kyaml/openapi.SetSchema` with `reset` false below the root); built-in otherwise.
+    custom_schema: Option<Arc<Schema>>,
+    builtin_schema: Option<Arc<Schema>>,
+    /// The root's `buildMetadata` and where the build is.
+    pub meta: super::metadata::Meta,
+}
+
+/// A kustomization's patches, split by where kustomize runs them.
+pub struct LoadedPatches {
+    /// `patchesStrategicMerge`, then `patches` (before the field transformers).
+    pub early: Vec<Patch>,
+    /// `patchesJson6902` (after annotations, before replicas).
+    pub json6902: Vec<Patch>,
+}
+
+fn entry_location(loaded: &Loaded, field: &str, i: usize) -> Location {
+    loaded.key_location(&[PathSeg::Key(field.to_string()), PathSeg::Index(i)])
+}
+
+impl Builder<'_> {
+    /// Notes the kustomization's `openapi:` (when no schema was chosen yet).
+    pub(super) fn note_openapi(&mut self, loaded: &Loaded) -> Result<()> {
+        let Some(fields) = loaded
+            .kustomization
+            .openapi
+            .as_ref()
+            .filter(|m| !m.is_empty())
+        else {
+            return Ok(());
+        };
+        if self.plugin_state.custom_schema.is_some() {
+            return Ok(());
+        }
+        let at = || loaded.key_location(&[PathSeg::Key("openapi".into())]);
+        if fields.contains_key("path") && fields.contains_key("version") {
+            return Err(Error::new(
+                ErrorKind::Schema,
+                "builtin version and custom schema provided, cannot use both",
+            )
+            .at(at()));
+        }
+        if let Some(path) = fields.get("path") {
+            let bytes =
+                steps::read_named_file(self.fs, self.opts, loaded, path).map_err(|e| e.at(at()))?;
+            let doc = parse_one(&String::from_utf8_lossy(&bytes)).map_err(|e| {
+                Error::new(ErrorKind::Schema, format!("openapi file '{path}': {e}")).at(at())
+            })?;
+            let schema = Schema::from_openapi(&doc).map_err(|e| {
+                Error::new(ErrorKind::Schema, format!("openapi file '{path}': {e}")).at(at())
+            })?;
+            self.plugin_state.custom_schema = Some(Arc::new(schema));
+        } else if let Some(v) = fields.get("version") {
+            // kustomize v5.5 embeds one version; any other is an error there.
+            if v != "v1.21.2" {
+                return Err(Error::new(
+                    ErrorKind::Schema,
+                    format!("the specified OpenAPI version is not built in: {v}"),
+                )
+                .at(at())
+                .help("kustomize v5.5 knows only `version: v1.21.2`; give the schema as `path:` instead"));
+            }
+            // kustomize embeds a few Kubernetes versions; ply embeds one (1.37). A version
+            // picks the built-in schema.
+            self.warnings.warn(format!(
+                "openapi version {v}: ply uses its built-in Kubernetes 1.37 schema"
+            ));
+            let builtin = self.builtin_schema();
+            self.plugin_state.custom_schema = Some(builtin);
+        }
+        Ok(())
+    }
+
+    fn builtin_schema(&mut self) -> Arc<Schema> {
+        Arc::clone(
+            self.plugin_state
+                .builtin_schema
+                .get_or_insert_with(|| Arc::new(Schema::builtin())),
+        )
+    }
+
+    fn schema(&mut self) -> Arc<Schema> {
+        match &self.plugin_state.custom_schema {
+            Some(s) => Arc::clone(s),
+            None => self.builtin_schema(),
+        }
+    }
+
+    /// Reads a file a patch names, relative to the kustomization.
+    fn patch_reader<'l>(
+        &'l self,
+        loaded: &'l Loaded,
+    ) -> impl FnMut(&str) -> Result<Arc<SourceFile>> + 'l {
+        move |rel: &str| {
+            let bytes = steps::read_named_file(self.fs, self.opts, loaded, rel)?;
+            let path = crate::fs::join(&loaded.dir, rel);
+            Ok(SourceFile::new(
+                path,
+                String::from_utf8_lossy(&bytes).into_owned(),
+            ))
+        }
+    }
+
+    pub(super) fn load_patches(&mut self, loaded: &Loaded) -> Result<LoadedPatches> {
+        let k = &loaded.kustomization;
+        let locate = |field: &str, i: usize| entry_location(loaded, field, i);
+        let mut read = self.patch_reader(loaded);
+        let mut early =
+            patches::load_strategic_merge(&k.patches_strategic_merge, &mut read, &locate)?;
+        early.extend(patches::load_patches(
+            &k.patches, "patches", &mut read, &locate,
+        )?);
+        let json6902 = patches::load_json6902(&k.patches_json6902, &mut read, &locate)?;
+        Ok(LoadedPatches { early, json6902 })
+    }
+
+    pub(super) fn apply_patches(&mut self, list: &[Patch], acc: &mut Vec<Resource>) -> Result<()> {
+        if list.is_empty() {
+            return Ok(());
+        }
+        let schema = self.schema();
+        let tables = self.tables;
+        let scope = |g: &Gvk| tables.is_cluster_scoped(g);
+        let cx = patches::Context {
+            schema: &schema,
+            cluster_scoped: &scope,
+            strict: self.opts.strict,
+        };
+        patches::apply_all(acc, list, &cx, self.warnings)
+    }
+
+    pub(super) fn run_generator_plugins(
+        &mut self,
+        loaded: &Loaded,
+        configs: &[(Resource, Location)],
+        acc: &mut Vec<Resource>,
+    ) -> Result<()> {
+        for (config, loc) in configs {
+            check_builtin(config, loc, "generators")?;
+            let kind = config.kind().to_string();
+            let before = self
+                .plugin_state
+                .meta
+                .origin
+                .then(|| super::metadata::origins(acc));
+            steps::run_generator_configs(
+                self.fs,
+                self.opts,
+                loaded,
+                &[(config.clone(), loc.clone())],
+                acc,
+            )?;
+            if let Some(before) = &before {
+                let here = self.plugin_state.meta.kustomization_file(loaded);
+                let configured_in = super::metadata::configured_in(&config.node, &here);
+                let generated = if kind == "SecretGenerator" {
+                    "Secret"
+                } else {
+                    "ConfigMap"
+                };
+                let replaced: Vec<(&str, String)> = match (
+                    config.node.str_at(&["behavior"]),
+                    config
+                        .node
+                        .str_at(&["name"])
+                        .or_else(|| config.node.str_at(&["metadata", "name"])),
+                ) {
+                    (Some("replace"), Some(n)) => vec![(generated, n.to_string())],
+                    _ => Vec::new(),
+                };
+                super::metadata::annotate_generated(
+                    acc,
+                    before,
+                    &configured_in,
+                    Some(&kind),
+                    config.node.str_at(&["metadata", "name"]),
+                    &replaced,
+                );
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn run_transformer_plugins(
+        &mut self,
+        loaded: &Loaded,
+        configs: &[(Resource, Location)],
+        acc: &mut Vec<Resource>,
+    ) -> Result<()> {
+        for (config, loc) in configs {
+            check_builtin(config, loc, "transformers")?;
+            self.run_transformer(loaded, config, loc, acc)
+                .map_err(|e| {
+                    if e.location.is_none() {
+                        e.at(loc.clone())
+                    } else {
+                        e
+                    }
+                })?;
+            if self.plugin_state.meta.transformers {
+                let here = self.plugin_state.meta.kustomization_file(loaded);
+                let configured_in = super::metadata::configured_in(&config.node, &here);
+                super::metadata::annotate_transformer(
+                    acc,
+                    &configured_in,
+                    config.kind(),
+                    config.node.str_at(&["metadata", "name"]),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    fn run_transformer(
+        &mut self,
+        loaded: &Loaded,
+        config: &Resource,
+        loc: &Location,
+        acc: &mut Vec<Resource>,
+    ) -> Result<()> {
+        let node = &config.node;
+        let kind = config.kind();
+        let declared = config.origin.clone().or_else(|| Some(loc.clone()));
+        match kind {
+            "PatchTransformer" | "PatchJson6902Transformer" => {
+                let flavor = if kind == "PatchTransformer" {
+                    Flavor::Patch
+                } else {
+                    Flavor::Json6902
+                };
+                let mut entry = crate::kustomization::Patch {
+                    path: node.str_at(&["path"]).map(str::to_string),
+                    patch: node
+                        .str_at(&[if kind == "PatchTransformer" {
+                            "patch"
+                        } else {
+                            "jsonOp"
+                        }])
+                        .map(str::to_string),
+                    ..Default::default()
+                };
+                if let Some(t) = node.get("target").filter(|t| !t.is_null()) {
+                    entry.target = Some(crate::yaml::de::from_node(t).map_err(|e| {
+                        Error::new(ErrorKind::Patch, format!("builtin {kind} target: {e}"))
+                    })?);
+                }
+                if let Some(o) = node.get("options").filter(|t| !t.is_null()) {
+                    entry.options = Some(crate::yaml::de::from_node(o).map_err(|e| {
+                        Error::new(ErrorKind::Patch, format!("builtin {kind} options: {e}"))
+                    })?);
+                }
+                let p = {
+                    let mut read = self.patch_reader(loaded);
+                    patches::load_patch(&entry, flavor, &mut read, declared)?
+                };
+                self.apply_patches(&[p], acc)
+            }
+            "PatchStrategicMergeTransformer" => {
+                let mut entries: Vec<String> = match node.get("paths") {
+                    Some(Node::Seq(items)) => items.iter().filter_map(Node::scalar_text).collect(),
+                    _ => Vec::new(),
+                };
+                if let Some(p) = node.str_at(&["patches"]).filter(|p| !p.trim().is_empty()) {
+                    entries.push(p.to_string());
+                }
+                if entries.is_empty() {
+                    return Err(Error::new(
+                        ErrorKind::Patch,
+                        "builtin PatchStrategicMergeTransformer: empty file path and empty patch content",
+                    ));
+                }
+                let d = declared.clone();
+                let locate =
+                    move |_: &str, _: usize| d.clone().unwrap_or_else(|| loaded.key_location(&[]));
+                let list = {
+                    let mut read = self.patch_reader(loaded);
+                    patches::load_strategic_merge(&entries, &mut read, &locate)?
+                };
+                self.apply_patches(&list, acc)
+            }
+            "ReplacementTransformer" => {
+                let fs = self.fs;
+                let opts = self.opts;
+                let mut load = |rel: &str| -> Result<Node> {
+                    let bytes = steps::read_named_file(fs, opts, loaded, rel)?;
+                    parse_one(&String::from_utf8_lossy(&bytes)).map_err(|e| {
+                        Error::new(ErrorKind::Yaml, format!("replacements file '{rel}': {e}"))
+                    })
+                };
+                let mut ignored = Vec::new();
+                let tables = self.tables;
+                crate::transform::replacements::apply_plugin_config(
+                    node,
+                    acc,
+                    &|g: &Gvk| tables.is_cluster_scoped(g),
+                    &mut load,
+                    &mut ignored,
+                )?;
+                for field in ignored {
+                    self.warnings.warn(format!(
+                        "replacements file {field}: unknown field ignored (as kustomize does)"
+                    ));
+                }
+                Ok(())
+            }
+            // kustomize's HashTransformer appends the hash but leaves the object marked, so
+            // the root appends a second one (observed with kustomize v5.5.0).
+            "HashTransformer" => {
+                for r in acc.iter_mut().filter(|r| r.needs_hash_suffix) {
+                    let name = format!("{}-{}", r.name(), crate::generate::hash_of(&r.node));
+                    r.store_previous_id();
+                    r.set_name(&name);
+                }
+                Ok(())
+            }
+            // Deprecated in kustomize but still loaded: a prefix and a suffix with one set of
+            // field specs.
+            "PrefixSuffixTransformer" => {
+                let specs = crate::transform::specs_from_node(
+                    "fieldSpecs",
+                    &lenient_specs(node.get("fieldSpecs").unwrap_or(&Node::Null)),
+                )?;
+                let text = |k: &str| node.get(k).and_then(Node::scalar_text).unwrap_or_default();
+                let (prefix, suffix) = (text("prefix"), text("suffix"));
+                if !prefix.is_empty() {
+                    crate::transform::prefix_suffix::add_prefix(acc, &prefix, &specs)?;
+                }
+                if !suffix.is_empty() {
+                    crate::transform::prefix_suffix::add_suffix(acc, &suffix, &specs)?;
+                }
+                Ok(())
+            }
+            "ValueAddTransformer" => value_add(node, acc, self.tables),
+            _ => {
+                let fields = self.config.fields.clone();
+                steps::run_transformer_configs(
+                    &[(config.clone(), loc.clone())],
+                    acc,
+                    &fields,
+                    self.warnings,
+                )
+            }
+        }
+    }
+}
+
+/// Validators: builtin ones do not exist in kustomize; anything else would run a program.
+pub(super) fn run_validator_plugins(configs: &[(Resource, Location)]) -> Result<()> {
+    match configs.first() {
+        None => Ok(()),
+        Some((config, loc)) => {
+            check_builtin(config, loc, "validators")?;
+            Err(not_a(config.kind(), "validator").at(loc.clone()))
+        }
+    }
+}
+
+/// Refuses a configuration that is not `apiVersion: builtin`: kustomize would run an exec,
+/// container (KRM function) or Go plugin, and ply never runs a program named by its input.
+fn check_builtin(config: &Resource, loc: &Location, field: &str) -> Result<()> {
+    let api = config.node.str_at(&["apiVersion"]).unwrap_or("");
+    if api == "builtin" {
+        return Ok(());
+    }
+    let kind = config.kind();
+    let function =
+        config
+            .node
+            .str_at(&["metadata", "annotations", "config.kubernetes.io/function"]);
+    let what = match function {
+        Some(f) if f.contains("exec") => "an exec KRM function",
+        Some(f) if f.contains("container") => "a container KRM function",
+        Some(_) => "a KRM function",
+        None => "an external (exec or Go) plugin",
+    };
+    Err(Error::new(
+        ErrorKind::Plugin,
+        format!(
+            "{api}/{kind} named under `{field}` is {what}: ply does not run plugins"
+        ),
+    )
+    .at(config.origin.clone().unwrap_or_else(|| loc.clone()))
+    .label("not a builtin plugin")
+    .help("ply never runs a program named by its input; use a builtin configuration (`apiVersion: builtin`) or run the plugin yourself and list its output under `resources`"))
+}
+
+fn not_a(kind: &str, role: &str) -> Error {
+    Error::new(
+        ErrorKind::Plugin,
+        format!("builtin {kind} is not a known {role}"),
+    )
+    .help("the builtin generators are ConfigMapGenerator, SecretGenerator and IAMPolicyGenerator; the transformers are AnnotationsTransformer, HashTransformer, ImageTagTransformer, LabelTransformer, NamespaceTransformer, PatchJson6902Transformer, PatchStrategicMergeTransformer, PatchTransformer, PrefixTransformer, ReplacementTransformer, ReplicaCountTransformer, SortOrderTransformer, SuffixTransformer and ValueAddTransformer")
+}
+
+/// kustomize's ValueAddTransformer: writes `value` at each target's field path; for
+/// `metadata/namespace` only where the object has no namespace.
+fn value_add(
+    config: &Node,
+    acc: &mut [Resource],
+    tables: &crate::transform::FieldSpecTables,
+) -> Result<()> {
+    let err = |m: String| {
+        Error::new(
+            ErrorKind::Transformer,
+            format!("builtin ValueAddTransformer: {m}"),
+        )
+    };
+    let value = config
+        .get("value")
+        .and_then(Node::scalar_text)
+        .unwrap_or_default();
+    let Some(Node::Seq(targets)) = config.get("targets") else {
+        return Err(err("must specify at least one target".into()));
+    };
+    for t in targets {
+        let field_path = t.str_at(&["fieldPath"]).unwrap_or("metadata/namespace");
+        let selected: Vec<usize> = match t.get("selector").filter(|s| !s.is_null()) {
+            None => (0..acc.len()).collect(),
+            Some(s) => {
+                let sel: crate::kustomization::Selector =
+                    crate::yaml::de::from_node(s).map_err(|e| err(e.to_string()))?;
+                let slots: Vec<Option<Resource>> = acc.iter().cloned().map(Some).collect();
+                patches::select_indices(&slots, &sel, &|g: &Gvk| tables.is_cluster_scoped(g))?
+            }
+        };
+        let parts: Vec<&str> = field_path.split('/').filter(|p| !p.is_empty()).collect();
+        for i in selected {
+            let Some(r) = acc.get_mut(i) else { continue };
+            if field_path == "metadata/namespace" {
+                if r.namespace().is_empty() {
+                    r.store_previous_id();
+                    r.set_namespace(&value);
+                }
+                continue;
+            }
+            *r.node.ensure_path(&parts) = Node::str(value.clone());
+        }
+    }
+    Ok(())
+}
+
+/// Field specs of a plugin configuration without the keys a field spec does not have:
+/// kustomize decodes plugin configurations leniently (`yaml.Unmarshal`), ignoring them.
+fn lenient_specs(node: &Node) -> Node {
+    let Node::Seq(items) = node else {
+        return node.clone();
+    };
+    Node::Seq(
+        items
+            .iter()
+            .map(|item| match item {
+                Node::Map(m) => Node::Map(
+                    m.iter()
+                        .filter(|(k, _)| {
+                            matches!(k.as_str(), "group" | "version" | "kind" | "path" | "create")
+                        })
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect(),
+                ),
+                other => other.clone(),
+            })
+            .collect(),
+    )
+}
