@@ -291,7 +291,12 @@ fn run_render(args: &RenderArgs, warnings: &mut Warnings) -> Result<(), Error> {
         (Some(path), None) => Target::File(path.clone()),
         (None, None) => Target::Stdout,
     };
-    let rendered = crate::build::render_with(&crate::fs::DiskFs, &args.dir, &opts, warnings)?;
+    let rendered = crate::build::render_with(
+        &crate::fs::CachingDiskFs::default(),
+        &args.dir,
+        &opts,
+        warnings,
+    )?;
     let tables = crate::transform::FieldSpecTables::builtin()?;
     // A closed pipe (`Written::PipeClosed`) is a quiet success, like a complete write.
     write(&rendered.resources, &target, &|g| {

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::diag::{Error, ErrorKind, Result, Warnings};
-use crate::fs::{DiskFs, FileKind, Fs, Restrictor};
+use crate::fs::{CachingDiskFs, FileKind, Fs, Restrictor};
 use crate::kustomization::{Loaded, load};
 use crate::resource::Gvk;
 use crate::resource::Resource;
@@ -75,7 +75,7 @@ impl std::fmt::Debug for RenderCache {
 
 /// Renders the kustomization in `dir` from the disk.
 pub fn render(dir: &Path, opts: &RenderOptions, warnings: &mut Warnings) -> Result<Vec<Resource>> {
-    render_with(&DiskFs, dir, opts, warnings).map(|r| r.resources)
+    render_with(&CachingDiskFs::default(), dir, opts, warnings).map(|r| r.resources)
 }
 
 /// Renders the kustomization in `dir` from any file system.
