@@ -123,6 +123,7 @@ pub fn render_with(
         chain: Vec::new(),
         crds: Vec::new(),
         plugin_state: plugins::State::default(),
+        spare_configs: Vec::new(),
     };
     let loaded = b.kustomization(&root)?;
     b.plugin_state.meta = metadata::Meta::from_root(&loaded);
@@ -167,6 +168,8 @@ struct Builder<'a> {
     crds: Vec<Node>,
     /// Patches, plugin configurations and schemas (`plugins`).
     plugin_state: plugins::State,
+    /// Built-in configurations no base changed, reused instead of cloned anew per base.
+    spare_configs: Vec<BuildConfig>,
 }
 
 /// How a directory is being built.
@@ -272,10 +275,14 @@ impl Builder<'_> {
         }
         let patches = self.load_patches(loaded)?;
         self.apply_patches(&patches.early, &mut acc)?;
-        let fields = self.config.fields.clone();
-        steps::transform(loaded, &mut acc, &fields, &mut |acc| {
+        // Lent out for the transformers instead of cloned per kustomization (the JSON patches
+        // run in between use `self.tables`, not the configuration).
+        let fields = std::mem::take(&mut self.config.fields);
+        let transformed = steps::transform(loaded, &mut acc, &fields, &mut |acc| {
             self.apply_patches(&patches.json6902, acc)
-        })?;
+        });
+        self.config.fields = fields;
+        transformed?;
         if self.plugin_state.meta.transformers {
             let here = self.plugin_state.meta.kustomization_file(loaded);
             for kind in metadata::field_transformers(loaded) {
@@ -341,13 +348,21 @@ impl Builder<'_> {
             Some(FileKind::Dir) => {
                 let dir = self.resolve_dir(loaded, field, path)?;
                 // A base starts from the built-in configuration; what it adds comes back up.
-                let parent = std::mem::replace(&mut self.config, BuildConfig::builtin(self.tables));
+                let fresh = self
+                    .spare_configs
+                    .pop()
+                    .unwrap_or_else(|| BuildConfig::builtin(self.tables));
+                let parent = std::mem::replace(&mut self.config, fresh);
                 self.plugin_state.meta.enter(path);
                 let built = self.build_dir(&dir, Vec::new(), Some(Role::Resource));
                 self.plugin_state.meta.leave();
                 let child = std::mem::replace(&mut self.config, parent);
                 let built = built?;
                 self.config.absorb(&child)?;
+                if !child.is_custom() {
+                    // Still the built-in configuration: the next base can start from it.
+                    self.spare_configs.push(child);
+                }
                 index.append_all(acc, built, &|g: &Gvk| self.tables.is_cluster_scoped(g))
             }
             None => Err(self.missing(loaded, field, path, &target)),

@@ -175,6 +175,11 @@ impl BuildConfig {
         }
     }
 
+    /// Whether anything was added to the built-in configuration.
+    pub fn is_custom(&self) -> bool {
+        self.custom
+    }
+
     /// Adds a `configurations:` file's document (`what` names it in messages).
     pub fn add_file(&mut self, node: &Node, what: &str) -> Result<(), Error> {
         let refs = ReferenceTables::from_node(node, what)?;
