@@ -80,7 +80,8 @@ pub struct RenderArgs {
     #[arg(long, value_enum)]
     pub reorder: Option<Reorder>,
     /// Turn warnings about patches that match nothing into errors.
-    #[arg(long, env = "PLY_STRICT", value_parser = clap::builder::BoolishValueParser::new(), default_value_t = false, num_args = 0..=1, default_missing_value = "true")]
+    /// Also set by `PLY_STRICT=1` (`0`, `false`, `no`, `off` or empty leave it off).
+    #[arg(long, env = "PLY_STRICT", action = clap::ArgAction::SetTrue, value_parser = clap::builder::FalseyValueParser::new())]
     pub strict: bool,
 }
 

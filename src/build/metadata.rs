@@ -38,6 +38,13 @@ impl Meta {
         }
     }
 
+    /// Whether files record where they came from during the build: kustomize keeps an origin
+    /// whenever the root has any `buildMetadata` (transformer annotations name the file of a
+    /// transformer configuration through it).
+    pub fn tracks_origin(&self) -> bool {
+        self.origin || self.transformers || self.managed_by
+    }
+
     pub fn enter(&mut self, dir: &str) {
         self.prefix.push(dir.to_string());
     }

@@ -283,14 +283,6 @@ impl Builder<'_> {
         });
         self.config.fields = fields;
         transformed?;
-        if self.plugin_state.meta.transformers {
-            let here = self.plugin_state.meta.kustomization_file(loaded);
-            for kind in metadata::field_transformers(loaded) {
-                if kind != "ReplacementTransformer" {
-                    metadata::annotate_transformer(&mut acc, &here, kind, None);
-                }
-            }
-        }
         steps::replacements(
             self.fs,
             self.opts,
@@ -299,6 +291,14 @@ impl Builder<'_> {
             self.tables,
             self.warnings,
         )?;
+        if self.plugin_state.meta.transformers {
+            // The field transformers add and remove no objects, so recording them all here
+            // gives what kustomize records after each one.
+            let here = self.plugin_state.meta.kustomization_file(loaded);
+            for kind in metadata::field_transformers(loaded) {
+                metadata::annotate_transformer(&mut acc, &here, kind, None);
+            }
+        }
         let transformers = self.plugin_configs(loaded, "transformers", &k.transformers)?;
         self.run_transformer_plugins(loaded, &transformers, &mut acc)?;
         let validators = self.plugin_configs(loaded, "validators", &k.validators)?;
@@ -335,7 +335,7 @@ impl Builder<'_> {
                 let origin = self
                     .plugin_state
                     .meta
-                    .origin
+                    .tracks_origin()
                     .then(|| self.plugin_state.meta.rel(path));
                 let docs = docs.iter().cloned().map(|mut r| {
                     if let Some(o) = &origin {

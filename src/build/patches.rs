@@ -92,6 +92,24 @@ pub fn parse_patch_text(
         return Ok(Body::Json(one.node.clone()));
     }
     let mut out = Vec::new();
+    // A `*List` document with `items` holds one patch per item, as kustomize reads resource
+    // lists (`resource.Factory.SliceFromBytes`).
+    let docs = docs.into_iter().flat_map(|d| {
+        let is_list = d
+            .node
+            .str_at(&["kind"])
+            .is_some_and(|k| k.ends_with("List"));
+        match (is_list, d.node.get("items")) {
+            (true, Some(Node::Seq(items))) => items
+                .iter()
+                .map(|i| crate::yaml::parse::ParsedDoc {
+                    node: i.clone(),
+                    offset: d.offset,
+                })
+                .collect::<Vec<_>>(),
+            _ => vec![d],
+        }
+    });
     for d in docs {
         match d.node {
             Node::Map(m) if m.is_empty() => {}
@@ -279,7 +297,7 @@ fn apply_one(
                 return Ok(());
             };
             let chosen = select(slots, target, cx.cluster_scoped).map_err(located)?;
-            let deletes = doc.str_at(&["$patch"]) == Some("delete");
+            let deletes = smp::deletes_object(doc);
             unmatched(
                 p,
                 target,
@@ -784,4 +802,139 @@ pub fn select_indices(
     cluster_scoped: ScopeFn<'_>,
 ) -> Result<Vec<usize>> {
     select(slots, s, cluster_scoped)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::parse::parse_one;
+
+    fn res(text: &str) -> Resource {
+        Resource::new(parse_one(text).unwrap(), None)
+    }
+
+    fn no_scope(_: &Gvk) -> bool {
+        false
+    }
+
+    #[test]
+    fn detects_json_and_strategic_merge() {
+        let json = parse_patch_text("- op: remove\n  path: /a\n", None, "p").unwrap();
+        assert!(matches!(json, Body::Json(_)));
+        let json = parse_patch_text("[{\"op\": \"remove\", \"path\": \"/a\"}]", None, "p").unwrap();
+        assert!(matches!(json, Body::Json(_)));
+        let smp = parse_patch_text("kind: A\n---\nkind: B\n", None, "p").unwrap();
+        assert!(matches!(&smp, Body::Smp(d) if d.len() == 2));
+        assert!(parse_patch_text("just text", None, "p").is_err());
+    }
+
+    #[test]
+    fn selector_parts_are_anchored_regexes() {
+        let slots = vec![
+            Some(res(
+                "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n",
+            )),
+            Some(res(
+                "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web-2}\n",
+            )),
+            Some(res(
+                "apiVersion: v1\nkind: Service\nmetadata: {name: web, labels: {a: b}}\n",
+            )),
+        ];
+        let sel = |name: &str| Selector {
+            name: Some(name.into()),
+            ..Selector::default()
+        };
+        assert_eq!(select(&slots, &sel("web"), &no_scope).unwrap(), [0, 2]);
+        assert_eq!(select(&slots, &sel("web.*"), &no_scope).unwrap(), [0, 1, 2]);
+        let by_label = Selector {
+            label_selector: Some("a=b".into()),
+            ..Selector::default()
+        };
+        assert_eq!(select(&slots, &by_label, &no_scope).unwrap(), [2]);
+        let by_group = Selector {
+            group: Some("apps".into()),
+            name: Some("web".into()),
+            ..Selector::default()
+        };
+        assert_eq!(select(&slots, &by_group, &no_scope).unwrap(), [0]);
+    }
+
+    #[test]
+    fn untargeted_patch_finds_object_by_previous_id_and_keeps_name() {
+        let mut r = res("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\ndata: {a: '1'}\n");
+        r.store_previous_id();
+        r.set_name("pre-cm");
+        let mut resources = vec![r];
+        let patch = Patch {
+            body: parse_patch_text(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: x}\ndata: {b: '2'}\n",
+                None,
+                "p",
+            )
+            .unwrap(),
+            target: None,
+            allow_name_change: false,
+            allow_kind_change: false,
+            flavor: Flavor::Patch,
+            source: "p".into(),
+            declared: None,
+        };
+        let schema = Schema::empty();
+        let cx = Context {
+            schema: &schema,
+            cluster_scoped: &no_scope,
+            strict: false,
+        };
+        let mut w = Warnings::default();
+        // The patch names namespace x: no object has it.
+        assert!(apply_all(&mut resources, std::slice::from_ref(&patch), &cx, &mut w).is_err());
+        let mut patch = patch;
+        patch.body = parse_patch_text(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\ndata: {b: '2'}\n",
+            None,
+            "p",
+        )
+        .unwrap();
+        apply_all(&mut resources, &[patch], &cx, &mut w).unwrap();
+        assert_eq!(resources[0].name(), "pre-cm");
+        assert_eq!(resources[0].node.str_at(&["data", "b"]), Some("2"));
+    }
+
+    #[test]
+    fn unmatched_target_warns_and_strict_fails() {
+        let patch = Patch {
+            body: parse_patch_text("- op: remove\n  path: /data\n", None, "p").unwrap(),
+            target: Some(Selector {
+                kind: Some("Nope".into()),
+                ..Selector::default()
+            }),
+            allow_name_change: false,
+            allow_kind_change: false,
+            flavor: Flavor::Patch,
+            source: "[path: \"p\"]".into(),
+            declared: None,
+        };
+        let schema = Schema::empty();
+        let mut cx = Context {
+            schema: &schema,
+            cluster_scoped: &no_scope,
+            strict: false,
+        };
+        let mut resources = vec![res(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\n",
+        )];
+        let mut w = Warnings::default();
+        apply_all(&mut resources, std::slice::from_ref(&patch), &cx, &mut w).unwrap();
+        assert_eq!(
+            w.messages(),
+            [
+                "patch [path: \"p\"] matches no resource: target {kind: Nope} selects nothing (kustomize ignores it)"
+            ]
+        );
+        cx.strict = true;
+        let e = apply_all(&mut resources, &[patch], &cx, &mut w).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Strict);
+        assert_eq!(resources.len(), 1);
+    }
 }

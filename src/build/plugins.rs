@@ -417,8 +417,8 @@ fn not_a(kind: &str, role: &str) -> Error {
     .help("the builtin generators are ConfigMapGenerator, SecretGenerator and IAMPolicyGenerator; the transformers are AnnotationsTransformer, HashTransformer, ImageTagTransformer, LabelTransformer, NamespaceTransformer, PatchJson6902Transformer, PatchStrategicMergeTransformer, PatchTransformer, PrefixTransformer, ReplacementTransformer, ReplicaCountTransformer, SortOrderTransformer, SuffixTransformer and ValueAddTransformer")
 }
 
-/// kustomize's ValueAddTransformer: writes `value` at each target's field path; for
-/// `metadata/namespace` only where the object has no namespace.
+/// kustomize's ValueAddTransformer: writes `value` at each target's field path (a namespace
+/// replaces the object's, which is recorded as a rename).
 fn value_add(
     config: &Node,
     acc: &mut [Resource],
@@ -452,10 +452,8 @@ fn value_add(
         for i in selected {
             let Some(r) = acc.get_mut(i) else { continue };
             if field_path == "metadata/namespace" {
-                if r.namespace().is_empty() {
-                    r.store_previous_id();
-                    r.set_namespace(&value);
-                }
+                r.store_previous_id();
+                r.set_namespace(&value);
                 continue;
             }
             *r.node.ensure_path(&parts) = Node::str(value.clone());
