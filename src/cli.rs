@@ -292,10 +292,20 @@ fn run_render(args: &RenderArgs, warnings: &mut Warnings) -> Result<(), Error> {
         (Some(path), None) => Target::File(path.clone()),
         (None, None) => Target::Stdout,
     };
-    let rendered = crate::build::render(&args.dir, &opts, warnings)?;
+    let rendered = crate::build::render_with(
+        &crate::fs::CachingDiskFs::default(),
+        &args.dir,
+        &opts,
+        warnings,
+    )?;
     let tables = crate::transform::FieldSpecTables::builtin()?;
     // A closed pipe (`Written::PipeClosed`) is a quiet success, like a complete write.
-    write(&rendered, &target, &|g| tables.is_cluster_scoped(g))?;
+    write(&rendered.resources, &target, &|g| {
+        tables.is_cluster_scoped(g)
+    })?;
+    // The process ends after this: freeing every parsed node one by one would only cost time
+    // (docs/performance.md), the operating system reclaims the memory at once.
+    std::mem::forget(rendered);
     Ok(())
 }
 

@@ -56,6 +56,65 @@ impl Fs for DiskFs {
     }
 }
 
+/// The real file system, remembering the canonical form of every directory it resolved: a
+/// render canonicalizes every file it reads, and `realpath` costs one system call per path
+/// component (5% of a large render). A file in a known directory then costs one `lstat`.
+/// Meant for one command: a symlink changed while it runs is not seen.
+#[derive(Debug, Default)]
+pub struct CachingDiskFs {
+    dirs: std::sync::Mutex<std::collections::HashMap<PathBuf, PathBuf>>,
+}
+
+impl CachingDiskFs {
+    fn cached_dir(&self, dir: &Path) -> io::Result<PathBuf> {
+        if let Some(c) = self.dirs.lock().ok().and_then(|m| m.get(dir).cloned()) {
+            return Ok(c);
+        }
+        let c = self.canonicalize(dir)?;
+        if let Ok(mut m) = self.dirs.lock() {
+            m.insert(dir.to_path_buf(), c.clone());
+        }
+        Ok(c)
+    }
+}
+
+impl Fs for CachingDiskFs {
+    fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+        DiskFs.read(path)
+    }
+
+    fn kind(&self, path: &Path) -> Option<FileKind> {
+        DiskFs.kind(path)
+    }
+
+    fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
+        use std::path::Component;
+        let text = path.as_os_str().as_encoded_bytes();
+        // Only `/dir/.../name` with plain components takes the short way; `..`, a trailing
+        // `/` or `/.` (which require a directory) go to `realpath`.
+        let plain = path.is_absolute()
+            && !text.ends_with(b"/")
+            && !text.ends_with(b"/.")
+            && path.components().all(|c| {
+                matches!(
+                    c,
+                    Component::RootDir | Component::Normal(_) | Component::CurDir
+                )
+            });
+        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+            return std::fs::canonicalize(path);
+        };
+        if !plain || parent.as_os_str().is_empty() {
+            return std::fs::canonicalize(path);
+        }
+        let joined = self.cached_dir(parent)?.join(name);
+        if std::fs::symlink_metadata(&joined)?.file_type().is_symlink() {
+            return std::fs::canonicalize(&joined);
+        }
+        Ok(joined)
+    }
+}
+
 #[derive(Clone, Debug)]
 enum Entry {
     File(Vec<u8>),
@@ -320,5 +379,38 @@ mod tests {
         assert_eq!(normalize(Path::new("/a/./b/../c")), PathBuf::from("/a/c"));
         assert_eq!(join(Path::new("/a/b"), "../c"), PathBuf::from("/a/c"));
         assert_eq!(join(Path::new("/a/b"), "/x/y"), PathBuf::from("/x/y"));
+    }
+
+    /// The caching canonicalization agrees with `realpath` through symlinks, `..` and `.`,
+    /// and fails where it fails.
+    #[cfg(unix)]
+    #[test]
+    fn caching_disk_fs_agrees_with_realpath() {
+        let root = std::env::temp_dir().join(format!("ply-fs-canon-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("real/sub")).unwrap();
+        std::fs::write(root.join("real/sub/f.yaml"), "a: 1\n").unwrap();
+        std::os::unix::fs::symlink(root.join("real"), root.join("link")).unwrap();
+        std::os::unix::fs::symlink("sub/f.yaml", root.join("real/flink")).unwrap();
+        let fs = CachingDiskFs::default();
+        for rel in [
+            "real/sub/f.yaml",
+            "link/sub/f.yaml",
+            "link/flink",
+            "real/sub/../sub/f.yaml",
+            "real/./sub/f.yaml",
+            "link/sub",
+            "link/sub/.",
+            "link/sub/",
+            "real/sub/f.yaml/x",
+            "real/sub/f.yaml/.",
+            "real/missing.yaml",
+            "link/sub/f.yaml",
+        ] {
+            let p = root.join(rel);
+            let want = std::fs::canonicalize(&p).ok();
+            assert_eq!(fs.canonicalize(&p).ok(), want, "{rel}");
+        }
+        let _ = std::fs::remove_dir_all(&root);
     }
 }

@@ -13,6 +13,7 @@ pub mod live;
 pub mod merge;
 pub mod output;
 pub mod patch_cmd;
+pub mod pattern;
 pub mod resource;
 pub mod schema;
 pub mod source;

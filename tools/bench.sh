@@ -13,6 +13,11 @@
 # The script prints the ratio per size and checks that both outputs are byte-identical: a
 # mismatch is reported, never a reason to fail the timing. A size that ply cannot render yet is
 # reported and skipped (exit status 1).
+#
+# Sizes above BENCH_KUBECTL_MAX (300) are timed for ply only (kubectl takes ~12 minutes per build
+# at 1000 apps). Every size also times ply on a flat kustomization listing ply's own output
+# (`parse+emit`: the cost of reading and printing the same objects), and the summary gives
+# render / parse+emit.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,6 +27,7 @@ sizes=("$@")
 ((${#sizes[@]})) || sizes=(10 100)
 warmup=${BENCH_WARMUP:-1}
 runs=${BENCH_RUNS:-5}
+kubectl_max=${BENCH_KUBECTL_MAX:-300}
 
 [[ -f "$gen" ]] || { echo "bench: $gen not found (../shared is needed)" >&2; exit 2; }
 command -v kubectl >/dev/null || { echo "bench: kubectl not found" >&2; exit 2; }
@@ -42,8 +48,8 @@ summary="$work/results/summary.md"
 {
   echo "Target: ${BENCH_TARGET:-envs/dev}"
   echo
-  echo "| apps | objects | output bytes | kubectl kustomize (median s) | ply render (median s) | speed-up | identical |"
-  echo "| ---: | ---: | ---: | ---: | ---: | ---: | :---: |"
+  echo "| apps | objects | output bytes | kubectl kustomize (median s) | ply render (median s) | speed-up | identical | ply parse+emit (median s) | render / parse+emit |"
+  echo "| ---: | ---: | ---: | ---: | ---: | ---: | :---: | ---: | ---: |"
 } >"$summary"
 
 for n in "${sizes[@]}"; do
@@ -75,18 +81,34 @@ for n in "${sizes[@]}"; do
     failed=1
     continue
   fi
-  hyperfine --warmup "$warmup" --runs "$runs" --style basic \
-    --export-json "$work/results/$tag.json" --export-markdown "$work/results/$tag.md" \
-    -n "kubectl kustomize ($n apps)" "kubectl kustomize '$dir' -o '$ref'" \
-    -n "ply render ($n apps)" "'$ply' render '$dir' -o '$new'"
-  if cmp -s "$ref" "$new"; then same=yes; else same=NO; fi
-  python3 - "$work/results/$tag.json" "$n" "$ref" "$same" >>"$summary" <<'PY'
+  # The same objects, read from one file and printed again.
+  flat="$work/flat/$tag"
+  mkdir -p "$flat"
+  cp "$new" "$flat/rendered.yaml"
+  printf 'resources:\n- rendered.yaml\n' >"$flat/kustomization.yaml"
+  cmds=()
+  with_kubectl=0
+  if ((n <= kubectl_max)); then
+    with_kubectl=1
+    cmds+=(-n "kubectl kustomize ($n apps)" "kubectl kustomize '$dir' -o '$ref'")
+  fi
+  cmds+=(-n "ply render ($n apps)" "'$ply' render '$dir' -o '$new'")
+  cmds+=(-n "ply parse+emit ($n apps)" "'$ply' render '$flat' -o '$work/out/$tag-flat.yaml'")
+  hyperfine -N --warmup "$warmup" --runs "$runs" --style basic \
+    --export-json "$work/results/$tag.json" --export-markdown "$work/results/$tag.md" "${cmds[@]}"
+  if ((with_kubectl == 0)); then
+    same=n/a
+  elif cmp -s "$ref" "$new"; then same=yes; else same=NO; fi
+  python3 - "$work/results/$tag.json" "$n" "$new" "$same" "$with_kubectl" >>"$summary" <<'PY'
 import json, sys
-results = json.load(open(sys.argv[1]))["results"]
-k, p = (r["median"] for r in results)
+results = [r["median"] for r in json.load(open(sys.argv[1]))["results"]]
+k = results.pop(0) if sys.argv[5] == "1" else None
+p, f = results
 data = open(sys.argv[3], "rb").read()
 objects = sum(1 for line in data.splitlines() if line.startswith(b"kind:"))
-print(f"| {sys.argv[2]} | {objects} | {len(data)} | {k:.3f} | {p:.3f} | {k / p:.1f}x | {sys.argv[4]} |")
+ks = f"{k:.3f}" if k else "not run"
+ratio = f"{k / p:.1f}x" if k else ""
+print(f"| {sys.argv[2]} | {objects} | {len(data)} | {ks} | {p:.3f} | {ratio} | {sys.argv[4]} | {f:.3f} | {p / f:.2f} |")
 PY
   if [[ $same == NO ]]; then
     echo "bench: MISMATCH at $n apps: ply's output differs from kubectl kustomize's" >&2

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use regex::Regex;
+use crate::pattern::Anchored;
 
 use crate::diag::{Error, ErrorKind, Result, Warnings};
 use crate::kustomization::Selector;
@@ -547,20 +547,20 @@ fn smp_into(
 /// A selector compiled as kustomize's `SelectorRegex`: each part an anchored regular
 /// expression.
 struct Compiled {
-    group: Option<Regex>,
-    version: Option<Regex>,
-    kind: Option<Regex>,
-    name: Option<Regex>,
-    namespace: Option<Regex>,
+    group: Option<Anchored>,
+    version: Option<Anchored>,
+    kind: Option<Anchored>,
+    name: Option<Anchored>,
+    namespace: Option<Anchored>,
     labels: Option<crate::diff::selector::Selector>,
     annotations: Option<crate::diff::selector::Selector>,
 }
 
 fn compile(s: &Selector) -> Result<Compiled> {
-    let re = |part: &Option<String>| -> Result<Option<Regex>> {
+    let re = |part: &Option<String>| -> Result<Option<Anchored>> {
         match part.as_deref().filter(|p| !p.is_empty()) {
             None => Ok(None),
-            Some(p) => Regex::new(&format!("^(?:{p})$")).map(Some).map_err(|e| {
+            Some(p) => Anchored::new(p).map(Some).map_err(|e| {
                 Error::new(
                     ErrorKind::Patch,
                     format!("invalid regular expression {p:?} in a patch target: {e}"),
@@ -600,7 +600,7 @@ fn select(
         let Some(r) = r else { continue };
         let cur = r.id();
         let org = r.original_id();
-        let is = |re: &Option<Regex>, a: &str| re.as_ref().is_none_or(|re| re.is_match(a));
+        let is = |re: &Option<Anchored>, a: &str| re.as_ref().is_none_or(|re| re.is_match(a));
         if c.namespace.is_some()
             && !is(&c.namespace, &effective_namespace(&org, cluster_scoped))
             && !is(&c.namespace, &effective_namespace(&cur, cluster_scoped))

@@ -53,6 +53,13 @@ impl ReferenceTables {
     /// The built-in tables (kustomize's `builtinpluginconsts/namereference.go` and
     /// `varreference.go`), sorted as kustomize sorts them.
     pub fn builtin() -> ReferenceTables {
+        // Parsed once per process: every base of a render starts from these tables, and
+        // parsing them per kustomization showed up in profiles (docs/performance.md).
+        static BUILTIN: std::sync::OnceLock<ReferenceTables> = std::sync::OnceLock::new();
+        BUILTIN.get_or_init(ReferenceTables::parse_builtin).clone()
+    }
+
+    fn parse_builtin() -> ReferenceTables {
         let mut t = ReferenceTables {
             name_reference: parse_table(NAME_REFERENCE_TABLE)
                 .into_iter()
@@ -166,6 +173,11 @@ impl BuildConfig {
             refs: ReferenceTables::builtin(),
             custom: false,
         }
+    }
+
+    /// Whether anything was added to the built-in configuration.
+    pub fn is_custom(&self) -> bool {
+        self.custom
     }
 
     /// Adds a `configurations:` file's document (`what` names it in messages).

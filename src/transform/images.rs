@@ -50,29 +50,58 @@ pub fn apply_one(resources: &mut [Resource], image: &Image, specs: &[FieldSpec])
 /// that point (and, like kustomize, none when there is no image to compare).
 struct Matcher {
     name: String,
-    re: Option<Regex>,
+    /// `None` when `name` is a simple pattern (see `crate::pattern`), matched by hand;
+    /// `Some(None)` when it is not a valid regular expression.
+    re: Option<Option<Regex>>,
+}
+
+/// The characters of kustomize's tag and digest classes `[a-zA-Z0-9_.{}-]`.
+fn is_tag_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '{' | '}' | '-')
 }
 
 impl Matcher {
     fn new(name: &str) -> Matcher {
-        Matcher {
-            name: name.to_string(),
-            re: Regex::new(&format!(
+        let re = (!crate::pattern::is_simple(name)).then(|| {
+            Regex::new(&format!(
                 "^{name}(:[a-zA-Z0-9_.{{}}-]*)?(@sha256:[a-zA-Z0-9_.{{}}-]*)?$"
             ))
-            .ok(),
+            .ok()
+        });
+        Matcher {
+            name: name.to_string(),
+            re,
         }
     }
 
     fn is_match(&self, s: &str) -> Result<bool> {
         match &self.re {
-            Some(re) => Ok(re.is_match(s)),
-            None => Err(Error::new(
+            None => Ok(Self::simple_match(&self.name, s)),
+            Some(Some(re)) => Ok(re.is_match(s)),
+            Some(None) => Err(Error::new(
                 ErrorKind::Transformer,
                 format!("images: invalid image name {:?}", self.name),
             )
             .help("kustomize reads `name` as a regular expression; escape special characters such as `[`")),
         }
+    }
+
+    /// The same match as the regular expression above for a simple name: the name takes
+    /// exactly its own number of characters, then an optional `:tag` and an optional
+    /// `@sha256:digest`, each of tag characters (neither `:` nor `@` is one, so no
+    /// backtracking is needed).
+    fn simple_match(name: &str, s: &str) -> bool {
+        let Some(end) = crate::pattern::simple_prefix(name, s) else {
+            return false;
+        };
+        let mut rest = &s[end..];
+        if let Some(r) = rest.strip_prefix(':') {
+            rest = r.trim_start_matches(is_tag_char);
+        }
+        if let Some(r) = rest.strip_prefix("@sha256:") {
+            rest = r.trim_start_matches(is_tag_char);
+        }
+        rest.is_empty()
     }
 }
 
@@ -222,5 +251,55 @@ mod tests {
         assert!(!m("nginx-x"));
         assert!(Matcher::new("[").is_match("x").is_err());
         assert!(Matcher::new("[").is_match("x").is_err());
+    }
+}
+
+#[cfg(test)]
+mod matcher_tests {
+    use super::*;
+
+    /// The hand matcher for simple names agrees with kustomize's regular expression.
+    #[test]
+    fn simple_names_match_like_the_regex() {
+        let names = ["nginx", "registry.example.com/team/app", "a.b", "nginx:1.0"];
+        let refs = [
+            "nginx",
+            "nginx:1.2",
+            "nginx:1.2@sha256:abc",
+            "nginx@sha256:abc",
+            "nginx@sha256",
+            "nginx:",
+            "nginx:1.2:3",
+            "nginx:{x}_-",
+            "nginxx",
+            "ngin",
+            "nginx@sha256:ab:c",
+            "registry.example.com/team/app:v1",
+            "registryXexample.com/team/app",
+            "registry.example.com/team/app/x",
+            "aXb",
+            "a\nb",
+            "nginx:1.0",
+            "nginx:1.0:2",
+            "nginx:1.0@sha256:x",
+        ];
+        for name in names {
+            let m = Matcher::new(name);
+            assert!(m.re.is_none(), "{name} is simple");
+            let re = Regex::new(&format!(
+                "^{name}(:[a-zA-Z0-9_.{{}}-]*)?(@sha256:[a-zA-Z0-9_.{{}}-]*)?$"
+            ))
+            .unwrap();
+            for s in refs {
+                assert_eq!(m.is_match(s).unwrap(), re.is_match(s), "{name} on {s}");
+            }
+        }
+    }
+
+    #[test]
+    fn other_names_use_the_regex() {
+        let m = Matcher::new("ngin.*");
+        assert!(m.is_match("nginx:1").unwrap());
+        assert!(Matcher::new("a[").is_match("a").is_err());
     }
 }
