@@ -355,34 +355,7 @@ pub fn spec_gvk(fs: &FieldSpec) -> Gvk {
 /// kyaml's `Gvk.IsLessThan`: kinds kustomize orders first (Namespace, …) come first, the
 /// webhook configurations last, the rest by `group_version_kind` text.
 pub fn gvk_order(a: &Gvk, b: &Gvk) -> Ordering {
-    const FIRST: [&str; 22] = [
-        "Namespace",
-        "ResourceQuota",
-        "StorageClass",
-        "CustomResourceDefinition",
-        "ServiceAccount",
-        "PodSecurityPolicy",
-        "Role",
-        "ClusterRole",
-        "RoleBinding",
-        "ClusterRoleBinding",
-        "ConfigMap",
-        "Secret",
-        "Endpoints",
-        "Service",
-        "LimitRange",
-        "PriorityClass",
-        "PersistentVolume",
-        "PersistentVolumeClaim",
-        "Deployment",
-        "StatefulSet",
-        "CronJob",
-        "PodDisruptionBudget",
-    ];
-    const LAST: [&str; 2] = [
-        "MutatingWebhookConfiguration",
-        "ValidatingWebhookConfiguration",
-    ];
+    use super::sort::{LEGACY_ORDER_FIRST as FIRST, LEGACY_ORDER_LAST as LAST};
     let rank = |k: &str| -> i64 {
         if let Some(i) = FIRST.iter().position(|x| *x == k) {
             i as i64 - FIRST.len() as i64

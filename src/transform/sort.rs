@@ -45,39 +45,47 @@ pub enum SortChoice {
     },
 }
 
+/// kustomize's default legacy order, first part (`defaultOrderFirst` in
+/// `api/resource/gvk`-based legacy sorting; kyaml's `Gvk.IsLessThan` uses the same list).
+pub const LEGACY_ORDER_FIRST: [&str; 22] = [
+    "Namespace",
+    "ResourceQuota",
+    "StorageClass",
+    "CustomResourceDefinition",
+    "ServiceAccount",
+    "PodSecurityPolicy",
+    "Role",
+    "ClusterRole",
+    "RoleBinding",
+    "ClusterRoleBinding",
+    "ConfigMap",
+    "Secret",
+    "Endpoints",
+    "Service",
+    "LimitRange",
+    "PriorityClass",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
+    "Deployment",
+    "StatefulSet",
+    "CronJob",
+    "PodDisruptionBudget",
+];
+
+/// kustomize's default legacy order, last part (`defaultOrderLast`).
+pub const LEGACY_ORDER_LAST: [&str; 2] = [
+    "MutatingWebhookConfiguration",
+    "ValidatingWebhookConfiguration",
+];
+
 /// kustomize's default legacy order (`defaultOrderFirst`, `defaultOrderLast`).
 pub fn default_legacy() -> SortChoice {
-    let first = [
-        "Namespace",
-        "ResourceQuota",
-        "StorageClass",
-        "CustomResourceDefinition",
-        "ServiceAccount",
-        "PodSecurityPolicy",
-        "Role",
-        "ClusterRole",
-        "RoleBinding",
-        "ClusterRoleBinding",
-        "ConfigMap",
-        "Secret",
-        "Endpoints",
-        "Service",
-        "LimitRange",
-        "PriorityClass",
-        "PersistentVolume",
-        "PersistentVolumeClaim",
-        "Deployment",
-        "StatefulSet",
-        "CronJob",
-        "PodDisruptionBudget",
-    ];
-    let last = [
-        "MutatingWebhookConfiguration",
-        "ValidatingWebhookConfiguration",
-    ];
     SortChoice::Legacy {
-        order_first: first.iter().map(|s| (*s).to_string()).collect(),
-        order_last: last.iter().map(|s| (*s).to_string()).collect(),
+        order_first: LEGACY_ORDER_FIRST
+            .iter()
+            .map(|s| (*s).to_string())
+            .collect(),
+        order_last: LEGACY_ORDER_LAST.iter().map(|s| (*s).to_string()).collect(),
     }
 }
 
