@@ -45,8 +45,8 @@ pub enum SortChoice {
     },
 }
 
-/// kustomize's default legacy order, first part (`defaultOrderFirst` in
-/// `api/resource/gvk`-based legacy sorting; kyaml's `Gvk.IsLessThan` uses the same list).
+/// kustomize's default legacy order, first part (`defaultOrderFirst`); kyaml's
+/// `Gvk.IsLessThan` ranks kinds by the same list.
 pub const LEGACY_ORDER_FIRST: [&str; 22] = [
     "Namespace",
     "ResourceQuota",
