@@ -375,23 +375,11 @@ fn run_patch(args: &PatchArgs, _warnings: &mut Warnings) -> Result<(), Error> {
 }
 
 fn run_diff(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
-    use std::io::{IsTerminal, Read};
-    use std::sync::Arc;
+    use std::io::IsTerminal;
 
     use crate::diff::{self, DiffOptions, Mode, Prune, Selector, adapters, engine::Engines};
-    use crate::source::SourceFile;
 
-    fn read_text(path: &std::path::Path) -> Result<Arc<SourceFile>, Error> {
-        if path.as_os_str() == "-" {
-            let mut text = String::new();
-            std::io::stdin()
-                .read_to_string(&mut text)
-                .map_err(|e| Error::io(path, &e))?;
-            return Ok(SourceFile::new("<stdin>", text));
-        }
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, &e))?;
-        Ok(SourceFile::new(path, text))
-    }
+    let read_text = crate::fs::read_input;
 
     if args.desired.as_os_str() == "-" && args.live.as_os_str() == "-" {
         return Err(Error::new(

@@ -243,6 +243,22 @@ impl Fs for MemFs {
     }
 }
 
+/// Reads a command-line input file, or standard input for `-` (shown as `<stdin>` in
+/// diagnostics). For `ply patch` and `ply diff`, whose inputs are not kustomization files and
+/// are not subject to the load restrictor.
+pub fn read_input(path: &Path) -> Result<std::sync::Arc<crate::source::SourceFile>> {
+    use std::io::Read;
+    if path.as_os_str() == "-" {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| Error::io(path, &e))?;
+        return Ok(crate::source::SourceFile::new("<stdin>", text));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, &e))?;
+    Ok(crate::source::SourceFile::new(path, text))
+}
+
 /// Removes `.` and resolves `..` lexically (no symlinks): for display and for in-memory paths.
 pub fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();

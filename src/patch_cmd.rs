@@ -1,7 +1,6 @@
 //! `ply patch`: reads the object(s), patch and schema the command line names, runs the merge
 //! core, and returns the text to print. The command-line face of `merge`; owns no merge rules.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -192,16 +191,7 @@ fn describe(obj: &Node) -> String {
 }
 
 fn read(path: &Path) -> Result<Arc<SourceFile>, Error> {
-    let text = if path.as_os_str() == "-" {
-        let mut s = String::new();
-        std::io::stdin()
-            .read_to_string(&mut s)
-            .map_err(|e| Error::io(path, &e))?;
-        s
-    } else {
-        std::fs::read_to_string(path).map_err(|e| Error::io(path, &e))?
-    };
-    Ok(SourceFile::new(path, text))
+    crate::fs::read_input(path)
 }
 
 fn parse_all(file: &Arc<SourceFile>) -> Result<Vec<(usize, Node)>, Error> {
