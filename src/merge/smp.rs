@@ -36,6 +36,43 @@ pub fn deletes_object(patch: &Node) -> bool {
     patch.get(DIRECTIVE).and_then(Node::as_str) == Some("delete")
 }
 
+/// [`apply`] taking the object and the patch by value, so that neither is copied: kustomize's
+/// patches merge into the resource they replace. Same result and errors as [`apply`].
+pub fn apply_owned(
+    original: Node,
+    patch: Node,
+    schema: &Schema,
+    gvk: &Gvk,
+    opts: &SmpOptions,
+) -> Result<Node, MergeError> {
+    let root = Path::ROOT;
+    let original = match original {
+        Node::Null => Map::new(),
+        Node::Map(m) => m,
+        other => {
+            return Err(MergeError::new(
+                K::Invalid,
+                &root,
+                format!("the object is a {}, not a map", other.kind_name()),
+            ));
+        }
+    };
+    let patch = match patch {
+        Node::Null => Map::new(),
+        Node::Map(m) => m,
+        other => {
+            return Err(MergeError::new(
+                K::Invalid,
+                &root,
+                format!("the patch is a {}, not a map", other.kind_name()),
+            ));
+        }
+    };
+    let m = Merger::apply(opts.dialect);
+    m.merge_map(original, patch, schema.root(gvk), &root)
+        .map(Node::Map)
+}
+
 /// [`apply`] from a schema position (for callers patching a part of an object).
 pub fn apply_at(
     original: &Node,
