@@ -619,6 +619,34 @@ mod tests {
         assert_eq!(reads.len(), 5);
     }
 
+    /// The first listing of a file takes its parsed objects, the second parses the kept text
+    /// again, the third copies that: all three see the same objects, and the file is read once.
+    #[test]
+    fn file_listed_three_times_is_read_once() {
+        let mut fs = MemFs::new();
+        fs.file("/t/base/kustomization.yaml", "resources: [cm.yaml]\n")
+            .file("/t/base/cm.yaml", CM);
+        for p in ["a", "b", "c"] {
+            fs.file(
+                format!("/t/{p}/kustomization.yaml"),
+                format!("resources: [../base]\nnamePrefix: {p}-\n"),
+            );
+        }
+        fs.file(
+            "/t/all/kustomization.yaml",
+            "resources: [../a, ../b, ../c]\n",
+        );
+        let fs = Counting {
+            inner: fs,
+            reads: std::sync::Mutex::new(HashMap::new()),
+            total: AtomicUsize::new(0),
+        };
+        let r = render_mem(&fs, "/t/all").unwrap();
+        assert_eq!(names(&r), ["a-cm", "b-cm", "c-cm"]);
+        let reads = fs.reads.lock().unwrap();
+        assert!(reads.values().all(|&n| n == 1), "{reads:?}");
+    }
+
     #[test]
     fn component_transforms_what_its_parent_accumulated() {
         let mut fs = MemFs::new();
