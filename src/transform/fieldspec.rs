@@ -4,6 +4,8 @@
 //! missing fields are created only when the spec says `create`, and a null or missing field
 //! ends the walk quietly. A scalar in the middle of the path is an error.
 
+use std::borrow::Cow;
+
 use crate::diag::{Error, ErrorKind, Result};
 use crate::kustomization::FieldSpec;
 use crate::resource::{Gvk, ResId, Step};
@@ -39,6 +41,19 @@ pub fn split_path(path: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// [`split_path`] borrowing from `path` when it has no escaped `/` (almost always): the
+/// transformers split every selected spec's path once per object.
+fn split_borrowed(path: &str) -> Vec<Cow<'_, str>> {
+    if path.contains('\\') {
+        return split_path(path).into_iter().map(Cow::Owned).collect();
+    }
+    path.strip_prefix('/')
+        .unwrap_or(path)
+        .split('/')
+        .map(Cow::Borrowed)
+        .collect()
 }
 
 /// Applies `set` at every place `spec` names in `object`, when the spec selects the object's
@@ -77,7 +92,7 @@ fn apply_selected(
     if !spec_selects(spec, gvk) {
         return Ok(());
     }
-    let path = split_path(&spec.path);
+    let path = split_borrowed(&spec.path);
     let mut at = Vec::new();
     walk(object, &path, &mut at, spec.create, create, &mut |n, _| {
         set(n)
@@ -103,7 +118,7 @@ pub fn apply_with_path(
     if !spec_selects(spec, &Gvk::of(object)) {
         return Ok(());
     }
-    let path = split_path(&spec.path);
+    let path = split_borrowed(&spec.path);
     let mut at = Vec::new();
     walk(object, &path, &mut at, spec.create, create, set).map_err(|mut e| {
         e.message = format!(
@@ -118,7 +133,7 @@ pub fn apply_with_path(
 
 fn walk(
     node: &mut Node,
-    path: &[String],
+    path: &[Cow<'_, str>],
     at: &mut Vec<Step>,
     create_missing: bool,
     create: Create,
@@ -141,7 +156,7 @@ fn walk(
         Node::Map(map) => {
             let (name, is_seq) = match first.strip_suffix("[]") {
                 Some(n) => (n, true),
-                None => (first.as_str(), false),
+                None => (first.as_ref(), false),
             };
             if name.is_empty() {
                 return Err(Error::new(
@@ -203,6 +218,9 @@ mod tests {
     #[test]
     fn split_handles_escapes_and_leading_slash() {
         assert_eq!(split_path("a/b"), vec!["a", "b"]);
+        for p in ["", "/", "a", "/a/b", "a//b", "a/", r"x\/y/z", r"/x\/y"] {
+            assert_eq!(split_borrowed(p), split_path(p), "{p}");
+        }
         assert_eq!(split_path("/a/b"), vec!["a", "b"]);
         assert_eq!(
             split_path(r"metadata/annotations/x\/y"),
