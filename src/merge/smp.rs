@@ -900,7 +900,8 @@ impl Merger {
             if let Some(i) = rel.iter().position(|r| *r == KzRelation::Equal) {
                 let base = match merged.get_mut(i).and_then(Option::take) {
                     Some((n, _)) => n,
-                    None => original.get(i).cloned().unwrap_or_default(),
+                    // The object's element is replaced by the merged one: move it.
+                    None => original.get_mut(i).map(std::mem::take).unwrap_or_default(),
                 };
                 let om = match base {
                     Node::Map(m) => m,
@@ -931,13 +932,14 @@ impl Merger {
             match f {
                 FrontItem::New(v) => out.push(v),
                 FrontItem::Dest(i) => {
-                    if let Some(Some((m, true))) = merged.get(i) {
-                        if !moved.get(i).copied().unwrap_or(true) {
-                            out.push(m.clone());
-                            if let Some(x) = moved.get_mut(i) {
-                                *x = true;
-                            }
-                        }
+                    // Moved to the front once; the loop below skips moved elements, so the
+                    // merged value is taken, not copied.
+                    if let (Some(slot @ Some((_, true))), Some(x @ false)) =
+                        (merged.get_mut(i), moved.get_mut(i))
+                        && let Some((m, _)) = slot.take()
+                    {
+                        out.push(m);
+                        *x = true;
                     }
                 }
             }
