@@ -339,7 +339,7 @@ impl Builder<'_> {
         let target = crate::fs::join(&loaded.dir, path);
         match self.fs.kind(&target) {
             Some(FileKind::File) => {
-                let file = self.resolve_file(loaded, field, path)?;
+                let file = self.resolve_file_of_kind(loaded, field, path, Some(FileKind::File))?;
                 let docs = self.parse_file(&file)?;
                 self.note_kinds_read(&docs);
                 let origin = self
@@ -431,8 +431,21 @@ impl Builder<'_> {
     /// allows otherwise.
     fn resolve_file(&self, loaded: &Loaded, field: &str, path: &str) -> Result<PathBuf> {
         let target = crate::fs::join(&loaded.dir, path);
+        self.resolve_file_of_kind(loaded, field, path, self.fs.kind(&target))
+    }
+
+    /// [`Self::resolve_file`] when the caller already asked the file system what `path` is
+    /// (one `stat` less per resource file).
+    fn resolve_file_of_kind(
+        &self,
+        loaded: &Loaded,
+        field: &str,
+        path: &str,
+        kind: Option<FileKind>,
+    ) -> Result<PathBuf> {
+        let target = crate::fs::join(&loaded.dir, path);
         let loc = || accumulate::item_location(loaded, field, path);
-        let canonical = match (self.fs.kind(&target), self.fs.canonicalize(&target)) {
+        let canonical = match (kind, self.fs.canonicalize(&target)) {
             (Some(FileKind::File), Ok(c)) => c,
             (Some(FileKind::Dir), _) => {
                 return Err(Error::new(
