@@ -67,10 +67,13 @@ impl Location {
     }
 }
 
-/// Shows a path relative to the current directory when it is below it.
+/// Shows a path relative to the current directory when it is below it. The directory is asked
+/// once per process (ply never changes it): a render names thousands of files, and each
+/// `getcwd` is a system call.
 pub fn display_path(path: &Path) -> String {
-    if let Ok(cwd) = std::env::current_dir() {
-        if let Ok(rel) = path.strip_prefix(&cwd) {
+    static CWD: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    if let Some(cwd) = CWD.get_or_init(|| std::env::current_dir().ok()) {
+        if let Ok(rel) = path.strip_prefix(cwd) {
             let s = rel.display().to_string();
             return if s.is_empty() { ".".to_string() } else { s };
         }

@@ -518,7 +518,10 @@ fn smp_into(
     {
         m.insert("apiVersion".into(), av);
     }
-    let merged = smp::apply(&r.node, &patch, cx.schema, &gvk, &SmpOptions::kustomize())?;
+    // The resource's tree moves into the merge (no copy); on an error the render stops, so
+    // the emptied slot is never read.
+    let original = std::mem::take(&mut r.node);
+    let merged = smp::apply_owned(original, patch, cx.schema, &gvk, &SmpOptions::kustomize())?;
     if merged.as_map().is_none_or(|m| m.is_empty()) {
         *slot = None;
         return Ok(());

@@ -233,9 +233,9 @@ pub fn transform(
     between: &mut dyn FnMut(&mut Vec<Resource>) -> Result<()>,
 ) -> Result<()> {
     let k: &Kustomization = &loaded.kustomization;
-    let at = |field: &str| {
-        let loc = loaded.key_location(&[PathSeg::Key(field.to_string())]);
-        move |e: Error| e.at(loc)
+    // The field's place in the file is looked up only when there is an error to place.
+    let at = |field: &'static str| {
+        move |e: Error| e.at(loaded.key_location(&[PathSeg::Key(field.to_string())]))
     };
     if let Some(ns) = k.namespace.as_deref().filter(|s| !s.is_empty()) {
         transform::namespace::apply(acc, ns, tables).map_err(at("namespace"))?;

@@ -355,9 +355,9 @@ fn merge_into(new: &mut Resource, old: &Resource, merge_data: bool) -> Result<()
             *patch.ensure_path(path) = v.clone();
         }
     }
-    let merged = crate::merge::smp::apply(
-        &base,
-        &patch,
+    let mut merged = crate::merge::smp::apply_owned(
+        base,
+        patch,
         &crate::schema::Schema::empty(),
         &new.gvk(),
         &crate::merge::SmpOptions::kustomize(),
@@ -369,9 +369,9 @@ fn merge_into(new: &mut Resource, old: &Resource, merge_data: bool) -> Result<()
         )
     })?;
     for path in fields {
-        match merged.get_path(path) {
-            Some(m @ Node::Map(entries)) if !entries.is_empty() => {
-                *new.node.ensure_path(path) = m.clone();
+        match merged.get_path_mut(path) {
+            Some(m @ Node::Map(_)) if m.as_map().is_some_and(|e| !e.is_empty()) => {
+                *new.node.ensure_path(path) = std::mem::take(m);
             }
             _ => {
                 if let Some((last, parent)) = path.split_last()

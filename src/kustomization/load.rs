@@ -396,15 +396,18 @@ fn strip_dashes(mut col: usize, mut rest: &str) -> (usize, &str) {
 }
 
 fn key_matches(body: &str, key: &str) -> bool {
-    for quoted in [key.to_string(), format!("\"{key}\""), format!("'{key}'")] {
-        if let Some(after) = body.strip_prefix(quoted.as_str()) {
+    let quoted = |q: char| {
+        body.strip_prefix(q)
+            .and_then(|b| b.strip_prefix(key))
+            .and_then(|b| b.strip_prefix(q))
+    };
+    [body.strip_prefix(key), quoted('"'), quoted('\'')]
+        .into_iter()
+        .flatten()
+        .any(|after| {
             let after = after.trim_start_matches(' ');
-            if after == ":" || after.starts_with(": ") || after.starts_with(":\t") {
-                return true;
-            }
-        }
-    }
-    false
+            after == ":" || after.starts_with(": ") || after.starts_with(":\t")
+        })
 }
 
 #[cfg(test)]

@@ -36,6 +36,43 @@ pub fn deletes_object(patch: &Node) -> bool {
     patch.get(DIRECTIVE).and_then(Node::as_str) == Some("delete")
 }
 
+/// [`apply`] taking the object and the patch by value, so that neither is copied: kustomize's
+/// patches merge into the resource they replace. Same result and errors as [`apply`].
+pub fn apply_owned(
+    original: Node,
+    patch: Node,
+    schema: &Schema,
+    gvk: &Gvk,
+    opts: &SmpOptions,
+) -> Result<Node, MergeError> {
+    let root = Path::ROOT;
+    let original = match original {
+        Node::Null => Map::new(),
+        Node::Map(m) => m,
+        other => {
+            return Err(MergeError::new(
+                K::Invalid,
+                &root,
+                format!("the object is a {}, not a map", other.kind_name()),
+            ));
+        }
+    };
+    let patch = match patch {
+        Node::Null => Map::new(),
+        Node::Map(m) => m,
+        other => {
+            return Err(MergeError::new(
+                K::Invalid,
+                &root,
+                format!("the patch is a {}, not a map", other.kind_name()),
+            ));
+        }
+    };
+    let m = Merger::apply(opts.dialect);
+    m.merge_map(original, patch, schema.root(gvk), &root)
+        .map(Node::Map)
+}
+
 /// [`apply`] from a schema position (for callers patching a part of an object).
 pub fn apply_at(
     original: &Node,
@@ -863,7 +900,8 @@ impl Merger {
             if let Some(i) = rel.iter().position(|r| *r == KzRelation::Equal) {
                 let base = match merged.get_mut(i).and_then(Option::take) {
                     Some((n, _)) => n,
-                    None => original.get(i).cloned().unwrap_or_default(),
+                    // The object's element is replaced by the merged one: move it.
+                    None => original.get_mut(i).map(std::mem::take).unwrap_or_default(),
                 };
                 let om = match base {
                     Node::Map(m) => m,
@@ -894,13 +932,14 @@ impl Merger {
             match f {
                 FrontItem::New(v) => out.push(v),
                 FrontItem::Dest(i) => {
-                    if let Some(Some((m, true))) = merged.get(i) {
-                        if !moved.get(i).copied().unwrap_or(true) {
-                            out.push(m.clone());
-                            if let Some(x) = moved.get_mut(i) {
-                                *x = true;
-                            }
-                        }
+                    // Moved to the front once; the loop below skips moved elements, so the
+                    // merged value is taken, not copied.
+                    if let (Some(slot @ Some((_, true))), Some(x @ false)) =
+                        (merged.get_mut(i), moved.get_mut(i))
+                        && let Some((m, _)) = slot.take()
+                    {
+                        out.push(m);
+                        *x = true;
                     }
                 }
             }

@@ -4,6 +4,8 @@
 //! missing fields are created only when the spec says `create`, and a null or missing field
 //! ends the walk quietly. A scalar in the middle of the path is an error.
 
+use std::borrow::Cow;
+
 use crate::diag::{Error, ErrorKind, Result};
 use crate::kustomization::FieldSpec;
 use crate::resource::{Gvk, ResId, Step};
@@ -39,6 +41,41 @@ pub fn split_path(path: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// The first segment of a field path and the rest, as [`split_path`] splits it (`\/` keeps a
+/// slash in the segment), borrowing from `path` unless the segment has an escape: the
+/// transformers walk every selected spec's path once per object, so it is not split ahead.
+fn next_segment(path: &str) -> (Cow<'_, str>, Option<&str>) {
+    let Some((first, mut rest)) = path.split_once('/') else {
+        return (Cow::Borrowed(path), None);
+    };
+    if !first.ends_with('\\') {
+        return (Cow::Borrowed(first), Some(rest));
+    }
+    let mut seg = first.to_string();
+    loop {
+        seg.pop();
+        seg.push('/');
+        match rest.split_once('/') {
+            Some((part, more)) => {
+                seg.push_str(part);
+                rest = more;
+                if !part.ends_with('\\') {
+                    return (Cow::Owned(seg), Some(rest));
+                }
+            }
+            None => {
+                seg.push_str(rest);
+                return (Cow::Owned(seg), None);
+            }
+        }
+    }
+}
+
+/// A spec's path as [`walk`] takes it: a leading `/` is ignored.
+fn walk_path(path: &str) -> Option<&str> {
+    Some(path.strip_prefix('/').unwrap_or(path))
 }
 
 /// Applies `set` at every place `spec` names in `object`, when the spec selects the object's
@@ -77,9 +114,9 @@ fn apply_selected(
     if !spec_selects(spec, gvk) {
         return Ok(());
     }
-    let path = split_path(&spec.path);
+    let path = walk_path(&spec.path);
     let mut at = Vec::new();
-    walk(object, &path, &mut at, spec.create, create, &mut |n, _| {
+    walk(object, path, &mut at, spec.create, create, &mut |n, _| {
         set(n)
     })
     .map_err(|mut e| {
@@ -103,9 +140,9 @@ pub fn apply_with_path(
     if !spec_selects(spec, &Gvk::of(object)) {
         return Ok(());
     }
-    let path = split_path(&spec.path);
+    let path = walk_path(&spec.path);
     let mut at = Vec::new();
-    walk(object, &path, &mut at, spec.create, create, set).map_err(|mut e| {
+    walk(object, path, &mut at, spec.create, create, set).map_err(|mut e| {
         e.message = format!(
             "considering field '{}' of object {}: {}",
             spec.path,
@@ -118,21 +155,22 @@ pub fn apply_with_path(
 
 fn walk(
     node: &mut Node,
-    path: &[String],
+    path: Option<&str>,
     at: &mut Vec<Step>,
     create_missing: bool,
     create: Create,
     set: &mut dyn FnMut(&mut Node, &[Step]) -> Result<()>,
 ) -> Result<()> {
-    let Some((first, rest)) = path.split_first() else {
+    let Some(path) = path else {
         return set(node, at);
     };
+    let (first, rest) = next_segment(path);
     match node {
         Node::Null => Ok(()),
         Node::Seq(items) => {
             for (i, item) in items.iter_mut().enumerate() {
                 at.push(Step::Index(i));
-                let r = walk(item, path, at, create_missing, create, set);
+                let r = walk(item, Some(path), at, create_missing, create, set);
                 at.pop();
                 r?;
             }
@@ -141,7 +179,7 @@ fn walk(
         Node::Map(map) => {
             let (name, is_seq) = match first.strip_suffix("[]") {
                 Some(n) => (n, true),
-                None => (first.as_str(), false),
+                None => (first.as_ref(), false),
             };
             if name.is_empty() {
                 return Err(Error::new(
@@ -154,7 +192,7 @@ fn walk(
             let make: Option<fn() -> Node> = if !create_missing || create == Create::None || is_seq
             {
                 None
-            } else if rest.is_empty() {
+            } else if rest.is_none() {
                 Some(match create {
                     Create::Map => || Node::Map(Map::new()),
                     _ => || Node::Str(String::new()),
@@ -203,6 +241,18 @@ mod tests {
     #[test]
     fn split_handles_escapes_and_leading_slash() {
         assert_eq!(split_path("a/b"), vec!["a", "b"]);
+        for p in [
+            "", "/", "a", "/a/b", "a//b", "a/", r"x\/y/z", r"/x\/y", r"a\/b\/c", r"a\\/b", r"a\/",
+        ] {
+            let mut segs = Vec::new();
+            let mut at = walk_path(p);
+            while let Some(path) = at {
+                let (seg, rest) = next_segment(path);
+                segs.push(seg.into_owned());
+                at = rest;
+            }
+            assert_eq!(segs, split_path(p), "{p}");
+        }
         assert_eq!(split_path("/a/b"), vec!["a", "b"]);
         assert_eq!(
             split_path(r"metadata/annotations/x\/y"),
