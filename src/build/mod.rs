@@ -329,12 +329,7 @@ impl Builder<'_> {
         index: &mut ids::IdIndex,
     ) -> Result<()> {
         if path.trim().is_empty() {
-            return Err(Error::new(
-                ErrorKind::Kustomization,
-                format!("an empty path is listed under `{field}`"),
-            )
-            .at(loaded.key_location(&[crate::yaml::de::PathSeg::Key(field.to_string())]))
-            .label("has an empty entry"));
+            return Err(empty_path_error(loaded, field));
         }
         let target = crate::fs::join(&loaded.dir, path);
         match self.fs.kind(&target) {
@@ -472,12 +467,7 @@ impl Builder<'_> {
     /// and not one of the directories being built or an ancestor of one (a cycle).
     fn resolve_dir(&self, loaded: &Loaded, field: &str, path: &str) -> Result<PathBuf> {
         if path.trim().is_empty() {
-            return Err(Error::new(
-                ErrorKind::Kustomization,
-                format!("an empty path is listed under `{field}`"),
-            )
-            .at(loaded.key_location(&[crate::yaml::de::PathSeg::Key(field.to_string())]))
-            .label("has an empty entry"));
+            return Err(empty_path_error(loaded, field));
         }
         let target = crate::fs::join(&loaded.dir, path);
         let loc = || accumulate::item_location(loaded, field, path);
@@ -560,6 +550,16 @@ impl Builder<'_> {
             .insert(path.to_path_buf(), CachedFile::Read(file));
         Ok(docs)
     }
+}
+
+/// An empty entry under a path-list field (`resources: [""]`), located at the field's key.
+fn empty_path_error(loaded: &Loaded, field: &str) -> Error {
+    Error::new(
+        ErrorKind::Kustomization,
+        format!("an empty path is listed under `{field}`"),
+    )
+    .at(loaded.key_location(&[crate::yaml::de::PathSeg::Key(field.to_string())]))
+    .label("has an empty entry")
 }
 
 #[cfg(test)]
