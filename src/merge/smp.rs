@@ -45,32 +45,7 @@ pub fn apply_owned(
     gvk: &Gvk,
     opts: &SmpOptions,
 ) -> Result<Node, MergeError> {
-    let root = Path::ROOT;
-    let original = match original {
-        Node::Null => Map::new(),
-        Node::Map(m) => m,
-        other => {
-            return Err(MergeError::new(
-                K::Invalid,
-                &root,
-                format!("the object is a {}, not a map", other.kind_name()),
-            ));
-        }
-    };
-    let patch = match patch {
-        Node::Null => Map::new(),
-        Node::Map(m) => m,
-        other => {
-            return Err(MergeError::new(
-                K::Invalid,
-                &root,
-                format!("the patch is a {}, not a map", other.kind_name()),
-            ));
-        }
-    };
-    let m = Merger::apply(opts.dialect);
-    m.merge_map(original, patch, schema.root(gvk), &root)
-        .map(Node::Map)
+    apply_owned_at(original, patch, schema.root(gvk), opts)
 }
 
 /// [`apply`] from a schema position (for callers patching a part of an object).
@@ -80,29 +55,28 @@ pub fn apply_at(
     cursor: Cursor<'_>,
     opts: &SmpOptions,
 ) -> Result<Node, MergeError> {
+    apply_owned_at(original.clone(), patch.clone(), cursor, opts)
+}
+
+/// The one entry into the merge: object and patch must be maps (null counts as `{}`).
+fn apply_owned_at(
+    original: Node,
+    patch: Node,
+    cursor: Cursor<'_>,
+    opts: &SmpOptions,
+) -> Result<Node, MergeError> {
     let root = Path::ROOT;
-    let original = match original {
-        Node::Null => Map::new(),
-        Node::Map(m) => m.clone(),
-        other => {
-            return Err(MergeError::new(
-                K::Invalid,
-                &root,
-                format!("the object is a {}, not a map", other.kind_name()),
-            ));
-        }
+    let as_map = |n: Node, what: &str| match n {
+        Node::Null => Ok(Map::new()),
+        Node::Map(m) => Ok(m),
+        other => Err(MergeError::new(
+            K::Invalid,
+            &root,
+            format!("the {what} is a {}, not a map", other.kind_name()),
+        )),
     };
-    let patch = match patch {
-        Node::Null => Map::new(),
-        Node::Map(m) => m.clone(),
-        other => {
-            return Err(MergeError::new(
-                K::Invalid,
-                &root,
-                format!("the patch is a {}, not a map", other.kind_name()),
-            ));
-        }
-    };
+    let original = as_map(original, "object")?;
+    let patch = as_map(patch, "patch")?;
     let m = Merger::apply(opts.dialect);
     m.merge_map(original, patch, cursor, &root).map(Node::Map)
 }
