@@ -335,37 +335,15 @@ impl Merger {
                     ),
                 ));
             };
-            let orig_list = match original.get(&key) {
-                None => None,
-                Some(Node::Seq(l)) => Some(l.clone()),
-                Some(other) => {
-                    return Err(MergeError::new(
-                        K::TypeMismatch,
-                        &kpath,
-                        format!(
-                            "expected a list: expected a []interface {{}}, but received {}",
-                            go_type(other)
-                        ),
-                    ));
-                }
-            };
+            let orig_list = optional_list(original.get(&key), &kpath, "expected a list")?;
             let (sub, meta) = cur.field(&key);
             let items = sub.items();
             let merge_key = meta.merge_key.as_deref().unwrap_or("");
-            let patch_list = match patch.get(&key) {
-                None => None,
-                Some(Node::Seq(l)) => Some(l.clone()),
-                Some(other) => {
-                    return Err(MergeError::new(
-                        K::TypeMismatch,
-                        &kpath,
-                        format!(
-                            "the patch's list must be a list next to {dkey}: expected a []interface {{}}, but received {}",
-                            go_type(other)
-                        ),
-                    ));
-                }
-            };
+            let patch_list = optional_list(
+                patch.get(&key),
+                &kpath,
+                &format!("the patch's list must be a list next to {dkey}"),
+            )?;
             if let Some(pl) = &patch_list {
                 validate_patch_with_set_order(pl, &order, merge_key, &kpath)?;
             }
@@ -1035,6 +1013,23 @@ fn kz_clean_map(m: Map) -> Map {
             other => Some((k, other)),
         })
         .collect()
+}
+
+/// A field that must be a list when present (a copy of it), or a type mismatch naming Go's
+/// type, as apimachinery words it.
+fn optional_list(node: Option<&Node>, path: &Path, what: &str) -> R<Option<Vec<Node>>> {
+    match node {
+        None => Ok(None),
+        Some(Node::Seq(l)) => Ok(Some(l.clone())),
+        Some(other) => Err(MergeError::new(
+            K::TypeMismatch,
+            path,
+            format!(
+                "{what}: expected a []interface {{}}, but received {}",
+                go_type(other)
+            ),
+        )),
+    }
 }
 
 fn go_type(n: &Node) -> &'static str {
