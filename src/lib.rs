@@ -6,6 +6,7 @@ pub mod build;
 pub mod cli;
 pub mod diag;
 pub mod diff;
+pub mod fasthash;
 pub mod fs;
 pub mod generate;
 pub mod kustomization;

@@ -3,7 +3,7 @@
 //! namespace and `default` are the same; cluster-scoped kinds have none) — kustomize's
 //! `ResId.Equals` (`kyaml/resid/resid.go`) used by `resWrangler.Append`.
 
-use std::collections::HashMap;
+use crate::fasthash::FastMap;
 
 use crate::diag::{Error, ErrorKind, Result};
 use crate::resource::{Gvk, ResId, Resource};
@@ -61,7 +61,7 @@ fn key(id: ResId, cluster_scoped: ScopeFn<'_>) -> Key {
 /// in between): each append is a hash lookup, not a scan.
 #[derive(Debug, Default)]
 pub struct IdIndex {
-    ids: HashMap<Key, usize>,
+    ids: FastMap<Key, usize>,
 }
 
 impl IdIndex {

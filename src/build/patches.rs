@@ -7,7 +7,7 @@
 //! restored, whole-resource deletes, patches that match nothing). The merging itself is the
 //! shared core's (`merge::smp` in kustomize's dialect, `merge::json6902`); reads no files.
 
-use std::collections::HashMap;
+use crate::fasthash::FastMap;
 use std::fmt::Write as _;
 
 use crate::pattern::Anchored;
@@ -222,13 +222,13 @@ fn key(id: &ResId, cluster_scoped: ScopeFn<'_>) -> Key {
 /// Resources by every id they had (current and previous): kustomize's `GetMatchingResourcesByAnyId`
 /// without a scan.
 struct Index {
-    by_id: HashMap<Key, Vec<usize>>,
+    by_id: FastMap<Key, Vec<usize>>,
 }
 
 impl Index {
     fn new(resources: &[Option<Resource>], cluster_scoped: ScopeFn<'_>) -> Index {
         let mut idx = Index {
-            by_id: HashMap::new(),
+            by_id: FastMap::default(),
         };
         for (i, r) in resources.iter().enumerate() {
             if let Some(r) = r {

@@ -194,7 +194,7 @@ fn totals_line(report: &Report) -> String {
 
 /// `--format json`: the schema documented in docs/diff.md (`schemaVersion` 1).
 pub fn json_report(report: &Report) -> String {
-    let mut root = Map::new();
+    let mut root = Map::default();
     root.insert("schemaVersion".into(), Node::Int(1));
     root.insert(
         "mode".into(),
@@ -209,7 +209,7 @@ pub fn json_report(report: &Report) -> String {
         Node::str(report.field_manager.clone()),
     );
     root.insert("exitCode".into(), Node::Int(i128::from(report.exit_code())));
-    let mut totals = Map::new();
+    let mut totals = Map::default();
     for a in Action::ALL {
         totals.insert(a.as_str().into(), Node::Int(report.count(a) as i128));
     }
@@ -218,7 +218,7 @@ pub fn json_report(report: &Report) -> String {
         .objects
         .iter()
         .map(|o| {
-            let mut m = Map::new();
+            let mut m = Map::default();
             m.insert("action".into(), Node::str(o.action.as_str()));
             m.insert("apiVersion".into(), Node::str(o.id.api_version.clone()));
             m.insert("kind".into(), Node::str(o.id.kind.clone()));
@@ -243,7 +243,7 @@ pub fn json_report(report: &Report) -> String {
                 .conflicts
                 .iter()
                 .map(|c| {
-                    let mut cm = Map::new();
+                    let mut cm = Map::default();
                     cm.insert("path".into(), Node::str(c.path.clone()));
                     cm.insert("manager".into(), Node::str(c.manager.name.clone()));
                     cm.insert("operation".into(), Node::str(c.manager.operation.clone()));

@@ -43,7 +43,7 @@ fn two_way(a: &Node, b: &Node) -> Node {
     let (Node::Map(am), Node::Map(bm)) = (a, b) else {
         return b.clone();
     };
-    let mut out = Map::new();
+    let mut out = Map::default();
     for (k, bv) in bm {
         match am.get(k) {
             None => {

@@ -47,7 +47,7 @@ pub fn hashed_text(node: &Node) -> String {
             Some(v) => v.clone(),
         }
     };
-    let mut m = Map::new();
+    let mut m = Map::default();
     match kind {
         "ConfigMap" => {
             m.insert("kind".into(), Node::str("ConfigMap"));

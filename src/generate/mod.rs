@@ -134,10 +134,10 @@ fn make(
     let pairs = load_pairs(args, loader).map_err(in_entry)?;
     let options = merge_options(args.options.as_ref(), global);
 
-    let mut obj = Map::new();
+    let mut obj = Map::default();
     obj.insert("apiVersion".into(), Node::str("v1"));
     obj.insert("kind".into(), Node::str(kind));
-    let mut meta = Map::new();
+    let mut meta = Map::default();
     meta.insert("name".into(), Node::str(name));
     if let Some(ns) = args.namespace.as_deref().filter(|n| !n.is_empty()) {
         meta.insert("namespace".into(), Node::str(ns));
@@ -147,7 +147,7 @@ fn make(
         ("annotations", &options.annotations),
     ] {
         if let Some(map) = map.as_ref().filter(|m| !m.is_empty()) {
-            let mut m = Map::new();
+            let mut m = Map::default();
             for (k, v) in map {
                 m.insert(k.clone(), Node::str(v.as_str()));
             }
@@ -163,14 +163,14 @@ fn make(
             .filter(|t| !t.is_empty())
             .unwrap_or("Opaque");
         obj.insert("type".into(), Node::str(t));
-        let mut data = Map::new();
+        let mut data = Map::default();
         for (k, v) in pairs {
             data.insert(k, Node::Str(wrapped_base64(&v)));
         }
         obj.insert("data".into(), Node::Map(data));
     } else {
-        let mut data = Map::new();
-        let mut binary = Map::new();
+        let mut data = Map::default();
+        let mut binary = Map::default();
         for (k, v) in pairs {
             match String::from_utf8(v) {
                 Ok(s) => {
@@ -424,7 +424,7 @@ pub fn from_builtin_config(
     if !matches!(kind, "ConfigMapGenerator" | "SecretGenerator") {
         return Ok(None);
     }
-    let mut fields = Map::new();
+    let mut fields = Map::default();
     if let Some(m) = config.as_map() {
         for (k, v) in m {
             if matches!(

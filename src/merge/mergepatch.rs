@@ -38,7 +38,7 @@ fn apply_in_place(target: &mut Node, patch: &Node) {
 /// changed and added keys with their new values, removed keys as `null`, unchanged maps left
 /// out. Lists are compared whole.
 pub fn create(from: &Map, to: &Map) -> Map {
-    let mut out = Map::new();
+    let mut out = Map::default();
     for (k, b) in to {
         match from.get(k) {
             None => {
@@ -73,7 +73,7 @@ pub fn create(from: &Map, to: &Map) -> Map {
 /// Keeps only the nulls (deletions) of a patch, or only its non-null values
 /// (apimachinery's `keepOrDeleteNullInObj`). Explicitly empty maps are values.
 pub(crate) fn keep_or_delete_null(m: &Map, keep_null: bool) -> Map {
-    let mut out = Map::new();
+    let mut out = Map::default();
     for (k, v) in m {
         match v {
             Node::Null => {
@@ -124,7 +124,7 @@ pub fn create_three_way(
     modified: &Node,
     current: &Node,
 ) -> Result<Node, MergeError> {
-    let empty = Map::new();
+    let empty = Map::default();
     let as_map = |n: &Node, what: &str| -> Result<Map, MergeError> {
         match n {
             Node::Null => Ok(empty.clone()),

@@ -67,7 +67,7 @@ fn apply_owned_at(
 ) -> Result<Node, MergeError> {
     let root = Path::ROOT;
     let as_map = |n: Node, what: &str| match n {
-        Node::Null => Ok(Map::new()),
+        Node::Null => Ok(Map::default()),
         Node::Map(m) => Ok(m),
         other => Err(MergeError::new(
             K::Invalid,
@@ -136,7 +136,7 @@ impl Merger {
                     patch.shift_remove(DIRECTIVE);
                     Ok(patch)
                 }
-                Some("delete") => Ok(Map::new()),
+                Some("delete") => Ok(Map::default()),
                 _ => Err(MergeError::new(
                     K::BadDirective,
                     path,
@@ -572,7 +572,7 @@ impl Merger {
                 Some(slot) => {
                     let om = match std::mem::take(slot) {
                         Node::Map(m) => m,
-                        _ => Map::new(),
+                        _ => Map::default(),
                     };
                     *slot = Node::Map(self.merge_map(om, pm.clone(), items, &epath)?);
                 }
@@ -690,7 +690,7 @@ impl Merger {
                 patch.shift_remove(DIRECTIVE);
                 return Ok(kz_clean_map(patch));
             }
-            Some(Some("delete")) => return Ok(Map::new()),
+            Some(Some("delete")) => return Ok(Map::default()),
             Some(Some("merge")) => {
                 patch.shift_remove(DIRECTIVE);
             }
@@ -857,11 +857,11 @@ impl Merger {
                 };
                 let om = match base {
                     Node::Map(m) => m,
-                    _ => Map::new(),
+                    _ => Map::default(),
                 };
                 let pm = match v {
                     Node::Map(m) => m,
-                    _ => Map::new(),
+                    _ => Map::default(),
                 };
                 let m = Node::Map(self.kz_merge_map(om, pm, items, &epath)?);
                 if let Some(slot) = merged.get_mut(i) {

@@ -524,7 +524,7 @@ fn pod_like(nulls: bool) -> impl Strategy<Value = Node> {
     let finalizers = prop::collection::vec(name(), 0..4)
         .prop_map(|v| Node::Seq(unique(v, Clone::clone).into_iter().map(Node::Str).collect()));
     let port = (0i128..4, value()).prop_map(|(p, v)| {
-        let mut m = Map::new();
+        let mut m = Map::default();
         m.insert("containerPort".into(), Node::Int(p));
         m.insert("protocol".into(), v);
         Node::Map(m)
@@ -536,7 +536,7 @@ fn pod_like(nulls: bool) -> impl Strategy<Value = Node> {
         prop::collection::vec(name(), 0..3),
     )
         .prop_map(|(n, image, ports, args)| {
-            let mut m = Map::new();
+            let mut m = Map::default();
             m.insert("name".into(), Node::Str(n));
             m.insert("image".into(), image);
             let ports = unique(ports, |p| format!("{:?}", p.get("containerPort")));
@@ -559,17 +559,17 @@ fn pod_like(nulls: bool) -> impl Strategy<Value = Node> {
         prop::option::of(containers),
     )
         .prop_map(|(labels, finalizers, containers)| {
-            let mut meta = Map::new();
+            let mut meta = Map::default();
             if let Some(l) = labels {
                 meta.insert("labels".into(), l);
             }
             if let Some(f) = finalizers {
                 meta.insert("finalizers".into(), f);
             }
-            let mut root = Map::new();
+            let mut root = Map::default();
             root.insert("metadata".into(), Node::Map(meta));
             if let Some(c) = containers {
-                let mut spec = Map::new();
+                let mut spec = Map::default();
                 spec.insert("containers".into(), c);
                 root.insert("spec".into(), Node::Map(spec));
             }

@@ -174,7 +174,7 @@ pub fn find_conflict(left: &Node, right: &Node, schema: &Schema, gvk: &Gvk) -> O
 
 fn as_map(n: &Node, what: &str) -> R<Map> {
     match n {
-        Node::Null => Ok(Map::new()),
+        Node::Null => Ok(Map::default()),
         Node::Map(m) => Ok(m.clone()),
         other => Err(MergeError::new(
             K::Invalid,
@@ -199,7 +199,7 @@ fn diff_maps(
     opts: DiffOptions,
     path: &Path<'_>,
 ) -> R<Map> {
-    let mut patch = Map::new();
+    let mut patch = Map::default();
     let mut retain: Vec<Node> = Vec::new();
     for (key, mv) in modified {
         if opts.build_retain_keys && !mv.is_null() {
@@ -371,7 +371,7 @@ fn diff_lists(
                 || (!opts.ignore_deletions && !patch_list.is_empty()))
         {
             for v in modified {
-                let mut m = Map::new();
+                let mut m = Map::default();
                 m.insert(
                     merge_key.to_string(),
                     v.get(merge_key).cloned().unwrap_or(Node::Null),
@@ -574,7 +574,7 @@ fn diff_lists_of_maps(
             }
             (Some(a), _) => {
                 if !opts.ignore_deletions {
-                    let mut d = Map::new();
+                    let mut d = Map::default();
                     d.insert(DIRECTIVE.to_string(), Node::str("delete"));
                     d.insert(merge_key.to_string(), a.1.clone());
                     deletions.push(Node::Map(d));

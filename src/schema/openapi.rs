@@ -205,7 +205,7 @@ pub(super) fn add_crd(schema: &mut Schema, crd: &Node) -> Result<(), SchemaError
         .str_at(&["names", "kind"])
         .ok_or_else(|| err("the CustomResourceDefinition has no spec.names.kind"))?;
     let namespaced = spec.str_at(&["scope"]).map(|s| s != "Cluster");
-    let empty = Map::new();
+    let empty = Map::default();
     let mut b = Builder {
         defs: &empty,
         ids: HashMap::new(),

@@ -194,11 +194,11 @@ fn walk(
                 None
             } else if rest.is_none() {
                 Some(match create {
-                    Create::Map => || Node::Map(Map::new()),
+                    Create::Map => || Node::Map(Map::default()),
                     _ => || Node::Str(String::new()),
                 })
             } else {
-                Some(|| Node::Map(Map::new()))
+                Some(|| Node::Map(Map::default()))
             };
             let field = match (map.contains_key(name), make) {
                 (true, _) => map.get_mut(name),

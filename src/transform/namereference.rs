@@ -11,7 +11,7 @@
 //! Unlike kustomize, candidates are found through an index by previous name, so a build does
 //! not scan every object for every reference.
 
-use std::collections::{HashMap, HashSet};
+use crate::fasthash::{FastMap, FastSet};
 
 use crate::diag::{Error, ErrorKind};
 use crate::kustomization::FieldSpec;
@@ -39,9 +39,9 @@ struct Cand {
 struct Index {
     cands: Vec<Cand>,
     /// Previous name → objects that once had it, in build order.
-    by_prev_name: HashMap<String, Vec<usize>>,
+    by_prev_name: FastMap<String, Vec<usize>>,
     /// Original effective namespace → objects, in build order.
-    by_orig_ns: HashMap<String, Vec<usize>>,
+    by_orig_ns: FastMap<String, Vec<usize>>,
 }
 
 fn effective_ns(ns: &str, cluster_scoped: bool) -> String {
@@ -57,8 +57,8 @@ fn effective_ns(ns: &str, cluster_scoped: bool) -> String {
 impl Index {
     fn new(resources: &[Resource], cluster_scoped: &dyn Fn(&Gvk) -> bool) -> Index {
         let mut cands = Vec::with_capacity(resources.len());
-        let mut by_prev_name: HashMap<String, Vec<usize>> = HashMap::new();
-        let mut by_orig_ns: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut by_prev_name: FastMap<String, Vec<usize>> = FastMap::default();
+        let mut by_orig_ns: FastMap<String, Vec<usize>> = FastMap::default();
         for (i, r) in resources.iter().enumerate() {
             let id = r.id();
             let cs = cluster_scoped(&id.gvk);
@@ -79,7 +79,7 @@ impl Index {
                 Some(p) => effective_ns(&p.namespace, cluster_scoped(&p.gvk)),
                 None => effective_ns(&id.namespace, cs),
             };
-            let mut seen = HashSet::new();
+            let mut seen = FastSet::default();
             for p in &prev {
                 if seen.insert(p.name.as_str()) {
                     by_prev_name.entry(p.name.clone()).or_default().push(i);
@@ -112,7 +112,7 @@ struct Referrer<'a> {
     me: usize,
     /// Namespaces of the ServiceAccount subjects of a RoleBinding (kustomize lets a RoleBinding
     /// refer to objects there).
-    rb_namespaces: HashSet<String>,
+    rb_namespaces: FastSet<String>,
 }
 
 impl Referrer<'_> {
@@ -144,9 +144,9 @@ pub fn fix_name_references(
     let idx = Index::new(resources, cluster_scoped);
     // Referrer specs by the kind they select, so that each object only looks at the specs of
     // its own (original) kind and at the kind-less ones.
-    let mut by_kind: HashMap<&str, Vec<(&FieldSpec, &Gvk)>> = HashMap::new();
+    let mut by_kind: FastMap<&str, Vec<(&FieldSpec, &Gvk)>> = FastMap::default();
     let mut any_kind: Vec<(&FieldSpec, &Gvk)> = Vec::new();
-    let mut order: HashMap<*const FieldSpec, usize> = HashMap::new();
+    let mut order: FastMap<*const FieldSpec, usize> = FastMap::default();
     for br in backrefs {
         for spec in &br.referrers {
             order.insert(spec as *const FieldSpec, order.len());
@@ -208,8 +208,8 @@ pub fn fix_name_references(
 }
 
 /// kustomize's `getNamespacesForRoleBinding`.
-fn role_binding_namespaces(r: &Resource, id: &ResId) -> Result<HashSet<String>, Error> {
-    let mut out = HashSet::new();
+fn role_binding_namespaces(r: &Resource, id: &ResId) -> Result<FastSet<String>, Error> {
+    let mut out = FastSet::default();
     if id.gvk.kind != "RoleBinding" {
         return Ok(out);
     }

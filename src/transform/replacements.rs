@@ -633,7 +633,7 @@ fn match_path(
             let elem = if field.is_empty() {
                 value
             } else {
-                let mut m = crate::yaml::Map::new();
+                let mut m = crate::yaml::Map::default();
                 m.insert(field.to_string(), value);
                 Node::Map(m)
             };

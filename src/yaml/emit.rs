@@ -1163,7 +1163,7 @@ mod tests {
     #[test]
     fn literal_blocks() {
         let doc = |s: &str| {
-            let mut m = crate::yaml::Map::new();
+            let mut m = crate::yaml::Map::default();
             m.insert("k".into(), Node::str(s));
             let mut out = String::new();
             emit_document(&mut out, &Node::Map(m), EmitOptions::default());
@@ -1179,7 +1179,7 @@ mod tests {
     #[test]
     fn complex_keys() {
         let long = "k".repeat(129);
-        let mut m = crate::yaml::Map::new();
+        let mut m = crate::yaml::Map::default();
         m.insert(long.clone(), Node::Seq(vec![Node::str("x")]));
         m.insert("a\nb".into(), Node::Int(1));
         let mut out = String::new();
@@ -1213,7 +1213,7 @@ mod tests {
     #[test]
     fn folds_long_lines() {
         let long = "aaaa bbbb cccc dddd eeee ffff gggg hhhh iiii jjjj kkkk llll mmmm nnnn oooo pppp qqqq rrrr";
-        let mut m = crate::yaml::Map::new();
+        let mut m = crate::yaml::Map::default();
         m.insert("long".into(), Node::str(long));
         let mut out = String::new();
         emit_document(&mut out, &Node::Map(m), EmitOptions::default());
@@ -1262,9 +1262,9 @@ mod tests {
         /// as value, nested in a list): the style chosen never changes the value.
         #[test]
         fn strings_round_trip(s in "[a-z0-9 .:#'\"\\\t\n\r\u{85}\u{a0}\u{2028}\u{feff}\u{1F600}_+-]{0,160}") {
-            let mut inner = crate::yaml::Map::new();
+            let mut inner = crate::yaml::Map::default();
             inner.insert(s.clone(), Node::Seq(vec![Node::str(s.clone())]));
-            let mut m = crate::yaml::Map::new();
+            let mut m = crate::yaml::Map::default();
             m.insert("k".into(), Node::Map(inner));
             let doc = Node::Map(m);
             let mut out = String::new();

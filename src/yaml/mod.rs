@@ -15,7 +15,7 @@ pub use parse::{ParseError, ParsedDoc, parse_documents};
 
 /// An ordered mapping. Keys are strings: Kubernetes objects are JSON, and kustomize turns every
 /// YAML key into a string on its JSON round trip.
-pub type Map = IndexMap<String, Node>;
+pub type Map = IndexMap<String, Node, crate::fasthash::FastBuild>;
 
 /// One YAML/JSON value.
 #[derive(Clone, Debug, PartialEq, Default)]
@@ -38,7 +38,7 @@ impl Node {
     }
 
     pub fn empty_map() -> Node {
-        Node::Map(Map::new())
+        Node::Map(Map::default())
     }
 
     pub fn as_str(&self) -> Option<&str> {

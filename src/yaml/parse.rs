@@ -388,7 +388,10 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
         Ok(Node::Seq(items))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Node, A::Error> {
-        let mut map = Map::with_capacity(access.size_hint().unwrap_or(0).min(1024));
+        let mut map = Map::with_capacity_and_hasher(
+            access.size_hint().unwrap_or(0).min(1024),
+            Default::default(),
+        );
         let mut merges: Vec<Node> = Vec::new();
         while let Some(key) = access.next_key_seed(KeySeed { text: self.text })? {
             let key = match key {

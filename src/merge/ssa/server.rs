@@ -185,7 +185,7 @@ pub fn encode_managed_fields(entries: &[ManagedEntry]) -> Node {
         sorted
             .into_iter()
             .map(|e| {
-                let mut m = Map::new();
+                let mut m = Map::default();
                 m.insert("apiVersion".into(), Node::str(&e.manager.api_version));
                 m.insert("fieldsType".into(), Node::str("FieldsV1"));
                 m.insert("fieldsV1".into(), e.set.to_fields_node());
@@ -692,7 +692,7 @@ fn save_last_applied(
     {
         return Ok(Ok(None));
     }
-    let mut meta = Map::new();
+    let mut meta = Map::default();
     if let Some(name) = obj.get_path(&["metadata", "name"]) {
         meta.insert("name".into(), name.clone());
     }
@@ -702,10 +702,10 @@ fn save_last_applied(
     {
         meta.insert("namespace".into(), ns.clone());
     }
-    let mut ann = Map::new();
+    let mut ann = Map::default();
     ann.insert(LAST_APPLIED.into(), annotation.clone());
     meta.insert("annotations".into(), Node::Map(ann));
-    let mut just = Map::new();
+    let mut just = Map::default();
     for k in ["apiVersion", "kind"] {
         if let Some(v) = obj.get(k) {
             just.insert(k.into(), v.clone());

@@ -343,7 +343,7 @@ impl Set {
     }
 
     fn node_contents(&self, include_self: bool) -> Map {
-        let mut m = Map::new();
+        let mut m = Map::default();
         if include_self && !self.is_empty() {
             m.insert(".".into(), Node::empty_map());
         }

@@ -420,7 +420,7 @@ impl<'a> Typed<'a> {
                 if map.is_atomic() || empty {
                     return Ok(leaf());
                 }
-                let mut out = Map::new();
+                let mut out = Map::default();
                 let mut visit = |k: &String,
                                  lv: Option<&Node>,
                                  rv: Option<&Node>,
@@ -436,7 +436,7 @@ impl<'a> Typed<'a> {
                     }
                     Ok(())
                 };
-                let empty_map = Map::new();
+                let empty_map = Map::default();
                 let lm = l.unwrap_or(&empty_map);
                 let rm = r.unwrap_or(&empty_map);
                 for (k, lv) in lm {
@@ -698,7 +698,7 @@ impl<'a> Typed<'a> {
         path: &mut Path,
         c: &mut Comparison,
     ) -> Result<(), String> {
-        let empty = Map::new();
+        let empty = Map::default();
         let (lm, rm) = (l.unwrap_or(&empty), r.unwrap_or(&empty));
         for (k, lv) in lm {
             path.push(PathElement::field(k.clone()));
@@ -860,7 +860,7 @@ impl<'a> Typed<'a> {
                 if m.is_empty() || map.is_atomic() {
                     return keep_if_extract();
                 }
-                let mut out = Map::new();
+                let mut out = Map::default();
                 for (k, val) in m {
                     let pe = PathElement::field(k.clone());
                     let ft = map.field_type(k);

@@ -451,7 +451,7 @@ mod properties {
         .prop_map(|n| match n {
             Node::Map(_) => n,
             other => {
-                let mut m = Map::new();
+                let mut m = Map::default();
                 m.insert("v".into(), other);
                 Node::Map(m)
             }

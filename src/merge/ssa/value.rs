@@ -203,7 +203,7 @@ impl Json {
             Json::Str(s) => Node::Str(s),
             Json::Array(items) => Node::Seq(items.into_iter().map(Json::into_node).collect()),
             Json::Object(entries) => {
-                let mut m = Map::with_capacity(entries.len());
+                let mut m = Map::with_capacity_and_hasher(entries.len(), Default::default());
                 for (k, v) in entries {
                     m.insert(k, v.into_node());
                 }
