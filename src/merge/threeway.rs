@@ -235,17 +235,21 @@ fn diff_maps(
             }
             continue;
         }
+        if !matches!(ov, Node::Map(_) | Node::Seq(_)) {
+            if !opts.ignore_changes_and_additions && !same_strict(ov, mv) {
+                patch.insert(key.clone(), mv.clone());
+            }
+            continue;
+        }
+        // A map or list under a field the schema does not know: equal values are no change,
+        // different ones an error (apimachinery's diffMaps asks the schema for both kinds).
+        let (sub, meta) = match cur.lookup(key) {
+            Ok(x) => x,
+            Err(UnknownField) if same(ov, mv) => continue,
+            Err(UnknownField) => return Err(unknown_field(path, key)),
+        };
         match (ov, mv) {
             (Node::Map(om), Node::Map(mm)) => {
-                let (sub, meta) = match cur.lookup(key) {
-                    Ok(x) => x,
-                    Err(UnknownField) => {
-                        if same(ov, mv) {
-                            continue;
-                        }
-                        return Err(unknown_field(path, key));
-                    }
-                };
                 let mut sub_opts = opts;
                 sub_opts.build_retain_keys = meta.strategy.retain_keys;
                 if meta.strategy.replace {
@@ -260,15 +264,6 @@ fn diff_maps(
                 }
             }
             (Node::Seq(ol), Node::Seq(ml)) => {
-                let (sub, meta) = match cur.lookup(key) {
-                    Ok(x) => x,
-                    Err(UnknownField) => {
-                        if same(ov, mv) {
-                            continue;
-                        }
-                        return Err(unknown_field(path, key));
-                    }
-                };
                 if meta.strategy.merge {
                     let mut sub_opts = opts;
                     sub_opts.build_retain_keys = meta.strategy.retain_keys;
@@ -288,11 +283,8 @@ fn diff_maps(
                     patch.insert(key.clone(), mv.clone());
                 }
             }
-            _ => {
-                if !opts.ignore_changes_and_additions && !same_strict(ov, mv) {
-                    patch.insert(key.clone(), mv.clone());
-                }
-            }
+            // `class` matched above: both maps or both lists.
+            _ => {}
         }
     }
     if !opts.ignore_deletions {
