@@ -85,25 +85,25 @@ pub fn parse_patch_text(
             ),
         )
     })?;
-    let docs: Vec<_> = docs.into_iter().filter(|d| !d.node.is_null()).collect();
-    if let [one] = docs.as_slice()
+    let mut docs: Vec<_> = docs.into_iter().filter(|d| !d.node.is_null()).collect();
+    if let [one] = docs.as_mut_slice()
         && matches!(one.node, Node::Seq(_))
     {
-        return Ok(Body::Json(one.node.clone()));
+        return Ok(Body::Json(std::mem::take(&mut one.node)));
     }
     let mut out = Vec::new();
     // A `*List` document with `items` holds one patch per item, as kustomize reads resource
     // lists (`resource.Factory.SliceFromBytes`).
-    let docs = docs.into_iter().flat_map(|d| {
+    let docs = docs.into_iter().flat_map(|mut d| {
         let is_list = d
             .node
             .str_at(&["kind"])
             .is_some_and(|k| k.ends_with("List"));
-        match (is_list, d.node.get("items")) {
-            (true, Some(Node::Seq(items))) => items
-                .iter()
-                .map(|i| crate::yaml::parse::ParsedDoc {
-                    node: i.clone(),
+        match (is_list, d.node.get_mut("items")) {
+            (true, Some(Node::Seq(items))) => std::mem::take(items)
+                .into_iter()
+                .map(|node| crate::yaml::parse::ParsedDoc {
+                    node,
                     offset: d.offset,
                 })
                 .collect::<Vec<_>>(),
@@ -754,7 +754,7 @@ pub fn load_patch(
     {
         return Err(err("must specify the target name".into()));
     }
-    let (text, file, source) = match (inline, path) {
+    let (file, source) = match (inline, path) {
         (None, None) => {
             return Err(err(match flavor {
                 Flavor::Json6902 => "empty file path and empty jsonOp".into(),
@@ -767,14 +767,17 @@ pub fn load_patch(
                 _ => "patch and path can't be set at the same time".into(),
             }));
         }
-        (Some(t), None) => (t.to_string(), None, source_name(None, Some(t))),
+        (Some(t), None) => (None, source_name(None, Some(t))),
         (None, Some(p)) => {
             let f = read(p).map_err(|e| e.at_opt(declared.clone()))?;
-            (f.text.clone(), Some(f), source_name(Some(p), None))
+            (Some(f), source_name(Some(p), None))
         }
     };
+    let text = file
+        .as_ref()
+        .map_or(inline.unwrap_or_default(), |f| f.text.as_str());
     let body =
-        parse_patch_text(&text, file.as_ref(), &source).map_err(|e| e.at_opt(declared.clone()))?;
+        parse_patch_text(text, file.as_ref(), &source).map_err(|e| e.at_opt(declared.clone()))?;
     if flavor == Flavor::Json6902 && !matches!(body, Body::Json(_)) {
         return Err(err(format!(
             "{source}: a patchesJson6902 entry must be a list of JSON 6902 operations"

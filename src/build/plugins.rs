@@ -166,10 +166,10 @@ impl Builder<'_> {
         move |rel: &str| {
             let bytes = steps::read_named_file(self.fs, self.opts, loaded, rel)?;
             let path = crate::fs::join(&loaded.dir, rel);
-            Ok(SourceFile::new(
-                path,
-                String::from_utf8_lossy(&bytes).into_owned(),
-            ))
+            // Valid UTF-8 (the usual case) becomes the text without a copy.
+            let text = String::from_utf8(bytes)
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+            Ok(SourceFile::new(path, text))
         }
     }
 

@@ -301,55 +301,47 @@ fn line_start(text: &str, offset: usize) -> usize {
 /// Finds where a field path (`patches[2].target.kind`) is written in block-style YAML text, by
 /// indentation; falls back to the deepest part found, then to the first line.
 pub fn locate(file: &Arc<SourceFile>, path: &[PathSeg]) -> Location {
-    let text = &file.text;
-    let mut lines = Vec::new();
-    let mut pos = 0;
-    for line in text.split_inclusive('\n') {
-        lines.push((pos, line.trim_end_matches(['\n', '\r'])));
-        pos += line.len();
-    }
+    let text = file.text.as_str();
     // The best match so far: (offset, len).
     let mut found: Option<(usize, usize)> = None;
-    // Where to continue: the first line to look at, whether that line may hold the match
-    // itself (after a `- `), and the indentation of the enclosing node.
+    // Where to continue: the offset of the first line to look at, whether that line may hold
+    // the match itself (after a `- `), and the indentation of the enclosing node.
     let mut from = 0usize;
     let mut parent: Option<usize> = None;
     for seg in path {
         match seg {
             PathSeg::Key(key) => {
                 let mut hit = None;
-                for (i, (off, line)) in lines.iter().enumerate().skip(from) {
+                for (off, next, line) in lines_from(text, from) {
                     let rest = line.trim_start_matches(' ');
                     let raw = line.len() - rest.len();
                     if rest.is_empty() || rest.starts_with('#') {
                         continue;
                     }
                     let (eff, body) = strip_dashes(raw, rest);
-                    if i > from || parent.is_none() {
-                        if let Some(p) = parent {
-                            if raw <= p && !(rest.starts_with('-') && raw == p && i == from) {
-                                break;
-                            }
-                        }
+                    // Past the first line, a line indented no deeper than the enclosing node
+                    // ends it.
+                    if off > from && parent.is_some_and(|p| raw <= p) {
+                        break;
                     }
                     if parent.is_some_and(|p| eff <= p) {
                         continue;
                     }
                     if key_matches(body, key) {
-                        hit = Some((i, off + eff, eff));
+                        hit = Some((next, off + eff, eff));
                         break;
                     }
                 }
-                let Some((i, off, eff)) = hit else { break };
+                let Some((next, off, eff)) = hit else { break };
                 found = Some((off, key.len()));
-                from = i + 1;
+                from = next;
                 parent = Some(eff);
             }
             PathSeg::Index(n) => {
                 let mut dash_col = None;
                 let mut count = 0usize;
                 let mut hit = None;
-                for (i, (off, line)) in lines.iter().enumerate().skip(from) {
+                for (off, _, line) in lines_from(text, from) {
                     let rest = line.trim_start_matches(' ');
                     let raw = line.len() - rest.len();
                     if rest.is_empty() || rest.starts_with('#') {
@@ -366,15 +358,16 @@ pub fn locate(file: &Arc<SourceFile>, path: &[PathSeg]) -> Location {
                     }
                     if is_dash && dash_col == Some(raw) {
                         if count == *n {
-                            hit = Some((i, off + raw, raw));
+                            hit = Some((off, raw));
                             break;
                         }
                         count += 1;
                     }
                 }
-                let Some((i, off, col)) = hit else { break };
-                found = Some((off, 1));
-                from = i;
+                let Some((line_off, col)) = hit else { break };
+                found = Some((line_off + col, 1));
+                // The entry's first key may stand on the dash's line.
+                from = line_off;
                 parent = Some(col);
             }
         }
@@ -383,6 +376,20 @@ pub fn locate(file: &Arc<SourceFile>, path: &[PathSeg]) -> Location {
         Some((off, len)) => Location::new(Arc::clone(file), off, len),
         None => Location::line_at(Arc::clone(file), 0),
     }
+}
+
+/// The lines of `text` from byte offset `from` (a line start): each line's offset, the offset
+/// of the line after it, and its text without the line break.
+fn lines_from(text: &str, from: usize) -> impl Iterator<Item = (usize, usize, &str)> {
+    let mut pos = from;
+    text.get(from..)
+        .unwrap_or("")
+        .split_inclusive('\n')
+        .map(move |line| {
+            let off = pos;
+            pos += line.len();
+            (off, pos, line.trim_end_matches(['\n', '\r']))
+        })
 }
 
 /// Skips `- ` markers at the start of a line's content, returning the column of what follows.
@@ -459,6 +466,43 @@ mod tests {
             "/k/kustomization.yaml:8:5"
         );
         assert_eq!(p(&[Key("nothere".into())]), "/k/kustomization.yaml:1:1");
+    }
+
+    #[test]
+    fn locate_skips_comments_and_reads_quoted_keys() {
+        let f = file(
+            "# top\nresources:\n- a\n\"patches\":\n  # first\n  - path: p.yaml\n\n  -   target:\n        kind: X\n      patch: |\n        - op: add\nimages: []\n",
+        );
+        let p = |s: &[PathSeg]| locate(&f, s).describe();
+        use PathSeg::{Index, Key};
+        assert_eq!(p(&[Key("patches".into())]), "/k/kustomization.yaml:4:1");
+        assert_eq!(
+            p(&[Key("patches".into()), Index(0), Key("path".into())]),
+            "/k/kustomization.yaml:6:5"
+        );
+        assert_eq!(
+            p(&[Key("patches".into()), Index(1), Key("target".into())]),
+            "/k/kustomization.yaml:8:7"
+        );
+        assert_eq!(
+            p(&[
+                Key("patches".into()),
+                Index(1),
+                Key("target".into()),
+                Key("kind".into())
+            ]),
+            "/k/kustomization.yaml:9:9"
+        );
+        assert_eq!(
+            p(&[Key("patches".into()), Index(1), Key("patch".into())]),
+            "/k/kustomization.yaml:10:7"
+        );
+        // A missing index falls back to the deepest part found.
+        assert_eq!(
+            p(&[Key("patches".into()), Index(2)]),
+            "/k/kustomization.yaml:4:1"
+        );
+        assert_eq!(p(&[Key("images".into())]), "/k/kustomization.yaml:12:1");
     }
 
     #[test]
