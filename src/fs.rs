@@ -4,8 +4,9 @@
 //! tree. The only module that reads the disk. Knows no YAML and no kustomization fields.
 
 use std::collections::BTreeMap;
+use std::ffi::{OsStr, OsString};
 use std::io;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use crate::diag::{Error, ErrorKind, Result};
 use crate::fasthash::FastMap;
@@ -75,7 +76,7 @@ pub struct CachingDiskFs {
 }
 
 /// A path that `lstat` found, in a canonical directory, and not a symlink.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 struct Known {
     /// As the caller wrote it.
     path: PathBuf,
@@ -85,15 +86,21 @@ struct Known {
 }
 
 impl CachingDiskFs {
-    fn cached_dir(&self, dir: &Path) -> io::Result<PathBuf> {
+    /// The path of `name` in the canonical form of the directory `dir`.
+    fn in_dir(&self, dir: &Path, name: &OsStr) -> io::Result<PathBuf> {
         let key = dir.as_os_str().as_encoded_bytes();
-        if let Some(c) = self.dirs.lock().ok().and_then(|m| m.get(key).cloned()) {
-            return Ok(c);
+        let found = self
+            .dirs
+            .lock()
+            .ok()
+            .and_then(|m| m.get(key).map(|c| child(c, name)));
+        if let Some(path) = found {
+            return Ok(path);
         }
         // Through the cache again: a new directory in a known one costs one `lstat`.
         let c = self.canonicalize(dir)?;
         self.remember_dir(dir, &c);
-        Ok(c)
+        Ok(child(&c, name))
     }
 
     /// Records that `dir` is the directory `canonical` (itself canonical).
@@ -110,33 +117,28 @@ impl CachingDiskFs {
         }
     }
 
-    /// What the last look-up found, when it was about `path`.
-    fn known(&self, path: &Path) -> Option<Known> {
-        let last = self.last.lock().ok()?;
-        last.as_ref()
-            .filter(|k| k.path.as_os_str() == path.as_os_str())
-            .cloned()
-    }
-
     /// `lstat` of a plain absolute path (`/dir/.../name`, no `..`, no trailing `/` or `/.`,
-    /// which need a directory) in a directory whose canonical form is known or found:
-    /// `Some(Ok)` when it names a file or directory, `Some(Err)` when `lstat` fails (then
-    /// nothing is there for `stat` either: the directory holds no symlink on the way), `None`
-    /// when only `realpath` can tell (a symlink, an unusual path, a directory that fails).
-    fn look(&self, path: &Path) -> Option<io::Result<Known>> {
-        if let Some(k) = self.known(path) {
-            return Some(Ok(k));
-        }
+    /// which need a directory) in a directory whose canonical form is known or found, then
+    /// `answer` asked about what it found: `Some(Ok)` when it names a file or directory,
+    /// `Some(Err)` when `lstat` fails (then nothing is there for `stat` either: the directory
+    /// holds no symlink on the way), `None` when only `realpath` can tell (a symlink, an
+    /// unusual path, a directory that fails). Remembers the last path found, which a render
+    /// asks about again at once.
+    fn look<R>(&self, path: &Path, answer: impl Fn(&Known) -> R) -> Option<io::Result<R>> {
         let text = path.as_os_str().as_encoded_bytes();
+        if let Ok(last) = self.last.lock() {
+            if let Some(k) = last
+                .as_ref()
+                .filter(|k| k.path.as_os_str() == path.as_os_str())
+            {
+                return Some(Ok(answer(k)));
+            }
+        }
+        let sep = |b: &u8| std::path::is_separator(char::from(*b));
         let plain = path.is_absolute()
-            && !text.ends_with(b"/")
+            && !text.last().is_some_and(sep)
             && !text.ends_with(b"/.")
-            && path.components().all(|c| {
-                matches!(
-                    c,
-                    Component::RootDir | Component::Normal(_) | Component::CurDir
-                )
-            });
+            && !text.split(sep).any(|part| part == b"..");
         if !plain {
             return None;
         }
@@ -144,7 +146,7 @@ impl CachingDiskFs {
         if parent.as_os_str().is_empty() {
             return None;
         }
-        let canonical = self.cached_dir(parent).ok()?.join(name);
+        let canonical = self.in_dir(parent, name).ok()?;
         let meta = match std::fs::symlink_metadata(&canonical) {
             Ok(m) => m,
             Err(e) => return Some(Err(e)),
@@ -164,10 +166,11 @@ impl CachingDiskFs {
             kind,
             len: meta.len(),
         };
+        let result = answer(&known);
         if let Ok(mut last) = self.last.lock() {
-            *last = Some(known.clone());
+            *last = Some(known);
         }
-        Some(Ok(known))
+        Some(Ok(result))
     }
 
     /// The size `lstat` gave for the file at the canonical path `path`, if it was the last
@@ -208,16 +211,16 @@ impl Fs for CachingDiskFs {
     }
 
     fn kind(&self, path: &Path) -> Option<FileKind> {
-        match self.look(path) {
-            Some(Ok(k)) => Some(k.kind),
+        match self.look(path, |k| k.kind) {
+            Some(Ok(kind)) => Some(kind),
             Some(Err(_)) => None,
             None => DiskFs.kind(path),
         }
     }
 
     fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
-        match self.look(path) {
-            Some(Ok(k)) => Ok(k.canonical),
+        match self.look(path, |k| k.canonical.clone()) {
+            Some(Ok(canonical)) => Ok(canonical),
             Some(Err(e)) => Err(e),
             None => std::fs::canonicalize(path),
         }
@@ -388,8 +391,8 @@ fn normalize_components(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in path.components() {
         match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
                 if !out.pop() {
                     out.push("..");
                 }
@@ -441,6 +444,23 @@ pub enum Restrictor {
     RootOnly,
     /// Any readable file may be loaded.
     None,
+}
+
+/// `dir.join(name)` for a canonical directory and one plain name, without `PathBuf::push`'s
+/// checks.
+fn child(dir: &Path, name: &OsStr) -> PathBuf {
+    let dir = dir.as_os_str();
+    let mut path = OsString::with_capacity(dir.len() + 1 + name.len());
+    path.push(dir);
+    let ends_in_separator = dir
+        .as_encoded_bytes()
+        .last()
+        .is_some_and(|&b| std::path::is_separator(char::from(b)));
+    if !ends_in_separator {
+        path.push(std::path::MAIN_SEPARATOR_STR);
+    }
+    path.push(name);
+    PathBuf::from(path)
 }
 
 /// Resolves `rel` against `dir` into an absolute path (no symlinks followed).
