@@ -4,10 +4,13 @@
 //! tree. The only module that reads the disk. Knows no YAML and no kustomization fields.
 
 use std::collections::BTreeMap;
+use std::ffi::{OsStr, OsString};
 use std::io;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use crate::diag::{Error, ErrorKind, Result};
+use crate::fasthash::FastMap;
+use crate::source::display_path;
 
 /// What a path names, after following symlinks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,62 +59,171 @@ impl Fs for DiskFs {
     }
 }
 
-/// The real file system, remembering the canonical form of every directory it resolved: a
-/// render canonicalizes every file it reads, and `realpath` costs one system call per path
-/// component (5% of a large render). A file in a known directory then costs one `lstat`.
-/// Meant for one command: a symlink changed while it runs is not seen.
+/// The real file system, remembering what it learnt: the canonical form of every directory it
+/// resolved, and the last path it looked at. A render asks, for every file it reads, what the
+/// path is (`kind`), where it really is (`canonicalize`) and what it holds (`read`); done
+/// separately that was `stat`, `realpath` (one system call per path component), then `open`,
+/// `fstat`, two `read`s and `close`. Here a path in a known directory costs one `lstat`, which
+/// answers the first two questions at once when the path is not a symlink, and reading that
+/// file then trusts the size `lstat` reported: `open`, one `read`, `close`.
+/// Meant for one command: a symlink or file changed while it runs is not seen.
 #[derive(Debug, Default)]
 pub struct CachingDiskFs {
-    dirs: std::sync::Mutex<std::collections::HashMap<PathBuf, PathBuf>>,
+    /// Canonical directories by the path they were asked under (bytes of the path).
+    dirs: std::sync::Mutex<FastMap<Vec<u8>, PathBuf>>,
+    /// What the last `lstat` of a plain path found.
+    last: std::sync::Mutex<Option<Known>>,
+}
+
+/// A path that `lstat` found, in a canonical directory, and not a symlink.
+#[derive(Debug)]
+struct Known {
+    /// As the caller wrote it.
+    path: PathBuf,
+    canonical: PathBuf,
+    kind: FileKind,
+    len: u64,
 }
 
 impl CachingDiskFs {
-    fn cached_dir(&self, dir: &Path) -> io::Result<PathBuf> {
-        if let Some(c) = self.dirs.lock().ok().and_then(|m| m.get(dir).cloned()) {
-            return Ok(c);
+    /// The path of `name` in the canonical form of the directory `dir`.
+    fn in_dir(&self, dir: &Path, name: &OsStr) -> io::Result<PathBuf> {
+        let key = dir.as_os_str().as_encoded_bytes();
+        let found = self
+            .dirs
+            .lock()
+            .ok()
+            .and_then(|m| m.get(key).map(|c| child(c, name)));
+        if let Some(path) = found {
+            return Ok(path);
         }
+        // Through the cache again: a new directory in a known one costs one `lstat`.
         let c = self.canonicalize(dir)?;
+        self.remember_dir(dir, &c);
+        Ok(child(&c, name))
+    }
+
+    /// Records that `dir` is the directory `canonical` (itself canonical).
+    fn remember_dir(&self, dir: &Path, canonical: &Path) {
         if let Ok(mut m) = self.dirs.lock() {
-            m.insert(dir.to_path_buf(), c.clone());
+            let key = dir.as_os_str().as_encoded_bytes();
+            if !m.contains_key(key) {
+                m.insert(key.to_vec(), canonical.to_path_buf());
+            }
+            let key = canonical.as_os_str().as_encoded_bytes();
+            if !m.contains_key(key) {
+                m.insert(key.to_vec(), canonical.to_path_buf());
+            }
         }
-        Ok(c)
+    }
+
+    /// `lstat` of a plain absolute path (`/dir/.../name`, no `..`, no trailing `/` or `/.`,
+    /// which need a directory) in a directory whose canonical form is known or found, then
+    /// `answer` asked about what it found: `Some(Ok)` when it names a file or directory,
+    /// `Some(Err)` when `lstat` fails (then nothing is there for `stat` either: the directory
+    /// holds no symlink on the way), `None` when only `realpath` can tell (a symlink, an
+    /// unusual path, a directory that fails). Remembers the last path found, which a render
+    /// asks about again at once.
+    fn look<R>(&self, path: &Path, answer: impl Fn(&Known) -> R) -> Option<io::Result<R>> {
+        let text = path.as_os_str().as_encoded_bytes();
+        if let Ok(last) = self.last.lock() {
+            if let Some(k) = last
+                .as_ref()
+                .filter(|k| k.path.as_os_str() == path.as_os_str())
+            {
+                return Some(Ok(answer(k)));
+            }
+        }
+        let sep = |b: &u8| std::path::is_separator(char::from(*b));
+        let plain = path.is_absolute()
+            && !text.last().is_some_and(sep)
+            && !text.ends_with(b"/.")
+            && !text.split(sep).any(|part| part == b"..");
+        if !plain {
+            return None;
+        }
+        let (parent, name) = (path.parent()?, path.file_name()?);
+        if parent.as_os_str().is_empty() {
+            return None;
+        }
+        let canonical = self.in_dir(parent, name).ok()?;
+        let meta = match std::fs::symlink_metadata(&canonical) {
+            Ok(m) => m,
+            Err(e) => return Some(Err(e)),
+        };
+        if meta.file_type().is_symlink() {
+            return None;
+        }
+        let kind = if meta.is_dir() {
+            self.remember_dir(path, &canonical);
+            FileKind::Dir
+        } else {
+            FileKind::File
+        };
+        let known = Known {
+            path: path.to_path_buf(),
+            canonical,
+            kind,
+            len: meta.len(),
+        };
+        let result = answer(&known);
+        if let Ok(mut last) = self.last.lock() {
+            *last = Some(known);
+        }
+        Some(Ok(result))
+    }
+
+    /// The size `lstat` gave for the file at the canonical path `path`, if it was the last
+    /// one looked at.
+    fn known_len(&self, path: &Path) -> Option<u64> {
+        let last = self.last.lock().ok()?;
+        last.as_ref()
+            .filter(|k| k.kind == FileKind::File && k.canonical.as_os_str() == path.as_os_str())
+            .map(|k| k.len)
     }
 }
 
 impl Fs for CachingDiskFs {
     fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
-        DiskFs.read(path)
+        use std::io::Read;
+        // Zero is what special files (`/proc`, some FUSE files) report: read those to the end.
+        let Some(len) = self.known_len(path).filter(|&n| n > 0) else {
+            return DiskFs.read(path);
+        };
+        let Ok(len) = usize::try_from(len) else {
+            return DiskFs.read(path);
+        };
+        let mut file = std::fs::File::open(path)?;
+        // Reading exactly the size spares std's `fstat` and the `read` that finds the end (a
+        // file that shrank meanwhile ends early; one that grew is read to its old size).
+        let mut bytes = vec![0; len];
+        let mut filled = 0;
+        while let Some(rest) = bytes.get_mut(filled..).filter(|r| !r.is_empty()) {
+            match file.read(rest) {
+                Ok(0) => break,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        bytes.truncate(filled);
+        Ok(bytes)
     }
 
     fn kind(&self, path: &Path) -> Option<FileKind> {
-        DiskFs.kind(path)
+        match self.look(path, |k| k.kind) {
+            Some(Ok(kind)) => Some(kind),
+            Some(Err(_)) => None,
+            None => DiskFs.kind(path),
+        }
     }
 
     fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
-        use std::path::Component;
-        let text = path.as_os_str().as_encoded_bytes();
-        // Only `/dir/.../name` with plain components takes the short way; `..`, a trailing
-        // `/` or `/.` (which require a directory) go to `realpath`.
-        let plain = path.is_absolute()
-            && !text.ends_with(b"/")
-            && !text.ends_with(b"/.")
-            && path.components().all(|c| {
-                matches!(
-                    c,
-                    Component::RootDir | Component::Normal(_) | Component::CurDir
-                )
-            });
-        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
-            return std::fs::canonicalize(path);
-        };
-        if !plain || parent.as_os_str().is_empty() {
-            return std::fs::canonicalize(path);
+        match self.look(path, |k| k.canonical.clone()) {
+            Some(Ok(canonical)) => Ok(canonical),
+            Some(Err(e)) => Err(e),
+            None => std::fs::canonicalize(path),
         }
-        let joined = self.cached_dir(parent)?.join(name);
-        if std::fs::symlink_metadata(&joined)?.file_type().is_symlink() {
-            return std::fs::canonicalize(&joined);
-        }
-        Ok(joined)
     }
 }
 
@@ -260,12 +372,27 @@ pub fn read_input(path: &Path) -> Result<std::sync::Arc<crate::source::SourceFil
 }
 
 /// Removes `.` and resolves `..` lexically (no symlinks): for display and for in-memory paths.
+/// A `..` removes the component before it, whatever it is, and stays when there is none
+/// (`/..` stays `/..`, `a/../..` is `..`), as `PathBuf::pop` does.
 pub fn normalize(path: &Path) -> PathBuf {
+    #[cfg(unix)]
+    {
+        normalize_parts(path, None)
+    }
+    #[cfg(not(unix))]
+    {
+        normalize_components(path)
+    }
+}
+
+/// [`normalize`] by components, for systems whose paths are not plain `/`-separated bytes.
+#[cfg(any(test, not(unix)))]
+fn normalize_components(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in path.components() {
         match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
                 if !out.pop() {
                     out.push("..");
                 }
@@ -274,6 +401,39 @@ pub fn normalize(path: &Path) -> PathBuf {
         }
     }
     out
+}
+
+/// [`normalize`] of `path` followed by `rel` (relative), on the bytes of Unix paths: a render
+/// joins every path a kustomization names to its directory, and walking `Component`s and
+/// pushing them one by one onto a `PathBuf` cost about 2% of it.
+#[cfg(unix)]
+fn normalize_parts(path: &Path, rel: Option<&str>) -> PathBuf {
+    use std::os::unix::ffi::OsStringExt;
+    let head = path.as_os_str().as_encoded_bytes();
+    let tail = rel.unwrap_or("").as_bytes();
+    let mut parts: Vec<&[u8]> = Vec::with_capacity(16);
+    for part in head.split(|&b| b == b'/').chain(tail.split(|&b| b == b'/')) {
+        match part {
+            b"" | b"." => {}
+            b".." => {
+                if parts.pop().is_none() {
+                    parts.push(b"..");
+                }
+            }
+            _ => parts.push(part),
+        }
+    }
+    let mut out = Vec::with_capacity(head.len() + tail.len() + 1);
+    if head.first() == Some(&b'/') {
+        out.push(b'/');
+    }
+    for (i, part) in parts.iter().enumerate() {
+        if i > 0 {
+            out.push(b'/');
+        }
+        out.extend_from_slice(part);
+    }
+    PathBuf::from(std::ffi::OsString::from_vec(out))
 }
 
 /// kustomize's `--load-restrictor`.
@@ -286,14 +446,75 @@ pub enum Restrictor {
     None,
 }
 
+/// `dir.join(name)` for a canonical directory and one plain name, without `PathBuf::push`'s
+/// checks.
+fn child(dir: &Path, name: &OsStr) -> PathBuf {
+    let dir = dir.as_os_str();
+    let mut path = OsString::with_capacity(dir.len() + 1 + name.len());
+    path.push(dir);
+    let ends_in_separator = dir
+        .as_encoded_bytes()
+        .last()
+        .is_some_and(|&b| std::path::is_separator(char::from(b)));
+    if !ends_in_separator {
+        path.push(std::path::MAIN_SEPARATOR_STR);
+    }
+    path.push(name);
+    PathBuf::from(path)
+}
+
 /// Resolves `rel` against `dir` into an absolute path (no symlinks followed).
 pub fn join(dir: &Path, rel: &str) -> PathBuf {
     let p = Path::new(rel);
     if p.is_absolute() {
-        normalize(p)
-    } else {
+        return normalize(p);
+    }
+    #[cfg(unix)]
+    {
+        normalize_parts(dir, Some(rel))
+    }
+    #[cfg(not(unix))]
+    {
         normalize(&dir.join(p))
     }
+}
+
+/// [`check_restriction`], printing both paths with [`display_path`] when it fails (worked out
+/// only then: most checks pass).
+pub fn check_restriction_shown(
+    restrictor: Restrictor,
+    root: &Path,
+    canonical: &Path,
+    shown: &str,
+) -> Result<()> {
+    if allowed(restrictor, root, canonical) {
+        return Ok(());
+    }
+    check_restriction(
+        restrictor,
+        root,
+        canonical,
+        shown,
+        &display_path(canonical),
+        &display_path(root),
+    )
+}
+
+/// Whether the restrictor lets the kustomization rooted at `root` read `canonical`.
+fn allowed(restrictor: Restrictor, root: &Path, canonical: &Path) -> bool {
+    restrictor == Restrictor::None || below(root, canonical) || canonical.starts_with(root)
+}
+
+/// `canonical` is `root` or below it, by bytes: the common case, cheaper than comparing
+/// components (a `false` may still be a match by components, say with `//` or `/./` inside).
+fn below(root: &Path, canonical: &Path) -> bool {
+    let (root, path) = (
+        root.as_os_str().as_encoded_bytes(),
+        canonical.as_os_str().as_encoded_bytes(),
+    );
+    let sep = |b: Option<&u8>| b.is_some_and(|&b| std::path::is_separator(char::from(b)));
+    path.strip_prefix(root)
+        .is_some_and(|rest| rest.is_empty() || sep(rest.first()) || sep(root.last()))
 }
 
 /// Checks the load restriction for a file named by the kustomization rooted at `root`
@@ -308,7 +529,7 @@ pub fn check_restriction(
     file_shown: &str,
     root_shown: &str,
 ) -> Result<()> {
-    if restrictor == Restrictor::None || canonical.starts_with(root) {
+    if allowed(restrictor, root, canonical) {
         return Ok(());
     }
     Err(Error::new(
@@ -398,7 +619,9 @@ mod tests {
     }
 
     /// The caching canonicalization agrees with `realpath` through symlinks, `..` and `.`,
-    /// and fails where it fails.
+    /// and fails where it fails; its `kind` and `read` agree with `stat` and `std::fs::read`,
+    /// asked in the order a render asks (`kind`, `canonicalize`, `read` of the canonical path)
+    /// and alone.
     #[cfg(unix)]
     #[test]
     fn caching_disk_fs_agrees_with_realpath() {
@@ -406,10 +629,12 @@ mod tests {
         let _ = std::fs::remove_dir_all(&root);
         std::fs::create_dir_all(root.join("real/sub")).unwrap();
         std::fs::write(root.join("real/sub/f.yaml"), "a: 1\n").unwrap();
+        std::fs::write(root.join("real/empty.yaml"), "").unwrap();
+        std::fs::write(root.join("real/big.yaml"), "x".repeat(70_000)).unwrap();
         std::os::unix::fs::symlink(root.join("real"), root.join("link")).unwrap();
         std::os::unix::fs::symlink("sub/f.yaml", root.join("real/flink")).unwrap();
-        let fs = CachingDiskFs::default();
-        for rel in [
+        std::os::unix::fs::symlink("nowhere.yaml", root.join("real/dangling")).unwrap();
+        let rels = [
             "real/sub/f.yaml",
             "link/sub/f.yaml",
             "link/flink",
@@ -421,12 +646,116 @@ mod tests {
             "real/sub/f.yaml/x",
             "real/sub/f.yaml/.",
             "real/missing.yaml",
+            "real/dangling",
+            "real/empty.yaml",
+            "real/big.yaml",
+            "link/big.yaml",
             "link/sub/f.yaml",
-        ] {
-            let p = root.join(rel);
-            let want = std::fs::canonicalize(&p).ok();
-            assert_eq!(fs.canonicalize(&p).ok(), want, "{rel}");
+        ];
+        let kind_of = |p: &Path| {
+            std::fs::metadata(p).ok().map(|m| {
+                if m.is_dir() {
+                    FileKind::Dir
+                } else {
+                    FileKind::File
+                }
+            })
+        };
+        let outcome = |r: io::Result<Vec<u8>>| r.map_err(|e| e.kind());
+        for fresh in [false, true] {
+            let fs = CachingDiskFs::default();
+            for rel in rels {
+                let fs = if fresh {
+                    &CachingDiskFs::default()
+                } else {
+                    &fs
+                };
+                let p = root.join(rel);
+                let want = std::fs::canonicalize(&p).ok();
+                assert_eq!(fs.kind(&p), kind_of(&p), "kind {rel}");
+                let got = fs.canonicalize(&p).ok();
+                assert_eq!(got, want, "{rel}");
+                if let Some(c) = got {
+                    assert_eq!(
+                        outcome(fs.read(&c)),
+                        outcome(std::fs::read(&c)),
+                        "read {rel}"
+                    );
+                }
+                assert_eq!(
+                    outcome(fs.read(&p)),
+                    outcome(std::fs::read(&p)),
+                    "read {rel}"
+                );
+            }
         }
         let _ = std::fs::remove_dir_all(&root);
+    }
+
+    /// The byte-wise `normalize` and `join` give what the component-wise ones give.
+    #[cfg(unix)]
+    #[test]
+    fn normalize_by_bytes_agrees_with_components() {
+        let paths = [
+            "",
+            "/",
+            ".",
+            "..",
+            "/..",
+            "/../..",
+            "/../a",
+            "a/..",
+            "a/../..",
+            "../..",
+            "../../a",
+            "/a/b/c",
+            "/a//b/",
+            "/a/./b/.",
+            "./a",
+            "a/b/../../..",
+            "/a/b/../../../c/./d//e/",
+            "//a",
+            "/a/b/..",
+            "x/../y/../../z",
+        ];
+        for p in paths {
+            assert_eq!(
+                normalize(Path::new(p)),
+                normalize_components(Path::new(p)),
+                "{p:?}"
+            );
+            for dir in ["/a/b", "/", "", "/x/../y", "rel/dir/"] {
+                let want = if Path::new(p).is_absolute() {
+                    normalize_components(Path::new(p))
+                } else {
+                    normalize_components(&Path::new(dir).join(p))
+                };
+                assert_eq!(join(Path::new(dir), p), want, "{dir:?} + {p:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn restriction_by_bytes_and_components() {
+        let root = Path::new("/app/base");
+        for (path, ok) in [
+            ("/app/base", true),
+            ("/app/base/a.yaml", true),
+            ("/app/base/sub/a.yaml", true),
+            ("/app/basement/a.yaml", false),
+            ("/app/a.yaml", false),
+            ("/app//base/a.yaml", true),
+        ] {
+            assert_eq!(
+                allowed(Restrictor::RootOnly, root, Path::new(path)),
+                ok,
+                "{path}"
+            );
+        }
+        assert!(allowed(
+            Restrictor::RootOnly,
+            Path::new("/"),
+            Path::new("/x")
+        ));
     }
 }

@@ -14,11 +14,11 @@ mod patches;
 mod plugins;
 mod steps;
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::diag::{Error, ErrorKind, Result, Warnings};
+use crate::fasthash::FastMap;
 use crate::fs::{CachingDiskFs, FileKind, Fs, Restrictor};
 use crate::kustomization::{Loaded, load};
 use crate::resource::Gvk;
@@ -60,8 +60,22 @@ pub struct Rendered {
 /// What one render read, by canonical path (opaque).
 #[derive(Clone, Default)]
 pub struct RenderCache {
-    _files: HashMap<PathBuf, CachedFile>,
-    _kustomizations: HashMap<PathBuf, Arc<Loaded>>,
+    _files: FastMap<PathKey, CachedFile>,
+    _kustomizations: FastMap<PathKey, Arc<Loaded>>,
+}
+
+/// A canonical path as a cache key: its bytes, hashed and compared as bytes (hashing a `Path`
+/// walks its components). Canonical paths have one spelling each, so bytes tell them apart.
+type PathKey = Vec<u8>;
+
+/// The key of a canonical path; look up with [`key`].
+fn path_key(path: PathBuf) -> PathKey {
+    path.into_os_string().into_encoded_bytes()
+}
+
+/// The bytes a [`PathKey`] map is looked up by.
+fn key(path: &Path) -> &[u8] {
+    path.as_os_str().as_encoded_bytes()
 }
 
 impl std::fmt::Debug for RenderCache {
@@ -118,8 +132,8 @@ pub fn render_with(
         fs,
         opts,
         warnings,
-        files: HashMap::new(),
-        kustomizations: HashMap::new(),
+        files: FastMap::default(),
+        kustomizations: FastMap::default(),
         chain: Vec::new(),
         crds: Vec::new(),
         plugin_state: plugins::State::default(),
@@ -169,9 +183,9 @@ struct Builder<'a> {
     opts: &'a RenderOptions,
     warnings: &'a mut Warnings,
     /// Resource files read so far, by canonical path.
-    files: HashMap<PathBuf, CachedFile>,
+    files: FastMap<PathKey, CachedFile>,
     /// Loaded kustomizations by canonical directory.
-    kustomizations: HashMap<PathBuf, Arc<Loaded>>,
+    kustomizations: FastMap<PathKey, Arc<Loaded>>,
     /// The kustomizations being built, outermost first (canonical directories).
     chain: Vec<PathBuf>,
     crds: Vec<Node>,
@@ -192,13 +206,13 @@ enum Role {
 
 impl Builder<'_> {
     fn kustomization(&mut self, dir: &Path) -> Result<Arc<Loaded>> {
-        if let Some(k) = self.kustomizations.get(dir) {
+        if let Some(k) = self.kustomizations.get(key(dir)) {
             return Ok(Arc::clone(k));
         }
         let k = Arc::new(load(self.fs, dir, self.warnings)?);
         steps::check_supported(&k)?;
         self.kustomizations
-            .insert(dir.to_path_buf(), Arc::clone(&k));
+            .insert(path_key(dir.to_path_buf()), Arc::clone(&k));
         Ok(k)
     }
 
@@ -332,10 +346,11 @@ impl Builder<'_> {
             return Err(empty_path_error(loaded, field));
         }
         let target = crate::fs::join(&loaded.dir, path);
-        match self.fs.kind(&target) {
+        let kind = self.fs.kind(&target);
+        match kind {
             Some(FileKind::File) => {
-                let file = self.resolve_file_of_kind(loaded, field, path, Some(FileKind::File))?;
-                let docs = self.parse_file(&file)?;
+                let file = self.resolve_file_at(loaded, field, path, &target, kind)?;
+                let docs = self.parse_file(file)?;
                 self.note_kinds_read(&docs);
                 let origin = self
                     .plugin_state
@@ -351,7 +366,7 @@ impl Builder<'_> {
                 index.append_all(acc, docs, &|g: &Gvk| self.tables.is_cluster_scoped(g))
             }
             Some(FileKind::Dir) => {
-                let dir = self.resolve_dir(loaded, field, path)?;
+                let dir = self.resolve_dir_at(loaded, field, path, &target, kind)?;
                 // A base starts from the built-in configuration; what it adds comes back up.
                 let fresh = self
                     .spare_configs
@@ -426,21 +441,21 @@ impl Builder<'_> {
     /// allows otherwise.
     fn resolve_file(&self, loaded: &Loaded, field: &str, path: &str) -> Result<PathBuf> {
         let target = crate::fs::join(&loaded.dir, path);
-        self.resolve_file_of_kind(loaded, field, path, self.fs.kind(&target))
+        self.resolve_file_at(loaded, field, path, &target, self.fs.kind(&target))
     }
 
-    /// [`Self::resolve_file`] when the caller already asked the file system what `path` is
-    /// (one `stat` less per resource file).
-    fn resolve_file_of_kind(
+    /// [`Self::resolve_file`] when the caller already joined `path` to the kustomization's
+    /// directory (`target`) and asked the file system what it is (`kind`).
+    fn resolve_file_at(
         &self,
         loaded: &Loaded,
         field: &str,
         path: &str,
+        target: &Path,
         kind: Option<FileKind>,
     ) -> Result<PathBuf> {
-        let target = crate::fs::join(&loaded.dir, path);
         let loc = || accumulate::item_location(loaded, field, path);
-        let canonical = match (kind, self.fs.canonicalize(&target)) {
+        let canonical = match (kind, self.fs.canonicalize(target)) {
             (Some(FileKind::File), Ok(c)) => c,
             (Some(FileKind::Dir), _) => {
                 return Err(Error::new(
@@ -449,15 +464,13 @@ impl Builder<'_> {
                 )
                 .at(loc()));
             }
-            _ => return Err(self.missing(loaded, field, path, &target)),
+            _ => return Err(self.missing(loaded, field, path, target)),
         };
-        crate::fs::check_restriction(
+        crate::fs::check_restriction_shown(
             self.opts.load_restrictor,
             &loaded.dir,
             &canonical,
             path,
-            &display_path(&canonical),
-            &display_path(&loaded.dir),
         )
         .map_err(|e| e.at(loc()))?;
         Ok(canonical)
@@ -470,8 +483,21 @@ impl Builder<'_> {
             return Err(empty_path_error(loaded, field));
         }
         let target = crate::fs::join(&loaded.dir, path);
+        self.resolve_dir_at(loaded, field, path, &target, self.fs.kind(&target))
+    }
+
+    /// [`Self::resolve_dir`] when the caller already checked `path` is not empty, joined it to
+    /// the kustomization's directory (`target`) and asked the file system what it is (`kind`).
+    fn resolve_dir_at(
+        &self,
+        loaded: &Loaded,
+        field: &str,
+        path: &str,
+        target: &Path,
+        kind: Option<FileKind>,
+    ) -> Result<PathBuf> {
         let loc = || accumulate::item_location(loaded, field, path);
-        let canonical = match (self.fs.kind(&target), self.fs.canonicalize(&target)) {
+        let canonical = match (kind, self.fs.canonicalize(target)) {
             (Some(FileKind::Dir), Ok(c)) => c,
             (Some(FileKind::File), _) => {
                 return Err(Error::new(
@@ -482,7 +508,7 @@ impl Builder<'_> {
                 )
                 .at(loc()));
             }
-            _ => return Err(self.missing(loaded, field, path, &target)),
+            _ => return Err(self.missing(loaded, field, path, target)),
         };
         if Path::new(path).is_absolute() {
             return Err(Error::new(
@@ -529,25 +555,26 @@ impl Builder<'_> {
     /// listing gets the parsed resources themselves (most files are listed once, and copying
     /// every object cost 2% of a render); a second listing parses the kept text again and keeps
     /// the result, which later listings copy.
-    fn parse_file(&mut self, path: &Path) -> Result<Vec<Resource>> {
-        match self.files.get(path) {
-            Some(CachedFile::Parsed(docs)) => return Ok(docs.as_ref().clone()),
-            Some(CachedFile::Read(file)) => {
-                let docs = Arc::new(parse_resources(&Arc::clone(file))?);
-                self.files
-                    .insert(path.to_path_buf(), CachedFile::Parsed(Arc::clone(&docs)));
-                return Ok(docs.as_ref().clone());
-            }
-            None => {}
+    fn parse_file(&mut self, path: PathBuf) -> Result<Vec<Resource>> {
+        if let Some(entry) = self.files.get_mut(key(&path)) {
+            let docs = match entry {
+                CachedFile::Parsed(docs) => Arc::clone(docs),
+                CachedFile::Read(file) => {
+                    let docs = Arc::new(parse_resources(file)?);
+                    *entry = CachedFile::Parsed(Arc::clone(&docs));
+                    docs
+                }
+            };
+            return Ok(docs.as_ref().clone());
         }
         let text = self
             .fs
-            .read_to_string(path)
-            .map_err(|e| Error::io(path, &e))?;
+            .read_to_string(&path)
+            .map_err(|e| Error::io(&path, &e))?;
         let file = SourceFile::new(path, text);
         let docs = parse_resources(&file)?;
-        self.files
-            .insert(path.to_path_buf(), CachedFile::Read(file));
+        let path = file.path.clone();
+        self.files.insert(path_key(path), CachedFile::Read(file));
         Ok(docs)
     }
 }
@@ -564,6 +591,7 @@ fn empty_path_error(loaded: &Loaded, field: &str) -> Error {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::HashMap;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     use super::*;
