@@ -8,6 +8,7 @@
 //! shared core's (`merge::smp` in kustomize's dialect, `merge::json6902`); reads no files.
 
 use crate::fasthash::FastMap;
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use crate::pattern::Anchored;
@@ -15,7 +16,7 @@ use crate::pattern::Anchored;
 use crate::diag::{Error, ErrorKind, Result, Warnings};
 use crate::kustomization::Selector;
 use crate::merge::{SmpOptions, json6902, smp};
-use crate::resource::{Gvk, ResId, Resource};
+use crate::resource::{Gvk, IdRef, ResId, Resource};
 use crate::schema::Schema;
 use crate::source::Location;
 use crate::yaml::{Node, parse_documents};
@@ -199,24 +200,28 @@ fn selector_is_empty(s: &Selector) -> bool {
 
 /// The namespace ids compare by: none for cluster-scoped kinds, `default` for an empty one
 /// (kustomize's `ResId.EffectiveNamespace`).
-fn effective_namespace(id: &ResId, cluster_scoped: ScopeFn<'_>) -> String {
-    if cluster_scoped(&id.gvk) {
-        "_non_namespaceable_".into()
-    } else if id.namespace.is_empty() {
-        "default".into()
+fn effective_namespace<'a>(namespace: &'a str, gvk: &Gvk, cluster_scoped: ScopeFn<'_>) -> &'a str {
+    if cluster_scoped(gvk) {
+        "_non_namespaceable_"
+    } else if namespace.is_empty() {
+        "default"
     } else {
-        id.namespace.clone()
+        namespace
     }
 }
 
-type Key = (Gvk, String, String);
+/// Group/version/kind, effective namespace, name. The namespace borrows the fixed texts
+/// (`default`, cluster-scoped) and owns only a real namespace.
+type Key = (Gvk, Cow<'static, str>, String);
 
-fn key(id: &ResId, cluster_scoped: ScopeFn<'_>) -> Key {
-    (
-        id.gvk.clone(),
-        effective_namespace(id, cluster_scoped),
-        id.name.clone(),
-    )
+fn key(id: IdRef<'_>, cluster_scoped: ScopeFn<'_>) -> Key {
+    let gvk = id.gvk();
+    let ns = match effective_namespace(id.namespace, &gvk, cluster_scoped) {
+        "_non_namespaceable_" => Cow::Borrowed("_non_namespaceable_"),
+        "default" => Cow::Borrowed("default"),
+        ns => Cow::Owned(ns.to_string()),
+    };
+    (gvk, ns, id.name.to_string())
 }
 
 /// Resources by every id they had (current and previous): kustomize's `GetMatchingResourcesByAnyId`
@@ -239,8 +244,8 @@ impl Index {
     }
 
     fn add(&mut self, i: usize, r: &Resource, cluster_scoped: ScopeFn<'_>) {
-        for id in r.prev_ids.iter().cloned().chain([r.id()]) {
-            let slot = self.by_id.entry(key(&id, cluster_scoped)).or_default();
+        for id in r.prev_ids.iter().map(ResId::borrowed).chain([r.id_ref()]) {
+            let slot = self.by_id.entry(key(id, cluster_scoped)).or_default();
             if !slot.contains(&i) {
                 slot.push(i);
             }
@@ -249,7 +254,7 @@ impl Index {
 
     fn get(&self, id: &ResId, cluster_scoped: ScopeFn<'_>) -> &[usize] {
         self.by_id
-            .get(&key(id, cluster_scoped))
+            .get(&key(id.borrowed(), cluster_scoped))
             .map_or(&[], Vec::as_slice)
     }
 }
@@ -601,22 +606,22 @@ fn select(
     let mut out = Vec::new();
     for (i, r) in slots.iter().enumerate() {
         let Some(r) = r else { continue };
-        let cur = r.id();
-        let org = r.original_id();
+        let cur = r.id_ref();
+        let org = r.original_id_ref();
         let is = |re: &Option<Anchored>, a: &str| re.as_ref().is_none_or(|re| re.is_match(a));
-        if c.namespace.is_some()
-            && !is(&c.namespace, &effective_namespace(&org, cluster_scoped))
-            && !is(&c.namespace, &effective_namespace(&cur, cluster_scoped))
-        {
+        let ns_matches = |id: IdRef<'_>| {
+            is(
+                &c.namespace,
+                effective_namespace(id.namespace, &id.gvk(), cluster_scoped),
+            )
+        };
+        if c.namespace.is_some() && !ns_matches(org) && !ns_matches(cur) {
             continue;
         }
-        if !is(&c.name, &org.name) && !is(&c.name, &cur.name) {
+        if !is(&c.name, org.name) && !is(&c.name, cur.name) {
             continue;
         }
-        if !is(&c.group, &cur.gvk.group)
-            || !is(&c.version, &cur.gvk.version)
-            || !is(&c.kind, &cur.gvk.kind)
-        {
+        if !is(&c.group, cur.group) || !is(&c.version, cur.version) || !is(&c.kind, cur.kind) {
             continue;
         }
         if let Some(l) = &c.labels

@@ -18,23 +18,22 @@ pub struct Gvk {
 impl Gvk {
     /// Splits an `apiVersion` (`apps/v1`, `v1`) and a kind.
     pub fn from_api_version(api_version: &str, kind: &str) -> Gvk {
-        let (group, version) = match api_version.rsplit_once('/') {
-            Some((g, v)) => (g.to_string(), v.to_string()),
-            None => (String::new(), api_version.to_string()),
-        };
+        let (group, version) = split_api_version(api_version);
         Gvk {
-            group,
-            version,
+            group: group.to_string(),
+            version: version.to_string(),
             kind: kind.to_string(),
         }
     }
 
     /// The object's `apiVersion` and `kind`.
     pub fn of(node: &Node) -> Gvk {
-        Gvk::from_api_version(
-            node.str_at(&["apiVersion"]).unwrap_or(""),
-            node.str_at(&["kind"]).unwrap_or(""),
-        )
+        let (group, version, kind) = gvk_parts(node);
+        Gvk {
+            group: group.to_string(),
+            version: version.to_string(),
+            kind: kind.to_string(),
+        }
     }
 
     pub fn api_version(&self) -> String {
@@ -68,6 +67,24 @@ impl fmt::Display for Gvk {
     }
 }
 
+/// An `apiVersion` split into group and version (`apps/v1` -> `apps`, `v1`; `v1` -> ``, `v1`).
+pub fn split_api_version(api_version: &str) -> (&str, &str) {
+    api_version.rsplit_once('/').unwrap_or(("", api_version))
+}
+
+/// The object's group, version and kind, borrowed (empty when missing or not strings).
+fn gvk_parts(node: &Node) -> (&str, &str, &str) {
+    let (api_version, kind) = match node.as_map() {
+        Some(m) => (
+            m.get("apiVersion").and_then(Node::as_str).unwrap_or(""),
+            m.get("kind").and_then(Node::as_str).unwrap_or(""),
+        ),
+        None => ("", ""),
+    };
+    let (group, version) = split_api_version(api_version);
+    (group, version, kind)
+}
+
 /// A resource's identity.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct ResId {
@@ -78,13 +95,66 @@ pub struct ResId {
 
 impl ResId {
     pub fn of(node: &Node) -> ResId {
+        IdRef::of(node).to_id()
+    }
+
+    /// This id, borrowed.
+    pub fn borrowed(&self) -> IdRef<'_> {
+        IdRef {
+            group: &self.gvk.group,
+            version: &self.gvk.version,
+            kind: &self.gvk.kind,
+            namespace: &self.namespace,
+            name: &self.name,
+        }
+    }
+}
+
+/// A [`ResId`] borrowed from an object or an id: for comparing ids without building owned
+/// strings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct IdRef<'a> {
+    pub group: &'a str,
+    pub version: &'a str,
+    pub kind: &'a str,
+    pub namespace: &'a str,
+    pub name: &'a str,
+}
+
+impl<'a> IdRef<'a> {
+    /// The object's id (its `apiVersion`, `kind`, `metadata.namespace` and `metadata.name`;
+    /// each empty when missing or not a string), as [`ResId::of`] reads it.
+    pub fn of(node: &'a Node) -> IdRef<'a> {
+        let (group, version, kind) = gvk_parts(node);
+        let meta = node.get("metadata");
+        let field = |k: &str| meta.and_then(|m| m.get(k)).and_then(Node::as_str);
+        IdRef {
+            group,
+            version,
+            kind,
+            namespace: field("namespace").unwrap_or(""),
+            name: field("name").unwrap_or(""),
+        }
+    }
+
+    /// Whether the group, version and kind are `gvk`'s.
+    pub fn gvk_is(self, gvk: &Gvk) -> bool {
+        self.group == gvk.group && self.version == gvk.version && self.kind == gvk.kind
+    }
+
+    pub fn gvk(self) -> Gvk {
+        Gvk {
+            group: self.group.to_string(),
+            version: self.version.to_string(),
+            kind: self.kind.to_string(),
+        }
+    }
+
+    pub fn to_id(self) -> ResId {
         ResId {
-            gvk: Gvk::of(node),
-            namespace: node
-                .str_at(&["metadata", "namespace"])
-                .unwrap_or("")
-                .to_string(),
-            name: node.str_at(&["metadata", "name"]).unwrap_or("").to_string(),
+            gvk: self.gvk(),
+            namespace: self.namespace.to_string(),
+            name: self.name.to_string(),
         }
     }
 }
@@ -173,6 +243,19 @@ impl Resource {
 
     pub fn id(&self) -> ResId {
         ResId::of(&self.node)
+    }
+
+    /// The current id, borrowed from the object.
+    pub fn id_ref(&self) -> IdRef<'_> {
+        IdRef::of(&self.node)
+    }
+
+    /// The id the resource had when it was first read or generated, borrowed.
+    pub fn original_id_ref(&self) -> IdRef<'_> {
+        match self.prev_ids.first() {
+            Some(id) => id.borrowed(),
+            None => self.id_ref(),
+        }
     }
 
     pub fn gvk(&self) -> Gvk {
