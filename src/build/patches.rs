@@ -16,7 +16,7 @@ use crate::pattern::Anchored;
 use crate::diag::{Error, ErrorKind, Result, Warnings};
 use crate::kustomization::Selector;
 use crate::merge::{SmpOptions, json6902, smp};
-use crate::resource::{Gvk, IdRef, ResId, Resource};
+use crate::resource::{Gvk, IdRef, ResId, Resource, gvk_parts};
 use crate::schema::Schema;
 use crate::source::Location;
 use crate::yaml::{Node, parse_documents};
@@ -367,7 +367,7 @@ fn apply_one(
                 if p.flavor == Flavor::Patch {
                     r.store_previous_id();
                 }
-                r.node = json6902::apply(&r.node, ops).map_err(|e| {
+                json_patch_in_place(&mut r.node, ops).map_err(|e| {
                     located(Error::new(
                         ErrorKind::Patch,
                         format!("{}: {}: {}", p.source, e.path, e.message),
@@ -381,6 +381,25 @@ fn apply_one(
             Ok(())
         }
     }
+}
+
+/// [`json6902::apply`] editing the object in place instead of a copy (same errors): on an
+/// error the render stops, so the half-patched object is never read.
+fn json_patch_in_place(
+    doc: &mut Node,
+    ops: &Node,
+) -> std::result::Result<(), crate::merge::MergeError> {
+    let Node::Seq(list) = ops else {
+        // Not a list of operations: `apply` refuses it before touching the object.
+        return json6902::apply(&Node::Null, ops).map(drop);
+    };
+    for (i, op) in list.iter().enumerate() {
+        json6902::apply_op(doc, op).map_err(|mut e| {
+            e.message = format!("operation {i}: {}", e.message);
+            e
+        })?;
+    }
+    Ok(())
 }
 
 /// Warns (or, with `--strict`, fails) about a targeted patch that matches nothing, or one
@@ -604,11 +623,16 @@ fn select(
 ) -> Result<Vec<usize>> {
     let c = compile(s)?;
     let mut out = Vec::new();
+    let is = |re: &Option<Anchored>, a: &str| re.as_ref().is_none_or(|re| re.is_match(a));
     for (i, r) in slots.iter().enumerate() {
         let Some(r) = r else { continue };
+        // The group, version and kind first: they need no `metadata` lookups.
+        let (group, version, kind) = gvk_parts(&r.node);
+        if !is(&c.group, group) || !is(&c.version, version) || !is(&c.kind, kind) {
+            continue;
+        }
         let cur = r.id_ref();
         let org = r.original_id_ref();
-        let is = |re: &Option<Anchored>, a: &str| re.as_ref().is_none_or(|re| re.is_match(a));
         let ns_matches = |id: IdRef<'_>| {
             is(
                 &c.namespace,
@@ -619,9 +643,6 @@ fn select(
             continue;
         }
         if !is(&c.name, org.name) && !is(&c.name, cur.name) {
-            continue;
-        }
-        if !is(&c.group, cur.group) || !is(&c.version, cur.version) || !is(&c.kind, cur.kind) {
             continue;
         }
         if let Some(l) = &c.labels

@@ -73,7 +73,7 @@ pub fn split_api_version(api_version: &str) -> (&str, &str) {
 }
 
 /// The object's group, version and kind, borrowed (empty when missing or not strings).
-fn gvk_parts(node: &Node) -> (&str, &str, &str) {
+pub fn gvk_parts(node: &Node) -> (&str, &str, &str) {
     let (api_version, kind) = match node.as_map() {
         Some(m) => (
             m.get("apiVersion").and_then(Node::as_str).unwrap_or(""),
