@@ -5,7 +5,7 @@
 use std::fmt;
 
 use crate::source::Location;
-use crate::yaml::Node;
+use crate::yaml::{Map, Node};
 
 /// Group, version and kind.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -74,15 +74,31 @@ pub fn split_api_version(api_version: &str) -> (&str, &str) {
 
 /// The object's group, version and kind, borrowed (empty when missing or not strings).
 pub fn gvk_parts(node: &Node) -> (&str, &str, &str) {
-    let (api_version, kind) = match node.as_map() {
-        Some(m) => (
-            m.get("apiVersion").and_then(Node::as_str).unwrap_or(""),
-            m.get("kind").and_then(Node::as_str).unwrap_or(""),
-        ),
-        None => ("", ""),
-    };
-    let (group, version) = split_api_version(api_version);
-    (group, version, kind)
+    let [api_version, kind] = node
+        .as_map()
+        .map_or([None, None], |m| small_get(m, ["apiVersion", "kind"]));
+    let (group, version) = split_api_version(text(api_version));
+    (group, version, text(kind))
+}
+
+/// A string field's text; empty when missing or not a string.
+fn text(n: Option<&Node>) -> &str {
+    n.and_then(Node::as_str).unwrap_or("")
+}
+
+/// The values of `keys` in `m`. An object's top level and its `metadata` hold a handful of
+/// keys: one pass comparing them costs less than a hash lookup per key.
+fn small_get<'a, const N: usize>(m: &'a Map, keys: [&str; N]) -> [Option<&'a Node>; N] {
+    if m.len() > 8 {
+        return keys.map(|k| m.get(k));
+    }
+    let mut out = [None; N];
+    for (k, v) in m {
+        if let Some(i) = keys.iter().position(|want| *want == k.as_str()) {
+            out[i] = Some(v);
+        }
+    }
+    out
 }
 
 /// A resource's identity.
@@ -112,7 +128,7 @@ impl ResId {
 
 /// A [`ResId`] borrowed from an object or an id: for comparing ids without building owned
 /// strings.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct IdRef<'a> {
     pub group: &'a str,
     pub version: &'a str,
@@ -125,15 +141,20 @@ impl<'a> IdRef<'a> {
     /// The object's id (its `apiVersion`, `kind`, `metadata.namespace` and `metadata.name`;
     /// each empty when missing or not a string), as [`ResId::of`] reads it.
     pub fn of(node: &'a Node) -> IdRef<'a> {
-        let (group, version, kind) = gvk_parts(node);
-        let meta = node.get("metadata");
-        let field = |k: &str| meta.and_then(|m| m.get(k)).and_then(Node::as_str);
+        let Some(m) = node.as_map() else {
+            return IdRef::default();
+        };
+        let [api_version, kind, meta] = small_get(m, ["apiVersion", "kind", "metadata"]);
+        let [namespace, name] = meta
+            .and_then(Node::as_map)
+            .map_or([None, None], |m| small_get(m, ["namespace", "name"]));
+        let (group, version) = split_api_version(text(api_version));
         IdRef {
             group,
             version,
-            kind,
-            namespace: field("namespace").unwrap_or(""),
-            name: field("name").unwrap_or(""),
+            kind: text(kind),
+            namespace: text(namespace),
+            name: text(name),
         }
     }
 
@@ -293,4 +314,31 @@ pub struct SharedEntry {
     pub key: String,
     /// Paths of the maps (e.g. `metadata/labels`, `spec/template/metadata/labels`).
     pub maps: Vec<Vec<Step>>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::parse::parse_one;
+
+    #[test]
+    fn id_ref_reads_strings_only() {
+        let small = parse_one(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: 7}\n",
+        )
+        .unwrap();
+        let id = IdRef::of(&small);
+        assert_eq!(
+            (id.group, id.version, id.kind, id.namespace, id.name),
+            ("apps", "v1", "Deployment", "", "web")
+        );
+        // More keys than the scan takes: looked up by hash.
+        let mut text = String::from("kind: ConfigMap\napiVersion: v1\nmetadata: {name: c}\n");
+        for i in 0..10 {
+            text.push_str(&format!("k{i}: x\n"));
+        }
+        let big = parse_one(&text).unwrap();
+        assert_eq!(ResId::of(&big).to_string(), "~G_v1_ConfigMap|~X|c");
+        assert_eq!(IdRef::of(&Node::Null), IdRef::default());
+    }
 }
