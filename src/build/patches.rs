@@ -8,7 +8,6 @@
 //! shared core's (`merge::smp` in kustomize's dialect, `merge::json6902`); reads no files.
 
 use crate::fasthash::FastMap;
-use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use crate::pattern::Anchored;
@@ -210,52 +209,92 @@ fn effective_namespace<'a>(namespace: &'a str, gvk: &Gvk, cluster_scoped: ScopeF
     }
 }
 
-/// Group/version/kind, effective namespace, name. The namespace borrows the fixed texts
-/// (`default`, cluster-scoped) and owns only a real namespace.
-type Key = (Gvk, Cow<'static, str>, String);
-
-fn key(id: IdRef<'_>, cluster_scoped: ScopeFn<'_>) -> Key {
-    let gvk = id.gvk();
-    let ns = match effective_namespace(id.namespace, &gvk, cluster_scoped) {
-        "_non_namespaceable_" => Cow::Borrowed("_non_namespaceable_"),
-        "default" => Cow::Borrowed("default"),
-        ns => Cow::Owned(ns.to_string()),
-    };
-    (gvk, ns, id.name.to_string())
+/// Resources by every id they had (current and previous): kustomize's `GetMatchingResourcesByAnyId`
+/// without a scan. Ids match as kustomize's `ResId.Equals` compares them: group, version, kind
+/// and name, and the effective namespace (none for a cluster-scoped kind, `default` for an
+/// empty one). Whether a kind is cluster-scoped is asked only at lookup: `namespaced` is
+/// keyed with the namespace, `cluster` without it, and a lookup reads the one its kind needs.
+struct Index {
+    namespaced: FastMap<Vec<u8>, Vec<usize>>,
+    cluster: FastMap<Vec<u8>, Vec<usize>>,
+    /// Key buffer reused between calls.
+    scratch: Vec<u8>,
 }
 
-/// Resources by every id they had (current and previous): kustomize's `GetMatchingResourcesByAnyId`
-/// without a scan.
-struct Index {
-    by_id: FastMap<Key, Vec<usize>>,
+/// Appends `part` to an index key, after its length (so that no two ids share a key).
+fn push_part(key: &mut Vec<u8>, part: &str) {
+    key.extend_from_slice(&part.len().to_le_bytes());
+    key.extend_from_slice(part.as_bytes());
+}
+
+/// The key of `id` without its namespace in `key`.
+fn cluster_key(key: &mut Vec<u8>, id: IdRef<'_>) {
+    key.clear();
+    for part in [id.group, id.version, id.kind, id.name] {
+        push_part(key, part);
+    }
+}
+
+/// The key of `id` with its namespace (`default` for none) in `key`.
+fn namespaced_key(key: &mut Vec<u8>, id: IdRef<'_>) {
+    cluster_key(key, id);
+    push_part(
+        key,
+        if id.namespace.is_empty() {
+            "default"
+        } else {
+            id.namespace
+        },
+    );
+}
+
+/// Records slot `i` under `key` (once).
+fn record(map: &mut FastMap<Vec<u8>, Vec<usize>>, key: &[u8], i: usize) {
+    match map.get_mut(key) {
+        Some(slots) => {
+            if !slots.contains(&i) {
+                slots.push(i);
+            }
+        }
+        None => {
+            map.insert(key.to_vec(), vec![i]);
+        }
+    }
 }
 
 impl Index {
-    fn new(resources: &[Option<Resource>], cluster_scoped: ScopeFn<'_>) -> Index {
+    fn new(resources: &[Option<Resource>]) -> Index {
         let mut idx = Index {
-            by_id: FastMap::default(),
+            namespaced: FastMap::default(),
+            cluster: FastMap::default(),
+            scratch: Vec::new(),
         };
         for (i, r) in resources.iter().enumerate() {
             if let Some(r) = r {
-                idx.add(i, r, cluster_scoped);
+                idx.add(i, r);
             }
         }
         idx
     }
 
-    fn add(&mut self, i: usize, r: &Resource, cluster_scoped: ScopeFn<'_>) {
+    fn add(&mut self, i: usize, r: &Resource) {
         for id in r.prev_ids.iter().map(ResId::borrowed).chain([r.id_ref()]) {
-            let slot = self.by_id.entry(key(id, cluster_scoped)).or_default();
-            if !slot.contains(&i) {
-                slot.push(i);
-            }
+            namespaced_key(&mut self.scratch, id);
+            record(&mut self.namespaced, &self.scratch, i);
+            cluster_key(&mut self.scratch, id);
+            record(&mut self.cluster, &self.scratch, i);
         }
     }
 
-    fn get(&self, id: &ResId, cluster_scoped: ScopeFn<'_>) -> &[usize] {
-        self.by_id
-            .get(&key(id.borrowed(), cluster_scoped))
-            .map_or(&[], Vec::as_slice)
+    fn get(&mut self, id: &ResId, cluster_scoped: ScopeFn<'_>) -> &[usize] {
+        let map = if cluster_scoped(&id.gvk) {
+            cluster_key(&mut self.scratch, id.borrowed());
+            &self.cluster
+        } else {
+            namespaced_key(&mut self.scratch, id.borrowed());
+            &self.namespaced
+        };
+        map.get(self.scratch.as_slice()).map_or(&[], Vec::as_slice)
     }
 }
 
@@ -271,7 +310,7 @@ pub fn apply_all(
     }
     let mut slots: Vec<Option<Resource>> =
         std::mem::take(resources).into_iter().map(Some).collect();
-    let mut index = Index::new(&slots, cx.cluster_scoped);
+    let mut index = Index::new(&slots);
     let result = patches
         .iter()
         .try_for_each(|p| apply_one(&mut slots, &mut index, p, cx, warnings));
@@ -375,7 +414,7 @@ fn apply_one(
                 })?;
                 let r = &slots[i];
                 if let Some(r) = r {
-                    index.add(i, r, cx.cluster_scoped);
+                    index.add(i, r);
                 }
             }
             Ok(())
@@ -566,7 +605,7 @@ fn smp_into(
     }
     if p.allow_name_change || p.allow_kind_change {
         let r = &*r;
-        index.add(i, r, cx.cluster_scoped);
+        index.add(i, r);
     }
     Ok(())
 }
@@ -844,6 +883,34 @@ mod tests {
 
     fn no_scope(_: &Gvk) -> bool {
         false
+    }
+
+    #[test]
+    fn index_compares_effective_namespaces() {
+        let slots = [
+            Some(res(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
+            )),
+            Some(res(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: other}\n",
+            )),
+            Some(res(
+                "apiVersion: v1\nkind: Namespace\nmetadata: {name: a, namespace: x}\n",
+            )),
+        ];
+        let scope = |g: &Gvk| g.kind == "Namespace";
+        let mut index = Index::new(&slots);
+        let mut find = |text: &str| index.get(&res(text).id(), &scope).to_vec();
+        let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a";
+        assert_eq!(find(&format!("{cm}, namespace: default}}\n")), [0]);
+        assert_eq!(find(&format!("{cm}}}\n")), [0]);
+        assert_eq!(find(&format!("{cm}, namespace: other}}\n")), [1]);
+        assert!(find(&format!("{cm}, namespace: third}}\n")).is_empty());
+        // A cluster-scoped kind ignores the namespace.
+        assert_eq!(
+            find("apiVersion: v1\nkind: Namespace\nmetadata: {name: a, namespace: y}\n"),
+            [2]
+        );
     }
 
     #[test]
