@@ -14,7 +14,7 @@ use crate::pattern::Anchored;
 
 use crate::diag::{Error, ErrorKind, Result, Warnings};
 use crate::kustomization::Selector;
-use crate::merge::{SmpOptions, json6902, smp};
+use crate::merge::{json6902, smp};
 use crate::resource::{Gvk, IdRef, ResId, Resource, gvk_parts};
 use crate::schema::Schema;
 use crate::source::Location;
@@ -575,16 +575,32 @@ fn smp_into(
         r.store_previous_id();
     }
     let gvk = r.gvk();
-    let mut patch = patch.clone();
-    if let (Node::Map(m), Some(av)) = (&mut patch, r.node.get("apiVersion").cloned())
-        && m.contains_key("apiVersion")
-    {
-        m.insert("apiVersion".into(), av);
-    }
-    // The resource's tree moves into the merge (no copy); on an error the render stops, so
-    // the emptied slot is never read.
+    // The patch's apiVersion, when it has one, is replaced by the resource's.
+    let patch_api_version = patch.as_map().is_some_and(|m| m.contains_key("apiVersion"));
+    let resource_api_version = r.node.get("apiVersion");
+    let adjusted;
+    let (patch, keep): (&Node, &[&str]) = match resource_api_version {
+        Some(av) if patch_api_version => match av {
+            // A scalar merged over itself leaves the object's value as it is.
+            Node::Str(_) | Node::Int(_) | Node::Float(_) | Node::Bool(_) => {
+                (patch, &["apiVersion"])
+            }
+            _ => {
+                let mut copy = patch.clone();
+                if let Node::Map(m) = &mut copy {
+                    m.insert("apiVersion".into(), av.clone());
+                }
+                adjusted = copy;
+                (&adjusted, &[])
+            }
+        },
+        _ => (patch, &[]),
+    };
+    // The resource's tree moves into the merge (no copy) and the patch is read in place (only
+    // what the object takes from it is copied); on an error the render stops, so the emptied
+    // slot is never read.
     let original = std::mem::take(&mut r.node);
-    let merged = smp::apply_owned(original, patch, cx.schema, &gvk, &SmpOptions::kustomize())?;
+    let merged = smp::apply_kustomize(original, patch, cx.schema, &gvk, keep)?;
     if merged.as_map().is_none_or(|m| m.is_empty()) {
         *slot = None;
         return Ok(());
@@ -995,6 +1011,49 @@ mod tests {
         apply_all(&mut resources, &[patch], &cx, &mut w).unwrap();
         assert_eq!(resources[0].name(), "pre-cm");
         assert_eq!(resources[0].node.str_at(&["data", "b"]), Some("2"));
+    }
+
+    #[test]
+    fn targeted_patch_keeps_the_resource_api_version() {
+        let schema = Schema::empty();
+        let cx = Context {
+            schema: &schema,
+            cluster_scoped: &no_scope,
+            strict: false,
+        };
+        let patch = |text: &str| Patch {
+            body: parse_patch_text(text, None, "p").unwrap(),
+            target: Some(Selector {
+                kind: Some("ConfigMap".into()),
+                ..Selector::default()
+            }),
+            allow_name_change: false,
+            allow_kind_change: false,
+            flavor: Flavor::Patch,
+            source: "p".into(),
+            declared: None,
+        };
+        let mut w = Warnings::default();
+        for (object_api_version, want) in [("v1", "apiVersion: v1\n"), ("7", "apiVersion: 7\n")] {
+            let mut resources = vec![res(&format!(
+                "apiVersion: {object_api_version}\nkind: ConfigMap\nmetadata: {{name: cm}}\ndata: {{a: '1'}}\n"
+            ))];
+            let p = patch(
+                "apiVersion: v2\nkind: ConfigMap\nmetadata: {name: cm}\ndata: {b: '2', a: null}\n",
+            );
+            apply_all(&mut resources, &[p], &cx, &mut w).unwrap();
+            let text = crate::yaml::emit_documents(
+                [&resources[0].node],
+                crate::yaml::emit::EmitOptions::default(),
+            );
+            assert!(text.starts_with(want), "{text}");
+            assert!(text.contains("b: \"2\"") && !text.contains("a: "), "{text}");
+        }
+        // An object without apiVersion takes the patch's.
+        let mut resources = vec![res("kind: ConfigMap\nmetadata: {name: cm}\n")];
+        let p = patch("apiVersion: v2\nkind: ConfigMap\nmetadata: {name: cm}\n");
+        apply_all(&mut resources, &[p], &cx, &mut w).unwrap();
+        assert_eq!(resources[0].node.str_at(&["apiVersion"]), Some("v2"));
     }
 
     #[test]
