@@ -3,22 +3,24 @@
 //! namespace and `default` are the same; cluster-scoped kinds have none) — kustomize's
 //! `ResId.Equals` (`kyaml/resid/resid.go`) used by `resWrangler.Append`.
 
+use std::borrow::Cow;
+
 use crate::fasthash::FastMap;
 
 use crate::diag::{Error, ErrorKind, Result};
-use crate::resource::{Gvk, ResId, Resource};
+use crate::resource::{Gvk, IdRef, ResId, Resource};
 
 /// Decides which kinds are cluster-scoped.
 pub type ScopeFn<'a> = &'a dyn Fn(&Gvk) -> bool;
 
 /// The namespace used for equality: `None` for cluster-scoped kinds, `default` for none.
-fn effective_namespace(id: &ResId, cluster_scoped: ScopeFn<'_>) -> String {
-    if cluster_scoped(&id.gvk) {
-        "\u{0}cluster".to_string()
-    } else if id.namespace.is_empty() {
-        "default".to_string()
+fn effective_namespace<'a>(namespace: &'a str, gvk: &Gvk, cluster_scoped: ScopeFn<'_>) -> &'a str {
+    if cluster_scoped(gvk) {
+        "\u{0}cluster"
+    } else if namespace.is_empty() {
+        "default"
     } else {
-        id.namespace.clone()
+        namespace
     }
 }
 
@@ -26,7 +28,8 @@ fn effective_namespace(id: &ResId, cluster_scoped: ScopeFn<'_>) -> String {
 pub fn same_id(a: &ResId, b: &ResId, cluster_scoped: ScopeFn<'_>) -> bool {
     a.gvk == b.gvk
         && a.name == b.name
-        && effective_namespace(a, cluster_scoped) == effective_namespace(b, cluster_scoped)
+        && effective_namespace(&a.namespace, &a.gvk, cluster_scoped)
+            == effective_namespace(&b.namespace, &b.gvk, cluster_scoped)
 }
 
 /// kustomize's text for an id in its messages (`ResId.String`):
@@ -50,11 +53,18 @@ pub fn id_string(id: &ResId) -> String {
     format!("{}.{version}.{group}/{}.{ns}", id.gvk.kind, id.name)
 }
 
-type Key = (Gvk, String, String);
+/// Group/version/kind, effective namespace, name. The namespace borrows the fixed texts
+/// (`default`, cluster-scoped) and owns only a real namespace.
+type Key = (Gvk, Cow<'static, str>, String);
 
-fn key(id: ResId, cluster_scoped: ScopeFn<'_>) -> Key {
-    let ns = effective_namespace(&id, cluster_scoped);
-    (id.gvk, ns, id.name)
+fn key(id: IdRef<'_>, cluster_scoped: ScopeFn<'_>) -> Key {
+    let gvk = id.gvk();
+    let ns = match effective_namespace(id.namespace, &gvk, cluster_scoped) {
+        "\u{0}cluster" => Cow::Borrowed("\u{0}cluster"),
+        "default" => Cow::Borrowed("default"),
+        ns => Cow::Owned(ns.to_string()),
+    };
+    (gvk, ns, id.name.to_string())
 }
 
 /// The ids of an accumulated set, kept while resources are appended (nothing renames them
@@ -71,7 +81,7 @@ impl IdIndex {
             ids: acc
                 .iter()
                 .enumerate()
-                .map(|(i, r)| (key(r.id(), cluster_scoped), i))
+                .map(|(i, r)| (key(r.id_ref(), cluster_scoped), i))
                 .collect(),
         }
     }
@@ -85,10 +95,9 @@ impl IdIndex {
         cluster_scoped: ScopeFn<'_>,
     ) -> Result<()> {
         for r in new {
-            let id = r.id();
-            let k = key(id.clone(), cluster_scoped);
+            let k = key(r.id_ref(), cluster_scoped);
             if let Some(&i) = self.ids.get(&k) {
-                return Err(duplicate(acc.get(i), &r, &id));
+                return Err(duplicate(acc.get(i), &r, &r.id()));
             }
             self.ids.insert(k, acc.len());
             acc.push(r);

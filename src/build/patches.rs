@@ -14,8 +14,8 @@ use crate::pattern::Anchored;
 
 use crate::diag::{Error, ErrorKind, Result, Warnings};
 use crate::kustomization::Selector;
-use crate::merge::{SmpOptions, json6902, smp};
-use crate::resource::{Gvk, ResId, Resource};
+use crate::merge::{json6902, smp};
+use crate::resource::{Gvk, IdRef, ResId, Resource, gvk_parts};
 use crate::schema::Schema;
 use crate::source::Location;
 use crate::yaml::{Node, parse_documents};
@@ -199,58 +199,102 @@ fn selector_is_empty(s: &Selector) -> bool {
 
 /// The namespace ids compare by: none for cluster-scoped kinds, `default` for an empty one
 /// (kustomize's `ResId.EffectiveNamespace`).
-fn effective_namespace(id: &ResId, cluster_scoped: ScopeFn<'_>) -> String {
-    if cluster_scoped(&id.gvk) {
-        "_non_namespaceable_".into()
-    } else if id.namespace.is_empty() {
-        "default".into()
+fn effective_namespace<'a>(namespace: &'a str, gvk: &Gvk, cluster_scoped: ScopeFn<'_>) -> &'a str {
+    if cluster_scoped(gvk) {
+        "_non_namespaceable_"
+    } else if namespace.is_empty() {
+        "default"
     } else {
-        id.namespace.clone()
+        namespace
     }
 }
 
-type Key = (Gvk, String, String);
-
-fn key(id: &ResId, cluster_scoped: ScopeFn<'_>) -> Key {
-    (
-        id.gvk.clone(),
-        effective_namespace(id, cluster_scoped),
-        id.name.clone(),
-    )
+/// Resources by every id they had (current and previous): kustomize's `GetMatchingResourcesByAnyId`
+/// without a scan. Ids match as kustomize's `ResId.Equals` compares them: group, version, kind
+/// and name, and the effective namespace (none for a cluster-scoped kind, `default` for an
+/// empty one). Whether a kind is cluster-scoped is asked only at lookup: `namespaced` is
+/// keyed with the namespace, `cluster` without it, and a lookup reads the one its kind needs.
+struct Index {
+    namespaced: FastMap<Vec<u8>, Vec<usize>>,
+    cluster: FastMap<Vec<u8>, Vec<usize>>,
+    /// Key buffer reused between calls.
+    scratch: Vec<u8>,
 }
 
-/// Resources by every id they had (current and previous): kustomize's `GetMatchingResourcesByAnyId`
-/// without a scan.
-struct Index {
-    by_id: FastMap<Key, Vec<usize>>,
+/// Appends `part` to an index key, after its length (so that no two ids share a key).
+fn push_part(key: &mut Vec<u8>, part: &str) {
+    key.extend_from_slice(&part.len().to_le_bytes());
+    key.extend_from_slice(part.as_bytes());
+}
+
+/// The key of `id` without its namespace in `key`.
+fn cluster_key(key: &mut Vec<u8>, id: IdRef<'_>) {
+    key.clear();
+    for part in [id.group, id.version, id.kind, id.name] {
+        push_part(key, part);
+    }
+}
+
+/// The key of `id` with its namespace (`default` for none) in `key`.
+fn namespaced_key(key: &mut Vec<u8>, id: IdRef<'_>) {
+    cluster_key(key, id);
+    push_part(
+        key,
+        if id.namespace.is_empty() {
+            "default"
+        } else {
+            id.namespace
+        },
+    );
+}
+
+/// Records slot `i` under `key` (once).
+fn record(map: &mut FastMap<Vec<u8>, Vec<usize>>, key: &[u8], i: usize) {
+    match map.get_mut(key) {
+        Some(slots) => {
+            if !slots.contains(&i) {
+                slots.push(i);
+            }
+        }
+        None => {
+            map.insert(key.to_vec(), vec![i]);
+        }
+    }
 }
 
 impl Index {
-    fn new(resources: &[Option<Resource>], cluster_scoped: ScopeFn<'_>) -> Index {
+    fn new(resources: &[Option<Resource>]) -> Index {
         let mut idx = Index {
-            by_id: FastMap::default(),
+            namespaced: FastMap::default(),
+            cluster: FastMap::default(),
+            scratch: Vec::new(),
         };
         for (i, r) in resources.iter().enumerate() {
             if let Some(r) = r {
-                idx.add(i, r, cluster_scoped);
+                idx.add(i, r);
             }
         }
         idx
     }
 
-    fn add(&mut self, i: usize, r: &Resource, cluster_scoped: ScopeFn<'_>) {
-        for id in r.prev_ids.iter().cloned().chain([r.id()]) {
-            let slot = self.by_id.entry(key(&id, cluster_scoped)).or_default();
-            if !slot.contains(&i) {
-                slot.push(i);
-            }
+    fn add(&mut self, i: usize, r: &Resource) {
+        for id in r.prev_ids.iter().map(ResId::borrowed).chain([r.id_ref()]) {
+            namespaced_key(&mut self.scratch, id);
+            record(&mut self.namespaced, &self.scratch, i);
+            cluster_key(&mut self.scratch, id);
+            record(&mut self.cluster, &self.scratch, i);
         }
     }
 
-    fn get(&self, id: &ResId, cluster_scoped: ScopeFn<'_>) -> &[usize] {
-        self.by_id
-            .get(&key(id, cluster_scoped))
-            .map_or(&[], Vec::as_slice)
+    fn get(&mut self, id: &ResId, cluster_scoped: ScopeFn<'_>) -> &[usize] {
+        let map = if cluster_scoped(&id.gvk) {
+            cluster_key(&mut self.scratch, id.borrowed());
+            &self.cluster
+        } else {
+            namespaced_key(&mut self.scratch, id.borrowed());
+            &self.namespaced
+        };
+        map.get(self.scratch.as_slice()).map_or(&[], Vec::as_slice)
     }
 }
 
@@ -266,7 +310,7 @@ pub fn apply_all(
     }
     let mut slots: Vec<Option<Resource>> =
         std::mem::take(resources).into_iter().map(Some).collect();
-    let mut index = Index::new(&slots, cx.cluster_scoped);
+    let mut index = Index::new(&slots);
     let result = patches
         .iter()
         .try_for_each(|p| apply_one(&mut slots, &mut index, p, cx, warnings));
@@ -362,7 +406,7 @@ fn apply_one(
                 if p.flavor == Flavor::Patch {
                     r.store_previous_id();
                 }
-                r.node = json6902::apply(&r.node, ops).map_err(|e| {
+                json_patch_in_place(&mut r.node, ops).map_err(|e| {
                     located(Error::new(
                         ErrorKind::Patch,
                         format!("{}: {}: {}", p.source, e.path, e.message),
@@ -370,12 +414,31 @@ fn apply_one(
                 })?;
                 let r = &slots[i];
                 if let Some(r) = r {
-                    index.add(i, r, cx.cluster_scoped);
+                    index.add(i, r);
                 }
             }
             Ok(())
         }
     }
+}
+
+/// [`json6902::apply`] editing the object in place instead of a copy (same errors): on an
+/// error the render stops, so the half-patched object is never read.
+fn json_patch_in_place(
+    doc: &mut Node,
+    ops: &Node,
+) -> std::result::Result<(), crate::merge::MergeError> {
+    let Node::Seq(list) = ops else {
+        // Not a list of operations: `apply` refuses it before touching the object.
+        return json6902::apply(&Node::Null, ops).map(drop);
+    };
+    for (i, op) in list.iter().enumerate() {
+        json6902::apply_op(doc, op).map_err(|mut e| {
+            e.message = format!("operation {i}: {}", e.message);
+            e
+        })?;
+    }
+    Ok(())
 }
 
 /// Warns (or, with `--strict`, fails) about a targeted patch that matches nothing, or one
@@ -512,16 +575,32 @@ fn smp_into(
         r.store_previous_id();
     }
     let gvk = r.gvk();
-    let mut patch = patch.clone();
-    if let (Node::Map(m), Some(av)) = (&mut patch, r.node.get("apiVersion").cloned())
-        && m.contains_key("apiVersion")
-    {
-        m.insert("apiVersion".into(), av);
-    }
-    // The resource's tree moves into the merge (no copy); on an error the render stops, so
-    // the emptied slot is never read.
+    // The patch's apiVersion, when it has one, is replaced by the resource's.
+    let patch_api_version = patch.as_map().is_some_and(|m| m.contains_key("apiVersion"));
+    let resource_api_version = r.node.get("apiVersion");
+    let adjusted;
+    let (patch, keep): (&Node, &[&str]) = match resource_api_version {
+        Some(av) if patch_api_version => match av {
+            // A scalar merged over itself leaves the object's value as it is.
+            Node::Str(_) | Node::Int(_) | Node::Float(_) | Node::Bool(_) => {
+                (patch, &["apiVersion"])
+            }
+            _ => {
+                let mut copy = patch.clone();
+                if let Node::Map(m) = &mut copy {
+                    m.insert("apiVersion".into(), av.clone());
+                }
+                adjusted = copy;
+                (&adjusted, &[])
+            }
+        },
+        _ => (patch, &[]),
+    };
+    // The resource's tree moves into the merge (no copy) and the patch is read in place (only
+    // what the object takes from it is copied); on an error the render stops, so the emptied
+    // slot is never read.
     let original = std::mem::take(&mut r.node);
-    let merged = smp::apply_owned(original, patch, cx.schema, &gvk, &SmpOptions::kustomize())?;
+    let merged = smp::apply_kustomize(original, patch, cx.schema, &gvk, keep)?;
     if merged.as_map().is_none_or(|m| m.is_empty()) {
         *slot = None;
         return Ok(());
@@ -542,7 +621,7 @@ fn smp_into(
     }
     if p.allow_name_change || p.allow_kind_change {
         let r = &*r;
-        index.add(i, r, cx.cluster_scoped);
+        index.add(i, r);
     }
     Ok(())
 }
@@ -599,24 +678,26 @@ fn select(
 ) -> Result<Vec<usize>> {
     let c = compile(s)?;
     let mut out = Vec::new();
+    let is = |re: &Option<Anchored>, a: &str| re.as_ref().is_none_or(|re| re.is_match(a));
     for (i, r) in slots.iter().enumerate() {
         let Some(r) = r else { continue };
-        let cur = r.id();
-        let org = r.original_id();
-        let is = |re: &Option<Anchored>, a: &str| re.as_ref().is_none_or(|re| re.is_match(a));
-        if c.namespace.is_some()
-            && !is(&c.namespace, &effective_namespace(&org, cluster_scoped))
-            && !is(&c.namespace, &effective_namespace(&cur, cluster_scoped))
-        {
+        // The group, version and kind first: they need no `metadata` lookups.
+        let (group, version, kind) = gvk_parts(&r.node);
+        if !is(&c.group, group) || !is(&c.version, version) || !is(&c.kind, kind) {
             continue;
         }
-        if !is(&c.name, &org.name) && !is(&c.name, &cur.name) {
+        let cur = r.id_ref();
+        let org = r.original_id_ref();
+        let ns_matches = |id: IdRef<'_>| {
+            is(
+                &c.namespace,
+                effective_namespace(id.namespace, &id.gvk(), cluster_scoped),
+            )
+        };
+        if c.namespace.is_some() && !ns_matches(org) && !ns_matches(cur) {
             continue;
         }
-        if !is(&c.group, &cur.gvk.group)
-            || !is(&c.version, &cur.gvk.version)
-            || !is(&c.kind, &cur.gvk.kind)
-        {
+        if !is(&c.name, org.name) && !is(&c.name, cur.name) {
             continue;
         }
         if let Some(l) = &c.labels
@@ -824,6 +905,34 @@ mod tests {
     }
 
     #[test]
+    fn index_compares_effective_namespaces() {
+        let slots = [
+            Some(res(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
+            )),
+            Some(res(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: other}\n",
+            )),
+            Some(res(
+                "apiVersion: v1\nkind: Namespace\nmetadata: {name: a, namespace: x}\n",
+            )),
+        ];
+        let scope = |g: &Gvk| g.kind == "Namespace";
+        let mut index = Index::new(&slots);
+        let mut find = |text: &str| index.get(&res(text).id(), &scope).to_vec();
+        let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a";
+        assert_eq!(find(&format!("{cm}, namespace: default}}\n")), [0]);
+        assert_eq!(find(&format!("{cm}}}\n")), [0]);
+        assert_eq!(find(&format!("{cm}, namespace: other}}\n")), [1]);
+        assert!(find(&format!("{cm}, namespace: third}}\n")).is_empty());
+        // A cluster-scoped kind ignores the namespace.
+        assert_eq!(
+            find("apiVersion: v1\nkind: Namespace\nmetadata: {name: a, namespace: y}\n"),
+            [2]
+        );
+    }
+
+    #[test]
     fn detects_json_and_strategic_merge() {
         let json = parse_patch_text("- op: remove\n  path: /a\n", None, "p").unwrap();
         assert!(matches!(json, Body::Json(_)));
@@ -905,6 +1014,49 @@ mod tests {
         apply_all(&mut resources, &[patch], &cx, &mut w).unwrap();
         assert_eq!(resources[0].name(), "pre-cm");
         assert_eq!(resources[0].node.str_at(&["data", "b"]), Some("2"));
+    }
+
+    #[test]
+    fn targeted_patch_keeps_the_resource_api_version() {
+        let schema = Schema::empty();
+        let cx = Context {
+            schema: &schema,
+            cluster_scoped: &no_scope,
+            strict: false,
+        };
+        let patch = |text: &str| Patch {
+            body: parse_patch_text(text, None, "p").unwrap(),
+            target: Some(Selector {
+                kind: Some("ConfigMap".into()),
+                ..Selector::default()
+            }),
+            allow_name_change: false,
+            allow_kind_change: false,
+            flavor: Flavor::Patch,
+            source: "p".into(),
+            declared: None,
+        };
+        let mut w = Warnings::default();
+        for (object_api_version, want) in [("v1", "apiVersion: v1\n"), ("7", "apiVersion: 7\n")] {
+            let mut resources = vec![res(&format!(
+                "apiVersion: {object_api_version}\nkind: ConfigMap\nmetadata: {{name: cm}}\ndata: {{a: '1'}}\n"
+            ))];
+            let p = patch(
+                "apiVersion: v2\nkind: ConfigMap\nmetadata: {name: cm}\ndata: {b: '2', a: null}\n",
+            );
+            apply_all(&mut resources, &[p], &cx, &mut w).unwrap();
+            let text = crate::yaml::emit_documents(
+                [&resources[0].node],
+                crate::yaml::emit::EmitOptions::default(),
+            );
+            assert!(text.starts_with(want), "{text}");
+            assert!(text.contains("b: \"2\"") && !text.contains("a: "), "{text}");
+        }
+        // An object without apiVersion takes the patch's.
+        let mut resources = vec![res("kind: ConfigMap\nmetadata: {name: cm}\n")];
+        let p = patch("apiVersion: v2\nkind: ConfigMap\nmetadata: {name: cm}\n");
+        apply_all(&mut resources, &[p], &cx, &mut w).unwrap();
+        assert_eq!(resources[0].node.str_at(&["apiVersion"]), Some("v2"));
     }
 
     #[test]

@@ -15,8 +15,8 @@ use sha2::{Digest, Sha256};
 
 use crate::diag::Result;
 use crate::resource::Resource;
-use crate::yaml::json::{JsonStyle, to_json};
-use crate::yaml::{Map, Node};
+use crate::yaml::Node;
+use crate::yaml::json::{JsonStyle, to_json, write_json, write_json_string};
 
 /// The 10-character hash kustomize appends to a generated object's name.
 pub fn hash_of(node: &Node) -> String {
@@ -37,38 +37,61 @@ pub fn apply_hash_suffixes(resources: &mut [Resource]) -> Result<()> {
     Ok(())
 }
 
-/// The JSON text kustomize hashes for this object.
+/// A value of the hashed object: a field of the resource, or a text.
+enum Value<'a> {
+    Node(&'a Node),
+    Text(&'a str),
+}
+
+/// The JSON text kustomize hashes for this object, written field by field (the object it
+/// describes is never built).
 pub fn hashed_text(node: &Node) -> String {
     let kind = node.str_at(&["kind"]).unwrap_or("");
-    let field = |k: &str| -> Node {
-        match node.get(k) {
-            None => Node::Str(String::new()),
-            Some(Node::Null) => Node::Str(String::new()),
-            Some(v) => v.clone(),
-        }
+    // Missing and null fields hash as "".
+    let field = |k: &str| match node.get(k) {
+        None | Some(Node::Null) => Some(Value::Text("")),
+        Some(v) => Some(Value::Node(v)),
     };
-    let mut m = Map::default();
-    match kind {
-        "ConfigMap" => {
-            m.insert("kind".into(), Node::str("ConfigMap"));
-            m.insert("name".into(), field("metadata/name"));
-            m.insert("data".into(), field("data"));
-            if let Some(b @ Node::Map(_)) = node.get("binaryData") {
-                m.insert("binaryData".into(), b.clone());
-            }
-        }
-        "Secret" => {
-            m.insert("kind".into(), Node::str("Secret"));
-            m.insert("type".into(), field("type"));
-            m.insert("name".into(), field("metadata/name"));
-            m.insert("data".into(), field("data"));
-            if let Some(b @ Node::Map(_)) = node.get("stringData") {
-                m.insert("stringData".into(), b.clone());
-            }
-        }
+    let map = |k: &str| {
+        node.get(k)
+            .filter(|v| matches!(v, Node::Map(_)))
+            .map(Value::Node)
+    };
+    // In Go's sorted key order; `None` entries are left out.
+    let entries: [(&str, Option<Value<'_>>); 5] = match kind {
+        "ConfigMap" => [
+            ("binaryData", map("binaryData")),
+            ("data", field("data")),
+            ("kind", Some(Value::Text("ConfigMap"))),
+            ("name", field("metadata/name")),
+            ("", None),
+        ],
+        "Secret" => [
+            ("data", field("data")),
+            ("kind", Some(Value::Text("Secret"))),
+            ("name", field("metadata/name")),
+            ("stringData", map("stringData")),
+            ("type", field("type")),
+        ],
         _ => return go_json(node),
+    };
+    let style = JsonStyle::KUSTOMIZE_HASH;
+    let mut out = String::with_capacity(256);
+    out.push('{');
+    for (key, value) in entries {
+        let Some(value) = value else { continue };
+        if out.len() > 1 {
+            out.push(',');
+        }
+        write_json_string(&mut out, key, style);
+        out.push(':');
+        match value {
+            Value::Node(v) => write_json(&mut out, v, style),
+            Value::Text(t) => write_json_string(&mut out, t, style),
+        }
     }
-    go_json(&Node::Map(m))
+    out.push('}');
+    out
 }
 
 /// Go `encoding/json` text of a value decoded into `interface{}`: map keys sorted, numbers as

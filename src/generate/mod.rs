@@ -11,7 +11,7 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 
 use crate::diag::{Error, ErrorKind, Result};
 use crate::kustomization::{GeneratorArgs, GeneratorOptions};
-use crate::resource::Resource;
+use crate::resource::{IdRef, ResId, Resource};
 use crate::yaml::{Map, Node};
 
 pub use hash::{apply_hash_suffixes, hash_of};
@@ -263,9 +263,9 @@ pub fn absorb(
         .iter()
         .enumerate()
         .filter(|(_, r)| {
-            std::iter::once(r.id())
-                .chain(r.prev_ids.iter().cloned())
-                .any(|other| same_id(&other, &id))
+            std::iter::once(r.id_ref())
+                .chain(r.prev_ids.iter().map(ResId::borrowed))
+                .any(|other| same_id(other, id.borrowed()))
         })
         .map(|(i, _)| i)
         .collect();
@@ -320,15 +320,15 @@ pub fn absorb(
 
 /// kustomize's id equality: same group, version, kind and name; namespaces equal when both are
 /// empty-or-`default`.
-fn same_id(a: &crate::resource::ResId, b: &crate::resource::ResId) -> bool {
-    let ns = |s: &str| {
-        if s.is_empty() {
-            "default".to_string()
-        } else {
-            s.to_string()
-        }
-    };
-    a.gvk == b.gvk && a.name == b.name && ns(&a.namespace) == ns(&b.namespace)
+fn same_id(a: IdRef<'_>, b: IdRef<'_>) -> bool {
+    fn ns(s: &str) -> &str {
+        if s.is_empty() { "default" } else { s }
+    }
+    a.group == b.group
+        && a.version == b.version
+        && a.kind == b.kind
+        && a.name == b.name
+        && ns(a.namespace) == ns(b.namespace)
 }
 
 /// Combines an existing object into a generated one (`CopyMergeMetaDataFieldsFrom`,

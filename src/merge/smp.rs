@@ -5,6 +5,8 @@
 //! and its errors follow apimachinery's `pkg/util/strategicpatch/patch.go` (`mergeMap`,
 //! `mergeSlice`, `mergePatchIntoOriginal`, `normalizeElementOrder`), written anew over `Node`.
 
+use std::borrow::Cow;
+
 use crate::resource::Gvk;
 use crate::schema::{Cursor, PatchMeta, Schema};
 use crate::yaml::{Map, Node};
@@ -46,6 +48,41 @@ pub fn apply_owned(
     opts: &SmpOptions,
 ) -> Result<Node, MergeError> {
     apply_owned_at(original, patch, schema.root(gvk), opts)
+}
+
+/// kustomize's patch merge ([`apply_owned`] with [`SmpOptions::kustomize`]) with the patch
+/// borrowed: only the parts of it that end up in the object are copied. The object keeps its
+/// own value of each top-level field named in `keep` (as if the patch held that value).
+pub fn apply_kustomize(
+    original: Node,
+    patch: &Node,
+    schema: &Schema,
+    gvk: &Gvk,
+    keep: &[&str],
+) -> Result<Node, MergeError> {
+    let root = Path::ROOT;
+    let original = match original {
+        Node::Null => Map::default(),
+        Node::Map(m) => m,
+        other => return Err(not_a_map("object", &other)),
+    };
+    let empty = Map::default();
+    let patch = match patch {
+        Node::Null => &empty,
+        Node::Map(m) => m,
+        other => return Err(not_a_map("patch", other)),
+    };
+    Merger::apply(Dialect::Kustomize)
+        .kz_merge_map(original, patch, schema.root(gvk), &root, keep)
+        .map(Node::Map)
+}
+
+fn not_a_map(what: &str, n: &Node) -> MergeError {
+    MergeError::new(
+        K::Invalid,
+        &Path::ROOT,
+        format!("the {what} is a {}, not a map", n.kind_name()),
+    )
 }
 
 /// [`apply`] from a schema position (for callers patching a part of an object).
@@ -128,7 +165,7 @@ impl Merger {
         path: &Path<'_>,
     ) -> R<Map> {
         if self.dialect == Dialect::Kustomize {
-            return self.kz_merge_map(original, patch, cur, path);
+            return self.kz_merge_map(original, &patch, cur, path, &[]);
         }
         if let Some(d) = patch.get(DIRECTIVE) {
             return match d.as_str() {
@@ -680,39 +717,38 @@ impl Merger {
     fn kz_merge_map(
         &self,
         mut original: Map,
-        mut patch: Map,
+        patch: &Map,
         cur: Cursor<'_>,
         path: &Path<'_>,
+        keep: &[&str],
     ) -> R<Map> {
         match patch.get(DIRECTIVE).map(Node::as_str) {
-            None => {}
-            Some(Some("replace")) => {
-                patch.shift_remove(DIRECTIVE);
-                return Ok(kz_clean_map(patch));
-            }
+            None | Some(Some("merge")) => {}
+            // kz_clean_map leaves the directive out.
+            Some(Some("replace")) => return Ok(kz_clean_map(patch)),
             Some(Some("delete")) => return Ok(Map::default()),
-            Some(Some("merge")) => {
-                patch.shift_remove(DIRECTIVE);
-            }
             Some(_) => return Err(kz_bad_strategy(patch.get(DIRECTIVE), path)),
         }
         for (key, pv) in patch {
-            let kpath = path.key(&key);
+            if key == DIRECTIVE || keep.contains(&key.as_str()) {
+                continue;
+            }
+            let kpath = path.key(key);
             if pv.is_null() {
-                original.shift_remove(&key);
+                original.shift_remove(key);
                 continue;
             }
             if pv.get(DIRECTIVE).and_then(Node::as_str) == Some("delete") {
-                original.shift_remove(&key);
+                original.shift_remove(key);
                 continue;
             }
-            let Some(ov) = original.get_mut(&key).filter(|v| !v.is_null()) else {
+            let Some(ov) = original.get_mut(key).filter(|v| !v.is_null()) else {
                 if let Some(v) = kz_clean(pv, &kpath)? {
-                    original.insert(key, v);
+                    original.insert(key.clone(), v);
                 }
                 continue;
             };
-            let (oc, pc) = (class(ov), class(&pv));
+            let (oc, pc) = (class(ov), class(pv));
             if oc != pc
                 && (matches!(oc, Class::Map | Class::List)
                     || matches!(pc, Class::Map | Class::List))
@@ -729,18 +765,18 @@ impl Merger {
             }
             match (std::mem::take(ov), pv) {
                 (Node::Map(om), Node::Map(pm)) => {
-                    let (sub, meta) = cur.field(&key);
+                    let (sub, meta) = cur.field(key);
                     *ov = if meta.strategy.replace {
                         Node::Map(kz_clean_map(pm))
                     } else {
-                        Node::Map(self.kz_merge_map(om, pm, sub, &kpath)?)
+                        Node::Map(self.kz_merge_map(om, pm, sub, &kpath, &[])?)
                     };
                 }
                 (Node::Seq(ol), Node::Seq(pl)) => {
-                    let (sub, meta) = cur.field(&key);
+                    let (sub, meta) = cur.field(key);
                     *ov = Node::Seq(self.kz_merge_list(ol, pl, sub.items(), meta, &kpath)?);
                 }
-                (_, p) => *ov = p,
+                (_, p) => *ov = p.clone(),
             }
         }
         Ok(original)
@@ -749,14 +785,14 @@ impl Merger {
     fn kz_merge_list(
         &self,
         original: Vec<Node>,
-        patch: Vec<Node>,
+        patch: &[Node],
         items: Cursor<'_>,
         meta: &PatchMeta,
         path: &Path<'_>,
     ) -> R<Vec<Node>> {
-        let clean_all = |list: Vec<Node>| -> R<Vec<Node>> {
-            let mut out = Vec::with_capacity(list.len());
-            for (i, v) in list.into_iter().enumerate() {
+        let clean_all = |list: &mut dyn Iterator<Item = &Node>| -> R<Vec<Node>> {
+            let mut out = Vec::with_capacity(list.size_hint().0);
+            for (i, v) in list.enumerate() {
                 if let Some(v) = kz_clean(v, &path.index(i))? {
                     out.push(v);
                 }
@@ -764,12 +800,12 @@ impl Merger {
             Ok(out)
         };
         if !meta.strategy.merge {
-            return clean_all(patch);
+            return clean_all(&mut patch.iter());
         }
         if original.is_empty() && patch.is_empty() {
             return Ok(original);
         }
-        let kind = slice_element_kind(&[&original, &patch], path)?;
+        let kind = slice_element_kind(&[&original, patch], path)?;
         let merge_key = meta.merge_key.as_deref().unwrap_or("");
         if kind == ElemKind::Scalar {
             let mut out: Vec<Node> = Vec::with_capacity(original.len() + patch.len());
@@ -781,7 +817,7 @@ impl Merger {
             return Ok(out);
         }
         if merge_key.is_empty() {
-            return clean_all(patch);
+            return clean_all(&mut patch.iter());
         }
         // kyaml matches elements on `x-kubernetes-list-map-keys` when the schema has them
         // (Service ports: port and protocol), else on the merge key, comparing the values'
@@ -808,11 +844,11 @@ impl Merger {
         let mut original = original;
         let mut plain = Vec::with_capacity(patch.len());
         let mut replace = false;
-        for mut v in patch {
+        for v in patch {
             match v.get(DIRECTIVE).map(Node::as_str) {
-                None => plain.push(v),
+                None => plain.push(Cow::Borrowed(v)),
                 Some(Some("delete")) => {
-                    let t = tuple(&v);
+                    let t = tuple(v);
                     // When elements are identified by several keys, a deletion naming only
                     // one of them deletes nothing (observed).
                     let enough = single_key || t.iter().filter(|x| !x.is_empty()).count() > 1;
@@ -822,10 +858,11 @@ impl Merger {
                 }
                 Some(Some("replace")) => replace = true,
                 Some(Some("merge")) => {
+                    let mut v = v.clone();
                     if let Some(m) = v.as_map_mut() {
                         m.shift_remove(DIRECTIVE);
                     }
-                    plain.push(v);
+                    plain.push(Cow::Owned(v));
                 }
                 Some(_) => return Err(kz_bad_strategy(v.get(DIRECTIVE), path)),
             }
@@ -833,11 +870,11 @@ impl Merger {
         // A patch element without the merge key makes the list a plain replacement by the
         // keyed elements (kustomize drops the others).
         if replace || plain.iter().any(|v| v.get(merge_key).is_none()) {
-            let keyed = plain
-                .into_iter()
-                .filter(|v| replace || v.get(merge_key).is_some())
-                .collect();
-            return clean_all(keyed);
+            let mut keyed = plain
+                .iter()
+                .map(|v| &**v)
+                .filter(|v| replace || v.get(merge_key).is_some());
+            return clean_all(&mut keyed);
         }
         let dest_tuples: Vec<Vec<String>> = original.iter().map(&tuple).collect();
         // Per dest element: its merged value when a patch element matched it, and whether it
@@ -859,11 +896,9 @@ impl Merger {
                     Node::Map(m) => m,
                     _ => Map::default(),
                 };
-                let pm = match v {
-                    Node::Map(m) => m,
-                    _ => Map::default(),
-                };
-                let m = Node::Map(self.kz_merge_map(om, pm, items, &epath)?);
+                let empty = Map::default();
+                let pm = v.as_map().unwrap_or(&empty);
+                let m = Node::Map(self.kz_merge_map(om, pm, items, &epath, &[])?);
                 if let Some(slot) = merged.get_mut(i) {
                     *slot = Some((m, single_key));
                 }
@@ -874,7 +909,7 @@ impl Merger {
                 // Agrees with an element on the keys both have but not on all: kustomize
                 // drops the patch element and keeps the object's.
                 continue;
-            } else if let Some(v) = kz_clean(v, &epath)? {
+            } else if let Some(v) = kz_clean(&v, &epath)? {
                 front.push(FrontItem::New(v));
             }
         }
@@ -959,58 +994,50 @@ fn kz_bad_strategy(d: Option<&Node>, path: &Path<'_>) -> MergeError {
 
 /// A value kustomize adds where the object has none: nulls dropped, maps with `$patch:
 /// delete` dropped, other `$patch` keys removed. `None` when the value itself is dropped.
-fn kz_clean(v: Node, path: &Path<'_>) -> R<Option<Node>> {
+fn kz_clean(v: &Node, path: &Path<'_>) -> R<Option<Node>> {
     match v {
         Node::Map(m) => match m.get(DIRECTIVE).map(Node::as_str) {
             Some(Some("delete")) => Ok(None),
             Some(Some("replace" | "merge")) | None => Ok(Some(Node::Map(kz_clean_map(m)))),
             Some(_) => Err(kz_bad_strategy(m.get(DIRECTIVE), path)),
         },
-        Node::Seq(items) => Ok(Some(Node::Seq(
-            items
-                .into_iter()
-                .filter_map(|v| match v {
-                    Node::Map(m) if m.get(DIRECTIVE).and_then(Node::as_str) == Some("delete") => {
-                        None
-                    }
-                    Node::Map(m) => Some(Node::Map(kz_clean_map(m))),
-                    other => Some(other),
-                })
-                .collect(),
-        ))),
-        other => Ok(Some(other)),
+        Node::Seq(items) => Ok(Some(Node::Seq(kz_clean_items(items)))),
+        other => Ok(Some(other.clone())),
     }
 }
 
-fn kz_clean_map(m: Map) -> Map {
-    m.into_iter()
-        .filter(|(k, v)| k != DIRECTIVE && !v.is_null())
-        .filter_map(|(k, v)| match v {
+/// A copy of `m` without `$patch` keys and nulls, and without maps that say `$patch: delete`
+/// (at any depth).
+fn kz_clean_map(m: &Map) -> Map {
+    let mut out = Map::with_capacity_and_hasher(m.len(), Default::default());
+    for (k, v) in m {
+        if k == DIRECTIVE {
+            continue;
+        }
+        let v = match v {
+            Node::Null => continue,
             Node::Map(inner) => {
                 if inner.get(DIRECTIVE).and_then(Node::as_str) == Some("delete") {
-                    None
-                } else {
-                    Some((k, Node::Map(kz_clean_map(inner))))
+                    continue;
                 }
+                Node::Map(kz_clean_map(inner))
             }
-            Node::Seq(items) => Some((
-                k,
-                Node::Seq(
-                    items
-                        .into_iter()
-                        .filter_map(|v| match v {
-                            Node::Map(m)
-                                if m.get(DIRECTIVE).and_then(Node::as_str) == Some("delete") =>
-                            {
-                                None
-                            }
-                            Node::Map(m) => Some(Node::Map(kz_clean_map(m))),
-                            other => Some(other),
-                        })
-                        .collect(),
-                ),
-            )),
-            other => Some((k, other)),
+            Node::Seq(items) => Node::Seq(kz_clean_items(items)),
+            other => other.clone(),
+        };
+        out.insert(k.clone(), v);
+    }
+    out
+}
+
+/// A copy of a list's elements without maps that say `$patch: delete`, the other maps cleaned.
+fn kz_clean_items(items: &[Node]) -> Vec<Node> {
+    items
+        .iter()
+        .filter_map(|v| match v {
+            Node::Map(m) if m.get(DIRECTIVE).and_then(Node::as_str) == Some("delete") => None,
+            Node::Map(m) => Some(Node::Map(kz_clean_map(m))),
+            other => Some(other.clone()),
         })
         .collect()
 }

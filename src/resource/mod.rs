@@ -5,7 +5,7 @@
 use std::fmt;
 
 use crate::source::Location;
-use crate::yaml::Node;
+use crate::yaml::{Map, Node};
 
 /// Group, version and kind.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -18,23 +18,22 @@ pub struct Gvk {
 impl Gvk {
     /// Splits an `apiVersion` (`apps/v1`, `v1`) and a kind.
     pub fn from_api_version(api_version: &str, kind: &str) -> Gvk {
-        let (group, version) = match api_version.rsplit_once('/') {
-            Some((g, v)) => (g.to_string(), v.to_string()),
-            None => (String::new(), api_version.to_string()),
-        };
+        let (group, version) = split_api_version(api_version);
         Gvk {
-            group,
-            version,
+            group: group.to_string(),
+            version: version.to_string(),
             kind: kind.to_string(),
         }
     }
 
     /// The object's `apiVersion` and `kind`.
     pub fn of(node: &Node) -> Gvk {
-        Gvk::from_api_version(
-            node.str_at(&["apiVersion"]).unwrap_or(""),
-            node.str_at(&["kind"]).unwrap_or(""),
-        )
+        let (group, version, kind) = gvk_parts(node);
+        Gvk {
+            group: group.to_string(),
+            version: version.to_string(),
+            kind: kind.to_string(),
+        }
     }
 
     pub fn api_version(&self) -> String {
@@ -68,6 +67,40 @@ impl fmt::Display for Gvk {
     }
 }
 
+/// An `apiVersion` split into group and version (`apps/v1` -> `apps`, `v1`; `v1` -> ``, `v1`).
+pub fn split_api_version(api_version: &str) -> (&str, &str) {
+    api_version.rsplit_once('/').unwrap_or(("", api_version))
+}
+
+/// The object's group, version and kind, borrowed (empty when missing or not strings).
+pub fn gvk_parts(node: &Node) -> (&str, &str, &str) {
+    let [api_version, kind] = node
+        .as_map()
+        .map_or([None, None], |m| small_get(m, ["apiVersion", "kind"]));
+    let (group, version) = split_api_version(text(api_version));
+    (group, version, text(kind))
+}
+
+/// A string field's text; empty when missing or not a string.
+fn text(n: Option<&Node>) -> &str {
+    n.and_then(Node::as_str).unwrap_or("")
+}
+
+/// The values of `keys` in `m`. An object's top level and its `metadata` hold a handful of
+/// keys: one pass comparing them costs less than a hash lookup per key.
+fn small_get<'a, const N: usize>(m: &'a Map, keys: [&str; N]) -> [Option<&'a Node>; N] {
+    if m.len() > 8 {
+        return keys.map(|k| m.get(k));
+    }
+    let mut out = [None; N];
+    for (k, v) in m {
+        if let Some(i) = keys.iter().position(|want| *want == k.as_str()) {
+            out[i] = Some(v);
+        }
+    }
+    out
+}
+
 /// A resource's identity.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub struct ResId {
@@ -78,13 +111,71 @@ pub struct ResId {
 
 impl ResId {
     pub fn of(node: &Node) -> ResId {
+        IdRef::of(node).to_id()
+    }
+
+    /// This id, borrowed.
+    pub fn borrowed(&self) -> IdRef<'_> {
+        IdRef {
+            group: &self.gvk.group,
+            version: &self.gvk.version,
+            kind: &self.gvk.kind,
+            namespace: &self.namespace,
+            name: &self.name,
+        }
+    }
+}
+
+/// A [`ResId`] borrowed from an object or an id: for comparing ids without building owned
+/// strings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct IdRef<'a> {
+    pub group: &'a str,
+    pub version: &'a str,
+    pub kind: &'a str,
+    pub namespace: &'a str,
+    pub name: &'a str,
+}
+
+impl<'a> IdRef<'a> {
+    /// The object's id (its `apiVersion`, `kind`, `metadata.namespace` and `metadata.name`;
+    /// each empty when missing or not a string), as [`ResId::of`] reads it.
+    pub fn of(node: &'a Node) -> IdRef<'a> {
+        let Some(m) = node.as_map() else {
+            return IdRef::default();
+        };
+        let [api_version, kind, meta] = small_get(m, ["apiVersion", "kind", "metadata"]);
+        let [namespace, name] = meta
+            .and_then(Node::as_map)
+            .map_or([None, None], |m| small_get(m, ["namespace", "name"]));
+        let (group, version) = split_api_version(text(api_version));
+        IdRef {
+            group,
+            version,
+            kind: text(kind),
+            namespace: text(namespace),
+            name: text(name),
+        }
+    }
+
+    /// Whether the group, version and kind are `gvk`'s.
+    pub fn gvk_is(self, gvk: &Gvk) -> bool {
+        self.group == gvk.group && self.version == gvk.version && self.kind == gvk.kind
+    }
+
+    pub fn gvk(self) -> Gvk {
+        Gvk {
+            group: self.group.to_string(),
+            version: self.version.to_string(),
+            kind: self.kind.to_string(),
+        }
+    }
+
+    pub fn to_id(self) -> ResId {
         ResId {
-            gvk: Gvk::of(node),
-            namespace: node
-                .str_at(&["metadata", "namespace"])
-                .unwrap_or("")
-                .to_string(),
-            name: node.str_at(&["metadata", "name"]).unwrap_or("").to_string(),
+            gvk: self.gvk(),
+            namespace: self.namespace.to_string(),
+            name: self.name.to_string(),
         }
     }
 }
@@ -175,6 +266,19 @@ impl Resource {
         ResId::of(&self.node)
     }
 
+    /// The current id, borrowed from the object.
+    pub fn id_ref(&self) -> IdRef<'_> {
+        IdRef::of(&self.node)
+    }
+
+    /// The id the resource had when it was first read or generated, borrowed.
+    pub fn original_id_ref(&self) -> IdRef<'_> {
+        match self.prev_ids.first() {
+            Some(id) => id.borrowed(),
+            None => self.id_ref(),
+        }
+    }
+
     pub fn gvk(&self) -> Gvk {
         Gvk::of(&self.node)
     }
@@ -210,4 +314,31 @@ pub struct SharedEntry {
     pub key: String,
     /// Paths of the maps (e.g. `metadata/labels`, `spec/template/metadata/labels`).
     pub maps: Vec<Vec<Step>>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::parse::parse_one;
+
+    #[test]
+    fn id_ref_reads_strings_only() {
+        let small = parse_one(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: 7}\n",
+        )
+        .unwrap();
+        let id = IdRef::of(&small);
+        assert_eq!(
+            (id.group, id.version, id.kind, id.namespace, id.name),
+            ("apps", "v1", "Deployment", "", "web")
+        );
+        // More keys than the scan takes: looked up by hash.
+        let mut text = String::from("kind: ConfigMap\napiVersion: v1\nmetadata: {name: c}\n");
+        for i in 0..10 {
+            text.push_str(&format!("k{i}: x\n"));
+        }
+        let big = parse_one(&text).unwrap();
+        assert_eq!(ResId::of(&big).to_string(), "~G_v1_ConfigMap|~X|c");
+        assert_eq!(IdRef::of(&Node::Null), IdRef::default());
+    }
 }
