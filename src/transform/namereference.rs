@@ -143,42 +143,50 @@ pub fn fix_name_references(
     }
     let idx = Index::new(resources, cluster_scoped);
     // Referrer specs by the kind they select, so that each object only looks at the specs of
-    // its own (original) kind and at the kind-less ones.
-    let mut by_kind: FastMap<&str, Vec<(&FieldSpec, &Gvk)>> = FastMap::default();
-    let mut any_kind: Vec<(&FieldSpec, &Gvk)> = Vec::new();
-    let mut order: FastMap<*const FieldSpec, usize> = FastMap::default();
+    // its own (original) kind and at the kind-less ones; each path is split once.
+    let mut by_kind: FastMap<&str, Vec<RefSpec>> = FastMap::default();
+    let mut any_kind: Vec<RefSpec> = Vec::new();
+    let mut order = 0;
     for br in backrefs {
         for spec in &br.referrers {
-            order.insert(spec as *const FieldSpec, order.len());
+            let r = RefSpec {
+                order,
+                spec,
+                target: &br.gvk,
+                segs: split_path(&spec.path, '/'),
+            };
+            order += 1;
             match spec.kind.as_deref().filter(|k| !k.is_empty()) {
-                Some(k) => by_kind.entry(k).or_default().push((spec, &br.gvk)),
-                None => any_kind.push((spec, &br.gvk)),
+                Some(k) => by_kind.entry(k).or_default().push(r),
+                None => any_kind.push(r),
             }
         }
     }
     for (i, r) in resources.iter_mut().enumerate() {
         let org_gvk = match idx.cands[i].prev.first() {
-            Some(p) => p.gvk.clone(),
-            None => idx.cands[i].id.gvk.clone(),
+            Some(p) => &p.gvk,
+            None => &idx.cands[i].id.gvk,
         };
-        let mut specs: Vec<(&FieldSpec, &Gvk)> = by_kind
+        let mut specs: Vec<&RefSpec> = by_kind
             .get(org_gvk.kind.as_str())
             .into_iter()
             .flatten()
             .chain(any_kind.iter())
-            .filter(|(s, _)| spec_selects(s, &org_gvk))
-            .copied()
+            .filter(|s| spec_selects(s.spec, org_gvk))
             .collect();
         if specs.is_empty() {
             continue;
         }
-        specs.sort_by_key(|(s, _)| order.get(&(*s as *const FieldSpec)).copied());
+        specs.sort_by_key(|s| s.order);
         let referrer = Referrer {
             idx: &idx,
             me: i,
             rb_namespaces: role_binding_namespaces(r, &idx.cands[i].id)?,
         };
-        for (spec, target) in specs {
+        for RefSpec {
+            spec, target, segs, ..
+        } in specs
+        {
             let role_ref = if spec.path.ends_with("roleRef/name") {
                 role_ref_gvk(&r.node)
             } else {
@@ -189,8 +197,7 @@ pub fn fix_name_references(
                 target,
                 role_ref: role_ref.as_ref(),
             };
-            let segs = split_path(&spec.path, '/');
-            walk_existing(&mut r.node, &segs, &mut |n| f.set(n)).map_err(|m| {
+            walk_existing(&mut r.node, segs, &mut |n| f.set(n)).map_err(|m| {
                 Error::new(
                     ErrorKind::Transformer,
                     format!(
@@ -205,6 +212,15 @@ pub fn fix_name_references(
         }
     }
     Ok(())
+}
+
+/// A referrer field spec of the name-reference table, with its place in the table and its
+/// path split.
+struct RefSpec<'a> {
+    order: usize,
+    spec: &'a FieldSpec,
+    target: &'a Gvk,
+    segs: Vec<String>,
 }
 
 /// kustomize's `getNamespacesForRoleBinding`.
