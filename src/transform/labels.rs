@@ -8,7 +8,7 @@ use crate::resource::{Resource, SharedEntry, Step};
 use crate::yaml::Node;
 
 use super::fieldspec::{self, Create, GvkRef, PathStep};
-use super::{FieldSpecTables, try_merge_one};
+use super::{FieldSpecTables, is_new};
 
 /// Applies the kustomization's `labels` entries, then its `commonLabels`, in kustomize's
 /// order (`api/internal/target/kusttarget_configplugin.go`, LabelTransformer configurator).
@@ -18,9 +18,14 @@ pub fn apply(
     labels: &[Label],
     tables: &FieldSpecTables,
 ) -> Result<()> {
+    let metadata_labels = FieldSpec {
+        path: "metadata/labels".into(),
+        create: true,
+        ..FieldSpec::default()
+    };
     for label in labels {
-        let specs = label_specs(label, tables)?;
-        set_pairs(resources, &label.pairs, &specs)?;
+        let specs = label_specs(label, tables, &metadata_labels)?;
+        set_pairs_at(resources, &label.pairs, &specs)?;
     }
     if let Some(common) = common_labels {
         set_pairs(resources, common, &tables.common_labels)?;
@@ -30,30 +35,34 @@ pub fn apply(
 
 /// The field specs of one `labels:` entry: its own `fields`, then the `labels` table of
 /// `configurations:`, then either every selector and template place (`includeSelectors`) or
-/// templates (`includeTemplates`) and `metadata/labels`.
-pub fn label_specs(label: &Label, tables: &FieldSpecTables) -> Result<Vec<FieldSpec>> {
-    let mut specs = Vec::new();
+/// templates (`includeTemplates`) and `metadata/labels` (`metadata_labels`, a
+/// `metadata/labels` spec with `create`).
+fn label_specs<'a>(
+    label: &'a Label,
+    tables: &'a FieldSpecTables,
+    metadata_labels: &'a FieldSpec,
+) -> Result<Vec<&'a FieldSpec>> {
+    let mut specs: Vec<&FieldSpec> = Vec::new();
+    let mut merge = |s: &'a FieldSpec| -> Result<()> {
+        if is_new(specs.iter().copied(), s)? {
+            specs.push(s);
+        }
+        Ok(())
+    };
     for s in label.fields.iter().chain(&tables.labels) {
-        try_merge_one(&mut specs, s.clone())?;
+        merge(s)?;
     }
     if label.include_selectors {
         for s in &tables.common_labels {
-            try_merge_one(&mut specs, s.clone())?;
+            merge(s)?;
         }
     } else {
         if label.include_templates {
             for s in &tables.template_labels {
-                try_merge_one(&mut specs, s.clone())?;
+                merge(s)?;
             }
         }
-        try_merge_one(
-            &mut specs,
-            FieldSpec {
-                path: "metadata/labels".into(),
-                create: true,
-                ..FieldSpec::default()
-            },
-        )?;
+        merge(metadata_labels)?;
     }
     Ok(specs)
 }
@@ -68,6 +77,15 @@ pub fn set_pairs(resources: &mut [Resource], pairs: &StringMap, specs: &[FieldSp
     if pairs.is_empty() {
         return Ok(());
     }
+    let specs: Vec<&FieldSpec> = specs.iter().collect();
+    set_pairs_at(resources, pairs, &specs)
+}
+
+/// [`set_pairs`] with the specs given by reference.
+fn set_pairs_at(resources: &mut [Resource], pairs: &StringMap, specs: &[&FieldSpec]) -> Result<()> {
+    if pairs.is_empty() {
+        return Ok(());
+    }
     let all: Vec<(&str, &str)> = pairs
         .iter()
         .map(|(k, v)| (k.as_str(), v.as_str()))
@@ -79,7 +97,11 @@ pub fn set_pairs(resources: &mut [Resource], pairs: &StringMap, specs: &[FieldSp
     let one_by_one = all.iter().any(|(k, _)| *k == "name" || *k == "namespace");
     for r in resources.iter_mut() {
         let gvk = GvkRef::of(&r.node);
-        let selected: Vec<&FieldSpec> = specs.iter().filter(|s| gvk.selected_by(s)).collect();
+        let selected: Vec<&FieldSpec> = specs
+            .iter()
+            .copied()
+            .filter(|s| gvk.selected_by(s))
+            .collect();
         if selected.is_empty() {
             continue;
         }

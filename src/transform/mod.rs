@@ -146,11 +146,22 @@ pub fn merge_one(table: &mut Vec<FieldSpec>, spec: FieldSpec) {
 /// a kind matches an existing one for any kind). An equivalent entry with a different `create`
 /// is an error, as in kustomize.
 pub fn try_merge_one(table: &mut Vec<FieldSpec>, spec: FieldSpec) -> Result<()> {
+    if is_new(table.iter(), &spec)? {
+        table.push(spec);
+    }
+    Ok(())
+}
+
+/// Whether [`try_merge_one`] adds `spec` to a table holding `table`'s entries.
+pub(crate) fn is_new<'a>(
+    mut table: impl Iterator<Item = &'a FieldSpec>,
+    spec: &FieldSpec,
+) -> Result<bool> {
     let selects = |want: &Option<String>, have: &Option<String>| {
         want.as_deref()
             .is_none_or(|w| w.is_empty() || Some(w) == have.as_deref())
     };
-    let existing = table.iter().find(|s| {
+    let existing = table.find(|s| {
         s.path == spec.path
             && selects(&spec.group, &s.group)
             && selects(&spec.version, &s.version)
@@ -168,11 +179,8 @@ pub fn try_merge_one(table: &mut Vec<FieldSpec>, spec: FieldSpec) -> Result<()> 
                     .unwrap_or_default()
             ),
         )),
-        Some(_) => Ok(()),
-        None => {
-            table.push(spec);
-            Ok(())
-        }
+        Some(_) => Ok(false),
+        None => Ok(true),
     }
 }
 
