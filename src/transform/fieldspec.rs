@@ -8,10 +8,8 @@ use std::borrow::Cow;
 
 use crate::diag::{Error, ErrorKind, Result};
 use crate::kustomization::FieldSpec;
-use crate::resource::{Gvk, ResId, Step};
+use crate::resource::{ResId, Step};
 use crate::yaml::{Map, Node};
-
-use super::spec_selects;
 
 /// What kind of node to create at the end of the path when it is missing (kustomize's
 /// `CreateKind`); `None` never creates.
@@ -78,6 +76,61 @@ fn walk_path(path: &str) -> Option<&str> {
     Some(path.strip_prefix('/').unwrap_or(path))
 }
 
+/// One step of the path from the object to the node a setter is called on: a map key
+/// (borrowed from the spec's path unless it had an escape) or a list index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PathStep<'p> {
+    Key(Cow<'p, str>),
+    Index(usize),
+}
+
+impl PathStep<'_> {
+    /// Whether this step is the same as a stored [`Step`].
+    pub fn is(&self, step: &Step) -> bool {
+        match (self, step) {
+            (PathStep::Key(a), Step::Key(b)) => a.as_ref() == b.as_str(),
+            (PathStep::Index(a), Step::Index(b)) => a == b,
+            _ => false,
+        }
+    }
+
+    pub fn to_step(&self) -> Step {
+        match self {
+            PathStep::Key(k) => Step::Key(k.to_string()),
+            PathStep::Index(i) => Step::Index(*i),
+        }
+    }
+}
+
+/// An object's group, version and kind borrowed from its `apiVersion` and `kind` (what
+/// `Gvk::of` reads, without copying), to select field specs.
+#[derive(Clone, Copy, Debug)]
+pub struct GvkRef<'a> {
+    pub group: &'a str,
+    pub version: &'a str,
+    pub kind: &'a str,
+}
+
+impl<'a> GvkRef<'a> {
+    pub fn of(object: &'a Node) -> GvkRef<'a> {
+        let api_version = object.str_at(&["apiVersion"]).unwrap_or("");
+        let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+        GvkRef {
+            group,
+            version,
+            kind: object.str_at(&["kind"]).unwrap_or(""),
+        }
+    }
+
+    /// [`super::spec_selects`] on these parts.
+    pub fn selected_by(&self, spec: &FieldSpec) -> bool {
+        let ok = |want: &Option<String>, have: &str| {
+            want.as_deref().is_none_or(|w| w.is_empty() || w == have)
+        };
+        ok(&spec.group, self.group) && ok(&spec.version, self.version) && ok(&spec.kind, self.kind)
+    }
+}
+
 /// Applies `set` at every place `spec` names in `object`, when the spec selects the object's
 /// group/version/kind.
 pub fn apply(
@@ -86,97 +139,99 @@ pub fn apply(
     create: Create,
     set: &mut dyn FnMut(&mut Node) -> Result<()>,
 ) -> Result<()> {
-    let gvk = Gvk::of(object);
-    apply_selected(object, &gvk, spec, create, set)
+    if !GvkRef::of(object).selected_by(spec) {
+        return Ok(());
+    }
+    apply_selected(object, spec, create, set)
 }
 
-/// Applies `set` for every spec of a table, in order.
+/// Applies `set` for every spec of a table, in order. Which specs select the object is decided
+/// before any is applied.
 pub fn apply_all(
     object: &mut Node,
     specs: &[FieldSpec],
     create: Create,
     set: &mut dyn FnMut(&mut Node) -> Result<()>,
 ) -> Result<()> {
-    let gvk = Gvk::of(object);
-    for spec in specs {
-        apply_selected(object, &gvk, spec, create, set)?;
+    let gvk = GvkRef::of(object);
+    let selected: Vec<&FieldSpec> = specs.iter().filter(|s| gvk.selected_by(s)).collect();
+    for spec in selected {
+        apply_selected(object, spec, create, set)?;
     }
     Ok(())
 }
 
 fn apply_selected(
     object: &mut Node,
-    gvk: &Gvk,
     spec: &FieldSpec,
     create: Create,
     set: &mut dyn FnMut(&mut Node) -> Result<()>,
 ) -> Result<()> {
-    if !spec_selects(spec, gvk) {
-        return Ok(());
-    }
     let path = walk_path(&spec.path);
-    let mut at = Vec::new();
-    walk(object, path, &mut at, spec.create, create, &mut |n, _| {
-        set(n)
-    })
-    .map_err(|mut e| {
-        e.message = format!(
-            "considering field '{}' of object {}: {}",
-            spec.path,
-            ResId::of(object),
-            e.message
-        );
-        e
-    })
+    walk(object, path, None, spec.create, create, &mut |n, _| set(n))
+        .map_err(|e| in_field(e, spec, object))
 }
 
-/// [`apply`] whose setter also gets the path of the node it is called on.
-pub fn apply_with_path(
+/// [`apply`] whose setter also gets the path of the node it is called on (for a spec that
+/// the caller has already found to select the object).
+pub fn apply_selected_with_path<'p>(
     object: &mut Node,
-    spec: &FieldSpec,
+    spec: &'p FieldSpec,
     create: Create,
-    set: &mut dyn FnMut(&mut Node, &[Step]) -> Result<()>,
+    set: &mut dyn FnMut(&mut Node, &[PathStep<'p>]) -> Result<()>,
 ) -> Result<()> {
-    if !spec_selects(spec, &Gvk::of(object)) {
-        return Ok(());
-    }
     let path = walk_path(&spec.path);
     let mut at = Vec::new();
-    walk(object, path, &mut at, spec.create, create, set).map_err(|mut e| {
-        e.message = format!(
-            "considering field '{}' of object {}: {}",
-            spec.path,
-            ResId::of(object),
-            e.message
-        );
-        e
-    })
+    walk(object, path, Some(&mut at), spec.create, create, set)
+        .map_err(|e| in_field(e, spec, object))
 }
 
-fn walk(
+fn in_field(mut e: Error, spec: &FieldSpec, object: &Node) -> Error {
+    e.message = format!(
+        "considering field '{}' of object {}: {}",
+        spec.path,
+        ResId::of(object),
+        e.message
+    );
+    e
+}
+
+/// Follows `path` from `node`, pushing each step on `at` when the caller tracks the path.
+fn walk<'p>(
     node: &mut Node,
-    path: Option<&str>,
-    at: &mut Vec<Step>,
+    path: Option<&'p str>,
+    mut at: Option<&mut Vec<PathStep<'p>>>,
     create_missing: bool,
     create: Create,
-    set: &mut dyn FnMut(&mut Node, &[Step]) -> Result<()>,
+    set: &mut dyn FnMut(&mut Node, &[PathStep<'p>]) -> Result<()>,
 ) -> Result<()> {
     let Some(path) = path else {
-        return set(node, at);
+        return set(node, at.map_or(&[], |a| a.as_slice()));
     };
-    let (first, rest) = next_segment(path);
     match node {
         Node::Null => Ok(()),
         Node::Seq(items) => {
             for (i, item) in items.iter_mut().enumerate() {
-                at.push(Step::Index(i));
-                let r = walk(item, Some(path), at, create_missing, create, set);
-                at.pop();
+                if let Some(a) = at.as_deref_mut() {
+                    a.push(PathStep::Index(i));
+                }
+                let r = walk(
+                    item,
+                    Some(path),
+                    at.as_deref_mut(),
+                    create_missing,
+                    create,
+                    set,
+                );
+                if let Some(a) = at.as_deref_mut() {
+                    a.pop();
+                }
                 r?;
             }
             Ok(())
         }
         Node::Map(map) => {
+            let (first, rest) = next_segment(path);
             let (name, is_seq) = match first.strip_suffix("[]") {
                 Some(n) => (n, true),
                 None => (first.as_ref(), false),
@@ -200,10 +255,10 @@ fn walk(
             } else {
                 Some(|| Node::Map(Map::default()))
             };
-            let field = match (map.contains_key(name), make) {
-                (true, _) => map.get_mut(name),
-                (false, Some(f)) => Some(map.entry(name.to_string()).or_insert_with(f)),
-                (false, None) => None,
+            let field = match (map.get_index_of(name), make) {
+                (Some(i), _) => map.get_index_mut(i).map(|(_, v)| v),
+                (None, Some(f)) => Some(map.entry(name.to_string()).or_insert_with(f)),
+                (None, None) => None,
             };
             let Some(field) = field else { return Ok(()) };
             if field.is_null() {
@@ -213,9 +268,15 @@ fn walk(
                     *field = f();
                 }
             }
-            at.push(Step::Key(name.to_string()));
-            let r = walk(field, rest, at, create_missing, create, set);
-            at.pop();
+            let Some(a) = at else {
+                return walk(field, rest, None, create_missing, create, set);
+            };
+            a.push(PathStep::Key(match &first {
+                Cow::Borrowed(s) => Cow::Borrowed(s.strip_suffix("[]").unwrap_or(s)),
+                Cow::Owned(_) => Cow::Owned(name.to_string()),
+            }));
+            let r = walk(field, rest, Some(&mut *a), create_missing, create, set);
+            a.pop();
             r
         }
         _ => Err(Error::new(

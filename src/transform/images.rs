@@ -2,6 +2,8 @@
 //! references — in every `containers`/`initContainers` list found anywhere in an object, then
 //! at the places the images table names. CustomResourceDefinitions are never touched.
 
+use std::borrow::Cow;
+
 use regex::Regex;
 
 use crate::diag::{Error, ErrorKind, Result};
@@ -13,34 +15,100 @@ use super::FieldSpecTables;
 use super::fieldspec::{self, Create};
 
 pub fn apply(resources: &mut [Resource], images: &[Image], tables: &FieldSpecTables) -> Result<()> {
+    let mut places = ContainerPlaces::new(resources.len());
     for image in images {
-        apply_one(resources, image, &tables.images)?;
+        apply_with_places(resources, image, &tables.images, &mut places)?;
     }
     Ok(())
 }
 
 /// One image entry with explicit field specs (the ImageTagTransformer plugin).
 pub fn apply_one(resources: &mut [Resource], image: &Image, specs: &[FieldSpec]) -> Result<()> {
-    {
-        let matcher = Matcher::new(&image.name);
-        // kustomize runs its "legacy" walk over every object first, then the field-spec walk
-        // (`api/internal/builtins/ImageTagTransformer.go`).
-        for r in resources.iter_mut() {
-            if r.kind() == "CustomResourceDefinition" {
-                continue;
-            }
-            find_containers(&mut r.node, &mut |c| update_container(c, image, &matcher))?;
+    let mut places = ContainerPlaces::new(resources.len());
+    apply_with_places(resources, image, specs, &mut places)
+}
+
+fn apply_with_places(
+    resources: &mut [Resource],
+    image: &Image,
+    specs: &[FieldSpec],
+    places: &mut ContainerPlaces,
+) -> Result<()> {
+    let matcher = Matcher::new(&image.name);
+    // kustomize runs its "legacy" walk over every object first, then the field-spec walk
+    // (`api/internal/builtins/ImageTagTransformer.go`).
+    for (i, r) in resources.iter_mut().enumerate() {
+        if r.kind() == "CustomResourceDefinition" {
+            continue;
         }
-        for r in resources.iter_mut() {
-            if r.kind() == "CustomResourceDefinition" {
-                continue;
+        for place in each_place(places.of(i, &r.node)) {
+            if let Some(list) = node_at(&mut r.node, place) {
+                update_container(list, image, &matcher)?;
             }
-            fieldspec::apply_all(&mut r.node, specs, Create::None, &mut |n| {
-                update(n, image, &matcher)
-            })?;
         }
     }
+    for r in resources.iter_mut() {
+        if r.kind() == "CustomResourceDefinition" {
+            continue;
+        }
+        fieldspec::apply_all(&mut r.node, specs, Create::None, &mut |n| {
+            update(n, image, &matcher)
+        })?;
+    }
     Ok(())
+}
+
+/// Where the `containers`/`initContainers` lists of each object are, found once per object
+/// for all image entries: an image update only rewrites scalars (and a field-spec walk without
+/// create at most turns a null list into an empty one), so the keys and positions stay.
+struct ContainerPlaces {
+    /// Per object, when found: each place as its length followed by its map-entry and list
+    /// positions from the root, in the order kustomize's walk visits them.
+    found: Vec<Option<Vec<usize>>>,
+}
+
+impl ContainerPlaces {
+    fn new(objects: usize) -> ContainerPlaces {
+        ContainerPlaces {
+            found: vec![None; objects],
+        }
+    }
+
+    /// The places in object `i` (looked for on first use).
+    fn of(&mut self, i: usize, node: &Node) -> &[usize] {
+        let Some(slot) = self.found.get_mut(i) else {
+            return &[];
+        };
+        slot.get_or_insert_with(|| {
+            let mut out = Vec::new();
+            find_containers(node, &mut Vec::new(), &mut out);
+            out
+        })
+    }
+}
+
+/// The places of a list that [`ContainerPlaces`] keeps.
+fn each_place(flat: &[usize]) -> impl Iterator<Item = &[usize]> {
+    let mut rest = flat;
+    std::iter::from_fn(move || {
+        let (&len, more) = rest.split_first()?;
+        let (place, after) = more.split_at_checked(len)?;
+        rest = after;
+        Some(place)
+    })
+}
+
+/// The node at a place of [`ContainerPlaces`].
+fn node_at<'a>(node: &'a mut Node, place: &[usize]) -> Option<&'a mut Node> {
+    let mut cur = node;
+    for &i in place {
+        cur = match cur {
+            Node::Map(m) => m.get_index_mut(i)?.1,
+            Node::Seq(items) => items.get_mut(i)?,
+            _ => return None,
+        };
+    }
+    Some(cur)
 }
 
 /// Whether an image reference names the image `name` (kustomize's `image.IsImageMatched`: the
@@ -105,26 +173,34 @@ impl Matcher {
     }
 }
 
-/// Calls `f` on every value of a `containers` or `initContainers` key at any depth, after
-/// walking into it (`findFieldsFilter` in `api/filters/imagetag/legacy.go`).
-fn find_containers(node: &mut Node, f: &mut dyn FnMut(&mut Node) -> Result<()>) -> Result<()> {
+/// Records the place of every value of a `containers` or `initContainers` key at any depth,
+/// after the places inside it (`findFieldsFilter` in `api/filters/imagetag/legacy.go` walks
+/// into the value, then updates it). `at` is the path to `node`.
+fn find_containers(node: &Node, at: &mut Vec<usize>, out: &mut Vec<usize>) {
     match node {
         Node::Map(m) => {
-            for (k, v) in m.iter_mut() {
-                find_containers(v, f)?;
-                if k == "containers" || k == "initContainers" {
-                    f(v)?;
+            for (i, (k, v)) in m.iter().enumerate() {
+                at.push(i);
+                if !v.is_scalar() {
+                    find_containers(v, at, out);
                 }
+                if k == "containers" || k == "initContainers" {
+                    out.push(at.len());
+                    out.extend_from_slice(at);
+                }
+                at.pop();
             }
-            Ok(())
         }
         Node::Seq(items) => {
-            for item in items {
-                find_containers(item, f)?;
+            for (i, item) in items.iter().enumerate() {
+                if !item.is_scalar() {
+                    at.push(i);
+                    find_containers(item, at, out);
+                    at.pop();
+                }
             }
-            Ok(())
         }
-        _ => Ok(()),
+        _ => {}
     }
 }
 
@@ -142,20 +218,25 @@ fn update_container(list: &mut Node, image: &Image, matcher: &Matcher) -> Result
 
 /// Rewrites one image reference (kustomize's `imageTagUpdater.SetImageValue`).
 fn update(node: &mut Node, image: &Image, matcher: &Matcher) -> Result<()> {
-    if !node.is_scalar() {
-        return Err(Error::new(
-            ErrorKind::Transformer,
-            format!("an image must be a string, found a {}", node.kind_name()),
-        ));
-    }
-    let Some(value) = node.scalar_text().filter(|_| !node.is_null()) else {
-        return Ok(());
+    let value: Cow<str> = match &*node {
+        Node::Null => return Ok(()),
+        Node::Str(s) => Cow::Borrowed(s),
+        Node::Seq(_) | Node::Map(_) => {
+            return Err(Error::new(
+                ErrorKind::Transformer,
+                format!("an image must be a string, found a {}", node.kind_name()),
+            ));
+        }
+        other => Cow::Owned(other.scalar_text().unwrap_or_default()),
     };
     if !matcher.is_match(&value)? {
         return Ok(());
     }
     let (mut name, mut tag, mut digest) = split(&value);
-    let set = |o: &Option<String>| o.as_deref().filter(|s| !s.is_empty()).map(str::to_string);
+    fn set(o: &Option<String>) -> Option<&str> {
+        o.as_deref().filter(|s| !s.is_empty())
+    }
+    let suffixed;
     if let Some(n) = set(&image.new_name) {
         name = n;
     }
@@ -170,43 +251,48 @@ fn update(node: &mut Node, image: &Image, matcher: &Matcher) -> Result<()> {
         }
         (Some(t), None, _) => {
             tag = t;
-            digest = String::new();
+            digest = "";
         }
         (None, Some(d), _) => {
-            tag = String::new();
+            tag = "";
             digest = d;
         }
         (None, None, Some(s)) => {
-            tag.push_str(&s);
-            digest = String::new();
+            suffixed = format!("{tag}{s}");
+            tag = &suffixed;
+            digest = "";
         }
         (None, None, None) => {}
     }
+    let mut out = String::with_capacity(name.len() + tag.len() + digest.len() + 2);
+    out.push_str(name);
     if !tag.is_empty() {
-        name = format!("{name}:{tag}");
+        out.push(':');
+        out.push_str(tag);
     }
     if !digest.is_empty() {
-        name = format!("{name}@{digest}");
+        out.push('@');
+        out.push_str(digest);
     }
-    *node = Node::Str(name);
+    *node = Node::Str(out);
     Ok(())
 }
 
 /// Splits an image reference into name, tag and digest (kustomize's `image.Split`): the tag
 /// and digest separators are looked for after the first `/`, so a registry port
 /// (`host:5000/app`) stays in the name.
-pub fn split(image: &str) -> (String, String, String) {
+pub fn split(image: &str) -> (&str, &str, &str) {
     let slash = image.find('/').filter(|&i| i > 0).unwrap_or(0);
     let search = image.get(slash..).unwrap_or("");
     let at = search.find('@').map(|i| i + slash);
     let colon = search.find(':').map(|i| i + slash);
-    let part = |a: usize, b: usize| image.get(a..b).unwrap_or("").to_string();
+    let part = |a: usize, b: usize| image.get(a..b).unwrap_or("");
     match (colon, at) {
-        (None, None) => (image.to_string(), String::new(), String::new()),
-        (None, Some(d)) => (part(0, d), String::new(), part(d + 1, image.len())),
-        (Some(c), Some(d)) if d < c => (part(0, d), String::new(), part(d + 1, image.len())),
+        (None, None) => (image, "", ""),
+        (None, Some(d)) => (part(0, d), "", part(d + 1, image.len())),
+        (Some(c), Some(d)) if d < c => (part(0, d), "", part(d + 1, image.len())),
         (Some(c), Some(d)) => (part(0, c), part(c + 1, d), part(d + 1, image.len())),
-        (Some(c), None) => (part(0, c), part(c + 1, image.len()), String::new()),
+        (Some(c), None) => (part(0, c), part(c + 1, image.len()), ""),
     }
 }
 
@@ -218,7 +304,7 @@ mod tests {
     fn split_like_kustomize() {
         let s = |i: &str| {
             let (a, b, c) = split(i);
-            (a, b, c)
+            (a.to_string(), b.to_string(), c.to_string())
         };
         assert_eq!(s("nginx"), ("nginx".into(), "".into(), "".into()));
         assert_eq!(s("nginx:1.2"), ("nginx".into(), "1.2".into(), "".into()));
@@ -237,6 +323,37 @@ mod tests {
         assert_eq!(
             s("host:5000/app:v1"),
             ("host:5000/app".into(), "v1".into(), "".into())
+        );
+    }
+
+    /// Entries apply one after the other to the lists found at any depth (each list found
+    /// once for all entries); a null `containers` under `spec` becomes an empty list through
+    /// the table's `spec/containers[]/image`. Expected text from `kubectl kustomize`.
+    #[test]
+    fn entries_apply_in_order_at_any_depth() {
+        use crate::yaml::{EmitOptions, emit_documents, parse::parse_one};
+        let tables = FieldSpecTables::builtin().unwrap();
+        let mut rs = vec![Resource::new(
+            parse_one("apiVersion: example.com/v1\nkind: Thing\nmetadata:\n  name: t\nspec:\n  x:\n  - containers:\n    - image: a:1\n    - image: c\n    initContainers:\n    - image: b@sha256:x\n  containers: null\n  y:\n    containers: 3\n").unwrap(),
+            None,
+        )];
+        let image =
+            |name: &str, new_name: Option<&str>, tag: Option<&str>, digest: Option<&str>| Image {
+                name: name.into(),
+                new_name: new_name.map(Into::into),
+                new_tag: tag.map(Into::into),
+                digest: digest.map(Into::into),
+                ..Image::default()
+            };
+        let images = [
+            image("a", Some("b"), None, None),
+            image("b", None, Some("2"), None),
+            image("c", None, None, Some("sha256:d")),
+        ];
+        apply(&mut rs, &images, &tables).unwrap();
+        assert_eq!(
+            emit_documents(rs.iter().map(|r| &r.node), EmitOptions::default()),
+            "apiVersion: example.com/v1\nkind: Thing\nmetadata:\n  name: t\nspec:\n  containers: []\n  x:\n  - containers:\n    - image: b:2\n    - image: c@sha256:d\n    initContainers:\n    - image: b:2\n  \"y\":\n    containers: 3\n"
         );
     }
 

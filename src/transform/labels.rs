@@ -7,8 +7,8 @@ use crate::kustomization::{FieldSpec, Label, StringMap};
 use crate::resource::{Resource, SharedEntry, Step};
 use crate::yaml::Node;
 
-use super::fieldspec::{self, Create};
-use super::{FieldSpecTables, spec_selects, try_merge_one};
+use super::fieldspec::{self, Create, GvkRef, PathStep};
+use super::{FieldSpecTables, is_new};
 
 /// Applies the kustomization's `labels` entries, then its `commonLabels`, in kustomize's
 /// order (`api/internal/target/kusttarget_configplugin.go`, LabelTransformer configurator).
@@ -18,9 +18,14 @@ pub fn apply(
     labels: &[Label],
     tables: &FieldSpecTables,
 ) -> Result<()> {
+    let metadata_labels = FieldSpec {
+        path: "metadata/labels".into(),
+        create: true,
+        ..FieldSpec::default()
+    };
     for label in labels {
-        let specs = label_specs(label, tables)?;
-        set_pairs(resources, &label.pairs, &specs)?;
+        let specs = label_specs(label, tables, &metadata_labels)?;
+        set_pairs_at(resources, &label.pairs, &specs)?;
     }
     if let Some(common) = common_labels {
         set_pairs(resources, common, &tables.common_labels)?;
@@ -30,30 +35,34 @@ pub fn apply(
 
 /// The field specs of one `labels:` entry: its own `fields`, then the `labels` table of
 /// `configurations:`, then either every selector and template place (`includeSelectors`) or
-/// templates (`includeTemplates`) and `metadata/labels`.
-pub fn label_specs(label: &Label, tables: &FieldSpecTables) -> Result<Vec<FieldSpec>> {
-    let mut specs = Vec::new();
+/// templates (`includeTemplates`) and `metadata/labels` (`metadata_labels`, a
+/// `metadata/labels` spec with `create`).
+fn label_specs<'a>(
+    label: &'a Label,
+    tables: &'a FieldSpecTables,
+    metadata_labels: &'a FieldSpec,
+) -> Result<Vec<&'a FieldSpec>> {
+    let mut specs: Vec<&FieldSpec> = Vec::new();
+    let mut merge = |s: &'a FieldSpec| -> Result<()> {
+        if is_new(specs.iter().copied(), s)? {
+            specs.push(s);
+        }
+        Ok(())
+    };
     for s in label.fields.iter().chain(&tables.labels) {
-        try_merge_one(&mut specs, s.clone())?;
+        merge(s)?;
     }
     if label.include_selectors {
         for s in &tables.common_labels {
-            try_merge_one(&mut specs, s.clone())?;
+            merge(s)?;
         }
     } else {
         if label.include_templates {
             for s in &tables.template_labels {
-                try_merge_one(&mut specs, s.clone())?;
+                merge(s)?;
             }
         }
-        try_merge_one(
-            &mut specs,
-            FieldSpec {
-                path: "metadata/labels".into(),
-                create: true,
-                ..FieldSpec::default()
-            },
-        )?;
+        merge(metadata_labels)?;
     }
     Ok(specs)
 }
@@ -68,60 +77,117 @@ pub fn set_pairs(resources: &mut [Resource], pairs: &StringMap, specs: &[FieldSp
     if pairs.is_empty() {
         return Ok(());
     }
+    let specs: Vec<&FieldSpec> = specs.iter().collect();
+    set_pairs_at(resources, pairs, &specs)
+}
+
+/// [`set_pairs`] with the specs given by reference.
+fn set_pairs_at(resources: &mut [Resource], pairs: &StringMap, specs: &[&FieldSpec]) -> Result<()> {
+    if pairs.is_empty() {
+        return Ok(());
+    }
+    let all: Vec<(&str, &str)> = pairs
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    // kustomize sets one key at a time at every place (`api/filters/labels`, `Filter`). Writing
+    // all keys in one walk per place gives the same maps, as the keys differ — unless a key is
+    // `name` or `namespace` and a place is `metadata` itself: then an error on a later place
+    // would name the object by an id that depends on the order, so keep kustomize's.
+    let one_by_one = all.iter().any(|(k, _)| *k == "name" || *k == "namespace");
     for r in resources.iter_mut() {
-        let gvk = r.gvk();
-        let selected: Vec<&FieldSpec> = specs.iter().filter(|s| spec_selects(s, &gvk)).collect();
+        let gvk = GvkRef::of(&r.node);
+        let selected: Vec<&FieldSpec> = specs
+            .iter()
+            .copied()
+            .filter(|s| gvk.selected_by(s))
+            .collect();
         if selected.is_empty() {
             continue;
         }
-        let Resource {
-            node,
-            shared_entries,
-            ..
-        } = r;
-        for (k, v) in pairs {
-            let mut created: Vec<Vec<Step>> = Vec::new();
-            let mut updated: Vec<Vec<Step>> = Vec::new();
-            for spec in &selected {
-                fieldspec::apply_with_path(node, spec, Create::Map, &mut |n, at| {
-                    // A null map that the spec may not create stays null (kyaml's FieldSetter
-                    // does nothing on a null node).
-                    if n.is_null() {
-                        return Ok(());
-                    }
-                    let Some(map) = n.as_map_mut() else {
-                        return Err(not_a_map(n));
-                    };
-                    if map.contains_key(k) {
-                        updated.push(at.to_vec());
-                    } else {
-                        created.push(at.to_vec());
-                    }
-                    map.insert(k.clone(), Node::str(v.as_str()));
-                    Ok(())
-                })?;
+        if one_by_one {
+            for pair in &all {
+                set_in(r, std::slice::from_ref(pair), &selected)?;
             }
-            for group in shared_entries
-                .iter()
-                .filter(|g| g.key == *k && g.maps.iter().any(|m| updated.contains(m)))
-            {
-                for path in &group.maps {
-                    if let Some(map) = node_at(node, path).and_then(Node::as_map_mut)
-                        && map.contains_key(k)
-                    {
-                        map.insert(k.clone(), Node::str(v.as_str()));
-                    }
-                }
-            }
-            if created.len() > 1 {
-                shared_entries.push(SharedEntry {
-                    key: k.clone(),
-                    maps: created,
-                });
-            }
+        } else {
+            set_in(r, &all, &selected)?;
         }
     }
     Ok(())
+}
+
+/// Writes `pairs` at the places of `selected` (specs that select the object), then replays
+/// the shared entries whose key was set again and records the new ones, pair by pair.
+fn set_in(r: &mut Resource, pairs: &[(&str, &str)], selected: &[&FieldSpec]) -> Result<()> {
+    let Resource {
+        node,
+        shared_entries,
+        ..
+    } = r;
+    // The maps in which a pair's key was created: (pair, path).
+    let mut created: Vec<(usize, Vec<PathStep>)> = Vec::new();
+    // The shared entries with a map in which their key was set again.
+    let mut replay: Vec<usize> = Vec::new();
+    for spec in selected {
+        fieldspec::apply_selected_with_path(node, spec, Create::Map, &mut |n, at| {
+            // A null map that the spec may not create stays null (kyaml's FieldSetter does
+            // nothing on a null node).
+            if n.is_null() {
+                return Ok(());
+            }
+            let Some(map) = n.as_map_mut() else {
+                return Err(not_a_map(n));
+            };
+            for (p, (k, v)) in pairs.iter().enumerate() {
+                if let Some(old) = map.get_mut(*k) {
+                    *old = Node::str(*v);
+                    for (g, group) in shared_entries.iter().enumerate() {
+                        if group.key == *k
+                            && !replay.contains(&g)
+                            && group.maps.iter().any(|m| same_path(at, m))
+                        {
+                            replay.push(g);
+                        }
+                    }
+                } else {
+                    map.insert((*k).to_string(), Node::str(*v));
+                    created.push((p, at.to_vec()));
+                }
+            }
+            Ok(())
+        })?;
+    }
+    replay.sort_unstable();
+    for (p, (k, v)) in pairs.iter().enumerate() {
+        for &g in &replay {
+            let Some(group) = shared_entries.get(g).filter(|g| g.key == *k) else {
+                continue;
+            };
+            for path in &group.maps {
+                if let Some(value) = node_at(node, path)
+                    .and_then(Node::as_map_mut)
+                    .and_then(|m| m.get_mut(*k))
+                {
+                    *value = Node::str(*v);
+                }
+            }
+        }
+        if created.iter().filter(|(q, _)| *q == p).nth(1).is_some() {
+            shared_entries.push(SharedEntry {
+                key: (*k).to_string(),
+                maps: created
+                    .iter()
+                    .filter(|(q, _)| *q == p)
+                    .map(|(_, at)| at.iter().map(PathStep::to_step).collect())
+                    .collect(),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn same_path(at: &[PathStep], path: &[Step]) -> bool {
+    at.len() == path.len() && at.iter().zip(path).all(|(a, b)| a.is(b))
 }
 
 fn node_at<'a>(node: &'a mut Node, path: &[Step]) -> Option<&'a mut Node> {
@@ -143,4 +209,42 @@ fn not_a_map(node: &Node) -> Error {
             node.kind_name()
         ),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::{EmitOptions, emit_documents, parse::parse_one};
+
+    fn map(pairs: &[(&str, &str)]) -> StringMap {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
+            .collect()
+    }
+
+    /// A key that `commonLabels` created in three maps at once is shared: an overlay's
+    /// `labels` entry that sets it in `metadata/labels` only changes all three. Expected text
+    /// from `kubectl kustomize` (base: commonLabels a=x on a Deployment without labels;
+    /// overlay: labels a=w, b=z).
+    #[test]
+    fn shared_entries_follow_a_later_setting() {
+        let tables = FieldSpecTables::builtin().unwrap();
+        let mut rs = vec![Resource::new(
+            parse_one("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\nspec:\n  template:\n    spec:\n      containers:\n      - name: c\n        image: nginx\n").unwrap(),
+            None,
+        )];
+        apply(&mut rs, Some(&map(&[("a", "x")])), &[], &tables).unwrap();
+        assert_eq!(rs[0].shared_entries.len(), 1);
+        assert_eq!(rs[0].shared_entries[0].maps.len(), 3);
+        let label = Label {
+            pairs: map(&[("a", "w"), ("b", "z")]),
+            ..Label::default()
+        };
+        apply(&mut rs, None, &[label], &tables).unwrap();
+        assert_eq!(
+            emit_documents(rs.iter().map(|r| &r.node), EmitOptions::default()),
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  labels:\n    a: w\n    b: z\n  name: d\nspec:\n  selector:\n    matchLabels:\n      a: w\n  template:\n    metadata:\n      labels:\n        a: w\n    spec:\n      containers:\n      - image: nginx\n        name: c\n"
+        );
+    }
 }

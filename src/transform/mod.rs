@@ -116,10 +116,23 @@ impl FieldSpecTables {
 
     /// Whether kustomize treats objects of this group/version/kind as cluster-scoped.
     pub fn is_cluster_scoped(&self, gvk: &Gvk) -> bool {
-        let api_version = gvk.api_version();
+        self.is_cluster_scoped_parts(&gvk.group, &gvk.version, &gvk.kind)
+    }
+
+    /// [`Self::is_cluster_scoped`] for a group, version and kind given apart.
+    pub fn is_cluster_scoped_parts(&self, group: &str, version: &str, kind: &str) -> bool {
+        // The table holds `apiVersion`s: `group/version`, or the version alone for the core
+        // group (`Gvk::api_version`).
+        let api_version_is = |a: &str| {
+            if group.is_empty() {
+                a == version
+            } else {
+                a.strip_prefix(group).and_then(|r| r.strip_prefix('/')) == Some(version)
+            }
+        };
         self.cluster_scoped
             .iter()
-            .any(|(a, k)| *a == api_version && *k == gvk.kind)
+            .any(|(a, k)| k == kind && api_version_is(a))
     }
 }
 
@@ -133,11 +146,22 @@ pub fn merge_one(table: &mut Vec<FieldSpec>, spec: FieldSpec) {
 /// a kind matches an existing one for any kind). An equivalent entry with a different `create`
 /// is an error, as in kustomize.
 pub fn try_merge_one(table: &mut Vec<FieldSpec>, spec: FieldSpec) -> Result<()> {
+    if is_new(table.iter(), &spec)? {
+        table.push(spec);
+    }
+    Ok(())
+}
+
+/// Whether [`try_merge_one`] adds `spec` to a table holding `table`'s entries.
+pub(crate) fn is_new<'a>(
+    mut table: impl Iterator<Item = &'a FieldSpec>,
+    spec: &FieldSpec,
+) -> Result<bool> {
     let selects = |want: &Option<String>, have: &Option<String>| {
         want.as_deref()
             .is_none_or(|w| w.is_empty() || Some(w) == have.as_deref())
     };
-    let existing = table.iter().find(|s| {
+    let existing = table.find(|s| {
         s.path == spec.path
             && selects(&spec.group, &s.group)
             && selects(&spec.version, &s.version)
@@ -155,11 +179,8 @@ pub fn try_merge_one(table: &mut Vec<FieldSpec>, spec: FieldSpec) -> Result<()> 
                     .unwrap_or_default()
             ),
         )),
-        Some(_) => Ok(()),
-        None => {
-            table.push(spec);
-            Ok(())
-        }
+        Some(_) => Ok(false),
+        None => Ok(true),
     }
 }
 
@@ -256,6 +277,11 @@ mod tests {
             "ClusterRole"
         )));
         assert!(!t.is_cluster_scoped(&Gvk::from_api_version("apps/v1", "Deployment")));
+        assert!(t.is_cluster_scoped_parts("", "v1", "Namespace"));
+        assert!(!t.is_cluster_scoped_parts("x", "v1", "Namespace"));
+        assert!(!t.is_cluster_scoped_parts("rbac.authorization.k8s.io", "v2", "ClusterRole"));
+        assert!(!t.is_cluster_scoped_parts("rbac.authorization.k8s.io", "", "ClusterRole"));
+        assert!(!t.is_cluster_scoped_parts("", "v1", "ClusterRole"));
     }
 }
 

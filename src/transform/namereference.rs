@@ -13,89 +13,103 @@
 
 use crate::fasthash::{FastMap, FastSet};
 
+use super::fieldspec::GvkRef;
+
 use crate::diag::{Error, ErrorKind};
 use crate::kustomization::FieldSpec;
 use crate::resource::{Gvk, ResId, Resource};
 use crate::yaml::Node;
 
 use super::configurations::NameBackRef;
-use super::refpath::{NOT_NAMESPACED, gvk_selected, spec_selects, split_path, walk_existing};
+use super::refpath::{NOT_NAMESPACED, split_path, walk_existing};
 
-/// What a reference can be matched against: a snapshot of one object's identity.
-struct Cand {
-    id: ResId,
+/// What a reference can be matched against: one object's identity, borrowed from a snapshot
+/// of the current ids and from the resource's rename history.
+struct Cand<'a> {
+    id: &'a ResId,
     cluster_scoped: bool,
     /// Effective namespace of the current id.
-    cur_ns: String,
+    cur_ns: &'a str,
     /// Effective namespace of the original id.
-    orig_ns: String,
-    /// Previous ids (current group and version, earlier kind, name, namespace).
-    prev: Vec<ResId>,
-    prefixes: Vec<String>,
-    suffixes: Vec<String>,
+    orig_ns: &'a str,
+    /// Previous ids as recorded; kustomize reads them with the current group and version
+    /// (see [`Cand::prev_kind_selected`]).
+    prev: &'a [ResId],
+    prefixes: &'a [String],
+    suffixes: &'a [String],
 }
 
-/// The objects of one build, indexed for reference lookups.
-struct Index {
-    cands: Vec<Cand>,
-    /// Previous name → objects that once had it, in build order.
-    by_prev_name: FastMap<String, Vec<usize>>,
-    /// Original effective namespace → objects, in build order.
-    by_orig_ns: FastMap<String, Vec<usize>>,
-}
-
-fn effective_ns(ns: &str, cluster_scoped: bool) -> String {
-    if cluster_scoped {
-        NOT_NAMESPACED.to_string()
-    } else if ns.is_empty() {
-        "default".to_string()
-    } else {
-        ns.to_string()
+impl Cand<'_> {
+    /// Whether a previous id, read as kustomize reads it (the current group and version with
+    /// the earlier kind: `utils.PrevIds`), is selected by `g`, `v`, `k`.
+    fn prev_kind_selected(&self, g: Option<&str>, v: Option<&str>, k: Option<&str>) -> bool {
+        let ok = |sel: Option<&str>, have: &str| sel.is_none_or(|s| s.is_empty() || s == have);
+        ok(g, &self.id.gvk.group)
+            && ok(v, &self.id.gvk.version)
+            && self.prev.iter().any(|p| ok(k, &p.gvk.kind))
     }
 }
 
-impl Index {
-    fn new(resources: &[Resource], cluster_scoped: &dyn Fn(&Gvk) -> bool) -> Index {
+/// The objects of one build, indexed for reference lookups.
+struct Index<'a> {
+    cands: Vec<Cand<'a>>,
+    /// Previous name → objects that once had it, in build order.
+    by_prev_name: FastMap<&'a str, Vec<usize>>,
+    /// Original effective namespace → objects, in build order.
+    by_orig_ns: FastMap<&'a str, Vec<usize>>,
+}
+
+fn effective_ns(ns: &str, cluster_scoped: bool) -> &str {
+    if cluster_scoped {
+        NOT_NAMESPACED
+    } else if ns.is_empty() {
+        "default"
+    } else {
+        ns
+    }
+}
+
+impl<'a> Index<'a> {
+    /// `ids` are the current ids of `resources`, in order.
+    fn new(
+        resources: &'a [Resource],
+        ids: &'a [ResId],
+        cluster_scoped: &dyn Fn(&Gvk) -> bool,
+    ) -> Index<'a> {
         let mut cands = Vec::with_capacity(resources.len());
-        let mut by_prev_name: FastMap<String, Vec<usize>> = FastMap::default();
-        let mut by_orig_ns: FastMap<String, Vec<usize>> = FastMap::default();
-        for (i, r) in resources.iter().enumerate() {
-            let id = r.id();
+        let mut by_prev_name: FastMap<&str, Vec<usize>> = FastMap::default();
+        let mut by_orig_ns: FastMap<&str, Vec<usize>> = FastMap::default();
+        for (i, (r, id)) in resources.iter().zip(ids).enumerate() {
             let cs = cluster_scoped(&id.gvk);
-            let prev: Vec<ResId> = r
-                .prev_ids
-                .iter()
-                .map(|p| ResId {
-                    gvk: Gvk {
-                        group: id.gvk.group.clone(),
-                        version: id.gvk.version.clone(),
-                        kind: p.gvk.kind.clone(),
-                    },
-                    namespace: p.namespace.clone(),
-                    name: p.name.clone(),
-                })
-                .collect();
+            let prev = r.prev_ids.as_slice();
             let orig_ns = match prev.first() {
-                Some(p) => effective_ns(&p.namespace, cluster_scoped(&p.gvk)),
+                // The original id read with the current group and version.
+                Some(p) if p.gvk.kind == id.gvk.kind => effective_ns(&p.namespace, cs),
+                Some(p) => {
+                    let gvk = Gvk {
+                        kind: p.gvk.kind.clone(),
+                        ..id.gvk.clone()
+                    };
+                    effective_ns(&p.namespace, cluster_scoped(&gvk))
+                }
                 None => effective_ns(&id.namespace, cs),
             };
-            let mut seen = FastSet::default();
-            for p in &prev {
-                if seen.insert(p.name.as_str()) {
-                    by_prev_name.entry(p.name.clone()).or_default().push(i);
+            for (n, p) in prev.iter().enumerate() {
+                if !prev[..n].iter().any(|q| q.name == p.name) {
+                    by_prev_name.entry(p.name.as_str()).or_default().push(i);
                 }
             }
             if orig_ns != NOT_NAMESPACED {
-                by_orig_ns.entry(orig_ns.clone()).or_default().push(i);
+                by_orig_ns.entry(orig_ns).or_default().push(i);
             }
             cands.push(Cand {
-                cur_ns: effective_ns(&id.namespace, cs),
                 id,
                 cluster_scoped: cs,
+                cur_ns: effective_ns(&id.namespace, cs),
                 orig_ns,
                 prev,
-                prefixes: r.name_prefixes.clone(),
-                suffixes: r.name_suffixes.clone(),
+                prefixes: &r.name_prefixes,
+                suffixes: &r.name_suffixes,
             });
         }
         Index {
@@ -108,7 +122,7 @@ impl Index {
 
 /// One referrer: the object whose fields are rewritten, and which objects it may refer to.
 struct Referrer<'a> {
-    idx: &'a Index,
+    idx: &'a Index<'a>,
     me: usize,
     /// Namespaces of the ServiceAccount subjects of a RoleBinding (kustomize lets a RoleBinding
     /// refer to objects there).
@@ -116,7 +130,7 @@ struct Referrer<'a> {
 }
 
 impl Referrer<'_> {
-    fn cand(&self) -> &Cand {
+    fn cand(&self) -> &Cand<'_> {
         &self.idx.cands[self.me]
     }
 
@@ -141,46 +155,79 @@ pub fn fix_name_references(
     if resources.is_empty() || backrefs.is_empty() {
         return Ok(());
     }
-    let idx = Index::new(resources, cluster_scoped);
+    // The nodes are taken out while the index borrows the rest of each resource.
+    let mut nodes: Vec<Node> = resources
+        .iter_mut()
+        .map(|r| std::mem::take(&mut r.node))
+        .collect();
+    let result = fix_nodes(&mut nodes, resources, backrefs, cluster_scoped);
+    for (r, node) in resources.iter_mut().zip(nodes) {
+        r.node = node;
+    }
+    result
+}
+
+/// [`fix_name_references`] on the resources' nodes, taken out of `resources` (in order).
+fn fix_nodes(
+    nodes: &mut [Node],
+    resources: &[Resource],
+    backrefs: &[NameBackRef],
+    cluster_scoped: &dyn Fn(&Gvk) -> bool,
+) -> Result<(), Error> {
+    let ids: Vec<ResId> = nodes.iter().map(ResId::of).collect();
+    let idx = Index::new(resources, &ids, cluster_scoped);
     // Referrer specs by the kind they select, so that each object only looks at the specs of
-    // its own (original) kind and at the kind-less ones.
-    let mut by_kind: FastMap<&str, Vec<(&FieldSpec, &Gvk)>> = FastMap::default();
-    let mut any_kind: Vec<(&FieldSpec, &Gvk)> = Vec::new();
-    let mut order: FastMap<*const FieldSpec, usize> = FastMap::default();
+    // its own (original) kind and at the kind-less ones; each path is split once.
+    let mut by_kind: FastMap<&str, Vec<RefSpec>> = FastMap::default();
+    let mut any_kind: Vec<RefSpec> = Vec::new();
+    let mut order = 0;
     for br in backrefs {
         for spec in &br.referrers {
-            order.insert(spec as *const FieldSpec, order.len());
+            let r = RefSpec {
+                order,
+                spec,
+                target: &br.gvk,
+                segs: split_path(&spec.path, '/'),
+            };
+            order += 1;
             match spec.kind.as_deref().filter(|k| !k.is_empty()) {
-                Some(k) => by_kind.entry(k).or_default().push((spec, &br.gvk)),
-                None => any_kind.push((spec, &br.gvk)),
+                Some(k) => by_kind.entry(k).or_default().push(r),
+                None => any_kind.push(r),
             }
         }
     }
-    for (i, r) in resources.iter_mut().enumerate() {
-        let org_gvk = match idx.cands[i].prev.first() {
-            Some(p) => p.gvk.clone(),
-            None => idx.cands[i].id.gvk.clone(),
+    for (i, node) in nodes.iter_mut().enumerate() {
+        let Some(me) = idx.cands.get(i) else {
+            continue;
         };
-        let mut specs: Vec<(&FieldSpec, &Gvk)> = by_kind
-            .get(org_gvk.kind.as_str())
+        // The original id read with the current group and version.
+        let org_gvk = GvkRef {
+            group: &me.id.gvk.group,
+            version: &me.id.gvk.version,
+            kind: me.prev.first().map_or(&me.id.gvk.kind, |p| &p.gvk.kind),
+        };
+        let mut specs: Vec<&RefSpec> = by_kind
+            .get(org_gvk.kind)
             .into_iter()
             .flatten()
             .chain(any_kind.iter())
-            .filter(|(s, _)| spec_selects(s, &org_gvk))
-            .copied()
+            .filter(|s| org_gvk.selected_by(s.spec))
             .collect();
         if specs.is_empty() {
             continue;
         }
-        specs.sort_by_key(|(s, _)| order.get(&(*s as *const FieldSpec)).copied());
+        specs.sort_by_key(|s| s.order);
         let referrer = Referrer {
             idx: &idx,
             me: i,
-            rb_namespaces: role_binding_namespaces(r, &idx.cands[i].id)?,
+            rb_namespaces: role_binding_namespaces(node, me.id)?,
         };
-        for (spec, target) in specs {
+        for RefSpec {
+            spec, target, segs, ..
+        } in specs
+        {
             let role_ref = if spec.path.ends_with("roleRef/name") {
-                role_ref_gvk(&r.node)
+                role_ref_gvk(node)
             } else {
                 None
             };
@@ -189,17 +236,16 @@ pub fn fix_name_references(
                 target,
                 role_ref: role_ref.as_ref(),
             };
-            let segs = split_path(&spec.path, '/');
-            walk_existing(&mut r.node, &segs, &mut |n| f.set(n)).map_err(|m| {
+            walk_existing(node, segs, &mut |n| f.set(n)).map_err(|m| {
                 Error::new(
                     ErrorKind::Transformer,
                     format!(
                         "updating the name reference in field '{}' of {}: {m}",
                         spec.path,
-                        friendly(&idx.cands[i].id)
+                        friendly(me.id)
                     ),
                 )
-                .at_opt(r.origin.clone())
+                .at_opt(resources.get(i).and_then(|r| r.origin.clone()))
                 .help("kustomize rewrites a reference when exactly one renamed object had the name it holds")
             })?;
         }
@@ -207,13 +253,22 @@ pub fn fix_name_references(
     Ok(())
 }
 
+/// A referrer field spec of the name-reference table, with its place in the table and its
+/// path split.
+struct RefSpec<'a> {
+    order: usize,
+    spec: &'a FieldSpec,
+    target: &'a Gvk,
+    segs: Vec<String>,
+}
+
 /// kustomize's `getNamespacesForRoleBinding`.
-fn role_binding_namespaces(r: &Resource, id: &ResId) -> Result<FastSet<String>, Error> {
+fn role_binding_namespaces(node: &Node, id: &ResId) -> Result<FastSet<String>, Error> {
     let mut out = FastSet::default();
     if id.gvk.kind != "RoleBinding" {
         return Ok(out);
     }
-    let Some(subjects) = r.node.get("subjects").and_then(Node::as_seq) else {
+    let Some(subjects) = node.get("subjects").and_then(Node::as_seq) else {
         return Ok(out);
     };
     for s in subjects {
@@ -360,11 +415,11 @@ impl Filter<'_> {
         let idx = self.referrer.idx;
         let me = self.referrer.cand();
         let (g, v, k) = sel(self.target);
-        let by_target = |c: &Cand| c.prev.iter().any(|p| gvk_selected(&p.gvk, g, v, k));
+        let by_target = |c: &Cand| c.prev_kind_selected(g, v, k);
         let by_role_ref = |c: &Cand| match self.role_ref {
             Some(rr) => {
                 let (g, v, k) = sel(rr);
-                c.prev.iter().any(|p| gvk_selected(&p.gvk, g, v, k))
+                c.prev_kind_selected(g, v, k)
             }
             None => true,
         };
@@ -401,7 +456,7 @@ impl Filter<'_> {
                     Ok(Some(*first))
                 } else {
                     let ids: Vec<String> =
-                        left.iter().map(|&j| friendly(&idx.cands[j].id)).collect();
+                        left.iter().map(|&j| friendly(idx.cands[j].id)).collect();
                     Err(format!(
                         "found multiple possible referrals: {} all had that name; give them distinct original names, or keep them apart with namespaces or name prefixes",
                         ids.join(", ")
@@ -427,7 +482,7 @@ fn affixes_equal(a: &Cand, b: &Cand, allow_empty: bool) -> bool {
     let ok = |x: &[String], y: &[String]| {
         (allow_empty && (x.is_empty() || y.is_empty())) || same_ending(x, y)
     };
-    ok(&a.prefixes, &b.prefixes) && ok(&a.suffixes, &b.suffixes)
+    ok(a.prefixes, b.prefixes) && ok(a.suffixes, b.suffixes)
 }
 
 /// kustomize's `utils.SameEndingSubSlice`.
@@ -510,6 +565,9 @@ mod tests {
             "{}",
             e.message
         );
+        // The objects are whole again after the error.
+        assert_eq!(rs[2].kind(), "ClusterRole");
+        assert_eq!(rs[0].name(), "s-1");
     }
 
     #[test]

@@ -4,15 +4,14 @@
 //! (a `v1` Namespace object's own name, APIService and CRD webhook service namespaces).
 //! Records each object's previous id. Two objects ending with one id is an error.
 
-use std::collections::HashMap;
-
 use crate::diag::{Error, ErrorKind, Result};
+use crate::fasthash::FastMap;
 use crate::kustomization::FieldSpec;
-use crate::resource::{Gvk, Resource};
+use crate::resource::Resource;
 use crate::yaml::Node;
 
 use super::FieldSpecTables;
-use super::fieldspec::{self, Create};
+use super::fieldspec::{self, Create, GvkRef};
 
 /// Which RoleBinding/ClusterRoleBinding subjects get the namespace (the NamespaceTransformer
 /// plugin's `setRoleBindingSubjects`).
@@ -58,12 +57,17 @@ pub fn apply_with(
     if namespace.is_empty() {
         return Ok(());
     }
+    let meta = FieldSpec {
+        path: "metadata/namespace".into(),
+        create: true,
+        ..FieldSpec::default()
+    };
     for r in resources.iter_mut() {
         if r.node.as_map().is_none_or(|m| m.is_empty()) {
             continue;
         }
         r.store_previous_id();
-        apply_one(&mut r.node, namespace, specs, tables, opts)?;
+        apply_one(&mut r.node, namespace, specs, &meta, tables, opts)?;
     }
     check_unique(resources)
 }
@@ -72,11 +76,19 @@ fn apply_one(
     node: &mut Node,
     namespace: &str,
     all_specs: &[FieldSpec],
+    meta: &FieldSpec,
     tables: &FieldSpecTables,
     opts: Options,
 ) -> Result<()> {
-    let gvk = Gvk::of(node);
-    let api_version = node.str_at(&["apiVersion"]).unwrap_or("").to_string();
+    // What the object is, read before anything is set.
+    let (is_v1, cluster_scoped, is_binding) = {
+        let gvk = GvkRef::of(node);
+        (
+            node.str_at(&["apiVersion"]).unwrap_or("") == "v1",
+            tables.is_cluster_scoped_parts(gvk.group, gvk.version, gvk.kind),
+            gvk.kind == "RoleBinding" || gvk.kind == "ClusterRoleBinding",
+        )
+    };
     let set = &mut |n: &mut Node| {
         // `unsetOnly` keeps a non-empty value (kyaml's `SetEntryIfEmpty`).
         if opts.unset_only
@@ -94,17 +106,12 @@ fn apply_one(
     let mut specs: Vec<&FieldSpec> = all_specs
         .iter()
         .filter(|s| s.path != "metadata/namespace")
-        .filter(|s| api_version == "v1" || s.path != "metadata/name")
+        .filter(|s| is_v1 || s.path != "metadata/name")
         .collect();
-    if !tables.is_cluster_scoped(&gvk) {
-        let meta = FieldSpec {
-            path: "metadata/namespace".into(),
-            create: true,
-            ..FieldSpec::default()
-        };
-        fieldspec::apply(node, &meta, Create::Scalar, set)?;
+    if !cluster_scoped {
+        fieldspec::apply(node, meta, Create::Scalar, set)?;
     }
-    if gvk.kind == "RoleBinding" || gvk.kind == "ClusterRoleBinding" {
+    if is_binding {
         let is_rb =
             |k: &Option<String>| matches!(k.as_deref(), Some("RoleBinding" | "ClusterRoleBinding"));
         specs.retain(|s| !(is_rb(&s.kind) && s.path == "subjects/namespace"));
@@ -157,15 +164,15 @@ fn set_subjects(
 /// After the namespace changes no two objects may share an id (kustomize compares namespaces
 /// with `""` and `default` as equal).
 fn check_unique(resources: &[Resource]) -> Result<()> {
-    let mut seen: HashMap<(Gvk, String, String), usize> = HashMap::new();
+    let mut seen: FastMap<(&str, &str, &str, &str, &str), usize> = FastMap::default();
+    seen.reserve(resources.len());
     for (i, r) in resources.iter().enumerate() {
-        let id = r.id();
-        let ns = if id.namespace.is_empty() {
-            "default".to_string()
-        } else {
-            id.namespace.clone()
+        let gvk = GvkRef::of(&r.node);
+        let ns = match r.namespace() {
+            "" => "default",
+            ns => ns,
         };
-        if let Some(j) = seen.insert((id.gvk.clone(), ns, id.name.clone()), i) {
+        if let Some(j) = seen.insert((gvk.group, gvk.version, gvk.kind, ns, r.name()), i) {
             let other = resources
                 .get(j)
                 .map(|o| o.original_id().to_string())
@@ -176,7 +183,7 @@ fn check_unique(resources: &[Resource]) -> Result<()> {
                     "namespace transformation produces ID conflict: {} and {} both become {}",
                     other,
                     r.original_id(),
-                    id
+                    r.id()
                 ),
             )
             .at_opt(r.origin.clone()));

@@ -2,13 +2,15 @@
 //! or append to every field the tables name, skipping the kinds kustomize never renames, and
 //! record the previous id of each renamed object so name references can follow.
 
+use std::borrow::Cow;
+
 use crate::diag::Result;
 use crate::kustomization::FieldSpec;
 use crate::resource::{Gvk, Resource};
 use crate::yaml::Node;
 
-use super::fieldspec::{self, Create};
-use super::{FieldSpecTables, spec_selects};
+use super::FieldSpecTables;
+use super::fieldspec::{self, Create, GvkRef};
 
 /// Applies `namePrefix` (when not empty) then `nameSuffix` (when not empty).
 pub fn apply(
@@ -40,9 +42,13 @@ pub fn add_suffix(resources: &mut [Resource], suffix: &str, specs: &[FieldSpec])
 /// PrefixTransformer.go`, `prefixFieldSpecsToSkip`): CustomResourceDefinition (any group),
 /// APIService in `apiregistration.k8s.io`, and Namespace (any group).
 pub fn is_skipped(gvk: &Gvk) -> bool {
-    gvk.kind == "CustomResourceDefinition"
-        || (gvk.kind == "APIService" && gvk.group == "apiregistration.k8s.io")
-        || gvk.kind == "Namespace"
+    is_skipped_parts(&gvk.group, &gvk.kind)
+}
+
+fn is_skipped_parts(group: &str, kind: &str) -> bool {
+    kind == "CustomResourceDefinition"
+        || (kind == "APIService" && group == "apiregistration.k8s.io")
+        || kind == "Namespace"
 }
 
 fn add(
@@ -53,14 +59,21 @@ fn add(
 ) -> Result<()> {
     for r in resources.iter_mut() {
         // kustomize selects by the original id's kind (`OrgId`), then walks the current object.
-        let original = r.original_id().gvk;
-        if is_skipped(&original) {
-            continue;
-        }
-        for spec in specs {
-            if !spec_selects(spec, &original) {
+        let selected: Vec<&FieldSpec> = {
+            let original = match r.prev_ids.first() {
+                Some(p) => GvkRef {
+                    group: &p.gvk.group,
+                    version: &p.gvk.version,
+                    kind: &p.gvk.kind,
+                },
+                None => GvkRef::of(&r.node),
+            };
+            if is_skipped_parts(original.group, original.kind) {
                 continue;
             }
+            specs.iter().filter(|s| original.selected_by(s)).collect()
+        };
+        for spec in selected {
             if spec.path == "metadata/name" {
                 r.store_previous_id();
                 // Recorded for name references (`transform::namereference`).
@@ -70,13 +83,19 @@ fn add(
                     r.name_suffixes.push(affix.to_string());
                 }
             }
+            // `fieldspec::apply` also checks the spec against the current kind.
             fieldspec::apply(&mut r.node, spec, Create::Scalar, &mut |n| {
-                let current = n.scalar_text().filter(|_| !n.is_null()).unwrap_or_default();
-                *n = Node::Str(if is_prefix {
+                let current: Cow<str> = match &*n {
+                    Node::Null => Cow::Borrowed(""),
+                    Node::Str(s) => Cow::Borrowed(s),
+                    other => Cow::Owned(other.scalar_text().unwrap_or_default()),
+                };
+                let text = if is_prefix {
                     format!("{affix}{current}")
                 } else {
                     format!("{current}{affix}")
-                });
+                };
+                *n = Node::Str(text);
                 Ok(())
             })?;
         }

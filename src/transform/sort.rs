@@ -3,11 +3,13 @@
 //! (`api/internal/builtins/SortOrderTransformer.go`) or FIFO. Only reorders; never edits.
 
 use std::cmp::Ordering;
-use std::collections::HashMap;
 
 use crate::diag::{Error, ErrorKind, Result, Warnings};
+use crate::fasthash::FastMap;
 use crate::kustomization::SortOptions;
 use crate::resource::{Gvk, Resource};
+
+use super::fieldspec::GvkRef;
 
 /// The `--reorder` flag as given.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -141,7 +143,7 @@ pub fn order(resources: &mut Vec<Resource>, choice: &SortChoice) {
     else {
         return;
     };
-    let mut rank: HashMap<&str, i64> = HashMap::new();
+    let mut rank: FastMap<&str, i64> = FastMap::default();
     let n_first = i64::try_from(order_first.len()).unwrap_or(i64::MAX);
     for (i, k) in order_first.iter().enumerate() {
         rank.insert(k, i64::try_from(i).unwrap_or(0) - n_first);
@@ -149,21 +151,38 @@ pub fn order(resources: &mut Vec<Resource>, choice: &SortChoice) {
     for (i, k) in order_last.iter().enumerate() {
         rank.insert(k, i64::try_from(i).unwrap_or(0) + 1);
     }
-    let mut keyed: Vec<(Gvk, String, Resource)> = resources
-        .drain(..)
+    // Each object's sort key is made once, and positions are sorted, not objects.
+    let keys: Vec<Key> = resources
+        .iter()
         .map(|r| {
-            let id = r.id();
-            (id.gvk.clone(), id.to_string(), r)
+            let gvk = GvkRef::of(&r.node);
+            Key {
+                rank: rank.get(gvk.kind).copied().unwrap_or(0),
+                gvk,
+                gvk_text: joined(
+                    &[
+                        or(gvk.group, "~G"),
+                        or(gvk.version, "~V"),
+                        or(gvk.kind, "~K"),
+                    ],
+                    '_',
+                ),
+                ns_name: joined(&[or(r.namespace(), "~X"), or(r.name(), "~N")], '|'),
+            }
         })
         .collect();
-    keyed.sort_by(|a, b| {
-        if a.0 != b.0 {
-            gvk_cmp(&a.0, &b.0, &rank)
-        } else {
-            a.1.cmp(&b.1)
-        }
+    let mut positions: Vec<usize> = (0..keys.len()).collect();
+    positions.sort_by(|&a, &b| match (keys.get(a), keys.get(b)) {
+        (Some(a), Some(b)) => key_cmp(a, b),
+        _ => Ordering::Equal,
     });
-    resources.extend(keyed.into_iter().map(|(_, _, r)| r));
+    drop(keys);
+    let mut slots: Vec<Option<Resource>> = resources.drain(..).map(Some).collect();
+    resources.extend(
+        positions
+            .iter()
+            .filter_map(|&i| slots.get_mut(i).and_then(Option::take)),
+    );
 }
 
 /// kustomize's `Gvk.IsLessThan` with the default kind order: the order kustomize keeps its
@@ -184,20 +203,60 @@ pub fn default_gvk_cmp(a: &Gvk, b: &Gvk) -> Ordering {
         .then_with(|| a.to_string().cmp(&b.to_string()))
 }
 
+/// What the legacy order compares of one object.
+struct Key<'a> {
+    /// Place of the kind in the order lists (negative for `order_first`, 0 for other kinds).
+    rank: i64,
+    gvk: GvkRef<'a>,
+    /// The group, version and kind as kustomize prints them (`Gvk.String()`:
+    /// `group_version_kind`, `~G`, `~V`, `~K` for empty parts).
+    gvk_text: String,
+    /// The rest of the id as kustomize prints it (`ResId.String()`: `gvk|namespace|name`, `~X`
+    /// for no namespace, `~N` for no name).
+    ns_name: String,
+}
+
+/// Objects of different kinds by [`gvk_cmp`], others by their printed ids (which, the kinds
+/// being equal, compare as their `namespace|name` ends).
+fn key_cmp(a: &Key, b: &Key) -> Ordering {
+    let (ga, gb) = (&a.gvk, &b.gvk);
+    if (ga.group, ga.version, ga.kind) != (gb.group, gb.version, gb.kind) {
+        return gvk_cmp(a, b);
+    }
+    a.ns_name.cmp(&b.ns_name)
+}
+
+/// `v`, or `empty` when `v` is empty.
+fn or<'a>(v: &'a str, empty: &'a str) -> &'a str {
+    if v.is_empty() { empty } else { v }
+}
+
+/// The parts joined with `sep`.
+fn joined(parts: &[&str], sep: char) -> String {
+    let mut out = String::with_capacity(parts.iter().map(|p| p.len() + 1).sum());
+    for (i, p) in parts.iter().enumerate() {
+        if i > 0 {
+            out.push(sep);
+        }
+        out.push_str(p);
+    }
+    out
+}
+
 /// kustomize's `gvkLessThan`: by rank of the kind, then by `group_version_kind` text — except
 /// that two Namespace kinds of which one has no group compare the other way round.
-fn gvk_cmp(a: &Gvk, b: &Gvk, rank: &HashMap<&str, i64>) -> Ordering {
-    let ra = rank.get(a.kind.as_str()).copied().unwrap_or(0);
-    let rb = rank.get(b.kind.as_str()).copied().unwrap_or(0);
-    if ra != rb {
-        return ra.cmp(&rb);
+fn gvk_cmp(a: &Key, b: &Key) -> Ordering {
+    if a.rank != b.rank {
+        return a.rank.cmp(&b.rank);
     }
-    let (sa, sb) = (a.to_string(), b.to_string());
-    if a.kind == "Namespace" && b.kind == "Namespace" && (a.group.is_empty() || b.group.is_empty())
+    let (ga, gb) = (&a.gvk, &b.gvk);
+    if ga.kind == "Namespace"
+        && gb.kind == "Namespace"
+        && (ga.group.is_empty() || gb.group.is_empty())
     {
-        sb.cmp(&sa)
+        b.gvk_text.cmp(&a.gvk_text)
     } else {
-        sa.cmp(&sb)
+        a.gvk_text.cmp(&b.gvk_text)
     }
 }
 
@@ -239,6 +298,23 @@ mod tests {
                 "ValidatingWebhookConfiguration/v"
             ]
         );
+    }
+
+    /// Objects of one kind compare by their printed ids (`~X` for no namespace), not by
+    /// namespace then name: `ab|x` sorts before `a|y` ('b' < '|'). Checked with `kubectl
+    /// kustomize`.
+    #[test]
+    fn same_kind_by_printed_id() {
+        let mut rs: Vec<Resource> = parse_documents(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\n  namespace: a\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: z\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  namespace: ab\n",
+        )
+        .unwrap()
+        .into_iter()
+        .map(|d| Resource::new(d.node, None))
+        .collect();
+        order(&mut rs, &default_legacy());
+        let names: Vec<&str> = rs.iter().map(Resource::name).collect();
+        assert_eq!(names, ["x", "y", "z"]);
     }
 
     #[test]
