@@ -174,16 +174,43 @@ fn apply_selected(
 
 /// [`apply`] whose setter also gets the path of the node it is called on (for a spec that
 /// the caller has already found to select the object).
+/// `at` is scratch space for the path (its contents are replaced).
 pub fn apply_selected_with_path<'p>(
     object: &mut Node,
     spec: &'p FieldSpec,
     create: Create,
+    at: &mut Vec<PathStep<'p>>,
     set: &mut dyn FnMut(&mut Node, &[PathStep<'p>]) -> Result<()>,
 ) -> Result<()> {
     let path = walk_path(&spec.path);
-    let mut at = Vec::new();
-    walk(object, path, Some(&mut at), spec.create, create, set)
-        .map_err(|e| in_field(e, spec, object))
+    at.clear();
+    walk(object, path, Some(at), spec.create, create, set).map_err(|e| in_field(e, spec, object))
+}
+
+/// Calls `set` on the node at `at` (a path [`apply_selected_with_path`] gave for `spec`), when
+/// it is there, with the same error context as a walk.
+pub fn apply_at(
+    object: &mut Node,
+    spec: &FieldSpec,
+    at: &[PathStep],
+    set: &mut dyn FnMut(&mut Node) -> Result<()>,
+) -> Result<()> {
+    let mut cur = &mut *object;
+    for step in at {
+        let next = match (cur, step) {
+            (Node::Map(m), PathStep::Key(k)) => m.get_mut(k.as_ref()),
+            (Node::Seq(items), PathStep::Index(i)) => items.get_mut(*i),
+            _ => None,
+        };
+        let Some(next) = next else {
+            return Ok(());
+        };
+        cur = next;
+    }
+    match set(cur) {
+        Ok(()) => Ok(()),
+        Err(e) => Err(in_field(e, spec, object)),
+    }
 }
 
 fn in_field(mut e: Error, spec: &FieldSpec, object: &Node) -> Error {

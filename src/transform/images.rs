@@ -12,12 +12,13 @@ use crate::resource::Resource;
 use crate::yaml::Node;
 
 use super::FieldSpecTables;
-use super::fieldspec::{self, Create};
+use super::fieldspec::{self, Create, GvkRef, PathStep};
 
 pub fn apply(resources: &mut [Resource], images: &[Image], tables: &FieldSpecTables) -> Result<()> {
     let mut places = ContainerPlaces::new(resources.len());
+    let mut table = TablePlaces::new(resources.len(), &tables.images);
     for image in images {
-        apply_with_places(resources, image, &tables.images, &mut places)?;
+        apply_with_places(resources, image, &tables.images, &mut places, &mut table)?;
     }
     Ok(())
 }
@@ -25,14 +26,16 @@ pub fn apply(resources: &mut [Resource], images: &[Image], tables: &FieldSpecTab
 /// One image entry with explicit field specs (the ImageTagTransformer plugin).
 pub fn apply_one(resources: &mut [Resource], image: &Image, specs: &[FieldSpec]) -> Result<()> {
     let mut places = ContainerPlaces::new(resources.len());
-    apply_with_places(resources, image, specs, &mut places)
+    let mut table = TablePlaces::new(resources.len(), specs);
+    apply_with_places(resources, image, specs, &mut places, &mut table)
 }
 
-fn apply_with_places(
+fn apply_with_places<'s>(
     resources: &mut [Resource],
     image: &Image,
-    specs: &[FieldSpec],
+    specs: &'s [FieldSpec],
     places: &mut ContainerPlaces,
+    table: &mut TablePlaces<'s>,
 ) -> Result<()> {
     let matcher = Matcher::new(&image.name);
     // kustomize runs its "legacy" walk over every object first, then the field-spec walk
@@ -47,15 +50,70 @@ fn apply_with_places(
             }
         }
     }
-    for r in resources.iter_mut() {
+    let mut scratch = Vec::new();
+    for (i, r) in resources.iter_mut().enumerate() {
         if r.kind() == "CustomResourceDefinition" {
             continue;
         }
-        fieldspec::apply_all(&mut r.node, specs, Create::None, &mut |n| {
-            update(n, image, &matcher)
-        })?;
+        let set = &mut |n: &mut Node| update(n, image, &matcher);
+        match table.found.get_mut(i) {
+            // Visited for an earlier entry: the same nodes again.
+            Some(Some(found)) => {
+                for (spec, at) in found.iter() {
+                    fieldspec::apply_at(&mut r.node, spec, at, set)?;
+                }
+            }
+            // First visit: walk, and keep where the setter was called when that is safe.
+            Some(slot) if table.keep => {
+                let gvk = GvkRef::of(&r.node);
+                let selected: Vec<&FieldSpec> =
+                    specs.iter().filter(|s| gvk.selected_by(s)).collect();
+                let mut found = Vec::new();
+                for spec in selected {
+                    fieldspec::apply_selected_with_path(
+                        &mut r.node,
+                        spec,
+                        Create::None,
+                        &mut scratch,
+                        &mut |n, at| {
+                            found.push((spec, at.to_vec()));
+                            set(n)
+                        },
+                    )?;
+                }
+                *slot = Some(found);
+            }
+            _ => fieldspec::apply_all(&mut r.node, specs, Create::None, set)?,
+        }
     }
     Ok(())
+}
+
+/// The nodes of each object at which the images table's walk calls its setter, kept from the
+/// first entry for the others: with `Create::None` a walk creates nothing (at most it turns a
+/// null list into an empty one, the first time), and an image update only rewrites a scalar,
+/// so later walks would reach the same nodes — unless a spec's path could rewrite the
+/// object's `apiVersion` or `kind`, which select the specs (then nothing is kept).
+struct TablePlaces<'s> {
+    keep: bool,
+    /// Per object, once walked: each place with its spec, in the order of the walk.
+    found: Vec<Option<Vec<TablePlace<'s>>>>,
+}
+
+/// A node at which a spec's walk called its setter, and that spec.
+type TablePlace<'s> = (&'s FieldSpec, Vec<PathStep<'s>>);
+
+impl<'s> TablePlaces<'s> {
+    fn new(objects: usize, specs: &'s [FieldSpec]) -> TablePlaces<'s> {
+        let keep = !specs.iter().any(|s| {
+            let path = s.path.strip_prefix('/').unwrap_or(&s.path);
+            path.starts_with("apiVersion") || path.starts_with("kind")
+        });
+        TablePlaces {
+            keep,
+            found: vec![None; objects],
+        }
+    }
 }
 
 /// Where the `containers`/`initContainers` lists of each object are, found once per object
@@ -355,6 +413,40 @@ mod tests {
             emit_documents(rs.iter().map(|r| &r.node), EmitOptions::default()),
             "apiVersion: example.com/v1\nkind: Thing\nmetadata:\n  name: t\nspec:\n  containers: []\n  x:\n  - containers:\n    - image: b:2\n    - image: c@sha256:d\n    initContainers:\n    - image: b:2\n  \"y\":\n    containers: 3\n"
         );
+    }
+
+    /// Places found by the table's walk for the first entry are used for the next ones, with
+    /// the walk's error context.
+    #[test]
+    fn later_entries_use_the_table_places() {
+        use crate::yaml::parse::parse_one;
+        let mut tables = FieldSpecTables::builtin().unwrap();
+        tables
+            .merge_config(&parse_one("images:\n- path: spec/img\n").unwrap())
+            .unwrap();
+        let mut rs = vec![Resource::new(
+            parse_one("apiVersion: v1\nkind: X\nmetadata:\n  name: t\nspec:\n  img: nginx\n")
+                .unwrap(),
+            None,
+        )];
+        let image = |name: &str, tag: &str| Image {
+            name: name.into(),
+            new_tag: Some(tag.into()),
+            ..Image::default()
+        };
+        apply(
+            &mut rs,
+            &[image("nginx", "1"), image("nginx", "2")],
+            &tables,
+        )
+        .unwrap();
+        assert_eq!(rs[0].node.str_at(&["spec", "img"]), Some("nginx:2"));
+        let e = apply(&mut rs, &[image("nginx", "3"), image("a[", "4")], &tables).unwrap_err();
+        assert_eq!(
+            e.message,
+            "considering field 'spec/img' of object ~G_v1_X|~X|t: images: invalid image name \"a[\""
+        );
+        assert_eq!(rs[0].node.str_at(&["spec", "img"]), Some("nginx:3"));
     }
 
     #[test]

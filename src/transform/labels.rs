@@ -128,34 +128,41 @@ fn set_in(r: &mut Resource, pairs: &[(&str, &str)], selected: &[&FieldSpec]) -> 
     let mut created: Vec<(usize, Vec<PathStep>)> = Vec::new();
     // The shared entries with a map in which their key was set again.
     let mut replay: Vec<usize> = Vec::new();
+    let mut scratch = Vec::new();
     for spec in selected {
-        fieldspec::apply_selected_with_path(node, spec, Create::Map, &mut |n, at| {
-            // A null map that the spec may not create stays null (kyaml's FieldSetter does
-            // nothing on a null node).
-            if n.is_null() {
-                return Ok(());
-            }
-            let Some(map) = n.as_map_mut() else {
-                return Err(not_a_map(n));
-            };
-            for (p, (k, v)) in pairs.iter().enumerate() {
-                if let Some(old) = map.get_mut(*k) {
-                    *old = Node::str(*v);
-                    for (g, group) in shared_entries.iter().enumerate() {
-                        if group.key == *k
-                            && !replay.contains(&g)
-                            && group.maps.iter().any(|m| same_path(at, m))
-                        {
-                            replay.push(g);
-                        }
-                    }
-                } else {
-                    map.insert((*k).to_string(), Node::str(*v));
-                    created.push((p, at.to_vec()));
+        fieldspec::apply_selected_with_path(
+            node,
+            spec,
+            Create::Map,
+            &mut scratch,
+            &mut |n, at| {
+                // A null map that the spec may not create stays null (kyaml's FieldSetter does
+                // nothing on a null node).
+                if n.is_null() {
+                    return Ok(());
                 }
-            }
-            Ok(())
-        })?;
+                let Some(map) = n.as_map_mut() else {
+                    return Err(not_a_map(n));
+                };
+                for (p, (k, v)) in pairs.iter().enumerate() {
+                    if let Some(old) = map.get_mut(*k) {
+                        *old = Node::str(*v);
+                        for (g, group) in shared_entries.iter().enumerate() {
+                            if group.key == *k
+                                && !replay.contains(&g)
+                                && group.maps.iter().any(|m| same_path(at, m))
+                            {
+                                replay.push(g);
+                            }
+                        }
+                    } else {
+                        map.insert((*k).to_string(), Node::str(*v));
+                        created.push((p, at.to_vec()));
+                    }
+                }
+                Ok(())
+            },
+        )?;
     }
     replay.sort_unstable();
     for (p, (k, v)) in pairs.iter().enumerate() {
