@@ -86,11 +86,19 @@ impl Node {
 
     /// The value under `key` when this is a map.
     pub fn get(&self, key: &str) -> Option<&Node> {
-        self.as_map().and_then(|m| m.get(key))
+        let m = self.as_map()?;
+        match small_map_index(m, key) {
+            Some(found) => found.and_then(|i| m.get_index(i)).map(|(_, v)| v),
+            None => m.get(key),
+        }
     }
 
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Node> {
-        self.as_map_mut().and_then(|m| m.get_mut(key))
+        let m = self.as_map_mut()?;
+        match small_map_index(m, key) {
+            Some(found) => found.and_then(|i| m.get_index_mut(i)).map(|(_, v)| v),
+            None => m.get_mut(key),
+        }
     }
 
     /// Follows a path of map keys.
@@ -169,3 +177,12 @@ impl From<Map> for Node {
         Node::Map(m)
     }
 }
+
+/// Where `key` is in a map of at most [`SCAN_MAX`] entries, by a scan of the entries (`Some`),
+/// or `None` for a larger map (look it up by hash). Most maps of a Kubernetes object hold a few
+/// keys; comparing lengths first touches only the entries, not the hash table.
+fn small_map_index(m: &Map, key: &str) -> Option<Option<usize>> {
+    (m.len() <= SCAN_MAX).then(|| m.keys().position(|k| k.len() == key.len() && k == key))
+}
+
+const SCAN_MAX: usize = 8;
