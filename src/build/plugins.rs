@@ -409,7 +409,7 @@ impl Builder<'_> {
                 }
                 Ok(())
             }
-            "ValueAddTransformer" => value_add(node, acc, self.tables),
+            "ValueAddTransformer" => self.value_add(loaded, config, acc),
             _ => {
                 let fields = self.config.fields.clone();
                 steps::run_transformer_configs(
@@ -420,6 +420,56 @@ impl Builder<'_> {
                 )
             }
         }
+    }
+}
+
+impl Builder<'_> {
+    /// kustomize's ValueAddTransformer (field logic in `transform::value_add`): the default
+    /// value is the kustomization directory's base name, `targetFilePath` is read like other
+    /// files the kustomization names, and selectors pick resources as patch targets do.
+    fn value_add(
+        &mut self,
+        loaded: &Loaded,
+        config: &Resource,
+        acc: &mut [Resource],
+    ) -> Result<()> {
+        use crate::transform::value_add;
+        let (fs, opts) = (self.fs, self.opts);
+        let mut load = |rel: &str| -> Result<Node> {
+            let bytes = steps::read_named_file(fs, opts, loaded, rel)?;
+            parse_one(&String::from_utf8_lossy(&bytes)).map_err(|e| {
+                Error::new(
+                    ErrorKind::Yaml,
+                    format!("builtin ValueAddTransformer: targetFilePath '{rel}': {e}"),
+                )
+            })
+        };
+        // Go's `filepath.Base` of the root: its last name, or `/`.
+        let base = loaded
+            .dir
+            .file_name()
+            .map_or_else(|| "/".to_string(), |n| n.to_string_lossy().into_owned());
+        // Errors point into the configuration's own text, found from where its document
+        // starts.
+        let locate = |path: &[PathSeg]| -> Option<Location> {
+            let origin = config.origin.as_ref()?;
+            let text = origin.file.text.get(origin.offset..)?;
+            let own = SourceFile::new(origin.file.path.clone(), text.to_string());
+            let at = crate::kustomization::load::locate(&own, path);
+            Some(Location::new(
+                Arc::clone(&origin.file),
+                origin.offset + at.offset,
+                at.len,
+            ))
+        };
+        let cfg = value_add::Config::from_node(&config.node, &base, &mut load, &locate)?;
+        let tables = self.tables;
+        let scope = |g: &Gvk| tables.is_cluster_scoped(g);
+        let select = |sel: &crate::kustomization::Selector, all: &[Resource]| {
+            let slots: Vec<Option<Resource>> = all.iter().cloned().map(Some).collect();
+            patches::select_indices(&slots, sel, &scope)
+        };
+        value_add::apply(&cfg, acc, tables, &select, &locate)
     }
 }
 
@@ -469,51 +519,6 @@ fn not_a(kind: &str, role: &str) -> Error {
         format!("builtin {kind} is not a known {role}"),
     )
     .help("the builtin generators are ConfigMapGenerator, SecretGenerator and IAMPolicyGenerator; the transformers are AnnotationsTransformer, HashTransformer, ImageTagTransformer, LabelTransformer, NamespaceTransformer, PatchJson6902Transformer, PatchStrategicMergeTransformer, PatchTransformer, PrefixTransformer, ReplacementTransformer, ReplicaCountTransformer, SortOrderTransformer, SuffixTransformer and ValueAddTransformer")
-}
-
-/// kustomize's ValueAddTransformer: writes `value` at each target's field path (a namespace
-/// replaces the object's, which is recorded as a rename).
-fn value_add(
-    config: &Node,
-    acc: &mut [Resource],
-    tables: &crate::transform::FieldSpecTables,
-) -> Result<()> {
-    let err = |m: String| {
-        Error::new(
-            ErrorKind::Transformer,
-            format!("builtin ValueAddTransformer: {m}"),
-        )
-    };
-    let value = config
-        .get("value")
-        .and_then(Node::scalar_text)
-        .unwrap_or_default();
-    let Some(Node::Seq(targets)) = config.get("targets") else {
-        return Err(err("must specify at least one target".into()));
-    };
-    for t in targets {
-        let field_path = t.str_at(&["fieldPath"]).unwrap_or("metadata/namespace");
-        let selected: Vec<usize> = match t.get("selector").filter(|s| !s.is_null()) {
-            None => (0..acc.len()).collect(),
-            Some(s) => {
-                let sel: crate::kustomization::Selector =
-                    crate::yaml::de::from_node(s).map_err(|e| err(e.to_string()))?;
-                let slots: Vec<Option<Resource>> = acc.iter().cloned().map(Some).collect();
-                patches::select_indices(&slots, &sel, &|g: &Gvk| tables.is_cluster_scoped(g))?
-            }
-        };
-        let parts: Vec<&str> = field_path.split('/').filter(|p| !p.is_empty()).collect();
-        for i in selected {
-            let Some(r) = acc.get_mut(i) else { continue };
-            if field_path == "metadata/namespace" {
-                r.store_previous_id();
-                r.set_namespace(&value);
-                continue;
-            }
-            *r.node.ensure_path(&parts) = Node::str(value.clone());
-        }
-    }
-    Ok(())
 }
 
 /// Field specs of a plugin configuration without the keys a field spec does not have:

@@ -16,6 +16,7 @@ pub mod refpath;
 pub mod replacements;
 pub mod replicas;
 pub mod sort;
+pub mod value_add;
 pub mod vars;
 
 // Builtin transformer plugin configurations (`transformers:`).
