@@ -298,7 +298,7 @@ fn run_render(args: &RenderArgs, warnings: &mut Warnings) -> Result<(), Error> {
         &opts,
         warnings,
     )?;
-    let tables = crate::transform::FieldSpecTables::builtin()?;
+    let tables = &rendered.tables;
     // A closed pipe (`Written::PipeClosed`) is a quiet success, like a complete write.
     write(&rendered.resources, &target, &|g| {
         tables.is_cluster_scoped(g)

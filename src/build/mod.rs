@@ -55,6 +55,9 @@ pub struct Rendered {
     /// exit can skip freeing them (`std::mem::forget` the whole value, as `ply render` does):
     /// dropping them took about 6% of a large render.
     pub cache: RenderCache,
+    /// kustomize's built-in field-spec tables, as the render used them (the writer asks them
+    /// which kinds are cluster-scoped); built once per render.
+    pub tables: FieldSpecTables,
 }
 
 /// What one render read, by canonical path (opaque).
@@ -125,39 +128,44 @@ pub fn render_with(
         }
     };
     let tables = FieldSpecTables::builtin()?;
-    let mut b = Builder {
-        tables: &tables,
-        config: BuildConfig::builtin(&tables),
-        vars: VarSet::default(),
-        fs,
-        opts,
-        warnings,
-        files: FastMap::default(),
-        kustomizations: FastMap::default(),
-        chain: Vec::new(),
-        crds: Vec::new(),
-        plugin_state: plugins::State::default(),
-        spare_configs: Vec::new(),
-    };
-    let loaded = b.kustomization(&root)?;
-    b.plugin_state.meta = metadata::Meta::from_root(&loaded);
-    let mut resources = b.build_dir(&root, Vec::new(), None)?;
-    steps::finish_root(
-        &loaded,
-        &mut resources,
-        opts,
-        &b.config,
-        &b.vars,
-        b.warnings,
-    )?;
-    metadata::finish(&mut resources, &b.plugin_state.meta);
-    Ok(Rendered {
-        resources,
-        crds: b.crds,
-        cache: RenderCache {
+    let (resources, crds, cache) = {
+        let mut b = Builder {
+            tables: &tables,
+            config: BuildConfig::builtin(&tables),
+            vars: VarSet::default(),
+            fs,
+            opts,
+            warnings,
+            files: FastMap::default(),
+            kustomizations: FastMap::default(),
+            chain: Vec::new(),
+            crds: Vec::new(),
+            plugin_state: plugins::State::default(),
+            spare_configs: Vec::new(),
+        };
+        let loaded = b.kustomization(&root)?;
+        b.plugin_state.meta = metadata::Meta::from_root(&loaded);
+        let mut resources = b.build_dir(&root, Vec::new(), None)?;
+        steps::finish_root(
+            &loaded,
+            &mut resources,
+            opts,
+            &b.config,
+            &b.vars,
+            b.warnings,
+        )?;
+        metadata::finish(&mut resources, &b.plugin_state.meta);
+        let cache = RenderCache {
             _files: b.files,
             _kustomizations: b.kustomizations,
-        },
+        };
+        (resources, b.crds, cache)
+    };
+    Ok(Rendered {
+        resources,
+        crds,
+        cache,
+        tables,
     })
 }
 
