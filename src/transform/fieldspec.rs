@@ -20,28 +20,7 @@ pub enum Create {
     Scalar,
 }
 
-/// Splits a field path on `/`; `\/` keeps a slash inside a key; a leading `/` is ignored
-/// (kustomize's `utils.PathSplitter`).
-pub fn split_path(path: &str) -> Vec<String> {
-    let mut parts: Vec<&str> = path.split('/').collect();
-    if parts.len() > 1 && parts.first() == Some(&"") {
-        parts.remove(0);
-    }
-    let mut out: Vec<String> = Vec::new();
-    for p in parts {
-        match out.last_mut() {
-            Some(last) if last.ends_with('\\') => {
-                last.pop();
-                last.push('/');
-                last.push_str(p);
-            }
-            _ => out.push(p.to_string()),
-        }
-    }
-    out
-}
-
-/// The first segment of a field path and the rest, as [`split_path`] splits it (`\/` keeps a
+/// The first segment of a field path and the rest, as [`super::refpath::split_path`] splits it (`\/` keeps a
 /// slash in the segment), borrowing from `path` unless the segment has an escape: the
 /// transformers walk every selected spec's path once per object, so it is not split ahead.
 fn next_segment(path: &str) -> (Cow<'_, str>, Option<&str>) {
@@ -328,6 +307,7 @@ mod tests {
 
     #[test]
     fn split_handles_escapes_and_leading_slash() {
+        let split_path = |p: &str| super::super::refpath::split_path(p, '/');
         assert_eq!(split_path("a/b"), vec!["a", "b"]);
         for p in [
             "", "/", "a", "/a/b", "a//b", "a/", r"x\/y/z", r"/x\/y", r"a\/b\/c", r"a\\/b", r"a\/",

@@ -269,18 +269,7 @@ pub fn apply(
 /// Splits a field path on `/`; a field ending in `\` joins the next with a `/`
 /// (`api/filters/valueadd`). Parts are trimmed and empty ones dropped (kyaml's `cleanPath`).
 pub fn split_field_path(path: &str) -> Vec<String> {
-    let mut fields: Vec<String> = Vec::new();
-    for piece in path.split('/') {
-        match fields.last_mut() {
-            Some(last) if last.ends_with('\\') => {
-                last.pop();
-                last.push('/');
-                last.push_str(piece);
-            }
-            _ => fields.push(piece.to_string()),
-        }
-    }
-    fields
+    super::refpath::split_path(path, '/')
         .into_iter()
         .map(|f| f.trim().to_string())
         .filter(|f| !f.is_empty())
