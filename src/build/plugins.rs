@@ -362,9 +362,10 @@ impl Builder<'_> {
                 let opts = self.opts;
                 let mut load = |rel: &str| -> Result<Node> {
                     let bytes = steps::read_named_file(fs, opts, loaded, rel)?;
-                    parse_one(&String::from_utf8_lossy(&bytes)).map_err(|e| {
-                        Error::new(ErrorKind::Yaml, format!("replacements file '{rel}': {e}"))
-                    })
+                    // sigs.k8s.io/yaml reads it: YAML 1.1 booleans.
+                    crate::yaml::parse::parse_config_one(&String::from_utf8_lossy(&bytes)).map_err(
+                        |e| Error::new(ErrorKind::Yaml, format!("replacements file '{rel}': {e}")),
+                    )
                 };
                 let mut ignored = Vec::new();
                 let tables = self.tables;
