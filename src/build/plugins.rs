@@ -318,6 +318,7 @@ impl Builder<'_> {
                         .map(str::to_string),
                     ..Default::default()
                 };
+                // Plugin configurations decode leniently (sigs.k8s.io/yaml `yaml.Unmarshal`).
                 if let Some(t) = node.get("target").filter(|t| !t.is_null()) {
                     entry.target = Some(crate::yaml::de::from_node(t).map_err(|e| {
                         Error::new(ErrorKind::Patch, format!("builtin {kind} target: {e}"))
