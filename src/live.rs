@@ -17,8 +17,11 @@ pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration
 /// objects (`kind: List`, or any kind ending in `List` that has an `items` list, as
 /// `kubectl get` prints several objects) are replaced by their items, recursively. Every object
 /// must be a map with `apiVersion`, `kind` and `metadata.name`.
+///
+/// kubectl reads `-f` files with sigs.k8s.io/yaml (go-yaml v2), where a plain `y`, `yes` or `on`
+/// is `true`; so does ply (`kubectl get -o yaml` quotes such strings, so snapshots agree).
 pub fn read_objects(file: &Arc<SourceFile>) -> Result<Vec<Resource>, Error> {
-    let docs = parse::parse_documents(&file.text).map_err(|e| {
+    let docs = parse::parse_config_documents(&file.text).map_err(|e| {
         let err = Error::new(ErrorKind::Yaml, format!("{}: {}", file.display, e.message));
         match e.offset {
             Some(o) => err.at(Location::line_at(file.clone(), o)),

@@ -62,7 +62,7 @@ pub fn run(opts: &PatchOptions) -> Result<String, Error> {
     let mut schema = Schema::builtin();
     if let Some(path) = &opts.openapi {
         let file = read(path)?;
-        let doc = parse_single(&file)?;
+        let doc = parse_single(&file, true)?;
         schema.add_openapi(&doc).map_err(|e| {
             Error::new(ErrorKind::Schema, format!("{}: {e}", file.display))
                 .at(Location::line_at(file.clone(), 0))
@@ -81,8 +81,12 @@ pub fn run(opts: &PatchOptions) -> Result<String, Error> {
                     (SourceFile::new("<-p>", text.clone()), "-p".to_string())
                 }
             };
-            let patch = parse_single(&patch_file)?;
-            let docs = parse_all(&objects)?;
+            // kubectl reads `-f` files and patches with sigs.k8s.io/yaml (go-yaml v2, YAML 1.1
+            // booleans: `y`, `yes`, `on` are true); kustomize reads objects and strategic merge
+            // patches with kyaml (YAML 1.2) and JSON 6902 operations with sigs.k8s.io/yaml.
+            let kubectl = opts.dialect == Dialect::Kubectl;
+            let patch = parse_single(&patch_file, kubectl || matches!(kind, PatchKind::Json))?;
+            let docs = parse_all(&objects, kubectl)?;
             let mut out = Vec::with_capacity(docs.len());
             for (offset, obj) in docs {
                 let result = match kind {
@@ -122,10 +126,10 @@ pub fn run(opts: &PatchOptions) -> Result<String, Error> {
             print_patch,
             overwrite,
         } => {
-            let live = parse_single(&read(live)?)?;
-            let original = parse_single(&read(last_applied)?)?;
+            let live = parse_single(&read(live)?, true)?;
+            let original = parse_single(&read(last_applied)?, true)?;
             let desired_file = read(desired)?;
-            let modified = parse_single(&desired_file)?;
+            let modified = parse_single(&desired_file, true)?;
             let gvk = Gvk::of(if modified.is_null() { &live } else { &modified });
             let r = if *overwrite {
                 merge::threeway::apply_preview(&original, &modified, &live, &schema, &gvk)
@@ -153,9 +157,9 @@ pub fn run(opts: &PatchOptions) -> Result<String, Error> {
             vec![if *print_patch { r.patch } else { r.result }]
         }
         PatchRequest::TwoWay { from, to } => {
-            let original = parse_single(&read(from)?)?;
+            let original = parse_single(&read(from)?, true)?;
             let to_file = read(to)?;
-            let modified = parse_single(&to_file)?;
+            let modified = parse_single(&to_file, true)?;
             let gvk = Gvk::of(if modified.is_null() {
                 &original
             } else {
@@ -194,9 +198,15 @@ fn read(path: &Path) -> Result<Arc<SourceFile>, Error> {
     crate::fs::read_input(path)
 }
 
-fn parse_all(file: &Arc<SourceFile>) -> Result<Vec<(usize, Node)>, Error> {
+/// `yaml11`: plain `y`/`yes`/`on`/`n`/`no`/`off` are booleans, as kubectl reads its files.
+fn parse_all(file: &Arc<SourceFile>, yaml11: bool) -> Result<Vec<(usize, Node)>, Error> {
+    let parsed = if yaml11 {
+        crate::yaml::parse::parse_config_documents(&file.text)
+    } else {
+        parse_documents(&file.text)
+    };
     let docs =
-        parse_documents(&file.text).map_err(|e| {
+        parsed.map_err(|e| {
             Error::new(ErrorKind::Yaml, format!("{}: {}", file.display, e.message))
                 .at(Location::new(file.clone(), e.offset.unwrap_or(0), 0))
         })?;
@@ -208,8 +218,8 @@ fn parse_all(file: &Arc<SourceFile>) -> Result<Vec<(usize, Node)>, Error> {
 }
 
 /// One document (a patch, a schema, one side of a two- or three-way merge); none reads as null.
-fn parse_single(file: &Arc<SourceFile>) -> Result<Node, Error> {
-    let mut docs = parse_all(file)?;
+fn parse_single(file: &Arc<SourceFile>, yaml11: bool) -> Result<Node, Error> {
+    let mut docs = parse_all(file, yaml11)?;
     match docs.len() {
         0 => Ok(Node::Null),
         1 => Ok(docs.remove(0).1),

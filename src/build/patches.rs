@@ -89,7 +89,11 @@ pub fn parse_patch_text(
     if let [one] = docs.as_mut_slice()
         && matches!(one.node, Node::Seq(_))
     {
-        return Ok(Body::Json(std::mem::take(&mut one.node)));
+        // kustomize decodes JSON 6902 operations after sigs.k8s.io/yaml's `YAMLToJSON`
+        // (go-yaml v2): a plain `value: y` is `true` there.
+        let ops = crate::yaml::parse::parse_config_one(trimmed)
+            .unwrap_or_else(|_| std::mem::take(&mut one.node));
+        return Ok(Body::Json(ops));
     }
     let mut out = Vec::new();
     // A `*List` document with `items` holds one patch per item, as kustomize reads resource

@@ -318,6 +318,7 @@ impl Builder<'_> {
                         .map(str::to_string),
                     ..Default::default()
                 };
+                // Plugin configurations decode leniently (sigs.k8s.io/yaml `yaml.Unmarshal`).
                 if let Some(t) = node.get("target").filter(|t| !t.is_null()) {
                     entry.target = Some(crate::yaml::de::from_node(t).map_err(|e| {
                         Error::new(ErrorKind::Patch, format!("builtin {kind} target: {e}"))
@@ -362,9 +363,10 @@ impl Builder<'_> {
                 let opts = self.opts;
                 let mut load = |rel: &str| -> Result<Node> {
                     let bytes = steps::read_named_file(fs, opts, loaded, rel)?;
-                    parse_one(&String::from_utf8_lossy(&bytes)).map_err(|e| {
-                        Error::new(ErrorKind::Yaml, format!("replacements file '{rel}': {e}"))
-                    })
+                    // sigs.k8s.io/yaml reads it: YAML 1.1 booleans.
+                    crate::yaml::parse::parse_config_one(&String::from_utf8_lossy(&bytes)).map_err(
+                        |e| Error::new(ErrorKind::Yaml, format!("replacements file '{rel}': {e}")),
+                    )
                 };
                 let mut ignored = Vec::new();
                 let tables = self.tables;

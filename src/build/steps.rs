@@ -339,7 +339,8 @@ pub fn configurations(
     for rel in &loaded.kustomization.configurations {
         let bytes = read_named_file(fs, opts, loaded, rel)?;
         let text = String::from_utf8_lossy(&bytes);
-        let node = crate::yaml::parse::parse_one(&text).map_err(|e| {
+        // Read with sigs.k8s.io/yaml (`makeTransformerConfigFromBytes`): YAML 1.1 booleans.
+        let node = crate::yaml::parse::parse_config_one(&text).map_err(|e| {
             Error::new(ErrorKind::Yaml, format!("configurations file '{rel}': {e}"))
         })?;
         config.add_file(&node, rel).map_err(|e| {
@@ -367,7 +368,8 @@ pub fn replacements(
     let at = loaded.key_location(&[PathSeg::Key("replacements".into())]);
     let mut load = |rel: &str| -> Result<crate::yaml::Node> {
         let bytes = read_named_file(fs, opts, loaded, rel)?;
-        crate::yaml::parse::parse_one(&String::from_utf8_lossy(&bytes))
+        // Read with sigs.k8s.io/yaml (`ReplacementTransformerPlugin.Config`): YAML 1.1 booleans.
+        crate::yaml::parse::parse_config_one(&String::from_utf8_lossy(&bytes))
             .map_err(|e| Error::new(ErrorKind::Yaml, format!("replacements file '{rel}': {e}")))
     };
     let mut ignored = Vec::new();

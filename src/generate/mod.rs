@@ -452,6 +452,8 @@ pub fn from_builtin_config(
             fields.insert(key.into(), Node::str(v));
         }
     }
+    // A plugin configuration: read as a resource (YAML 1.2) and decoded leniently, as
+    // sigs.k8s.io/yaml's `yaml.Unmarshal` does (`literals: [1]` reads as "1").
     let mut args: GeneratorArgs = crate::yaml::de::from_node(&Node::Map(fields)).map_err(|e| {
         Error::new(
             ErrorKind::Generator,

@@ -11,7 +11,8 @@ use crate::diag::{Error, ErrorKind, Result, Warnings};
 use crate::fs::{FileKind, Fs};
 use crate::source::{Location, SourceFile, display_path};
 use crate::yaml::de::PathSeg;
-use crate::yaml::{Node, from_node, parse::parse_one};
+use crate::yaml::de::from_node_strict;
+use crate::yaml::{Node, parse::parse_config_one};
 
 use super::Kustomization;
 
@@ -108,12 +109,16 @@ pub fn load(fs: &dyn Fs, dir: &Path, warnings: &mut Warnings) -> Result<Loaded> 
 /// (`Kustomization.Unmarshal`, `CheckDeprecatedFields`, `FixKustomization`, `CheckEmpty`,
 /// `EnforceFields`).
 pub fn decode(file: &Arc<SourceFile>, warnings: &mut Warnings) -> Result<Kustomization> {
-    let parsed = parse_one(&file.text).or_else(|e| {
+    // sigs.k8s.io/yaml reads the kustomization with go-yaml v2: plain `y`, `yes`, `on` (and
+    // their negatives) are booleans, which its typed decode then refuses for string fields.
+    let parsed = parse_config_one(&file.text).or_else(|e| {
         // kustomize reads the kustomization with sigs.k8s.io/yaml (go-yaml v2), where a repeated
         // key replaces the earlier one; the YAML parser refuses them. Repeated top-level keys
         // are read as kustomize reads them.
         match last_top_level_keys(&file.text) {
-            Some(text) if e.message.contains("already defined") => parse_one(&text).map_err(|_| e),
+            Some(text) if e.message.contains("already defined") => {
+                parse_config_one(&text).map_err(|_| e)
+            }
             _ => Err(e),
         }
     });
@@ -134,7 +139,9 @@ pub fn decode(file: &Arc<SourceFile>, warnings: &mut Warnings) -> Result<Kustomi
         .at(Location::line_at(Arc::clone(file), 0)));
     }
 
-    let mut k: Kustomization = from_node(&node).map_err(|e| {
+    // `Kustomization.Unmarshal` (api/types/kustomization.go) decodes with encoding/json after
+    // `yaml.YAMLToJSON`: no scalar is turned into the string a field wants.
+    let mut k: Kustomization = from_node_strict(&node).map_err(|e| {
         let loc = locate(file, &e.path);
         let path = e.path_string();
         let err = Error::new(

@@ -122,6 +122,8 @@ fn string_map(node: Option<&Node>) -> std::result::Result<StringMap, String> {
     }
 }
 
+/// Decodes part of a builtin plugin configuration leniently, as sigs.k8s.io/yaml's
+/// `yaml.Unmarshal` (the plugins' `Config`) does: an integer or boolean for a string is its text.
 fn decode<T: serde::de::DeserializeOwned + Default>(
     node: Option<&Node>,
 ) -> std::result::Result<T, String> {

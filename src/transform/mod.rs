@@ -223,7 +223,21 @@ pub fn specs_from_node(what: &str, node: &Node) -> Result<Vec<FieldSpec>> {
                 "version" => spec.version = text(),
                 "kind" => spec.kind = text(),
                 "path" => spec.path = text().unwrap_or_default(),
-                "create" => spec.create = matches!(v, Node::Bool(true)),
+                // A Go bool field: anything but a boolean (or null) fails kustomize's decode
+                // (`json: cannot unmarshal string into Go struct field FieldSpec.create`).
+                "create" => match v {
+                    Node::Bool(b) => spec.create = *b,
+                    Node::Null => spec.create = false,
+                    other => {
+                        let found = match other.scalar_text() {
+                            Some(t) => format!("the {} \"{t}\"", other.kind_name()),
+                            None => format!("a {}", other.kind_name()),
+                        };
+                        return Err(bad(format!(
+                            "create: expected true or false, found {found}"
+                        )));
+                    }
+                },
                 // kustomize decodes these documents leniently (sigs.k8s.io/yaml without
                 // strictness): other keys, such as a `name:` next to a kind, are ignored.
                 _ => {}

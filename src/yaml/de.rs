@@ -1,14 +1,21 @@
 //! Typed decoding of a [`Node`]: a serde `Deserializer` over `&Node`, so that
-//! [`from_node`] turns a parsed document into a typed struct (the kustomization, generator
-//! options, …). Errors carry the field path (`patches[2].target.kind`). Knows nothing of
-//! kustomize's fields; must not parse text (that is `parse.rs`).
+//! [`from_node`] / [`from_node_strict`] turn a parsed document into a typed struct (the
+//! kustomization, generator options, …). Errors carry the field path
+//! (`patches[2].target.kind`). Knows nothing of kustomize's fields; must not parse text (that is
+//! `parse.rs`).
 //!
-//! Two rules differ from a plain JSON decode, both taken from how kustomize's typed configs
-//! read YAML (`sigs.k8s.io/yaml`, `yamlToJSON` with a target type):
-//! - an integer or boolean read where a string is wanted yields its text (`version: 1` →
-//!   `"1"`); a float is an error asking for quotes, since its text is not what was written
-//!   (`1.20` reads as 1.2);
-//! - `null` where a list, map or struct is wanted is empty (`resources: ~` is no resources).
+//! kustomize decodes its typed configs in two ways, and so does ply:
+//! - [`from_node_strict`], for the kustomization (`Kustomization.Unmarshal` in
+//!   `api/types/kustomization.go`: `yaml.YAMLToJSON`, then `encoding/json`): a boolean or a
+//!   number where a string is wanted is an error (`json: cannot unmarshal bool into Go struct
+//!   field … of type string`);
+//! - [`from_node`], for plugin configurations and the files they name (sigs.k8s.io/yaml
+//!   `yaml.Unmarshal`, whose `yamlToJSONTarget` knows the Go type): an integer or boolean read
+//!   where a string is wanted yields its text (`version: 1` → `"1"`).
+//!
+//! In both, a float where a string is wanted is an error asking for quotes (its text is not what
+//! was written: `1.20` reads as 1.2), and `null` where a list, map or struct is wanted is empty
+//! (`resources: ~` is no resources).
 
 use std::fmt;
 
@@ -83,20 +90,49 @@ impl de::Error for DeError {
     }
 }
 
-/// Decodes a typed value from a node.
+/// Decodes a typed value from a node as sigs.k8s.io/yaml's `yaml.Unmarshal` does: a boolean or
+/// an integer where a string is wanted reads as its text. For plugin configurations.
 pub fn from_node<T: DeserializeOwned>(node: &Node) -> Result<T, DeError> {
-    T::deserialize(NodeDeserializer { node })
+    T::deserialize(NodeDeserializer::new(node))
+}
+
+/// Decodes a typed value from a node as kustomize decodes the kustomization (JSON rules): a
+/// boolean or a number where a string is wanted is an error.
+pub fn from_node_strict<T: DeserializeOwned>(node: &Node) -> Result<T, DeError> {
+    T::deserialize(NodeDeserializer::strict(node))
 }
 
 /// A serde `Deserializer` reading one `&Node`.
 #[derive(Clone, Copy, Debug)]
 pub struct NodeDeserializer<'a> {
     pub node: &'a Node,
+    /// A boolean or a number where a string is wanted is an error (else it reads as its text).
+    pub strict_strings: bool,
 }
 
 impl<'a> NodeDeserializer<'a> {
+    /// The lenient reading ([`from_node`]).
     pub fn new(node: &'a Node) -> Self {
-        NodeDeserializer { node }
+        NodeDeserializer {
+            node,
+            strict_strings: false,
+        }
+    }
+
+    /// The strict reading ([`from_node_strict`]).
+    pub fn strict(node: &'a Node) -> Self {
+        NodeDeserializer {
+            node,
+            strict_strings: true,
+        }
+    }
+
+    /// The same rules for a child node.
+    fn child(&self, node: &'a Node) -> Self {
+        NodeDeserializer {
+            node,
+            strict_strings: self.strict_strings,
+        }
     }
 
     fn unexpected(&self) -> Unexpected<'a> {
@@ -139,8 +175,8 @@ impl<'a> de::Deserializer<'a> for NodeDeserializer<'a> {
             Node::Int(i) => Self::visit_int(*i, visitor),
             Node::Float(f) => visitor.visit_f64(*f),
             Node::Str(s) => visitor.visit_borrowed_str(s),
-            Node::Seq(items) => visitor.visit_seq(Items::new(items)),
-            Node::Map(m) => visitor.visit_map(Entries::new(m)),
+            Node::Seq(items) => visitor.visit_seq(Items::new(items, self)),
+            Node::Map(m) => visitor.visit_map(Entries::new(m, self)),
         }
     }
 
@@ -203,6 +239,15 @@ impl<'a> de::Deserializer<'a> for NodeDeserializer<'a> {
     fn deserialize_str<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, DeError> {
         match self.node {
             Node::Str(s) => visitor.visit_borrowed_str(s),
+            // kustomize decodes the kustomization as JSON, which refuses them.
+            Node::Bool(b) if self.strict_strings => Err(de::Error::custom(format!(
+                "expected a string, found the boolean {b}; unquoted true/false, yes/no, y/n and \
+                 on/off (in any case) are booleans in a kustomization; quote it to keep it as \
+                 written"
+            ))),
+            Node::Int(i) if self.strict_strings => Err(de::Error::custom(format!(
+                "expected a string, found the number {i}; quote it to keep it as written"
+            ))),
             // A scalar where a string is wanted reads as its text.
             Node::Bool(_) | Node::Int(_) => match self.node.scalar_text() {
                 Some(t) => visitor.visit_string(t),
@@ -263,8 +308,8 @@ impl<'a> de::Deserializer<'a> for NodeDeserializer<'a> {
 
     fn deserialize_seq<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, DeError> {
         match self.node {
-            Node::Seq(items) => visitor.visit_seq(Items::new(items)),
-            Node::Null => visitor.visit_seq(Items::new(&[])),
+            Node::Seq(items) => visitor.visit_seq(Items::new(items, self)),
+            Node::Null => visitor.visit_seq(Items::new(&[], self)),
             _ => Err(self.invalid(&visitor)),
         }
     }
@@ -286,8 +331,8 @@ impl<'a> de::Deserializer<'a> for NodeDeserializer<'a> {
 
     fn deserialize_map<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, DeError> {
         match self.node {
-            Node::Map(m) => visitor.visit_map(Entries::new(m)),
-            Node::Null => visitor.visit_map(Entries::empty()),
+            Node::Map(m) => visitor.visit_map(Entries::new(m, self)),
+            Node::Null => visitor.visit_map(Entries::empty(self)),
             _ => Err(self.invalid(&visitor)),
         }
     }
@@ -298,7 +343,7 @@ impl<'a> de::Deserializer<'a> for NodeDeserializer<'a> {
         visitor: V,
     ) -> Result<V::Value, DeError> {
         match self.node {
-            Node::Map(m) => visitor.visit_map(Entries::new(m).with_fields(fields)),
+            Node::Map(m) => visitor.visit_map(Entries::new(m, self).with_fields(fields)),
             _ => self.deserialize_map(visitor),
         }
     }
@@ -313,7 +358,10 @@ impl<'a> de::Deserializer<'a> for NodeDeserializer<'a> {
             Node::Str(s) => visitor.visit_enum(s.as_str().into_deserializer()),
             Node::Map(m) if m.len() == 1 => match m.iter().next() {
                 Some((k, v)) => visitor
-                    .visit_enum(Variant { key: k, value: v })
+                    .visit_enum(Variant {
+                        key: k,
+                        value: self.child(v),
+                    })
                     .map_err(|e| e.prefixed(PathSeg::Key(k.clone()))),
                 None => Err(self.invalid(&visitor)),
             },
@@ -334,11 +382,16 @@ impl<'a> de::Deserializer<'a> for NodeDeserializer<'a> {
 struct Items<'a> {
     items: &'a [Node],
     next: usize,
+    parent: NodeDeserializer<'a>,
 }
 
 impl<'a> Items<'a> {
-    fn new(items: &'a [Node]) -> Self {
-        Items { items, next: 0 }
+    fn new(items: &'a [Node], parent: NodeDeserializer<'a>) -> Self {
+        Items {
+            items,
+            next: 0,
+            parent,
+        }
     }
 }
 
@@ -354,7 +407,7 @@ impl<'a> SeqAccess<'a> for Items<'a> {
         };
         let i = self.next;
         self.next += 1;
-        seed.deserialize(NodeDeserializer { node: item })
+        seed.deserialize(self.parent.child(item))
             .map(Some)
             .map_err(|e| e.prefixed(PathSeg::Index(i)))
     }
@@ -371,22 +424,25 @@ struct Entries<'a> {
     /// A struct's field names: a key matching one only when case is ignored reads as that
     /// field, as Go's `encoding/json` (which kustomize decodes with) matches names.
     fields: &'static [&'static str],
+    parent: NodeDeserializer<'a>,
 }
 
 impl<'a> Entries<'a> {
-    fn new(m: &'a Map) -> Self {
+    fn new(m: &'a Map, parent: NodeDeserializer<'a>) -> Self {
         Entries {
             iter: Some(m.iter()),
             value: None,
             fields: &[],
+            parent,
         }
     }
 
-    fn empty() -> Self {
+    fn empty(parent: NodeDeserializer<'a>) -> Self {
         Entries {
             iter: None,
             value: None,
             fields: &[],
+            parent,
         }
     }
 
@@ -428,7 +484,7 @@ impl<'a> MapAccess<'a> for Entries<'a> {
     fn next_value_seed<V: DeserializeSeed<'a>>(&mut self, seed: V) -> Result<V::Value, DeError> {
         match self.value.take() {
             Some((k, v)) => seed
-                .deserialize(NodeDeserializer { node: v })
+                .deserialize(self.parent.child(v))
                 .map_err(|e| e.prefixed(PathSeg::Key(k.clone()))),
             None => Err(de::Error::custom("value requested before key")),
         }
@@ -442,7 +498,7 @@ impl<'a> MapAccess<'a> for Entries<'a> {
 /// `{variant: value}` read as an enum.
 struct Variant<'a> {
     key: &'a str,
-    value: &'a Node,
+    value: NodeDeserializer<'a>,
 }
 
 impl<'a> EnumAccess<'a> for Variant<'a> {
@@ -455,7 +511,7 @@ impl<'a> EnumAccess<'a> for Variant<'a> {
     ) -> Result<(S::Value, Self::Variant), DeError> {
         let key: StrDeserializer<'_, DeError> = self.key.into_deserializer();
         let v = seed.deserialize(key)?;
-        Ok((v, NodeDeserializer { node: self.value }))
+        Ok((v, self.value))
     }
 }
 
@@ -562,6 +618,35 @@ mod tests {
             e.message,
             "expected a string, found the number 1.2; quote it to keep it as written"
         );
+    }
+
+    #[test]
+    fn strict_refuses_scalars_for_strings() {
+        let strict =
+            |t: &str| from_node_strict::<Doc>(&crate::yaml::parse::parse_config_one(t).unwrap());
+        let e = strict("labels: {a: y}\n").unwrap_err();
+        assert_eq!(e.path_string(), "labels.a");
+        assert!(
+            e.message
+                .starts_with("expected a string, found the boolean true;"),
+            "{e}"
+        );
+        let e = strict("patches:\n- target: {kind: 12}\n").unwrap_err();
+        assert_eq!(e.path_string(), "patches[0].target.kind");
+        assert_eq!(
+            e.message,
+            "expected a string, found the number 12; quote it to keep it as written"
+        );
+        let e = strict("resources: [off]\n").unwrap_err();
+        assert_eq!(e.path_string(), "resources[0]");
+        let d = strict("labels: {a: \"y\", b: '1'}\nflag: yes\nmode: legacy\n").unwrap();
+        assert_eq!(d.labels["a"], "y");
+        assert_eq!(d.labels["b"], "1");
+        assert!(d.flag);
+        // The lenient reading of the same YAML 1.1 boolean is its Go text.
+        let d: Doc =
+            from_node(&crate::yaml::parse::parse_config_one("labels: {a: y}\n").unwrap()).unwrap();
+        assert_eq!(d.labels["a"], "true");
     }
 
     #[test]

@@ -1,6 +1,12 @@
 //! YAML/JSON text → [`Node`] documents. The only file in ply that names the YAML crate
 //! (`serde_yaml`), so that it can be swapped here alone. Records the byte offset at which each
 //! document starts so that diagnostics can point into the file.
+//!
+//! Two readings of plain scalars: [`parse_documents`] / [`parse_one`] resolve them as kustomize
+//! reads Kubernetes objects (kyaml, go-yaml v3: `y`, `yes`, `on` are strings);
+//! [`parse_config_one`] / [`parse_config_documents`] as kustomize reads its own configuration
+//! (the kustomization, `configurations:` and replacement files, JSON 6902 patches), which go
+//! through sigs.k8s.io/yaml and go-yaml v2 with YAML 1.1 booleans.
 
 use std::fmt;
 
@@ -49,6 +55,24 @@ impl From<serde_yaml::Error> for ParseError {
 /// comments, between markers) come back as `Node::Null`; callers that want them skipped skip
 /// them.
 pub fn parse_documents(text: &str) -> Result<Vec<ParsedDoc>, ParseError> {
+    parse_documents_with(text, false)
+}
+
+/// [`parse_documents`] for kustomize's own configuration files: a plain, untagged `y`, `Y`,
+/// `yes`, `Yes`, `YES`, `on`, `On`, `ON` is `true` and `n`, `N`, `no`, `No`, `NO`, `off`, `Off`,
+/// `OFF` is `false`, as go-yaml v2 resolves them (its `resolve.go` table, YAML 1.1), which
+/// sigs.k8s.io/yaml (`yaml.Unmarshal`, `yaml.YAMLToJSON`) uses. Such a key becomes `"true"` or
+/// `"false"`, as sigs.k8s.io/yaml turns keys into strings.
+pub fn parse_config_documents(text: &str) -> Result<Vec<ParsedDoc>, ParseError> {
+    parse_documents_with(text, true)
+}
+
+/// [`parse_one`] with YAML 1.1 booleans (see [`parse_config_documents`]).
+pub fn parse_config_one(text: &str) -> Result<Node, ParseError> {
+    one_of(parse_config_documents(text)?)
+}
+
+fn parse_documents_with(text: &str, yaml11: bool) -> Result<Vec<ParsedDoc>, ParseError> {
     // A byte order mark opening the file is not content (serde_yaml trips over it when more
     // than one key follows; go-yaml skips it). Offsets stay offsets into `text`.
     let (text, shift) = match text.strip_prefix('\u{FEFF}') {
@@ -58,7 +82,7 @@ pub fn parse_documents(text: &str) -> Result<Vec<ParsedDoc>, ParseError> {
     let starts = document_starts(text);
     let mut docs = Vec::new();
     let seed = NodeSeed {
-        text: Some(Text { text }),
+        text: Some(Text { text, yaml11 }),
         tagged: false,
     };
     for (i, de) in serde_yaml::Deserializer::from_str(text).enumerate() {
@@ -76,7 +100,10 @@ pub fn parse_documents(text: &str) -> Result<Vec<ParsedDoc>, ParseError> {
 /// Parses text that must hold exactly one document (a patch, a kustomization); an empty text is
 /// `Node::Null`.
 pub fn parse_one(text: &str) -> Result<Node, ParseError> {
-    let mut docs = parse_documents(text)?;
+    one_of(parse_documents(text)?)
+}
+
+fn one_of(mut docs: Vec<ParsedDoc>) -> Result<Node, ParseError> {
     match docs.len() {
         0 => Ok(Node::Null),
         1 => Ok(docs.remove(0).node),
@@ -148,6 +175,8 @@ impl<'de> Deserialize<'de> for Node {
 #[derive(Clone, Copy)]
 struct Text<'t> {
     text: &'t str,
+    /// Plain `y`/`yes`/`on`/`n`/`no`/`off` (in their case forms) are booleans.
+    yaml11: bool,
 }
 
 impl Text<'_> {
@@ -276,6 +305,15 @@ impl<'de> de::DeserializeSeed<'de> for KeySeed<'_> {
     }
 }
 
+/// The booleans of YAML 1.1 that YAML 1.2 (serde_yaml, go-yaml v3) reads as strings.
+fn yaml11_bool(v: &str) -> Option<bool> {
+    match v {
+        "y" | "Y" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" => Some(true),
+        "n" | "N" | "no" | "No" | "NO" | "off" | "Off" | "OFF" => Some(false),
+        _ => None,
+    }
+}
+
 fn u128_node(v: u128) -> Node {
     // Beyond i128 (39 digits) ply can no longer keep the integer; it becomes a float, as in
     // kustomize for anything beyond uint64.
@@ -348,6 +386,14 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
         })
     }
     fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Node, E> {
+        if !self.tagged
+            && let Some(text) = self.text
+            && text.yaml11
+            && let Some(b) = yaml11_bool(v)
+            && text.is_plain_untagged(v)
+        {
+            return Ok(Node::Bool(b));
+        }
         // A plain scalar serde_yaml left as a string may still be a number to go-yaml v3,
         // which kustomize reads with: `0777` (octal), `1_000`, `0X1F`, `08` (a float). Dates
         // stay strings (kustomize would turn them into timestamps: a deliberate difference).
@@ -554,6 +600,29 @@ mod tests {
         assert_eq!(m["j"], Node::str("._5"));
         assert_eq!(m["k"], Node::str("yes"));
         assert_eq!(m["l"], Node::Seq(vec![Node::Int(511), Node::str("0777")]));
+    }
+
+    #[test]
+    fn config_files_read_yaml11_booleans() {
+        let text = "a: y\nb: Yes\nc: OFF\nd: 'y'\ne: \"no\"\nf: !!str on\ng: [n, On]\nyes: 1\nh: yesno\ni: true\n";
+        let m = parse_config_one(text).unwrap();
+        assert_eq!(m.get("a"), Some(&Node::Bool(true)));
+        assert_eq!(m.get("b"), Some(&Node::Bool(true)));
+        assert_eq!(m.get("c"), Some(&Node::Bool(false)));
+        assert_eq!(m.get("d"), Some(&Node::str("y")));
+        assert_eq!(m.get("e"), Some(&Node::str("no")));
+        assert_eq!(m.get("f"), Some(&Node::str("on")));
+        assert_eq!(
+            m.get("g"),
+            Some(&Node::Seq(vec![Node::Bool(false), Node::Bool(true)]))
+        );
+        assert_eq!(m.get("true"), Some(&Node::Int(1)));
+        assert_eq!(m.get("h"), Some(&Node::str("yesno")));
+        assert_eq!(m.get("i"), Some(&Node::Bool(true)));
+        // Resources keep YAML 1.2: the same text reads `y` as a string.
+        let r = parse_one(text).unwrap();
+        assert_eq!(r.get("a"), Some(&Node::str("y")));
+        assert_eq!(r.get("yes"), Some(&Node::Int(1)));
     }
 
     #[test]
