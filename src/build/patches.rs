@@ -67,6 +67,16 @@ pub struct Context<'a> {
     pub strict: bool,
 }
 
+/// Whether the first content line of `text` (after blank and comment lines, directives and
+/// `---` markers) opens a block or flow sequence: a JSON 6902 operation list in YAML or JSON.
+fn opens_with_list(text: &str) -> bool {
+    text.lines()
+        .map(str::trim_start)
+        .find(|l| !(l.is_empty() || l.starts_with('#') || l.starts_with('%') || *l == "---"))
+        .map(|l| l.strip_prefix("--- ").map_or(l, str::trim_start))
+        .is_some_and(|l| l.starts_with('[') || l == "-" || l.starts_with("- "))
+}
+
 /// Reads patch text the way kustomize's PatchTransformer does (`Config`): a JSON 6902 patch
 /// when the text is a list of operations (JSON, or YAML converted), a strategic merge patch
 /// when it is one or more YAML documents that are maps; anything else is an error.
@@ -76,6 +86,19 @@ pub fn parse_patch_text(
     source: &str,
 ) -> Result<Body> {
     let trimmed = text.trim();
+    // kustomize decodes JSON 6902 operations after sigs.k8s.io/yaml's `YAMLToJSON` (go-yaml
+    // v2): a plain `value: y` is `true` there. A text that opens with a list is read that way
+    // once; anything else (or a list that turns out not to be one document) as YAML 1.2.
+    if opens_with_list(trimmed)
+        && let Ok(mut docs) = crate::yaml::parse::parse_config_documents(trimmed)
+    {
+        docs.retain(|d| !d.node.is_null());
+        if let [one] = docs.as_mut_slice()
+            && matches!(one.node, Node::Seq(_))
+        {
+            return Ok(Body::Json(std::mem::take(&mut one.node)));
+        }
+    }
     let docs = parse_documents(trimmed).map_err(|e| {
         Error::new(
             ErrorKind::Patch,
@@ -89,11 +112,7 @@ pub fn parse_patch_text(
     if let [one] = docs.as_mut_slice()
         && matches!(one.node, Node::Seq(_))
     {
-        // kustomize decodes JSON 6902 operations after sigs.k8s.io/yaml's `YAMLToJSON`
-        // (go-yaml v2): a plain `value: y` is `true` there.
-        let ops = crate::yaml::parse::parse_config_one(trimmed)
-            .unwrap_or_else(|_| std::mem::take(&mut one.node));
-        return Ok(Body::Json(ops));
+        return Ok(Body::Json(std::mem::take(&mut one.node)));
     }
     let mut out = Vec::new();
     // A `*List` document with `items` holds one patch per item, as kustomize reads resource
@@ -898,6 +917,34 @@ pub fn select_indices(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn operation_lists_are_told_from_objects_by_their_first_content_line() {
+        for text in [
+            "- op: add",
+            "# c\n\n---\n- op: add",
+            "--- [{\"op\": \"add\"}]",
+            "[{\"op\": \"add\"}]",
+            "%YAML 1.1\n---\n-\n  op: add",
+        ] {
+            assert!(opens_with_list(text), "{text:?}");
+        }
+        for text in ["", "kind: X", "-x: 1", "--- {a: 1}", "# - op: add\nkind: X"] {
+            assert!(!opens_with_list(text), "{text:?}");
+        }
+        // One reading either way: YAML 1.1 booleans in operations, YAML 1.2 in objects.
+        let Ok(Body::Json(ops)) =
+            parse_patch_text("- op: add\n  path: /a\n  value: y\n", None, "t")
+        else {
+            panic!("not read as operations");
+        };
+        assert_eq!(
+            ops.as_seq()
+                .and_then(|s| s.first())
+                .and_then(|o| o.get("value")),
+            Some(&Node::Bool(true))
+        );
+    }
     use crate::yaml::parse::parse_one;
 
     fn res(text: &str) -> Resource {

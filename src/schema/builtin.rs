@@ -18,8 +18,14 @@ pub(super) fn parse_table(text: &str) -> Result<Schema, String> {
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let cols: Vec<&str> = line.split('\t').collect();
-        match cols.as_slice() {
+        let mut cols = [""; 8];
+        let mut n_cols = 0;
+        for col in line.split('\t') {
+            let slot = cols.get_mut(n_cols).ok_or_else(bad)?;
+            *slot = col;
+            n_cols += 1;
+        }
+        match &cols[..n_cols] {
             ["K", group, version, kind, index, scope] => {
                 let root = TypeId(index.parse().map_err(|_| bad())?);
                 let group = if *group == "-" { "" } else { group };

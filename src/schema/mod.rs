@@ -8,7 +8,7 @@
 mod builtin;
 mod openapi;
 
-use std::collections::HashMap;
+use crate::fasthash::FastMap;
 
 use crate::resource::Gvk;
 
@@ -133,7 +133,7 @@ pub struct Field {
 pub struct TypeDef {
     pub name: String,
     pub map_type: Option<MapType>,
-    pub fields: HashMap<String, Field>,
+    pub fields: FastMap<String, Field>,
 }
 
 /// A kind the schema knows.
@@ -149,7 +149,7 @@ pub struct KindInfo {
 #[derive(Clone, Debug, Default)]
 pub struct Schema {
     types: Vec<TypeDef>,
-    kinds: HashMap<Gvk, KindInfo>,
+    kinds: FastMap<Gvk, KindInfo>,
 }
 
 impl Schema {

@@ -4,7 +4,7 @@
 //! read the same way), kustomize `crds:` files (a bare map of such definitions), and
 //! CustomResourceDefinition objects. Reads `Node`s only; the caller reads the files.
 
-use std::collections::HashMap;
+use crate::fasthash::FastMap;
 use std::fmt;
 
 use super::{
@@ -38,10 +38,10 @@ const MAX_DEPTH: usize = 64;
 
 struct Builder<'d> {
     defs: &'d Map,
-    ids: HashMap<&'d str, TypeId>,
+    ids: FastMap<&'d str, TypeId>,
     /// Named types the schema held before the document (kustomize keeps one global set of
     /// definitions: a `$ref` the document does not define resolves to them).
-    existing: HashMap<String, TypeId>,
+    existing: FastMap<String, TypeId>,
     /// Whether those win over the document's definitions of the same name.
     existing_wins: bool,
 }
@@ -114,7 +114,7 @@ pub(super) fn add_document_with(
         }
     };
     let scopes = scopes_from_paths(doc);
-    let existing: HashMap<String, TypeId> = schema
+    let existing: FastMap<String, TypeId> = schema
         .types
         .iter()
         .enumerate()
@@ -124,7 +124,7 @@ pub(super) fn add_document_with(
     let existing_wins = precedence == Precedence::Existing;
     let mut b = Builder {
         defs,
-        ids: HashMap::new(),
+        ids: FastMap::default(),
         existing,
         existing_wins,
     };
@@ -208,8 +208,8 @@ pub(super) fn add_crd(schema: &mut Schema, crd: &Node) -> Result<(), SchemaError
     let empty = Map::default();
     let mut b = Builder {
         defs: &empty,
-        ids: HashMap::new(),
-        existing: HashMap::new(),
+        ids: FastMap::default(),
+        existing: FastMap::default(),
         existing_wins: false,
     };
     let mut versions: Vec<(String, Option<&Node>)> = Vec::new();
@@ -274,8 +274,8 @@ fn gvks(def: &Node) -> Vec<Gvk> {
 
 /// Namespaced when some path of the kind has a `{namespace}` parameter: kustomize derives a
 /// kind's scope from the document's paths the same way (`kyaml/openapi/openapi.go`).
-fn scopes_from_paths(doc: &Node) -> HashMap<Gvk, bool> {
-    let mut out: HashMap<Gvk, bool> = HashMap::new();
+fn scopes_from_paths(doc: &Node) -> FastMap<Gvk, bool> {
+    let mut out: FastMap<Gvk, bool> = FastMap::default();
     let Some(Node::Map(paths)) = doc.get("paths") else {
         return out;
     };
@@ -335,7 +335,7 @@ impl<'d> Builder<'d> {
             .get("x-kubernetes-map-type")
             .and_then(Node::as_str)
             .and_then(MapType::parse);
-        let mut fields = HashMap::new();
+        let mut fields = FastMap::default();
         if let Some(Node::Map(props)) = s.get("properties") {
             for (name, p) in props {
                 let shape = self.shape(schema, p, 0);
