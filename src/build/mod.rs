@@ -445,6 +445,36 @@ impl Builder<'_> {
         .label("not found")
     }
 
+    /// The canonical path of `target` (`path` joined to the kustomization's directory, of
+    /// kind `kind`) when it is a `want`; else the error saying what it is instead, or that it is
+    /// missing.
+    fn canonical_as(
+        &self,
+        want: FileKind,
+        loaded: &Loaded,
+        field: &str,
+        path: &str,
+        target: &Path,
+        kind: Option<FileKind>,
+    ) -> Result<PathBuf> {
+        match (kind, self.fs.canonicalize(target)) {
+            (Some(k), Ok(c)) if k == want => Ok(c),
+            (Some(k), _) if k != want => {
+                let message = match want {
+                    FileKind::File => {
+                        format!("'{path}' named under `{field}` is a directory, not a file")
+                    }
+                    FileKind::Dir => format!(
+                        "'{path}' named under `{field}` is a file; a component must be a directory holding a kustomization"
+                    ),
+                };
+                Err(Error::new(ErrorKind::Kustomization, message)
+                    .at(accumulate::item_location(loaded, field, path)))
+            }
+            _ => Err(self.missing(loaded, field, path, target)),
+        }
+    }
+
     /// A file named by the kustomization: canonical, inside the root unless the restrictor
     /// allows otherwise.
     fn resolve_file(&self, loaded: &Loaded, field: &str, path: &str) -> Result<PathBuf> {
@@ -463,17 +493,7 @@ impl Builder<'_> {
         kind: Option<FileKind>,
     ) -> Result<PathBuf> {
         let loc = || accumulate::item_location(loaded, field, path);
-        let canonical = match (kind, self.fs.canonicalize(target)) {
-            (Some(FileKind::File), Ok(c)) => c,
-            (Some(FileKind::Dir), _) => {
-                return Err(Error::new(
-                    ErrorKind::Kustomization,
-                    format!("'{path}' named under `{field}` is a directory, not a file"),
-                )
-                .at(loc()));
-            }
-            _ => return Err(self.missing(loaded, field, path, target)),
-        };
+        let canonical = self.canonical_as(FileKind::File, loaded, field, path, target, kind)?;
         crate::fs::check_restriction_shown(
             self.opts.load_restrictor,
             &loaded.dir,
@@ -505,19 +525,7 @@ impl Builder<'_> {
         kind: Option<FileKind>,
     ) -> Result<PathBuf> {
         let loc = || accumulate::item_location(loaded, field, path);
-        let canonical = match (kind, self.fs.canonicalize(target)) {
-            (Some(FileKind::Dir), Ok(c)) => c,
-            (Some(FileKind::File), _) => {
-                return Err(Error::new(
-                    ErrorKind::Kustomization,
-                    format!(
-                        "'{path}' named under `{field}` is a file; a component must be a directory holding a kustomization"
-                    ),
-                )
-                .at(loc()));
-            }
-            _ => return Err(self.missing(loaded, field, path, target)),
-        };
+        let canonical = self.canonical_as(FileKind::Dir, loaded, field, path, target, kind)?;
         if Path::new(path).is_absolute() {
             return Err(Error::new(
                 ErrorKind::Kustomization,
