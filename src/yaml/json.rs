@@ -139,28 +139,45 @@ fn push_indent(out: &mut String, depth: usize) {
 /// [`JsonStyle::short_bf`]) short, other control characters as `\u00XX`, U+2028 and U+2029
 /// always escaped (Go does, for JavaScript), `<` `>` `&` with [`JsonStyle::html_safe`].
 pub fn write_json_string(out: &mut String, s: &str, style: JsonStyle) {
+    out.reserve(s.len() + 2);
     out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' if style.short_bf => out.push_str("\\b"),
-            '\u{c}' if style.short_bf => out.push_str("\\f"),
-            '<' | '>' | '&' if style.html_safe => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
+    // Characters written as they are are copied a run at a time; `start` is where the current
+    // run begins. Every escaped character is ASCII or U+2028/U+2029 (three bytes, lead byte
+    // 0xe2), so each cut falls on a character boundary.
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        let (escape, width) = match b {
+            b'"' => ("\\\"", 1),
+            b'\\' => ("\\\\", 1),
+            b'\n' => ("\\n", 1),
+            b'\r' => ("\\r", 1),
+            b'\t' => ("\\t", 1),
+            0x08 if style.short_bf => ("\\b", 1),
+            0x0c if style.short_bf => ("\\f", 1),
+            b'<' if style.html_safe => ("\\u003c", 1),
+            b'>' if style.html_safe => ("\\u003e", 1),
+            b'&' if style.html_safe => ("\\u0026", 1),
+            0xe2 if bytes.get(i + 1..i + 3) == Some(&[0x80, 0xa8]) => ("\\u2028", 3),
+            0xe2 if bytes.get(i + 1..i + 3) == Some(&[0x80, 0xa9]) => ("\\u2029", 3),
+            // Other control characters: written below as `\u00XX`.
+            0x00..=0x1f => ("", 1),
+            _ => {
+                i += 1;
+                continue;
             }
-            '\u{2028}' | '\u{2029}' => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
+        };
+        out.push_str(s.get(start..i).unwrap_or(""));
+        if escape.is_empty() {
+            let _ = write!(out, "\\u{b:04x}");
+        } else {
+            out.push_str(escape);
         }
+        i += width;
+        start = i;
     }
+    out.push_str(s.get(start..).unwrap_or(""));
     out.push('"');
 }
 
@@ -225,6 +242,14 @@ mod tests {
         assert_eq!(
             to_json(&s, JsonStyle::KUSTOMIZE_HASH),
             r#""a\u003cb\u003e\u0026c\"\\\n\r\t\u0001\b\f\u2028\u2029é""#
+        );
+        // Other characters encoded with the lead byte of U+2028 stay as they are.
+        assert_eq!(
+            to_json(
+                &Node::str("\u{2026}\u{2027}x\u{2028}\u{202a}"),
+                JsonStyle::COMPACT
+            ),
+            "\"\u{2026}\u{2027}x\\u2028\u{202a}\""
         );
         let plain = JsonStyle {
             html_safe: false,
