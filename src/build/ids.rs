@@ -3,9 +3,9 @@
 //! namespace and `default` are the same; cluster-scoped kinds have none) — kustomize's
 //! `ResId.Equals` (`kyaml/resid/resid.go`) used by `resWrangler.Append`.
 
-use std::borrow::Cow;
+use std::hash::BuildHasher as _;
 
-use crate::fasthash::FastMap;
+use crate::fasthash::{FastBuild, FastMap};
 
 use crate::diag::{Error, ErrorKind, Result};
 use crate::resource::{Gvk, IdRef, ResId, Resource};
@@ -13,10 +13,18 @@ use crate::resource::{Gvk, IdRef, ResId, Resource};
 /// Decides which kinds are cluster-scoped.
 pub type ScopeFn<'a> = &'a dyn Fn(&Gvk) -> bool;
 
+/// The effective namespace of every cluster-scoped object (no namespace can be this text).
+const CLUSTER: &str = "\u{0}cluster";
+
 /// The namespace used for equality: `None` for cluster-scoped kinds, `default` for none.
 fn effective_namespace<'a>(namespace: &'a str, gvk: &Gvk, cluster_scoped: ScopeFn<'_>) -> &'a str {
-    if cluster_scoped(gvk) {
-        "\u{0}cluster"
+    effective(namespace, cluster_scoped(gvk))
+}
+
+/// [`effective_namespace`] once the scope is known.
+fn effective(namespace: &str, cluster_scoped: bool) -> &str {
+    if cluster_scoped {
+        CLUSTER
     } else if namespace.is_empty() {
         "default"
     } else {
@@ -53,37 +61,41 @@ pub fn id_string(id: &ResId) -> String {
     format!("{}.{version}.{group}/{}.{ns}", id.gvk.kind, id.name)
 }
 
-/// Group/version/kind, effective namespace, name. The namespace borrows the fixed texts
-/// (`default`, cluster-scoped) and owns only a real namespace.
-type Key = (Gvk, Cow<'static, str>, String);
-
-fn key(id: IdRef<'_>, cluster_scoped: ScopeFn<'_>) -> Key {
-    let gvk = id.gvk();
-    let ns = match effective_namespace(id.namespace, &gvk, cluster_scoped) {
-        "\u{0}cluster" => Cow::Borrowed("\u{0}cluster"),
-        "default" => Cow::Borrowed("default"),
-        ns => Cow::Owned(ns.to_string()),
-    };
-    (gvk, ns, id.name.to_string())
-}
-
 /// The ids of an accumulated set, kept while resources are appended (nothing renames them
-/// in between): each append is a hash lookup, not a scan.
+/// in between): each append is a hash lookup, not a scan. The index holds hashes of ids, not
+/// ids: a hit is confirmed against the resource it names, so no id is copied.
 #[derive(Debug, Default)]
 pub struct IdIndex {
-    ids: FastMap<Key, usize>,
+    /// Hash of an id (group, version, kind, effective namespace, name) → the resource with it.
+    first: FastMap<u64, usize>,
+    /// Resources whose id hashes like an earlier, different one's (a hash collision).
+    more: Vec<(u64, usize)>,
+    /// Reused to ask `cluster_scoped` about a kind without building a `Gvk` per resource.
+    gvk: Gvk,
 }
 
 impl IdIndex {
     /// Indexes what `acc` holds.
     pub fn new(acc: &[Resource], cluster_scoped: ScopeFn<'_>) -> IdIndex {
-        IdIndex {
-            ids: acc
-                .iter()
-                .enumerate()
-                .map(|(i, r)| (key(r.id_ref(), cluster_scoped), i))
-                .collect(),
+        let mut index = IdIndex::default();
+        index.first.reserve(acc.len());
+        for (i, r) in acc.iter().enumerate() {
+            let id = r.id_ref();
+            let (h, scoped) = index.hash(id, cluster_scoped);
+            // A later resource with an id already indexed takes its place.
+            match index.find(acc, h, id, scoped) {
+                Some(Slot::First) => {
+                    index.first.insert(h, i);
+                }
+                Some(Slot::More(k)) => {
+                    if let Some(e) = index.more.get_mut(k) {
+                        e.1 = i;
+                    }
+                }
+                None => index.add(h, i),
+            }
         }
+        index
     }
 
     /// Appends `new` to `acc` (which this index describes); a resource whose id is already
@@ -94,16 +106,80 @@ impl IdIndex {
         new: impl IntoIterator<Item = Resource>,
         cluster_scoped: ScopeFn<'_>,
     ) -> Result<()> {
+        let new = new.into_iter();
+        self.first.reserve(new.size_hint().0);
+        acc.reserve(new.size_hint().0);
         for r in new {
-            let k = key(r.id_ref(), cluster_scoped);
-            if let Some(&i) = self.ids.get(&k) {
-                return Err(duplicate(acc.get(i), &r, &r.id()));
+            let id = r.id_ref();
+            let (h, scoped) = self.hash(id, cluster_scoped);
+            if let Some(slot) = self.find(acc, h, id, scoped) {
+                let i = match slot {
+                    Slot::First => self.first.get(&h).copied(),
+                    Slot::More(k) => self.more.get(k).map(|e| e.1),
+                };
+                return Err(duplicate(i.and_then(|i| acc.get(i)), &r, &r.id()));
             }
-            self.ids.insert(k, acc.len());
+            self.add(h, acc.len());
             acc.push(r);
         }
         Ok(())
     }
+
+    /// The hash of `id` as the index keys it, and whether its kind is cluster-scoped.
+    fn hash(&mut self, id: IdRef<'_>, cluster_scoped: ScopeFn<'_>) -> (u64, bool) {
+        for (field, part) in [
+            (&mut self.gvk.group, id.group),
+            (&mut self.gvk.version, id.version),
+            (&mut self.gvk.kind, id.kind),
+        ] {
+            field.clear();
+            field.push_str(part);
+        }
+        let scoped = cluster_scoped(&self.gvk);
+        let ns = effective(id.namespace, scoped);
+        let h = FastBuild::default().hash_one((id.group, id.version, id.kind, ns, id.name));
+        (h, scoped)
+    }
+
+    /// Where the resource of `acc` with the id `id` (of hash `h`, cluster-scoped or not) is
+    /// recorded, if one is.
+    fn find(&self, acc: &[Resource], h: u64, id: IdRef<'_>, scoped: bool) -> Option<Slot> {
+        // A resource with the same group, version and kind has the same scope.
+        let ns = effective(id.namespace, scoped);
+        let same = |i: usize| {
+            acc.get(i).is_some_and(|r| {
+                let other = r.id_ref();
+                other.group == id.group
+                    && other.version == id.version
+                    && other.kind == id.kind
+                    && other.name == id.name
+                    && effective(other.namespace, scoped) == ns
+            })
+        };
+        let first = *self.first.get(&h)?;
+        if same(first) {
+            return Some(Slot::First);
+        }
+        self.more
+            .iter()
+            .position(|&(mh, i)| mh == h && same(i))
+            .map(Slot::More)
+    }
+
+    fn add(&mut self, h: u64, i: usize) {
+        match self.first.entry(h) {
+            std::collections::hash_map::Entry::Occupied(_) => self.more.push((h, i)),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(i);
+            }
+        }
+    }
+}
+
+/// Where [`IdIndex::find`] found an id.
+enum Slot {
+    First,
+    More(usize),
 }
 
 fn duplicate(first: Option<&Resource>, second: &Resource, id: &ResId) -> Error {
