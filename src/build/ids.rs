@@ -243,4 +243,26 @@ mod tests {
         let d = res("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\n");
         assert!(!same_id(&a.id(), &d.id(), &scope));
     }
+
+    #[test]
+    fn colliding_hashes_are_told_apart_by_the_ids() {
+        let a = res("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n");
+        let b = res("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n");
+        let acc = vec![a, b];
+        // Both recorded under one hash, as two different ids that collide would be.
+        let mut index = IdIndex::default();
+        index.add(7, 0);
+        index.add(7, 1);
+        assert!(matches!(
+            index.find(&acc, 7, acc[0].id_ref(), false),
+            Some(Slot::First)
+        ));
+        assert!(matches!(
+            index.find(&acc, 7, acc[1].id_ref(), false),
+            Some(Slot::More(0))
+        ));
+        let c = res("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n");
+        assert!(index.find(&acc, 7, c.id_ref(), false).is_none());
+        assert!(index.find(&acc, 8, acc[0].id_ref(), false).is_none());
+    }
 }
