@@ -24,7 +24,7 @@ pub enum Create {
 /// slash in the segment), borrowing from `path` unless the segment has an escape: the
 /// transformers walk every selected spec's path once per object, so it is not split ahead.
 fn next_segment(path: &str) -> (Cow<'_, str>, Option<&str>) {
-    let Some((first, mut rest)) = path.split_once('/') else {
+    let Some((first, mut rest)) = split_at_slash(path) else {
         return (Cow::Borrowed(path), None);
     };
     if !first.ends_with('\\') {
@@ -34,7 +34,7 @@ fn next_segment(path: &str) -> (Cow<'_, str>, Option<&str>) {
     loop {
         seg.pop();
         seg.push('/');
-        match rest.split_once('/') {
+        match split_at_slash(rest) {
             Some((part, more)) => {
                 seg.push_str(part);
                 rest = more;
@@ -48,6 +48,13 @@ fn next_segment(path: &str) -> (Cow<'_, str>, Option<&str>) {
             }
         }
     }
+}
+
+/// `s.split_once('/')` by a plain byte loop: segments are a few bytes long, too short for
+/// the generic searcher to pay (and whether that one is inlined varies from build to build).
+fn split_at_slash(s: &str) -> Option<(&str, &str)> {
+    let i = s.bytes().position(|b| b == b'/')?;
+    Some((s.get(..i)?, s.get(i + 1..)?))
 }
 
 /// A spec's path as [`walk`] takes it: a leading `/` is ignored.
