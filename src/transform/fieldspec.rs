@@ -24,7 +24,7 @@ pub enum Create {
 /// slash in the segment), borrowing from `path` unless the segment has an escape: the
 /// transformers walk every selected spec's path once per object, so it is not split ahead.
 fn next_segment(path: &str) -> (Cow<'_, str>, Option<&str>) {
-    let Some((first, mut rest)) = path.split_once('/') else {
+    let Some((first, mut rest)) = split_at_slash(path) else {
         return (Cow::Borrowed(path), None);
     };
     if !first.ends_with('\\') {
@@ -34,7 +34,7 @@ fn next_segment(path: &str) -> (Cow<'_, str>, Option<&str>) {
     loop {
         seg.pop();
         seg.push('/');
-        match rest.split_once('/') {
+        match split_at_slash(rest) {
             Some((part, more)) => {
                 seg.push_str(part);
                 rest = more;
@@ -47,6 +47,25 @@ fn next_segment(path: &str) -> (Cow<'_, str>, Option<&str>) {
                 return (Cow::Owned(seg), None);
             }
         }
+    }
+}
+
+/// `s.split_once('/')` by a plain byte loop: segments are a few bytes long, too short for
+/// the generic searcher to pay (and whether that one is inlined varies from build to build).
+fn split_at_slash(s: &str) -> Option<(&str, &str)> {
+    let i = s.bytes().position(|b| b == b'/')?;
+    Some((s.get(..i)?, s.get(i + 1..)?))
+}
+
+/// The position of `key` in `map`: found by comparing the keys of a small map (most that a
+/// path goes through: an object's top level, `metadata`, `spec`, `template`), which costs
+/// less than hashing the key; by the hash index otherwise. Keys are unique, so both find the
+/// same entry.
+pub fn index_of(map: &Map, key: &str) -> Option<usize> {
+    if map.len() <= 8 {
+        map.keys().position(|k| k == key)
+    } else {
+        map.get_index_of(key)
     }
 }
 
@@ -177,7 +196,9 @@ pub fn apply_at(
     let mut cur = &mut *object;
     for step in at {
         let next = match (cur, step) {
-            (Node::Map(m), PathStep::Key(k)) => m.get_mut(k.as_ref()),
+            (Node::Map(m), PathStep::Key(k)) => index_of(m, k)
+                .and_then(|i| m.get_index_mut(i))
+                .map(|(_, v)| v),
             (Node::Seq(items), PathStep::Index(i)) => items.get_mut(*i),
             _ => None,
         };
@@ -261,7 +282,7 @@ fn walk<'p>(
             } else {
                 Some(|| Node::Map(Map::default()))
             };
-            let field = match (map.get_index_of(name), make) {
+            let field = match (index_of(map, name), make) {
                 (Some(i), _) => map.get_index_mut(i).map(|(_, v)| v),
                 (None, Some(f)) => Some(map.entry(name.to_string()).or_insert_with(f)),
                 (None, None) => None,

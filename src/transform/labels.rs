@@ -95,78 +95,102 @@ fn set_pairs_at(resources: &mut [Resource], pairs: &StringMap, specs: &[&FieldSp
     // `name` or `namespace` and a place is `metadata` itself: then an error on a later place
     // would name the object by an id that depends on the order, so keep kustomize's.
     let one_by_one = all.iter().any(|(k, _)| *k == "name" || *k == "namespace");
+    // Buffers reused for every object.
+    let mut selected: Vec<&FieldSpec> = Vec::new();
+    let mut scratch = Scratch::default();
     for r in resources.iter_mut() {
         let gvk = GvkRef::of(&r.node);
-        let selected: Vec<&FieldSpec> = specs
-            .iter()
-            .copied()
-            .filter(|s| gvk.selected_by(s))
-            .collect();
+        selected.clear();
+        selected.extend(specs.iter().copied().filter(|s| gvk.selected_by(s)));
         if selected.is_empty() {
             continue;
         }
         if one_by_one {
             for pair in &all {
-                set_in(r, std::slice::from_ref(pair), &selected)?;
+                set_in(r, std::slice::from_ref(pair), &selected, &mut scratch)?;
             }
         } else {
-            set_in(r, &all, &selected)?;
+            set_in(r, &all, &selected, &mut scratch)?;
         }
     }
     Ok(())
 }
 
+/// The working space of [`set_in`], kept across objects so that it allocates once.
+#[derive(Default)]
+struct Scratch<'p> {
+    /// The path of the node a walk is at.
+    walk: Vec<PathStep<'p>>,
+    /// The paths of the maps in which a key was created, one after the other.
+    paths: Vec<PathStep<'p>>,
+    /// Each key created: (pair, start, end of its map's path in `paths`).
+    created: Vec<(usize, usize, usize)>,
+    /// The shared entries with a map in which their key was set again.
+    replay: Vec<usize>,
+}
+
 /// Writes `pairs` at the places of `selected` (specs that select the object), then replays
 /// the shared entries whose key was set again and records the new ones, pair by pair.
-fn set_in(r: &mut Resource, pairs: &[(&str, &str)], selected: &[&FieldSpec]) -> Result<()> {
+fn set_in<'p>(
+    r: &mut Resource,
+    pairs: &[(&str, &str)],
+    selected: &[&'p FieldSpec],
+    scratch: &mut Scratch<'p>,
+) -> Result<()> {
     let Resource {
         node,
         shared_entries,
         ..
     } = r;
-    // The maps in which a pair's key was created: (pair, path).
-    let mut created: Vec<(usize, Vec<PathStep>)> = Vec::new();
-    // The shared entries with a map in which their key was set again.
-    let mut replay: Vec<usize> = Vec::new();
-    let mut scratch = Vec::new();
+    let Scratch {
+        walk,
+        paths,
+        created,
+        replay,
+    } = scratch;
+    paths.clear();
+    created.clear();
+    replay.clear();
     for spec in selected {
-        fieldspec::apply_selected_with_path(
-            node,
-            spec,
-            Create::Map,
-            &mut scratch,
-            &mut |n, at| {
-                // A null map that the spec may not create stays null (kyaml's FieldSetter does
-                // nothing on a null node).
-                if n.is_null() {
-                    return Ok(());
-                }
-                let Some(map) = n.as_map_mut() else {
-                    return Err(not_a_map(n));
-                };
-                for (p, (k, v)) in pairs.iter().enumerate() {
-                    if let Some(old) = map.get_mut(*k) {
-                        *old = Node::str(*v);
-                        for (g, group) in shared_entries.iter().enumerate() {
-                            if group.key == *k
-                                && !replay.contains(&g)
-                                && group.maps.iter().any(|m| same_path(at, m))
-                            {
-                                replay.push(g);
-                            }
+        fieldspec::apply_selected_with_path(node, spec, Create::Map, walk, &mut |n, at| {
+            // A null map that the spec may not create stays null (kyaml's FieldSetter does
+            // nothing on a null node).
+            if n.is_null() {
+                return Ok(());
+            }
+            let Some(map) = n.as_map_mut() else {
+                return Err(not_a_map(n));
+            };
+            // This map's path, stored once when a key is created in it.
+            let mut stored: Option<(usize, usize)> = None;
+            for (p, (k, v)) in pairs.iter().enumerate() {
+                let found = fieldspec::index_of(map, k).and_then(|i| map.get_index_mut(i));
+                if let Some((_, old)) = found {
+                    *old = Node::str(*v);
+                    for (g, group) in shared_entries.iter().enumerate() {
+                        if group.key == *k
+                            && !replay.contains(&g)
+                            && group.maps.iter().any(|m| same_path(at, m))
+                        {
+                            replay.push(g);
                         }
-                    } else {
-                        map.insert((*k).to_string(), Node::str(*v));
-                        created.push((p, at.to_vec()));
                     }
+                } else {
+                    map.insert((*k).to_string(), Node::str(*v));
+                    let (start, end) = *stored.get_or_insert_with(|| {
+                        let start = paths.len();
+                        paths.extend_from_slice(at);
+                        (start, paths.len())
+                    });
+                    created.push((p, start, end));
                 }
-                Ok(())
-            },
-        )?;
+            }
+            Ok(())
+        })?;
     }
     replay.sort_unstable();
     for (p, (k, v)) in pairs.iter().enumerate() {
-        for &g in &replay {
+        for &g in replay.iter() {
             let Some(group) = shared_entries.get(g).filter(|g| g.key == *k) else {
                 continue;
             };
@@ -179,13 +203,20 @@ fn set_in(r: &mut Resource, pairs: &[(&str, &str)], selected: &[&FieldSpec]) -> 
                 }
             }
         }
-        if created.iter().filter(|(q, _)| *q == p).nth(1).is_some() {
+        if created.iter().filter(|(q, ..)| *q == p).nth(1).is_some() {
             shared_entries.push(SharedEntry {
                 key: (*k).to_string(),
                 maps: created
                     .iter()
-                    .filter(|(q, _)| *q == p)
-                    .map(|(_, at)| at.iter().map(PathStep::to_step).collect())
+                    .filter(|(q, ..)| *q == p)
+                    .map(|&(_, start, end)| {
+                        paths
+                            .get(start..end)
+                            .unwrap_or_default()
+                            .iter()
+                            .map(PathStep::to_step)
+                            .collect()
+                    })
                     .collect(),
             });
         }

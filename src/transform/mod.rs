@@ -185,14 +185,55 @@ pub(crate) fn is_new<'a>(
     }
 }
 
+/// Reads a built-in table, written one flow map a line (`- {path: a/b, create: true, kind: K}`,
+/// a value in double quotes when it has `[]`): a render reads all of them, and this line
+/// reader costs a small part of the YAML parser's instructions. A test checks that it reads
+/// each table as the YAML parser does.
 fn parse_table(name: &str, text: &str) -> Result<Vec<FieldSpec>> {
-    let node = crate::yaml::parse::parse_one(text).map_err(|e| {
+    let bad = |line: &str| {
         Error::new(
             ErrorKind::Yaml,
-            format!("built-in field spec table {name}: {e}"),
+            format!("built-in field spec table {name}: cannot read the line {line:?}"),
         )
-    })?;
-    specs_from_node(name, &node)
+    };
+    let mut out = Vec::new();
+    for line in table_lines(text) {
+        let fields = line
+            .strip_prefix("- {")
+            .and_then(|l| l.strip_suffix('}'))
+            .ok_or_else(|| bad(line))?;
+        let mut spec = FieldSpec::default();
+        for field in fields.split(", ") {
+            let (key, value) = field.split_once(": ").ok_or_else(|| bad(line))?;
+            let value = match value.strip_prefix('"') {
+                Some(v) => v.strip_suffix('"').ok_or_else(|| bad(line))?,
+                None => value,
+            };
+            match key {
+                "group" => spec.group = Some(value.to_string()),
+                "version" => spec.version = Some(value.to_string()),
+                "kind" => spec.kind = Some(value.to_string()),
+                "path" => spec.path = value.to_string(),
+                "create" => {
+                    spec.create = match value {
+                        "true" => true,
+                        "false" => false,
+                        _ => return Err(bad(line)),
+                    }
+                }
+                _ => return Err(bad(line)),
+            }
+        }
+        out.push(spec);
+    }
+    Ok(out)
+}
+
+/// The entries of a built-in table: its lines without comments and blank lines.
+fn table_lines(text: &str) -> impl Iterator<Item = &str> {
+    text.lines()
+        .map(str::trim_end)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
 }
 
 /// Reads a list of field specs (`{group, version, kind, path, create}` maps).
@@ -249,18 +290,16 @@ pub fn specs_from_node(what: &str, node: &Node) -> Result<Vec<FieldSpec>> {
 }
 
 fn parse_cluster_scoped(text: &str) -> Result<Vec<(String, String)>> {
-    let node = crate::yaml::parse::parse_one(text).map_err(|e| {
-        Error::new(
-            ErrorKind::Yaml,
-            format!("built-in table clusterscoped.yaml: {e}"),
-        )
-    })?;
     let mut out = Vec::new();
-    for item in node.as_seq().map(Vec::as_slice).unwrap_or_default() {
-        let s = item.as_str().unwrap_or_default();
-        if let Some((a, k)) = s.split_once(' ') {
-            out.push((a.to_string(), k.to_string()));
-        }
+    for line in table_lines(text) {
+        let pair = line.strip_prefix("- ").and_then(|l| l.split_once(' '));
+        let Some((a, k)) = pair else {
+            return Err(Error::new(
+                ErrorKind::Yaml,
+                format!("built-in table clusterscoped.yaml: cannot read the line {line:?}"),
+            ));
+        };
+        out.push((a.to_string(), k.to_string()));
     }
     Ok(out)
 }
@@ -276,6 +315,43 @@ pub fn spec_selects(spec: &FieldSpec, gvk: &Gvk) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The line reader of the built-in tables reads them as the YAML parser does.
+    #[test]
+    fn builtin_tables_read_as_yaml() {
+        let tables = [
+            include_str!("fieldspecs/commonlabels.yaml"),
+            include_str!("fieldspecs/templatelabels.yaml"),
+            include_str!("fieldspecs/commonannotations.yaml"),
+            include_str!("fieldspecs/namespace.yaml"),
+            include_str!("fieldspecs/nameprefix.yaml"),
+            include_str!("fieldspecs/namesuffix.yaml"),
+            include_str!("fieldspecs/images.yaml"),
+            include_str!("fieldspecs/replicas.yaml"),
+        ];
+        for text in tables {
+            let node = crate::yaml::parse::parse_one(text).unwrap();
+            assert_eq!(
+                parse_table("t", text).unwrap(),
+                specs_from_node("t", &node).unwrap(),
+                "{text}"
+            );
+        }
+        let text = include_str!("fieldspecs/clusterscoped.yaml");
+        let node = crate::yaml::parse::parse_one(text).unwrap();
+        let yaml: Vec<(String, String)> = node
+            .as_seq()
+            .unwrap()
+            .iter()
+            .map(|n| {
+                let (a, k) = n.as_str().unwrap().split_once(' ').unwrap();
+                (a.to_string(), k.to_string())
+            })
+            .collect();
+        assert_eq!(parse_cluster_scoped(text).unwrap(), yaml);
+        assert!(parse_table("t", "- {path: a, create: yes}").is_err());
+        assert!(parse_table("t", "- path: a").is_err());
+    }
 
     #[test]
     fn builtin_tables_parse() {
