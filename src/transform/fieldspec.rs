@@ -57,18 +57,6 @@ fn split_at_slash(s: &str) -> Option<(&str, &str)> {
     Some((s.get(..i)?, s.get(i + 1..)?))
 }
 
-/// The position of `key` in `map`: found by comparing the keys of a small map (most that a
-/// path goes through: an object's top level, `metadata`, `spec`, `template`), which costs
-/// less than hashing the key; by the hash index otherwise. Keys are unique, so both find the
-/// same entry.
-pub fn index_of(map: &Map, key: &str) -> Option<usize> {
-    if map.len() <= 8 {
-        map.keys().position(|k| k == key)
-    } else {
-        map.get_index_of(key)
-    }
-}
-
 /// A spec's path as [`walk`] takes it: a leading `/` is ignored.
 fn walk_path(path: &str) -> Option<&str> {
     Some(path.strip_prefix('/').unwrap_or(path))
@@ -196,7 +184,7 @@ pub fn apply_at(
     let mut cur = &mut *object;
     for step in at {
         let next = match (cur, step) {
-            (Node::Map(m), PathStep::Key(k)) => index_of(m, k)
+            (Node::Map(m), PathStep::Key(k)) => crate::yaml::map_index(m, k)
                 .and_then(|i| m.get_index_mut(i))
                 .map(|(_, v)| v),
             (Node::Seq(items), PathStep::Index(i)) => items.get_mut(*i),
@@ -282,7 +270,7 @@ fn walk<'p>(
             } else {
                 Some(|| Node::Map(Map::default()))
             };
-            let field = match (index_of(map, name), make) {
+            let field = match (crate::yaml::map_index(map, name), make) {
                 (Some(i), _) => map.get_index_mut(i).map(|(_, v)| v),
                 (None, Some(f)) => Some(map.entry(name.to_string()).or_insert_with(f)),
                 (None, None) => None,

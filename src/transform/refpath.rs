@@ -110,7 +110,7 @@ pub fn walk_existing(
             if name.is_empty() {
                 return Err("cannot set or create an empty field name".into());
             }
-            match super::fieldspec::index_of(m, name).and_then(|i| m.get_index_mut(i)) {
+            match crate::yaml::map_index(m, name).and_then(|i| m.get_index_mut(i)) {
                 Some((_, child)) => walk_existing(child, rest, f),
                 None => Ok(()),
             }

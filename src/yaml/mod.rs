@@ -87,18 +87,16 @@ impl Node {
     /// The value under `key` when this is a map.
     pub fn get(&self, key: &str) -> Option<&Node> {
         let m = self.as_map()?;
-        match small_map_index(m, key) {
-            Some(found) => found.and_then(|i| m.get_index(i)).map(|(_, v)| v),
-            None => m.get(key),
-        }
+        map_index(m, key)
+            .and_then(|i| m.get_index(i))
+            .map(|(_, v)| v)
     }
 
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Node> {
         let m = self.as_map_mut()?;
-        match small_map_index(m, key) {
-            Some(found) => found.and_then(|i| m.get_index_mut(i)).map(|(_, v)| v),
-            None => m.get_mut(key),
-        }
+        map_index(m, key)
+            .and_then(|i| m.get_index_mut(i))
+            .map(|(_, v)| v)
     }
 
     /// Follows a path of map keys.
@@ -178,11 +176,16 @@ impl From<Map> for Node {
     }
 }
 
-/// Where `key` is in a map of at most [`SCAN_MAX`] entries, by a scan of the entries (`Some`),
-/// or `None` for a larger map (look it up by hash). Most maps of a Kubernetes object hold a few
-/// keys; comparing lengths first touches only the entries, not the hash table.
-fn small_map_index(m: &Map, key: &str) -> Option<Option<usize>> {
-    (m.len() <= SCAN_MAX).then(|| m.keys().position(|k| k.len() == key.len() && k == key))
+/// The position of `key` in `map`. A map of at most [`SCAN_MAX`] entries (most maps of a
+/// Kubernetes object: its top level, `metadata`, `spec`, `template`) is scanned, comparing
+/// lengths first, which touches only the entries and costs less than hashing the key; a larger
+/// one is looked up by hash. Keys are unique, so both find the same entry.
+pub fn map_index(map: &Map, key: &str) -> Option<usize> {
+    if map.len() <= SCAN_MAX {
+        map.keys().position(|k| k.len() == key.len() && k == key)
+    } else {
+        map.get_index_of(key)
+    }
 }
 
 const SCAN_MAX: usize = 8;
