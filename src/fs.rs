@@ -521,7 +521,7 @@ fn below(root: &Path, canonical: &Path) -> bool {
 /// (canonical). `canonical` is the file's canonical path; `shown` how the kustomization wrote
 /// it; `file_shown` and `root_shown` how messages print the two paths. kustomize:
 /// `api/internal/loader/loadrestrictions.go`, `RestrictionRootOnly` (message kept).
-pub fn check_restriction(
+fn check_restriction(
     restrictor: Restrictor,
     root: &Path,
     canonical: &Path,
@@ -731,6 +731,25 @@ mod tests {
                     normalize_components(&Path::new(dir).join(p))
                 };
                 assert_eq!(join(Path::new(dir), p), want, "{dir:?} + {p:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn below_agrees_with_path_starts_with() {
+        for (p, d, want) in [
+            ("/a/b/c.yaml", "/a/b", true),
+            ("/a/b", "/a/b", true),
+            ("/a/b/c", "/a/b/", true),
+            ("/x", "/", true),
+            ("/a/bc/d", "/a/b", false),
+            ("/a/c", "/a/b", false),
+            ("a/b", "/a", false),
+        ] {
+            let (p, d) = (Path::new(p), Path::new(d));
+            assert_eq!(below(d, p), want, "{p:?} under {d:?}");
+            if want {
+                assert!(p.starts_with(d));
             }
         }
     }

@@ -3,7 +3,6 @@
 //! `configureBuiltinTransformers`), and the fields ply does not support yet, refused with a
 //! clear error. The adapter between the graph walk and the field semantics.
 
-use std::path::Path;
 use std::sync::Arc;
 
 use crate::diag::{Error, ErrorKind, Result, Warnings};
@@ -133,33 +132,9 @@ pub(super) fn read_named_file(
             .label("not found"));
         }
     };
-    // A file under the kustomization's directory always passes; the check (and the paths it
-    // shows in its error) is only needed for the others.
-    if !under_dir(&canonical, &loaded.dir) {
-        crate::fs::check_restriction(
-            opts.load_restrictor,
-            &loaded.dir,
-            &canonical,
-            rel,
-            &display_path(&canonical),
-            &display_path(&loaded.dir),
-        )
+    crate::fs::check_restriction_shown(opts.load_restrictor, &loaded.dir, &canonical, rel)
         .map_err(|e| e.at_opt(loc()))?;
-    }
     fs.read(&canonical).map_err(|e| Error::io(&target, &e))
-}
-
-/// Whether `path`'s text starts with `dir`'s followed by a separator (or is `dir`): then
-/// `path.starts_with(dir)` holds too. `false` means "not known", never "outside".
-fn under_dir(path: &Path, dir: &Path) -> bool {
-    match (path.to_str(), dir.to_str()) {
-        (Some(p), Some(d)) if !d.is_empty() => p.strip_prefix(d).is_some_and(|rest| {
-            rest.is_empty()
-                || rest.starts_with(std::path::MAIN_SEPARATOR)
-                || d.ends_with(std::path::MAIN_SEPARATOR)
-        }),
-        _ => false,
-    }
 }
 
 /// Runs the generator configurations of `generators:` after the built-in generators:
@@ -417,30 +392,6 @@ fn stringify_annotations(resources: &mut [Resource]) {
                 other => other.scalar_text().unwrap_or_default(),
             };
             *v = Node::Str(text);
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn under_dir_agrees_with_path_starts_with() {
-        for (p, d, want) in [
-            ("/a/b/c.yaml", "/a/b", true),
-            ("/a/b", "/a/b", true),
-            ("/a/b/c", "/a/b/", true),
-            ("/x", "/", true),
-            ("/a/bc/d", "/a/b", false),
-            ("/a/c", "/a/b", false),
-            ("a/b", "/a", false),
-        ] {
-            let (p, d) = (Path::new(p), Path::new(d));
-            assert_eq!(under_dir(p, d), want, "{p:?} under {d:?}");
-            if want {
-                assert!(p.starts_with(d));
-            }
         }
     }
 }
