@@ -83,6 +83,15 @@ pub struct RenderArgs {
     /// Also set by `PLY_STRICT=1` (`0`, `false`, `no`, `off` or empty leave it off).
     #[arg(long, env = "PLY_STRICT", action = clap::ArgAction::SetTrue, value_parser = clap::builder::FalseyValueParser::new())]
     pub strict: bool,
+    /// Read and parse every file on the building thread, without reading ahead on a second
+    /// thread (the output is the same; for measuring and for machines with one core).
+    /// Also set by `PLY_SINGLE_THREAD=1`.
+    #[arg(long, env = "PLY_SINGLE_THREAD", action = clap::ArgAction::SetTrue, value_parser = clap::builder::FalseyValueParser::new())]
+    pub single_thread: bool,
+    /// Let the second thread read everything before the build goes on (for tests: the build
+    /// then takes every file from it).
+    #[arg(long, hide = true, conflicts_with = "single_thread")]
+    pub read_ahead_first: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -270,7 +279,7 @@ pub fn render_error(e: &Error, fancy: bool) -> String {
 }
 
 fn run_render(args: &RenderArgs, warnings: &mut Warnings) -> Result<(), Error> {
-    use crate::build::{OutputOrder, RenderOptions};
+    use crate::build::{OutputOrder, Reading, RenderOptions};
     use crate::fs::Restrictor;
     use crate::output::{Target, write};
     let opts = RenderOptions {
@@ -284,6 +293,11 @@ fn run_render(args: &RenderArgs, warnings: &mut Warnings) -> Result<(), Error> {
             Some(Reorder::None) => OutputOrder::None,
         },
         strict: args.strict,
+        reading: match (args.single_thread, args.read_ahead_first) {
+            (true, _) => Reading::OneThread,
+            (false, true) => Reading::AheadFirst,
+            (false, false) => Reading::Ahead,
+        },
     };
     let target = match (&args.output, &args.output_dir) {
         (_, Some(dir)) => Target::Dir(dir.clone()),
@@ -432,6 +446,7 @@ fn run_diff(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
             },
             reorder: crate::build::OutputOrder::Unspecified,
             strict: false,
+            reading: crate::build::Reading::Ahead,
         };
         let rendered =
             crate::build::render_with(&crate::fs::DiskFs, &args.desired, &render_opts, warnings)?;

@@ -60,26 +60,36 @@ impl Fs for DiskFs {
 }
 
 /// The real file system, remembering what it learnt: the canonical form of every directory it
-/// resolved, and the last path it looked at. A render asks, for every file it reads, what the
-/// path is (`kind`), where it really is (`canonicalize`) and what it holds (`read`); done
-/// separately that was `stat`, `realpath` (one system call per path component), then `open`,
-/// `fstat`, two `read`s and `close`. Here a path in a known directory costs one `lstat`, which
-/// answers the first two questions at once when the path is not a symlink, and reading that
-/// file then trusts the size `lstat` reported: `open`, one `read`, `close`.
+/// resolved, and what it found at every path it looked at. A render asks, for every file it
+/// reads, what the path is (`kind`), where it really is (`canonicalize`) and what it holds
+/// (`read`); done separately that was `stat`, `realpath` (one system call per path component),
+/// then `open`, `fstat`, two `read`s and `close`. Here a path in a known directory costs one
+/// `lstat`, once, which answers the first two questions at once when the path is not a
+/// symlink, and reading that file then trusts the size `lstat` reported: `open`, one `read`,
+/// `close`. Shared by the threads of a render: what the reader thread looked up, the build
+/// does not look up again.
 /// Meant for one command: a symlink or file changed while it runs is not seen.
 #[derive(Debug, Default)]
 pub struct CachingDiskFs {
     /// Canonical directories by the path they were asked under (bytes of the path).
     dirs: std::sync::Mutex<FastMap<Vec<u8>, PathBuf>>,
-    /// What the last `lstat` of a plain path found.
-    last: std::sync::Mutex<Option<Known>>,
+    /// What `lstat` found, by the plain path it was asked under and by the canonical path
+    /// (bytes of the path).
+    found: std::sync::Mutex<FastMap<Vec<u8>, Found>>,
+}
+
+/// What `lstat` found at a plain path in a canonical directory.
+#[derive(Clone, Debug)]
+enum Found {
+    /// A file or directory (not a symlink).
+    Known(Known),
+    /// Nothing, with the error number `lstat` gave (ENOENT, ENOTDIR, …).
+    Missing(i32),
 }
 
 /// A path that `lstat` found, in a canonical directory, and not a symlink.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 struct Known {
-    /// As the caller wrote it.
-    path: PathBuf,
     canonical: PathBuf,
     kind: FileKind,
     len: u64,
@@ -122,17 +132,16 @@ impl CachingDiskFs {
     /// `answer` asked about what it found: `Some(Ok)` when it names a file or directory,
     /// `Some(Err)` when `lstat` fails (then nothing is there for `stat` either: the directory
     /// holds no symlink on the way), `None` when only `realpath` can tell (a symlink, an
-    /// unusual path, a directory that fails). Remembers the last path found, which a render
-    /// asks about again at once.
+    /// unusual path, a directory that fails). Remembers what it found: a render asks about
+    /// most paths more than once, and from two threads.
     fn look<R>(&self, path: &Path, answer: impl Fn(&Known) -> R) -> Option<io::Result<R>> {
         let text = path.as_os_str().as_encoded_bytes();
-        if let Ok(last) = self.last.lock() {
-            if let Some(k) = last
-                .as_ref()
-                .filter(|k| k.path.as_os_str() == path.as_os_str())
-            {
-                return Some(Ok(answer(k)));
-            }
+        let answered = |found: &Found| match found {
+            Found::Known(k) => Ok(answer(k)),
+            Found::Missing(errno) => Err(io::Error::from_raw_os_error(*errno)),
+        };
+        if let Some(found) = self.found.lock().ok()?.get(text) {
+            return Some(answered(found));
         }
         let sep = |b: &u8| std::path::is_separator(char::from(*b));
         let plain = path.is_absolute()
@@ -147,39 +156,46 @@ impl CachingDiskFs {
             return None;
         }
         let canonical = self.in_dir(parent, name).ok()?;
-        let meta = match std::fs::symlink_metadata(&canonical) {
-            Ok(m) => m,
-            Err(e) => return Some(Err(e)),
+        let found = match std::fs::symlink_metadata(&canonical) {
+            Ok(meta) if meta.file_type().is_symlink() => return None,
+            Ok(meta) => {
+                let kind = if meta.is_dir() {
+                    self.remember_dir(path, &canonical);
+                    FileKind::Dir
+                } else {
+                    FileKind::File
+                };
+                Found::Known(Known {
+                    canonical,
+                    kind,
+                    len: meta.len(),
+                })
+            }
+            Err(e) => match e.raw_os_error() {
+                Some(errno) => Found::Missing(errno),
+                None => return Some(Err(e)),
+            },
         };
-        if meta.file_type().is_symlink() {
-            return None;
+        let result = answered(&found);
+        if let Ok(mut map) = self.found.lock() {
+            if let Found::Known(k) = &found {
+                let canonical = k.canonical.as_os_str().as_encoded_bytes();
+                if canonical != text {
+                    map.insert(canonical.to_vec(), found.clone());
+                }
+            }
+            map.insert(text.to_vec(), found);
         }
-        let kind = if meta.is_dir() {
-            self.remember_dir(path, &canonical);
-            FileKind::Dir
-        } else {
-            FileKind::File
-        };
-        let known = Known {
-            path: path.to_path_buf(),
-            canonical,
-            kind,
-            len: meta.len(),
-        };
-        let result = answer(&known);
-        if let Ok(mut last) = self.last.lock() {
-            *last = Some(known);
-        }
-        Some(Ok(result))
+        Some(result)
     }
 
-    /// The size `lstat` gave for the file at the canonical path `path`, if it was the last
-    /// one looked at.
+    /// The size `lstat` gave for the file at the canonical path `path`, if it was looked at.
     fn known_len(&self, path: &Path) -> Option<u64> {
-        let last = self.last.lock().ok()?;
-        last.as_ref()
-            .filter(|k| k.kind == FileKind::File && k.canonical.as_os_str() == path.as_os_str())
-            .map(|k| k.len)
+        let map = self.found.lock().ok()?;
+        match map.get(path.as_os_str().as_encoded_bytes())? {
+            Found::Known(k) if k.kind == FileKind::File => Some(k.len),
+            _ => None,
+        }
     }
 }
 

@@ -8,6 +8,7 @@
 //! transformers in `transform`, merging in `merge`; reads files only through `fs`.
 
 mod accumulate;
+mod ahead;
 mod ids;
 mod metadata;
 mod patches;
@@ -41,6 +42,23 @@ pub struct RenderOptions {
     pub reorder: OutputOrder,
     /// `--strict` (or `PLY_STRICT=1`): a patch that matches nothing is an error.
     pub strict: bool,
+    /// Which thread reads and parses the files.
+    pub reading: Reading,
+}
+
+/// Which thread of a render reads and parses its files. The output, errors and warnings are
+/// the same every way (the golden tests render every case all three ways).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Reading {
+    /// A second thread reads and parses files ahead of the build ([`ahead`]); the build does
+    /// those it gets to first.
+    #[default]
+    Ahead,
+    /// The building thread reads everything (`--single-thread`).
+    OneThread,
+    /// The second thread reads everything it can before the build goes on past the root
+    /// kustomization, so that the build takes every file from it (for tests).
+    AheadFirst,
 }
 
 /// What a render produces: the resources in output order, and the OpenAPI definitions named
@@ -128,38 +146,32 @@ pub fn render_with(
         }
     };
     let tables = FieldSpecTables::builtin()?;
-    let (resources, crds, cache) = {
-        let mut b = Builder {
-            tables: &tables,
-            config: BuildConfig::builtin(&tables),
-            vars: VarSet::default(),
-            fs,
-            opts,
-            warnings,
-            files: FastMap::default(),
-            kustomizations: FastMap::default(),
-            chain: Vec::new(),
-            crds: Vec::new(),
-            plugin_state: plugins::State::default(),
-            spare_configs: Vec::new(),
-        };
-        let loaded = b.kustomization(&root)?;
-        b.plugin_state.meta = metadata::Meta::from_root(&loaded);
-        let mut resources = b.build_dir(&root, Vec::new(), None)?;
-        steps::finish_root(
-            &loaded,
-            &mut resources,
-            opts,
-            &b.config,
-            &b.vars,
-            b.warnings,
-        )?;
-        metadata::finish(&mut resources, &b.plugin_state.meta);
-        let cache = RenderCache {
-            _files: b.files,
-            _kustomizations: b.kustomizations,
-        };
-        (resources, b.crds, cache)
+    let ahead = ahead::Ahead::default();
+    let (resources, crds, cache) = if opts.reading == Reading::OneThread {
+        build_root(fs, &root, opts, &tables, None, &mut |_| {}, warnings)?
+    } else {
+        std::thread::scope(|scope| {
+            let (ahead, root) = (&ahead, &root);
+            let mut reader = None;
+            // The reader starts from the root kustomization, once the build has loaded it.
+            let mut start = |loaded: Arc<Loaded>| {
+                let spawned =
+                    scope.spawn(move || ahead.read(fs, root, &loaded, opts.load_restrictor));
+                if opts.reading == Reading::AheadFirst {
+                    let _ = spawned.join();
+                } else {
+                    reader = Some(spawned);
+                }
+            };
+            let built = build_root(fs, root, opts, &tables, Some(ahead), &mut start, warnings);
+            ahead.stop();
+            // A reader that panicked (a bug) left its items to the build, which did them:
+            // its panic is not the render's.
+            if let Some(reader) = reader {
+                let _ = reader.join();
+            }
+            built
+        })?
     };
     Ok(Rendered {
         resources,
@@ -167,6 +179,53 @@ pub fn render_with(
         cache,
         tables,
     })
+}
+
+/// The resources of the root kustomization in `root` (canonical), finished; the crds and what
+/// was read come along. `ahead` is the reader thread's share, when one runs; `loaded_root` is
+/// called with the root kustomization once it is loaded.
+fn build_root(
+    fs: &dyn Fs,
+    root: &Path,
+    opts: &RenderOptions,
+    tables: &FieldSpecTables,
+    ahead: Option<&ahead::Ahead>,
+    loaded_root: &mut dyn FnMut(Arc<Loaded>),
+    warnings: &mut Warnings,
+) -> Result<(Vec<Resource>, Vec<Node>, RenderCache)> {
+    let mut b = Builder {
+        tables,
+        config: BuildConfig::builtin(tables),
+        vars: VarSet::default(),
+        fs,
+        opts,
+        warnings,
+        ahead,
+        files: FastMap::default(),
+        kustomizations: FastMap::default(),
+        chain: Vec::new(),
+        crds: Vec::new(),
+        plugin_state: plugins::State::default(),
+        spare_configs: Vec::new(),
+    };
+    let loaded = b.kustomization(root)?;
+    loaded_root(Arc::clone(&loaded));
+    b.plugin_state.meta = metadata::Meta::from_root(&loaded);
+    let mut resources = b.build_dir(root, Vec::new(), None)?;
+    steps::finish_root(
+        &loaded,
+        &mut resources,
+        opts,
+        &b.config,
+        &b.vars,
+        b.warnings,
+    )?;
+    metadata::finish(&mut resources, &b.plugin_state.meta);
+    let cache = RenderCache {
+        _files: b.files,
+        _kustomizations: b.kustomizations,
+    };
+    Ok((resources, b.crds, cache))
 }
 
 /// A resource file read during a render.
@@ -190,6 +249,8 @@ struct Builder<'a> {
     fs: &'a dyn Fs,
     opts: &'a RenderOptions,
     warnings: &'a mut Warnings,
+    /// What the reader thread read ahead, when one runs.
+    ahead: Option<&'a ahead::Ahead>,
     /// Resource files read so far, by canonical path.
     files: FastMap<PathKey, CachedFile>,
     /// Loaded kustomizations by canonical directory.
@@ -217,7 +278,16 @@ impl Builder<'_> {
         if let Some(k) = self.kustomizations.get(key(dir)) {
             return Ok(Arc::clone(k));
         }
-        let k = Arc::new(load(self.fs, dir, self.warnings)?);
+        let loaded = match self.ahead.and_then(|a| a.take_kustomization(dir)) {
+            Some((loaded, warnings)) => {
+                for w in warnings {
+                    self.warnings.warn(w);
+                }
+                loaded?
+            }
+            None => Arc::new(load(self.fs, dir, self.warnings)?),
+        };
+        let k = loaded;
         steps::check_supported(&k)?;
         self.kustomizations
             .insert(path_key(dir.to_path_buf()), Arc::clone(&k));
@@ -583,14 +653,12 @@ impl Builder<'_> {
             };
             return Ok(docs.as_ref().clone());
         }
-        let text = self
-            .fs
-            .read_to_string(&path)
-            .map_err(|e| Error::io(&path, &e))?;
-        let file = SourceFile::new(path, text);
-        let docs = parse_resources(&file)?;
-        let path = file.path.clone();
-        self.files.insert(path_key(path), CachedFile::Read(file));
+        let (file, docs) = match self.ahead.and_then(|a| a.take_file(&path)) {
+            Some(parsed) => parsed?,
+            None => ahead::read_resources(self.fs, path)?,
+        };
+        self.files
+            .insert(path_key(file.path.clone()), CachedFile::Read(file));
         Ok(docs)
     }
 }
@@ -704,6 +772,78 @@ mod tests {
         assert!(reads.values().all(|&n| n == 1), "{reads:?}");
     }
 
+    /// Whichever thread reads the files, the render reads each once and gives the same
+    /// objects, the same warnings and the same first error.
+    #[test]
+    fn every_reading_gives_the_same_render() {
+        let mut fs = MemFs::new();
+        fs.file("/t/base/kustomization.yaml", "resources: [cm.yaml]\n")
+            .file("/t/base/cm.yaml", CM)
+            .file(
+                "/t/c/kustomization.yaml",
+                "kind: Component\nresources: [sa.yaml]\n",
+            )
+            .file(
+                "/t/c/sa.yaml",
+                "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: sa\n",
+            )
+            .file(
+                "/t/p.yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  k: v\n",
+            );
+        for (p, extra) in [("a", "bases: [../base]\n"), ("b", "resources: [../base]\n")] {
+            fs.file(
+                format!("/t/{p}/kustomization.yaml"),
+                format!(
+                    "{extra}components: [../c]\nnamePrefix: {p}-\npatches:\n- path: ../p.yaml\n"
+                ),
+            );
+        }
+        fs.file("/t/all/kustomization.yaml", "resources: [../a, ../b]\n")
+            .file(
+                "/t/bad/kustomization.yaml",
+                "resources: [../a, x.yaml, ../b]\n",
+            )
+            .file("/t/bad/x.yaml", "kind: [\n");
+        let mut seen = Vec::new();
+        for reading in [Reading::OneThread, Reading::Ahead, Reading::AheadFirst] {
+            let fs = Counting {
+                inner: fs.clone(),
+                reads: std::sync::Mutex::new(HashMap::new()),
+                total: AtomicUsize::new(0),
+            };
+            // One patch file for both overlays, outside their roots.
+            let opts = RenderOptions {
+                load_restrictor: Restrictor::None,
+                reorder: OutputOrder::None,
+                reading,
+                ..RenderOptions::default()
+            };
+            let mut warnings = Warnings::default();
+            let r = render_with(&fs, Path::new("/t/all"), &opts, &mut warnings).unwrap();
+            let mut reads: Vec<_> = fs.reads.lock().unwrap().clone().into_iter().collect();
+            reads.sort();
+            let data: Vec<_> = r.resources.iter().map(|r| r.node.clone()).collect();
+            let bad =
+                render_with(&fs, Path::new("/t/bad"), &opts, &mut Warnings::default()).unwrap_err();
+            let warnings = warnings.messages().to_vec();
+            let at = bad.location.as_ref().map(|l| l.file.path.clone());
+            seen.push((reading, (reads, data, warnings, format!("{bad:?}"), at)));
+        }
+        let (reads, data, warnings, _, at) = &seen[0].1;
+        // A patch file is read per use; every other file once.
+        for (path, n) in reads {
+            let want = if path.ends_with("p.yaml") { 2 } else { 1 };
+            assert_eq!(*n, want, "{reads:?}");
+        }
+        assert_eq!(data.len(), 4);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert_eq!(at.as_deref(), Some(Path::new("/t/bad/x.yaml")));
+        for (reading, other) in &seen[1..] {
+            assert_eq!(other, &seen[0].1, "{reading:?}");
+        }
+    }
+
     #[test]
     fn component_transforms_what_its_parent_accumulated() {
         let mut fs = MemFs::new();
@@ -783,5 +923,40 @@ mod tests {
         };
         let r = render_with(&fs, Path::new("/t/app"), &opts, &mut Warnings::default()).unwrap();
         assert_eq!(names(&r), ["cm"]);
+    }
+
+    /// The reader thread reads only what the build may read: not a resource or patch file
+    /// outside the root, even when it reads everything first.
+    #[test]
+    fn reader_thread_keeps_to_the_load_restrictor() {
+        let mut fs = MemFs::new();
+        fs.file(
+            "/t/app/kustomization.yaml",
+            "resources: [ok.yaml, ../other/cm.yaml]
+patches:
+- path: ../other/p.yaml
+",
+        )
+        .file(
+            "/t/app/ok.yaml",
+            "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: sa\n",
+        )
+        .file("/t/other/cm.yaml", CM)
+        .file("/t/other/p.yaml", CM);
+        let fs = Counting {
+            inner: fs,
+            reads: std::sync::Mutex::new(HashMap::new()),
+            total: AtomicUsize::new(0),
+        };
+        let opts = RenderOptions {
+            reading: Reading::AheadFirst,
+            ..RenderOptions::default()
+        };
+        let e = render_with(&fs, Path::new("/t/app"), &opts, &mut Warnings::default()).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::LoadRestriction);
+        let reads = fs.reads.lock().unwrap();
+        let mut read: Vec<_> = reads.keys().map(|p| p.display().to_string()).collect();
+        read.sort();
+        assert_eq!(read, ["/t/app/kustomization.yaml", "/t/app/ok.yaml"]);
     }
 }

@@ -743,7 +743,24 @@ fn select(
 }
 
 /// Reads a file named by a kustomization (relative path) for a patch.
-pub type ReadFn<'a> = &'a mut dyn FnMut(&str) -> Result<std::sync::Arc<crate::source::SourceFile>>;
+pub type ReadFn<'a> = &'a mut dyn FnMut(&str) -> Result<PatchFile>;
+
+/// A patch file as read, and maybe already parsed (by the reader thread of `build::ahead`).
+pub struct PatchFile {
+    pub file: std::sync::Arc<crate::source::SourceFile>,
+    /// [`parse_patch_text`] of the file's text under the name (`source`) it was given then.
+    pub parsed: Option<(String, Result<Body>)>,
+}
+
+impl PatchFile {
+    /// The patch in the file, named `source` in messages.
+    fn body(self, source: &str) -> Result<Body> {
+        match self.parsed {
+            Some((named, body)) if named == source => body,
+            _ => parse_patch_text(&self.file.text, Some(&self.file), source),
+        }
+    }
+}
 
 /// Where the kustomization declares each patch entry.
 pub type LocateFn<'a> = &'a dyn Fn(&str, usize) -> Location;
@@ -771,8 +788,7 @@ pub fn load_strategic_merge(
         } else {
             let file = read(entry).map_err(|e| e.at_opt(declared.clone()))?;
             let source = source_name(Some(entry), None);
-            let body = parse_patch_text(&file.text, Some(&file), &source)
-                .map_err(|e| e.at_opt(declared.clone()))?;
+            let body = file.body(&source).map_err(|e| e.at_opt(declared.clone()))?;
             if matches!(body, Body::Json(_)) {
                 return Err(Error::new(
                     ErrorKind::Patch,
@@ -858,7 +874,7 @@ pub fn load_patch(
     {
         return Err(err("must specify the target name".into()));
     }
-    let (file, source) = match (inline, path) {
+    let (body, source) = match (inline, path) {
         (None, None) => {
             return Err(err(match flavor {
                 Flavor::Json6902 => "empty file path and empty jsonOp".into(),
@@ -871,17 +887,17 @@ pub fn load_patch(
                 _ => "patch and path can't be set at the same time".into(),
             }));
         }
-        (Some(t), None) => (None, source_name(None, Some(t))),
+        (Some(t), None) => {
+            let source = source_name(None, Some(t));
+            (parse_patch_text(t, None, &source), source)
+        }
         (None, Some(p)) => {
             let f = read(p).map_err(|e| e.at_opt(declared.clone()))?;
-            (Some(f), source_name(Some(p), None))
+            let source = source_name(Some(p), None);
+            (f.body(&source), source)
         }
     };
-    let text = file
-        .as_ref()
-        .map_or(inline.unwrap_or_default(), |f| f.text.as_str());
-    let body =
-        parse_patch_text(text, file.as_ref(), &source).map_err(|e| e.at_opt(declared.clone()))?;
+    let body = body.map_err(|e| e.at_opt(declared.clone()))?;
     if flavor == Flavor::Json6902 && !matches!(body, Body::Json(_)) {
         return Err(err(format!(
             "{source}: a patchesJson6902 entry must be a list of JSON 6902 operations"

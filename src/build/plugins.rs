@@ -158,18 +158,25 @@ impl Builder<'_> {
         }
     }
 
-    /// Reads a file a patch names, relative to the kustomization.
+    /// Reads a file a patch names, relative to the kustomization (or takes it from the reader
+    /// thread, parsed).
     fn patch_reader<'l>(
         &'l self,
         loaded: &'l Loaded,
-    ) -> impl FnMut(&str) -> Result<Arc<SourceFile>> + 'l {
+    ) -> impl FnMut(&str) -> Result<patches::PatchFile> + 'l {
         move |rel: &str| {
-            let bytes = steps::read_named_file(self.fs, self.opts, loaded, rel)?;
-            let path = crate::fs::join(&loaded.dir, rel);
-            // Valid UTF-8 (the usual case) becomes the text without a copy.
-            let text = String::from_utf8(bytes)
-                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-            Ok(SourceFile::new(path, text))
+            let (target, canonical) = steps::resolve_named_file(self.fs, self.opts, loaded, rel)?;
+            if let Some(ahead) = self.ahead.and_then(|a| a.take_patch(&canonical)) {
+                return Ok(ahead);
+            }
+            let bytes = self
+                .fs
+                .read(&canonical)
+                .map_err(|e| Error::io(&target, &e))?;
+            Ok(patches::PatchFile {
+                file: SourceFile::new(target, super::ahead::text_of(bytes)),
+                parsed: None,
+            })
         }
     }
 

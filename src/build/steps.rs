@@ -3,6 +3,7 @@
 //! `configureBuiltinTransformers`), and the fields ply does not support yet, refused with a
 //! clear error. The adapter between the graph walk and the field semantics.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::diag::{Error, ErrorKind, Result, Warnings};
@@ -103,6 +104,18 @@ pub(super) fn read_named_file(
     loaded: &Loaded,
     rel: &str,
 ) -> Result<Vec<u8>> {
+    let (target, canonical) = resolve_named_file(fs, opts, loaded, rel)?;
+    fs.read(&canonical).map_err(|e| Error::io(&target, &e))
+}
+
+/// The path of a file named inside a kustomization, joined to its directory and canonical,
+/// when it is a file the load restrictor lets the kustomization read.
+pub(super) fn resolve_named_file(
+    fs: &dyn Fs,
+    opts: &RenderOptions,
+    loaded: &Loaded,
+    rel: &str,
+) -> Result<(PathBuf, PathBuf)> {
     let loc = || {
         loaded
             .file
@@ -134,7 +147,7 @@ pub(super) fn read_named_file(
     };
     crate::fs::check_restriction_shown(opts.load_restrictor, &loaded.dir, &canonical, rel)
         .map_err(|e| e.at_opt(loc()))?;
-    fs.read(&canonical).map_err(|e| Error::io(&target, &e))
+    Ok((target, canonical))
 }
 
 /// Runs the generator configurations of `generators:` after the built-in generators:

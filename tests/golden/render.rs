@@ -6,6 +6,10 @@
 //! `expected_stderr.txt` when either is non-empty. The examples under `examples/` are golden
 //! cases too: every non-component kustomization there renders to
 //! `testdata/examples/<its path>/expected.yaml`.
+//!
+//! Every case renders three ways, which must all give the expected bytes: as usual (a second
+//! thread reads files ahead of the build), with `--single-thread`, and with the hidden
+//! `--read-ahead-first` (the build takes every file from the reader thread).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -25,6 +29,7 @@ fn ply(cwd: &Path, args: &[String]) -> Outcome {
         .args(args)
         .env("NO_COLOR", "1")
         .env_remove("PLY_STRICT")
+        .env_remove("PLY_SINGLE_THREAD")
         .output()
         .unwrap_or_else(|e| panic!("running ply: {e}"));
     Outcome {
@@ -66,6 +71,9 @@ fn check(failures: &mut Failures, case: &Path, cwd: &Path, args: &[String], expe
     }
 }
 
+/// The flags of the three ways of reading files.
+const READINGS: [&[&str]; 3] = [&[], &["--single-thread"], &["--read-ahead-first"]];
+
 #[test]
 fn render_cases() {
     let all = cases("render");
@@ -75,7 +83,15 @@ fn render_cases() {
             Ok(text) => text.split_whitespace().map(str::to_string).collect(),
             Err(_) => Vec::new(),
         };
-        check(&mut failures, case, &case.join("input"), &args, case);
+        for reading in READINGS {
+            let label = PathBuf::from(format!("{} {}", case.display(), reading.join(" ")));
+            let args: Vec<String> = reading
+                .iter()
+                .map(|a| a.to_string())
+                .chain(args.iter().cloned())
+                .collect();
+            check(&mut failures, &label, &case.join("input"), &args, case);
+        }
     }
     failures.finish("render", all.len());
 }
