@@ -676,7 +676,6 @@ fn empty_path_error(loaded: &Loaded, field: &str) -> Error {
 #[cfg(test)]
 mod tests {
     use std::collections::HashMap;
-    use std::sync::atomic::{AtomicUsize, Ordering};
 
     use super::*;
     use crate::fs::MemFs;
@@ -685,12 +684,19 @@ mod tests {
     struct Counting {
         inner: MemFs,
         reads: std::sync::Mutex<HashMap<PathBuf, usize>>,
-        total: AtomicUsize,
+    }
+
+    impl Counting {
+        fn new(inner: MemFs) -> Counting {
+            Counting {
+                inner,
+                reads: std::sync::Mutex::new(HashMap::new()),
+            }
+        }
     }
 
     impl Fs for Counting {
         fn read(&self, path: &Path) -> std::io::Result<Vec<u8>> {
-            self.total.fetch_add(1, Ordering::Relaxed);
             if let Ok(mut m) = self.reads.lock() {
                 *m.entry(path.to_path_buf()).or_default() += 1;
             }
@@ -732,11 +738,7 @@ mod tests {
                 "resources: [../base]\nnamePrefix: b-\n",
             )
             .file("/t/all/kustomization.yaml", "resources: [../a, ../b]\n");
-        let fs = Counting {
-            inner: fs,
-            reads: std::sync::Mutex::new(HashMap::new()),
-            total: AtomicUsize::new(0),
-        };
+        let fs = Counting::new(fs);
         let r = render_mem(&fs, "/t/all").unwrap();
         assert_eq!(names(&r), ["a-cm", "b-cm"]);
         let reads = fs.reads.lock().unwrap();
@@ -761,11 +763,7 @@ mod tests {
             "/t/all/kustomization.yaml",
             "resources: [../a, ../b, ../c]\n",
         );
-        let fs = Counting {
-            inner: fs,
-            reads: std::sync::Mutex::new(HashMap::new()),
-            total: AtomicUsize::new(0),
-        };
+        let fs = Counting::new(fs);
         let r = render_mem(&fs, "/t/all").unwrap();
         assert_eq!(names(&r), ["a-cm", "b-cm", "c-cm"]);
         let reads = fs.reads.lock().unwrap();
@@ -807,11 +805,7 @@ mod tests {
             .file("/t/bad/x.yaml", "kind: [\n");
         let mut seen = Vec::new();
         for reading in [Reading::OneThread, Reading::Ahead, Reading::AheadFirst] {
-            let fs = Counting {
-                inner: fs.clone(),
-                reads: std::sync::Mutex::new(HashMap::new()),
-                total: AtomicUsize::new(0),
-            };
+            let fs = Counting::new(fs.clone());
             // One patch file for both overlays, outside their roots.
             let opts = RenderOptions {
                 load_restrictor: Restrictor::None,
@@ -943,11 +937,7 @@ patches:
         )
         .file("/t/other/cm.yaml", CM)
         .file("/t/other/p.yaml", CM);
-        let fs = Counting {
-            inner: fs,
-            reads: std::sync::Mutex::new(HashMap::new()),
-            total: AtomicUsize::new(0),
-        };
+        let fs = Counting::new(fs);
         let opts = RenderOptions {
             reading: Reading::AheadFirst,
             ..RenderOptions::default()
