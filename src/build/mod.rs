@@ -154,13 +154,19 @@ pub fn render_with(
             let (ahead, root) = (&ahead, &root);
             let mut reader = None;
             // The reader starts from the root kustomization, once the build has loaded it.
+            // A thread the system cannot start leaves the build to read everything itself.
             let mut start = |loaded: Arc<Loaded>| {
-                let spawned =
-                    scope.spawn(move || ahead.read(fs, root, &loaded, opts.load_restrictor));
-                if opts.reading == Reading::AheadFirst {
-                    let _ = spawned.join();
-                } else {
-                    reader = Some(spawned);
+                let spawned = std::thread::Builder::new()
+                    .name("ply-reader".into())
+                    .spawn_scoped(scope, move || {
+                        ahead.read(fs, root, &loaded, opts.load_restrictor)
+                    });
+                match spawned {
+                    Ok(spawned) if opts.reading == Reading::AheadFirst => {
+                        let _ = spawned.join();
+                    }
+                    Ok(spawned) => reader = Some(spawned),
+                    Err(_) => {}
                 }
             };
             let built = build_root(fs, root, opts, &tables, Some(ahead), &mut start, warnings);
