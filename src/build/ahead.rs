@@ -1,6 +1,7 @@
 //! Reading ahead: a second thread that walks the kustomization graph a render builds (its
 //! `resources:` and `components:`, depth first) and reads and parses kustomizations, resource
-//! files and patch files before the build asks for them. The build itself stays on one thread
+//! files and patch files, and reads the files generators name, before the build asks for
+//! them. The build itself stays on one thread
 //! and in its order: for each item it either takes what the reader made (the same value, error
 //! or warnings it would have made itself) or, when the reader has not got there, claims the
 //! item and does it itself, and the reader skips it. So the output, the errors and their order
@@ -11,8 +12,8 @@
 //! was slower: the build kept waiting for the item the reader was at, and both threads
 //! allocated and freed in the same malloc arena at the same time.)
 //!
-//! The reader only reads what the build may read: kustomization directories, and resource and
-//! patch files the load restrictor allows. It stops when the build ends (`stop`), after its
+//! The reader only reads what the build may read: kustomization directories, and resource,
+//! patch and generator files the load restrictor allows. It stops when the build ends (`stop`), after its
 //! current item. kustomize has no counterpart: it reads as it builds (`api/internal/target`).
 
 use std::path::{Path, PathBuf};
@@ -53,12 +54,14 @@ struct State {
     gone: bool,
 }
 
-/// A kustomization directory, a resource file or a patch file, by canonical path.
+/// A kustomization directory, a resource file, a patch file or a generator's file, by
+/// canonical path.
 #[derive(Clone, PartialEq, Eq, Hash)]
 enum Item {
     Kustomization(PathKey),
     File(PathKey),
     Patch(PathKey),
+    Bytes(PathKey),
 }
 
 enum Slot {
@@ -70,6 +73,8 @@ enum Slot {
     File(ParsedAhead),
     /// `None` when the reader could not read it: the build reads it and reports why not.
     Patch(Option<PatchFile>),
+    /// `None` as for `Patch`.
+    Bytes(Option<Vec<u8>>),
 }
 
 impl Ahead {
@@ -101,6 +106,15 @@ impl Ahead {
     pub(super) fn take_patch(&self, path: &Path) -> Option<PatchFile> {
         match self.take(Item::Patch(key(path).to_vec()))? {
             Slot::Patch(patch) => patch,
+            _ => None,
+        }
+    }
+
+    /// The bytes of the generator file at the canonical path `path`, if the reader read them;
+    /// `None` when the build must read it itself.
+    pub(super) fn take_bytes(&self, path: &Path) -> Option<Vec<u8>> {
+        match self.take(Item::Bytes(key(path).to_vec()))? {
+            Slot::Bytes(bytes) => bytes,
             _ => None,
         }
     }
@@ -233,10 +247,24 @@ impl Reader<'_> {
                 return false;
             }
         }
-        let components = k.components.iter().rev().map(|e| (e, false));
-        let resources = k.resources.iter().rev().map(|e| (e, true));
-        for (entry, files) in components.chain(resources) {
-            if self.ahead.stop.load(Ordering::Relaxed) || !self.entry(dir, entry, files) {
+        // Before them: components, then the generators' files, then the resources.
+        for entry in k.components.iter().rev() {
+            if self.ahead.stop.load(Ordering::Relaxed) || !self.entry(dir, entry, false) {
+                return false;
+            }
+        }
+        let generators = k
+            .config_map_generator
+            .iter()
+            .chain(&k.secret_generator)
+            .rev();
+        for path in generators.flat_map(generator_files) {
+            if self.ahead.stop.load(Ordering::Relaxed) || !self.bytes(dir, &path) {
+                return false;
+            }
+        }
+        for entry in k.resources.iter().rev() {
+            if self.ahead.stop.load(Ordering::Relaxed) || !self.entry(dir, entry, true) {
                 return false;
             }
         }
@@ -308,6 +336,28 @@ impl Reader<'_> {
         }
     }
 
+    /// Reads a file a generator names (`files:`, `envs:`); false when the build has it
+    /// already.
+    fn bytes(&mut self, dir: &Path, entry: &str) -> bool {
+        let target = join(dir, entry);
+        if self.fs.kind(&target) != Some(FileKind::File) {
+            return true;
+        }
+        let Ok(canonical) = self.fs.canonicalize(&target) else {
+            return true;
+        };
+        let item = Item::Bytes(key(&canonical).to_vec());
+        match self.next(dir, entry, &canonical, &item) {
+            Next::Read => {
+                let bytes = self.fs.read(&canonical).ok();
+                self.ahead.finish(item, Slot::Bytes(bytes));
+                true
+            }
+            Next::Skip => true,
+            Next::Met => false,
+        }
+    }
+
     /// Whether to read the file `entry` of the kustomization in `dir`, at `canonical`, as
     /// `item`; claims it when so.
     fn next(&mut self, dir: &Path, entry: &str, canonical: &Path, item: &Item) -> Next {
@@ -337,6 +387,17 @@ enum Next {
 fn patch_path(entry: &crate::kustomization::Patch) -> Option<&str> {
     let inline = entry.patch.as_deref().is_some_and(|p| !p.trim().is_empty());
     entry.path.as_deref().filter(|p| !p.is_empty() && !inline)
+}
+
+/// The files a generator reads, last first (the reader walks backwards).
+fn generator_files(args: &crate::kustomization::GeneratorArgs) -> Vec<String> {
+    let files = (args.files.iter())
+        .filter_map(|f| crate::generate::kv::parse_file_source(f).ok())
+        .map(|(_, path)| path);
+    let envs = args.envs.iter().chain(&args.env).cloned();
+    let mut all: Vec<String> = envs.chain(files).filter(|p| !p.is_empty()).collect();
+    all.reverse();
+    all
 }
 
 /// A file's bytes as text: valid UTF-8 (the usual case) without a copy, anything else with

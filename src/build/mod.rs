@@ -368,7 +368,7 @@ impl Builder<'_> {
             .meta
             .origin
             .then(|| metadata::origins(&acc));
-        steps::generate(self.fs, self.opts, loaded, &mut acc)?;
+        steps::generate(self.fs, self.ahead, self.opts, loaded, &mut acc)?;
         if let Some(before) = &before {
             let here = self.plugin_state.meta.kustomization_file(loaded);
             let replaced = metadata::replaced_by_fields(loaded);
@@ -781,8 +781,13 @@ mod tests {
     #[test]
     fn every_reading_gives_the_same_render() {
         let mut fs = MemFs::new();
-        fs.file("/t/base/kustomization.yaml", "resources: [cm.yaml]\n")
-            .file("/t/base/cm.yaml", CM)
+        fs.file(
+            "/t/base/kustomization.yaml",
+            "resources: [cm.yaml]\nconfigMapGenerator:\n- name: g\n  files: [k=g.txt]\n  envs: [g.env]\n",
+        )
+        .file("/t/base/cm.yaml", CM)
+        .file("/t/base/g.txt", "text")
+        .file("/t/base/g.env", "A=1\n")
             .file(
                 "/t/c/kustomization.yaml",
                 "kind: Component\nresources: [sa.yaml]\n",
@@ -831,12 +836,15 @@ mod tests {
             seen.push((reading, (reads, data, warnings, format!("{bad:?}"), at)));
         }
         let (reads, data, warnings, _, at) = &seen[0].1;
-        // A patch file is read per use; every other file once.
+        // Patch and generator files are read per use; every other file once.
         for (path, n) in reads {
-            let want = if path.ends_with("p.yaml") { 2 } else { 1 };
+            let per_use = ["p.yaml", "g.txt", "g.env"]
+                .iter()
+                .any(|f| path.ends_with(f));
+            let want = if per_use { 2 } else { 1 };
             assert_eq!(*n, want, "{reads:?}");
         }
-        assert_eq!(data.len(), 4);
+        assert_eq!(data.len(), 6);
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert_eq!(at.as_deref(), Some(Path::new("/t/bad/x.yaml")));
         for (reading, other) in &seen[1..] {

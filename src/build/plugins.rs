@@ -86,8 +86,8 @@ impl Builder<'_> {
             .at(at()));
         }
         if let Some(path) = fields.get("path") {
-            let bytes =
-                steps::read_named_file(self.fs, self.opts, loaded, path).map_err(|e| e.at(at()))?;
+            let bytes = steps::read_named_file(self.fs, None, self.opts, loaded, path)
+                .map_err(|e| e.at(at()))?;
             let doc = parse_one(&String::from_utf8_lossy(&bytes)).map_err(|e| {
                 Error::new(ErrorKind::Schema, format!("openapi file '{path}': {e}")).at(at())
             })?;
@@ -369,7 +369,7 @@ impl Builder<'_> {
                 let fs = self.fs;
                 let opts = self.opts;
                 let mut load = |rel: &str| -> Result<Node> {
-                    let bytes = steps::read_named_file(fs, opts, loaded, rel)?;
+                    let bytes = steps::read_named_file(fs, None, opts, loaded, rel)?;
                     // sigs.k8s.io/yaml reads it: YAML 1.1 booleans.
                     crate::yaml::parse::parse_config_one(&String::from_utf8_lossy(&bytes)).map_err(
                         |e| Error::new(ErrorKind::Yaml, format!("replacements file '{rel}': {e}")),
@@ -445,7 +445,7 @@ impl Builder<'_> {
         use crate::transform::value_add;
         let (fs, opts) = (self.fs, self.opts);
         let mut load = |rel: &str| -> Result<Node> {
-            let bytes = steps::read_named_file(fs, opts, loaded, rel)?;
+            let bytes = steps::read_named_file(fs, None, opts, loaded, rel)?;
             parse_one(&String::from_utf8_lossy(&bytes)).map_err(|e| {
                 Error::new(
                     ErrorKind::Yaml,

@@ -18,6 +18,7 @@ use crate::yaml::Node;
 use crate::yaml::de::PathSeg;
 
 use super::RenderOptions;
+use super::ahead::Ahead;
 
 /// Output order requested on the command line (`--reorder`): the transform module's own.
 pub use crate::transform::sort::Reorder as OutputOrder;
@@ -71,6 +72,7 @@ pub fn check_supported(loaded: &Loaded) -> Result<()> {
 /// under the load restrictor.
 pub fn generate(
     fs: &dyn Fs,
+    ahead: Option<&Ahead>,
     opts: &RenderOptions,
     loaded: &Loaded,
     acc: &mut Vec<Resource>,
@@ -79,7 +81,7 @@ pub fn generate(
     if k.config_map_generator.is_empty() && k.secret_generator.is_empty() {
         return Ok(());
     }
-    let loader = |rel: &str| -> Result<Vec<u8>> { read_named_file(fs, opts, loaded, rel) };
+    let loader = |rel: &str| -> Result<Vec<u8>> { read_named_file(fs, ahead, opts, loaded, rel) };
     crate::generate::run(
         &k.config_map_generator,
         &k.secret_generator,
@@ -97,14 +99,19 @@ pub fn generate(
     })
 }
 
-/// Reads a file named inside a kustomization (a generator's `files:` or `envs:` entry).
+/// Reads a file named inside a kustomization (a generator's `files:` or `envs:` entry), or
+/// takes its bytes from the reader thread (`ahead`: it reads generators' files).
 pub(super) fn read_named_file(
     fs: &dyn Fs,
+    ahead: Option<&Ahead>,
     opts: &RenderOptions,
     loaded: &Loaded,
     rel: &str,
 ) -> Result<Vec<u8>> {
     let (target, canonical) = resolve_named_file(fs, opts, loaded, rel)?;
+    if let Some(bytes) = ahead.and_then(|a| a.take_bytes(&canonical)) {
+        return Ok(bytes);
+    }
     fs.read(&canonical).map_err(|e| Error::io(&target, &e))
 }
 
@@ -160,7 +167,7 @@ pub fn run_generator_configs(
     configs: &[(Resource, Location)],
     acc: &mut Vec<Resource>,
 ) -> Result<()> {
-    let loader = |rel: &str| -> Result<Vec<u8>> { read_named_file(fs, opts, loaded, rel) };
+    let loader = |rel: &str| -> Result<Vec<u8>> { read_named_file(fs, None, opts, loaded, rel) };
     for (config, loc) in configs {
         match crate::generate::from_builtin_config(&config.node, &loader)
             .map_err(|e| e.at(loc.clone()))?
@@ -325,7 +332,7 @@ pub fn configurations(
     config: &mut BuildConfig,
 ) -> Result<()> {
     for rel in &loaded.kustomization.configurations {
-        let bytes = read_named_file(fs, opts, loaded, rel)?;
+        let bytes = read_named_file(fs, None, opts, loaded, rel)?;
         let text = String::from_utf8_lossy(&bytes);
         // Read with sigs.k8s.io/yaml (`makeTransformerConfigFromBytes`): YAML 1.1 booleans.
         let node = crate::yaml::parse::parse_config_one(&text).map_err(|e| {
@@ -355,7 +362,7 @@ pub fn replacements(
     }
     let at = loaded.key_location(&[PathSeg::Key("replacements".into())]);
     let mut load = |rel: &str| -> Result<crate::yaml::Node> {
-        let bytes = read_named_file(fs, opts, loaded, rel)?;
+        let bytes = read_named_file(fs, None, opts, loaded, rel)?;
         // Read with sigs.k8s.io/yaml (`ReplacementTransformerPlugin.Config`): YAML 1.1 booleans.
         crate::yaml::parse::parse_config_one(&String::from_utf8_lossy(&bytes))
             .map_err(|e| Error::new(ErrorKind::Yaml, format!("replacements file '{rel}': {e}")))
