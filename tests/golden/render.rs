@@ -99,24 +99,16 @@ fn render_cases() {
 /// Every kustomization directory under `examples/` that is not a component.
 fn example_targets() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
-    let mut out = Vec::new();
-    let mut stack = vec![root];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for e in entries.filter_map(Result::ok) {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.file_name().is_some_and(|n| n == "kustomization.yaml") {
-                let text = std::fs::read_to_string(&p).unwrap_or_default();
-                if !text.contains("kind: Component") {
-                    out.push(dir.clone());
-                }
-            }
-        }
-    }
+    let mut out: Vec<PathBuf> = walkdir::WalkDir::new(root)
+        .into_iter()
+        .map(|e| e.unwrap_or_else(|e| panic!("walking examples/: {e}")))
+        .filter(|e| e.file_type().is_file() && e.file_name() == "kustomization.yaml")
+        .filter(|e| {
+            let text = std::fs::read_to_string(e.path()).unwrap_or_default();
+            !text.contains("kind: Component")
+        })
+        .filter_map(|e| e.path().parent().map(Path::to_path_buf))
+        .collect();
     out.sort();
     out
 }
