@@ -17,7 +17,11 @@ use crate::yaml::{Map, Node};
 pub enum Create {
     None,
     Map,
+    /// An empty string (the setter writes a tagged string over it).
     Scalar,
+    /// A scalar kustomize creates plain and untagged: left null here, so that the setter can
+    /// tell a created field from an existing string (`super::untagged_over`).
+    UntaggedScalar,
 }
 
 /// The first segment of a field path and the rest, as [`super::refpath::split_path`] splits it (`\/` keeps a
@@ -265,6 +269,7 @@ fn walk<'p>(
             } else if rest.is_none() {
                 Some(match create {
                     Create::Map => || Node::Map(Map::default()),
+                    Create::UntaggedScalar => || Node::Null,
                     _ => || Node::Str(String::new()),
                 })
             } else {

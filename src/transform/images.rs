@@ -332,7 +332,7 @@ fn update(node: &mut Node, image: &Image, matcher: &Matcher) -> Result<()> {
         out.push('@');
         out.push_str(digest);
     }
-    *node = Node::Str(out);
+    *node = super::untagged_over(node, out);
     Ok(())
 }
 

@@ -347,7 +347,7 @@ impl Filter<'_> {
         };
         let c = &self.referrer.idx.cands[j];
         if c.id.name != old {
-            *node = Node::Str(c.id.name.clone());
+            *node = super::untagged_over(node, c.id.name.clone());
         }
         Ok(())
     }
@@ -371,10 +371,21 @@ impl Filter<'_> {
         if c.id.name == old && c.id.namespace.is_empty() {
             return Ok(());
         }
-        map.insert("name".into(), Node::Str(c.id.name.clone()));
+        // kyaml's `FieldSetter{Name, StringValue}` (nameref `setMapping`): untagged, in the
+        // style of the field it replaces (`super::untagged_over`); a namespace field it has to
+        // create is double-quoted when go-yaml v2 would read it as something other than a
+        // string (`IsYaml1_1NonString`), plain otherwise.
+        let name = super::untagged_over(name_node, c.id.name.clone());
+        map.insert("name".into(), name);
         if !c.id.namespace.is_empty() {
             // An empty namespace is a wildcard here, never written over "default".
-            map.insert("namespace".into(), Node::Str(c.id.namespace.clone()));
+            let ns = c.id.namespace.clone();
+            let ns = match map.get("namespace") {
+                Some(old) => super::untagged_over(old, ns),
+                None if crate::yaml::emit::resolves_to_non_string(&ns) => Node::Str(ns),
+                None => super::untagged_over(&Node::Null, ns),
+            };
+            map.insert("namespace".into(), ns);
         }
         Ok(())
     }

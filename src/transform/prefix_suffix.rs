@@ -84,7 +84,7 @@ fn add(
                 }
             }
             // `fieldspec::apply` also checks the spec against the current kind.
-            fieldspec::apply(&mut r.node, spec, Create::Scalar, &mut |n| {
+            fieldspec::apply(&mut r.node, spec, Create::UntaggedScalar, &mut |n| {
                 let current: Cow<str> = match &*n {
                     Node::Null => Cow::Borrowed(""),
                     Node::Str(s) => Cow::Borrowed(s),
@@ -95,7 +95,7 @@ fn add(
                 } else {
                     format!("{current}{affix}")
                 };
-                *n = Node::Str(text);
+                *n = super::untagged_over(n, text);
                 Ok(())
             })?;
         }

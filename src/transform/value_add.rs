@@ -331,7 +331,7 @@ fn wrong_kind(want: &str, got: &Node) -> String {
 }
 
 /// How go-yaml reads a plain, untagged scalar (kustomize writes the value without a tag).
-fn plain(text: &str) -> Node {
+pub(crate) fn plain(text: &str) -> Node {
     match super::refpath::resolve_plain(text) {
         n @ (Node::Null | Node::Bool(_)) => return n,
         Node::Float(f) if !f.is_finite() => return Node::Float(f),
