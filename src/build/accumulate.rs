@@ -89,6 +89,26 @@ pub fn parse_resources(file: &Arc<SourceFile>) -> Result<Vec<Resource>> {
                     .at(loc()));
                 }
             }
+        } else if let Some(name @ (Node::Bool(_) | Node::Int(_) | Node::Float(_))) =
+            node.get("metadata").and_then(|m| m.get("name"))
+        {
+            // kustomize takes the text of a plain `name: 80` and prints it back unquoted; ply's
+            // ids hold string names, so it asks for quotes rather than print `"80"`.
+            let text = name.scalar_text().unwrap_or_default();
+            let at = crate::kustomization::load::locate_from(
+                file,
+                offset,
+                &[PathSeg::Key("metadata".into()), PathSeg::Key("name".into())],
+            );
+            return Err(Error::new(
+                ErrorKind::InvalidResource,
+                format!("metadata.name is the {} {text}, not a string", name.kind_name()),
+            )
+            .at(at)
+            .label("not a string")
+            .help(format!(
+                "quote the name (`name: \"{text}\"`): ply reads names as strings only (see docs/compatibility.md)"
+            )));
         } else if node.str_at(&["metadata", "name"]).unwrap_or("").is_empty() {
             let msg = if node.get("metadata").is_some_and(Node::is_scalar) {
                 "missing Resource metadata"
@@ -261,6 +281,12 @@ mod tests {
                 .unwrap_err()
                 .message,
             "missing metadata.name in object"
+        );
+        assert_eq!(
+            parse("kind: A\nmetadata:\n  name: 80\n")
+                .unwrap_err()
+                .message,
+            "metadata.name is the integer 80, not a string"
         );
         assert_eq!(parse("- a\n").unwrap_err().kind, ErrorKind::InvalidResource);
         let e = parse("kind: A\nmetadata:\n  name: \"x\n").unwrap_err();

@@ -308,17 +308,25 @@ fn line_start(text: &str, offset: usize) -> usize {
 /// Finds where a field path (`patches[2].target.kind`) is written in block-style YAML text, by
 /// indentation; falls back to the deepest part found, then to the first line.
 pub fn locate(file: &Arc<SourceFile>, path: &[PathSeg]) -> Location {
+    locate_from(file, 0, path)
+}
+
+/// [`locate`] in the document of `file` that starts at the byte offset `start`.
+pub fn locate_from(file: &Arc<SourceFile>, start: usize, path: &[PathSeg]) -> Location {
     let text = file.text.as_str();
     // The best match so far: (offset, len).
     let mut found: Option<(usize, usize)> = None;
     // Where to continue: the offset of the first line to look at, whether that line may hold
     // the match itself (after a `- `), and the indentation of the enclosing node.
-    let mut from = 0usize;
+    let mut from = line_start(text, start);
     let mut parent: Option<usize> = None;
     for seg in path {
         match seg {
             PathSeg::Key(key) => {
                 let mut hit = None;
+                // The column of the node's keys, from its first one: deeper lines belong to
+                // the values.
+                let mut keys_at = None;
                 for (off, next, line) in lines_from(text, from) {
                     let rest = line.trim_start_matches(' ');
                     let raw = line.len() - rest.len();
@@ -332,6 +340,9 @@ pub fn locate(file: &Arc<SourceFile>, path: &[PathSeg]) -> Location {
                         break;
                     }
                     if parent.is_some_and(|p| eff <= p) {
+                        continue;
+                    }
+                    if *keys_at.get_or_insert(eff) != eff {
                         continue;
                     }
                     if key_matches(body, key) {
@@ -381,7 +392,7 @@ pub fn locate(file: &Arc<SourceFile>, path: &[PathSeg]) -> Location {
     }
     match found {
         Some((off, len)) => Location::new(Arc::clone(file), off, len),
-        None => Location::line_at(Arc::clone(file), 0),
+        None => Location::line_at(Arc::clone(file), start),
     }
 }
 
@@ -473,6 +484,22 @@ mod tests {
             "/k/kustomization.yaml:8:5"
         );
         assert_eq!(p(&[Key("nothere".into())]), "/k/kustomization.yaml:1:1");
+    }
+
+    /// A key is looked for among the node's own keys, not in their values, and from a given
+    /// document on.
+    #[test]
+    fn locate_keeps_to_the_nodes_own_keys() {
+        let f = file(
+            "kind: A\nmetadata:\n  name: a\n---\nkind: B\nmetadata:\n  labels:\n    name: x\n  name: b\n",
+        );
+        let path = [PathSeg::Key("metadata".into()), PathSeg::Key("name".into())];
+        assert_eq!(locate(&f, &path).describe(), "/k/kustomization.yaml:3:3");
+        let second = f.text.find("kind: B").unwrap_or_default();
+        assert_eq!(
+            locate_from(&f, second, &path).describe(),
+            "/k/kustomization.yaml:9:3"
+        );
     }
 
     #[test]
