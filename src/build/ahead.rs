@@ -309,36 +309,38 @@ impl Reader<'_> {
     /// Reads and parses a patch file; false when the build has it already. The file is named
     /// by the path as joined, as the build names it (`Builder::patch_reader`).
     fn patch(&mut self, dir: &Path, entry: &str) -> bool {
-        let target = join(dir, entry);
-        if self.fs.kind(&target) != Some(FileKind::File) {
-            return true;
-        }
-        let Ok(canonical) = self.fs.canonicalize(&target) else {
-            return true;
-        };
-        let item = Item::Patch(key(&canonical).to_vec());
-        match self.next(dir, entry, &canonical, &item) {
-            Next::Read => {
-                let patch = self.fs.read(&canonical).ok().map(|bytes| {
-                    let file = SourceFile::new(target, text_of(bytes));
-                    let source = source_name(Some(entry), None);
-                    let body = parse_patch_text(&file.text, Some(&file), &source);
-                    PatchFile {
-                        file,
-                        parsed: Some((source, body)),
-                    }
-                });
-                self.ahead.finish(item, Slot::Patch(patch));
-                true
-            }
-            Next::Skip => true,
-            Next::Met => false,
-        }
+        self.named_file(dir, entry, Item::Patch, |fs, target, canonical| {
+            let patch = fs.read(canonical).ok().map(|bytes| {
+                let file = SourceFile::new(target, text_of(bytes));
+                let source = source_name(Some(entry), None);
+                let body = parse_patch_text(&file.text, Some(&file), &source);
+                PatchFile {
+                    file,
+                    parsed: Some((source, body)),
+                }
+            });
+            Slot::Patch(patch)
+        })
     }
 
     /// Reads a file a generator names (`files:`, `envs:`); false when the build has it
     /// already.
     fn bytes(&mut self, dir: &Path, entry: &str) -> bool {
+        self.named_file(dir, entry, Item::Bytes, |fs, _, canonical| {
+            Slot::Bytes(fs.read(canonical).ok())
+        })
+    }
+
+    /// A file named by the kustomization in `dir` (not a resource): when it is a file the
+    /// reader may read and nobody has claimed, `read` (given the joined and the canonical
+    /// path) makes its slot, kept as `item`. False when the build has it already.
+    fn named_file(
+        &mut self,
+        dir: &Path,
+        entry: &str,
+        item: fn(PathKey) -> Item,
+        read: impl FnOnce(&dyn Fs, PathBuf, &Path) -> Slot,
+    ) -> bool {
         let target = join(dir, entry);
         if self.fs.kind(&target) != Some(FileKind::File) {
             return true;
@@ -346,11 +348,11 @@ impl Reader<'_> {
         let Ok(canonical) = self.fs.canonicalize(&target) else {
             return true;
         };
-        let item = Item::Bytes(key(&canonical).to_vec());
+        let item = item(key(&canonical).to_vec());
         match self.next(dir, entry, &canonical, &item) {
             Next::Read => {
-                let bytes = self.fs.read(&canonical).ok();
-                self.ahead.finish(item, Slot::Bytes(bytes));
+                let slot = read(self.fs, target, &canonical);
+                self.ahead.finish(item, slot);
                 true
             }
             Next::Skip => true,
