@@ -1,7 +1,8 @@
 //! The stages `build` runs per kustomization, as calls into `generate` and `transform` in
 //! kustomize's order (`api/internal/target/kusttarget.go`: `runGenerators`,
-//! `configureBuiltinTransformers`), and the fields ply does not support yet, refused with a
-//! clear error. The adapter between the graph walk and the field semantics.
+//! `configureBuiltinTransformers`), the files a kustomization names, and the helm fields,
+//! refused with a clear error (ply runs no programs). The adapter between the graph walk and
+//! the field semantics.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -23,8 +24,8 @@ use super::ahead::Ahead;
 /// Output order requested on the command line (`--reorder`): the transform module's own.
 pub use crate::transform::sort::Reorder as OutputOrder;
 
-/// Fields whose meaning later work brings (patches, replacements, plugins, schemas); a
-/// kustomization that uses one fails clearly instead of rendering something else.
+/// The helm fields, which would run `helm`: a kustomization that uses one fails clearly
+/// instead of rendering something else.
 pub fn check_supported(loaded: &Loaded) -> Result<()> {
     let k = &loaded.kustomization;
     let used: [(&str, bool); 3] = [
