@@ -3,6 +3,8 @@
 //! (`fetch`: clones with the system `git` into the cache). Rendering never comes here for
 //! more than the URL and the lock: it reads the cache through `fs::remote`.
 
+pub mod fetch;
+pub mod lock;
 pub mod url;
 
 pub use url::{Remote, RepoSpec, classify, is_remote};
