@@ -287,10 +287,7 @@ impl RemoteTrees for LockedTrees {
                 self.fetch_help()
             )));
         }
-        let checked = self
-            .verified
-            .lock()
-            .is_ok_and(|v| v.contains(&dir));
+        let checked = self.verified.lock().is_ok_and(|v| v.contains(&dir));
         if !checked {
             verify(&dir, &pin.tree, url)?;
             if let Ok(mut v) = self.verified.lock() {
