@@ -3,7 +3,8 @@
 //! `resources` (files and kustomization directories, recursively), then run the generators,
 //! then the components (which see and transform what is accumulated so far), then the
 //! transformers; at the root only, hash suffixes and dropping local-config objects. Resolves
-//! the kustomization graph (cycles, root escapes, remote URLs are errors naming the chain) and
+//! the kustomization graph (cycles and root escapes are errors naming the chain; remote bases
+//! come from `fs::remote`, pinned by `ply.lock`) and
 //! reads every file once per render. Owns no field semantics: generators live in `generate`,
 //! transformers in `transform`, merging in `merge`; reads files only through `fs`.
 
