@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use crate::diag::{Error, ErrorKind, Result, Warnings};
 use crate::fasthash::FastMap;
-use crate::fs::remote::{LockedTrees, RemoteTree, RemoteTrees};
+use crate::fs::remote::{LockedTrees, RemoteTree, RemoteTrees, WithCache};
 use crate::fs::{CachingDiskFs, FileKind, Fs, Restrictor};
 use crate::kustomization::{Loaded, load};
 use crate::resource::Gvk;
@@ -173,6 +173,12 @@ pub fn render_with_remotes(
             &locked
         }
     };
+    // Remote trees are read from the cache on the disk, whatever `fs` reads the rest from.
+    let mapped = WithCache {
+        inner: fs,
+        cache: remotes.cache_dir(),
+    };
+    let fs: &dyn Fs = &mapped;
     let (resources, crds, cache) = if opts.reading == Reading::OneThread {
         build_root(
             fs,
@@ -578,7 +584,7 @@ impl Builder<'_> {
             .label("a remote base")
             .help("kustomize records the repository and ref in them; drop originAnnotations and transformerAnnotations from buildMetadata"));
         }
-        self.remotes.tree(url).map_err(|e| {
+        self.remotes.tree(self.fs, url).map_err(|e| {
             let e = e.at(loc());
             if e.label.is_none() {
                 e.label("a remote base")
@@ -1078,6 +1084,115 @@ mod tests {
         };
         let r = render_with(&fs, Path::new("/t/app"), &opts, &mut Warnings::default()).unwrap();
         assert_eq!(names(&r), ["cm"]);
+    }
+
+    /// Remote trees in memory: URL → (clone, kustomization root).
+    #[derive(Debug)]
+    struct FakeRemotes(Vec<(&'static str, &'static str, &'static str)>);
+
+    impl RemoteTrees for FakeRemotes {
+        fn tree(&self, _fs: &dyn Fs, url: &str) -> Result<RemoteTree> {
+            let (_, clone, root) = self
+                .0
+                .iter()
+                .find(|(u, _, _)| *u == url)
+                .ok_or_else(|| Error::new(ErrorKind::Remote, format!("no tree for {url}")))?;
+            Ok(RemoteTree {
+                clone: PathBuf::from(clone),
+                root: PathBuf::from(root),
+            })
+        }
+        fn cache_dir(&self) -> Option<&Path> {
+            None
+        }
+    }
+
+    const R: &str = "https://github.com/o/r//base?ref=v1";
+    const C: &str = "https://github.com/o/r//comp?ref=v1";
+
+    fn render_remote(fs: &MemFs, restrictor: Restrictor) -> Result<Rendered> {
+        let remotes = FakeRemotes(vec![
+            (R, "/cache/t1", "/cache/t1/base"),
+            (C, "/cache/t1", "/cache/t1/comp"),
+        ]);
+        let opts = RenderOptions {
+            load_restrictor: restrictor,
+            reorder: OutputOrder::None,
+            ..RenderOptions::default()
+        };
+        render_with_remotes(
+            fs,
+            Path::new("/t/app"),
+            &opts,
+            Some(&remotes),
+            &mut Warnings::default(),
+        )
+    }
+
+    /// A remote base and a remote component build like local ones; inside them the load
+    /// restrictor is root-only even when the render allows everything, and their bases stay
+    /// inside the clone (kustomize's `newLoaderAtGitClone`, `errIfGitContainmentViolation`).
+    #[test]
+    fn remote_bases_are_rooted_in_their_clone() {
+        let mut fs = MemFs::new();
+        fs.file(
+            "/t/app/kustomization.yaml",
+            format!("resources: [{R}, ../outside.yaml]\ncomponents: [{C}]\n"),
+        )
+        .file(
+            "/t/outside.yaml",
+            "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: sa\n",
+        )
+        .file(
+            "/cache/t1/base/kustomization.yaml",
+            "resources: [cm.yaml]\n",
+        )
+        .file("/cache/t1/base/cm.yaml", CM)
+        .file(
+            "/cache/t1/comp/kustomization.yaml",
+            "kind: Component\nnamePrefix: c-\n",
+        );
+        let r = render_remote(&fs, Restrictor::None).unwrap();
+        assert_eq!(names(&r), ["c-cm", "c-sa"]);
+
+        fs.file("/t/app/kustomization.yaml", format!("resources: [{R}]\n"))
+            .file(
+                "/cache/t1/base/kustomization.yaml",
+                "resources: [../up.yaml]\n",
+            )
+            .file("/cache/t1/up.yaml", CM);
+        let e = render_remote(&fs, Restrictor::None).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::LoadRestriction);
+
+        fs.file(
+            "/cache/t1/base/kustomization.yaml",
+            "resources: [../../../t/local]\n",
+        )
+        .file("/t/local/kustomization.yaml", "resources: []\n");
+        let e = render_remote(&fs, Restrictor::None).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::LoadRestriction);
+        assert!(
+            e.message.contains("must be within the repo"),
+            "{}",
+            e.message
+        );
+
+        // A remote base naming itself again is a cycle of URLs.
+        fs.file(
+            "/cache/t1/base/kustomization.yaml",
+            format!("resources: [{R}]\n"),
+        );
+        let e = render_remote(&fs, Restrictor::RootOnly).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Cycle);
+        assert!(
+            e.message.starts_with("cycle detected: URI"),
+            "{}",
+            e.message
+        );
+        assert_eq!(
+            e.location.unwrap().describe(),
+            "/cache/t1/base/kustomization.yaml:1:13"
+        );
     }
 
     /// The reader thread reads only what the build may read: not a resource or patch file

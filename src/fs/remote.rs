@@ -12,6 +12,7 @@ use std::sync::Mutex;
 
 use sha2::{Digest, Sha256};
 
+use super::Fs;
 use crate::diag::{Error, ErrorKind, Result};
 use crate::remote::lock::{LOCK_FILE, Lock};
 use crate::remote::{Remote, RepoSpec, classify};
@@ -27,9 +28,41 @@ pub struct RemoteTree {
 
 /// Where the render finds the tree of a remote URL.
 pub trait RemoteTrees: Send + Sync + fmt::Debug {
-    /// The tree of `url` (as the kustomization wrote it). Errors carry no location: the build
-    /// adds the kustomization line.
-    fn tree(&self, url: &str) -> Result<RemoteTree>;
+    /// The tree of `url` (as the kustomization wrote it); `fs` is the render's file system
+    /// (the lock file is read through it). Errors carry no location: the build adds the
+    /// kustomization line.
+    fn tree(&self, fs: &dyn Fs, url: &str) -> Result<RemoteTree>;
+    /// The cache directory the trees lie in (canonical); `None` when there is none.
+    fn cache_dir(&self) -> Option<&Path>;
+}
+
+/// The render's file system with the remote cache mapped in: paths in the cache directory are
+/// read from the disk, every other path from `inner` (which may be a git revision or memory).
+pub struct WithCache<'a> {
+    pub inner: &'a dyn Fs,
+    pub cache: Option<&'a Path>,
+}
+
+impl WithCache<'_> {
+    fn pick(&self, path: &Path) -> &dyn Fs {
+        // By bytes: asked for every path of every render.
+        match self.cache {
+            Some(c) if super::below(c, path) => &super::DiskFs,
+            _ => self.inner,
+        }
+    }
+}
+
+impl Fs for WithCache<'_> {
+    fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+        self.pick(path).read(path)
+    }
+    fn kind(&self, path: &Path) -> Option<super::FileKind> {
+        self.pick(path).kind(path)
+    }
+    fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
+        self.pick(path).canonicalize(path)
+    }
 }
 
 /// The cache directory: `$PLY_CACHE_DIR`, else `$XDG_CACHE_HOME/ply/remote`, else
@@ -188,9 +221,9 @@ pub fn repo_spec(url: &str) -> Result<RepoSpec> {
     }
 }
 
-/// The lock file at `path`, `None` when there is none.
-pub fn read_lock(path: &Path) -> Result<Option<Lock>> {
-    match std::fs::read_to_string(path) {
+/// The lock file at `path`, read through `fs`; `None` when there is none.
+pub fn read_lock(fs: &dyn Fs, path: &Path) -> Result<Option<Lock>> {
+    match fs.read_to_string(path) {
         Ok(text) => Ok(Some(Lock::parse(&text, &display_path(path))?)),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(Error::io(path, &e)),
@@ -205,6 +238,8 @@ pub struct LockedTrees {
     /// The lock, read on first use; `None` when there is no lock file.
     lock: Mutex<Option<Option<Lock>>>,
     cache: Option<PathBuf>,
+    /// Whether the cache directory exists (then `cache` is canonical).
+    cache_exists: bool,
     /// Trees whose hash was checked during this render.
     verified: Mutex<Vec<PathBuf>>,
 }
@@ -213,10 +248,14 @@ impl LockedTrees {
     /// The trees pinned by `<root>/ply.lock` (`root` the root kustomization's directory), in
     /// the cache `cache` (else [`default_cache_dir`]).
     pub fn new(root: &Path, cache: Option<PathBuf>) -> LockedTrees {
+        let cache = cache.or_else(default_cache_dir);
+        // Canonical, so that the trees `root_in` gives lie under it by bytes.
+        let canonical = cache.as_ref().and_then(|c| std::fs::canonicalize(c).ok());
         LockedTrees {
             lock_path: root.join(LOCK_FILE),
             lock: Mutex::new(None),
-            cache: cache.or_else(default_cache_dir),
+            cache_exists: canonical.is_some(),
+            cache: canonical.or(cache),
             verified: Mutex::new(Vec::new()),
         }
     }
@@ -230,13 +269,13 @@ impl LockedTrees {
     }
 
     /// The pin of `url`, reading the lock file on first use.
-    fn pin(&self, url: &str) -> Result<crate::remote::lock::Pin> {
+    fn pin(&self, fs: &dyn Fs, url: &str) -> Result<crate::remote::lock::Pin> {
         let mut slot = self
             .lock
             .lock()
             .map_err(|_| Error::new(ErrorKind::Remote, "the lock file could not be read"))?;
         if slot.is_none() {
-            *slot = Some(read_lock(&self.lock_path)?);
+            *slot = Some(read_lock(fs, &self.lock_path)?);
         }
         let Some(Some(lock)) = slot.as_ref() else {
             return Err(Error::new(
@@ -262,9 +301,15 @@ impl LockedTrees {
 }
 
 impl RemoteTrees for LockedTrees {
-    fn tree(&self, url: &str) -> Result<RemoteTree> {
+    fn cache_dir(&self) -> Option<&Path> {
+        self.cache
+            .as_deref()
+            .filter(|c| c.is_absolute() && self.cache_exists)
+    }
+
+    fn tree(&self, fs: &dyn Fs, url: &str) -> Result<RemoteTree> {
         let spec = repo_spec(url)?;
-        let pin = self.pin(url)?;
+        let pin = self.pin(fs, url)?;
         let Some(cache) = &self.cache else {
             return Err(Error::new(
                 ErrorKind::Remote,
@@ -388,7 +433,7 @@ mod tests {
         let url = "file:///srv/r.git//base?ref=v1";
         let cache = d.join("cache");
         let trees = LockedTrees::new(&d, Some(cache.clone()));
-        let e = trees.tree(url).unwrap_err();
+        let e = trees.tree(&super::super::DiskFs, url).unwrap_err();
         assert!(e.message.contains("no lock file"), "{}", e.message);
         assert!(e.help.unwrap().contains("ply fetch"));
         let mut lock = Lock::default();
@@ -399,14 +444,16 @@ mod tests {
         lock.pins.insert(url.into(), pin.clone());
         std::fs::write(d.join(LOCK_FILE), lock.to_text()).unwrap();
         let trees = LockedTrees::new(&d, Some(cache.clone()));
-        let e = trees.tree("file:///srv/other.git//x").unwrap_err();
+        let e = trees
+            .tree(&super::super::DiskFs, "file:///srv/other.git//x")
+            .unwrap_err();
         assert!(e.message.contains("is not pinned"), "{}", e.message);
-        let e = trees.tree(url).unwrap_err();
+        let e = trees.tree(&super::super::DiskFs, url).unwrap_err();
         assert!(e.message.contains("not in the cache"), "{}", e.message);
         // A tree whose content changed is refused.
         let dir = tree_dir(&cache, &pin.tree);
         std::fs::create_dir_all(dir.join("base")).unwrap();
-        let e = trees.tree(url).unwrap_err();
+        let e = trees.tree(&super::super::DiskFs, url).unwrap_err();
         assert!(
             e.message.contains("does not match the lock"),
             "{}",
@@ -426,9 +473,13 @@ mod tests {
         );
         std::fs::write(d.join(LOCK_FILE), lock2.to_text()).unwrap();
         let trees = LockedTrees::new(&d, Some(cache));
-        let t = trees.tree(url).unwrap();
+        let t = trees.tree(&super::super::DiskFs, url).unwrap();
         assert!(t.root.ends_with("base"));
-        assert!(trees.tree("https://example.com/x.yaml").is_err());
+        assert!(
+            trees
+                .tree(&super::super::DiskFs, "https://example.com/x.yaml")
+                .is_err()
+        );
         let _ = std::fs::remove_dir_all(&d);
     }
 }

@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::diag::{Error, ErrorKind, Result, Warnings};
+use crate::fs::Fs;
 use crate::fs::remote::{
     RemoteTree, RemoteTrees, read_lock, repo_spec, root_in, tree_dir, tree_hash, verify,
 };
@@ -57,9 +58,11 @@ pub struct FetchReport {
 pub fn fetch(dir: &Path, opts: &FetchOptions, warnings: &mut Warnings) -> Result<FetchReport> {
     let root = std::fs::canonicalize(dir).map_err(|e| Error::io(dir, &e))?;
     let lock_path = root.join(LOCK_FILE);
-    let old = read_lock(&lock_path)?;
+    let old = read_lock(&crate::fs::DiskFs, &lock_path)?;
+    std::fs::create_dir_all(&opts.cache).map_err(|e| Error::io(&opts.cache, &e))?;
+    let cache = std::fs::canonicalize(&opts.cache).map_err(|e| Error::io(&opts.cache, &e))?;
     let fetcher = Fetcher {
-        cache: opts.cache.clone(),
+        cache,
         old: old.clone().unwrap_or_default(),
         update: opts.update,
         done: Mutex::new(BTreeMap::new()),
@@ -116,7 +119,11 @@ struct Fetcher {
 }
 
 impl RemoteTrees for Fetcher {
-    fn tree(&self, url: &str) -> Result<RemoteTree> {
+    fn cache_dir(&self) -> Option<&Path> {
+        Some(&self.cache)
+    }
+
+    fn tree(&self, _fs: &dyn Fs, url: &str) -> Result<RemoteTree> {
         let spec = repo_spec(url)?;
         let mut done = self
             .done
