@@ -351,12 +351,34 @@ fn moving_ref_is_pinned_until_update() {
     );
     assert_eq!(fetch(&[]), lock, "fetch without --update keeps the lock");
     assert!(render().contains("release: main"));
+    // What the cluster has: the render at the old pin.
+    std::fs::write(t.join("live.yaml"), render()).unwrap();
     let updated = fetch(&["--update"]);
     assert_ne!(updated, lock);
     let old_commit = lock.lines().find(|l| l.contains("commit:")).unwrap();
     let new_commit = updated.lines().find(|l| l.contains("commit:")).unwrap();
     assert_ne!(old_commit, new_commit);
     assert!(render().contains("release: moved"));
+    // `ply diff` renders offline through the moved lock and reports the change.
+    // (It takes the cache from PLY_CACHE_DIR.)
+    let diff = |extra: &[&str]| {
+        hermetic(Command::new(PLY).current_dir(&dir))
+            .args(["diff", ".", "--live", "../live.yaml"])
+            .args(extra)
+            .env("PLY_CACHE_DIR", &cache)
+            .output()
+            .unwrap()
+    };
+    let out = diff(&["--format", "summary"]);
+    let summary = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{summary}{}", text(&out.stderr));
+    assert!(summary.contains("ConfigMap"), "{summary}");
+    let out = diff(&[]);
+    assert!(
+        text(&out.stdout).contains("+  release: moved"),
+        "{}",
+        text(&out.stdout)
+    );
     let _ = std::fs::remove_dir_all(&t);
 }
 
