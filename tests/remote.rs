@@ -528,3 +528,109 @@ fn bad_remotes_are_clear_errors() {
     }
     let _ = std::fs::remove_dir_all(&t);
 }
+
+/// Submodules are cloned when the URL says `submodules=true` (and the render equals
+/// kubectl's), and not otherwise: kustomize's default is to clone them, ply's is not
+/// (docs/compatibility.md).
+#[test]
+fn submodules_only_when_asked() {
+    let t = temp("submodules");
+    let repos = t.join("repos");
+    std::fs::create_dir_all(&repos).unwrap();
+    let sub = t.join("src/sub");
+    std::fs::create_dir_all(sub.join("base")).unwrap();
+    git(&sub, &["init", "-q", "-b", "main"]);
+    std::fs::write(
+        sub.join("base/kustomization.yaml"),
+        "resources: [cm.yaml]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        sub.join("base/cm.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-submodule\n",
+    )
+    .unwrap();
+    git(&sub, &["add", "-A"]);
+    git(&sub, &["commit", "-q", "-m", "sub"]);
+    let sub_bare = repos.join("sub.git").display().to_string();
+    git(
+        &t,
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            &sub.display().to_string(),
+            &sub_bare,
+        ],
+    );
+    let top = t.join("src/top");
+    std::fs::create_dir_all(top.join("app")).unwrap();
+    git(&top, &["init", "-q", "-b", "main"]);
+    git(
+        &top,
+        &[
+            "-c",
+            "protocol.file.allow=always",
+            "submodule",
+            "add",
+            "-q",
+            &format!("file://{sub_bare}"),
+            "vendor/sub",
+        ],
+    );
+    std::fs::write(
+        top.join("app/kustomization.yaml"),
+        "resources: [../vendor/sub/base]\nnamePrefix: top-\n",
+    )
+    .unwrap();
+    git(&top, &["add", "-A"]);
+    git(&top, &["commit", "-q", "-m", "top"]);
+    let top_bare = repos.join("top.git").display().to_string();
+    git(
+        &t,
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            &top.display().to_string(),
+            &top_bare,
+        ],
+    );
+
+    let cache = t.join("cache").display().to_string();
+    let case = |name: &str, query: &str| {
+        let dir = t.join("work").join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("kustomization.yaml"),
+            format!("resources:\n- file://{top_bare}//app{query}\n"),
+        )
+        .unwrap();
+        dir
+    };
+    let want = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: top-from-submodule\n";
+
+    let asked = case("asked", "?submodules=true");
+    let out = ply(&asked, &["fetch", ".", "--cache-dir", &cache]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = ply(&asked, &["render", ".", "--cache-dir", &cache]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), want);
+    if kubectl_available() {
+        // git refuses file:// submodules unless told (since 2.38.1); kubectl's git too.
+        let out = hermetic(Command::new("kubectl").arg("kustomize").arg(&asked))
+            .env("GIT_CONFIG_COUNT", "1")
+            .env("GIT_CONFIG_KEY_0", "protocol.file.allow")
+            .env("GIT_CONFIG_VALUE_0", "always")
+            .output()
+            .unwrap();
+        assert_eq!(text(&out.stdout), want, "{}", text(&out.stderr));
+    }
+
+    let default = case("default", "");
+    let out = ply(&default, &["fetch", ".", "--cache-dir", &cache]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("../vendor/sub/base"), "{err}");
+    let _ = std::fs::remove_dir_all(&t);
+}

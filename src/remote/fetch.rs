@@ -220,7 +220,13 @@ impl Fetcher {
         } else {
             let parent = dest.parent().unwrap_or(&self.cache);
             std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, &e))?;
-            std::fs::rename(clone, &dest).map_err(|e| Error::io(&dest, &e))?;
+            if let Err(e) = std::fs::rename(clone, &dest) {
+                // Another `ply fetch` may have stored the same tree meanwhile.
+                if !dest.is_dir() {
+                    return Err(Error::io(&dest, &e));
+                }
+                verify(&dest, &tree, url)?;
+            }
         }
         Ok(Pin { commit, tree })
     }
