@@ -69,6 +69,18 @@ fn copy_tree(from: &Path, to: &Path, repos: &Path) {
     }
 }
 
+/// Commits everything in the repository `work` and clones it bare to `bare`; the bare path.
+fn commit_and_publish(work: &Path, bare: &Path) -> String {
+    git(work, &["add", "-A"]);
+    git(work, &["commit", "-q", "-m", "publish"]);
+    let bare = bare.display().to_string();
+    git(
+        work,
+        &["clone", "-q", "--bare", &work.display().to_string(), &bare],
+    );
+    bare
+}
+
 /// Replaces the work tree of the repository `work` with `snapshot` and commits it.
 fn commit_snapshot(work: &Path, snapshot: &Path, repos: &Path, message: &str) {
     for entry in std::fs::read_dir(work).unwrap() {
@@ -550,19 +562,7 @@ fn submodules_only_when_asked() {
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-submodule\n",
     )
     .unwrap();
-    git(&sub, &["add", "-A"]);
-    git(&sub, &["commit", "-q", "-m", "sub"]);
-    let sub_bare = repos.join("sub.git").display().to_string();
-    git(
-        &t,
-        &[
-            "clone",
-            "-q",
-            "--bare",
-            &sub.display().to_string(),
-            &sub_bare,
-        ],
-    );
+    let sub_bare = commit_and_publish(&sub, &repos.join("sub.git"));
     let top = t.join("src/top");
     std::fs::create_dir_all(top.join("app")).unwrap();
     git(&top, &["init", "-q", "-b", "main"]);
@@ -583,19 +583,7 @@ fn submodules_only_when_asked() {
         "resources: [../vendor/sub/base]\nnamePrefix: top-\n",
     )
     .unwrap();
-    git(&top, &["add", "-A"]);
-    git(&top, &["commit", "-q", "-m", "top"]);
-    let top_bare = repos.join("top.git").display().to_string();
-    git(
-        &t,
-        &[
-            "clone",
-            "-q",
-            "--bare",
-            &top.display().to_string(),
-            &top_bare,
-        ],
-    );
+    let top_bare = commit_and_publish(&top, &repos.join("top.git"));
 
     let cache = t.join("cache").display().to_string();
     let case = |name: &str, query: &str| {
