@@ -248,7 +248,12 @@ fn fetch_error(e: Error, spec: &RepoSpec, url: &str, rev: &str) -> Error {
             spec.clone_spec()
         )
     };
-    Error::new(ErrorKind::Remote, message).help(said)
+    let hint = if spec.host.starts_with("http") {
+        "\n(ply fetches git repositories; a URL of a single file is not supported)"
+    } else {
+        ""
+    };
+    Error::new(ErrorKind::Remote, message).help(format!("{said}{hint}"))
 }
 
 /// One git command line, run in `dir` with the protections `ply fetch` promises.
@@ -398,7 +403,7 @@ pub fn describe(report: &FetchReport) -> String {
             Outcome::Cached => "cached",
         };
         let short = pin.commit.get(..12).unwrap_or(&pin.commit);
-        out.push_str(&format!("{what:>22} {short} {url}\n"));
+        out.push_str(&format!("{what}: {url} at {short}\n"));
     }
     let lock = display_path(&report.lock_path);
     if report.lock_changed {
