@@ -39,6 +39,29 @@ pub enum Command {
         after_help = "Examples:\n  kubectl get deploy,svc,cm -n prod -o yaml > live.yaml\n  ply diff overlays/prod --live live.yaml\n  ply diff overlays/prod --live live.yaml --server-side --format markdown"
     )]
     Diff(DiffArgs),
+    /// Fetch the remote bases of a kustomization (git URLs) into the cache and pin them in
+    /// `ply.lock` next to it. The only command that uses the network.
+    #[command(
+        after_help = "Examples:\n  ply fetch overlays/prod            # then commit overlays/prod/ply.lock\n  ply fetch overlays/prod --update   # move every ref to what it names today\n  ply fetch . --cache-dir .ply-cache # a cache directory CI can restore"
+    )]
+    Fetch(FetchArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct FetchArgs {
+    /// The kustomization directory (its `ply.lock` is written there).
+    #[arg(default_value = ".")]
+    pub dir: PathBuf,
+    /// Resolve every ref again and move the lock, instead of keeping the locked commits.
+    #[arg(long)]
+    pub update: bool,
+    /// The cache of fetched trees (default: $PLY_CACHE_DIR, else $XDG_CACHE_HOME/ply/remote,
+    /// else ~/.cache/ply/remote).
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// Whether files outside the kustomization root may be read (as for render).
+    #[arg(long, value_enum, default_value = "LoadRestrictionsRootOnly")]
+    pub load_restrictor: LoadRestrictor,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -92,6 +115,9 @@ pub struct RenderArgs {
     /// then takes every file from it).
     #[arg(long, hide = true, conflicts_with = "single_thread")]
     pub read_ahead_first: bool,
+    /// Where `ply fetch` cached the remote bases that `ply.lock` pins (default: as for fetch).
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -228,6 +254,7 @@ pub fn run() -> i32 {
     let (result, error_code) = match cli.command {
         Command::Render(args) => (run_render(&args, &mut warnings), exit::FAILURE),
         Command::Patch(args) => (run_patch(&args, &mut warnings), exit::FAILURE),
+        Command::Fetch(args) => (run_fetch(&args, &mut warnings), exit::FAILURE),
         Command::Diff(args) => match run_diff(&args, &mut warnings) {
             Ok(code) => {
                 print_warnings(&warnings);
@@ -298,6 +325,7 @@ fn run_render(args: &RenderArgs, warnings: &mut Warnings) -> Result<(), Error> {
             (false, true) => Reading::AheadFirst,
             (false, false) => Reading::Ahead,
         },
+        cache_dir: args.cache_dir.clone(),
     };
     let target = match (&args.output, &args.output_dir) {
         (_, Some(dir)) => Target::Dir(dir.clone()),
@@ -320,6 +348,34 @@ fn run_render(args: &RenderArgs, warnings: &mut Warnings) -> Result<(), Error> {
     // The process ends after this: freeing every parsed node one by one would only cost time
     // (docs/performance.md), the operating system reclaims the memory at once.
     std::mem::forget(rendered);
+    Ok(())
+}
+
+fn run_fetch(args: &FetchArgs, warnings: &mut Warnings) -> Result<(), Error> {
+    use crate::remote::fetch::{FetchOptions, describe, fetch};
+    let cache = args
+        .cache_dir
+        .clone()
+        .or_else(crate::fs::remote::default_cache_dir)
+        .ok_or_else(|| {
+            Error::new(
+                ErrorKind::Usage,
+                "no cache directory: set HOME or XDG_CACHE_HOME, or pass --cache-dir DIR",
+            )
+        })?;
+    let opts = FetchOptions {
+        cache,
+        update: args.update,
+        render: crate::build::RenderOptions {
+            load_restrictor: match args.load_restrictor {
+                LoadRestrictor::RootOnly => crate::fs::Restrictor::RootOnly,
+                LoadRestrictor::None => crate::fs::Restrictor::None,
+            },
+            ..crate::build::RenderOptions::default()
+        },
+    };
+    let report = fetch(&args.dir, &opts, warnings)?;
+    let _ = write!(std::io::stderr().lock(), "{}", describe(&report));
     Ok(())
 }
 
@@ -447,6 +503,7 @@ fn run_diff(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
             reorder: crate::build::OutputOrder::Unspecified,
             strict: false,
             reading: crate::build::Reading::Ahead,
+            cache_dir: None,
         };
         let rendered =
             crate::build::render_with(&crate::fs::DiskFs, &args.desired, &render_opts, warnings)?;

@@ -15,6 +15,7 @@ pub mod merge;
 pub mod output;
 pub mod patch_cmd;
 pub mod pattern;
+pub mod remote;
 pub mod resource;
 pub mod schema;
 pub mod source;

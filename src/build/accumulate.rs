@@ -169,22 +169,7 @@ pub fn parse_crd_definitions(file: &Arc<SourceFile>, shown: &str) -> Result<Node
 /// `host/org/repo` form (`api/internal/git/repospec.go`, `NewRepoSpecFromURL`). Asked only for
 /// paths that name nothing on disk.
 pub fn is_remote(path: &str) -> bool {
-    const PREFIXES: [&str; 9] = [
-        "http://",
-        "https://",
-        "git@",
-        "git::",
-        "ssh://",
-        "git://",
-        "github.com/",
-        "gitlab.com/",
-        "bitbucket.org/",
-    ];
-    PREFIXES.iter().any(|p| path.starts_with(p))
-        || path.contains("?ref=")
-        || path.contains("?version=")
-        || path.contains(".git//")
-        || path.ends_with(".git")
+    crate::remote::is_remote(path)
 }
 
 /// Where `field:` of the kustomization lists `value` (falling back to the field, then to the

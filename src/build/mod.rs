@@ -3,7 +3,8 @@
 //! `resources` (files and kustomization directories, recursively), then run the generators,
 //! then the components (which see and transform what is accumulated so far), then the
 //! transformers; at the root only, hash suffixes and dropping local-config objects. Resolves
-//! the kustomization graph (cycles, root escapes, remote URLs are errors naming the chain) and
+//! the kustomization graph (cycles and root escapes are errors naming the chain; remote bases
+//! come from `fs::remote`, pinned by `ply.lock`) and
 //! reads every file once per render. Owns no field semantics: generators live in `generate`,
 //! transformers in `transform`, merging in `merge`; reads files only through `fs`.
 
@@ -20,6 +21,7 @@ use std::sync::Arc;
 
 use crate::diag::{Error, ErrorKind, Result, Warnings};
 use crate::fasthash::FastMap;
+use crate::fs::remote::{LockedTrees, RemoteTree, RemoteTrees, WithCache};
 use crate::fs::{CachingDiskFs, FileKind, Fs, Restrictor};
 use crate::kustomization::{Loaded, load};
 use crate::resource::Gvk;
@@ -44,6 +46,9 @@ pub struct RenderOptions {
     pub strict: bool,
     /// Which thread reads and parses the files.
     pub reading: Reading,
+    /// Where fetched remote trees are cached (`--cache-dir`); `None` for the default
+    /// (`fs::remote::default_cache_dir`).
+    pub cache_dir: Option<PathBuf>,
 }
 
 /// Which thread of a render reads and parses its files. The output, errors and warnings are
@@ -113,11 +118,24 @@ pub fn render(dir: &Path, opts: &RenderOptions, warnings: &mut Warnings) -> Resu
     render_with(&CachingDiskFs::default(), dir, opts, warnings).map(|r| r.resources)
 }
 
-/// Renders the kustomization in `dir` from any file system.
+/// Renders the kustomization in `dir` from any file system; remote bases come from the
+/// cache as `dir`'s `ply.lock` pins them.
 pub fn render_with(
     fs: &dyn Fs,
     dir: &Path,
     opts: &RenderOptions,
+    warnings: &mut Warnings,
+) -> Result<Rendered> {
+    render_with_remotes(fs, dir, opts, None, warnings)
+}
+
+/// [`render_with`], finding remote bases through `remotes` (`ply fetch` passes the fetcher);
+/// `None` reads them through `dir`'s `ply.lock` and the cache.
+pub fn render_with_remotes(
+    fs: &dyn Fs,
+    dir: &Path,
+    opts: &RenderOptions,
+    remotes: Option<&dyn RemoteTrees>,
     warnings: &mut Warnings,
 ) -> Result<Rendered> {
     let abs = if dir.is_absolute() {
@@ -147,8 +165,31 @@ pub fn render_with(
     };
     let tables = FieldSpecTables::builtin()?;
     let ahead = ahead::Ahead::default();
+    let locked;
+    let remotes = match remotes {
+        Some(r) => r,
+        None => {
+            locked = LockedTrees::new(&root, opts.cache_dir.clone());
+            &locked
+        }
+    };
+    // Remote trees are read from the cache on the disk, whatever `fs` reads the rest from.
+    let mapped = WithCache {
+        inner: fs,
+        cache: remotes.cache_dir(),
+    };
+    let fs: &dyn Fs = &mapped;
     let (resources, crds, cache) = if opts.reading == Reading::OneThread {
-        build_root(fs, &root, opts, &tables, None, &mut |_| {}, warnings)?
+        build_root(
+            fs,
+            &root,
+            opts,
+            remotes,
+            &tables,
+            None,
+            &mut |_| {},
+            warnings,
+        )?
     } else {
         std::thread::scope(|scope| {
             let (ahead, root) = (&ahead, &root);
@@ -169,7 +210,16 @@ pub fn render_with(
                     Err(_) => {}
                 }
             };
-            let built = build_root(fs, root, opts, &tables, Some(ahead), &mut start, warnings);
+            let built = build_root(
+                fs,
+                root,
+                opts,
+                remotes,
+                &tables,
+                Some(ahead),
+                &mut start,
+                warnings,
+            );
             ahead.stop();
             // A reader that panicked (a bug) left its items to the build, which did them:
             // its panic is not the render's.
@@ -190,21 +240,32 @@ pub fn render_with(
 /// The resources of the root kustomization in `root` (canonical), finished; the crds and what
 /// was read come along. `ahead` is the reader thread's share, when one runs; `loaded_root` is
 /// called with the root kustomization once it is loaded.
+#[allow(clippy::too_many_arguments)] // reason: the render's context, passed once
 fn build_root(
     fs: &dyn Fs,
     root: &Path,
     opts: &RenderOptions,
+    remotes: &dyn RemoteTrees,
     tables: &FieldSpecTables,
     ahead: Option<&ahead::Ahead>,
     loaded_root: &mut dyn FnMut(Arc<Loaded>),
     warnings: &mut Warnings,
 ) -> Result<(Vec<Resource>, Vec<Node>, RenderCache)> {
+    // kustomize never lets a cloned kustomization leave its root
+    // (`newLoaderAtGitClone`, api/internal/loader/fileloader.go).
+    let remote_opts = RenderOptions {
+        load_restrictor: Restrictor::RootOnly,
+        ..opts.clone()
+    };
     let mut b = Builder {
         tables,
         config: BuildConfig::builtin(tables),
         vars: VarSet::default(),
         fs,
         opts,
+        remote_opts: &remote_opts,
+        remotes,
+        repos: Vec::new(),
         warnings,
         ahead,
         files: FastMap::default(),
@@ -253,7 +314,14 @@ struct Builder<'a> {
     /// Every var declared so far (`vars:`), bound to its object.
     vars: VarSet,
     fs: &'a dyn Fs,
+    /// The options of the kustomization being built: the render's, or `remote_opts` inside a
+    /// remote base.
     opts: &'a RenderOptions,
+    remote_opts: &'a RenderOptions,
+    /// Where remote bases are found.
+    remotes: &'a dyn RemoteTrees,
+    /// The remote bases being built, outermost first: the URL as written and its clone.
+    repos: Vec<(String, PathBuf)>,
     warnings: &'a mut Warnings,
     /// What the reader thread read ahead, when one runs.
     ahead: Option<&'a ahead::Ahead>,
@@ -377,6 +445,13 @@ impl Builder<'_> {
         let generators = self.plugin_configs(loaded, "generators", &k.generators)?;
         self.run_generator_plugins(loaded, &generators, &mut acc)?;
         for path in &k.components {
+            if crate::remote::is_remote(path) {
+                let tree = self.remote_tree(loaded, "components", path)?;
+                acc = self.in_remote(path, &tree, |b| {
+                    b.build_dir(&tree.root, acc, Some(Role::Component))
+                })?;
+                continue;
+            }
             let dir = self.resolve_dir(loaded, "components", path)?;
             acc = self.build_dir(&dir, acc, Some(Role::Component))?;
         }
@@ -431,6 +506,13 @@ impl Builder<'_> {
         }
         let target = crate::fs::join(&loaded.dir, path);
         let kind = self.fs.kind(&target);
+        // kustomize reads an entry as a file first, then as a base, and a base that parses
+        // as a git URL is cloned (`accumulateResources`, `FileLoader.New`).
+        if kind != Some(FileKind::File) && crate::remote::is_remote(path) {
+            let tree = self.remote_tree(loaded, field, path)?;
+            let built = self.in_remote(path, &tree, |b| b.build_base(path, &tree.root))?;
+            return index.append_all(acc, built, &|g: &Gvk| self.tables.is_cluster_scoped(g));
+        }
         match kind {
             Some(FileKind::File) => {
                 let file = self.resolve_file_at(loaded, field, path, &target, kind)?;
@@ -451,26 +533,82 @@ impl Builder<'_> {
             }
             Some(FileKind::Dir) => {
                 let dir = self.resolve_dir_at(loaded, field, path, &target, kind)?;
-                // A base starts from the built-in configuration; what it adds comes back up.
-                let fresh = self
-                    .spare_configs
-                    .pop()
-                    .unwrap_or_else(|| BuildConfig::builtin(self.tables));
-                let parent = std::mem::replace(&mut self.config, fresh);
-                self.plugin_state.meta.enter(path);
-                let built = self.build_dir(&dir, Vec::new(), Some(Role::Resource));
-                self.plugin_state.meta.leave();
-                let child = std::mem::replace(&mut self.config, parent);
-                let built = built?;
-                self.config.absorb(&child)?;
-                if !child.is_custom() {
-                    // Still the built-in configuration: the next base can start from it.
-                    self.spare_configs.push(child);
-                }
+                let built = self.build_base(path, &dir)?;
                 index.append_all(acc, built, &|g: &Gvk| self.tables.is_cluster_scoped(g))
             }
             None => Err(self.missing(loaded, field, path, &target)),
         }
+    }
+
+    /// The resources of the base `dir` (canonical), named `path` by its parent.
+    fn build_base(&mut self, path: &str, dir: &Path) -> Result<Vec<Resource>> {
+        // A base starts from the built-in configuration; what it adds comes back up.
+        let fresh = self
+            .spare_configs
+            .pop()
+            .unwrap_or_else(|| BuildConfig::builtin(self.tables));
+        let parent = std::mem::replace(&mut self.config, fresh);
+        self.plugin_state.meta.enter(path);
+        let built = self.build_dir(dir, Vec::new(), Some(Role::Resource));
+        self.plugin_state.meta.leave();
+        let child = std::mem::replace(&mut self.config, parent);
+        let built = built?;
+        self.config.absorb(&child)?;
+        if !child.is_custom() {
+            // Still the built-in configuration: the next base can start from it.
+            self.spare_configs.push(child);
+        }
+        Ok(built)
+    }
+
+    /// The tree of the remote base `url`, listed under `field` of `loaded`; errors located at
+    /// that line. kustomize's `errIfRepoCycle`: a URL that begins a remote base being built is
+    /// a cycle.
+    fn remote_tree(&self, loaded: &Loaded, field: &str, url: &str) -> Result<RemoteTree> {
+        let loc = || accumulate::item_location(loaded, field, url);
+        if let Some((outer, _)) = self.repos.iter().find(|(raw, _)| raw.starts_with(url)) {
+            return Err(Error::new(
+                ErrorKind::Cycle,
+                format!("cycle detected: URI '{url}' referenced by previous URI '{outer}'"),
+            )
+            .at(loc())
+            .label("leads back to a remote base being built"));
+        }
+        let meta = &self.plugin_state.meta;
+        if meta.origin || meta.transformers {
+            return Err(Error::new(
+                ErrorKind::Remote,
+                format!("buildMetadata annotations of remote bases are not supported yet: '{url}'"),
+            )
+            .at(loc())
+            .label("a remote base")
+            .help("kustomize records the repository and ref in them; drop originAnnotations and transformerAnnotations from buildMetadata"));
+        }
+        self.remotes.tree(self.fs, url).map_err(|e| {
+            let e = e.at(loc());
+            if e.label.is_none() {
+                e.label("a remote base")
+            } else {
+                e
+            }
+        })
+    }
+
+    /// Runs `build` inside the remote base `url` (whose tree is `tree`): the load restrictor
+    /// is root-only, and its bases must stay inside its clone.
+    fn in_remote<T>(
+        &mut self,
+        url: &str,
+        tree: &RemoteTree,
+        build: impl FnOnce(&mut Self) -> Result<T>,
+    ) -> Result<T> {
+        let outer = self.opts;
+        self.opts = self.remote_opts;
+        self.repos.push((url.to_string(), tree.clone.clone()));
+        let result = build(self);
+        self.repos.pop();
+        self.opts = outer;
+        result
     }
 
     /// The plugin configurations listed under `generators:` or `transformers:`: inline YAML,
@@ -609,6 +747,21 @@ impl Builder<'_> {
             )
             .at(loc())
             .help("name a kustomization directory by a path relative to this kustomization"));
+        }
+        // kustomize's `errIfGitContainmentViolation`: the bases of a cloned kustomization stay
+        // inside its clone.
+        if let Some((url, clone)) = self.repos.last() {
+            if !canonical.starts_with(clone) {
+                return Err(Error::new(
+                    ErrorKind::LoadRestriction,
+                    format!(
+                        "security; bases in kustomizations found in cloned git repos must be within the repo, but base '{}' is outside the clone of '{url}'",
+                        display_path(&canonical)
+                    ),
+                )
+                .at(loc())
+                .label("leaves the repository"));
+            }
         }
         // kustomize's `errIfArgEqualOrHigher`: a directory that is, or contains, one already on
         // the chain would recurse forever.
@@ -931,6 +1084,115 @@ mod tests {
         };
         let r = render_with(&fs, Path::new("/t/app"), &opts, &mut Warnings::default()).unwrap();
         assert_eq!(names(&r), ["cm"]);
+    }
+
+    /// Remote trees in memory: URL → (clone, kustomization root).
+    #[derive(Debug)]
+    struct FakeRemotes(Vec<(&'static str, &'static str, &'static str)>);
+
+    impl RemoteTrees for FakeRemotes {
+        fn tree(&self, _fs: &dyn Fs, url: &str) -> Result<RemoteTree> {
+            let (_, clone, root) = self
+                .0
+                .iter()
+                .find(|(u, _, _)| *u == url)
+                .ok_or_else(|| Error::new(ErrorKind::Remote, format!("no tree for {url}")))?;
+            Ok(RemoteTree {
+                clone: PathBuf::from(clone),
+                root: PathBuf::from(root),
+            })
+        }
+        fn cache_dir(&self) -> Option<&Path> {
+            None
+        }
+    }
+
+    const R: &str = "https://github.com/o/r//base?ref=v1";
+    const C: &str = "https://github.com/o/r//comp?ref=v1";
+
+    fn render_remote(fs: &MemFs, restrictor: Restrictor) -> Result<Rendered> {
+        let remotes = FakeRemotes(vec![
+            (R, "/cache/t1", "/cache/t1/base"),
+            (C, "/cache/t1", "/cache/t1/comp"),
+        ]);
+        let opts = RenderOptions {
+            load_restrictor: restrictor,
+            reorder: OutputOrder::None,
+            ..RenderOptions::default()
+        };
+        render_with_remotes(
+            fs,
+            Path::new("/t/app"),
+            &opts,
+            Some(&remotes),
+            &mut Warnings::default(),
+        )
+    }
+
+    /// A remote base and a remote component build like local ones; inside them the load
+    /// restrictor is root-only even when the render allows everything, and their bases stay
+    /// inside the clone (kustomize's `newLoaderAtGitClone`, `errIfGitContainmentViolation`).
+    #[test]
+    fn remote_bases_are_rooted_in_their_clone() {
+        let mut fs = MemFs::new();
+        fs.file(
+            "/t/app/kustomization.yaml",
+            format!("resources: [{R}, ../outside.yaml]\ncomponents: [{C}]\n"),
+        )
+        .file(
+            "/t/outside.yaml",
+            "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: sa\n",
+        )
+        .file(
+            "/cache/t1/base/kustomization.yaml",
+            "resources: [cm.yaml]\n",
+        )
+        .file("/cache/t1/base/cm.yaml", CM)
+        .file(
+            "/cache/t1/comp/kustomization.yaml",
+            "kind: Component\nnamePrefix: c-\n",
+        );
+        let r = render_remote(&fs, Restrictor::None).unwrap();
+        assert_eq!(names(&r), ["c-cm", "c-sa"]);
+
+        fs.file("/t/app/kustomization.yaml", format!("resources: [{R}]\n"))
+            .file(
+                "/cache/t1/base/kustomization.yaml",
+                "resources: [../up.yaml]\n",
+            )
+            .file("/cache/t1/up.yaml", CM);
+        let e = render_remote(&fs, Restrictor::None).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::LoadRestriction);
+
+        fs.file(
+            "/cache/t1/base/kustomization.yaml",
+            "resources: [../../../t/local]\n",
+        )
+        .file("/t/local/kustomization.yaml", "resources: []\n");
+        let e = render_remote(&fs, Restrictor::None).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::LoadRestriction);
+        assert!(
+            e.message.contains("must be within the repo"),
+            "{}",
+            e.message
+        );
+
+        // A remote base naming itself again is a cycle of URLs.
+        fs.file(
+            "/cache/t1/base/kustomization.yaml",
+            format!("resources: [{R}]\n"),
+        );
+        let e = render_remote(&fs, Restrictor::RootOnly).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Cycle);
+        assert!(
+            e.message.starts_with("cycle detected: URI"),
+            "{}",
+            e.message
+        );
+        assert_eq!(
+            e.location.unwrap().describe(),
+            "/cache/t1/base/kustomization.yaml:1:13"
+        );
     }
 
     /// The reader thread reads only what the build may read: not a resource or patch file

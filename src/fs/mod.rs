@@ -3,6 +3,8 @@
 //! ([`Restrictor`]): by default a kustomization may read files only inside its own directory
 //! tree. The only module that reads the disk. Knows no YAML and no kustomization fields.
 
+pub mod remote;
+
 use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
 use std::io;
@@ -523,7 +525,7 @@ fn allowed(restrictor: Restrictor, root: &Path, canonical: &Path) -> bool {
 
 /// `canonical` is `root` or below it, by bytes: the common case, cheaper than comparing
 /// components (a `false` may still be a match by components, say with `//` or `/./` inside).
-fn below(root: &Path, canonical: &Path) -> bool {
+pub(crate) fn below(root: &Path, canonical: &Path) -> bool {
     let (root, path) = (
         root.as_os_str().as_encoded_bytes(),
         canonical.as_os_str().as_encoded_bytes(),
