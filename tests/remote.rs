@@ -622,3 +622,21 @@ fn submodules_only_when_asked() {
     assert!(err.contains("../vendor/sub/base"), "{err}");
     let _ = std::fs::remove_dir_all(&t);
 }
+
+/// A kustomization without remote bases gets no lock file.
+#[test]
+fn no_remote_bases_no_lock() {
+    let t = temp("none");
+    std::fs::write(t.join("kustomization.yaml"), "resources: [cm.yaml]\n").unwrap();
+    std::fs::write(
+        t.join("cm.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n",
+    )
+    .unwrap();
+    let cache = t.join("cache").display().to_string();
+    let out = ply(&t, &["fetch", ".", "--cache-dir", &cache]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stderr), "no remote bases: no lock written\n");
+    assert!(!t.join("ply.lock").exists());
+    let _ = std::fs::remove_dir_all(&t);
+}

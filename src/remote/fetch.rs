@@ -91,7 +91,9 @@ pub fn fetch(dir: &Path, opts: &FetchOptions, warnings: &mut Warnings) -> Result
     };
     let text = lock.to_text();
     let before = std::fs::read_to_string(&lock_path).ok();
-    let lock_changed = before.as_deref() != Some(text.as_str());
+    // No remote bases and no lock: nothing to pin, no file to write.
+    let lock_changed =
+        before.as_deref() != Some(text.as_str()) && !(old.is_none() && lock.pins.is_empty());
     if lock_changed {
         crate::output::write_atomic(&lock_path, text.as_bytes())?;
     }
@@ -406,7 +408,9 @@ pub fn describe(report: &FetchReport) -> String {
         out.push_str(&format!("{what}: {url} at {short}\n"));
     }
     let lock = display_path(&report.lock_path);
-    if report.lock_changed {
+    if report.urls.is_empty() && !report.lock_path.exists() {
+        out.push_str("no remote bases: no lock written\n");
+    } else if report.lock_changed {
         out.push_str(&format!(
             "wrote {lock} ({} remote bases)\n",
             report.urls.len()
