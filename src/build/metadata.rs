@@ -162,6 +162,25 @@ pub fn annotate_generated(
     }
 }
 
+/// After a transformer ran: a resource without an origin (a patch removed its annotations)
+/// takes the transformer's, as kustomize's `resWrangler.AddTransformerAnnotation` does after
+/// every transformer when origins are tracked ("we assume that the transformer generated the
+/// resource").
+pub fn adopt_orphans(acc: &mut [Resource], configured_in: &str, kind: &str, name: Option<&str>) {
+    for r in acc.iter_mut() {
+        if r.node
+            .str_at(&["metadata", "annotations", ORIGIN])
+            .is_none()
+        {
+            let value = format!(
+                "configuredIn: {configured_in}\n{}",
+                configured_by(kind, name, "")
+            );
+            set_annotation(&mut r.node, ORIGIN, value);
+        }
+    }
+}
+
 /// Origins of the resources by original id (to restore after a generator replaced one).
 pub fn origins(acc: &[Resource]) -> HashMap<ResId, String> {
     acc.iter()
@@ -248,22 +267,39 @@ pub fn finish(acc: &mut [Resource], meta: &Meta) {
                 );
             }
         }
-        let Some(Node::Map(m)) = r.node.get_path_mut(&["metadata", "annotations"]) else {
+        if meta.origin && meta.transformers {
             continue;
-        };
-        let mut changed = false;
-        if !meta.origin {
-            changed |= m.shift_remove(ORIGIN).is_some();
         }
-        if !meta.transformers {
-            changed |= m.shift_remove(TRANSFORMATIONS).is_some();
+        if let Some(Node::Map(m)) = r.node.get_path_mut(&["metadata", "annotations"]) {
+            if !meta.origin {
+                m.shift_remove(ORIGIN);
+            }
+            if !meta.transformers {
+                m.shift_remove(TRANSFORMATIONS);
+            }
         }
-        if changed
-            && m.is_empty()
-            && let Some(Node::Map(meta_map)) = r.node.get_mut("metadata")
-        {
-            meta_map.shift_remove("annotations");
-        }
+        drop_empty_annotations(&mut r.node);
+    }
+}
+
+/// Removes a top-level `metadata.annotations` that holds nothing: null, `{}`, `[]` or a
+/// scalar. kustomize's cleanup of build annotations (`Resource.SetOrigin(nil)`,
+/// `ClearTransformations`, run on every resource unless both annotations were asked for)
+/// reads the annotations as a map of strings and writes them back through kyaml's
+/// `RNode.setMapInMetadata`, which clears the field and writes it only when the map is not
+/// empty (`kyaml/yaml/rnode.go`). `labels` and nested annotations are not touched.
+pub fn drop_empty_annotations(node: &mut Node) {
+    let Some(Node::Map(meta_map)) = node.get_mut("metadata") else {
+        return;
+    };
+    let empty = match meta_map.get("annotations") {
+        Some(Node::Map(m)) => m.is_empty(),
+        Some(Node::Seq(s)) => s.is_empty(),
+        Some(_) => true,
+        None => false,
+    };
+    if empty {
+        meta_map.shift_remove("annotations");
     }
 }
 

@@ -378,15 +378,20 @@ impl Builder<'_> {
         self.run_generator_plugins(loaded, &generators, &mut acc)?;
         for path in &k.components {
             let dir = self.resolve_dir(loaded, "components", path)?;
-            acc = self.build_dir(&dir, acc, Some(Role::Component))?;
+            // Origins name a component's files through its directory, as they do a base's
+            // (`accumulateComponents` appends the path to the origin).
+            self.plugin_state.meta.enter(path);
+            let built = self.build_dir(&dir, acc, Some(Role::Component));
+            self.plugin_state.meta.leave();
+            acc = built?;
         }
         let patches = self.load_patches(loaded)?;
-        self.apply_patches(&patches.early, &mut acc)?;
+        self.apply_field_patches(loaded, &patches.early, &mut acc)?;
         // Lent out for the transformers instead of cloned per kustomization (the JSON patches
         // run in between use `self.tables`, not the configuration).
         let fields = std::mem::take(&mut self.config.fields);
         let transformed = steps::transform(loaded, &mut acc, &fields, &mut |acc| {
-            self.apply_patches(&patches.json6902, acc)
+            self.apply_field_patches(loaded, &patches.json6902, acc)
         });
         self.config.fields = fields;
         transformed?;

@@ -314,6 +314,7 @@ pub fn finish_root(
             "config.kubernetes.io/local-config",
         ]) != Some("true")
     });
+    super::ids::check_unique(resources, &|g: &Gvk| config.fields.is_cluster_scoped(g))?;
     let choice = transform::sort::choose(
         root.kustomization.sort_options.as_ref(),
         opts.reorder,
