@@ -92,6 +92,11 @@ pub struct RenderArgs {
     /// then takes every file from it).
     #[arg(long, hide = true, conflicts_with = "single_thread")]
     pub read_ahead_first: bool,
+    /// The value `buildMetadata: [managedByLabel]` gives the label
+    /// app.kubernetes.io/managed-by (default: `kustomize-(devel)`, what `kubectl kustomize`
+    /// writes, so that switching tools does not relabel live objects).
+    #[arg(long, value_name = "VALUE")]
+    pub managed_by_value: Option<String>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -298,6 +303,7 @@ fn run_render(args: &RenderArgs, warnings: &mut Warnings) -> Result<(), Error> {
             (false, true) => Reading::AheadFirst,
             (false, false) => Reading::Ahead,
         },
+        managed_by_value: args.managed_by_value.clone(),
     };
     let target = match (&args.output, &args.output_dir) {
         (_, Some(dir)) => Target::Dir(dir.clone()),
@@ -447,6 +453,7 @@ fn run_diff(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
             reorder: crate::build::OutputOrder::Unspecified,
             strict: false,
             reading: crate::build::Reading::Ahead,
+            managed_by_value: None,
         };
         let rendered =
             crate::build::render_with(&crate::fs::DiskFs, &args.desired, &render_opts, warnings)?;

@@ -3,7 +3,8 @@
 //! (`config.kubernetes.io/origin`: the file a resource came from, or the generator that made
 //! it, with paths relative to the root), `transformerAnnotations`
 //! (`alpha.config.kubernetes.io/transformations`: every transformer that ran over a resource),
-//! and `managedByLabel` (`app.kubernetes.io/managed-by`; ply writes its own name and version).
+//! and `managedByLabel` (`app.kubernetes.io/managed-by`; ply writes what `kubectl kustomize`
+//! writes, or the value given with `--managed-by-value`).
 //! The annotations live in the objects during the build, as in kustomize, and are removed at
 //! the end unless asked for.
 
@@ -16,6 +17,11 @@ use crate::yaml::Node;
 pub const ORIGIN: &str = "config.kubernetes.io/origin";
 pub const TRANSFORMATIONS: &str = "alpha.config.kubernetes.io/transformations";
 pub const MANAGED_BY: &str = "app.kubernetes.io/managed-by";
+/// What `kubectl kustomize` writes under [`MANAGED_BY`]: `kustomize-` and the version of the
+/// kustomize module it was built with, which a kubectl build does not stamp
+/// (`provenance.GetProvenance().Semver()` in `api/krusty/kustomizer.go` gives `(devel)`).
+/// Writing the same keeps live objects from being relabelled when a team switches tools.
+pub const KUBECTL_MANAGED_BY: &str = "kustomize-(devel)";
 
 /// What the root asked for, and where the build is (relative to the root).
 #[derive(Debug, Default)]
@@ -253,7 +259,7 @@ pub fn field_transformers(loaded: &Loaded) -> Vec<&'static str> {
 
 /// The end of a render: the managed-by label when asked for, and the annotations not asked
 /// for removed (kustomize removes them even when an input carried them).
-pub fn finish(acc: &mut [Resource], meta: &Meta) {
+pub fn finish(acc: &mut [Resource], meta: &Meta, managed_by_value: Option<&str>) {
     for r in acc.iter_mut() {
         if meta.managed_by {
             let labels = r.node.ensure_path(&["metadata", "labels"]);
@@ -263,7 +269,7 @@ pub fn finish(acc: &mut [Resource], meta: &Meta) {
             if let Node::Map(m) = labels {
                 m.insert(
                     MANAGED_BY.into(),
-                    Node::str(format!("ply-v{}", env!("CARGO_PKG_VERSION"))),
+                    Node::str(managed_by_value.unwrap_or(KUBECTL_MANAGED_BY)),
                 );
             }
         }

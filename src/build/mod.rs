@@ -44,6 +44,10 @@ pub struct RenderOptions {
     pub strict: bool,
     /// Which thread reads and parses the files.
     pub reading: Reading,
+    /// `--managed-by-value`: the value of `app.kubernetes.io/managed-by` that
+    /// `buildMetadata: [managedByLabel]` writes; `None` writes what `kubectl kustomize` writes
+    /// ([`metadata::KUBECTL_MANAGED_BY`]).
+    pub managed_by_value: Option<String>,
 }
 
 /// Which thread of a render reads and parses its files. The output, errors and warnings are
@@ -226,7 +230,11 @@ fn build_root(
         &b.vars,
         b.warnings,
     )?;
-    metadata::finish(&mut resources, &b.plugin_state.meta);
+    metadata::finish(
+        &mut resources,
+        &b.plugin_state.meta,
+        opts.managed_by_value.as_deref(),
+    );
     let cache = RenderCache {
         _files: b.files,
         _kustomizations: b.kustomizations,
