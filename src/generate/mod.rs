@@ -11,7 +11,7 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 
 use crate::diag::{Error, ErrorKind, Result};
 use crate::kustomization::{GeneratorArgs, GeneratorOptions};
-use crate::resource::{IdRef, ResId, Resource};
+use crate::resource::{IdRef, ResId, Resource, string_maps};
 use crate::yaml::{Map, Node};
 
 pub use hash::{apply_hash_suffixes, hash_of};
@@ -348,8 +348,16 @@ fn merge_into(new: &mut Resource, old: &Resource, merge_data: bool) -> Result<()
     let mut base = Node::empty_map();
     let mut patch = Node::empty_map();
     for path in &fields {
+        // kustomize reads the base object's maps as strings of their source text
+        // (`GetLabels`, `GetAnnotations`, `GetDataMap`): `true` → "true", `0o17` → "0o17", and a
+        // null data value → "".
         if let Some(v @ Node::Map(_)) = old.node.get_path(path) {
-            *base.ensure_path(path) = v.clone();
+            let text = if path[0] == "metadata" {
+                string_maps::meta_value_text
+            } else {
+                string_maps::data_value_text
+            };
+            *base.ensure_path(path) = Node::Map(string_maps::read(v, text));
         }
         if let Some(v @ Node::Map(_)) = new.node.get_path(path) {
             *patch.ensure_path(path) = v.clone();

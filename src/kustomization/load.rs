@@ -287,7 +287,8 @@ fn is_empty(node: &Node) -> bool {
 }
 
 fn is_empty_value(v: &Node) -> bool {
-    match v {
+    match v.unspelled() {
+        Node::Spelled(_) => unreachable!("`unspelled` never returns a spelled node"),
         Node::Null => true,
         Node::Str(s) => s.is_empty(),
         // Go tells an empty list or map (set) from a missing one.
