@@ -79,6 +79,18 @@ pub fn restring_meta(node: &mut Node, field: &str) {
     write_meta(node, field, entries);
 }
 
+/// A strategic merge patch as kustomize prepares it before applying it to the objects a
+/// `patches:` target or a `patchesStrategicMerge` entry selects (`resWrangler.ApplySmPatch`:
+/// `patchCopy.CopyMergeMetaDataFieldsFrom(patch)`): its labels and annotations become strings
+/// of their source text (a `null` label value is the string "null", no longer a deletion), and
+/// empty ones are dropped.
+pub fn copy_merge_metadata(patch: &Node) -> Node {
+    let mut p = patch.clone();
+    restring_meta(&mut p, "labels");
+    restring_meta(&mut p, "annotations");
+    p
+}
+
 /// Why kustomize cannot print an annotations map it rewrote, if it cannot: it writes keys
 /// untagged and plain (`yaml.NewScalarRNode`), so a key that go-yaml v3 reads as a number, a
 /// boolean, null or a timestamp comes back as one, and the JSON step fails (`json: unsupported
