@@ -3,6 +3,7 @@
 //! the YAML crate) and writing in `emit.rs` (the only writer).
 
 pub mod de;
+mod dialect;
 pub mod emit;
 mod folded;
 pub mod json;

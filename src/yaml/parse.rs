@@ -79,6 +79,11 @@ fn parse_documents_with(text: &str, yaml11: bool) -> Result<Vec<ParsedDoc>, Pars
         Some(rest) => (rest, '\u{FEFF}'.len_utf8()),
         None => (text, 0),
     };
+    let renamed = super::dialect::check(text).map_err(|mut e| {
+        e.offset = e.offset.map(|o| o + shift);
+        e
+    })?;
+    let text = renamed.as_deref().unwrap_or(text);
     let starts = document_starts(text);
     let mut docs = Vec::new();
     let seed = NodeSeed {
