@@ -173,6 +173,20 @@ fn make(
         let mut binary = Map::default();
         for (k, v) in pairs {
             match String::from_utf8(v) {
+                // kustomize builds the ConfigMap as YAML text with go-yaml v3 and reads it
+                // back; a value whose first line starts with a tab and that holds a line break
+                // is written as a literal block go-yaml cannot read.
+                Ok(s) if string_maps::literal_fails_to_reread(&s) => {
+                    return Err(Error::new(
+                        ErrorKind::Generator,
+                        format!(
+                            "{what} {name:?}: the value of {k:?} starts with a tab and holds a \
+                             line break; kustomize fails on it (yaml: found a tab character \
+                             where an indentation space is expected)"
+                        ),
+                    )
+                    .help("start the value with something other than a tab, or put it in a secretGenerator"));
+                }
                 Ok(s) => {
                     data.insert(k, Node::Str(s));
                 }
