@@ -295,6 +295,11 @@ impl Builder<'_> {
         };
         let k = loaded;
         steps::check_supported(&k)?;
+        if self.opts.strict
+            && let Some(repeated) = k.repeated_keys.first()
+        {
+            return Err(repeated.clone());
+        }
         self.kustomizations
             .insert(path_key(dir.to_path_buf()), Arc::clone(&k));
         Ok(k)

@@ -72,7 +72,33 @@ pub fn parse_config_one(text: &str) -> Result<Node, ParseError> {
     one_of(parse_config_documents(text)?)
 }
 
+/// A key written twice in one mapping; the later value is kept.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Repeated {
+    pub key: String,
+    /// Byte offsets of the two keys (where each key's text ends), when known.
+    pub first: Option<usize>,
+    pub second: Option<usize>,
+}
+
+/// [`parse_config_one`] for a kustomization: a key repeated in a mapping does not fail; the
+/// last one wins, as when kustomize reads the file (sigs.k8s.io/yaml: go-yaml v2 decodes into
+/// a Go map, which keeps the last value). The repeated keys are returned.
+pub fn parse_config_one_keeping_last(text: &str) -> Result<(Node, Vec<Repeated>), ParseError> {
+    let repeats = std::cell::RefCell::new(Vec::new());
+    let node = one_of(parse_documents_in(text, true, Some(&repeats))?)?;
+    Ok((node, repeats.into_inner()))
+}
+
 fn parse_documents_with(text: &str, yaml11: bool) -> Result<Vec<ParsedDoc>, ParseError> {
+    parse_documents_in(text, yaml11, None)
+}
+
+fn parse_documents_in<'t>(
+    text: &'t str,
+    yaml11: bool,
+    repeats: Option<&'t std::cell::RefCell<Vec<Repeated>>>,
+) -> Result<Vec<ParsedDoc>, ParseError> {
     // A byte order mark opening the file is not content (serde_yaml trips over it when more
     // than one key follows; go-yaml skips it). Offsets stay offsets into `text`.
     let (text, shift) = match text.strip_prefix('\u{FEFF}') {
@@ -87,7 +113,11 @@ fn parse_documents_with(text: &str, yaml11: bool) -> Result<Vec<ParsedDoc>, Pars
     let starts = document_starts(text);
     let mut docs = Vec::new();
     let seed = NodeSeed {
-        text: Some(Text { text, yaml11 }),
+        text: Some(Text {
+            text,
+            yaml11,
+            repeats,
+        }),
         tagged: false,
         ctx: Ctx::Root,
         after_key: None,
@@ -179,6 +209,9 @@ impl<'de> Deserialize<'de> for Node {
 #[derive(Clone, Copy)]
 struct Text<'t> {
     text: &'t str,
+    /// Where repeated keys are recorded when the last one is kept (kustomize's own files,
+    /// read by go-yaml v2 into Go maps); `None`: a repeated key is an error.
+    repeats: Option<&'t std::cell::RefCell<Vec<Repeated>>>,
     /// Plain `y`/`yes`/`on`/`n`/`no`/`off` (in their case forms) are booleans.
     yaml11: bool,
 }
@@ -599,6 +632,8 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
             Default::default(),
         );
         let mut merges: Vec<Node> = Vec::new();
+        let repeats = self.text.and_then(|t| t.repeats);
+        let mut key_ends: Vec<Option<usize>> = Vec::new();
         while let Some(key) = access.next_key_seed(KeySeed { text: self.text })? {
             let (key, after_key) = match key {
                 Key::Merge => {
@@ -616,10 +651,20 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
                 Ctx::Other
             };
             let value = access.next_value_seed(self.seed(ctx, after_key))?;
-            if map.contains_key(&key) {
-                return Err(de::Error::custom(format!(
-                    "mapping key \"{key}\" already defined"
-                )));
+            if let Some(i) = map.get_index_of(&key) {
+                let Some(repeats) = repeats else {
+                    return Err(de::Error::custom(format!(
+                        "mapping key \"{key}\" already defined"
+                    )));
+                };
+                repeats.borrow_mut().push(Repeated {
+                    key: key.clone(),
+                    first: key_ends.get(i).copied().flatten(),
+                    second: after_key,
+                });
+                key_ends[i] = after_key;
+            } else if repeats.is_some() {
+                key_ends.push(after_key);
             }
             map.insert(key, value);
         }
