@@ -371,6 +371,11 @@ impl Builder<'_> {
         };
         let k = loaded;
         steps::check_supported(&k)?;
+        if self.opts.strict
+            && let Some(repeated) = k.repeated_keys.first()
+        {
+            return Err(repeated.clone());
+        }
         self.kustomizations
             .insert(path_key(dir.to_path_buf()), Arc::clone(&k));
         Ok(k)
@@ -1150,7 +1155,7 @@ mod tests {
         let mut fs = MemFs::new();
         fs.file(
             "/t/app/kustomization.yaml",
-            format!("resources: [{R}, ../outside.yaml]\ncomponents: [{C}]\n"),
+            format!("resources:\n- {R}\n- ../outside.yaml\ncomponents:\n- {C}\n"),
         )
         .file(
             "/t/outside.yaml",
@@ -1168,7 +1173,7 @@ mod tests {
         let r = render_remote(&fs, Restrictor::None).unwrap();
         assert_eq!(names(&r), ["c-cm", "c-sa"]);
 
-        fs.file("/t/app/kustomization.yaml", format!("resources: [{R}]\n"))
+        fs.file("/t/app/kustomization.yaml", format!("resources:\n- {R}\n"))
             .file(
                 "/cache/t1/base/kustomization.yaml",
                 "resources: [../up.yaml]\n",
@@ -1193,7 +1198,7 @@ mod tests {
         // A remote base naming itself again is a cycle of URLs.
         fs.file(
             "/cache/t1/base/kustomization.yaml",
-            format!("resources: [{R}]\n"),
+            format!("resources:\n- {R}\n"),
         );
         let e = render_remote(&fs, Restrictor::RootOnly).unwrap_err();
         assert_eq!(e.kind, ErrorKind::Cycle);
@@ -1204,7 +1209,7 @@ mod tests {
         );
         assert_eq!(
             e.location.unwrap().describe(),
-            "/cache/t1/base/kustomization.yaml:1:13"
+            "/cache/t1/base/kustomization.yaml:2:3"
         );
     }
 

@@ -15,7 +15,7 @@ use crate::pattern::Anchored;
 use crate::diag::{Error, ErrorKind, Result, Warnings};
 use crate::kustomization::Selector;
 use crate::merge::{json6902, smp};
-use crate::resource::{Gvk, IdRef, ResId, Resource, gvk_parts};
+use crate::resource::{Gvk, IdRef, ResId, Resource, gvk_parts, string_maps};
 use crate::schema::Schema;
 use crate::source::Location;
 use crate::yaml::{Node, parse_documents};
@@ -372,6 +372,7 @@ fn apply_one(
                 cx,
                 warnings,
             )?;
+            let doc = &string_maps::copy_merge_metadata(doc);
             for i in chosen {
                 smp_into(slots, index, i, doc, p, cx).map_err(|e| {
                     located(Error::new(
@@ -384,6 +385,15 @@ fn apply_one(
         }
         (Body::Smp(docs), _) => {
             for (doc, loc) in docs {
+                // `patchesStrategicMerge` goes through `resWrangler.ApplySmPatch` too; an
+                // untargeted `patches:` entry does not (`Resource.ApplySmPatch` directly).
+                let prepared;
+                let doc = if p.flavor == Flavor::StrategicMerge {
+                    prepared = string_maps::copy_merge_metadata(doc);
+                    &prepared
+                } else {
+                    doc
+                };
                 let id = ResId::of(doc);
                 let found = index.get(&id, cx.cluster_scoped).to_vec();
                 let found: Vec<usize> = found

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use crate::diag::{Error, ErrorKind, Result, Warnings};
 use crate::fs::{FileKind, Fs};
 use crate::kustomization::{Kustomization, Loaded};
+use crate::resource::string_maps;
 use crate::resource::{Gvk, Resource};
 use crate::source::{Location, display_path};
 use crate::transform::configurations::BuildConfig;
@@ -317,7 +318,7 @@ pub fn finish_root(
         &|g: &Gvk| config.fields.is_cluster_scoped(g),
     )?;
     transform::vars::resolve_vars(resources, vars, &config.refs.var_reference, warnings)?;
-    stringify_annotations(resources);
+    stringify_annotations(resources)?;
     resources.retain(|r| {
         r.node.str_at(&[
             "metadata",
@@ -409,22 +410,33 @@ pub fn bind_vars(
 }
 
 /// kustomize reads every object's annotations as strings and writes them back when it strips
-/// its build annotations (`Resource.RemoveBuildAnnotations`, run on the whole output by
-/// `api/krusty/kustomizer.go`), so `port: 8080` under `metadata.annotations` prints as
-/// `"8080"`. ply keeps no original text for numbers: `1.50` prints as `"1.5"`, and an empty
-/// value as `""`.
-fn stringify_annotations(resources: &mut [Resource]) {
+/// its build annotations (`Resource.RemoveBuildAnnotations`, `SetOrigin(nil)`, run on the whole
+/// output by `api/krusty/kustomizer.go`): each value becomes its source text (`port: 8080` →
+/// `"8080"`, `True` → `"True"`, a map → `""`), an empty map is dropped, and a map kustomize
+/// then cannot print fails the build ([`string_maps::unprintable`]).
+fn stringify_annotations(resources: &mut [Resource]) -> Result<()> {
     for r in resources {
-        let Some(Node::Map(m)) = r.node.get_path_mut(&["metadata", "annotations"]) else {
-            continue;
-        };
-        for v in m.values_mut() {
-            let text = match &*v {
-                Node::Str(_) | Node::Seq(_) | Node::Map(_) => continue,
-                Node::Null => String::new(),
-                other => other.scalar_text().unwrap_or_default(),
-            };
-            *v = Node::Str(text);
+        string_maps::restring_meta(&mut r.node, "annotations");
+        if let Some(m) = r
+            .node
+            .get_path(&["metadata", "annotations"])
+            .and_then(Node::as_map)
+            && let Some(why) = string_maps::unprintable(m)
+        {
+            return Err(Error::new(
+                ErrorKind::InvalidResource,
+                format!(
+                    "kustomize cannot print the annotations of {}: {why}",
+                    r.id()
+                ),
+            )
+            .at_opt(r.origin.clone())
+            .label("this object")
+            .help(
+                "kustomize fails on this object: give the annotation a key that reads as a \
+                 string unquoted, or a value whose first line does not start with a tab",
+            ));
         }
     }
+    Ok(())
 }

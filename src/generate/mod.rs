@@ -11,7 +11,7 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 
 use crate::diag::{Error, ErrorKind, Result};
 use crate::kustomization::{GeneratorArgs, GeneratorOptions};
-use crate::resource::{IdRef, ResId, Resource};
+use crate::resource::{IdRef, ResId, Resource, string_maps};
 use crate::yaml::{Map, Node};
 
 pub use hash::{apply_hash_suffixes, hash_of};
@@ -173,6 +173,20 @@ fn make(
         let mut binary = Map::default();
         for (k, v) in pairs {
             match String::from_utf8(v) {
+                // kustomize builds the ConfigMap as YAML text with go-yaml v3 and reads it
+                // back; a value whose first line starts with a tab and that holds a line break
+                // is written as a literal block go-yaml cannot read.
+                Ok(s) if string_maps::literal_fails_to_reread(&s) => {
+                    return Err(Error::new(
+                        ErrorKind::Generator,
+                        format!(
+                            "{what} {name:?}: the value of {k:?} starts with a tab and holds a \
+                             line break; kustomize fails on it (yaml: found a tab character \
+                             where an indentation space is expected)"
+                        ),
+                    )
+                    .help("start the value with something other than a tab, or put it in a secretGenerator"));
+                }
                 Ok(s) => {
                     data.insert(k, Node::Str(s));
                 }
@@ -348,8 +362,16 @@ fn merge_into(new: &mut Resource, old: &Resource, merge_data: bool) -> Result<()
     let mut base = Node::empty_map();
     let mut patch = Node::empty_map();
     for path in &fields {
+        // kustomize reads the base object's maps as strings of their source text
+        // (`GetLabels`, `GetAnnotations`, `GetDataMap`): `true` → "true", `0o17` → "0o17", and a
+        // null data value → "".
         if let Some(v @ Node::Map(_)) = old.node.get_path(path) {
-            *base.ensure_path(path) = v.clone();
+            let text = if path[0] == "metadata" {
+                string_maps::meta_value_text
+            } else {
+                string_maps::data_value_text
+            };
+            *base.ensure_path(path) = Node::Map(string_maps::read(v, text));
         }
         if let Some(v @ Node::Map(_)) = new.node.get_path(path) {
             *patch.ensure_path(path) = v.clone();

@@ -12,7 +12,7 @@ use crate::fs::{FileKind, Fs};
 use crate::source::{Location, SourceFile, display_path};
 use crate::yaml::de::PathSeg;
 use crate::yaml::de::from_node_strict;
-use crate::yaml::{Node, parse::parse_config_one};
+use crate::yaml::{Node, parse::parse_config_one_keeping_last};
 
 use super::Kustomization;
 
@@ -43,6 +43,8 @@ pub struct Loaded {
     pub file: Arc<SourceFile>,
     /// The directory, canonical.
     pub dir: PathBuf,
+    /// Keys written twice (the last one read), as the errors `--strict` makes of them.
+    pub repeated_keys: Vec<Error>,
 }
 
 impl Loaded {
@@ -97,11 +99,12 @@ pub fn load(fs: &dyn Fs, dir: &Path, warnings: &mut Warnings) -> Result<Loaded> 
     let path = find_file(fs, dir)?;
     let text = fs.read_to_string(&path).map_err(|e| Error::io(&path, &e))?;
     let file = SourceFile::new(&path, text);
-    let kustomization = decode(&file, warnings)?;
+    let (kustomization, repeated_keys) = decode_full(&file, warnings)?;
     Ok(Loaded {
         kustomization,
         file,
         dir: dir.to_path_buf(),
+        repeated_keys,
     })
 }
 
@@ -111,18 +114,45 @@ pub fn load(fs: &dyn Fs, dir: &Path, warnings: &mut Warnings) -> Result<Loaded> 
 pub fn decode(file: &Arc<SourceFile>, warnings: &mut Warnings) -> Result<Kustomization> {
     // sigs.k8s.io/yaml reads the kustomization with go-yaml v2: plain `y`, `yes`, `on` (and
     // their negatives) are booleans, which its typed decode then refuses for string fields.
-    let parsed = parse_config_one(&file.text).or_else(|e| {
-        // kustomize reads the kustomization with sigs.k8s.io/yaml (go-yaml v2), where a repeated
-        // key replaces the earlier one; the YAML parser refuses them. Repeated top-level keys
-        // are read as kustomize reads them.
-        match last_top_level_keys(&file.text) {
-            Some(text) if e.message.contains("already defined") => {
-                parse_config_one(&text).map_err(|_| e)
-            }
-            _ => Err(e),
+    decode_full(file, warnings).map(|(k, _)| k)
+}
+
+/// [`decode`], also returning the repeated keys as `--strict` refuses them.
+pub fn decode_full(
+    file: &Arc<SourceFile>,
+    warnings: &mut Warnings,
+) -> Result<(Kustomization, Vec<Error>)> {
+    // kustomize reads the kustomization with sigs.k8s.io/yaml (go-yaml v2 into Go maps), where
+    // a repeated key, at any depth, replaces the earlier one: so does ply, with a warning.
+    let parsed = parse_config_one_keeping_last(&file.text);
+    let mut repeated = Vec::new();
+    if let Ok((_, repeats)) = &parsed {
+        for r in repeats {
+            let line = |o: Option<usize>| {
+                o.map_or_else(|| "?".to_string(), |o| file.line_col(o).0.to_string())
+            };
+            let message = format!(
+                "{}: key {:?} is written twice (lines {} and {}); the last one wins, as in \
+                 kustomize, and the first is ignored",
+                file.display,
+                r.key,
+                line(r.first),
+                line(r.second)
+            );
+            warnings.warn(message.clone());
+            repeated.push(
+                Error::new(ErrorKind::Strict, message)
+                    .at_opt(
+                        r.second.map(|o| {
+                            Location::line_at(Arc::clone(file), line_start(&file.text, o))
+                        }),
+                    )
+                    .label("written again here")
+                    .help("remove one of the two; without --strict (PLY_STRICT) this is a warning"),
+            );
         }
-    });
-    let node = parsed.map_err(|e| {
+    }
+    let node = parsed.map(|(n, _)| n).map_err(|e| {
         Error::new(ErrorKind::Yaml, format!("invalid YAML: {}", e.message)).at_opt(
             e.offset
                 .map(|o| Location::line_at(Arc::clone(file), line_start(&file.text, o))),
@@ -222,54 +252,7 @@ pub fn decode(file: &Arc<SourceFile>, warnings: &mut Warnings) -> Result<Kustomi
     if kind.is_empty() {
         k.kind = Some(KUSTOMIZATION_KIND.to_string());
     }
-    Ok(k)
-}
-
-/// The text with every top-level `key:` block but the last of each key removed; `None` when no
-/// key repeats (or the text holds several documents).
-fn last_top_level_keys(text: &str) -> Option<String> {
-    let mut blocks: Vec<(Option<String>, String)> = vec![(None, String::new())];
-    for line in text.split_inclusive('\n') {
-        if line.starts_with("---") || line.starts_with("...") {
-            return None;
-        }
-        let starts_key = line
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '"' || c == '\'');
-        let key = starts_key
-            .then(|| {
-                line.split_once(':')
-                    .map(|(k, _)| k.trim().trim_matches(['"', '\'']).to_string())
-            })
-            .flatten();
-        match key {
-            Some(k) => blocks.push((Some(k), line.to_string())),
-            None => {
-                if let Some(last) = blocks.last_mut() {
-                    last.1.push_str(line);
-                }
-            }
-        }
-    }
-    let mut last_index = std::collections::HashMap::new();
-    for (i, (k, _)) in blocks.iter().enumerate() {
-        if let Some(k) = k {
-            last_index.insert(k.clone(), i);
-        }
-    }
-    let repeated = last_index.len() < blocks.iter().filter(|(k, _)| k.is_some()).count();
-    if !repeated {
-        return None;
-    }
-    Some(
-        blocks
-            .iter()
-            .enumerate()
-            .filter(|(i, (k, _))| k.as_ref().is_none_or(|k| last_index.get(k) == Some(i)))
-            .map(|(_, (_, text))| text.as_str())
-            .collect(),
-    )
+    Ok((k, repeated))
 }
 
 fn dir_of(file: &SourceFile) -> String {
@@ -287,7 +270,8 @@ fn is_empty(node: &Node) -> bool {
 }
 
 fn is_empty_value(v: &Node) -> bool {
-    match v {
+    match v.unspelled() {
+        Node::Spelled(_) => unreachable!("`unspelled` never returns a spelled node"),
         Node::Null => true,
         Node::Str(s) => s.is_empty(),
         // Go tells an empty list or map (set) from a missing one.
@@ -599,8 +583,23 @@ mod tests {
         .unwrap();
         assert_eq!(k.name_prefix.as_deref(), Some("b-"));
         assert_eq!(k.resources, ["x"]);
-        let e = err("resources:\n- a\ncommonLabels:\n  x: a\n  x: b\n");
-        assert_eq!(e.kind, ErrorKind::Yaml, "nested repeats stay errors");
+        // At any depth, as go-yaml v2 decodes into Go maps; each repeat is a warning and,
+        // for --strict, an error at the second key.
+        let mut warnings = Warnings::default();
+        let (k, repeated) = decode_full(
+            &file("resources:\n- a\ncommonLabels:\n  x: a\n  x: b\n"),
+            &mut warnings,
+        )
+        .unwrap();
+        let labels = k.common_labels.unwrap_or_default();
+        assert_eq!(labels.get("x").map(String::as_str), Some("b"));
+        assert_eq!(
+            warnings.messages()[0],
+            "/k/kustomization.yaml: key \"x\" is written twice (lines 4 and 5); the last one wins, as in kustomize, and the first is ignored"
+        );
+        assert_eq!(repeated.len(), 1);
+        assert_eq!(repeated[0].kind, ErrorKind::Strict);
+        assert_eq!(repeated[0].location.as_ref().map(|l| l.line()), Some(5));
     }
 
     #[test]

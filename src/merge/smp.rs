@@ -1205,7 +1205,8 @@ fn optional_list(node: Option<&Node>, path: &Path, what: &str) -> R<Option<Vec<N
 }
 
 fn go_type(n: &Node) -> &'static str {
-    match n {
+    match n.unspelled() {
+        Node::Spelled(_) => unreachable!("`unspelled` never returns a spelled node"),
         Node::Null => "%!s(<nil>)",
         Node::Bool(_) => "a bool",
         Node::Int(_) | Node::Float(_) => "a float64",

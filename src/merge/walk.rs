@@ -102,7 +102,8 @@ pub enum Class {
 }
 
 pub fn class(n: &Node) -> Class {
-    match n {
+    match n.unspelled() {
+        Node::Spelled(_) => unreachable!("`unspelled` never returns a spelled node"),
         Node::Null => Class::Null,
         Node::Bool(_) => Class::Bool,
         Node::Int(_) | Node::Float(_) => Class::Number,
@@ -137,7 +138,8 @@ pub fn go_fmt(n: &Node) -> String {
 }
 
 fn go_fmt_into(out: &mut String, n: &Node) {
-    match n {
+    match n.unspelled() {
+        Node::Spelled(_) => unreachable!("`unspelled` never returns a spelled node"),
         Node::Null => out.push_str("<nil>"),
         Node::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Node::Int(i) => out.push_str(&i.to_string()),

@@ -2,6 +2,8 @@
 //! [`Resource`] (an object with its current and original id and where it came from), and
 //! [`ResourceSet`] (insertion-ordered, indexed by id). Knows no kustomization fields.
 
+pub mod string_maps;
+
 use std::fmt;
 
 use crate::source::Location;

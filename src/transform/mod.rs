@@ -36,7 +36,8 @@ use crate::yaml::Node;
 /// null, or a field just created); a string's quoting in the input is not kept in [`Node`], so
 /// the result stays a string (a known gap, `docs/compatibility.md`).
 pub(crate) fn untagged_over(old: &Node, text: String) -> Node {
-    match old {
+    match old.unspelled() {
+        Node::Spelled(_) => unreachable!("`unspelled` never returns a spelled node"),
         Node::Str(_) | Node::Seq(_) | Node::Map(_) => Node::Str(text),
         Node::Null | Node::Bool(_) | Node::Int(_) | Node::Float(_) => value_add::plain(&text),
     }

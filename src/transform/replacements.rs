@@ -217,7 +217,8 @@ fn prune(node: &mut Node, shape: Shape, at: &str, dropped: &mut Vec<String>) {
 }
 
 fn go_reflect_kind(n: &Node) -> &'static str {
-    match n {
+    match n.unspelled() {
+        Node::Spelled(_) => unreachable!("`unspelled` never returns a spelled node"),
         Node::Null => "invalid",
         Node::Bool(_) => "bool",
         Node::Int(_) => "int64",
@@ -398,7 +399,8 @@ fn retext(like: &Node, text: &str, from_source: bool) -> Result<Node, Error> {
         ))
         .help("the replaced field keeps its type: the new value must read as that type")
     };
-    Ok(match like {
+    Ok(match like.unspelled() {
+        Node::Spelled(_) => unreachable!("`unspelled` never returns a spelled node"),
         Node::Str(_) => Node::Str(text.to_string()),
         Node::Int(_) => match resolve_plain(text) {
             n @ Node::Int(_) => n,

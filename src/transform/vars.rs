@@ -204,7 +204,8 @@ enum Value {
 
 impl Value {
     fn of(n: &Node) -> Value {
-        match n {
+        match n.unspelled() {
+            Node::Spelled(_) => unreachable!("`unspelled` never returns a spelled node"),
             Node::Str(s) => Value::Str(s.clone()),
             Node::Int(i) => Value::Int(*i),
             Node::Float(f) => Value::Float(*f),

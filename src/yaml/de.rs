@@ -136,7 +136,8 @@ impl<'a> NodeDeserializer<'a> {
     }
 
     fn unexpected(&self) -> Unexpected<'a> {
-        match self.node {
+        match self.node.unspelled() {
+            Node::Spelled(_) => unreachable!("`unspelled` never returns a spelled node"),
             Node::Null => Unexpected::Unit,
             Node::Bool(b) => Unexpected::Bool(*b),
             Node::Int(i) => match i64::try_from(*i) {
@@ -169,7 +170,8 @@ impl<'a> de::Deserializer<'a> for NodeDeserializer<'a> {
     type Error = DeError;
 
     fn deserialize_any<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, DeError> {
-        match self.node {
+        match self.node.unspelled() {
+            Node::Spelled(_) => unreachable!("`unspelled` never returns a spelled node"),
             Node::Null => visitor.visit_unit(),
             Node::Bool(b) => visitor.visit_bool(*b),
             Node::Int(i) => Self::visit_int(*i, visitor),
@@ -237,7 +239,8 @@ impl<'a> de::Deserializer<'a> for NodeDeserializer<'a> {
     }
 
     fn deserialize_str<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, DeError> {
-        match self.node {
+        match self.node.unspelled() {
+            Node::Spelled(_) => unreachable!("`unspelled` never returns a spelled node"),
             Node::Str(s) => visitor.visit_borrowed_str(s),
             // kustomize decodes the kustomization as JSON, which refuses them.
             Node::Bool(b) if self.strict_strings => Err(de::Error::custom(format!(

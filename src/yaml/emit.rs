@@ -145,7 +145,8 @@ impl Emitter<'_> {
     /// Any node; `indent` is go-yaml's current indent (-1 at the root), `mapping` tells a
     /// value of a mapping, `simple_key` a key written inline.
     fn node(&mut self, n: &Node, indent: i32, mapping: bool, simple_key: bool) {
-        match n {
+        match n.unspelled() {
+            Node::Spelled(_) => unreachable!("`unspelled` never returns a spelled node"),
             Node::Map(m) if !m.is_empty() => self.block_mapping(m, indent),
             Node::Seq(s) if !s.is_empty() => self.block_sequence(s, indent, mapping),
             Node::Seq(_) => {

@@ -70,7 +70,8 @@ pub fn write_json(out: &mut String, node: &Node, style: JsonStyle) {
 }
 
 fn write_value(out: &mut String, node: &Node, style: JsonStyle, depth: usize) {
-    match node {
+    match node.unspelled() {
+        Node::Spelled(_) => unreachable!("`unspelled` never returns a spelled node"),
         Node::Null => out.push_str("null"),
         Node::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         #[allow(clippy::cast_precision_loss)] // reason: Go decodes every JSON number as float64

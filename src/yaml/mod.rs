@@ -3,7 +3,9 @@
 //! the YAML crate) and writing in `emit.rs` (the only writer).
 
 pub mod de;
+mod dialect;
 pub mod emit;
+mod folded;
 pub mod json;
 pub mod parse;
 
@@ -18,7 +20,7 @@ pub use parse::{ParseError, ParsedDoc, parse_documents};
 pub type Map = IndexMap<String, Node, crate::fasthash::FastBuild>;
 
 /// One YAML/JSON value.
-#[derive(Clone, Debug, PartialEq, Default)]
+#[derive(Clone, Debug, Default)]
 pub enum Node {
     #[default]
     Null,
@@ -30,9 +32,64 @@ pub enum Node {
     Str(String),
     Seq(Vec<Node>),
     Map(Map),
+    /// A plain number, boolean or null whose source text is not the text ply would print
+    /// (`True`, `0x1F`, `~`, `1.50`), kept with that text where kustomize later reads a value as
+    /// its source text: the values of `metadata.labels`, `metadata.annotations`, `data` and
+    /// `binaryData` of a document (kyaml keeps every scalar's text; `RNode.GetAnnotations`,
+    /// `GetLabels` and `GetDataMap` return it). Everywhere else it is its value: it prints,
+    /// compares and reads as [`Spelled::value`].
+    Spelled(Box<Spelled>),
+}
+
+/// A resolved scalar and the text it was written as.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Spelled {
+    pub value: Node,
+    pub text: String,
+}
+
+impl PartialEq for Node {
+    /// A [`Node::Spelled`] equals its value.
+    fn eq(&self, other: &Node) -> bool {
+        match (self.unspelled(), other.unspelled()) {
+            (Node::Null, Node::Null) => true,
+            (Node::Bool(a), Node::Bool(b)) => a == b,
+            (Node::Int(a), Node::Int(b)) => a == b,
+            (Node::Float(a), Node::Float(b)) => a == b,
+            (Node::Str(a), Node::Str(b)) => a == b,
+            (Node::Seq(a), Node::Seq(b)) => a == b,
+            (Node::Map(a), Node::Map(b)) => a == b,
+            _ => false,
+        }
+    }
 }
 
 impl Node {
+    /// The value of a [`Node::Spelled`]; any other node itself.
+    pub fn unspelled(&self) -> &Node {
+        match self {
+            Node::Spelled(s) => &s.value,
+            other => other,
+        }
+    }
+
+    /// Drops a [`Node::Spelled`]'s text, keeping its value.
+    pub fn into_unspelled(self) -> Node {
+        match self {
+            Node::Spelled(s) => s.value,
+            other => other,
+        }
+    }
+
+    /// The text kustomize reads for a scalar (kyaml's `yaml.Node.Value`): a spelled scalar's
+    /// source text, else [`Node::scalar_text`].
+    pub fn source_text(&self) -> Option<String> {
+        match self {
+            Node::Spelled(s) => Some(s.text.clone()),
+            other => other.scalar_text(),
+        }
+    }
+
     pub fn str(s: impl Into<String>) -> Node {
         Node::Str(s.into())
     }
@@ -77,7 +134,7 @@ impl Node {
     }
 
     pub fn is_null(&self) -> bool {
-        matches!(self, Node::Null)
+        matches!(self.unspelled(), Node::Null)
     }
 
     pub fn is_scalar(&self) -> bool {
@@ -141,6 +198,7 @@ impl Node {
             Node::Str(_) => "string",
             Node::Seq(_) => "list",
             Node::Map(_) => "map",
+            Node::Spelled(s) => s.value.kind_name(),
         }
     }
 
@@ -154,6 +212,7 @@ impl Node {
             Node::Float(f) => Some(emit::format_float(*f)),
             Node::Str(s) => Some(s.clone()),
             Node::Seq(_) | Node::Map(_) => None,
+            Node::Spelled(s) => s.value.scalar_text(),
         }
     }
 }

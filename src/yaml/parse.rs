@@ -72,18 +72,55 @@ pub fn parse_config_one(text: &str) -> Result<Node, ParseError> {
     one_of(parse_config_documents(text)?)
 }
 
+/// A key written twice in one mapping; the later value is kept.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Repeated {
+    pub key: String,
+    /// Byte offsets of the two keys (where each key's text ends), when known.
+    pub first: Option<usize>,
+    pub second: Option<usize>,
+}
+
+/// [`parse_config_one`] for a kustomization: a key repeated in a mapping does not fail; the
+/// last one wins, as when kustomize reads the file (sigs.k8s.io/yaml: go-yaml v2 decodes into
+/// a Go map, which keeps the last value). The repeated keys are returned.
+pub fn parse_config_one_keeping_last(text: &str) -> Result<(Node, Vec<Repeated>), ParseError> {
+    let repeats = std::cell::RefCell::new(Vec::new());
+    let node = one_of(parse_documents_in(text, true, Some(&repeats))?)?;
+    Ok((node, repeats.into_inner()))
+}
+
 fn parse_documents_with(text: &str, yaml11: bool) -> Result<Vec<ParsedDoc>, ParseError> {
+    parse_documents_in(text, yaml11, None)
+}
+
+fn parse_documents_in<'t>(
+    text: &'t str,
+    yaml11: bool,
+    repeats: Option<&'t std::cell::RefCell<Vec<Repeated>>>,
+) -> Result<Vec<ParsedDoc>, ParseError> {
     // A byte order mark opening the file is not content (serde_yaml trips over it when more
     // than one key follows; go-yaml skips it). Offsets stay offsets into `text`.
     let (text, shift) = match text.strip_prefix('\u{FEFF}') {
         Some(rest) => (rest, '\u{FEFF}'.len_utf8()),
         None => (text, 0),
     };
+    let renamed = super::dialect::check(text).map_err(|mut e| {
+        e.offset = e.offset.map(|o| o + shift);
+        e
+    })?;
+    let text = renamed.as_deref().unwrap_or(text);
     let starts = document_starts(text);
     let mut docs = Vec::new();
     let seed = NodeSeed {
-        text: Some(Text { text, yaml11 }),
+        text: Some(Text {
+            text,
+            yaml11,
+            repeats,
+        }),
         tagged: false,
+        ctx: Ctx::Root,
+        after_key: None,
     };
     for (i, de) in serde_yaml::Deserializer::from_str(text).enumerate() {
         let node = de::DeserializeSeed::deserialize(seed, de).map_err(|e| {
@@ -163,10 +200,7 @@ impl<'de> Deserialize<'de> for Node {
     /// resolves them (YAML 1.2 core schema). [`parse_documents`] resolves plain scalars as
     /// kustomize does instead.
     fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(NodeVisitor {
-            text: None,
-            tagged: false,
-        })
+        d.deserialize_any(NodeVisitor::plain(None))
     }
 }
 
@@ -175,11 +209,14 @@ impl<'de> Deserialize<'de> for Node {
 #[derive(Clone, Copy)]
 struct Text<'t> {
     text: &'t str,
+    /// Where repeated keys are recorded when the last one is kept (kustomize's own files,
+    /// read by go-yaml v2 into Go maps); `None`: a repeated key is an error.
+    repeats: Option<&'t std::cell::RefCell<Vec<Repeated>>>,
     /// Plain `y`/`yes`/`on`/`n`/`no`/`off` (in their case forms) are booleans.
     yaml11: bool,
 }
 
-impl Text<'_> {
+impl<'t> Text<'t> {
     /// The byte offset of `s` in the text when `s` is a slice of it.
     fn offset_of(&self, s: &str) -> Option<usize> {
         let base = self.text.as_ptr() as usize;
@@ -190,23 +227,67 @@ impl Text<'_> {
     /// Whether the scalar `s` (a slice of the text) was written plain and untagged. A quoted
     /// scalar's content is preceded by its quote; a tagged one by `!tag` and blanks.
     fn is_plain_untagged(&self, s: &str) -> bool {
-        let Some(off) = self.offset_of(s) else {
-            return false;
-        };
-        let before = &self.text.as_bytes()[..off];
-        match before.last() {
-            Some(b'"' | b'\'') => false,
-            _ => {
-                let trimmed = before
-                    .iter()
-                    .rposition(|c| !matches!(c, b' ' | b'\t'))
-                    .map_or(&before[..0], |i| &before[..=i]);
-                let token_start = trimmed
-                    .iter()
-                    .rposition(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r' | b'[' | b'{' | b','))
-                    .map_or(0, |i| i + 1);
-                trimmed.get(token_start) != Some(&b'!') || trimmed.len() == before.len()
+        self.offset_of(s).is_some() && !self.is_quoted(s) && self.tag_of(s).is_none()
+    }
+
+    /// Whether `s`, a slice of the text, is a quoted scalar's value. serde_yaml lends out a
+    /// quoted scalar's value when it equals the text just before the closing quote (`"\x31"`
+    /// lends the `1` of `\x31`); a plain scalar is never followed by a quote (the quote would
+    /// belong to it).
+    fn is_quoted(&self, s: &str) -> bool {
+        self.offset_of(s).is_some_and(|off| {
+            matches!(self.text.as_bytes().get(off + s.len()), Some(b'"' | b'\''))
+        })
+    }
+
+    /// The tag written before the scalar `s` (a slice of the text): `!!str`, `!Foo`,
+    /// `!<tag:yaml.org,2002:str>`.
+    fn tag_of(&self, s: &str) -> Option<&'t str> {
+        let off = self.offset_of(s)?;
+        let mut before = &self.text[..off];
+        if self.is_quoted(s) {
+            before = before.strip_suffix(['"', '\''])?;
+        }
+        let trimmed = before.trim_end_matches([' ', '\t']);
+        if trimmed.len() == before.len() {
+            return None;
+        }
+        let token_start = trimmed.rfind([' ', '\t', '\n', '\r']).map_or(0, |i| i + 1);
+        let token = &trimmed[token_start..];
+        if token.starts_with('!') {
+            return Some(token);
+        }
+        // In a flow collection the tag may follow an indicator: `[1,!!str 2]`.
+        let i = token.rfind([',', '[', '{'])?;
+        token[i + 1..].starts_with('!').then(|| &token[i + 1..])
+    }
+}
+
+/// Where a node sits in its document, for the values whose source text kustomize reads back
+/// (see [`Node::Spelled`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ctx {
+    /// The document's top-level node.
+    Root,
+    /// The top-level `metadata`.
+    Metadata,
+    /// Top-level `data` and `binaryData`, `metadata.labels` and `metadata.annotations`.
+    Spell,
+    /// A value of a [`Ctx::Spell`] map: a scalar keeps its source text when it is not printed
+    /// as written.
+    SpellValue,
+    Other,
+}
+
+impl Ctx {
+    fn child(self, key: &str) -> Ctx {
+        match (self, key) {
+            (Ctx::Root, "metadata") => Ctx::Metadata,
+            (Ctx::Root, "data" | "binaryData") | (Ctx::Metadata, "labels" | "annotations") => {
+                Ctx::Spell
             }
+            (Ctx::Spell, _) => Ctx::SpellValue,
+            _ => Ctx::Other,
         }
     }
 }
@@ -216,6 +297,9 @@ impl Text<'_> {
 struct NodeSeed<'t> {
     text: Option<Text<'t>>,
     tagged: bool,
+    ctx: Ctx,
+    /// Where the text of the mapping key this node is the value of ends, when known.
+    after_key: Option<usize>,
 }
 
 impl<'de> de::DeserializeSeed<'de> for NodeSeed<'_> {
@@ -225,14 +309,17 @@ impl<'de> de::DeserializeSeed<'de> for NodeSeed<'_> {
         d.deserialize_any(NodeVisitor {
             text: self.text,
             tagged: self.tagged,
+            ctx: self.ctx,
+            after_key: self.after_key,
         })
     }
 }
 
-/// A mapping key: `<<` written plain is YAML's merge key.
+/// A mapping key: `<<` written plain is YAML's merge key. A key lent out of the text knows
+/// where it ends (after its closing quote), so that its value can be found in the text.
 enum Key {
     Merge,
-    Node(Node),
+    Node(Node, Option<usize>),
 }
 
 #[derive(Clone, Copy)]
@@ -255,36 +342,39 @@ impl<'de> de::DeserializeSeed<'de> for KeySeed<'_> {
                 if v == "<<" && self.0.is_some_and(|t| t.is_plain_untagged(v)) {
                     return Ok(Key::Merge);
                 }
-                NodeVisitor {
-                    text: self.0,
-                    tagged: false,
-                }
-                .visit_borrowed_str(v)
-                .map(Key::Node)
+                let end = self.0.and_then(|t| {
+                    let end = t.offset_of(v)? + v.len();
+                    let quoted = matches!(t.text.as_bytes().get(end), Some(b'"' | b'\''))
+                        && !t.is_plain_untagged(v);
+                    Some(end + usize::from(quoted))
+                });
+                NodeVisitor::plain(self.0)
+                    .visit_borrowed_str(v)
+                    .map(|n| Key::Node(n, end))
             }
             fn visit_str<E>(self, v: &str) -> Result<Key, E> {
-                Ok(Key::Node(Node::Str(v.to_string())))
+                Ok(Key::Node(Node::Str(v.to_string()), None))
             }
             fn visit_bool<E>(self, v: bool) -> Result<Key, E> {
-                Ok(Key::Node(Node::Bool(v)))
+                Ok(Key::Node(Node::Bool(v), None))
             }
             fn visit_i64<E>(self, v: i64) -> Result<Key, E> {
-                Ok(Key::Node(Node::Int(v.into())))
+                Ok(Key::Node(Node::Int(v.into()), None))
             }
             fn visit_u64<E>(self, v: u64) -> Result<Key, E> {
-                Ok(Key::Node(Node::Int(v.into())))
+                Ok(Key::Node(Node::Int(v.into()), None))
             }
             fn visit_i128<E>(self, v: i128) -> Result<Key, E> {
-                Ok(Key::Node(Node::Int(v)))
+                Ok(Key::Node(Node::Int(v), None))
             }
             fn visit_u128<E>(self, v: u128) -> Result<Key, E> {
-                Ok(Key::Node(u128_node(v)))
+                Ok(Key::Node(u128_node(v), None))
             }
             fn visit_f64<E>(self, v: f64) -> Result<Key, E> {
-                Ok(Key::Node(Node::Float(v)))
+                Ok(Key::Node(Node::Float(v), None))
             }
             fn visit_unit<E>(self) -> Result<Key, E> {
-                Ok(Key::Node(Node::Null))
+                Ok(Key::Node(Node::Null, None))
             }
             fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<Key, A::Error> {
                 Err(de::Error::custom("a mapping key must be a scalar"))
@@ -293,12 +383,9 @@ impl<'de> de::DeserializeSeed<'de> for KeySeed<'_> {
                 Err(de::Error::custom("a mapping key must be a scalar"))
             }
             fn visit_enum<A: de::EnumAccess<'de>>(self, data: A) -> Result<Key, A::Error> {
-                NodeVisitor {
-                    text: self.0,
-                    tagged: false,
-                }
-                .visit_enum(data)
-                .map(Key::Node)
+                NodeVisitor::plain(self.0)
+                    .visit_enum(data)
+                    .map(|n| Key::Node(n, None))
             }
         }
         d.deserialize_any(KeyVisitor(text))
@@ -325,14 +412,115 @@ struct NodeVisitor<'t> {
     /// Inside a value with a custom tag (`!Foo 0777`): go-yaml v3 resolves no scalar under an
     /// unknown tag, so it stays the text as written.
     tagged: bool,
+    ctx: Ctx,
+    after_key: Option<usize>,
 }
 
-impl NodeVisitor<'_> {
-    fn seed(&self) -> NodeSeed<'_> {
+impl<'t> NodeVisitor<'t> {
+    fn plain(text: Option<Text<'t>>) -> Self {
+        NodeVisitor {
+            text,
+            tagged: false,
+            ctx: Ctx::Other,
+            after_key: None,
+        }
+    }
+
+    fn seed(&self, ctx: Ctx, after_key: Option<usize>) -> NodeSeed<'t> {
         NodeSeed {
             text: self.text,
             tagged: false,
+            ctx,
+            after_key,
         }
+    }
+
+    /// A resolved scalar: the value itself, or, where kustomize reads values back as their
+    /// source text ([`Ctx::SpellValue`]), a [`Node::Spelled`] when that text is not what ply prints.
+    fn scalar(&self, value: Node, written: Option<&str>) -> Node {
+        if self.ctx != Ctx::SpellValue {
+            return value;
+        }
+        let Some(text) = written.or_else(|| self.value_text()) else {
+            return value;
+        };
+        // The text ply prints for the value; a null prints as `null` but an empty value reads
+        // as "" in kustomize, so every spelling of null is kept.
+        let printed = match value {
+            Node::Null => None,
+            _ => value.scalar_text(),
+        };
+        if printed.as_deref() == Some(text) {
+            return value;
+        }
+        // The text found must read as the same value, else it is not this value's text.
+        let reads_back = written.is_some()
+            || parse_one(text).is_ok_and(|n| n == value && !matches!(n, Node::Str(_)));
+        if !reads_back {
+            return value;
+        }
+        Node::Spelled(Box::new(super::Spelled {
+            value,
+            text: text.to_string(),
+        }))
+    }
+
+    /// The text of this node when it is a plain scalar on the line of its mapping key (what
+    /// follows `key:` up to a comment, a flow indicator or the line's end), found from where
+    /// the key ends.
+    fn value_text(&self) -> Option<&'t str> {
+        let (tag, rest) = self.after_props()?;
+        if tag.is_some() {
+            return None;
+        }
+        let end = rest
+            .find(['\n', '\r', ',', ']', '}', '#'])
+            .unwrap_or(rest.len());
+        let token = rest[..end].trim_end_matches([' ', '\t']);
+        (!token.is_empty() && !token.starts_with(['*', '"', '\'', '|', '>', '[', '{']))
+            .then_some(token)
+    }
+
+    /// The tag and the text that follow this node's mapping key (`key: &a !tag rest`), when
+    /// the key's end is known.
+    fn after_props(&self) -> Option<(Option<&'t str>, &'t str)> {
+        let text = self.text?;
+        let rest = text.text.get(self.after_key?..)?;
+        let mut rest = rest.trim_start_matches([' ', '\t']).strip_prefix(':')?;
+        rest = rest.trim_start_matches([' ', '\t']);
+        let mut tag = None;
+        while rest.starts_with(['&', '!']) {
+            let end = rest.find([' ', '\t', '\n', '\r'])?;
+            if rest.starts_with('!') {
+                tag = Some(&rest[..end]);
+            }
+            rest = rest[end..].trim_start_matches([' ', '\t']);
+        }
+        Some((tag, rest))
+    }
+
+    /// Whether this node, the value of a mapping key, is written as a folded block scalar
+    /// (`key: >`, `key: >-`, `key: &a >2`).
+    fn is_folded(&self) -> bool {
+        // kustomize's own configuration goes through sigs.k8s.io/yaml and go-yaml v2, which
+        // does not print folded scalars.
+        self.text.is_some_and(|t| !t.yaml11)
+            && self
+                .after_props()
+                .is_some_and(|(_, rest)| rest.starts_with('>'))
+    }
+
+    /// A string the parser built (not a slice of the text).
+    fn owned_str(&self, v: String) -> Result<Node, String> {
+        if let Some((Some(tag), _)) = self.after_props()
+            && core_tag(tag) == Some("binary")
+        {
+            return binary(&v);
+        }
+        if self.is_folded() {
+            return Ok(Node::Str(super::folded::reread(&v)));
+        }
+        Ok(Node::Str(v))
     }
 }
 
@@ -347,45 +535,50 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
         Ok(if self.tagged {
             Node::Str(v.to_string())
         } else {
-            Node::Bool(v)
+            self.scalar(Node::Bool(v), None)
         })
     }
     fn visit_i64<E>(self, v: i64) -> Result<Node, E> {
         Ok(if self.tagged {
             Node::Str(v.to_string())
         } else {
-            Node::Int(v.into())
+            self.scalar(Node::Int(v.into()), None)
         })
     }
     fn visit_u64<E>(self, v: u64) -> Result<Node, E> {
         Ok(if self.tagged {
             Node::Str(v.to_string())
         } else {
-            Node::Int(v.into())
+            self.scalar(Node::Int(v.into()), None)
         })
     }
     fn visit_i128<E>(self, v: i128) -> Result<Node, E> {
         Ok(if self.tagged {
             Node::Str(v.to_string())
         } else {
-            Node::Int(v)
+            self.scalar(Node::Int(v), None)
         })
     }
     fn visit_u128<E>(self, v: u128) -> Result<Node, E> {
         Ok(if self.tagged {
             Node::Str(v.to_string())
         } else {
-            u128_node(v)
+            self.scalar(u128_node(v), None)
         })
     }
     fn visit_f64<E>(self, v: f64) -> Result<Node, E> {
         Ok(if self.tagged {
             Node::Str(super::emit::format_float(v))
         } else {
-            Node::Float(v)
+            self.scalar(Node::Float(v), None)
         })
     }
-    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Node, E> {
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Node, E> {
+        if let Some(tag) = self.text.and_then(|t| t.tag_of(v))
+            && core_tag(tag) == Some("binary")
+        {
+            return binary(v).map_err(E::custom);
+        }
         if !self.tagged
             && let Some(text) = self.text
             && text.yaml11
@@ -403,32 +596,32 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
             && !super::emit::is_timestamp(v)
             && let Some(n) = super::emit::resolve_number(v)
         {
-            return Ok(n);
+            return Ok(self.scalar(n, Some(v)));
         }
         Ok(Node::Str(v.to_string()))
     }
-    fn visit_str<E>(self, v: &str) -> Result<Node, E> {
-        Ok(Node::Str(v.to_string()))
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Node, E> {
+        self.owned_str(v.to_string()).map_err(E::custom)
     }
-    fn visit_string<E>(self, v: String) -> Result<Node, E> {
-        Ok(Node::Str(v))
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Node, E> {
+        self.owned_str(v).map_err(E::custom)
     }
     fn visit_unit<E>(self) -> Result<Node, E> {
         Ok(if self.tagged {
             Node::Str(String::new())
         } else {
-            Node::Null
+            self.scalar(Node::Null, None)
         })
     }
     fn visit_none<E>(self) -> Result<Node, E> {
         Ok(Node::Null)
     }
     fn visit_some<D: de::Deserializer<'de>>(self, d: D) -> Result<Node, D::Error> {
-        de::DeserializeSeed::deserialize(self.seed(), d)
+        de::DeserializeSeed::deserialize(self.seed(self.ctx, self.after_key), d)
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Node, A::Error> {
         let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1024));
-        while let Some(item) = seq.next_element_seed(self.seed())? {
+        while let Some(item) = seq.next_element_seed(self.seed(Ctx::Other, None))? {
             items.push(item);
         }
         Ok(Node::Seq(items))
@@ -439,33 +632,50 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
             Default::default(),
         );
         let mut merges: Vec<Node> = Vec::new();
+        let repeats = self.text.and_then(|t| t.repeats);
+        let mut key_ends: Vec<Option<usize>> = Vec::new();
         while let Some(key) = access.next_key_seed(KeySeed { text: self.text })? {
             let mut yaml11_word = false;
-            let key = match key {
+            let (key, after_key) = match key {
                 Key::Merge => {
-                    merges.push(access.next_value_seed(self.seed())?);
+                    merges.push(access.next_value_seed(self.seed(Ctx::Other, None))?);
                     continue;
                 }
-                Key::Node(Node::Str(s)) => s,
+                Key::Node(Node::Str(s), end) => (s, end),
                 // kustomize fails on non-string keys (its JSON step cannot encode them); ply
                 // keeps them as their text.
-                Key::Node(other) => {
+                Key::Node(other, end) => {
                     yaml11_word =
                         matches!(other, Node::Bool(_)) && self.text.is_some_and(|t| t.yaml11);
-                    other.scalar_text().unwrap_or_default()
+                    (other.scalar_text().unwrap_or_default(), end)
                 }
             };
-            let value = access.next_value_seed(self.seed())?;
+            let ctx = if self.text.is_some_and(|t| !t.yaml11) {
+                self.ctx.child(&key)
+            } else {
+                Ctx::Other
+            };
+            let value = access.next_value_seed(self.seed(ctx, after_key))?;
             // Two YAML 1.1 words that read as the same boolean (`yes` and `on`) are one key
             // to go-yaml v2, which keeps the last value (sigs.k8s.io/yaml's `YAMLToJSON`).
             if yaml11_word && let Some(slot) = map.get_mut(&key) {
                 *slot = value;
                 continue;
             }
-            if map.contains_key(&key) {
-                return Err(de::Error::custom(format!(
-                    "mapping key \"{key}\" already defined"
-                )));
+            if let Some(i) = map.get_index_of(&key) {
+                let Some(repeats) = repeats else {
+                    return Err(de::Error::custom(format!(
+                        "mapping key \"{key}\" already defined"
+                    )));
+                };
+                repeats.borrow_mut().push(Repeated {
+                    key: key.clone(),
+                    first: key_ends.get(i).copied().flatten(),
+                    second: after_key,
+                });
+                key_ends[i] = after_key;
+            } else if repeats.is_some() {
+                key_ends.push(after_key);
             }
             map.insert(key, value);
         }
@@ -475,15 +685,47 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
         Ok(Node::Map(map))
     }
     fn visit_enum<A: de::EnumAccess<'de>>(self, data: A) -> Result<Node, A::Error> {
-        // serde_yaml reports a value with a custom tag (`!Foo value`) as an enum. kustomize
-        // (go-yaml v3) keeps the value, resolving no scalar under an unknown tag, and drops the
-        // tag on its JSON round trip; so does ply.
+        // serde_yaml reports a value with a tag it does not know (`!Foo value`,
+        // `!<tag:yaml.org,2002:str> 1`, `!!binary aGk=`) as an enum. go-yaml v3 (kustomize)
+        // reads a verbatim core tag as its short form and decodes `!!binary` from base64
+        // (`decode.go`, `decoder.scalar`); under any other tag it resolves no scalar, and the
+        // tag is dropped on kustomize's JSON round trip.
         use de::VariantAccess;
-        let (_tag, variant): (String, _) = data.variant()?;
-        variant.newtype_variant_seed(NodeSeed {
+        let (tag, variant): (String, _) = data.variant()?;
+        let seed = NodeSeed {
             text: self.text,
             tagged: true,
+            ctx: Ctx::Other,
+            after_key: None,
+        };
+        let value = variant.newtype_variant_seed(seed)?;
+        Ok(match (core_tag(&tag), value) {
+            (Some("binary"), Node::Str(b64)) => binary(&b64).map_err(de::Error::custom)?,
+            (_, v) => v,
         })
+    }
+}
+
+/// The name of a core tag (`!!str`, `!<tag:yaml.org,2002:str>`, `tag:yaml.org,2002:str` as
+/// serde_yaml reports it): `str`.
+fn core_tag(tag: &str) -> Option<&str> {
+    tag.strip_prefix("!!")
+        .or_else(|| tag.strip_prefix("tag:yaml.org,2002:"))
+        .or_else(|| {
+            tag.strip_prefix("!<tag:yaml.org,2002:")
+                .and_then(|t| t.strip_suffix('>'))
+        })
+}
+
+/// A `!!binary` value as go-yaml v3 reads it (`decode.go`, `decoder.scalar`): base64 (line
+/// breaks ignored, as Go's decoder does) decoded, the bytes taken as text (invalid UTF-8 turns
+/// into U+FFFD on kustomize's JSON step).
+fn binary(b64: &str) -> Result<Node, String> {
+    use base64::Engine as _;
+    let compact: String = b64.chars().filter(|c| !matches!(c, '\n' | '\r')).collect();
+    match base64::engine::general_purpose::STANDARD.decode(compact) {
+        Ok(bytes) => Ok(Node::Str(String::from_utf8_lossy(&bytes).into_owned())),
+        Err(_) => Err("!!binary value contains invalid base64 data".into()),
     }
 }
 

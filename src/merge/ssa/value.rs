@@ -10,7 +10,10 @@ use crate::yaml::{Map, Node};
 /// lists < maps < null; ints and floats compared as floats.
 pub fn compare(a: &Node, b: &Node) -> Ordering {
     use Node::*;
-    match (a, b) {
+    match (a.unspelled(), b.unspelled()) {
+        (Spelled(_), _) | (_, Spelled(_)) => {
+            unreachable!("`unspelled` never returns a spelled node")
+        }
         (Float(x), Float(y)) => float_cmp(*x, *y),
         (Float(x), Int(y)) => float_cmp(*x, *y as f64),
         (Int(x), Float(y)) => float_cmp(*x as f64, *y),
@@ -97,7 +100,8 @@ pub fn equals(a: &Node, b: &Node) -> bool {
 
 /// smd `value.ToString`: the form values take inside conflict paths (`[name="web"]`).
 pub fn human(v: &Node) -> String {
-    match v {
+    match v.unspelled() {
+        Node::Spelled(_) => unreachable!("`unspelled` never returns a spelled node"),
         Node::Null => "null".into(),
         Node::Float(f) => go_float_v(*f),
         Node::Int(i) => i.to_string(),

@@ -1,0 +1,350 @@
+//! Where go-yaml (v3 for resources, v2 for kustomize's own files: both from the same old
+//! libyaml scanner) reads a text differently from the parser ply uses (serde_yaml, libyaml
+//! 0.2.5). A light scan of the text, run only when the text holds one of the characters
+//! involved, finds:
+//!
+//! - `\/` in a double-quoted scalar: go-yaml knows no such escape (`scannerc.go`,
+//!   `yaml_parser_scan_flow_scalar`: "found unknown escape character");
+//! - `?` inside a plain scalar in a flow collection (`{a: b?}`): go-yaml ends the scalar there
+//!   (`yaml_parser_scan_plain_scalar`) and then fails ("did not find expected ',' or '}'");
+//! - an anchor defined twice: an alias refers to the latest definition before it, as in
+//!   go-yaml (`parserc.go` keeps one anchor table, overwritten); serde_yaml resolves such
+//!   aliases wrongly, so the later definitions are renamed (same length, so every offset stays)
+//!   before parsing.
+
+use super::ParseError;
+
+/// The text to parse in place of `text` (anchors renamed), or `None` when it can be parsed as
+/// it is; an error where go-yaml fails.
+pub fn check(text: &str) -> Result<Option<String>, ParseError> {
+    let interesting = text.contains("\\/")
+        || (text.contains('?') && text.contains(['{', '[']))
+        || text.contains('&');
+    if !interesting {
+        return Ok(None);
+    }
+    let scan = scan(text)?;
+    Ok(rename_anchors(text, &scan.props))
+}
+
+#[derive(Debug, PartialEq)]
+struct Prop {
+    anchor: bool,
+    /// Byte range of the name (after `&` or `*`).
+    start: usize,
+    end: usize,
+}
+
+struct Scan {
+    props: Vec<Prop>,
+}
+
+fn err(message: String, offset: usize) -> ParseError {
+    ParseError {
+        message,
+        offset: Some(offset),
+    }
+}
+
+fn is_flow_indicator(c: u8) -> bool {
+    matches!(c, b',' | b'[' | b']' | b'{' | b'}')
+}
+
+fn is_ws(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// The column a block scalar's content must pass: that of the key (or of the line's first
+/// node, after any `- ` entries) on the header's line.
+fn node_column(line: &[u8]) -> usize {
+    let mut i = 0;
+    loop {
+        while line.get(i) == Some(&b' ') {
+            i += 1;
+        }
+        if line.get(i) == Some(&b'-') && line.get(i + 1).is_none_or(|c| is_ws(*c)) {
+            i += 1;
+            continue;
+        }
+        return i;
+    }
+}
+
+fn scan(text: &str) -> Result<Scan, ParseError> {
+    let b = text.as_bytes();
+    let mut props = Vec::new();
+    let mut i = 0;
+    let mut flow = 0usize;
+    let mut line_start = 0;
+    // Inside a block scalar: its content lines are blank or indented past this column.
+    let mut block: Option<usize> = None;
+    let mut at_line_start = true;
+    while i < b.len() {
+        if at_line_start {
+            at_line_start = false;
+            line_start = i;
+            if let Some(col) = block {
+                let indent = b[i..].iter().take_while(|&&c| c == b' ').count();
+                let rest = &b[i + indent..];
+                let blank = rest.first().is_none_or(|c| matches!(c, b'\n' | b'\r'));
+                if blank || indent > col {
+                    i = skip_line(b, i);
+                    at_line_start = true;
+                    continue;
+                }
+                block = None;
+            }
+        }
+        let c = b[i];
+        let token_start = i == line_start
+            || is_ws(b[i - 1])
+            || (flow > 0 && (is_flow_indicator(b[i - 1]) || b[i - 1] == b':'));
+        match c {
+            b'\n' => {
+                i += 1;
+                at_line_start = true;
+            }
+            b'#' if token_start => {
+                i = skip_line(b, i);
+                at_line_start = true;
+            }
+            b'"' if token_start => i = double_quoted(b, i)?,
+            b'\'' if token_start => i = single_quoted(b, i),
+            b'[' | b'{' if token_start || flow > 0 => {
+                flow += 1;
+                i += 1;
+            }
+            b']' | b'}' if flow > 0 => {
+                flow -= 1;
+                i += 1;
+            }
+            b',' if flow > 0 => i += 1,
+            b'&' | b'*' if token_start => {
+                let start = i + 1;
+                let mut end = start;
+                while end < b.len() && !is_ws(b[end]) && !is_flow_indicator(b[end]) {
+                    end += 1;
+                }
+                props.push(Prop {
+                    anchor: c == b'&',
+                    start,
+                    end,
+                });
+                i = end;
+            }
+            b'|' | b'>' if token_start && flow == 0 => {
+                block = Some(node_column(&b[line_start..]));
+                i = skip_line(b, i);
+                at_line_start = true;
+            }
+            _ if is_ws(c) => i += 1,
+            // A document marker, or the indicator of a sequence entry, a complex key or a
+            // value: what follows starts a node.
+            b'-' if i == line_start
+                && b[i..].starts_with(b"---")
+                && b.get(i + 3).is_none_or(|c| is_ws(*c)) =>
+            {
+                i += 3;
+            }
+            b'-' | b'?' | b':' if token_start && b.get(i + 1).is_none_or(|c| is_ws(*c)) => {
+                i += 1;
+            }
+            _ if token_start && flow > 0 => i = flow_plain(b, i, flow)?,
+            _ if token_start => {
+                // A block plain scalar or a key: up to `: `, ` #` or the line's end.
+                i = block_token(b, i);
+            }
+            _ => i += 1,
+        }
+    }
+    Ok(Scan { props })
+}
+
+fn skip_line(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && b[i] != b'\n' {
+        i += 1;
+    }
+    (i + 1).min(b.len())
+}
+
+fn double_quoted(b: &[u8], start: usize) -> Result<usize, ParseError> {
+    let mut i = start + 1;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => {
+                if b.get(i + 1) == Some(&b'/') {
+                    return Err(err(
+                        "found unknown escape character `\\/` in a double-quoted scalar: go-yaml, \
+                         which kustomize reads YAML with, has no such escape (write `/`)"
+                            .into(),
+                        i,
+                    ));
+                }
+                i += 2;
+            }
+            b'"' => return Ok(i + 1),
+            _ => i += 1,
+        }
+    }
+    Ok(i)
+}
+
+fn single_quoted(b: &[u8], start: usize) -> usize {
+    let mut i = start + 1;
+    while i < b.len() {
+        if b[i] == b'\'' {
+            if b.get(i + 1) == Some(&b'\'') {
+                i += 2;
+                continue;
+            }
+            return i + 1;
+        }
+        i += 1;
+    }
+    i
+}
+
+/// A plain scalar inside a flow collection, up to what ends it for go-yaml.
+fn flow_plain(b: &[u8], start: usize, _flow: usize) -> Result<usize, ParseError> {
+    let mut i = start;
+    while i < b.len() {
+        let c = b[i];
+        if is_flow_indicator(c) || c == b'\n' || c == b'\r' {
+            return Ok(i);
+        }
+        if c == b':'
+            && b.get(i + 1)
+                .is_none_or(|n| is_ws(*n) || is_flow_indicator(*n))
+        {
+            return Ok(i);
+        }
+        if c == b'#' && is_ws(b[i - 1]) {
+            return Ok(i);
+        }
+        if c == b'?' && i > start {
+            return Err(err(
+                "did not find expected ',' or the collection's end: go-yaml, which kustomize \
+                 reads YAML with, ends a plain scalar at `?` inside `{}` or `[]` (quote the value)"
+                    .into(),
+                i,
+            ));
+        }
+        i += 1;
+    }
+    Ok(i)
+}
+
+fn block_token(b: &[u8], start: usize) -> usize {
+    let mut i = start;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'\n' {
+            return i;
+        }
+        if c == b':' && b.get(i + 1).is_none_or(|n| is_ws(*n)) {
+            return i + 1;
+        }
+        if c == b'#' && i > start && is_ws(b[i - 1]) {
+            return i;
+        }
+        i += 1;
+    }
+    i
+}
+
+/// Renames every anchor defined more than once, and the aliases that refer to it, so that each
+/// name is defined once and each alias names the latest definition before it. New names have
+/// the old name's length, so offsets into the text stay valid.
+fn rename_anchors(text: &str, props: &[Prop]) -> Option<String> {
+    use std::collections::{HashMap, HashSet};
+    let name = |p: &Prop| &text[p.start..p.end];
+    let mut defined: HashMap<&str, usize> = HashMap::new();
+    for p in props.iter().filter(|p| p.anchor) {
+        *defined.entry(name(p)).or_default() += 1;
+    }
+    if defined.values().all(|&n| n < 2) {
+        return None;
+    }
+    let mut taken: HashSet<String> = props.iter().map(|p| name(p).to_string()).collect();
+    let mut out = text.to_string();
+    // The current spelling of each name: the latest definition's new name.
+    let mut current: HashMap<&str, String> = HashMap::new();
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for p in props {
+        let n = name(p);
+        if p.anchor {
+            let k = seen.entry(n).or_default();
+            *k += 1;
+            let spelled = if *k == 1 {
+                n.to_string()
+            } else {
+                let fresh = fresh_name(n.len(), &taken)?;
+                taken.insert(fresh.clone());
+                fresh
+            };
+            out.replace_range(p.start..p.end, &spelled);
+            current.insert(n, spelled);
+        } else if let Some(spelled) = current.get(n) {
+            out.replace_range(p.start..p.end, spelled);
+        }
+    }
+    Some(out)
+}
+
+/// A name of `len` ASCII letters and digits not in `taken`.
+fn fresh_name(len: usize, taken: &std::collections::HashSet<String>) -> Option<String> {
+    const ALPHABET: &[u8] = b"ZYXWVUTSRQPONMLKJIHGFEDCBAzyxwvutsrqponmlkjihgfedcba9876543210";
+    if len == 0 {
+        return None;
+    }
+    let mut digits = vec![0usize; len];
+    loop {
+        let candidate: String = digits.iter().map(|&d| ALPHABET[d] as char).collect();
+        if !taken.contains(&candidate) {
+            return Some(candidate);
+        }
+        let mut k = len - 1;
+        loop {
+            digits[k] += 1;
+            if digits[k] < ALPHABET.len() {
+                break;
+            }
+            digits[k] = 0;
+            if k == 0 {
+                return None;
+            }
+            k -= 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slash_escape_in_double_quotes_only() {
+        assert!(check("a: \"http:\\/\\/x\"\n").is_err());
+        assert!(check("a: 'x\\/y'\nb: x\\/y\nc: |\n  \"\\/\"\n# \"\\/\"\n").is_ok());
+    }
+
+    #[test]
+    fn question_mark_in_flow_plain_scalars() {
+        assert!(check("data: {a: b?}\n").is_err());
+        assert!(check("data: [x?y]\n").is_err());
+        assert!(check("data: {a: \"b?\"}\nb: c?\nc: [\"?\"]\n").is_ok());
+    }
+
+    #[test]
+    fn redefined_anchors_are_renamed() {
+        let text = "a: &a first\nb: &a second\nc: *a\nd: &b x\n";
+        let out = check(text).unwrap().unwrap();
+        assert_eq!(out.len(), text.len());
+        let m = super::super::parse::parse_one(&out).unwrap();
+        assert_eq!(m.get("c"), Some(&super::super::Node::str("second")));
+        assert_eq!(
+            check("a: &a 1\nb: *a\nu: http://x?a=1&b=2\n").unwrap(),
+            None
+        );
+    }
+}

@@ -1,0 +1,126 @@
+//! The value a folded block scalar (`key: >`) has after kustomize prints it: kustomize writes
+//! every resource with go-yaml v3, which keeps the folded style of a scalar it read, and reads
+//! the text back (`kyaml` `RNode.MarshalJSON`: `rn.String()`, then `yaml.Unmarshal`). go-yaml
+//! v3's `yaml_emitter_write_folded_scalar` (emitterc.go) decides whether a line break needs an
+//! extra empty line from the first character of the *whole value* (`k := 0`, where libyaml
+//! starts at the current position: go-yaml/yaml#827). So a value that starts with a non-blank
+//! character gains an empty line before each run of more-indented lines, and a value that
+//! starts with a blank loses the empty line that keeps two normal lines apart. Reading the
+//! printed text back turns that into a changed value; ply computes it once, when it reads the
+//! scalar, which is where the value is first printed in kustomize too (each later print starts
+//! from JSON, without the folded style).
+
+use super::Node;
+
+/// The value `v`, written as a folded scalar by go-yaml v3 and read back.
+pub fn reread(v: &str) -> String {
+    let text = emit(v);
+    // Read as kustomize's configuration is read, which leaves folded scalars alone (the text
+    // holds nothing else).
+    match super::parse::parse_config_one(&text) {
+        Ok(Node::Map(m)) => match m.get("k") {
+            Some(Node::Str(s)) => s.clone(),
+            // An empty folded scalar reads as "".
+            _ => v.to_string(),
+        },
+        _ => v.to_string(),
+    }
+}
+
+fn is_break(c: char) -> bool {
+    matches!(c, '\n' | '\r' | '\u{85}' | '\u{2028}' | '\u{2029}')
+}
+
+fn is_blank(c: char) -> bool {
+    matches!(c, ' ' | '\t')
+}
+
+/// `k: >` and the value, as go-yaml v3's emitter writes it (line folding at the best width
+/// left out: a folded line reads back as the space it replaced).
+fn emit(v: &str) -> String {
+    let chars: Vec<char> = v.chars().collect();
+    let mut out = String::from("k: >");
+    // yaml_emitter_write_block_scalar_hints
+    if chars.first().is_some_and(|&c| c == ' ' || is_break(c)) {
+        out.push('2');
+    }
+    match chars.as_slice() {
+        [] => out.push('-'),
+        [.., last] if !is_break(*last) => out.push('-'),
+        [_] => out.push('+'),
+        [.., before, _] if is_break(*before) => out.push('+'),
+        _ => {}
+    }
+    // go-yaml's bug: the character looked at is the first non-break of the whole value.
+    let first_content = chars.iter().copied().find(|&c| !is_break(c));
+    let first_is_blankz = first_content.is_none_or(is_blank);
+    let mut breaks = true;
+    let mut leading_spaces = true;
+    let mut at_header = true;
+    for &c in &chars {
+        if is_break(c) {
+            if !breaks && !leading_spaces && c == '\n' && !first_is_blankz {
+                out.push('\n');
+            }
+            if at_header {
+                // The header line ends before the value's first break.
+                out.push('\n');
+                at_header = false;
+            }
+            out.push(c);
+            breaks = true;
+        } else {
+            if breaks {
+                if at_header {
+                    out.push('\n');
+                    at_header = false;
+                }
+                out.push_str("  ");
+                leading_spaces = is_blank(c);
+            }
+            out.push(c);
+            breaks = false;
+        }
+    }
+    if at_header || !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn more_indented_lines_gain_an_empty_line() {
+        assert_eq!(
+            reread("one\n  more indented\ntwo\n"),
+            "one\n\n  more indented\ntwo\n"
+        );
+        assert_eq!(reread("a\n b"), "a\n\n b");
+        assert_eq!(
+            reread("one\n\n  after an empty line\ntwo\n"),
+            "one\n\n\n  after an empty line\ntwo\n"
+        );
+    }
+
+    #[test]
+    fn plain_folded_values_are_unchanged() {
+        for v in ["a b c\n", "a\nb\n", "a\n\nb", "", "x"] {
+            assert_eq!(reread(v), v, "{v:?}");
+        }
+    }
+
+    #[test]
+    fn kept_trailing_breaks_gain_one() {
+        // Checked with kubectl kustomize: `>+` holding "a b\n\n" prints as `|+` with three.
+        assert_eq!(reread("a b\n\n"), "a b\n\n\n");
+        assert_eq!(reread("\nx\n y\n"), "\nx\n\n y\n");
+    }
+
+    #[test]
+    fn a_value_that_starts_with_a_space_loses_line_breaks() {
+        assert_eq!(reread(" lead\nb\nc\n  d\n"), " lead\nb c\n  d\n");
+    }
+}
