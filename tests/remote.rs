@@ -361,6 +361,16 @@ fn moving_ref_is_pinned_until_update() {
         render().contains("release: main"),
         "the lock pins the old commit"
     );
+    // With the cache gone, fetch takes the locked commit again, not the branch's new one.
+    std::fs::remove_dir_all(t.join("cache")).unwrap();
+    let out = ply(&dir, &["render", ".", "--cache-dir", &cache]);
+    assert!(text(&out.stderr).contains("its tree is not in the cache"));
+    let out = ply(&dir, &["fetch", ".", "--cache-dir", &cache]);
+    assert!(
+        text(&out.stderr).contains("fetched again (locked)"),
+        "{}",
+        text(&out.stderr)
+    );
     assert_eq!(fetch(&[]), lock, "fetch without --update keeps the lock");
     assert!(render().contains("release: main"));
     // What the cluster has: the render at the old pin.
