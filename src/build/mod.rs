@@ -1195,6 +1195,28 @@ mod tests {
         );
     }
 
+    /// Origin and transformer annotations of remote bases are not written yet: refused, not
+    /// written wrong.
+    #[test]
+    fn build_metadata_with_remote_bases_is_refused() {
+        let mut fs = MemFs::new();
+        fs.file("/cache/t1/base/kustomization.yaml", "resources: []\n");
+        for meta in ["originAnnotations", "transformerAnnotations"] {
+            fs.file(
+                "/t/app/kustomization.yaml",
+                format!("resources: [{R}]\nbuildMetadata: [{meta}]\n"),
+            );
+            let e = render_remote(&fs, Restrictor::RootOnly).unwrap_err();
+            assert_eq!(e.kind, ErrorKind::Remote);
+            assert!(e.message.contains("not supported yet"), "{}", e.message);
+        }
+        fs.file(
+            "/t/app/kustomization.yaml",
+            format!("resources: [{R}]\nbuildMetadata: [managedByLabel]\n"),
+        );
+        assert!(render_remote(&fs, Restrictor::RootOnly).is_ok());
+    }
+
     /// The reader thread reads only what the build may read: not a resource or patch file
     /// outside the root, even when it reads everything first.
     #[test]
