@@ -261,6 +261,7 @@ impl Builder<'_> {
                     Some(&kind),
                     config.node.str_at(&["metadata", "name"]),
                     &replaced,
+                    self.plugin_state.meta.source(),
                 );
             }
         }
@@ -291,6 +292,7 @@ impl Builder<'_> {
                     &configured_in,
                     config.kind(),
                     config.node.str_at(&["metadata", "name"]),
+                    self.plugin_state.meta.source(),
                 );
             }
         }
