@@ -4,6 +4,7 @@
 //! it, with paths relative to the root), `transformerAnnotations`
 //! (`alpha.config.kubernetes.io/transformations`: every transformer that ran over a resource),
 //! and `managedByLabel` (`app.kubernetes.io/managed-by`; ply writes its own name and version).
+//! Inside a remote base, origins name its repository and ref (`repo:`, `ref:`).
 //! The annotations live in the objects during the build, as in kustomize, and are removed at
 //! the end unless asked for.
 
