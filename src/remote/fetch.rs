@@ -291,6 +291,10 @@ impl Git<'_> {
                 "submodule.recurse=false",
                 "-c",
                 "advice.detachedHead=false",
+                // Files as committed, whatever the user's line-ending settings: the same
+                // tree, so the same hash, on every machine.
+                "-c",
+                "core.autocrlf=false",
             ])
             .args(args)
             .current_dir(self.dir)
