@@ -118,6 +118,11 @@ pub struct RenderArgs {
     /// Where `ply fetch` cached the remote bases that `ply.lock` pins (default: as for fetch).
     #[arg(long, value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
+    /// The value `buildMetadata: [managedByLabel]` gives the label
+    /// app.kubernetes.io/managed-by (default: `kustomize-(devel)`, what `kubectl kustomize`
+    /// writes, so that switching tools does not relabel live objects).
+    #[arg(long, value_name = "VALUE")]
+    pub managed_by_value: Option<String>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -326,6 +331,7 @@ fn run_render(args: &RenderArgs, warnings: &mut Warnings) -> Result<(), Error> {
             (false, false) => Reading::Ahead,
         },
         cache_dir: args.cache_dir.clone(),
+        managed_by_value: args.managed_by_value.clone(),
     };
     let target = match (&args.output, &args.output_dir) {
         (_, Some(dir)) => Target::Dir(dir.clone()),
@@ -504,6 +510,7 @@ fn run_diff(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
             strict: false,
             reading: crate::build::Reading::Ahead,
             cache_dir: None,
+            managed_by_value: None,
         };
         let rendered =
             crate::build::render_with(&crate::fs::DiskFs, &args.desired, &render_opts, warnings)?;

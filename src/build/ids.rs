@@ -176,6 +176,32 @@ impl IdIndex {
     }
 }
 
+/// Fails when two resources of `acc` have one id. kustomize finishes the root by rebuilding
+/// its resource map (`KustTarget.IgnoreLocal` → `resmap.Factory.FromResourceSlice`), which
+/// panics on such a pair ("may not add resource with an already registered id"); they arise
+/// when patches or replacements rename two objects to one name.
+pub fn check_unique(acc: &[Resource], cluster_scoped: ScopeFn<'_>) -> Result<()> {
+    let mut index = IdIndex::default();
+    for (i, r) in acc.iter().enumerate() {
+        let id = r.id_ref();
+        let (h, scoped) = index.hash(id, cluster_scoped);
+        if let Some(slot) = index.find(acc, h, id, scoped) {
+            let first = match slot {
+                Slot::First => index.first.get(&h).copied(),
+                Slot::More(k) => index.more.get(k).map(|e| e.1),
+            };
+            let mut e = duplicate(first.and_then(|f| acc.get(f)), r, &r.id());
+            e.help = Some(
+                "the transformations (a patch or replacement that renames) left two resources with one kind, name and namespace; kustomize crashes here: rename one of them differently"
+                    .into(),
+            );
+            return Err(e);
+        }
+        index.add(h, i);
+    }
+    Ok(())
+}
+
 /// Where [`IdIndex::find`] found an id.
 enum Slot {
     First,

@@ -3,7 +3,8 @@
 //! (`config.kubernetes.io/origin`: the file a resource came from, or the generator that made
 //! it, with paths relative to the root), `transformerAnnotations`
 //! (`alpha.config.kubernetes.io/transformations`: every transformer that ran over a resource),
-//! and `managedByLabel` (`app.kubernetes.io/managed-by`; ply writes its own name and version).
+//! and `managedByLabel` (`app.kubernetes.io/managed-by`; ply writes what `kubectl kustomize`
+//! writes, or the value given with `--managed-by-value`).
 //! Inside a remote base, origins name its repository and ref (`repo:`, `ref:`).
 //! The annotations live in the objects during the build, as in kustomize, and are removed at
 //! the end unless asked for.
@@ -17,6 +18,11 @@ use crate::yaml::Node;
 pub const ORIGIN: &str = "config.kubernetes.io/origin";
 pub const TRANSFORMATIONS: &str = "alpha.config.kubernetes.io/transformations";
 pub const MANAGED_BY: &str = "app.kubernetes.io/managed-by";
+/// What `kubectl kustomize` writes under [`MANAGED_BY`]: `kustomize-` and the version of the
+/// kustomize module it was built with, which a kubectl build does not stamp
+/// (`provenance.GetProvenance().Semver()` in `api/krusty/kustomizer.go` gives `(devel)`).
+/// Writing the same keeps live objects from being relabelled when a team switches tools.
+pub const KUBECTL_MANAGED_BY: &str = "kustomize-(devel)";
 
 /// What the root asked for, and where the build is (relative to the root).
 #[derive(Debug, Default)]
@@ -198,6 +204,25 @@ pub fn annotate_generated(
     }
 }
 
+/// After a transformer ran: a resource without an origin (a patch removed its annotations)
+/// takes the transformer's, as kustomize's `resWrangler.AddTransformerAnnotation` does after
+/// every transformer when origins are tracked ("we assume that the transformer generated the
+/// resource").
+pub fn adopt_orphans(acc: &mut [Resource], configured_in: &str, kind: &str, name: Option<&str>) {
+    for r in acc.iter_mut() {
+        if r.node
+            .str_at(&["metadata", "annotations", ORIGIN])
+            .is_none()
+        {
+            let value = format!(
+                "configuredIn: {configured_in}\n{}",
+                configured_by(kind, name, "")
+            );
+            set_annotation(&mut r.node, ORIGIN, value);
+        }
+    }
+}
+
 /// Origins of the resources by original id (to restore after a generator replaced one).
 pub fn origins(acc: &[Resource]) -> HashMap<ResId, String> {
     acc.iter()
@@ -278,7 +303,7 @@ pub fn field_transformers(loaded: &Loaded) -> Vec<&'static str> {
 
 /// The end of a render: the managed-by label when asked for, and the annotations not asked
 /// for removed (kustomize removes them even when an input carried them).
-pub fn finish(acc: &mut [Resource], meta: &Meta) {
+pub fn finish(acc: &mut [Resource], meta: &Meta, managed_by_value: Option<&str>) {
     for r in acc.iter_mut() {
         if meta.managed_by {
             let labels = r.node.ensure_path(&["metadata", "labels"]);
@@ -288,26 +313,43 @@ pub fn finish(acc: &mut [Resource], meta: &Meta) {
             if let Node::Map(m) = labels {
                 m.insert(
                     MANAGED_BY.into(),
-                    Node::str(format!("ply-v{}", env!("CARGO_PKG_VERSION"))),
+                    Node::str(managed_by_value.unwrap_or(KUBECTL_MANAGED_BY)),
                 );
             }
         }
-        let Some(Node::Map(m)) = r.node.get_path_mut(&["metadata", "annotations"]) else {
+        if meta.origin && meta.transformers {
             continue;
-        };
-        let mut changed = false;
-        if !meta.origin {
-            changed |= m.shift_remove(ORIGIN).is_some();
         }
-        if !meta.transformers {
-            changed |= m.shift_remove(TRANSFORMATIONS).is_some();
+        if let Some(Node::Map(m)) = r.node.get_path_mut(&["metadata", "annotations"]) {
+            if !meta.origin {
+                m.shift_remove(ORIGIN);
+            }
+            if !meta.transformers {
+                m.shift_remove(TRANSFORMATIONS);
+            }
         }
-        if changed
-            && m.is_empty()
-            && let Some(Node::Map(meta_map)) = r.node.get_mut("metadata")
-        {
-            meta_map.shift_remove("annotations");
-        }
+        drop_empty_annotations(&mut r.node);
+    }
+}
+
+/// Removes a top-level `metadata.annotations` that holds nothing: null, `{}`, `[]` or a
+/// scalar. kustomize's cleanup of build annotations (`Resource.SetOrigin(nil)`,
+/// `ClearTransformations`, run on every resource unless both annotations were asked for)
+/// reads the annotations as a map of strings and writes them back through kyaml's
+/// `RNode.setMapInMetadata`, which clears the field and writes it only when the map is not
+/// empty (`kyaml/yaml/rnode.go`). `labels` and nested annotations are not touched.
+pub fn drop_empty_annotations(node: &mut Node) {
+    let Some(Node::Map(meta_map)) = node.get_mut("metadata") else {
+        return;
+    };
+    let empty = match meta_map.get("annotations") {
+        Some(Node::Map(m)) => m.is_empty(),
+        Some(Node::Seq(s)) => s.is_empty(),
+        Some(_) => true,
+        None => false,
+    };
+    if empty {
+        meta_map.shift_remove("annotations");
     }
 }
 

@@ -49,6 +49,10 @@ pub struct RenderOptions {
     /// Where fetched remote trees are cached (`--cache-dir`); `None` for the default
     /// (`fs::remote::default_cache_dir`).
     pub cache_dir: Option<PathBuf>,
+    /// `--managed-by-value`: the value of `app.kubernetes.io/managed-by` that
+    /// `buildMetadata: [managedByLabel]` writes; `None` writes what `kubectl kustomize` writes
+    /// ([`metadata::KUBECTL_MANAGED_BY`]).
+    pub managed_by_value: Option<String>,
 }
 
 /// Which thread of a render reads and parses its files. The output, errors and warnings are
@@ -287,7 +291,11 @@ fn build_root(
         &b.vars,
         b.warnings,
     )?;
-    metadata::finish(&mut resources, &b.plugin_state.meta);
+    metadata::finish(
+        &mut resources,
+        &b.plugin_state.meta,
+        opts.managed_by_value.as_deref(),
+    );
     let cache = RenderCache {
         _files: b.files,
         _kustomizations: b.kustomizations,
@@ -454,15 +462,20 @@ impl Builder<'_> {
                 continue;
             }
             let dir = self.resolve_dir(loaded, "components", path)?;
-            acc = self.build_dir(&dir, acc, Some(Role::Component))?;
+            // Origins name a component's files through its directory, as they do a base's
+            // (`accumulateComponents` appends the path to the origin).
+            self.plugin_state.meta.enter(path);
+            let built = self.build_dir(&dir, acc, Some(Role::Component));
+            self.plugin_state.meta.leave();
+            acc = built?;
         }
         let patches = self.load_patches(loaded)?;
-        self.apply_patches(&patches.early, &mut acc)?;
+        self.apply_field_patches(loaded, &patches.early, &mut acc)?;
         // Lent out for the transformers instead of cloned per kustomization (the JSON patches
         // run in between use `self.tables`, not the configuration).
         let fields = std::mem::take(&mut self.config.fields);
         let transformed = steps::transform(loaded, &mut acc, &fields, &mut |acc| {
-            self.apply_patches(&patches.json6902, acc)
+            self.apply_field_patches(loaded, &patches.json6902, acc)
         });
         self.config.fields = fields;
         transformed?;

@@ -80,17 +80,20 @@ fn opens_with_list(text: &str) -> bool {
 /// Reads patch text the way kustomize's PatchTransformer does (`Config`): a JSON 6902 patch
 /// when the text is a list of operations (JSON, or YAML converted), a strategic merge patch
 /// when it is one or more YAML documents that are maps; anything else is an error.
+///
+/// The text is used as written: only an inline `patches[].patch` is trimmed, by the caller
+/// (`strings.TrimSpace` in kustomize's `PatchTransformerPlugin.Config`), so that a block
+/// scalar at the end of a patch file keeps its final newline.
 pub fn parse_patch_text(
     text: &str,
     file: Option<&std::sync::Arc<crate::source::SourceFile>>,
     source: &str,
 ) -> Result<Body> {
-    let trimmed = text.trim();
     // kustomize decodes JSON 6902 operations after sigs.k8s.io/yaml's `YAMLToJSON` (go-yaml
     // v2): a plain `value: y` is `true` there. A text that opens with a list is read that way
     // once; anything else (or a list that turns out not to be one document) as YAML 1.2.
-    if opens_with_list(trimmed)
-        && let Ok(mut docs) = crate::yaml::parse::parse_config_documents(trimmed)
+    if opens_with_list(text)
+        && let Ok(mut docs) = crate::yaml::parse::parse_config_documents(text)
     {
         docs.retain(|d| !d.node.is_null());
         if let [one] = docs.as_mut_slice()
@@ -99,7 +102,7 @@ pub fn parse_patch_text(
             return Ok(Body::Json(std::mem::take(&mut one.node)));
         }
     }
-    let docs = parse_documents(trimmed).map_err(|e| {
+    let docs = parse_documents(text).map_err(|e| {
         Error::new(
             ErrorKind::Patch,
             format!(
@@ -137,12 +140,8 @@ pub fn parse_patch_text(
         match d.node {
             Node::Map(m) if m.is_empty() => {}
             Node::Map(_) => {
-                // Offsets are into the trimmed text; map them back into the file when the
-                // text is the whole file.
-                let loc = file.map(|f| {
-                    let lead = f.text.len() - f.text.trim_start().len();
-                    Location::line_at(std::sync::Arc::clone(f), lead + d.offset)
-                });
+                // Offsets are into the text, which is the whole file when there is one.
+                let loc = file.map(|f| Location::line_at(std::sync::Arc::clone(f), d.offset));
                 out.push((d.node, loc));
             }
             other => {
@@ -429,12 +428,23 @@ fn apply_one(
                 if p.flavor == Flavor::Patch {
                     r.store_previous_id();
                 }
+                let had_annotations = has_annotations(r);
+                if had_annotations {
+                    // kustomize keeps its build annotations (previous ids, prefixes, the
+                    // generator's marks) in `metadata.annotations` while it builds, so a patch
+                    // may add to that map even when the input had none.
+                    let a = r.node.ensure_path(&["metadata", "annotations"]);
+                    if !matches!(a, Node::Map(_)) {
+                        *a = Node::empty_map();
+                    }
+                }
                 json_patch_in_place(&mut r.node, ops).map_err(|e| {
                     located(Error::new(
                         ErrorKind::Patch,
                         format!("{}: {}: {}", p.source, e.path, e.message),
                     ))
                 })?;
+                after_json_round_trip(&mut r.node);
                 let r = &slots[i];
                 if let Some(r) = r {
                     index.add(i, r);
@@ -443,6 +453,45 @@ fn apply_one(
             Ok(())
         }
     }
+}
+
+/// Whether kustomize's object has a `metadata.annotations` map when a JSON patch runs: the
+/// input's own (an empty one included), or the build annotations kustomize writes there
+/// (`Resource.StorePreviousId`, `AddNamePrefix`, the generators' `EnableHashSuffix` in
+/// `api/resource/resource.go`).
+fn has_annotations(r: &Resource) -> bool {
+    !r.prev_ids.is_empty()
+        || r.needs_hash_suffix
+        || !r.name_prefixes.is_empty()
+        || !r.name_suffixes.is_empty()
+        || matches!(
+            r.node.get_path(&["metadata", "annotations"]),
+            Some(Node::Map(_))
+        )
+}
+
+/// What kustomize's JSON round trip leaves of a patched object (`patchjson6902.Filter.run`:
+/// `RNode.MarshalJSON`, the patch, `RNode.UnmarshalJSON`, which reads every number as a Go
+/// float64): an integer a float64 cannot hold exactly becomes the nearest float64, printed
+/// as Go prints it (`9223372036854775807` → `9223372036854776000`). Then kustomize writes the
+/// annotations back (`Resource.SetAnnotations`, which drops an empty map; see
+/// `metadata::drop_empty_annotations`).
+fn after_json_round_trip(node: &mut Node) {
+    fn floats(n: &mut Node) {
+        match n {
+            Node::Int(i) => {
+                let f = *i as f64;
+                if f as i128 != *i {
+                    *n = Node::Float(f);
+                }
+            }
+            Node::Map(m) => m.values_mut().for_each(floats),
+            Node::Seq(items) => items.iter_mut().for_each(floats),
+            _ => {}
+        }
+    }
+    floats(node);
+    super::metadata::drop_empty_annotations(node);
 }
 
 /// [`json6902::apply`] editing the object in place instead of a copy (same errors): on an
@@ -622,6 +671,12 @@ fn smp_into(
     // The resource's tree moves into the merge (no copy) and the patch is read in place (only
     // what the object takes from it is copied); on an error the render stops, so the emptied
     // slot is never read.
+    // A targeted patch takes the object's group, version and kind (`patchCopy.SetGvk` in
+    // `PatchTransformerPlugin.transformStrategicMerge`): an object without an apiVersion gets
+    // an empty one from it, which kustomize prints as null.
+    let empty_api_version = p.flavor == Flavor::Patch
+        && p.target.is_some()
+        && r.node.get("apiVersion").is_none_or(Node::is_null);
     let original = std::mem::take(&mut r.node);
     let merged = smp::apply_kustomize(original, patch, cx.schema, &gvk, keep)?;
     if merged.as_map().is_none_or(|m| m.is_empty()) {
@@ -629,6 +684,9 @@ fn smp_into(
         return Ok(());
     }
     r.node = merged;
+    if empty_api_version && let Some(m) = r.node.as_map_mut() {
+        m.insert("apiVersion".into(), Node::Null);
+    }
     if !p.allow_kind_change {
         *r.node.ensure_path(&["kind"]) = Node::str(kind);
     }
@@ -860,11 +918,19 @@ pub fn load_patch(
     declared: Option<Location>,
 ) -> Result<Patch> {
     let err = |m: String| Error::new(ErrorKind::Patch, m).at_opt(declared.clone());
+    // Only PatchTransformer trims its inline patch (`strings.TrimSpace(p.Patch)` in
+    // `PatchTransformerPlugin.Config`); PatchJson6902Transformer uses its `jsonOp` as written.
     let inline = entry
         .patch
         .as_deref()
-        .map(str::trim)
-        .filter(|p| !p.is_empty());
+        .map(|p| {
+            if flavor == Flavor::Json6902 {
+                p
+            } else {
+                p.trim()
+            }
+        })
+        .filter(|p| !p.trim().is_empty());
     let path = entry.path.as_deref().filter(|p| !p.is_empty());
     if flavor == Flavor::Json6902
         && entry
@@ -1119,11 +1185,12 @@ mod tests {
             assert!(text.starts_with(want), "{text}");
             assert!(text.contains("b: \"2\"") && !text.contains("a: "), "{text}");
         }
-        // An object without apiVersion takes the patch's.
+        // An object without apiVersion gives the patch its empty one, printed as null
+        // (checked with kubectl kustomize).
         let mut resources = vec![res("kind: ConfigMap\nmetadata: {name: cm}\n")];
         let p = patch("apiVersion: v2\nkind: ConfigMap\nmetadata: {name: cm}\n");
         apply_all(&mut resources, &[p], &cx, &mut w).unwrap();
-        assert_eq!(resources[0].node.str_at(&["apiVersion"]), Some("v2"));
+        assert_eq!(resources[0].node.get("apiVersion"), Some(&Node::Null));
     }
 
     #[test]

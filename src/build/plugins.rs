@@ -193,6 +193,41 @@ impl Builder<'_> {
         Ok(LoadedPatches { early, json6902 })
     }
 
+    /// The patches a kustomization's fields name, one transformer at a time as kustomize
+    /// runs them (all `patchesStrategicMerge` entries are one transformer, every other entry
+    /// its own), each followed by kustomize's origin bookkeeping when origins are tracked.
+    pub(super) fn apply_field_patches(
+        &mut self,
+        loaded: &Loaded,
+        list: &[Patch],
+        acc: &mut Vec<Resource>,
+    ) -> Result<()> {
+        if !self.plugin_state.meta.tracks_origin() {
+            return self.apply_patches(list, acc);
+        }
+        let here = self.plugin_state.meta.kustomization_file(loaded);
+        let mut rest = list;
+        while let Some(first) = rest.first() {
+            let n = if first.flavor == patches::Flavor::StrategicMerge {
+                rest.iter()
+                    .take_while(|p| p.flavor == patches::Flavor::StrategicMerge)
+                    .count()
+            } else {
+                1
+            };
+            let (group, tail) = rest.split_at(n);
+            self.apply_patches(group, acc)?;
+            let kind = match first.flavor {
+                patches::Flavor::StrategicMerge => "PatchStrategicMergeTransformer",
+                patches::Flavor::Patch => "PatchTransformer",
+                patches::Flavor::Json6902 => "PatchJson6902Transformer",
+            };
+            super::metadata::adopt_orphans(acc, &here, kind, None);
+            rest = tail;
+        }
+        Ok(())
+    }
+
     pub(super) fn apply_patches(&mut self, list: &[Patch], acc: &mut Vec<Resource>) -> Result<()> {
         if list.is_empty() {
             return Ok(());
@@ -284,6 +319,16 @@ impl Builder<'_> {
                         e
                     }
                 })?;
+            if self.plugin_state.meta.tracks_origin() {
+                let here = self.plugin_state.meta.kustomization_file(loaded);
+                let configured_in = super::metadata::configured_in(&config.node, &here);
+                super::metadata::adopt_orphans(
+                    acc,
+                    &configured_in,
+                    config.kind(),
+                    config.node.str_at(&["metadata", "name"]),
+                );
+            }
             if self.plugin_state.meta.transformers {
                 let here = self.plugin_state.meta.kustomization_file(loaded);
                 let configured_in = super::metadata::configured_in(&config.node, &here);

@@ -141,6 +141,17 @@ pub(super) fn resolve_named_file(
             )
             .at_opt(loc()));
         }
+        // kustomize's file loader fetches an http(s) URL (`fileLoader.Load`); ply works
+        // offline.
+        _ if super::accumulate::is_remote(rel) => {
+            return Err(Error::new(
+                ErrorKind::Remote,
+                format!("remote files are not supported: '{rel}'"),
+            )
+            .at_opt(loc())
+            .label("a remote URL")
+            .help("ply works offline and never opens a network connection; download the file (curl) and name its local path instead"));
+        }
         _ => {
             return Err(Error::new(
                 ErrorKind::NotFound,
@@ -314,6 +325,7 @@ pub fn finish_root(
             "config.kubernetes.io/local-config",
         ]) != Some("true")
     });
+    super::ids::check_unique(resources, &|g: &Gvk| config.fields.is_cluster_scoped(g))?;
     let choice = transform::sort::choose(
         root.kustomization.sort_options.as_ref(),
         opts.reorder,

@@ -50,6 +50,9 @@ pub fn apply_op(doc: &mut Node, op: &Node) -> Result<(), MergeError> {
     let path = op
         .str_at(&["path"])
         .ok_or_else(|| err("", format!("{name} operation needs a `path` string")))?;
+    // evanphx/json-patch v4 (kubectl's and kustomize's) reads a missing `value` as null for
+    // `add` and `replace` (`Operation.value` returns nil, which is written as null).
+    let value_or_null = || op.get("value").cloned().unwrap_or(Node::Null);
     let value = || {
         op.get("value")
             .cloned()
@@ -60,15 +63,9 @@ pub fn apply_op(doc: &mut Node, op: &Node) -> Result<(), MergeError> {
             .ok_or_else(|| err(path, format!("{name} operation needs a `from` string")))
     };
     match name {
-        "add" => add(doc, path, value()?),
+        "add" => add(doc, path, value_or_null()),
         "remove" => remove(doc, path).map(|_| ()),
-        "replace" => {
-            let v = value()?;
-            let slot = get_mut(doc, path)
-                .map_err(|_| err(path, "replace operation does not apply: doc is missing key"))?;
-            *slot = v;
-            Ok(())
-        }
+        "replace" => replace(doc, path, value_or_null()),
         "move" => {
             let from = from()?;
             if path != from && path.starts_with(&format!("{from}/")) {
@@ -82,14 +79,19 @@ pub fn apply_op(doc: &mut Node, op: &Node) -> Result<(), MergeError> {
         }
         "copy" => {
             let from = from()?;
-            let v = get(doc, from)
-                .ok_or_else(|| {
-                    err(
+            // A key missing from an existing object copies null (json-patch v4's
+            // `partialDoc.get` finds nothing without an error); a missing parent or list
+            // index is an error.
+            let v = match get(doc, from) {
+                Some(v) => v.clone(),
+                None if names_missing_key(doc, from) => Node::Null,
+                None => {
+                    return Err(err(
                         from,
                         "copy operation does not apply: doc is missing from path",
-                    )
-                })?
-                .clone();
+                    ));
+                }
+            };
             add(doc, path, v)
         }
         "test" => {
@@ -221,6 +223,69 @@ fn add(doc: &mut Node, pointer: &str, value: Node) -> Result<(), MergeError> {
     }
 }
 
+/// `replace` as json-patch v4 does it: the parent must exist; a key missing from an object is
+/// set (`partialDoc.get` returns nothing without an error, and `set` adds the key); a list
+/// index must be in range.
+fn replace(doc: &mut Node, pointer: &str, value: Node) -> Result<(), MergeError> {
+    if pointer.is_empty() {
+        *doc = value;
+        return Ok(());
+    }
+    let (parent, last) = parent_mut(doc, pointer, "replace")?;
+    match parent {
+        Node::Map(m) => {
+            match m.get_mut(&last) {
+                Some(slot) => *slot = value,
+                None => {
+                    m.insert(last, value);
+                }
+            }
+            Ok(())
+        }
+        Node::Seq(items) => {
+            let i = list_index(&last, items.len(), false).ok_or_else(|| {
+                err(
+                    pointer,
+                    "replace operation does not apply: doc is missing key",
+                )
+            })?;
+            items[i] = value;
+            Ok(())
+        }
+        _ => Err(err(
+            pointer,
+            "replace operation does not apply: doc is missing key",
+        )),
+    }
+}
+
+/// Whether `pointer` names a key that is missing from an object that exists.
+fn names_missing_key(doc: &Node, pointer: &str) -> bool {
+    let Ok(mut tokens) = parse_pointer(pointer) else {
+        return false;
+    };
+    let Some(last) = tokens.pop() else {
+        return false;
+    };
+    let mut cur = doc;
+    for t in &tokens {
+        cur = match cur {
+            Node::Map(m) => match m.get(t) {
+                Some(v) => v,
+                None => return false,
+            },
+            Node::Seq(items) => {
+                match list_index(t, items.len(), false).and_then(|i| items.get(i)) {
+                    Some(v) => v,
+                    None => return false,
+                }
+            }
+            _ => return false,
+        };
+    }
+    matches!(cur, Node::Map(m) if !m.contains_key(&last))
+}
+
 fn remove(doc: &mut Node, pointer: &str) -> Result<Node, MergeError> {
     let (parent, last) = parent_mut(doc, pointer, "remove")?;
     let missing = || {
@@ -276,8 +341,26 @@ mod tests {
         let e = apply(&doc, &y("[{op: test, path: /a, value: 2}]")).expect_err("test fails");
         assert!(e.message.contains("testing value failed"));
         assert!(apply(&doc, &y("[{op: remove, path: /zz}]")).is_err());
-        assert!(apply(&doc, &y("[{op: replace, path: /zz, value: 1}]")).is_err());
+        assert!(apply(&doc, &y("[{op: replace, path: /zz/y, value: 1}]")).is_err());
+        assert!(apply(&y("{l: [1]}"), &y("[{op: replace, path: /l/1, value: 2}]")).is_err());
+        assert!(apply(&doc, &y("[{op: copy, from: /zz/y, path: /b}]")).is_err());
         assert!(apply(&doc, &y("[{op: frob, path: /a}]")).is_err());
         assert!(apply(&y("{l: [1]}"), &y("[{op: add, path: /l/5, value: 1}]")).is_err());
+    }
+
+    #[test]
+    fn missing_keys_and_values_as_json_patch_v4_reads_them() {
+        // kubectl patch --local --type json agrees (checked with kubectl v1.32).
+        let doc = y("{a: {b: 1}}");
+        let out = apply(
+            &doc,
+            &y(r#"[
+              {op: replace, path: /a/c, value: 2},
+              {op: copy, from: /a/zz, path: /a/d},
+              {op: add, path: /e}
+            ]"#),
+        )
+        .expect("applies");
+        assert_eq!(out, y("{a: {b: 1, c: 2, d: null}, e: null}"));
     }
 }

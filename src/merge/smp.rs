@@ -72,6 +72,9 @@ pub fn apply_kustomize(
         Node::Map(m) => m,
         other => return Err(not_a_map("patch", other)),
     };
+    let mut original = original;
+    kz_settle_map(&mut original, schema.root(gvk), &root)?;
+    kz_no_empty_key(patch, &root)?;
     Merger::apply(Dialect::Kustomize)
         .kz_merge_map(original, patch, schema.root(gvk), &root, keep)
         .map(Node::Map)
@@ -725,7 +728,7 @@ impl Merger {
         match patch.get(DIRECTIVE).map(Node::as_str) {
             None | Some(Some("merge")) => {}
             // kz_clean_map leaves the directive out.
-            Some(Some("replace")) => return Ok(kz_clean_map(patch)),
+            Some(Some("replace")) => return Ok(kz_clean_map(patch, cur)),
             Some(Some("delete")) => return Ok(Map::default()),
             Some(_) => return Err(kz_bad_strategy(patch.get(DIRECTIVE), path)),
         }
@@ -743,7 +746,8 @@ impl Merger {
                 continue;
             }
             let Some(ov) = original.get_mut(key).filter(|v| !v.is_null()) else {
-                if let Some(v) = kz_clean(pv, &kpath)? {
+                let (sub, meta) = cur.field(key);
+                if let Some(v) = kz_clean(pv, sub, meta, &kpath)? {
                     original.insert(key.clone(), v);
                 }
                 continue;
@@ -767,7 +771,7 @@ impl Merger {
                 (Node::Map(om), Node::Map(pm)) => {
                     let (sub, meta) = cur.field(key);
                     *ov = if meta.strategy.replace {
-                        Node::Map(kz_clean_map(pm))
+                        Node::Map(kz_clean_map(pm, sub))
                     } else {
                         Node::Map(self.kz_merge_map(om, pm, sub, &kpath, &[])?)
                     };
@@ -793,14 +797,17 @@ impl Merger {
         let clean_all = |list: &mut dyn Iterator<Item = &Node>| -> R<Vec<Node>> {
             let mut out = Vec::with_capacity(list.size_hint().0);
             for (i, v) in list.enumerate() {
-                if let Some(v) = kz_clean(v, &path.index(i))? {
+                if let Some(v) = kz_clean_item(v, items, &path.index(i))? {
                     out.push(v);
                 }
             }
             Ok(out)
         };
+        // A list that is not merged takes the patch's list as written, nulls and `$patch`
+        // keys of its items included (merge2's `VisitList` returns the patch's node for a
+        // non-associative list).
         if !meta.strategy.merge {
-            return clean_all(&mut patch.iter());
+            return Ok(patch.to_vec());
         }
         if original.is_empty() && patch.is_empty() {
             return Ok(original);
@@ -909,7 +916,7 @@ impl Merger {
                 // Agrees with an element on the keys both have but not on all: kustomize
                 // drops the patch element and keeps the object's.
                 continue;
-            } else if let Some(v) = kz_clean(&v, &epath)? {
+            } else if let Some(v) = kz_clean_item(&v, items, &epath)? {
                 front.push(FrontItem::New(v));
             }
         }
@@ -942,6 +949,128 @@ impl Merger {
         }
         Ok(out)
     }
+}
+
+/// What kyaml's walker does to the object's own lists before a patch is merged in: each list
+/// with the merge strategy, wherever it is in the object (also where the patch says nothing),
+/// is rebuilt with one element per distinct merge key, at the key's first position, holding
+/// the content of its last occurrence (`walkAssociativeSequence` collects the distinct keys in
+/// `elementValues` and sets each through `ElementSetter`); a merged list of scalars keeps one
+/// of each value (`elementPrimitiveValues`). Lists that are not merged are not entered.
+///
+/// A field named by the empty string fails, as it does in kyaml, whose `FieldSetter` reads an
+/// empty name as "set this scalar" and finds a map (`kyaml/yaml/fns.go`).
+fn kz_settle_map(map: &mut Map, cur: Cursor<'_>, path: &Path<'_>) -> R<()> {
+    for (key, v) in map.iter_mut() {
+        if key.is_empty() {
+            return Err(kz_empty_key(path));
+        }
+        match v {
+            Node::Map(m) => {
+                let (sub, _) = cur.field(key);
+                kz_settle_map(m, sub, &path.key(key))?;
+            }
+            Node::Seq(items) => {
+                let (sub, meta) = cur.field(key);
+                if meta.strategy.merge {
+                    kz_settle_list(items, sub.items(), meta, &path.key(key))?;
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn kz_empty_key(path: &Path<'_>) -> MergeError {
+    MergeError::new(
+        K::TypeMismatch,
+        path,
+        "wrong node kind: expected ScalarNode but got MappingNode: a field is named by the empty string, which kustomize cannot merge",
+    )
+}
+
+/// The empty-key check of [`kz_settle_map`] over a patch's maps.
+fn kz_no_empty_key(m: &Map, path: &Path<'_>) -> R<()> {
+    for (k, v) in m {
+        if k.is_empty() {
+            return Err(kz_empty_key(path));
+        }
+        match v {
+            Node::Map(inner) => kz_no_empty_key(inner, &path.key(k))?,
+            Node::Seq(items) => {
+                for inner in items.iter().filter_map(Node::as_map) {
+                    kz_no_empty_key(inner, &path.key(k))?;
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn kz_settle_list(
+    items: &mut Vec<Node>,
+    cur: Cursor<'_>,
+    meta: &PatchMeta,
+    path: &Path<'_>,
+) -> R<()> {
+    if items
+        .iter()
+        .all(|v| !matches!(v, Node::Map(_) | Node::Seq(_)))
+    {
+        let mut out: Vec<Node> = Vec::with_capacity(items.len());
+        for v in items.drain(..) {
+            if !out.iter().any(|o| o.scalar_text() == v.scalar_text()) {
+                out.push(v);
+            }
+        }
+        *items = out;
+        return Ok(());
+    }
+    let Some(merge_key) = meta.merge_key.as_deref() else {
+        return Ok(());
+    };
+    let keys: Vec<&str> = if meta.list_map_keys.is_empty() {
+        vec![merge_key]
+    } else {
+        meta.list_map_keys.iter().map(String::as_str).collect()
+    };
+    let tuple = |v: &Node| -> Option<Vec<String>> {
+        let t: Vec<String> = keys
+            .iter()
+            .map(|k| v.get(k).and_then(Node::scalar_text).unwrap_or_default())
+            .collect();
+        (v.as_map().is_some() && t.iter().any(|x| !x.is_empty())).then_some(t)
+    };
+    let tuples: Vec<Option<Vec<String>>> = items.iter().map(&tuple).collect();
+    let has_duplicates = tuples
+        .iter()
+        .enumerate()
+        .any(|(i, t)| t.is_some() && tuples[..i].contains(t));
+    if has_duplicates {
+        let mut out: Vec<Node> = Vec::with_capacity(items.len());
+        let mut placed: Vec<(&Vec<String>, usize)> = Vec::new();
+        for (v, t) in std::mem::take(items).into_iter().zip(&tuples) {
+            match t {
+                Some(t) => match placed.iter().find(|(p, _)| *p == t) {
+                    Some(&(_, at)) => out[at] = v,
+                    None => {
+                        placed.push((t, out.len()));
+                        out.push(v);
+                    }
+                },
+                None => out.push(v),
+            }
+        }
+        *items = out;
+    }
+    for v in items.iter_mut() {
+        if let Node::Map(m) = v {
+            kz_settle_map(m, cur, path)?;
+        }
+    }
+    Ok(())
 }
 
 enum FrontItem {
@@ -992,37 +1121,52 @@ fn kz_bad_strategy(d: Option<&Node>, path: &Path<'_>) -> MergeError {
     )
 }
 
-/// A value kustomize adds where the object has none: nulls dropped, maps with `$patch:
-/// delete` dropped, other `$patch` keys removed. `None` when the value itself is dropped.
-fn kz_clean(v: &Node, path: &Path<'_>) -> R<Option<Node>> {
+/// A value kustomize adds where the object has none (merge2 walks the patch's value as the
+/// object's): in maps, nulls dropped, maps with `$patch: delete` dropped, other `$patch` keys
+/// removed; lists with the merge strategy lose their `$patch: delete` maps and have their maps
+/// cleaned; other lists are kept as written (`VisitList` returns them, nulls included).
+/// `None` when the value itself is dropped.
+fn kz_clean(v: &Node, cur: Cursor<'_>, meta: &PatchMeta, path: &Path<'_>) -> R<Option<Node>> {
+    match v {
+        Node::Seq(items) if meta.strategy.merge => {
+            Ok(Some(Node::Seq(kz_clean_items(items, cur.items()))))
+        }
+        Node::Seq(_) => Ok(Some(v.clone())),
+        _ => kz_clean_item(v, cur, path),
+    }
+}
+
+/// [`kz_clean`] of a map or scalar (an element of a merged list, at `cur`).
+fn kz_clean_item(v: &Node, cur: Cursor<'_>, path: &Path<'_>) -> R<Option<Node>> {
     match v {
         Node::Map(m) => match m.get(DIRECTIVE).map(Node::as_str) {
             Some(Some("delete")) => Ok(None),
-            Some(Some("replace" | "merge")) | None => Ok(Some(Node::Map(kz_clean_map(m)))),
+            Some(Some("replace" | "merge")) | None => Ok(Some(Node::Map(kz_clean_map(m, cur)))),
             Some(_) => Err(kz_bad_strategy(m.get(DIRECTIVE), path)),
         },
-        Node::Seq(items) => Ok(Some(Node::Seq(kz_clean_items(items)))),
         other => Ok(Some(other.clone())),
     }
 }
 
-/// A copy of `m` without `$patch` keys and nulls, and without maps that say `$patch: delete`
-/// (at any depth).
-fn kz_clean_map(m: &Map) -> Map {
+/// A copy of `m` (at `cur`) cleaned as [`kz_clean`] says, at any depth.
+fn kz_clean_map(m: &Map, cur: Cursor<'_>) -> Map {
     let mut out = Map::with_capacity_and_hasher(m.len(), Default::default());
     for (k, v) in m {
         if k == DIRECTIVE {
             continue;
         }
+        let (sub, meta) = cur.field(k);
         let v = match v {
             Node::Null => continue,
             Node::Map(inner) => {
                 if inner.get(DIRECTIVE).and_then(Node::as_str) == Some("delete") {
                     continue;
                 }
-                Node::Map(kz_clean_map(inner))
+                Node::Map(kz_clean_map(inner, sub))
             }
-            Node::Seq(items) => Node::Seq(kz_clean_items(items)),
+            Node::Seq(items) if meta.strategy.merge => {
+                Node::Seq(kz_clean_items(items, sub.items()))
+            }
             other => other.clone(),
         };
         out.insert(k.clone(), v);
@@ -1030,13 +1174,14 @@ fn kz_clean_map(m: &Map) -> Map {
     out
 }
 
-/// A copy of a list's elements without maps that say `$patch: delete`, the other maps cleaned.
-fn kz_clean_items(items: &[Node]) -> Vec<Node> {
+/// A copy of a merged list's elements without maps that say `$patch: delete`, the other maps
+/// cleaned.
+fn kz_clean_items(items: &[Node], cur: Cursor<'_>) -> Vec<Node> {
     items
         .iter()
         .filter_map(|v| match v {
             Node::Map(m) if m.get(DIRECTIVE).and_then(Node::as_str) == Some("delete") => None,
-            Node::Map(m) => Some(Node::Map(kz_clean_map(m))),
+            Node::Map(m) => Some(Node::Map(kz_clean_map(m, cur))),
             other => Some(other.clone()),
         })
         .collect()

@@ -440,6 +440,7 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
         );
         let mut merges: Vec<Node> = Vec::new();
         while let Some(key) = access.next_key_seed(KeySeed { text: self.text })? {
+            let mut yaml11_word = false;
             let key = match key {
                 Key::Merge => {
                     merges.push(access.next_value_seed(self.seed())?);
@@ -448,9 +449,19 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
                 Key::Node(Node::Str(s)) => s,
                 // kustomize fails on non-string keys (its JSON step cannot encode them); ply
                 // keeps them as their text.
-                Key::Node(other) => other.scalar_text().unwrap_or_default(),
+                Key::Node(other) => {
+                    yaml11_word =
+                        matches!(other, Node::Bool(_)) && self.text.is_some_and(|t| t.yaml11);
+                    other.scalar_text().unwrap_or_default()
+                }
             };
             let value = access.next_value_seed(self.seed())?;
+            // Two YAML 1.1 words that read as the same boolean (`yes` and `on`) are one key
+            // to go-yaml v2, which keeps the last value (sigs.k8s.io/yaml's `YAMLToJSON`).
+            if yaml11_word && let Some(slot) = map.get_mut(&key) {
+                *slot = value;
+                continue;
+            }
             if map.contains_key(&key) {
                 return Err(de::Error::custom(format!(
                     "mapping key \"{key}\" already defined"
