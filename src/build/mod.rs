@@ -662,7 +662,7 @@ impl Builder<'_> {
             )
             .at(loc)
             .label("a remote URL")
-            .help("ply works offline and never opens a network connection; fetch the remote kustomization (git clone, curl) and name its local path instead");
+            .help("`ply fetch` fetches remote bases (git repositories) only; download the file (curl) and name its local path instead");
         }
         Error::new(
             ErrorKind::NotFound,
