@@ -27,7 +27,8 @@ pub enum ErrorKind {
     NotFound,
     /// A path escapes the kustomization root under the root-only load restrictor.
     LoadRestriction,
-    /// A remote resource (git or http URL): ply is offline.
+    /// A remote base that cannot be fetched (`ply fetch`) or is not pinned and cached
+    /// (`ply render`), a remote file URL, or a bad `ply.lock`.
     Remote,
     /// A cycle of kustomizations.
     Cycle,

@@ -5,6 +5,7 @@
 //! (`alpha.config.kubernetes.io/transformations`: every transformer that ran over a resource),
 //! and `managedByLabel` (`app.kubernetes.io/managed-by`; ply writes what `kubectl kustomize`
 //! writes, or the value given with `--managed-by-value`).
+//! Inside a remote base, origins name its repository and ref (`repo:`, `ref:`).
 //! The annotations live in the objects during the build, as in kustomize, and are removed at
 //! the end unless asked for.
 
@@ -31,6 +32,10 @@ pub struct Meta {
     pub managed_by: bool,
     /// Directories entered from the root, as written (`../base`).
     prefix: Vec<String>,
+    /// Remote bases entered: where in `prefix` each one's path starts, and its `repo:` and
+    /// `ref:` lines (kustomize's `Origin.Append` of a git URL,
+    /// `api/resource/origin.go`).
+    remotes: Vec<(usize, String)>,
 }
 
 impl Meta {
@@ -41,6 +46,7 @@ impl Meta {
             transformers: has("transformerAnnotations"),
             managed_by: has("managedByLabel"),
             prefix: Vec::new(),
+            remotes: Vec::new(),
         }
     }
 
@@ -59,10 +65,39 @@ impl Meta {
         self.prefix.pop();
     }
 
+    /// Enters a remote base: paths start again at its directory in the repository `repo`
+    /// (its clone spec), at `git_ref`. kustomize takes the directory from the clone's path
+    /// after its first component, which gives `notCloned` for a URL without one.
+    pub fn enter_remote(&mut self, root_path: &str, repo: &str, git_ref: &str) {
+        let mut source = format!("repo: {repo}\n");
+        if !git_ref.is_empty() {
+            source.push_str(&format!("ref: {git_ref}\n"));
+        }
+        self.remotes.push((self.prefix.len(), source));
+        let dir = if root_path.trim_matches('/').is_empty() {
+            "notCloned"
+        } else {
+            root_path
+        };
+        self.prefix.push(dir.to_string());
+    }
+
+    pub fn leave_remote(&mut self) {
+        self.prefix.pop();
+        self.remotes.pop();
+    }
+
+    /// The `repo:` and `ref:` lines of the remote base being built (empty outside one).
+    pub fn source(&self) -> &str {
+        self.remotes.last().map_or("", |(_, s)| s.as_str())
+    }
+
     /// A path named in the current kustomization, relative to the root (Go's `filepath.Join`).
     pub fn rel(&self, path: &str) -> String {
         let mut parts: Vec<&str> = Vec::new();
-        for p in self.prefix.iter().map(String::as_str).chain([path]) {
+        let start = self.remotes.last().map_or(0, |(i, _)| *i);
+        let prefix = self.prefix.get(start..).unwrap_or_default();
+        for p in prefix.iter().map(String::as_str).chain([path]) {
             for seg in p.split('/') {
                 match seg {
                     "" | "." => {}
@@ -104,9 +139,9 @@ fn set_annotation(node: &mut Node, key: &str, value: String) {
     }
 }
 
-/// `path: …` for resources read from a file.
-pub fn annotate_file(r: &mut Resource, path: &str) {
-    set_annotation(&mut r.node, ORIGIN, format!("path: {path}\n"));
+/// `path: …` for resources read from a file (`source`: [`Meta::source`]).
+pub fn annotate_file(r: &mut Resource, path: &str, source: &str) {
+    set_annotation(&mut r.node, ORIGIN, format!("path: {path}\n{source}"));
 }
 
 /// Where a plugin configuration came from: its file, or the kustomization for inline ones.
@@ -137,6 +172,7 @@ pub fn annotate_generated(
     kind: Option<&str>,
     name: Option<&str>,
     replaced: &[(&str, String)],
+    source: &str,
 ) {
     for r in acc.iter_mut() {
         let id = r.original_id();
@@ -160,7 +196,7 @@ pub fn annotate_generated(
         let value = match before.get(&id).filter(|_| !was_replaced) {
             Some(old) => old.clone(),
             None => format!(
-                "configuredIn: {configured_in}\n{}",
+                "{source}configuredIn: {configured_in}\n{}",
                 configured_by(kind, name, "")
             ),
         };
@@ -204,11 +240,19 @@ pub fn annotate_transformer(
     configured_in: &str,
     kind: &str,
     name: Option<&str>,
+    source: &str,
 ) {
-    let entry = format!(
-        "- configuredIn: {configured_in}\n{}",
+    let mut entry = String::new();
+    for (i, line) in source.lines().enumerate() {
+        entry.push_str(if i == 0 { "- " } else { "  " });
+        entry.push_str(line);
+        entry.push('\n');
+    }
+    entry.push_str(if entry.is_empty() { "- " } else { "  " });
+    entry.push_str(&format!(
+        "configuredIn: {configured_in}\n{}",
         configured_by(kind, name, "  ")
-    );
+    ));
     for r in acc.iter_mut() {
         let old = r
             .node

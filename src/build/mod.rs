@@ -453,7 +453,8 @@ impl Builder<'_> {
         if let Some(before) = &before {
             let here = self.plugin_state.meta.kustomization_file(loaded);
             let replaced = metadata::replaced_by_fields(loaded);
-            metadata::annotate_generated(&mut acc, before, &here, None, None, &replaced);
+            let source = self.plugin_state.meta.source();
+            metadata::annotate_generated(&mut acc, before, &here, None, None, &replaced, source);
         }
         let generators = self.plugin_configs(loaded, "generators", &k.generators)?;
         self.run_generator_plugins(loaded, &generators, &mut acc)?;
@@ -496,7 +497,8 @@ impl Builder<'_> {
             // gives what kustomize records after each one.
             let here = self.plugin_state.meta.kustomization_file(loaded);
             for kind in metadata::field_transformers(loaded) {
-                metadata::annotate_transformer(&mut acc, &here, kind, None);
+                let source = self.plugin_state.meta.source();
+                metadata::annotate_transformer(&mut acc, &here, kind, None, source);
             }
         }
         let transformers = self.plugin_configs(loaded, "transformers", &k.transformers)?;
@@ -528,7 +530,7 @@ impl Builder<'_> {
         // as a git URL is cloned (`accumulateResources`, `FileLoader.New`).
         if kind != Some(FileKind::File) && crate::remote::is_remote(path) {
             let tree = self.remote_tree(loaded, field, path)?;
-            let built = self.in_remote(path, &tree, |b| b.build_base(path, &tree.root))?;
+            let built = self.in_remote(path, &tree, |b| b.build_base(None, &tree.root))?;
             return index.append_all(acc, built, &|g: &Gvk| self.tables.is_cluster_scoped(g));
         }
         match kind {
@@ -541,9 +543,10 @@ impl Builder<'_> {
                     .meta
                     .tracks_origin()
                     .then(|| self.plugin_state.meta.rel(path));
+                let source = self.plugin_state.meta.source();
                 let docs = docs.into_iter().map(|mut r| {
                     if let Some(o) = &origin {
-                        metadata::annotate_file(&mut r, o);
+                        metadata::annotate_file(&mut r, o, source);
                     }
                     r
                 });
@@ -551,24 +554,29 @@ impl Builder<'_> {
             }
             Some(FileKind::Dir) => {
                 let dir = self.resolve_dir_at(loaded, field, path, &target, kind)?;
-                let built = self.build_base(path, &dir)?;
+                let built = self.build_base(Some(path), &dir)?;
                 index.append_all(acc, built, &|g: &Gvk| self.tables.is_cluster_scoped(g))
             }
             None => Err(self.missing(loaded, field, path, &target)),
         }
     }
 
-    /// The resources of the base `dir` (canonical), named `path` by its parent.
-    fn build_base(&mut self, path: &str, dir: &Path) -> Result<Vec<Resource>> {
+    /// The resources of the base `dir` (canonical), named `path` by its parent (`None` for a
+    /// remote base, whose origin [`Self::in_remote`] set).
+    fn build_base(&mut self, path: Option<&str>, dir: &Path) -> Result<Vec<Resource>> {
         // A base starts from the built-in configuration; what it adds comes back up.
         let fresh = self
             .spare_configs
             .pop()
             .unwrap_or_else(|| BuildConfig::builtin(self.tables));
         let parent = std::mem::replace(&mut self.config, fresh);
-        self.plugin_state.meta.enter(path);
+        if let Some(path) = path {
+            self.plugin_state.meta.enter(path);
+        }
         let built = self.build_dir(dir, Vec::new(), Some(Role::Resource));
-        self.plugin_state.meta.leave();
+        if path.is_some() {
+            self.plugin_state.meta.leave();
+        }
         let child = std::mem::replace(&mut self.config, parent);
         let built = built?;
         self.config.absorb(&child)?;
@@ -592,16 +600,6 @@ impl Builder<'_> {
             .at(loc())
             .label("leads back to a remote base being built"));
         }
-        let meta = &self.plugin_state.meta;
-        if meta.origin || meta.transformers {
-            return Err(Error::new(
-                ErrorKind::Remote,
-                format!("buildMetadata annotations of remote bases are not supported yet: '{url}'"),
-            )
-            .at(loc())
-            .label("a remote base")
-            .help("kustomize records the repository and ref in them; drop originAnnotations and transformerAnnotations from buildMetadata"));
-        }
         self.remotes.tree(self.fs, url).map_err(|e| {
             let e = e.at(loc());
             if e.label.is_none() {
@@ -620,10 +618,15 @@ impl Builder<'_> {
         tree: &RemoteTree,
         build: impl FnOnce(&mut Self) -> Result<T>,
     ) -> Result<T> {
+        // Origins name the repository, its ref and the path in it (`Origin.Append`).
+        let spec = crate::fs::remote::repo_spec(url)?;
         let outer = self.opts;
         self.opts = self.remote_opts;
         self.repos.push((url.to_string(), tree.clone.clone()));
+        let meta = &mut self.plugin_state.meta;
+        meta.enter_remote(&spec.root_path, &spec.clone_spec(), &spec.git_ref);
         let result = build(self);
+        self.plugin_state.meta.leave_remote();
         self.repos.pop();
         self.opts = outer;
         result
@@ -664,7 +667,7 @@ impl Builder<'_> {
             )
             .at(loc)
             .label("a remote URL")
-            .help("ply works offline and never opens a network connection; fetch the remote kustomization (git clone, curl) and name its local path instead");
+            .help("`ply fetch` fetches remote bases (git repositories) only; download the file (curl) and name its local path instead");
         }
         Error::new(
             ErrorKind::NotFound,
@@ -1210,6 +1213,44 @@ mod tests {
         assert_eq!(
             e.location.unwrap().describe(),
             "/cache/t1/base/kustomization.yaml:2:3"
+        );
+    }
+
+    /// Origins inside a remote base name its repository and ref, and paths start again at
+    /// its directory in the repository (kustomize's `Origin.Append`).
+    #[test]
+    fn origins_in_remote_bases_name_the_repository() {
+        let mut fs = MemFs::new();
+        fs.file(
+            "/t/app/kustomization.yaml",
+            format!("resources: [{R}, cm.yaml]\nbuildMetadata: [originAnnotations]\n"),
+        )
+        .file(
+            "/t/app/cm.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: local\n",
+        )
+        .file(
+            "/cache/t1/base/kustomization.yaml",
+            "resources: [cm.yaml]\n",
+        )
+        .file("/cache/t1/base/cm.yaml", CM);
+        let r = render_remote(&fs, Restrictor::RootOnly).unwrap();
+        let origins: Vec<_> = r
+            .resources
+            .iter()
+            .map(|r| {
+                r.node
+                    .str_at(&["metadata", "annotations", metadata::ORIGIN])
+                    .unwrap_or_default()
+                    .to_string()
+            })
+            .collect();
+        assert_eq!(
+            origins,
+            [
+                "path: base/cm.yaml\nrepo: https://github.com/o/r\nref: v1\n",
+                "path: cm.yaml\n"
+            ]
         );
     }
 

@@ -296,6 +296,7 @@ impl Builder<'_> {
                     Some(&kind),
                     config.node.str_at(&["metadata", "name"]),
                     &replaced,
+                    self.plugin_state.meta.source(),
                 );
             }
         }
@@ -336,6 +337,7 @@ impl Builder<'_> {
                     &configured_in,
                     config.kind(),
                     config.node.str_at(&["metadata", "name"]),
+                    self.plugin_state.meta.source(),
                 );
             }
         }

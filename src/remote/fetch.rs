@@ -291,6 +291,10 @@ impl Git<'_> {
                 "submodule.recurse=false",
                 "-c",
                 "advice.detachedHead=false",
+                // Files as committed, whatever the user's line-ending settings: the same
+                // tree, so the same hash, on every machine.
+                "-c",
+                "core.autocrlf=false",
             ])
             .args(args)
             .current_dir(self.dir)
@@ -422,4 +426,35 @@ pub fn describe(report: &FetchReport) -> String {
         ));
     }
     out
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn symlinks_inside_the_clone_pass_and_escaping_ones_are_refused() {
+        let root = std::env::temp_dir().join(format!("ply-fetch-links-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("a/b")).unwrap();
+        std::fs::write(root.join("a/x.yaml"), "").unwrap();
+        let link = |target: &str, at: &str| std::os::unix::fs::symlink(target, root.join(at));
+        link("../x.yaml", "a/b/in.yaml").unwrap();
+        link("b", "a/dir").unwrap();
+        link("missing-but-inside", "a/dangling").unwrap();
+        assert!(refuse_escaping_symlinks(&root, &root, "u").is_ok());
+        for (target, at) in [("../../../etc/passwd", "a/b/up"), ("/etc/passwd", "a/abs")] {
+            link(target, at).unwrap();
+            let e = refuse_escaping_symlinks(&root, &root, "u").unwrap_err();
+            assert_eq!(e.kind, ErrorKind::LoadRestriction);
+            assert!(e.message.contains(&format!("'{at}'")), "{}", e.message);
+            std::fs::remove_file(root.join(at)).unwrap();
+        }
+        std::fs::create_dir_all(root.join("sub/.git/objects")).unwrap();
+        std::fs::write(root.join(".git"), "gitdir: x").unwrap();
+        remove_git_dirs(&root).unwrap();
+        assert!(!root.join(".git").exists() && !root.join("sub/.git").exists());
+        assert!(root.join("a/x.yaml").exists());
+        let _ = std::fs::remove_dir_all(&root);
+    }
 }
