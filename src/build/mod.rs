@@ -1223,7 +1223,7 @@ mod tests {
         let mut fs = MemFs::new();
         fs.file(
             "/t/app/kustomization.yaml",
-            format!("resources: [{R}, cm.yaml]\nbuildMetadata: [originAnnotations]\n"),
+            format!("resources:\n- {R}\n- cm.yaml\nbuildMetadata: [originAnnotations]\n"),
         )
         .file(
             "/t/app/cm.yaml",
