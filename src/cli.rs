@@ -8,6 +8,9 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::diag::{Error, ErrorKind, Warnings, exit};
 
+mod build_flags;
+pub use build_flags::BuildFlags;
+
 #[derive(Parser, Debug)]
 #[command(
     name = "ply",
@@ -92,6 +95,8 @@ pub struct RenderArgs {
     /// then takes every file from it).
     #[arg(long, hide = true, conflicts_with = "single_thread")]
     pub read_ahead_first: bool,
+    #[command(flatten)]
+    pub build: BuildFlags,
 }
 
 #[derive(clap::Args, Debug)]
@@ -223,7 +228,10 @@ pub struct DiffArgs {
 /// Parses the command line, runs the command, prints warnings and errors on stderr, and returns
 /// the process exit code.
 pub fn run() -> i32 {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(&e),
+    };
     let mut warnings = Warnings::default();
     let (result, error_code) = match cli.command {
         Command::Render(args) => (run_render(&args, &mut warnings), exit::FAILURE),
@@ -243,6 +251,23 @@ pub fn run() -> i32 {
             report(e);
             error_code
         }
+    }
+}
+
+/// Prints clap's message (help and version on stdout) and returns the exit code: 0 for help
+/// and version; for usage errors 1, as `kustomize build`, `kubectl kustomize` and `kubectl
+/// patch` exit, except `ply diff`, whose 1 means "changes" (kubectl diff's rule), so 2.
+fn usage_error(e: &clap::Error) -> i32 {
+    use clap::error::ErrorKind as K;
+    let _ = e.print();
+    match e.kind() {
+        K::DisplayHelp | K::DisplayVersion | K::DisplayHelpOnMissingArgumentOrSubcommand
+            if e.exit_code() == 0 =>
+        {
+            exit::OK
+        }
+        _ if std::env::args().nth(1).as_deref() == Some("diff") => exit::DIFF_ERROR,
+        _ => exit::FAILURE,
     }
 }
 
@@ -298,7 +323,11 @@ fn run_render(args: &RenderArgs, warnings: &mut Warnings) -> Result<(), Error> {
             (false, true) => Reading::AheadFirst,
             (false, false) => Reading::Ahead,
         },
+        helm: args.build.helm(),
+        managed_by_label: args.build.managed_by_label(),
+        plugins: args.build.plugins(),
     };
+    args.build.deprecations(args.reorder.is_some(), warnings);
     let target = match (&args.output, &args.output_dir) {
         (_, Some(dir)) => Target::Dir(dir.clone()),
         // kustomize writes one file per resource when `-o` names an existing directory.
@@ -447,6 +476,7 @@ fn run_diff(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
             reorder: crate::build::OutputOrder::Unspecified,
             strict: false,
             reading: crate::build::Reading::Ahead,
+            ..crate::build::RenderOptions::default()
         };
         let rendered =
             crate::build::render_with(&crate::fs::DiskFs, &args.desired, &render_opts, warnings)?;

@@ -9,6 +9,8 @@
 
 mod accumulate;
 mod ahead;
+mod exec;
+mod helm;
 mod ids;
 mod metadata;
 mod patches;
@@ -31,6 +33,8 @@ use crate::transform::vars::VarSet;
 use crate::yaml::Node;
 
 pub use accumulate::parse_resources;
+pub use exec::PluginOptions;
+pub use helm::HelmOptions;
 pub use ids::{id_string, same_id};
 pub use steps::OutputOrder;
 
@@ -44,6 +48,14 @@ pub struct RenderOptions {
     pub strict: bool,
     /// Which thread reads and parses the files.
     pub reading: Reading,
+    /// The helm flags (`--enable-helm`, `--helm-command`, …).
+    pub helm: HelmOptions,
+    /// `--enable-managedby-label` (or `KUSTOMIZE_ENABLE_MANAGEDBY_LABEL=on`): the managed-by
+    /// label on every resource, as the root's `buildMetadata: [managedByLabel]` asks
+    /// (`api/krusty/kustomizer.go`, `Run`).
+    pub managed_by_label: bool,
+    /// The plugin flags (`--enable-alpha-plugins`, `--enable-exec`, `-e`).
+    pub plugins: PluginOptions,
 }
 
 /// Which thread of a render reads and parses its files. The output, errors and warnings are
@@ -217,6 +229,10 @@ fn build_root(
     let loaded = b.kustomization(root)?;
     loaded_root(Arc::clone(&loaded));
     b.plugin_state.meta = metadata::Meta::from_root(&loaded);
+    b.plugin_state.meta.managed_by |= opts.managed_by_label;
+    b.plugin_state
+        .helm_api_versions
+        .clone_from(&opts.helm.api_versions);
     let mut resources = b.build_dir(root, Vec::new(), None)?;
     steps::finish_root(
         &loaded,
@@ -294,7 +310,6 @@ impl Builder<'_> {
             None => Arc::new(load(self.fs, dir, self.warnings)?),
         };
         let k = loaded;
-        steps::check_supported(&k)?;
         self.kustomizations
             .insert(path_key(dir.to_path_buf()), Arc::clone(&k));
         Ok(k)
@@ -368,11 +383,42 @@ impl Builder<'_> {
             .meta
             .origin
             .then(|| metadata::origins(&acc));
+        let charts = helm::kustomization_charts(loaded, self.warnings)?;
+        for c in &charts {
+            helm::check_enabled(&self.opts.helm, c)?;
+            helm::configure_api_versions(&mut self.plugin_state.helm_api_versions, &c.chart);
+        }
         steps::generate(self.fs, self.ahead, self.opts, loaded, &mut acc)?;
         if let Some(before) = &before {
             let here = self.plugin_state.meta.kustomization_file(loaded);
             let replaced = metadata::replaced_by_fields(loaded);
             metadata::annotate_generated(&mut acc, before, &here, None, None, &replaced);
+        }
+        if !charts.is_empty() {
+            for c in &charts {
+                helm::absorb(
+                    &mut acc,
+                    helm::inflate(
+                        self.fs,
+                        self.opts,
+                        loaded,
+                        c,
+                        &self.plugin_state.helm_api_versions,
+                    )?,
+                    &c.at,
+                )?;
+            }
+            if let Some(before) = &before {
+                let here = self.plugin_state.meta.kustomization_file(loaded);
+                metadata::annotate_generated(
+                    &mut acc,
+                    before,
+                    &here,
+                    Some("HelmChartInflationGenerator"),
+                    None,
+                    &[],
+                );
+            }
         }
         let generators = self.plugin_configs(loaded, "generators", &k.generators)?;
         self.run_generator_plugins(loaded, &generators, &mut acc)?;

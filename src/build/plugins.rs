@@ -31,6 +31,8 @@ pub struct State {
     builtin_use: BuiltinUse,
     /// The root's `buildMetadata` and where the build is.
     pub meta: super::metadata::Meta,
+    /// `--helm-api-versions` as configuring charts has changed it (`helm::configure_api_versions`).
+    pub helm_api_versions: Vec<String>,
 }
 
 /// What kustomize's global schema holds of the built-in definitions when a custom `openapi:`
@@ -229,13 +231,22 @@ impl Builder<'_> {
                 .meta
                 .origin
                 .then(|| super::metadata::origins(acc));
-            steps::run_generator_configs(
-                self.fs,
-                self.opts,
-                loaded,
-                &[(config.clone(), loc.clone())],
-                acc,
-            )?;
+            if kind == "HelmChartInflationGenerator" {
+                let chart = super::helm::config_chart(&config.node, loc)?;
+                super::helm::check_enabled(&self.opts.helm, &chart)?;
+                let versions = &mut self.plugin_state.helm_api_versions;
+                super::helm::configure_api_versions(versions, &chart.chart);
+                let inflated = super::helm::inflate(self.fs, self.opts, loaded, &chart, versions)?;
+                super::helm::absorb(acc, inflated, loc)?;
+            } else {
+                steps::run_generator_configs(
+                    self.fs,
+                    self.opts,
+                    loaded,
+                    &[(config.clone(), loc.clone())],
+                    acc,
+                )?;
+            }
             if let Some(before) = &before {
                 let here = self.plugin_state.meta.kustomization_file(loaded);
                 let configured_in = super::metadata::configured_in(&config.node, &here);
