@@ -8,7 +8,9 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::diag::{Error, ErrorKind, Warnings, exit};
 
+mod about;
 mod build_flags;
+pub use about::{KUSTOMIZE_VERSION, Shell};
 pub use build_flags::BuildFlags;
 
 #[derive(Parser, Debug)]
@@ -16,6 +18,7 @@ pub use build_flags::BuildFlags;
     name = "ply",
     version,
     about = "Render kustomizations exactly as kustomize does, offline and fast; patch objects; predict what kubectl apply would change.",
+    after_help = "Exit status: 0 success; 1 failure or a wrong command line (for `ply diff`: 1 changes, 2 errors). `ply COMMAND --help` says more.",
     propagate_version = true
 )]
 pub struct Cli {
@@ -27,21 +30,33 @@ pub struct Cli {
 pub enum Command {
     /// Build a kustomization directory into multi-document YAML (like `kustomize build`).
     #[command(
-        alias = "build",
-        after_help = "Examples:\n  ply render overlays/prod > out.yaml\n  ply render overlays/prod | kubectl apply -f -\n  ply render overlays/prod -o out.yaml\n  ply render overlays/prod --output-dir out/\n  ply render . --load-restrictor LoadRestrictionsNone"
+        visible_alias = "build",
+        after_help = "Examples:\n  ply render overlays/prod > out.yaml\n  ply render overlays/prod | kubectl apply -f -\n  ply render overlays/prod -o out.yaml\n  ply render overlays/prod --output-dir out/\n  ply render . --load-restrictor LoadRestrictionsNone\n  ply render . --enable-helm\n\nExit status: 0 rendered; 1 the render failed (a diagnostic on stderr) or the command line is wrong."
     )]
     Render(RenderArgs),
     /// Apply a patch to objects locally (like `kubectl patch --local -o yaml`), compute
     /// two-way patches, or preview kubectl apply's three-way merge.
     #[command(
-        after_help = "Examples:\n  ply patch deploy.yaml -p '{\"spec\":{\"replicas\":3}}'\n  ply patch deploy.yaml --patch patch.yaml --type merge\n  ply patch live.yaml --last-applied old.yaml --desired new.yaml\n  ply patch --from old.yaml --to new.yaml"
+        after_help = "Examples:\n  ply patch deploy.yaml -p '{\"spec\":{\"replicas\":3}}'\n  ply patch --local -f deploy.yaml --type merge --patch-file patch.yaml -o json\n  ply patch live.yaml --last-applied old.yaml --desired new.yaml\n  ply patch --from old.yaml --to new.yaml\n\nExit status: 0 patched; 1 the patch failed or the command line is wrong."
     )]
     Patch(PatchArgs),
     /// Predict what `kubectl apply` would change against a live snapshot, and show it.
     #[command(
-        after_help = "Examples:\n  kubectl get deploy,svc,cm -n prod -o yaml > live.yaml\n  ply diff overlays/prod --live live.yaml\n  ply diff overlays/prod --live live.yaml --server-side --format markdown"
+        after_help = "Examples:\n  kubectl get deploy,svc,cm -n prod -o yaml > live.yaml\n  ply diff overlays/prod --live live.yaml\n  ply diff overlays/prod --live live.yaml --server-side --format markdown\n\nExit status: 0 no changes; 1 changes; 2 an error, server-side apply conflicts, or a wrong command line (kubectl diff's rule)."
     )]
     Diff(DiffArgs),
+    /// Print ply's version and commit, and the kustomize version it renders like.
+    #[command(after_help = "Exit status: 0.")]
+    Version,
+    /// Print a shell completion script: `source <(ply completion bash)`.
+    #[command(
+        after_help = "Examples:\n  source <(ply completion bash)\n  ply completion zsh > \"${fpath[1]}/_ply\"\n  ply completion fish > ~/.config/fish/completions/ply.fish\n  ply completion powershell | Out-String | Invoke-Expression\n\nExit status: 0; 1 for an unknown shell."
+    )]
+    Completion {
+        /// The shell to complete for.
+        #[arg(value_enum)]
+        shell: Shell,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -103,13 +118,30 @@ pub struct RenderArgs {
 pub struct PatchArgs {
     /// The object(s) to patch (YAML or JSON; `-` reads stdin). With --last-applied and
     /// --desired: the live object.
+    #[arg(conflicts_with = "filename")]
     pub file: Option<PathBuf>,
+    /// The object(s) to patch, as kubectl names them (same as FILE).
+    #[arg(short = 'f', long = "filename", value_name = "FILE")]
+    pub filename: Option<PathBuf>,
+    /// The patch itself (JSON or YAML), as kubectl's `-p/--patch`. Deprecated fallback: a
+    /// value that is a plain word naming an existing file is read as that file, with a warning
+    /// (use --patch-file).
+    #[arg(
+        short = 'p',
+        long = "patch",
+        value_name = "PATCH",
+        conflicts_with = "patch_file"
+    )]
+    pub patch: Option<String>,
     /// A file holding the patch (YAML or JSON; `-` reads stdin).
-    #[arg(long = "patch", value_name = "PATCHFILE", conflicts_with = "inline")]
+    #[arg(long = "patch-file", value_name = "FILE")]
     pub patch_file: Option<PathBuf>,
-    /// The patch itself, inline (JSON or YAML).
-    #[arg(short = 'p', value_name = "PATCH")]
-    pub inline: Option<String>,
+    /// Accepted for kubectl's command lines: ply always patches locally.
+    #[arg(long)]
+    pub local: bool,
+    /// Output format of the patched objects.
+    #[arg(short = 'o', long = "output", value_enum, default_value = "yaml")]
+    pub output: PatchOutput,
     /// The kind of patch.
     #[arg(long = "type", value_enum, default_value = "strategic")]
     pub patch_type: PatchType,
@@ -146,6 +178,12 @@ pub struct PatchArgs {
 pub enum PatchType {
     Strategic,
     Merge,
+    Json,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PatchOutput {
+    Yaml,
     Json,
 }
 
@@ -236,6 +274,11 @@ pub fn run() -> i32 {
     let (result, error_code) = match cli.command {
         Command::Render(args) => (run_render(&args, &mut warnings), exit::FAILURE),
         Command::Patch(args) => (run_patch(&args, &mut warnings), exit::FAILURE),
+        Command::Version => (
+            print_stdout(about::version_text().as_bytes()),
+            exit::FAILURE,
+        ),
+        Command::Completion { shell } => (print_stdout(&about::completion(shell)), exit::FAILURE),
         Command::Diff(args) => match run_diff(&args, &mut warnings) {
             Ok(code) => {
                 print_warnings(&warnings);
@@ -352,11 +395,13 @@ fn run_render(args: &RenderArgs, warnings: &mut Warnings) -> Result<(), Error> {
     Ok(())
 }
 
-fn run_patch(args: &PatchArgs, _warnings: &mut Warnings) -> Result<(), Error> {
+fn run_patch(args: &PatchArgs, warnings: &mut Warnings) -> Result<(), Error> {
     use crate::patch_cmd::{PatchKind, PatchOptions, PatchRequest, PatchSource};
     let usage = |m: &str| Error::new(ErrorKind::Usage, m.to_string());
+    let file = args.file.clone().or_else(|| args.filename.clone());
+    let has_patch = args.patch_file.is_some() || args.patch.is_some();
     let request = if let (Some(from), Some(to)) = (&args.from, &args.to) {
-        if args.file.is_some() || args.patch_file.is_some() || args.inline.is_some() {
+        if file.is_some() || has_patch {
             return Err(usage("--from/--to takes no FILE and no patch"));
         }
         PatchRequest::TwoWay {
@@ -364,11 +409,8 @@ fn run_patch(args: &PatchArgs, _warnings: &mut Warnings) -> Result<(), Error> {
             to: to.clone(),
         }
     } else if let (Some(last), Some(desired)) = (&args.last_applied, &args.desired) {
-        let live = args
-            .file
-            .clone()
-            .ok_or_else(|| usage("three-way mode needs FILE, the live object"))?;
-        if args.patch_file.is_some() || args.inline.is_some() {
+        let live = file.ok_or_else(|| usage("three-way mode needs FILE, the live object"))?;
+        if has_patch {
             return Err(usage("--last-applied/--desired takes no patch"));
         }
         PatchRequest::ThreeWay {
@@ -379,14 +421,13 @@ fn run_patch(args: &PatchArgs, _warnings: &mut Warnings) -> Result<(), Error> {
             overwrite: args.overwrite,
         }
     } else {
-        let file = args
-            .file
-            .clone()
-            .ok_or_else(|| usage("give FILE and a patch (--patch PATCHFILE or -p PATCH)"))?;
-        let patch = match (&args.patch_file, &args.inline) {
+        let file = file.ok_or_else(|| {
+            usage("give the object (FILE or -f FILE) and a patch (-p PATCH or --patch-file FILE)")
+        })?;
+        let patch = match (&args.patch_file, &args.patch) {
             (Some(p), None) => PatchSource::File(p.clone()),
-            (None, Some(t)) => PatchSource::Inline(t.clone()),
-            _ => return Err(usage("give a patch: --patch PATCHFILE or -p PATCH")),
+            (None, Some(t)) => crate::patch_cmd::patch_argument(t, warnings),
+            _ => return Err(usage("give a patch: -p PATCH or --patch-file FILE")),
         };
         if args.print_patch {
             return Err(usage("--print-patch needs --last-applied and --desired"));
@@ -408,9 +449,15 @@ fn run_patch(args: &PatchArgs, _warnings: &mut Warnings) -> Result<(), Error> {
             DialectArg::Kubectl => crate::merge::Dialect::Kubectl,
             DialectArg::Kustomize => crate::merge::Dialect::Kustomize,
         },
+        json: args.output == PatchOutput::Json,
     })?;
+    print_stdout(text.as_bytes())
+}
+
+/// Writes to stdout; a closed pipe is a quiet success.
+fn print_stdout(bytes: &[u8]) -> Result<(), Error> {
     let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+    match out.write_all(bytes).and_then(|()| out.flush()) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         Err(e) => Err(Error::new(ErrorKind::Io, format!("stdout: {e}"))),
