@@ -8,6 +8,7 @@
 //! `testdata/examples/<its path>/expected.yaml`.
 //!
 //! `testdata/bin` comes first on `PATH`: it holds the stand-in `helm` of the `helm-*` cases.
+//! `KUSTOMIZE_PLUGIN_HOME` is `testdata/plugins`, the legacy exec plugins of `plugin-exec-*`.
 //!
 //! Every case renders three ways, which must all give the expected bytes: as usual (a second
 //! thread reads files ahead of the build), with `--single-thread`, and with the hidden
@@ -31,6 +32,7 @@ fn ply(cwd: &Path, args: &[String]) -> Outcome {
         .args(args)
         .env("NO_COLOR", "1")
         .env("PATH", stand_in_path())
+        .env("KUSTOMIZE_PLUGIN_HOME", testdata("plugins"))
         .env_remove("KUSTOMIZE_ENABLE_MANAGEDBY_LABEL")
         .env_remove("PLY_STRICT")
         .env_remove("PLY_SINGLE_THREAD")
