@@ -5,6 +5,8 @@
 
 use std::fmt;
 
+pub mod suggest;
+
 use miette::{Diagnostic, LabeledSpan, NamedSource, SourceCode};
 
 use crate::source::Location;

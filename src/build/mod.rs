@@ -556,7 +556,7 @@ impl Builder<'_> {
             .label("a remote URL")
             .help("ply works offline and never opens a network connection; fetch the remote kustomization (git clone, curl) and name its local path instead");
         }
-        Error::new(
+        let err = Error::new(
             ErrorKind::NotFound,
             format!(
                 "'{path}' named under `{field}` does not exist: no file or directory at '{}'",
@@ -564,7 +564,23 @@ impl Builder<'_> {
             ),
         )
         .at(loc)
-        .label("not found")
+        .label("not found");
+        // A near name beside it: "did you mean …?" with the path as it would be written.
+        let (Some(dir), Some(name)) = (target.parent(), target.file_name()) else {
+            return err;
+        };
+        let names = self.fs.names_in(dir);
+        let name = name.to_string_lossy();
+        match crate::diag::suggest::nearest(&name, names.iter().map(String::as_str)) {
+            Some(near) => {
+                let written = match path.rsplit_once('/') {
+                    Some((head, _)) => format!("{head}/{near}"),
+                    None => near.to_string(),
+                };
+                err.help(format!("did you mean `{written}`?"))
+            }
+            None => err,
+        }
     }
 
     /// The canonical path of `target` (`path` joined to the kustomization's directory, of
