@@ -10,8 +10,10 @@ use crate::diag::{Error, ErrorKind, Warnings, exit};
 
 mod about;
 mod build_flags;
+mod error_format;
 pub use about::{KUSTOMIZE_VERSION, Shell};
 pub use build_flags::BuildFlags;
+pub use error_format::ErrorFormat;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -24,6 +26,10 @@ pub use build_flags::BuildFlags;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// How errors and warnings are printed on stderr: human (a report with the source),
+    /// github (GitHub Actions `::error file=…,line=…::` annotations), json (one object per line).
+    #[arg(long, value_enum, global = true, default_value = "human")]
+    pub error_format: ErrorFormat,
 }
 
 #[derive(Subcommand, Debug)]
@@ -271,6 +277,7 @@ pub fn run() -> i32 {
         Err(e) => return usage_error(&e),
     };
     let mut warnings = Warnings::default();
+    let format = cli.error_format;
     let (result, error_code) = match cli.command {
         Command::Render(args) => (run_render(&args, &mut warnings), exit::FAILURE),
         Command::Patch(args) => (run_patch(&args, &mut warnings), exit::FAILURE),
@@ -281,17 +288,25 @@ pub fn run() -> i32 {
         Command::Completion { shell } => (print_stdout(&about::completion(shell)), exit::FAILURE),
         Command::Diff(args) => match run_diff(&args, &mut warnings) {
             Ok(code) => {
-                print_warnings(&warnings);
+                print_warnings(&warnings, format);
                 return code;
             }
             Err(e) => (Err(e), exit::DIFF_ERROR),
         },
     };
-    print_warnings(&warnings);
+    print_warnings(&warnings, format);
     match result {
         Ok(()) => exit::OK,
-        Err(e) => {
+        Err(e) if format == ErrorFormat::Human => {
             report(e);
+            error_code
+        }
+        Err(e) => {
+            let _ = write!(
+                std::io::stderr().lock(),
+                "{}",
+                error_format::error(&e, format)
+            );
             error_code
         }
     }
@@ -314,10 +329,13 @@ fn usage_error(e: &clap::Error) -> i32 {
     }
 }
 
-fn print_warnings(warnings: &Warnings) {
+fn print_warnings(warnings: &Warnings, format: ErrorFormat) {
     let mut err = std::io::stderr().lock();
     for w in warnings.messages() {
-        let _ = writeln!(err, "Warning: {w}");
+        let _ = match format {
+            ErrorFormat::Human => writeln!(err, "Warning: {w}"),
+            _ => write!(err, "{}", error_format::warning(w, format)),
+        };
     }
 }
 
