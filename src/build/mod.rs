@@ -12,6 +12,7 @@ mod ahead;
 mod exec;
 mod helm;
 mod ids;
+mod image_refs;
 mod metadata;
 mod patches;
 mod plugins;
@@ -362,6 +363,7 @@ impl Builder<'_> {
 
     fn build_loaded(&mut self, loaded: &Loaded, mut acc: Vec<Resource>) -> Result<Vec<Resource>> {
         let k = &loaded.kustomization;
+        image_refs::check(loaded, self.opts.strict, self.warnings)?;
         let mut index = ids::IdIndex::new(&acc, &|g: &Gvk| self.tables.is_cluster_scoped(g));
         for path in &k.resources {
             self.accumulate(loaded, "resources", path, &mut acc, &mut index)?;
