@@ -500,16 +500,19 @@ fn run(mut cmd: Command, input: &[u8], shown: &str, at: &Location) -> Result<Vec
         .map_err(|e| fail(format!("plugin {shown}: {e}")))?;
     let _ = writer.join();
     if !output.status.success() {
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        return Err(fail(format!(
-            "plugin {shown} failed ({}){}",
-            output.status,
-            if stderr.trim().is_empty() {
-                String::new()
-            } else {
-                format!(":\n{}", stderr.trim_end())
-            }
-        )));
+        return Err(fail(failed(&format!("plugin {shown}"), &output)));
     }
     Ok(output.stdout)
+}
+
+/// "WHAT failed (exit status: N)", then the program's stderr when it wrote any: how a program
+/// that ply ran (a plugin, helm) is reported when it fails.
+pub(super) fn failed(what: &str, output: &std::process::Output) -> String {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let mut m = format!("{what} failed ({})", output.status);
+    if !stderr.trim().is_empty() {
+        m.push_str(":\n");
+        m.push_str(stderr.trim_end());
+    }
+    m
 }

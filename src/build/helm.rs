@@ -534,15 +534,9 @@ fn run_helm(
     if output.status.success() {
         return Ok(output.stdout);
     }
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    Err(format!(
-        "'{command} {shown}' failed ({}){}",
-        output.status,
-        if stderr.trim().is_empty() {
-            String::new()
-        } else {
-            format!(":\n{}", stderr.trim_end())
-        }
+    Err(super::exec::failed(
+        &format!("'{command} {shown}'"),
+        &output,
     ))
 }
 
