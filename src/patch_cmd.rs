@@ -277,3 +277,38 @@ fn parse_single(file: &Arc<SourceFile>, yaml11: bool) -> Result<Node, Error> {
         )),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::Warnings;
+
+    #[test]
+    fn patch_argument_is_text_unless_a_plain_word_names_a_file() {
+        let dir = std::env::temp_dir().join(format!("ply-patch-arg-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("patch.yaml");
+        std::fs::write(&file, "spec: {replicas: 2}\n").unwrap();
+        let path = file.to_string_lossy().into_owned();
+
+        let mut w = Warnings::default();
+        assert!(matches!(patch_argument(&path, &mut w), PatchSource::File(p) if p == file));
+        assert_eq!(w.messages().len(), 1);
+        assert!(w.messages()[0].contains("use --patch-file"));
+
+        let mut w = Warnings::default();
+        for text in [
+            r#"{"spec":{"replicas":3}}"#,
+            "spec: {replicas: 3}",
+            r#"[{"op":"remove","path":"/spec"}]"#,
+            "no-such-file.yaml",
+        ] {
+            assert!(
+                matches!(patch_argument(text, &mut w), PatchSource::Inline(t) if t == text),
+                "{text}"
+            );
+        }
+        assert!(w.is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
