@@ -30,12 +30,12 @@ pub struct BuildFlags {
     /// `buildMetadata: [managedByLabel]`). Also set by `KUSTOMIZE_ENABLE_MANAGEDBY_LABEL=on`.
     #[arg(long)]
     pub enable_managedby_label: bool,
-    /// Enable kustomize plugins: exec KRM functions and legacy exec plugins run with
-    /// --enable-exec; also enables Helm charts, as in kustomize.
+    /// Enable kustomize plugins: legacy exec plugins run (from the plugin home), exec KRM
+    /// functions too with --enable-exec; also enables Helm charts, as in kustomize.
     #[arg(long)]
     pub enable_alpha_plugins: bool,
-    /// With --enable-alpha-plugins: run exec KRM functions and exec plugins (raw executables).
-    /// Do not use for untrusted configs.
+    /// With --enable-alpha-plugins: run exec KRM functions (`config.kubernetes.io/function:
+    /// {exec: …}`, raw executables). Do not use for untrusted configs.
     #[arg(long)]
     pub enable_exec: bool,
     /// Enable network access for (container) functions that declare it.
