@@ -439,7 +439,11 @@ pub fn inflate(
     };
     // `checkHelmVersion`: kustomize needs helm 3.
     let version = run(&["version".into(), "-c".into(), "--short".into()])?;
-    check_version(&String::from_utf8_lossy(&version)).map_err(fail)?;
+    check_version(&String::from_utf8_lossy(&version)).map_err(|m| {
+        fail(format!("'{}': {m}", helm.command))
+            .label("this chart")
+            .help("charts are inflated with helm 3: point --helm-command at a helm 3 binary")
+    })?;
     let args = template_args(&chart, &chart_dir, &values_tmp, &additional);
     let stdout = run(&args)?;
     drop(tmp);
