@@ -445,6 +445,7 @@ fn apply_one(
                         format!("{}: {}: {}", p.source, e.path, e.message),
                     ))
                 })?;
+                string_maps::after_json_round_trip(&mut r.node);
                 let r = &slots[i];
                 if let Some(r) = r {
                     index.add(i, r);
