@@ -485,8 +485,10 @@ fn has_annotations(r: &Resource) -> bool {
 /// float64): an integer a float64 cannot hold exactly becomes the nearest float64, printed
 /// as Go prints it (`9223372036854775807` → `9223372036854776000`). Then kustomize writes the
 /// annotations back (`Resource.SetAnnotations`, which drops an empty map; see
-/// `metadata::drop_empty_annotations`).
+/// `metadata::drop_empty_annotations`). Values of string maps lose their source spelling
+/// ([`string_maps::after_json_round_trip`]).
 fn after_json_round_trip(node: &mut Node) {
+    string_maps::after_json_round_trip(node);
     fn floats(n: &mut Node) {
         match n {
             Node::Int(i) => {

@@ -381,8 +381,9 @@ fn stringify_annotations(resources: &mut [Resource]) -> Result<()> {
             return Err(Error::new(
                 ErrorKind::InvalidResource,
                 format!(
-                    "kustomize cannot print the annotations of {}: {why}",
-                    r.id()
+                    "kustomize cannot print the annotations of {} {:?}: {why}",
+                    r.kind(),
+                    r.name()
                 ),
             )
             .at_opt(r.origin.clone())

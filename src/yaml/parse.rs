@@ -504,10 +504,34 @@ impl<'t> NodeVisitor<'t> {
     fn is_folded(&self) -> bool {
         // kustomize's own configuration goes through sigs.k8s.io/yaml and go-yaml v2, which
         // does not print folded scalars.
-        self.text.is_some_and(|t| !t.yaml11)
-            && self
-                .after_props()
-                .is_some_and(|(_, rest)| rest.starts_with('>'))
+        let Some(text) = self.text.filter(|t| !t.yaml11) else {
+            return false;
+        };
+        let Some((_, rest)) = self.after_props() else {
+            return false;
+        };
+        if let Some(alias) = rest.strip_prefix('*') {
+            // An alias is the anchored node itself in kustomize's node tree, folded style
+            // included: look at the latest definition of the anchor before it.
+            let name = &alias[..alias.find([' ', '\t', '\n', '\r']).unwrap_or(alias.len())];
+            let here = self.after_key.unwrap_or(0).min(text.text.len());
+            let anchor = format!("&{name}");
+            let mut before = &text.text[..here];
+            while let Some(i) = before.rfind(&anchor) {
+                let after = &text.text[i + anchor.len()..];
+                if after.starts_with([' ', '\t', '\n', '\r']) {
+                    let mut after = after.trim_start_matches([' ', '\t']);
+                    while let Some(tag) = after.strip_prefix('!') {
+                        let end = tag.find([' ', '\t']).unwrap_or(tag.len());
+                        after = tag[end..].trim_start_matches([' ', '\t']);
+                    }
+                    return after.starts_with('>');
+                }
+                before = &before[..i];
+            }
+            return false;
+        }
+        rest.starts_with('>')
     }
 
     /// A string the parser built (not a slice of the text).
