@@ -294,7 +294,7 @@ impl Builder<'_> {
                     before,
                     &configured_in,
                     Some(&kind),
-                    config.node.str_at(&["metadata", "name"]),
+                    Some(&config.node),
                     &replaced,
                 );
             }
@@ -325,7 +325,7 @@ impl Builder<'_> {
                     acc,
                     &configured_in,
                     config.kind(),
-                    config.node.str_at(&["metadata", "name"]),
+                    Some(&config.node),
                 );
             }
             if self.plugin_state.meta.transformers {
@@ -335,7 +335,7 @@ impl Builder<'_> {
                     acc,
                     &configured_in,
                     config.kind(),
-                    config.node.str_at(&["metadata", "name"]),
+                    Some(&config.node),
                 );
             }
         }
