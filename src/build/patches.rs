@@ -93,7 +93,7 @@ pub fn parse_patch_text(
     // v2): a plain `value: y` is `true` there. A text that opens with a list is read that way
     // once; anything else (or a list that turns out not to be one document) as YAML 1.2.
     if opens_with_list(text)
-        && let Ok(mut docs) = crate::yaml::parse::parse_config_documents(text)
+        && let Ok(mut docs) = crate::yaml::parse::parse_operation_documents(text)
     {
         docs.retain(|d| !d.node.is_null());
         if let [one] = docs.as_mut_slice()

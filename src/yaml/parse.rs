@@ -72,7 +72,24 @@ pub fn parse_config_one(text: &str) -> Result<Node, ParseError> {
     one_of(parse_config_documents(text)?)
 }
 
+/// [`parse_config_documents`] for JSON 6902 operations: two YAML 1.1 words that read as the
+/// same boolean (`yes` and `on`) as keys of one map are one key `"true"` holding the last
+/// value, as go-yaml v2 decodes them in sigs.k8s.io/yaml's `YAMLToJSON` (kustomize's
+/// `patchjson6902.Filter.decodePatch`). Elsewhere kustomize fails on boolean keys, and ply
+/// keeps refusing the repeat.
+pub fn parse_operation_documents(text: &str) -> Result<Vec<ParsedDoc>, ParseError> {
+    parse_documents_mode(text, true, true)
+}
+
 fn parse_documents_with(text: &str, yaml11: bool) -> Result<Vec<ParsedDoc>, ParseError> {
+    parse_documents_mode(text, yaml11, false)
+}
+
+fn parse_documents_mode(
+    text: &str,
+    yaml11: bool,
+    last_bool_key_wins: bool,
+) -> Result<Vec<ParsedDoc>, ParseError> {
     // A byte order mark opening the file is not content (serde_yaml trips over it when more
     // than one key follows; go-yaml skips it). Offsets stay offsets into `text`.
     let (text, shift) = match text.strip_prefix('\u{FEFF}') {
@@ -82,7 +99,11 @@ fn parse_documents_with(text: &str, yaml11: bool) -> Result<Vec<ParsedDoc>, Pars
     let starts = document_starts(text);
     let mut docs = Vec::new();
     let seed = NodeSeed {
-        text: Some(Text { text, yaml11 }),
+        text: Some(Text {
+            text,
+            yaml11,
+            last_bool_key_wins,
+        }),
         tagged: false,
     };
     for (i, de) in serde_yaml::Deserializer::from_str(text).enumerate() {
@@ -177,6 +198,8 @@ struct Text<'t> {
     text: &'t str,
     /// Plain `y`/`yes`/`on`/`n`/`no`/`off` (in their case forms) are booleans.
     yaml11: bool,
+    /// See [`parse_operation_documents`].
+    last_bool_key_wins: bool,
 }
 
 impl Text<'_> {
@@ -450,14 +473,13 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
                 // kustomize fails on non-string keys (its JSON step cannot encode them); ply
                 // keeps them as their text.
                 Key::Node(other) => {
-                    yaml11_word =
-                        matches!(other, Node::Bool(_)) && self.text.is_some_and(|t| t.yaml11);
+                    yaml11_word = matches!(other, Node::Bool(_))
+                        && self.text.is_some_and(|t| t.yaml11 && t.last_bool_key_wins);
                     other.scalar_text().unwrap_or_default()
                 }
             };
             let value = access.next_value_seed(self.seed())?;
-            // Two YAML 1.1 words that read as the same boolean (`yes` and `on`) are one key
-            // to go-yaml v2, which keeps the last value (sigs.k8s.io/yaml's `YAMLToJSON`).
+            // See `parse_operation_documents`.
             if yaml11_word && let Some(slot) = map.get_mut(&key) {
                 *slot = value;
                 continue;
