@@ -78,17 +78,48 @@ pub fn parse_config_one(text: &str) -> Result<Node, ParseError> {
 /// `patchjson6902.Filter.decodePatch`). Elsewhere kustomize fails on boolean keys, and ply
 /// keeps refusing the repeat.
 pub fn parse_operation_documents(text: &str) -> Result<Vec<ParsedDoc>, ParseError> {
-    parse_documents_mode(text, true, true)
+    parse_documents_mode(text, true, true, false)
+}
+
+/// Stands in, in [`parse_documents_marking_empty_nulls`], for a null written as nothing.
+pub const EMPTY_NULL: &str = "\u{0}ply:empty-null";
+
+/// [`parse_documents`] where a map value written as nothing (`replicas:`) reads as the string
+/// [`EMPTY_NULL`] instead of null, and one written `null` or `~` stays null: kustomize keeps
+/// the second and drops the first when a strategic merge patch walks the object
+/// (`merge2.VisitMap`). Used only to find those fields again (`build::patches`).
+pub fn parse_documents_marking_empty_nulls(text: &str) -> Result<Vec<ParsedDoc>, ParseError> {
+    parse_documents_mode(text, false, false, true)
+}
+
+/// Whether a map key that ends at `end` in `text` has no value written after its colon.
+fn nothing_after_key(text: &str, end: usize) -> bool {
+    let rest = text.as_bytes().get(end..).unwrap_or_default();
+    let rest = match rest.first() {
+        Some(b'"' | b'\'') => &rest[1..],
+        _ => rest,
+    };
+    let skip = |r: &[u8]| -> usize { r.iter().take_while(|c| matches!(c, b' ' | b'\t')).count() };
+    let rest = &rest[skip(rest)..];
+    let Some(rest) = rest.strip_prefix(b":") else {
+        return false;
+    };
+    let rest = &rest[skip(rest)..];
+    matches!(
+        rest.first(),
+        None | Some(b'\n' | b'\r' | b'#' | b',' | b'}')
+    )
 }
 
 fn parse_documents_with(text: &str, yaml11: bool) -> Result<Vec<ParsedDoc>, ParseError> {
-    parse_documents_mode(text, yaml11, false)
+    parse_documents_mode(text, yaml11, false, false)
 }
 
 fn parse_documents_mode(
     text: &str,
     yaml11: bool,
     last_bool_key_wins: bool,
+    mark_empty_nulls: bool,
 ) -> Result<Vec<ParsedDoc>, ParseError> {
     // A byte order mark opening the file is not content (serde_yaml trips over it when more
     // than one key follows; go-yaml skips it). Offsets stay offsets into `text`.
@@ -103,6 +134,7 @@ fn parse_documents_mode(
             text,
             yaml11,
             last_bool_key_wins,
+            mark_empty_nulls,
         }),
         tagged: false,
     };
@@ -200,6 +232,8 @@ struct Text<'t> {
     yaml11: bool,
     /// See [`parse_operation_documents`].
     last_bool_key_wins: bool,
+    /// See [`parse_documents_marking_empty_nulls`].
+    mark_empty_nulls: bool,
 }
 
 impl Text<'_> {
@@ -259,22 +293,28 @@ enum Key {
 }
 
 #[derive(Clone, Copy)]
-struct KeySeed<'t> {
+struct KeySeed<'t, 'c> {
     text: Option<Text<'t>>,
+    /// Where a key read from the text ends (for [`parse_documents_marking_empty_nulls`]).
+    end: &'c std::cell::Cell<Option<usize>>,
 }
 
-impl<'de> de::DeserializeSeed<'de> for KeySeed<'_> {
+impl<'de> de::DeserializeSeed<'de> for KeySeed<'_, '_> {
     type Value = Key;
 
     fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Key, D::Error> {
         let text = self.text;
-        struct KeyVisitor<'t>(Option<Text<'t>>);
-        impl<'de> Visitor<'de> for KeyVisitor<'_> {
+        self.end.set(None);
+        struct KeyVisitor<'t, 'c>(Option<Text<'t>>, &'c std::cell::Cell<Option<usize>>);
+        impl<'de> Visitor<'de> for KeyVisitor<'_, '_> {
             type Value = Key;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a mapping key")
             }
             fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Key, E> {
+                if let Some(t) = self.0.filter(|t| t.mark_empty_nulls) {
+                    self.1.set(t.offset_of(v).map(|o| o + v.len()));
+                }
                 if v == "<<" && self.0.is_some_and(|t| t.is_plain_untagged(v)) {
                     return Ok(Key::Merge);
                 }
@@ -324,7 +364,7 @@ impl<'de> de::DeserializeSeed<'de> for KeySeed<'_> {
                 .map(Key::Node)
             }
         }
-        d.deserialize_any(KeyVisitor(text))
+        d.deserialize_any(KeyVisitor(text, self.end))
     }
 }
 
@@ -462,7 +502,11 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
             Default::default(),
         );
         let mut merges: Vec<Node> = Vec::new();
-        while let Some(key) = access.next_key_seed(KeySeed { text: self.text })? {
+        let key_end = std::cell::Cell::new(None);
+        while let Some(key) = access.next_key_seed(KeySeed {
+            text: self.text,
+            end: &key_end,
+        })? {
             let mut yaml11_word = false;
             let key = match key {
                 Key::Merge => {
@@ -478,7 +522,15 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
                     other.scalar_text().unwrap_or_default()
                 }
             };
-            let value = access.next_value_seed(self.seed())?;
+            let mut value = access.next_value_seed(self.seed())?;
+            if value.is_null()
+                && let Some(t) = self.text.filter(|t| t.mark_empty_nulls)
+                && key_end
+                    .get()
+                    .is_some_and(|end| nothing_after_key(t.text, end))
+            {
+                value = Node::Str(EMPTY_NULL.into());
+            }
             // See `parse_operation_documents`.
             if yaml11_word && let Some(slot) = map.get_mut(&key) {
                 *slot = value;
@@ -557,6 +609,25 @@ mod tests {
         assert_eq!(m["g"], Node::Int(16));
         let keys: Vec<_> = m.keys().cloned().collect();
         assert_eq!(keys, ["a", "b", "c", "d", "e", "f", "g"]);
+    }
+
+    #[test]
+    fn empty_nulls_are_marked_and_spelled_ones_are_not() {
+        let docs = parse_documents_marking_empty_nulls(
+            "a:\nb: null\nc: ~\nd:   # note\n\"e\":\nf: {g: , h: null}\n",
+        )
+        .unwrap();
+        let m = docs[0].node.as_map().unwrap();
+        let mark = Node::str(EMPTY_NULL);
+        assert_eq!(m["a"], mark);
+        assert_eq!(m["b"], Node::Null);
+        assert_eq!(m["c"], Node::Null);
+        assert_eq!(m["d"], mark);
+        assert_eq!(m["e"], mark);
+        assert_eq!(m["f"].get("g"), Some(&mark));
+        assert_eq!(m["f"].get("h"), Some(&Node::Null));
+        // The usual reading never marks.
+        assert_eq!(nodes("a:\n")[0].1.get("a"), Some(&Node::Null));
     }
 
     #[test]
