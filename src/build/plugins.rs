@@ -315,7 +315,7 @@ impl Builder<'_> {
                     before,
                     &configured_in,
                     Some(&kind),
-                    config.node.str_at(&["metadata", "name"]),
+                    Some(&config.node),
                     &replaced,
                     self.plugin_state.meta.source(),
                 );
@@ -351,7 +351,7 @@ impl Builder<'_> {
                     acc,
                     &configured_in,
                     config.kind(),
-                    config.node.str_at(&["metadata", "name"]),
+                    Some(&config.node),
                 );
             }
             if self.plugin_state.meta.transformers {
@@ -361,7 +361,7 @@ impl Builder<'_> {
                     acc,
                     &configured_in,
                     config.kind(),
-                    config.node.str_at(&["metadata", "name"]),
+                    Some(&config.node),
                     self.plugin_state.meta.source(),
                 );
             }
