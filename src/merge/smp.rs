@@ -1157,7 +1157,7 @@ fn kz_clean_map(m: &Map, cur: Cursor<'_>) -> Map {
         }
         let (sub, meta) = cur.field(k);
         let v = match v {
-            Node::Null => continue,
+            _ if v.is_null() => continue,
             Node::Map(inner) => {
                 if inner.get(DIRECTIVE).and_then(Node::as_str) == Some("delete") {
                     continue;
