@@ -16,6 +16,7 @@ pub mod output;
 pub mod patch_cmd;
 pub mod pattern;
 pub mod resource;
+pub mod review;
 pub mod schema;
 pub mod source;
 pub mod transform;

@@ -543,7 +543,7 @@ pub fn diff(
 
 /// The name without kustomize's hash suffix (`-` and ten characters of its alphabet), when
 /// it has one (`api/hasher/hasher.go` `encode`: hex digits mapped to consonants and digits).
-fn hash_base(name: &str) -> Option<&str> {
+pub fn hash_base(name: &str) -> Option<&str> {
     let (base, suffix) = name.rsplit_once('-')?;
     let ok = suffix.len() == 10
         && !base.is_empty()
@@ -561,7 +561,7 @@ fn quiet_paths(mut paths: Vec<String>) -> Vec<String> {
     paths
 }
 
-fn yaml_text(node: &Node) -> String {
+pub fn yaml_text(node: &Node) -> String {
     let mut s = String::new();
     emit_document(&mut s, node, EmitOptions::default());
     s

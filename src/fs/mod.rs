@@ -3,6 +3,9 @@
 //! ([`Restrictor`]): by default a kustomization may read files only inside its own directory
 //! tree. The only module that reads the disk. Knows no YAML and no kustomization fields.
 
+pub mod git;
+pub mod record;
+
 use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
 use std::io;
