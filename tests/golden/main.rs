@@ -9,3 +9,4 @@ mod yaml;
 mod diff;
 mod merge;
 mod render;
+mod review;
