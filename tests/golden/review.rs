@@ -161,3 +161,167 @@ fn review_golden_cases() {
     }
     failures.finish("review", all.len());
 }
+
+/// Reading a revision follows symlinks as the disk does, names a submodule it cannot read,
+/// and leaves the working tree and the index as they were.
+#[test]
+fn revision_reading_symlinks_submodules_and_no_checkout() {
+    let repo = std::env::temp_dir().join(format!("ply-review-{}-links", std::process::id()));
+    let _ = std::fs::remove_dir_all(&repo);
+    std::fs::create_dir_all(repo.join("app/files")).unwrap();
+    std::fs::write(
+        repo.join("app/files/cm.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  k: one\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("files/cm.yaml", repo.join("app/link.yaml")).unwrap();
+    std::fs::write(
+        repo.join("app/kustomization.yaml"),
+        "resources:\n- link.yaml\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(repo.join("withsub")).unwrap();
+    std::fs::write(
+        repo.join("withsub/kustomization.yaml"),
+        "resources:\n- vendor\n",
+    )
+    .unwrap();
+    git(&repo, &["init", "-q", "-b", "main"]);
+    git(&repo, &["add", "-A"]);
+    // A submodule entry (a commit in the tree), as `git submodule add` leaves it.
+    git(
+        &repo,
+        &[
+            "update-index",
+            "--add",
+            "--cacheinfo",
+            "160000,1111111111111111111111111111111111111111,withsub/vendor",
+        ],
+    );
+    git(&repo, &["commit", "-q", "-m", "one"]);
+    // The working tree changes the file behind the link.
+    std::fs::write(
+        repo.join("app/files/cm.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  k: two\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(repo.join("withsub/vendor")).unwrap();
+    let status_before = git_out(&repo, &["status", "--porcelain"]);
+    let index_before = std::fs::read(repo.join(".git/index")).unwrap();
+    let a = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let (code, out, err) = ply(
+        &repo,
+        &a(&["diff", "--base", "HEAD", "app", "--format", "summary"]),
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains(".data.k: one → two"), "{out}");
+    // The submodule: an error naming it, in the report, exit 2.
+    let (code, out, _) = ply(
+        &repo,
+        &a(&[
+            "diff", "--base", "HEAD", "--head", "HEAD", "withsub", "--format", "summary",
+        ]),
+    );
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("'withsub/vendor' is a git submodule"), "{out}");
+    assert_eq!(git_out(&repo, &["status", "--porcelain"]), status_before);
+    assert_eq!(
+        std::fs::read(repo.join(".git/index")).unwrap(),
+        index_before
+    );
+    let _ = std::fs::remove_dir_all(&repo);
+}
+
+fn git_out(repo: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .current_dir(repo)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run git: {e}"));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// `ply diff OLD NEW` with directories and rendered files, `-o FILE`, `--shard`, and a closed
+/// stdout keeping the exit status.
+#[test]
+fn two_sides_output_file_shards_and_closed_stdout() {
+    let case = crate::support::testdata("review").join("image-bump");
+    let a = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let (old, new) = ("base/apps/web/overlays/prod", "head/apps/web/overlays/prod");
+    let (code, out, err) = ply(&case, &a(&["diff", old, new, "--format", "summary"]));
+    assert_eq!(code, 1, "{err}");
+    assert!(out.contains("image: nginx:1.25 → nginx:1.26"), "{out}");
+    // The same from rendered files, one of them on stdin-less disk.
+    let tmp = std::env::temp_dir().join(format!("ply-review-{}-files", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    for (side, dir) in [("old.yaml", old), ("new.yaml", new)] {
+        let (c, text, e) = ply(&case, &a(&["render", dir]));
+        assert_eq!(c, 0, "{e}");
+        std::fs::write(tmp.join(side), text).unwrap();
+    }
+    let (c2, out2, _) = ply(
+        &tmp,
+        &a(&["diff", "old.yaml", "new.yaml", "--format", "summary"]),
+    );
+    assert_eq!(c2, 1);
+    assert!(out2.contains("image: nginx:1.25 → nginx:1.26"), "{out2}");
+    let (c3, out3, _) = ply(
+        &tmp,
+        &a(&[
+            "diff",
+            "old.yaml",
+            "old.yaml",
+            "-o",
+            "report.md",
+            "--format",
+            "markdown",
+        ]),
+    );
+    assert_eq!((c3, out3.as_str()), (0, ""));
+    let written = std::fs::read_to_string(tmp.join("report.md")).unwrap();
+    assert!(
+        written.contains("No changes in the rendered output."),
+        "{written}"
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
+
+    // Shards split the overlays, each once.
+    let shared = crate::support::testdata("review").join("shared-base-three-overlays");
+    let repo = build_repo(&shared, "shards");
+    let mut seen = Vec::new();
+    for s in ["1/2", "2/2"] {
+        let (c, out, err) = ply(
+            &repo,
+            &a(&[
+                "diff", "--base", "HEAD~1", "--all", "--shard", s, "--format", "json",
+            ]),
+        );
+        assert_eq!(c, 1, "{err}");
+        seen.extend(
+            out.lines()
+                .filter_map(|l| l.trim().strip_prefix("\"path\": \"apps"))
+                .map(str::to_string),
+        );
+    }
+    seen.sort();
+    assert_eq!(
+        seen,
+        [
+            "/web/overlays/dev\",",
+            "/web/overlays/prod\",",
+            "/web/overlays/staging\","
+        ]
+    );
+    // A closed stdout keeps the status (1: changes).
+    let status = Command::new("bash")
+        .current_dir(&repo)
+        .arg("-c")
+        .arg(format!(
+            "'{}' diff --base HEAD~1 --all | true; exit ${{PIPESTATUS[0]}}",
+            env!("CARGO_BIN_EXE_ply")
+        ))
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(1));
+    let _ = std::fs::remove_dir_all(&repo);
+}
