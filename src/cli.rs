@@ -457,6 +457,7 @@ fn run_diff(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
             (None, true, false) => Prune::Off,
         },
         show_managed_fields: args.show_managed_fields,
+        show_last_applied: args.show_last_applied,
         show_secrets: args.show_secrets,
     };
 

@@ -57,6 +57,8 @@ pub struct DiffOptions {
     pub prune: Prune,
     pub show_managed_fields: bool,
     pub show_secrets: bool,
+    /// Show a changed last-applied annotation in full, not as one line.
+    pub show_last_applied: bool,
 }
 
 impl DiffOptions {
@@ -480,8 +482,12 @@ pub fn diff(
         if !opts.show_secrets && (mask::is_secret(&after) || mask::is_secret(&before)) {
             mask::mask_pair(Some(&mut before), Some(&mut after));
         }
+        let updated = !opts.show_last_applied && noise::quiet_last_applied(&mut before, &mut after);
         obj.before = yaml_text(&before);
         obj.after = yaml_text(&after);
+        if updated {
+            obj.after.push_str(noise::LAST_APPLIED_UPDATED);
+        }
         obj.renamed_from = Some(ObjectId::of(&old.node));
         obj.action = Action::Rename;
     }
@@ -641,7 +647,12 @@ fn predict(
             if !opts.show_secrets && (mask::is_secret(&after) || mask::is_secret(&before)) {
                 mask::mask_pair(Some(&mut before), Some(&mut after));
             }
-            let (b, a) = (yaml_text(&before), yaml_text(&after));
+            let updated =
+                !opts.show_last_applied && noise::quiet_last_applied(&mut before, &mut after);
+            let (b, mut a) = (yaml_text(&before), yaml_text(&after));
+            if updated {
+                a.push_str(noise::LAST_APPLIED_UPDATED);
+            }
             let action = if changed.is_empty() && b == a {
                 Action::Unchanged
             } else {
