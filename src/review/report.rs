@@ -497,3 +497,93 @@ pub fn markdown(r: &Review, title: &str, budget: usize) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diff::ObjectId;
+
+    fn object(action: Action, name: &str, lines: usize) -> Object {
+        let body: String = (0..lines).map(|i| format!("k{i}: v{i}\n")).collect();
+        let after: String = (0..lines).map(|i| format!("k{i}: w{i}\n")).collect();
+        Object {
+            action,
+            id: ObjectId {
+                api_version: "v1".into(),
+                kind: "ConfigMap".into(),
+                namespace: "ns".into(),
+                name: name.into(),
+            },
+            renamed_from: (action == Action::Rename).then(|| ObjectId {
+                name: format!("{name}-old"),
+                ..ObjectId::default()
+            }),
+            before: body,
+            after,
+            changes: vec![Change {
+                path: ".data.k0".into(),
+                before: Some(Node::str("v0")),
+                after: Some(Node::str("w0")),
+            }],
+        }
+    }
+
+    fn overlay(name: &str) -> OverlayReview {
+        let mut objects: Vec<Object> = (0..5)
+            .map(|i| object(Action::Rename, &format!("r{i}"), 40))
+            .collect();
+        objects.extend((0..8).map(|i| object(Action::Update, &format!("u{i}"), 40)));
+        OverlayReview {
+            name: name.into(),
+            status: Status::Compared,
+            objects,
+            warnings: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn markdown_budget_goes_to_updates_first_across_overlays() {
+        let r = Review {
+            base: "main".into(),
+            head: "working tree".into(),
+            overlays: vec![overlay("a"), overlay("b")],
+        };
+        let md = markdown(&r, "T", 12_000);
+        assert!(chars(&md) <= 12_000, "{}", chars(&md));
+        assert!(md.starts_with("<!-- ply-diff: T -->\n### T\n"));
+        let details = |o: &str, what: &str| {
+            let section = md
+                .split("#### ")
+                .find(|s| s.starts_with(&format!("`{o}`")))
+                .unwrap_or("");
+            section.matches(&format!("<b>{what}</b>")).count()
+        };
+        // Both overlays get diffs, updates before renames.
+        assert!(
+            details("a", "update") > 0 && details("b", "update") > 0,
+            "{md}"
+        );
+        assert!(details("a", "update").abs_diff(details("b", "update")) <= 1);
+        assert_eq!(details("a", "rename") + details("b", "rename"), 0, "{md}");
+        assert!(
+            md.contains("**Left out to stay within 12000 characters:**"),
+            "{md}"
+        );
+        assert!(
+            md.contains("(10 of them renames whose content alone changed)"),
+            "{md}"
+        );
+        // Generous budget: everything, no note.
+        let full = markdown(&r, "T", 1_000_000);
+        assert_eq!(full.matches("<details>").count(), 26);
+        assert!(!full.contains("Left out"));
+    }
+
+    #[test]
+    fn values_are_cut_and_marker_is_a_comment() {
+        let long = Node::str("x".repeat(100));
+        assert_eq!(short(Some(&long)).chars().count(), VALUE_WIDTH);
+        assert_eq!(short(None), "(none)");
+        assert_eq!(marker("a -- b"), "<!-- ply-diff: a - - b -->");
+    }
+}
