@@ -325,3 +325,22 @@ fn two_sides_output_file_shards_and_closed_stdout() {
     assert_eq!(status.code(), Some(1));
     let _ = std::fs::remove_dir_all(&repo);
 }
+
+/// The action's script (tools/ci/pr-review.sh) against a stand-in for the GitHub API on
+/// 127.0.0.1: one comment created, then updated in place; another title keeps its own; an
+/// overlay failing at the head fails the job after updating the comment.
+#[test]
+fn action_script_keeps_one_comment() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/ci/test_pr_review.py");
+    let out = Command::new("python3")
+        .arg(&script)
+        .arg(env!("CARGO_BIN_EXE_ply"))
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run python3 {}: {e}", script.display()));
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
