@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::diag::{Error, ErrorKind, Warnings};
-use crate::fs::git::{Repo, worktree_files};
+use crate::fs::git::Repo;
 use crate::fs::{CachingDiskFs, Fs};
 use crate::review::{self, Overlay, Review, ReviewOptions, Side, report};
 
@@ -215,13 +215,15 @@ fn against_revision(args: &DiffArgs, base: &str, opts: &ReviewOptions) -> Result
         None => (&disk, "working tree".to_string()),
     };
     let root = repo.workdir();
+    let new_files = match &head_git {
+        Some(g) => g.files(),
+        None => repo.tracked_files()?,
+    };
     let all_dirs = || {
-        let old_dirs = review::kustomization_dirs(&old_fs.files());
-        let new_files = match &head_git {
-            Some(g) => g.files(),
-            None => worktree_files(root),
-        };
-        (old_dirs, review::kustomization_dirs(&new_files))
+        (
+            review::kustomization_dirs(&old_fs.files()),
+            review::kustomization_dirs(&new_files),
+        )
     };
     let mut overlays = if r.all {
         if !args.paths.is_empty() {

@@ -128,6 +128,31 @@ impl Repo {
         })
     }
 
+    /// The files git tracks in the working tree (the index, as `git ls-files`), by absolute
+    /// path, sorted; those deleted from the disk and submodules left out.
+    pub fn tracked_files(&self) -> Result<Vec<PathBuf>> {
+        let repo = self.repo.to_thread_local();
+        let index = repo.index_or_empty().map_err(|e| {
+            git_error(format!(
+                "cannot read the git index of '{}': {e}",
+                display_path(&self.workdir)
+            ))
+        })?;
+        let mut out: Vec<PathBuf> = index
+            .entries()
+            .iter()
+            .filter(|e| e.mode != gix::index::entry::Mode::COMMIT)
+            .map(|e| {
+                let rel = String::from_utf8_lossy(e.path(&index)).into_owned();
+                crate::fs::join(&self.workdir, &rel)
+            })
+            .filter(|p| std::fs::symlink_metadata(p).is_ok())
+            .collect();
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+
     /// The files of `rev`, laid over the working tree's path.
     pub fn files_at(&self, rev: &Revision) -> Result<GitFs> {
         let repo = self.repo.to_thread_local();
@@ -386,32 +411,4 @@ impl Fs for GitFs {
         }
         self.resolve(path).map(|(p, _)| p)
     }
-}
-
-/// The files under `root` on disk (a working tree), by absolute path, sorted; `.git` is left
-/// out. For finding the kustomizations of the working tree; unreadable directories are
-/// skipped (a render that needs them reports it).
-pub fn worktree_files(root: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut dirs = vec![root.to_path_buf()];
-    while let Some(dir) = dirs.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            if kind.is_dir() {
-                if entry.file_name() != ".git" {
-                    dirs.push(path);
-                }
-            } else {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
-    out
 }

@@ -131,6 +131,19 @@ fn pair(
     kinds: &dyn KindInfo,
     show_secrets: bool,
 ) -> Object {
+    if let (Some(b), Some(a)) = (before, after) {
+        if b == a {
+            // The same object: nothing to print or walk (most objects of a review).
+            return Object {
+                action: Action::Unchanged,
+                id: ObjectId::of(a),
+                renamed_from: None,
+                before: String::new(),
+                after: String::new(),
+                changes: Vec::new(),
+            };
+        }
+    }
     let mut b = before.cloned();
     let mut a = after.cloned();
     let secret = b.iter().chain(a.iter()).any(mask::is_secret);

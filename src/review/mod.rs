@@ -196,6 +196,8 @@ pub fn review(
     opts: &ReviewOptions,
 ) -> Review {
     let same = SameCache::default();
+    // The schema (list keys for change paths), built once for every overlay.
+    let kinds = Builtin::new();
     let next = AtomicUsize::new(0);
     let results: Vec<Mutex<Option<OverlayReview>>> =
         overlays.iter().map(|_| Mutex::new(None)).collect();
@@ -210,7 +212,7 @@ pub fn review(
             let Some(overlay) = overlays.get(i) else {
                 break;
             };
-            let done = one(overlay, old, new, &render, opts, &same);
+            let done = one(overlay, old, new, &render, opts, &same, &kinds);
             if let Some(slot) = results.get(i) {
                 if let Ok(mut slot) = slot.lock() {
                     *slot = Some(done);
@@ -286,8 +288,8 @@ fn one(
     render: &RenderOptions,
     opts: &ReviewOptions,
     same: &SameCache,
+    kinds: &Builtin,
 ) -> OverlayReview {
-    let kinds = Builtin::new();
     let mut warnings = Warnings::default();
     let result = |status: Status, objects: Vec<Object>, warnings: &Warnings| OverlayReview {
         name: overlay.name.clone(),
@@ -295,6 +297,9 @@ fn one(
         objects,
         warnings: warnings.messages().to_vec(),
     };
+    // Warnings of the base render are not the change's: not reported.
+    let mut base_warnings = Warnings::default();
+    let mut base = None;
     let (head, asked) = match &overlay.new {
         None => (None, None),
         Some(dir) if opts.changed_only => {
@@ -302,7 +307,22 @@ fn one(
             let r = render_on(&rec, dir, render, &mut warnings);
             (Some(r), Some(rec.into_paths()))
         }
-        Some(dir) => (Some(render_on(new.fs, dir, render, &mut warnings)), None),
+        Some(dir) => {
+            // Both sides at once: the base on a second thread.
+            let head = std::thread::scope(|scope| {
+                let spawned = overlay.old.as_ref().and_then(|old_dir| {
+                    let bw = &mut base_warnings;
+                    std::thread::Builder::new()
+                        .name("ply-review-base".into())
+                        .spawn_scoped(scope, move || render_on(old.fs, old_dir, render, bw))
+                        .ok()
+                });
+                let head = render_on(new.fs, dir, render, &mut warnings);
+                base = spawned.and_then(|h| h.join().ok());
+                head
+            });
+            (Some(head), None)
+        }
     };
     if let Some(Err(e)) = &head {
         return result(
@@ -329,27 +349,28 @@ fn one(
             return result(Status::Compared, unchanged, &warnings);
         }
     }
-    // Warnings of the base render are not the change's: not reported.
-    let mut base_warnings = Warnings::default();
-    let base = overlay
-        .old
-        .as_ref()
-        .map(|dir| render_on(old.fs, dir, render, &mut base_warnings));
+    let base = match base {
+        Some(b) => Some(b),
+        None => overlay
+            .old
+            .as_ref()
+            .map(|dir| render_on(old.fs, dir, render, &mut base_warnings)),
+    };
     match (base, head) {
         (Some(Ok(b)), Some(h)) => {
-            let objects = compare::compare(&b, &h, &kinds, opts.show_secrets);
+            let objects = compare::compare(&b, &h, kinds, opts.show_secrets);
             result(Status::Compared, objects, &warnings)
         }
         (Some(Err(e)), Some(h)) => {
-            let objects = compare::compare(&[], &h, &kinds, opts.show_secrets);
+            let objects = compare::compare(&[], &h, kinds, opts.show_secrets);
             result(Status::BaseFailed((opts.describe)(&e)), objects, &warnings)
         }
         (None, Some(h)) => {
-            let objects = compare::compare(&[], &h, &kinds, opts.show_secrets);
+            let objects = compare::compare(&[], &h, kinds, opts.show_secrets);
             result(Status::Added, objects, &warnings)
         }
         (Some(Ok(b)), None) => {
-            let objects = compare::compare(&b, &[], &kinds, opts.show_secrets);
+            let objects = compare::compare(&b, &[], kinds, opts.show_secrets);
             result(Status::Removed, objects, &warnings)
         }
         (Some(Err(_)), None) | (None, None) => result(Status::Removed, Vec::new(), &warnings),
