@@ -274,15 +274,15 @@ pub fn print_manager(m: &Manager) -> String {
 
 /// Pairing identity: (API group, kind, namespace, name) — not the version.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct Key {
-    group: String,
-    kind: String,
-    namespace: String,
-    name: String,
+pub struct Key {
+    pub group: String,
+    pub kind: String,
+    pub namespace: String,
+    pub name: String,
 }
 
 impl Key {
-    fn of(node: &Node) -> Key {
+    pub fn of(node: &Node) -> Key {
         let gvk = Gvk::of(node);
         Key {
             group: gvk.group,

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use crate::diff::engine::KindInfo;
 use crate::diff::paths::{Change, changes};
-use crate::diff::{Action, ObjectId, hash_base, mask, yaml_text};
+use crate::diff::{Action, Key, ObjectId, hash_base, mask, yaml_text};
 use crate::resource::{Gvk, Resource};
 use crate::yaml::Node;
 
@@ -26,30 +26,6 @@ pub struct Object {
     /// Changed leaves with their values (masked as the texts are); none for a creation or
     /// deletion.
     pub changes: Vec<Change>,
-}
-
-/// Pairing identity: the group, not the version.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct Key {
-    group: String,
-    kind: String,
-    namespace: String,
-    name: String,
-}
-
-impl Key {
-    fn of(node: &Node) -> Key {
-        let gvk = Gvk::of(node);
-        Key {
-            group: gvk.group,
-            kind: gvk.kind,
-            namespace: node
-                .str_at(&["metadata", "namespace"])
-                .unwrap_or("")
-                .to_string(),
-            name: node.str_at(&["metadata", "name"]).unwrap_or("").to_string(),
-        }
-    }
 }
 
 /// Compares the objects of the base render (`old`) with those of the head render (`new`):
