@@ -39,9 +39,12 @@ git commit -q -am "change one base file"
 # command, in seconds: "wall s (cpu s CPU)". The CPU time is the steadier figure on a shared
 # machine.
 median() {
-  local walls=() cpus=() out="$work/time.txt"
+  local walls=() cpus=() out="$work/time.txt" script="$work/command.sh"
+  # A file, not `bash -c`: a render per overlay makes a command longer than one argument may be.
+  printf '%s\n' "$1" >"$script"
   for _ in $(seq "$runs"); do
-    /usr/bin/time -f '%e %U %S' -o "$out" bash -c "$1" >/dev/null 2>&1 || true
+    rm -f "$out"
+    /usr/bin/time -f '%e %U %S' -o "$out" bash "$script" >/dev/null 2>&1 || true
     read -r e u s <"$out"
     walls+=("$e")
     cpus+=("$(echo "$u + $s" | bc)")
@@ -50,13 +53,12 @@ median() {
   echo "$(printf '%s\n' "${walls[@]}" | sort -n | sed -n "${mid}p") s wall, $(printf '%s\n' "${cpus[@]}" | sort -n | sed -n "${mid}p") s CPU"
 }
 
-# A shell command rendering each directory twice with plain `ply render`.
+# A shell script rendering each directory twice with plain `ply render`.
 render_each_twice() {
-  local d cmd=":"
+  local d
   for d in "$@"; do
-    cmd+="; '$ply' render '$d' >/dev/null; '$ply' render '$d' >/dev/null"
+    printf "'%s' render '%s' >/dev/null\n'%s' render '%s' >/dev/null\n" "$ply" "$d" "$ply" "$d"
   done
-  printf '%s' "$cmd"
 }
 
 mapfile -t roots < <("$ply" diff --base HEAD~1 --all --format json | python3 -c 'import json,sys; print("\n".join(o["path"] for o in json.load(sys.stdin)["overlays"]))')
