@@ -175,7 +175,7 @@ impl Repo {
                 .files()
                 .map_err(|e| failed(&e))?
         };
-        let mut entries = FastMap::default();
+        let mut entries: FastMap<Vec<u8>, Entry> = FastMap::default();
         for r in records {
             let rel = String::from_utf8_lossy(&r.filepath).into_owned();
             let path = crate::fs::join(&self.workdir, &rel);
@@ -191,9 +191,11 @@ impl Repo {
             } else {
                 Entry::File(r.oid)
             };
-            entries.insert(path, entry);
+            entries.insert(path.into_os_string().into_encoded_bytes(), entry);
         }
+        let submodules = entries.values().any(|e| matches!(e, Entry::Submodule));
         Ok(GitFs {
+            submodules,
             root: self.workdir.clone(),
             label: format!("{} ({})", rev.spec, rev.short()),
             entries,
@@ -213,9 +215,12 @@ enum Entry {
 
 /// The files of one commit, at the working tree's path.
 pub struct GitFs {
+    /// Whether the tree holds a submodule at all (most do not: no path then needs checking).
+    submodules: bool,
     root: PathBuf,
     label: String,
-    entries: FastMap<PathBuf, Entry>,
+    /// What is at each path of the tree, by the absolute path's bytes.
+    entries: FastMap<Vec<u8>, Entry>,
     repo: Mutex<gix::Repository>,
     /// Blobs read so far (a base file shared by many overlays is inflated once).
     blobs: Mutex<FastMap<gix::ObjectId, Arc<Vec<u8>>>>,
@@ -251,14 +256,14 @@ impl GitFs {
             .entries
             .iter()
             .filter(|(_, e)| matches!(e, Entry::File(_) | Entry::Symlink(_)))
-            .map(|(p, _)| p.clone())
+            .map(|(p, _)| PathBuf::from(String::from_utf8_lossy(p).into_owned()))
             .collect();
         out.sort();
         out
     }
 
     fn at(&self, path: &Path) -> At<'_> {
-        if let Some(e) = self.entries.get(path) {
+        if let Some(e) = self.entries.get(path.as_os_str().as_encoded_bytes()) {
             return At::Entry(e);
         }
         if self.root.starts_with(path) {
@@ -347,9 +352,15 @@ impl GitFs {
 
     /// The submodule at or above `path`, if any (the path is then unreadable).
     fn submodule_of(&self, path: &Path) -> Option<PathBuf> {
+        if !self.submodules {
+            return None;
+        }
         let mut p = normalize(path);
         loop {
-            if matches!(self.entries.get(&p), Some(Entry::Submodule)) {
+            if matches!(
+                self.entries.get(p.as_os_str().as_encoded_bytes()),
+                Some(Entry::Submodule)
+            ) {
                 return Some(p);
             }
             if !p.pop() {
