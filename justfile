@@ -43,3 +43,8 @@ bench-check:
       cmp <(target/release/ply render target/bench-trees/$n) <(kubectl kustomize target/bench-trees/$n) \
         && echo "$n apps: byte-identical to kubectl kustomize"; \
     done
+
+# Time the pull-request review (ply diff --base HEAD~1 --all, --changed-only) on a generated
+# 1000-app tree in a temporary git repository, against two plain renders per overlay.
+bench-review:
+    tools/bench-review.sh

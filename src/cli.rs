@@ -11,6 +11,7 @@ use crate::diag::{Error, ErrorKind, Warnings, exit};
 mod about;
 mod build_flags;
 mod error_format;
+mod review;
 pub use about::{KUSTOMIZE_VERSION, Shell};
 pub use build_flags::BuildFlags;
 pub use error_format::ErrorFormat;
@@ -46,9 +47,10 @@ pub enum Command {
         after_help = "Examples:\n  ply patch deploy.yaml -p '{\"spec\":{\"replicas\":3}}'\n  ply patch --local -f deploy.yaml --type merge --patch-file patch.yaml -o json\n  ply patch live.yaml --last-applied old.yaml --desired new.yaml\n  ply patch --from old.yaml --to new.yaml\n\nExit status: 0 patched; 1 the patch failed or the command line is wrong."
     )]
     Patch(PatchArgs),
-    /// Predict what `kubectl apply` would change against a live snapshot, and show it.
+    /// Show what a change does to the rendered output (two revisions, two directories or
+    /// files), or predict what `kubectl apply` would change against a live snapshot.
     #[command(
-        after_help = "Examples:\n  kubectl get deploy,svc,cm -n prod -o yaml > live.yaml\n  ply diff overlays/prod --live live.yaml\n  ply diff overlays/prod --live live.yaml --server-side --format markdown\n\nExit status: 0 no changes; 1 changes; 2 an error, server-side apply conflicts, or a wrong command line (kubectl diff's rule)."
+        after_help = "Examples:\n  ply diff --base main --all                      # every overlay, merge base of main vs the working tree\n  ply diff --base origin/main --all --changed-only --format markdown\n  ply diff --base HEAD~1 overlays/prod\n  ply diff old/overlays/prod new/overlays/prod   # two directories (or rendered YAML files)\n  kubectl get deploy,svc,cm -n prod -o yaml > live.yaml\n  ply diff overlays/prod --live live.yaml\n  ply diff overlays/prod --live live.yaml --server-side --format markdown\n\nExit status: 0 no changes; 1 changes; 2 an error (an overlay that fails to render at the head, a bad revision), server-side apply conflicts, or a wrong command line (kubectl diff's rule)."
     )]
     Diff(DiffArgs),
     /// Fetch the remote bases of a kustomization (git URLs) into the cache and pin them in
@@ -247,12 +249,17 @@ pub enum ColorChoice {
 
 #[derive(clap::Args, Debug)]
 pub struct DiffArgs {
-    /// A kustomization directory (rendered as `ply render` renders it), a YAML or JSON file,
-    /// or `-` for stdin.
-    pub desired: PathBuf,
+    /// With --live: DESIRED, a kustomization directory (rendered as `ply render` renders it),
+    /// a YAML or JSON file, or `-` for stdin. With --base: the kustomization directories to
+    /// compare (globs allowed). Otherwise: OLD NEW, two kustomization directories or rendered
+    /// YAML files.
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
     /// What `kubectl get -o yaml|json` printed: one object, a List, or a multi-document stream.
     #[arg(long, value_name = "SNAPSHOT")]
-    pub live: PathBuf,
+    pub live: Option<PathBuf>,
+    #[command(flatten)]
+    pub review: review::ReviewArgs,
     /// Output form.
     #[arg(long, value_enum, default_value = "unified")]
     pub format: DiffFormat,
@@ -286,6 +293,10 @@ pub struct DiffArgs {
     /// With --prune: prune every live object absent from DESIRED (kubectl's --all).
     #[arg(long, requires = "prune")]
     pub prune_all: bool,
+    /// Show a change of the last-applied-configuration annotation in full (by default one
+    /// line says it was updated).
+    #[arg(long)]
+    pub show_last_applied: bool,
     /// Show metadata.managedFields in the diff.
     #[arg(long)]
     pub show_managed_fields: bool,
@@ -545,13 +556,24 @@ fn print_stdout(bytes: &[u8]) -> Result<(), Error> {
 }
 
 fn run_diff(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
-    use std::io::IsTerminal;
-
     use crate::diff::{self, DiffOptions, Mode, Prune, Selector, adapters, engine::Engines};
 
     let read_text = crate::fs::read_input;
 
-    if args.desired.as_os_str() == "-" && args.live.as_os_str() == "-" {
+    let Some(live_path) = &args.live else {
+        return review::run(args, warnings);
+    };
+    review::refuse_review_flags(args)?;
+    let desired_path = match args.paths.as_slice() {
+        [one] => one,
+        _ => {
+            return Err(Error::new(
+                ErrorKind::Usage,
+                "with --live, give exactly one DESIRED (a kustomization directory, a file, or -)",
+            ));
+        }
+    };
+    if desired_path.as_os_str() == "-" && live_path.as_os_str() == "-" {
         return Err(Error::new(
             ErrorKind::Usage,
             "DESIRED and --live cannot both read stdin",
@@ -590,11 +612,12 @@ fn run_diff(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
             (None, true, false) => Prune::Off,
         },
         show_managed_fields: args.show_managed_fields,
+        show_last_applied: args.show_last_applied,
         show_secrets: args.show_secrets,
     };
 
     // The kustomization's `crds:` files describe custom kinds for the schema.
-    let (mut desired, crd_definitions) = if args.desired.is_dir() {
+    let (mut desired, crd_definitions) = if desired_path.is_dir() {
         let render_opts = crate::build::RenderOptions {
             load_restrictor: match args.load_restrictor {
                 LoadRestrictor::RootOnly => crate::fs::Restrictor::RootOnly,
@@ -606,15 +629,15 @@ fn run_diff(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
             ..crate::build::RenderOptions::default()
         };
         let rendered =
-            crate::build::render_with(&crate::fs::DiskFs, &args.desired, &render_opts, warnings)?;
+            crate::build::render_with(&crate::fs::DiskFs, desired_path, &render_opts, warnings)?;
         (rendered.resources, rendered.crds)
     } else {
         (
-            crate::live::read_objects(&read_text(&args.desired)?)?,
+            crate::live::read_objects(&read_text(desired_path)?)?,
             Vec::new(),
         )
     };
-    let live = crate::live::read_objects(&read_text(&args.live)?)?;
+    let live = crate::live::read_objects(&read_text(live_path)?)?;
 
     // Custom kinds: `crds:` definitions, then the CustomResourceDefinitions installed (live)
     // and those being applied (desired, before the selector filters them), later ones winning.
@@ -645,28 +668,14 @@ fn run_diff(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
         crate::output::write_atomic(path, text.as_bytes())?;
     }
 
-    let color = match args.color {
-        ColorChoice::Always => true,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => {
-            std::io::stdout().is_terminal()
-                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-        }
-    };
+    let color = review::color(args.color, args.review.output.is_some());
     let text = match args.format {
         DiffFormat::Unified => diff::format::unified(&report, color),
         DiffFormat::Summary => diff::format::summary(&report),
         DiffFormat::Json => diff::format::json_report(&report),
         DiffFormat::Markdown => diff::format::markdown(&report),
     };
-    let mut out = std::io::stdout().lock();
-    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        if e.kind() == std::io::ErrorKind::BrokenPipe {
-            return Ok(exit::OK);
-        }
-        return Err(Error::io(std::path::Path::new("<stdout>"), &e));
-    }
-    drop(out);
+    review::emit(&text, args.review.output.as_deref())?;
     let mut err = std::io::stderr().lock();
     for m in report.conflict_messages() {
         let _ = writeln!(err, "error: {m}");

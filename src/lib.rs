@@ -17,6 +17,7 @@ pub mod patch_cmd;
 pub mod pattern;
 pub mod remote;
 pub mod resource;
+pub mod review;
 pub mod schema;
 pub mod source;
 pub mod transform;

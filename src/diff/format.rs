@@ -27,12 +27,17 @@ pub fn object_unified(o: &ObjectDiff) -> String {
         o.renamed_from.as_ref().unwrap_or(&o.id).file_name()
     );
     let new_name = format!("merged/{}", o.id.file_name());
-    let diff = TextDiff::from_lines(o.before.as_str(), o.after.as_str());
+    unified_text(&old_name, &new_name, &o.before, &o.after)
+}
+
+/// A `diff -u -N` of two texts under two names, three lines of context.
+pub fn unified_text(old_name: &str, new_name: &str, before: &str, after: &str) -> String {
+    let diff = TextDiff::from_lines(before, after);
     let mut out = format!("diff -u -N {old_name} {new_name}\n");
     let body = diff
         .unified_diff()
         .context_radius(3)
-        .header(&old_name, &new_name)
+        .header(old_name, new_name)
         .to_string();
     out.push_str(&body);
     out
@@ -40,7 +45,7 @@ pub fn object_unified(o: &ObjectDiff) -> String {
 
 /// ANSI colours for a unified diff: bold headers, cyan hunk lines, red removals, green
 /// additions.
-fn colorize(text: &str) -> String {
+pub fn colorize(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 4);
     let mut header_lines = 0;
     for line in text.split_inclusive('\n') {
@@ -387,7 +392,7 @@ fn table_row(o: &ObjectDiff) -> String {
 }
 
 /// Inline code for a table cell: backticks that hold, pipes escaped.
-fn code(s: &str) -> String {
+pub fn code(s: &str) -> String {
     let s = s.replace('|', "\\|");
     if s.contains('`') {
         format!("`` {s} ``")
@@ -439,7 +444,7 @@ fn details(o: &ObjectDiff, room: Option<usize>) -> String {
 
 /// A backtick fence longer than any run of backticks in the body (a diff line can open with a
 /// space or a sign before a fence of its own).
-fn fence_for(body: &str) -> String {
+pub fn fence_for(body: &str) -> String {
     let mut longest = 0;
     let mut run = 0;
     for c in body.chars() {
@@ -453,7 +458,7 @@ fn fence_for(body: &str) -> String {
     "`".repeat(longest.max(2) + 1)
 }
 
-fn html_escape(s: &str) -> String {
+pub fn html_escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

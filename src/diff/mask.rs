@@ -58,6 +58,18 @@ pub fn mask_pair(before: Option<&mut Node>, after: Option<&mut Node>) {
     mask_annotation(before, after);
 }
 
+/// Masks two rendered Secrets for display, `data` and `stringData` each by the Masker rule
+/// (a render-to-render diff has no last-applied annotation and nothing folded by a server).
+pub fn mask_rendered_pair(before: Option<&mut Node>, after: Option<&mut Node>) {
+    let (mut before, mut after) = (before, after);
+    for field in ["data", "stringData"] {
+        mask_maps(
+            before.as_deref_mut().and_then(|n| n.get_mut(field)),
+            after.as_deref_mut().and_then(|n| n.get_mut(field)),
+        );
+    }
+}
+
 /// The Masker rule on two `data` maps.
 fn mask_maps(before: Option<&mut Node>, after: Option<&mut Node>) {
     let before = before.and_then(Node::as_map_mut);

@@ -57,6 +57,8 @@ pub struct DiffOptions {
     pub prune: Prune,
     pub show_managed_fields: bool,
     pub show_secrets: bool,
+    /// Show a changed last-applied annotation in full, not as one line.
+    pub show_last_applied: bool,
 }
 
 impl DiffOptions {
@@ -272,15 +274,15 @@ pub fn print_manager(m: &Manager) -> String {
 
 /// Pairing identity: (API group, kind, namespace, name) — not the version.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct Key {
-    group: String,
-    kind: String,
-    namespace: String,
-    name: String,
+pub struct Key {
+    pub group: String,
+    pub kind: String,
+    pub namespace: String,
+    pub name: String,
 }
 
 impl Key {
-    fn of(node: &Node) -> Key {
+    pub fn of(node: &Node) -> Key {
         let gvk = Gvk::of(node);
         Key {
             group: gvk.group,
@@ -480,8 +482,12 @@ pub fn diff(
         if !opts.show_secrets && (mask::is_secret(&after) || mask::is_secret(&before)) {
             mask::mask_pair(Some(&mut before), Some(&mut after));
         }
+        let updated = !opts.show_last_applied && noise::quiet_last_applied(&mut before, &mut after);
         obj.before = yaml_text(&before);
         obj.after = yaml_text(&after);
+        if updated {
+            obj.after.push_str(noise::LAST_APPLIED_UPDATED);
+        }
         obj.renamed_from = Some(ObjectId::of(&old.node));
         obj.action = Action::Rename;
     }
@@ -543,7 +549,7 @@ pub fn diff(
 
 /// The name without kustomize's hash suffix (`-` and ten characters of its alphabet), when
 /// it has one (`api/hasher/hasher.go` `encode`: hex digits mapped to consonants and digits).
-fn hash_base(name: &str) -> Option<&str> {
+pub fn hash_base(name: &str) -> Option<&str> {
     let (base, suffix) = name.rsplit_once('-')?;
     let ok = suffix.len() == 10
         && !base.is_empty()
@@ -561,7 +567,7 @@ fn quiet_paths(mut paths: Vec<String>) -> Vec<String> {
     paths
 }
 
-fn yaml_text(node: &Node) -> String {
+pub fn yaml_text(node: &Node) -> String {
     let mut s = String::new();
     emit_document(&mut s, node, EmitOptions::default());
     s
@@ -641,7 +647,12 @@ fn predict(
             if !opts.show_secrets && (mask::is_secret(&after) || mask::is_secret(&before)) {
                 mask::mask_pair(Some(&mut before), Some(&mut after));
             }
-            let (b, a) = (yaml_text(&before), yaml_text(&after));
+            let updated =
+                !opts.show_last_applied && noise::quiet_last_applied(&mut before, &mut after);
+            let (b, mut a) = (yaml_text(&before), yaml_text(&after));
+            if updated {
+                a.push_str(noise::LAST_APPLIED_UPDATED);
+            }
             let action = if changed.is_empty() && b == a {
                 Action::Unchanged
             } else {

@@ -43,6 +43,31 @@ fn strip_metadata(node: &mut Node, show_managed_fields: bool) {
     }
 }
 
+/// What the last-applied annotation shows on both sides of a pair, unless
+/// `--show-last-applied`: its one-line JSON repeats every change of the object, and would
+/// dominate a review comment.
+pub const LAST_APPLIED_HIDDEN: &str = "(hidden)";
+
+/// The one line that says the annotation changed (a YAML comment at the end of the merged
+/// side).
+pub const LAST_APPLIED_UPDATED: &str = "# last-applied configuration updated\n";
+
+/// Hides the last-applied annotation of both sides of a pair; true when it differed.
+pub fn quiet_last_applied(live: &mut Node, merged: &mut Node) -> bool {
+    let path = ["metadata", "annotations", crate::live::LAST_APPLIED];
+    let differs = match (live.get_path(&path), merged.get_path(&path)) {
+        (Some(a), Some(b)) => !values_equal(a, b),
+        (None, None) => false,
+        _ => true,
+    };
+    for side in [live, merged] {
+        if let Some(slot) = side.get_path_mut(&path) {
+            *slot = Node::str(LAST_APPLIED_HIDDEN);
+        }
+    }
+    differs
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

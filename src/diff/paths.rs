@@ -10,11 +10,35 @@ use super::engine::{KindInfo, PathStep, kubectl_path, values_equal};
 
 /// Paths where `before` and `after` differ (leaves, or the highest node added or removed).
 pub fn changed_paths(kinds: &dyn KindInfo, gvk: &Gvk, before: &Node, after: &Node) -> Vec<String> {
+    changes(kinds, gvk, before, after)
+        .into_iter()
+        .map(|c| c.path)
+        .collect()
+}
+
+/// One changed path with its value on each side (`None` where absent).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Change {
+    pub path: String,
+    pub before: Option<Node>,
+    pub after: Option<Node>,
+}
+
+/// The changes between `before` and `after`: the paths of [`changed_paths`] with their values.
+pub fn changes(kinds: &dyn KindInfo, gvk: &Gvk, before: &Node, after: &Node) -> Vec<Change> {
     let mut out = Vec::new();
     let mut steps = Vec::new();
     let mut names = Vec::new();
     walk(kinds, gvk, before, after, &mut steps, &mut names, &mut out);
     out
+}
+
+fn change(steps: &[PathStep], a: Option<&Node>, b: Option<&Node>) -> Change {
+    Change {
+        path: kubectl_path(steps),
+        before: a.cloned(),
+        after: b.cloned(),
+    }
 }
 
 fn walk(
@@ -24,7 +48,7 @@ fn walk(
     b: &Node,
     steps: &mut Vec<PathStep>,
     names: &mut Vec<String>,
-    out: &mut Vec<String>,
+    out: &mut Vec<Change>,
 ) {
     if values_equal(a, b) {
         return;
@@ -41,7 +65,7 @@ fn walk(
                 names.push(k.clone());
                 match (am.get(k), bm.get(k)) {
                     (Some(x), Some(y)) => walk(kinds, gvk, x, y, steps, names, out),
-                    _ => out.push(kubectl_path(steps)),
+                    (x, y) => out.push(change(steps, x, y)),
                 }
                 names.pop();
                 steps.pop();
@@ -74,13 +98,13 @@ fn walk(
                         steps.push(PathStep::Key(key.clone()));
                         match (find(al, &key), find(bl, &key)) {
                             (Some(x), Some(y)) => walk(kinds, gvk, x, y, steps, names, out),
-                            _ => out.push(kubectl_path(steps)),
+                            (x, y) => out.push(change(steps, x, y)),
                         }
                         steps.pop();
                     }
                     if out.len() == start {
                         // Same items, another order.
-                        out.push(kubectl_path(steps));
+                        out.push(change(steps, Some(a), Some(b)));
                     }
                 }
                 _ if al.len() == bl.len() && al.iter().all(|x| !x.is_scalar()) => {
@@ -90,10 +114,10 @@ fn walk(
                         steps.pop();
                     }
                 }
-                _ => out.push(kubectl_path(steps)),
+                _ => out.push(change(steps, Some(a), Some(b))),
             }
         }
-        _ => out.push(kubectl_path(steps)),
+        _ => out.push(change(steps, Some(a), Some(b))),
     }
 }
 

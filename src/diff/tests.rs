@@ -90,6 +90,7 @@ fn opts() -> DiffOptions {
         namespace: "default".into(),
         prune: Prune::Off,
         show_managed_fields: false,
+        show_last_applied: false,
         show_secrets: false,
     }
 }

@@ -3,6 +3,8 @@
 //! ([`Restrictor`]): by default a kustomization may read files only inside its own directory
 //! tree. The only module that reads the disk. Knows no YAML and no kustomization fields.
 
+pub mod git;
+pub mod record;
 pub mod remote;
 
 use std::collections::BTreeMap;

@@ -10,3 +10,4 @@ mod cli;
 mod diff;
 mod merge;
 mod render;
+mod review;

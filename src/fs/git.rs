@@ -1,0 +1,425 @@
+//! Files of a git revision, read straight from the repository's object database: [`Repo`]
+//! finds a repository and resolves revisions (and merge bases), [`GitFs`] is the [`Fs`] of one
+//! commit's tree, laid over the repository's working-tree path so that a render at a revision
+//! sees the same absolute paths (and prints the same diagnostics) as one on disk. No checkout:
+//! the working tree and the index are never touched. The only module that names `gix`.
+//!
+//! As on disk: symlinks are followed (a link leaving the repository cannot be, at a revision:
+//! nothing is there); files are the blobs' bytes as committed, with no `.gitattributes`
+//! conversion (kustomize reads the working tree, where a checkout may have converted line
+//! endings; ply's YAML reading treats `\r\n` and `\n` alike). A submodule cannot be read at a
+//! revision: it, and every path under it, reads as an error naming it.
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use crate::diag::{Error, ErrorKind, Result};
+use crate::fasthash::FastMap;
+use crate::fs::{FileKind, Fs, normalize};
+use crate::source::display_path;
+
+/// A git repository found from a directory inside its working tree.
+pub struct Repo {
+    repo: gix::ThreadSafeRepository,
+    /// The working tree's canonical path: where a revision's files are laid.
+    workdir: PathBuf,
+}
+
+impl std::fmt::Debug for Repo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Repo")
+            .field("workdir", &self.workdir)
+            .finish()
+    }
+}
+
+/// A commit, as resolved from what the user wrote.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Revision {
+    /// What the user wrote (`main`, `HEAD~1`, a sha), or how it was found (`merge base of …`).
+    pub spec: String,
+    /// The commit's full hexadecimal id.
+    pub id: String,
+    oid: gix::ObjectId,
+}
+
+impl Revision {
+    /// The first 12 hexadecimal digits of the commit id.
+    pub fn short(&self) -> &str {
+        self.id.get(..12).unwrap_or(&self.id)
+    }
+}
+
+fn git_error(message: String) -> Error {
+    Error::new(ErrorKind::Io, message)
+}
+
+impl Repo {
+    /// The repository whose working tree holds `dir` (searching upwards, as git does).
+    pub fn discover(dir: &Path) -> Result<Repo> {
+        let repo = gix::discover(dir).map_err(|e| {
+            git_error(format!(
+                "'{}' is not inside a git repository: {e}",
+                display_path(dir)
+            ))
+            .help("--base reads the revision from the repository of the working directory; run ply inside it, or compare two directories with `ply diff OLD NEW`")
+        })?;
+        let workdir = repo
+            .workdir()
+            .ok_or_else(|| {
+                git_error(format!(
+                    "the repository at '{}' has no working tree (a bare repository)",
+                    display_path(repo.git_dir())
+                ))
+            })?
+            .to_path_buf();
+        let workdir = std::fs::canonicalize(&workdir).map_err(|e| Error::io(&workdir, &e))?;
+        Ok(Repo {
+            repo: repo.into_sync(),
+            workdir,
+        })
+    }
+
+    /// The working tree's canonical path.
+    pub fn workdir(&self) -> &Path {
+        &self.workdir
+    }
+
+    /// The commit `spec` names (`git rev-parse SPEC^{commit}`).
+    pub fn resolve(&self, spec: &str) -> Result<Revision> {
+        let repo = self.repo.to_thread_local();
+        let not_found = |e: &dyn std::fmt::Display| {
+            git_error(format!("cannot resolve the git revision '{spec}': {e}")).help(
+                "name a branch, tag or commit of this repository (in CI, fetch the base branch first: `git fetch origin main`, or check out with `fetch-depth: 0`)",
+            )
+        };
+        let id = repo
+            .rev_parse_single(spec)
+            .map_err(|e| not_found(&e))?
+            .object()
+            .map_err(|e| not_found(&e))?
+            .peel_to_commit()
+            .map_err(|e| not_found(&e))?
+            .id;
+        Ok(Revision {
+            spec: spec.to_string(),
+            id: id.to_string(),
+            oid: id,
+        })
+    }
+
+    /// The best common ancestor of two commits (`git merge-base A B`), as `git diff A...B`
+    /// compares with.
+    pub fn merge_base(&self, a: &Revision, b: &Revision) -> Result<Revision> {
+        let repo = self.repo.to_thread_local();
+        let id = repo.merge_base(a.oid, b.oid).map_err(|e| {
+            git_error(format!(
+                "no merge base of '{}' and '{}': {e}",
+                a.spec, b.spec
+            ))
+            .help("pass --base-exact to compare with the revision itself, or fetch more history (a shallow clone may lack the common ancestor)")
+        })?;
+        let id = id.detach();
+        Ok(Revision {
+            spec: format!("merge-base({}, {})", a.spec, b.spec),
+            id: id.to_string(),
+            oid: id,
+        })
+    }
+
+    /// The files git tracks in the working tree (the index, as `git ls-files`), by absolute
+    /// path, sorted; those deleted from the disk and submodules left out.
+    pub fn tracked_files(&self) -> Result<Vec<PathBuf>> {
+        let repo = self.repo.to_thread_local();
+        let index = repo.index_or_empty().map_err(|e| {
+            git_error(format!(
+                "cannot read the git index of '{}': {e}",
+                display_path(&self.workdir)
+            ))
+        })?;
+        let mut out: Vec<PathBuf> = index
+            .entries()
+            .iter()
+            .filter(|e| e.mode != gix::index::entry::Mode::COMMIT)
+            .map(|e| {
+                let rel = String::from_utf8_lossy(e.path(&index)).into_owned();
+                crate::fs::join(&self.workdir, &rel)
+            })
+            .filter(|p| std::fs::symlink_metadata(p).is_ok())
+            .collect();
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+
+    /// The files of `rev`, laid over the working tree's path.
+    pub fn files_at(&self, rev: &Revision) -> Result<GitFs> {
+        let repo = self.repo.to_thread_local();
+        let failed = |e: &dyn std::fmt::Display| {
+            git_error(format!(
+                "cannot read the tree of {} ({}): {e}",
+                rev.spec,
+                rev.short()
+            ))
+        };
+        let records = {
+            let commit = repo
+                .find_object(rev.oid)
+                .map_err(|e| failed(&e))?
+                .peel_to_commit()
+                .map_err(|e| failed(&e))?;
+            let tree = commit.tree().map_err(|e| failed(&e))?;
+            tree.traverse()
+                .breadthfirst
+                .files()
+                .map_err(|e| failed(&e))?
+        };
+        let mut entries: FastMap<Vec<u8>, Entry> = FastMap::default();
+        for r in records {
+            let rel = String::from_utf8_lossy(&r.filepath).into_owned();
+            let path = crate::fs::join(&self.workdir, &rel);
+            let entry = if r.mode.is_tree() {
+                Entry::Dir
+            } else if r.mode.is_commit() {
+                Entry::Submodule
+            } else if r.mode.is_link() {
+                let target = repo.find_object(r.oid).map_err(|e| failed(&e))?.detach();
+                Entry::Symlink(PathBuf::from(
+                    String::from_utf8_lossy(&target.data).into_owned(),
+                ))
+            } else {
+                Entry::File(r.oid)
+            };
+            entries.insert(path.into_os_string().into_encoded_bytes(), entry);
+        }
+        let submodules = entries.values().any(|e| matches!(e, Entry::Submodule));
+        Ok(GitFs {
+            submodules,
+            root: self.workdir.clone(),
+            label: format!("{} ({})", rev.spec, rev.short()),
+            entries,
+            repo: Mutex::new(repo),
+            blobs: Mutex::default(),
+        })
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Entry {
+    File(gix::ObjectId),
+    Dir,
+    Symlink(PathBuf),
+    Submodule,
+}
+
+/// The files of one commit, at the working tree's path.
+pub struct GitFs {
+    /// Whether the tree holds a submodule at all (most do not: no path then needs checking).
+    submodules: bool,
+    root: PathBuf,
+    label: String,
+    /// What is at each path of the tree, by the absolute path's bytes.
+    entries: FastMap<Vec<u8>, Entry>,
+    repo: Mutex<gix::Repository>,
+    /// Blobs read so far (a base file shared by many overlays is inflated once).
+    blobs: Mutex<FastMap<gix::ObjectId, Arc<Vec<u8>>>>,
+}
+
+impl std::fmt::Debug for GitFs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GitFs")
+            .field("root", &self.root)
+            .field("label", &self.label)
+            .field("entries", &self.entries.len())
+            .finish()
+    }
+}
+
+/// What is at a resolved path.
+enum At<'a> {
+    Entry(&'a Entry),
+    /// The repository's directory or one above it.
+    Ancestor,
+    Nothing,
+}
+
+impl GitFs {
+    /// `main (0123456789ab)`: which revision this is, for messages.
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// The regular files and symlinks of the revision, by absolute path, sorted.
+    pub fn files(&self) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = self
+            .entries
+            .iter()
+            .filter(|(_, e)| matches!(e, Entry::File(_) | Entry::Symlink(_)))
+            .map(|(p, _)| PathBuf::from(String::from_utf8_lossy(p).into_owned()))
+            .collect();
+        out.sort();
+        out
+    }
+
+    fn at(&self, path: &Path) -> At<'_> {
+        if let Some(e) = self.entries.get(path.as_os_str().as_encoded_bytes()) {
+            return At::Entry(e);
+        }
+        if self.root.starts_with(path) {
+            At::Ancestor
+        } else {
+            At::Nothing
+        }
+    }
+
+    fn submodule_error(&self, submodule: &Path) -> io::Error {
+        io::Error::other(format!(
+            "'{}' is a git submodule; ply cannot read submodules at a revision ({})",
+            display_path(submodule),
+            self.label
+        ))
+    }
+
+    /// The path with every symlink followed, and what is there. Walks from `/` as the system
+    /// does; a path through a submodule stops there.
+    fn resolve(&self, path: &Path) -> io::Result<(PathBuf, Option<&Entry>)> {
+        let not_found = || {
+            io::Error::new(
+                io::ErrorKind::NotFound,
+                format!("no such file or directory at {}", self.label),
+            )
+        };
+        let mut hops = 0;
+        let mut cur = PathBuf::from("/");
+        let mut rest: Vec<PathBuf> = normalize(path)
+            .components()
+            .map(|c| PathBuf::from(c.as_os_str()))
+            .collect();
+        rest.reverse();
+        let mut here: Option<&Entry> = None;
+        while let Some(part) = rest.pop() {
+            let s = part.as_os_str();
+            if s == "/" || s == "." {
+                continue;
+            }
+            if s == ".." {
+                cur.pop();
+                here = match self.at(&cur) {
+                    At::Entry(e) => Some(e),
+                    _ => None,
+                };
+                continue;
+            }
+            if matches!(here, Some(Entry::File(_))) {
+                return Err(not_found());
+            }
+            let next = cur.join(&part);
+            match self.at(&next) {
+                At::Nothing => return Err(not_found()),
+                At::Ancestor => {
+                    cur = next;
+                    here = None;
+                }
+                At::Entry(Entry::Submodule) => return Err(self.submodule_error(&next)),
+                At::Entry(Entry::Symlink(target)) => {
+                    hops += 1;
+                    if hops > 40 {
+                        return Err(io::Error::other("too many levels of symbolic links"));
+                    }
+                    let target = if target.is_absolute() {
+                        target.clone()
+                    } else {
+                        cur.join(target)
+                    };
+                    cur = PathBuf::from("/");
+                    here = None;
+                    let mut parts: Vec<PathBuf> = normalize(&target)
+                        .components()
+                        .map(|c| PathBuf::from(c.as_os_str()))
+                        .collect();
+                    parts.reverse();
+                    rest.extend(parts);
+                }
+                At::Entry(e) => {
+                    cur = next;
+                    here = Some(e);
+                }
+            }
+        }
+        Ok((cur, here))
+    }
+
+    /// The submodule at or above `path`, if any (the path is then unreadable).
+    fn submodule_of(&self, path: &Path) -> Option<PathBuf> {
+        if !self.submodules {
+            return None;
+        }
+        let mut p = normalize(path);
+        loop {
+            if matches!(
+                self.entries.get(p.as_os_str().as_encoded_bytes()),
+                Some(Entry::Submodule)
+            ) {
+                return Some(p);
+            }
+            if !p.pop() {
+                return None;
+            }
+        }
+    }
+}
+
+impl Fs for GitFs {
+    fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+        if let Some(sub) = self.submodule_of(path) {
+            return Err(self.submodule_error(&sub));
+        }
+        let (_, entry) = self.resolve(path)?;
+        let oid = match entry {
+            Some(Entry::File(oid)) => *oid,
+            _ => return Err(io::Error::other("is a directory")),
+        };
+        if let Some(b) = self.blobs.lock().ok().and_then(|m| m.get(&oid).cloned()) {
+            return Ok(b.to_vec());
+        }
+        let data = {
+            let repo = self
+                .repo
+                .lock()
+                .map_err(|_| io::Error::other("the git reader failed earlier"))?;
+            let object = repo.find_object(oid).map_err(|e| {
+                io::Error::other(format!("cannot read blob {oid} at {}: {e}", self.label))
+            })?;
+            object.data.clone()
+        };
+        let data = Arc::new(data);
+        if let Ok(mut m) = self.blobs.lock() {
+            m.insert(oid, Arc::clone(&data));
+        }
+        Ok(data.to_vec())
+    }
+
+    fn kind(&self, path: &Path) -> Option<FileKind> {
+        // A submodule and what is under it read as unreadable files, so that a render that
+        // names them fails on reading, with the error naming the submodule.
+        if self.submodule_of(path).is_some() {
+            return Some(FileKind::File);
+        }
+        match self.resolve(path).ok()? {
+            (_, Some(Entry::File(_))) => Some(FileKind::File),
+            (_, Some(Entry::Dir) | None) => Some(FileKind::Dir),
+            (_, Some(_)) => None,
+        }
+    }
+
+    fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
+        if let Some(sub) = self.submodule_of(path) {
+            if sub != normalize(path) {
+                return Err(self.submodule_error(&sub));
+            }
+            return Ok(sub);
+        }
+        self.resolve(path).map(|(p, _)| p)
+    }
+}

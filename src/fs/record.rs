@@ -1,0 +1,90 @@
+//! [`Recording`]: an [`Fs`] that passes every question to another one and remembers each path
+//! it was asked about (read, looked at, or resolved). What a render asked is exactly what its
+//! output depends on: `ply diff --changed-only` compares those paths between two revisions.
+
+use std::collections::BTreeSet;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use crate::fs::{FileKind, Fs};
+
+/// A file system that records the paths asked of it.
+#[derive(Debug)]
+pub struct Recording<'a> {
+    inner: &'a dyn Fs,
+    asked: Mutex<BTreeSet<PathBuf>>,
+}
+
+impl std::fmt::Debug for dyn Fs + '_ {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("dyn Fs")
+    }
+}
+
+impl<'a> Recording<'a> {
+    pub fn new(inner: &'a dyn Fs) -> Recording<'a> {
+        Recording {
+            inner,
+            asked: Mutex::default(),
+        }
+    }
+
+    fn note(&self, path: &Path) {
+        if let Ok(mut set) = self.asked.lock() {
+            if !set.contains(path) {
+                set.insert(path.to_path_buf());
+            }
+        }
+    }
+
+    /// Every path asked about, sorted.
+    pub fn into_paths(self) -> BTreeSet<PathBuf> {
+        self.asked.into_inner().unwrap_or_default()
+    }
+}
+
+impl Fs for Recording<'_> {
+    fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+        self.note(path);
+        self.inner.read(path)
+    }
+
+    fn kind(&self, path: &Path) -> Option<FileKind> {
+        self.note(path);
+        self.inner.kind(path)
+    }
+
+    fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
+        self.note(path);
+        self.inner.canonicalize(path)
+    }
+
+    /// Only diagnostics ask for a directory's names ("did you mean …?"); the directory is
+    /// still an input of the render's report.
+    fn names_in(&self, dir: &Path) -> Vec<String> {
+        self.note(dir);
+        self.inner.names_in(dir)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fs::MemFs;
+
+    #[test]
+    fn records_every_path_asked() {
+        let mut mem = MemFs::new();
+        mem.file("/r/a.yaml", "a").symlink("/r/l.yaml", "a.yaml");
+        let rec = Recording::new(&mem);
+        assert_eq!(rec.read(Path::new("/r/l.yaml")).unwrap(), b"a");
+        assert_eq!(rec.kind(Path::new("/r/missing")), None);
+        assert!(rec.canonicalize(Path::new("/r/a.yaml")).is_ok());
+        let paths: Vec<PathBuf> = rec.into_paths().into_iter().collect();
+        assert_eq!(
+            paths,
+            ["/r/a.yaml", "/r/l.yaml", "/r/missing"].map(PathBuf::from)
+        );
+    }
+}

@@ -1,0 +1,346 @@
+//! Golden cases of `ply diff --base` (a render against a render) under
+//! `testdata/review/<case>/`: `base/` is the repository's tree at the first commit, `head/` at
+//! the second. The test builds the git repository itself (fixed names and dates, so commit ids
+//! are the same on every machine), then runs `ply diff --base HEAD~1 --all` in it (the head is
+//! the working tree, a checkout of the second commit) in each format and compares with
+//! `expected.unified`, `expected.summary`, `expected.json`, `expected.md` and `expected.exit`.
+//! `args` (optional) adds flags. Every case also runs with `--changed-only`, and with
+//! `--head HEAD` (both sides read from git), which must give the same reports.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::support::{Failures, cases};
+
+const FORMATS: [(&str, &str); 4] = [
+    ("unified", "expected.unified"),
+    ("summary", "expected.summary"),
+    ("json", "expected.json"),
+    ("markdown", "expected.md"),
+];
+
+fn copy_tree(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from).min_depth(1) {
+        let entry = entry.unwrap_or_else(|e| panic!("{}: {e}", from.display()));
+        let rel = entry.path().strip_prefix(from).unwrap_or(entry.path());
+        let dest = to.join(rel);
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&dest).unwrap_or_else(|e| panic!("{}: {e}", dest.display()));
+        } else {
+            std::fs::copy(entry.path(), &dest)
+                .unwrap_or_else(|e| panic!("{}: {e}", dest.display()));
+        }
+    }
+}
+
+/// Runs git in `repo` with a fixed identity and clock and no user configuration.
+pub fn git(repo: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .current_dir(repo)
+        .args(args)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "ply")
+        .env("GIT_AUTHOR_EMAIL", "ply@example.com")
+        .env("GIT_COMMITTER_NAME", "ply")
+        .env("GIT_COMMITTER_EMAIL", "ply@example.com")
+        .env("GIT_AUTHOR_DATE", "2025-01-01T00:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2025-01-01T00:00:00Z")
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run git: {e}"));
+    assert!(
+        out.status.success(),
+        "git {args:?} in {}: {}",
+        repo.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A fresh repository holding `base` at the first commit and `head` at the second (checked
+/// out).
+pub fn build_repo(case: &Path, tag: &str) -> PathBuf {
+    let repo = std::env::temp_dir().join(format!(
+        "ply-review-{}-{tag}-{}",
+        std::process::id(),
+        case.file_name().unwrap_or_default().to_string_lossy()
+    ));
+    let _ = std::fs::remove_dir_all(&repo);
+    std::fs::create_dir_all(&repo).unwrap_or_else(|e| panic!("{}: {e}", repo.display()));
+    git(&repo, &["init", "-q", "-b", "main"]);
+    copy_tree(&case.join("base"), &repo);
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "-m", "base"]);
+    git(&repo, &["rm", "-q", "-r", "."]);
+    copy_tree(&case.join("head"), &repo);
+    git(&repo, &["add", "-A"]);
+    git(&repo, &["commit", "-q", "--allow-empty", "-m", "head"]);
+    repo
+}
+
+/// The full id of a revision.
+pub fn rev_parse(repo: &Path, rev: &str) -> String {
+    let out = Command::new("git")
+        .current_dir(repo)
+        .args(["rev-parse", rev])
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run git: {e}"));
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+pub fn ply(dir: &Path, args: &[String]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ply"))
+        .current_dir(dir)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run ply: {e}"));
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn args(base: &[&str], extra: &[String], format: &str) -> Vec<String> {
+    let mut v: Vec<String> = base.iter().map(|s| s.to_string()).collect();
+    v.extend(extra.iter().cloned());
+    v.extend(["--format".to_string(), format.to_string()]);
+    v
+}
+
+#[test]
+fn review_golden_cases() {
+    let all = cases("review");
+    let mut failures = Failures::default();
+    for case in &all {
+        let extra: Vec<String> = std::fs::read_to_string(case.join("args"))
+            .unwrap_or_default()
+            .split_whitespace()
+            .map(str::to_string)
+            .collect();
+        let repo = build_repo(case, "r");
+        let head_label = format!("HEAD ({})", &rev_parse(&repo, "HEAD")[..12]);
+        let mut codes = Vec::new();
+        for (format, expected) in FORMATS {
+            let base = ["diff", "--base", "HEAD~1", "--all"];
+            let (code, stdout, stderr) = ply(&repo, &args(&base, &extra, format));
+            codes.push(code);
+            failures.check(case, &case.join(expected), &stdout);
+            if code == 2 && stdout.is_empty() {
+                failures.fail(format!("{}: {format}: no report: {stderr}", case.display()));
+            }
+            let changed_only = ["diff", "--base", "HEAD~1", "--all", "--changed-only"];
+            let (c2, out2, _) = ply(&repo, &args(&changed_only, &extra, format));
+            if (c2, &out2) != (code, &stdout) {
+                failures.fail(format!(
+                    "{}: {format}: --changed-only gives another report (exit {c2}, not {code}):\n{}",
+                    case.display(),
+                    crate::support::unified(&stdout, &out2)
+                ));
+            }
+            let git_head = ["diff", "--base", "HEAD~1", "--head", "HEAD", "--all"];
+            let (c3, out3, _) = ply(&repo, &args(&git_head, &extra, format));
+            let out3 = out3.replace(&head_label, "working tree");
+            if (c3, &out3) != (code, &stdout) {
+                failures.fail(format!(
+                    "{}: {format}: --head HEAD gives another report (exit {c3}, not {code}):\n{}",
+                    case.display(),
+                    crate::support::unified(&stdout, &out3)
+                ));
+            }
+        }
+        if codes.iter().any(|c| Some(c) != codes.first()) {
+            failures.fail(format!(
+                "{}: exit codes differ by format: {codes:?}",
+                case.display()
+            ));
+        }
+        let first = codes.first().copied().unwrap_or(-1);
+        failures.check(case, &case.join("expected.exit"), &format!("{first}\n"));
+        let _ = std::fs::remove_dir_all(&repo);
+    }
+    failures.finish("review", all.len());
+}
+
+/// Reading a revision follows symlinks as the disk does, names a submodule it cannot read,
+/// and leaves the working tree and the index as they were.
+#[test]
+fn revision_reading_symlinks_submodules_and_no_checkout() {
+    let repo = std::env::temp_dir().join(format!("ply-review-{}-links", std::process::id()));
+    let _ = std::fs::remove_dir_all(&repo);
+    std::fs::create_dir_all(repo.join("app/files")).unwrap();
+    std::fs::write(
+        repo.join("app/files/cm.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  k: one\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("files/cm.yaml", repo.join("app/link.yaml")).unwrap();
+    std::fs::write(
+        repo.join("app/kustomization.yaml"),
+        "resources:\n- link.yaml\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(repo.join("withsub")).unwrap();
+    std::fs::write(
+        repo.join("withsub/kustomization.yaml"),
+        "resources:\n- vendor\n",
+    )
+    .unwrap();
+    git(&repo, &["init", "-q", "-b", "main"]);
+    git(&repo, &["add", "-A"]);
+    // A submodule entry (a commit in the tree), as `git submodule add` leaves it.
+    git(
+        &repo,
+        &[
+            "update-index",
+            "--add",
+            "--cacheinfo",
+            "160000,1111111111111111111111111111111111111111,withsub/vendor",
+        ],
+    );
+    git(&repo, &["commit", "-q", "-m", "one"]);
+    // The working tree changes the file behind the link.
+    std::fs::write(
+        repo.join("app/files/cm.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  k: two\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(repo.join("withsub/vendor")).unwrap();
+    let status_before = git_out(&repo, &["status", "--porcelain"]);
+    let index_before = std::fs::read(repo.join(".git/index")).unwrap();
+    let a = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let (code, out, err) = ply(
+        &repo,
+        &a(&["diff", "--base", "HEAD", "app", "--format", "summary"]),
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains(".data.k: one → two"), "{out}");
+    // The submodule: an error naming it, in the report, exit 2.
+    let (code, out, _) = ply(
+        &repo,
+        &a(&[
+            "diff", "--base", "HEAD", "--head", "HEAD", "withsub", "--format", "summary",
+        ]),
+    );
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("'withsub/vendor' is a git submodule"), "{out}");
+    assert_eq!(git_out(&repo, &["status", "--porcelain"]), status_before);
+    assert_eq!(
+        std::fs::read(repo.join(".git/index")).unwrap(),
+        index_before
+    );
+    let _ = std::fs::remove_dir_all(&repo);
+}
+
+fn git_out(repo: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .current_dir(repo)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run git: {e}"));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// `ply diff OLD NEW` with directories and rendered files, `-o FILE`, `--shard`, and a closed
+/// stdout keeping the exit status.
+#[test]
+fn two_sides_output_file_shards_and_closed_stdout() {
+    let case = crate::support::testdata("review").join("image-bump");
+    let a = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let (old, new) = ("base/apps/web/overlays/prod", "head/apps/web/overlays/prod");
+    let (code, out, err) = ply(&case, &a(&["diff", old, new, "--format", "summary"]));
+    assert_eq!(code, 1, "{err}");
+    assert!(out.contains("image: nginx:1.25 → nginx:1.26"), "{out}");
+    // The same from rendered files, one of them on stdin-less disk.
+    let tmp = std::env::temp_dir().join(format!("ply-review-{}-files", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    for (side, dir) in [("old.yaml", old), ("new.yaml", new)] {
+        let (c, text, e) = ply(&case, &a(&["render", dir]));
+        assert_eq!(c, 0, "{e}");
+        std::fs::write(tmp.join(side), text).unwrap();
+    }
+    let (c2, out2, _) = ply(
+        &tmp,
+        &a(&["diff", "old.yaml", "new.yaml", "--format", "summary"]),
+    );
+    assert_eq!(c2, 1);
+    assert!(out2.contains("image: nginx:1.25 → nginx:1.26"), "{out2}");
+    let (c3, out3, _) = ply(
+        &tmp,
+        &a(&[
+            "diff",
+            "old.yaml",
+            "old.yaml",
+            "-o",
+            "report.md",
+            "--format",
+            "markdown",
+        ]),
+    );
+    assert_eq!((c3, out3.as_str()), (0, ""));
+    let written = std::fs::read_to_string(tmp.join("report.md")).unwrap();
+    assert!(
+        written.contains("No changes in the rendered output."),
+        "{written}"
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
+
+    // Shards split the overlays, each once.
+    let shared = crate::support::testdata("review").join("shared-base-three-overlays");
+    let repo = build_repo(&shared, "shards");
+    let mut seen = Vec::new();
+    for s in ["1/2", "2/2"] {
+        let (c, out, err) = ply(
+            &repo,
+            &a(&[
+                "diff", "--base", "HEAD~1", "--all", "--shard", s, "--format", "json",
+            ]),
+        );
+        assert_eq!(c, 1, "{err}");
+        seen.extend(
+            out.lines()
+                .filter_map(|l| l.trim().strip_prefix("\"path\": \"apps"))
+                .map(str::to_string),
+        );
+    }
+    seen.sort();
+    assert_eq!(
+        seen,
+        [
+            "/web/overlays/dev\",",
+            "/web/overlays/prod\",",
+            "/web/overlays/staging\","
+        ]
+    );
+    // A closed stdout keeps the status (1: changes).
+    let status = Command::new("bash")
+        .current_dir(&repo)
+        .arg("-c")
+        .arg(format!(
+            "'{}' diff --base HEAD~1 --all | true; exit ${{PIPESTATUS[0]}}",
+            env!("CARGO_BIN_EXE_ply")
+        ))
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(1));
+    let _ = std::fs::remove_dir_all(&repo);
+}
+
+/// The action's script (tools/ci/pr-review.sh) against a stand-in for the GitHub API on
+/// 127.0.0.1: one comment created, then updated in place; another title keeps its own; an
+/// overlay failing at the head fails the job after updating the comment.
+#[test]
+fn action_script_keeps_one_comment() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/ci/test_pr_review.py");
+    let out = Command::new("python3")
+        .arg(&script)
+        .arg(env!("CARGO_BIN_EXE_ply"))
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run python3 {}: {e}", script.display()));
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
