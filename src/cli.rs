@@ -8,35 +8,47 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::diag::{Error, ErrorKind, Warnings, exit};
 
+mod about;
+mod build_flags;
+mod error_format;
+pub use about::{KUSTOMIZE_VERSION, Shell};
+pub use build_flags::BuildFlags;
+pub use error_format::ErrorFormat;
+
 #[derive(Parser, Debug)]
 #[command(
     name = "ply",
     version,
     about = "Render kustomizations exactly as kustomize does, offline and fast; patch objects; predict what kubectl apply would change.",
+    after_help = "Exit status: 0 success; 1 failure or a wrong command line (for `ply diff`: 1 changes, 2 errors). `ply COMMAND --help` says more.",
     propagate_version = true
 )]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// How errors and warnings are printed on stderr: human (a report with the source),
+    /// github (GitHub Actions `::error file=…,line=…::` annotations), json (one object per line).
+    #[arg(long, value_enum, global = true, default_value = "human")]
+    pub error_format: ErrorFormat,
 }
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Build a kustomization directory into multi-document YAML (like `kustomize build`).
     #[command(
-        alias = "build",
-        after_help = "Examples:\n  ply render overlays/prod > out.yaml\n  ply render overlays/prod | kubectl apply -f -\n  ply render overlays/prod -o out.yaml\n  ply render overlays/prod --output-dir out/\n  ply render . --load-restrictor LoadRestrictionsNone"
+        visible_alias = "build",
+        after_help = "Examples:\n  ply render overlays/prod > out.yaml\n  ply render overlays/prod | kubectl apply -f -\n  ply render overlays/prod -o out.yaml\n  ply render overlays/prod --output-dir out/\n  ply render . --load-restrictor LoadRestrictionsNone\n  ply render . --enable-helm\n\nExit status: 0 rendered; 1 the render failed (a diagnostic on stderr) or the command line is wrong."
     )]
     Render(RenderArgs),
     /// Apply a patch to objects locally (like `kubectl patch --local -o yaml`), compute
     /// two-way patches, or preview kubectl apply's three-way merge.
     #[command(
-        after_help = "Examples:\n  ply patch deploy.yaml -p '{\"spec\":{\"replicas\":3}}'\n  ply patch deploy.yaml --patch patch.yaml --type merge\n  ply patch live.yaml --last-applied old.yaml --desired new.yaml\n  ply patch --from old.yaml --to new.yaml"
+        after_help = "Examples:\n  ply patch deploy.yaml -p '{\"spec\":{\"replicas\":3}}'\n  ply patch --local -f deploy.yaml --type merge --patch-file patch.yaml -o json\n  ply patch live.yaml --last-applied old.yaml --desired new.yaml\n  ply patch --from old.yaml --to new.yaml\n\nExit status: 0 patched; 1 the patch failed or the command line is wrong."
     )]
     Patch(PatchArgs),
     /// Predict what `kubectl apply` would change against a live snapshot, and show it.
     #[command(
-        after_help = "Examples:\n  kubectl get deploy,svc,cm -n prod -o yaml > live.yaml\n  ply diff overlays/prod --live live.yaml\n  ply diff overlays/prod --live live.yaml --server-side --format markdown"
+        after_help = "Examples:\n  kubectl get deploy,svc,cm -n prod -o yaml > live.yaml\n  ply diff overlays/prod --live live.yaml\n  ply diff overlays/prod --live live.yaml --server-side --format markdown\n\nExit status: 0 no changes; 1 changes; 2 an error, server-side apply conflicts, or a wrong command line (kubectl diff's rule)."
     )]
     Diff(DiffArgs),
     /// Fetch the remote bases of a kustomization (git URLs) into the cache and pin them in
@@ -45,6 +57,18 @@ pub enum Command {
         after_help = "Examples:\n  ply fetch overlays/prod            # then commit overlays/prod/ply.lock\n  ply fetch overlays/prod --update   # move every ref to what it names today\n  ply fetch . --cache-dir .ply-cache # a cache directory CI can restore"
     )]
     Fetch(FetchArgs),
+    /// Print ply's version and commit, and the kustomize version it renders like.
+    #[command(after_help = "Exit status: 0.")]
+    Version,
+    /// Print a shell completion script: `source <(ply completion bash)`.
+    #[command(
+        after_help = "Examples:\n  source <(ply completion bash)\n  ply completion zsh > \"${fpath[1]}/_ply\"\n  ply completion fish > ~/.config/fish/completions/ply.fish\n  ply completion powershell | Out-String | Invoke-Expression\n\nExit status: 0; 1 for an unknown shell."
+    )]
+    Completion {
+        /// The shell to complete for.
+        #[arg(value_enum)]
+        shell: Shell,
+    },
 }
 
 #[derive(clap::Args, Debug)]
@@ -123,19 +147,38 @@ pub struct RenderArgs {
     /// writes, so that switching tools does not relabel live objects).
     #[arg(long, value_name = "VALUE")]
     pub managed_by_value: Option<String>,
+    #[command(flatten)]
+    pub build: BuildFlags,
 }
 
 #[derive(clap::Args, Debug)]
 pub struct PatchArgs {
     /// The object(s) to patch (YAML or JSON; `-` reads stdin). With --last-applied and
     /// --desired: the live object.
+    #[arg(conflicts_with = "filename")]
     pub file: Option<PathBuf>,
+    /// The object(s) to patch, as kubectl names them (same as FILE).
+    #[arg(short = 'f', long = "filename", value_name = "FILE")]
+    pub filename: Option<PathBuf>,
+    /// The patch itself (JSON or YAML), as kubectl's `-p/--patch`. Deprecated fallback: a
+    /// value that is a plain word naming an existing file is read as that file, with a warning
+    /// (use --patch-file).
+    #[arg(
+        short = 'p',
+        long = "patch",
+        value_name = "PATCH",
+        conflicts_with = "patch_file"
+    )]
+    pub patch: Option<String>,
     /// A file holding the patch (YAML or JSON; `-` reads stdin).
-    #[arg(long = "patch", value_name = "PATCHFILE", conflicts_with = "inline")]
+    #[arg(long = "patch-file", value_name = "FILE")]
     pub patch_file: Option<PathBuf>,
-    /// The patch itself, inline (JSON or YAML).
-    #[arg(short = 'p', value_name = "PATCH")]
-    pub inline: Option<String>,
+    /// Accepted for kubectl's command lines: ply always patches locally.
+    #[arg(long)]
+    pub local: bool,
+    /// Output format of the patched objects.
+    #[arg(short = 'o', long = "output", value_enum, default_value = "yaml")]
+    pub output: PatchOutput,
     /// The kind of patch.
     #[arg(long = "type", value_enum, default_value = "strategic")]
     pub patch_type: PatchType,
@@ -172,6 +215,12 @@ pub struct PatchArgs {
 pub enum PatchType {
     Strategic,
     Merge,
+    Json,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PatchOutput {
+    Yaml,
     Json,
 }
 
@@ -254,34 +303,71 @@ pub struct DiffArgs {
 /// Parses the command line, runs the command, prints warnings and errors on stderr, and returns
 /// the process exit code.
 pub fn run() -> i32 {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(&e),
+    };
     let mut warnings = Warnings::default();
+    let format = cli.error_format;
     let (result, error_code) = match cli.command {
         Command::Render(args) => (run_render(&args, &mut warnings), exit::FAILURE),
         Command::Patch(args) => (run_patch(&args, &mut warnings), exit::FAILURE),
         Command::Fetch(args) => (run_fetch(&args, &mut warnings), exit::FAILURE),
+        Command::Version => (
+            print_stdout(about::version_text().as_bytes()),
+            exit::FAILURE,
+        ),
+        Command::Completion { shell } => (print_stdout(&about::completion(shell)), exit::FAILURE),
         Command::Diff(args) => match run_diff(&args, &mut warnings) {
             Ok(code) => {
-                print_warnings(&warnings);
+                print_warnings(&warnings, format);
                 return code;
             }
             Err(e) => (Err(e), exit::DIFF_ERROR),
         },
     };
-    print_warnings(&warnings);
+    print_warnings(&warnings, format);
     match result {
         Ok(()) => exit::OK,
-        Err(e) => {
+        Err(e) if format == ErrorFormat::Human => {
             report(e);
+            error_code
+        }
+        Err(e) => {
+            let _ = write!(
+                std::io::stderr().lock(),
+                "{}",
+                error_format::error(&e, format)
+            );
             error_code
         }
     }
 }
 
-fn print_warnings(warnings: &Warnings) {
+/// Prints clap's message (help and version on stdout) and returns the exit code: 0 for help
+/// and version; for usage errors 1, as `kustomize build`, `kubectl kustomize` and `kubectl
+/// patch` exit, except `ply diff`, whose 1 means "changes" (kubectl diff's rule), so 2.
+fn usage_error(e: &clap::Error) -> i32 {
+    use clap::error::ErrorKind as K;
+    let _ = e.print();
+    match e.kind() {
+        K::DisplayHelp | K::DisplayVersion | K::DisplayHelpOnMissingArgumentOrSubcommand
+            if e.exit_code() == 0 =>
+        {
+            exit::OK
+        }
+        _ if std::env::args().nth(1).as_deref() == Some("diff") => exit::DIFF_ERROR,
+        _ => exit::FAILURE,
+    }
+}
+
+fn print_warnings(warnings: &Warnings, format: ErrorFormat) {
     let mut err = std::io::stderr().lock();
     for w in warnings.messages() {
-        let _ = writeln!(err, "Warning: {w}");
+        let _ = match format {
+            ErrorFormat::Human => writeln!(err, "Warning: {w}"),
+            _ => write!(err, "{}", error_format::warning(w, format)),
+        };
     }
 }
 
@@ -332,7 +418,11 @@ fn run_render(args: &RenderArgs, warnings: &mut Warnings) -> Result<(), Error> {
         },
         cache_dir: args.cache_dir.clone(),
         managed_by_value: args.managed_by_value.clone(),
+        helm: args.build.helm(),
+        managed_by_label: args.build.managed_by_label(),
+        plugins: args.build.plugins(),
     };
+    args.build.deprecations(args.reorder.is_some(), warnings);
     let target = match (&args.output, &args.output_dir) {
         (_, Some(dir)) => Target::Dir(dir.clone()),
         // kustomize writes one file per resource when `-o` names an existing directory.
@@ -385,11 +475,13 @@ fn run_fetch(args: &FetchArgs, warnings: &mut Warnings) -> Result<(), Error> {
     Ok(())
 }
 
-fn run_patch(args: &PatchArgs, _warnings: &mut Warnings) -> Result<(), Error> {
+fn run_patch(args: &PatchArgs, warnings: &mut Warnings) -> Result<(), Error> {
     use crate::patch_cmd::{PatchKind, PatchOptions, PatchRequest, PatchSource};
     let usage = |m: &str| Error::new(ErrorKind::Usage, m.to_string());
+    let file = args.file.clone().or_else(|| args.filename.clone());
+    let has_patch = args.patch_file.is_some() || args.patch.is_some();
     let request = if let (Some(from), Some(to)) = (&args.from, &args.to) {
-        if args.file.is_some() || args.patch_file.is_some() || args.inline.is_some() {
+        if file.is_some() || has_patch {
             return Err(usage("--from/--to takes no FILE and no patch"));
         }
         PatchRequest::TwoWay {
@@ -397,11 +489,8 @@ fn run_patch(args: &PatchArgs, _warnings: &mut Warnings) -> Result<(), Error> {
             to: to.clone(),
         }
     } else if let (Some(last), Some(desired)) = (&args.last_applied, &args.desired) {
-        let live = args
-            .file
-            .clone()
-            .ok_or_else(|| usage("three-way mode needs FILE, the live object"))?;
-        if args.patch_file.is_some() || args.inline.is_some() {
+        let live = file.ok_or_else(|| usage("three-way mode needs FILE, the live object"))?;
+        if has_patch {
             return Err(usage("--last-applied/--desired takes no patch"));
         }
         PatchRequest::ThreeWay {
@@ -412,14 +501,13 @@ fn run_patch(args: &PatchArgs, _warnings: &mut Warnings) -> Result<(), Error> {
             overwrite: args.overwrite,
         }
     } else {
-        let file = args
-            .file
-            .clone()
-            .ok_or_else(|| usage("give FILE and a patch (--patch PATCHFILE or -p PATCH)"))?;
-        let patch = match (&args.patch_file, &args.inline) {
+        let file = file.ok_or_else(|| {
+            usage("give the object (FILE or -f FILE) and a patch (-p PATCH or --patch-file FILE)")
+        })?;
+        let patch = match (&args.patch_file, &args.patch) {
             (Some(p), None) => PatchSource::File(p.clone()),
-            (None, Some(t)) => PatchSource::Inline(t.clone()),
-            _ => return Err(usage("give a patch: --patch PATCHFILE or -p PATCH")),
+            (None, Some(t)) => crate::patch_cmd::patch_argument(t, warnings),
+            _ => return Err(usage("give a patch: -p PATCH or --patch-file FILE")),
         };
         if args.print_patch {
             return Err(usage("--print-patch needs --last-applied and --desired"));
@@ -441,9 +529,15 @@ fn run_patch(args: &PatchArgs, _warnings: &mut Warnings) -> Result<(), Error> {
             DialectArg::Kubectl => crate::merge::Dialect::Kubectl,
             DialectArg::Kustomize => crate::merge::Dialect::Kustomize,
         },
+        json: args.output == PatchOutput::Json,
     })?;
+    print_stdout(text.as_bytes())
+}
+
+/// Writes to stdout; a closed pipe is a quiet success.
+fn print_stdout(bytes: &[u8]) -> Result<(), Error> {
     let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+    match out.write_all(bytes).and_then(|()| out.flush()) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         Err(e) => Err(Error::new(ErrorKind::Io, format!("stdout: {e}"))),
@@ -509,8 +603,7 @@ fn run_diff(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
             reorder: crate::build::OutputOrder::Unspecified,
             strict: false,
             reading: crate::build::Reading::Ahead,
-            cache_dir: None,
-            managed_by_value: None,
+            ..crate::build::RenderOptions::default()
         };
         let rendered =
             crate::build::render_with(&crate::fs::DiskFs, &args.desired, &render_opts, warnings)?;

@@ -5,6 +5,8 @@
 
 use std::fmt;
 
+pub mod suggest;
+
 use miette::{Diagnostic, LabeledSpan, NamedSource, SourceCode};
 
 use crate::source::Location;
@@ -40,7 +42,8 @@ pub enum ErrorKind {
     Transformer,
     /// A patch cannot be applied (no target, bad directive, type mismatch).
     Patch,
-    /// A plugin kustomize would run (exec, container, Go plugin): ply never runs programs.
+    /// A plugin that cannot run: not asked for (`--enable-alpha-plugins`), a container function
+    /// or Go plugin, or one that failed.
     Plugin,
     /// A schema (`openapi:`, CRD) cannot be used.
     Schema,

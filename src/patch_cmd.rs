@@ -55,6 +55,27 @@ pub struct PatchOptions {
     pub openapi: Option<PathBuf>,
     /// List order of strategic merges (apply mode).
     pub dialect: Dialect,
+    /// Print JSON as `kubectl patch -o json` does instead of YAML.
+    pub json: bool,
+}
+
+/// What `-p/--patch VALUE` means: the patch text, as in kubectl. For command lines written
+/// when `--patch` named a file: a value that reads as a plain scalar (a patch never does: it is
+/// a map, or a list for JSON patches) and names an existing file (or is `-`, stdin) is read as
+/// that file, with a deprecation warning.
+pub fn patch_argument(value: &str, warnings: &mut crate::diag::Warnings) -> PatchSource {
+    let scalar = value == "-"
+        || matches!(
+            crate::yaml::parse::parse_one(value),
+            Ok(Node::Str(_) | Node::Int(_) | Node::Float(_) | Node::Bool(_))
+        );
+    if scalar && (value == "-" || Path::new(value).is_file()) {
+        warnings.warn(format!(
+            "--patch {value}: reading the patch from the file '{value}' is deprecated; -p/--patch takes the patch text, as in kubectl: use --patch-file {value}"
+        ));
+        return PatchSource::File(PathBuf::from(value));
+    }
+    PatchSource::Inline(value.to_string())
 }
 
 /// Runs the command and returns the YAML to print.
@@ -183,7 +204,34 @@ pub fn run(opts: &PatchOptions) -> Result<String, Error> {
             vec![p]
         }
     };
+    if opts.json {
+        return Ok(kubectl_json(&out));
+    }
     Ok(emit_documents(out.iter(), EmitOptions::default()))
+}
+
+/// `kubectl patch -o json`: each object as Go's `json.MarshalIndent(obj, "", "    ")` writes it
+/// (keys sorted, HTML-safe escapes, four spaces), one after another
+/// (`k8s.io/cli-runtime/pkg/printers/json.go`).
+fn kubectl_json(objects: &[Node]) -> String {
+    use crate::yaml::json::{JsonStyle, to_json};
+    let style = JsonStyle {
+        sort_keys: true,
+        ..JsonStyle::PRETTY
+    };
+    let mut out = String::new();
+    for obj in objects {
+        // The writer indents by two spaces; JSON text has no raw line breaks inside strings,
+        // so doubling each line's leading spaces gives Go's four.
+        for line in to_json(obj, style).lines() {
+            let body = line.trim_start_matches(' ');
+            let indent = line.len() - body.len();
+            out.push_str(&" ".repeat(indent * 2));
+            out.push_str(body);
+            out.push('\n');
+        }
+    }
+    out
 }
 
 fn describe(obj: &Node) -> String {
@@ -227,5 +275,40 @@ fn parse_single(file: &Arc<SourceFile>, yaml11: bool) -> Result<Node, Error> {
             ErrorKind::Usage,
             format!("{}: expected one document, found {n}", file.display),
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::Warnings;
+
+    #[test]
+    fn patch_argument_is_text_unless_a_plain_word_names_a_file() {
+        let dir = std::env::temp_dir().join(format!("ply-patch-arg-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("patch.yaml");
+        std::fs::write(&file, "spec: {replicas: 2}\n").unwrap();
+        let path = file.to_string_lossy().into_owned();
+
+        let mut w = Warnings::default();
+        assert!(matches!(patch_argument(&path, &mut w), PatchSource::File(p) if p == file));
+        assert_eq!(w.messages().len(), 1);
+        assert!(w.messages()[0].contains("use --patch-file"));
+
+        let mut w = Warnings::default();
+        for text in [
+            r#"{"spec":{"replicas":3}}"#,
+            "spec: {replicas: 3}",
+            r#"[{"op":"remove","path":"/spec"}]"#,
+            "no-such-file.yaml",
+        ] {
+            assert!(
+                matches!(patch_argument(text, &mut w), PatchSource::Inline(t) if t == text),
+                "{text}"
+            );
+        }
+        assert!(w.is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

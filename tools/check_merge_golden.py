@@ -65,7 +65,19 @@ def check(case):
     d = os.path.join(ROOT, case)
     args_path = os.path.join(d, "args")
     args = open(args_path).read().splitlines() if os.path.exists(args_path) else \
-        ["object.yaml", "--patch", "patch.yaml"]
+        ["object.yaml", "--patch-file", "patch.yaml"]
+    if args and args[0] in ("--local", "-f", "--filename"):
+        # kubectl's own flags: the same command line through kubectl, bytes compared.
+        if "-o" not in args:
+            args = args + ["-o", "yaml"]
+        r = subprocess.run(["kubectl", "patch"] + args, cwd=d, capture_output=True, text=True)
+        want = os.path.join(d, "expected.yaml")
+        if r.returncode != 0:
+            return "ok" if not os.path.exists(want) else "MISMATCH: kubectl failed: " + r.stderr.strip()
+        return "ok (kubectl, same bytes)" if r.stdout == open(want).read() else "MISMATCH: differs from kubectl's bytes"
+    if "--patch" in args and "--patch-file" not in args:
+        # the deprecated `--patch FILE`: the same as --patch-file FILE
+        args = [("--patch-file" if a == "--patch" else a) for a in args]
     if "--openapi" in args:
         return "skipped (custom kind: kubectl cannot patch it locally)"
     if "--from" in args:
@@ -87,7 +99,7 @@ def check(case):
         return "ok" if got == want else "MISMATCH: %s" % (err or json.dumps(got))
     if "--dialect" in args and args[args.index("--dialect") + 1] == "kustomize":
         obj = load_all(os.path.join(d, args[0]))[0]
-        patch = load_all(os.path.join(d, args[args.index("--patch") + 1]))[0]
+        patch = load_all(os.path.join(d, args[args.index("--patch-file") + 1]))[0]
         got, err = kustomize_patch(obj, patch)
         want = load_all(os.path.join(d, "expected.yaml"))[0]
         return "ok (kubectl kustomize)" if got == want else "MISMATCH: %s" % (err or json.dumps(got))
@@ -96,7 +108,7 @@ def check(case):
     if "-p" in args:
         patch = yaml.safe_load(args[args.index("-p") + 1])
     else:
-        patch = load_all(os.path.join(d, args[args.index("--patch") + 1]))[0]
+        patch = load_all(os.path.join(d, args[args.index("--patch-file") + 1]))[0]
     results = [kubectl_patch(o, patch, ptype) for o in objects]
     if os.path.exists(os.path.join(d, "expected-error.txt")):
         failed = [e for _, e in results if e]

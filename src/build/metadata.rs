@@ -152,11 +152,19 @@ pub fn configured_in(config: &Node, kustomization_file: &str) -> String {
         .map_or_else(|| kustomization_file.to_string(), str::to_string)
 }
 
-fn configured_by(kind: &str, name: Option<&str>, indent: &str) -> String {
+/// `configuredBy:` of an origin or transformation: the configuration's apiVersion (always
+/// `builtin` here), kind, and its `metadata` name and namespace when it has them
+/// (kustomize's `Origin.ConfiguredBy` is the configuration's `ResId`).
+fn configured_by(kind: &str, config: Option<&Node>, indent: &str) -> String {
     let mut s =
         format!("{indent}configuredBy:\n{indent}  apiVersion: builtin\n{indent}  kind: {kind}\n");
-    if let Some(n) = name.filter(|n| !n.is_empty()) {
-        s.push_str(&format!("{indent}  name: {n}\n"));
+    for key in ["name", "namespace"] {
+        if let Some(v) = config
+            .and_then(|c| c.str_at(&["metadata", key]))
+            .filter(|v| !v.is_empty())
+        {
+            s.push_str(&format!("{indent}  {key}: {v}\n"));
+        }
     }
     s
 }
@@ -170,7 +178,7 @@ pub fn annotate_generated(
     before: &HashMap<ResId, String>,
     configured_in: &str,
     kind: Option<&str>,
-    name: Option<&str>,
+    config: Option<&Node>,
     replaced: &[(&str, String)],
     source: &str,
 ) {
@@ -197,7 +205,7 @@ pub fn annotate_generated(
             Some(old) => old.clone(),
             None => format!(
                 "{source}configuredIn: {configured_in}\n{}",
-                configured_by(kind, name, "")
+                configured_by(kind, config, "")
             ),
         };
         set_annotation(&mut r.node, ORIGIN, value);
@@ -208,7 +216,7 @@ pub fn annotate_generated(
 /// takes the transformer's, as kustomize's `resWrangler.AddTransformerAnnotation` does after
 /// every transformer when origins are tracked ("we assume that the transformer generated the
 /// resource").
-pub fn adopt_orphans(acc: &mut [Resource], configured_in: &str, kind: &str, name: Option<&str>) {
+pub fn adopt_orphans(acc: &mut [Resource], configured_in: &str, kind: &str, config: Option<&Node>) {
     for r in acc.iter_mut() {
         if r.node
             .str_at(&["metadata", "annotations", ORIGIN])
@@ -216,7 +224,7 @@ pub fn adopt_orphans(acc: &mut [Resource], configured_in: &str, kind: &str, name
         {
             let value = format!(
                 "configuredIn: {configured_in}\n{}",
-                configured_by(kind, name, "")
+                configured_by(kind, config, "")
             );
             set_annotation(&mut r.node, ORIGIN, value);
         }
@@ -239,7 +247,7 @@ pub fn annotate_transformer(
     acc: &mut [Resource],
     configured_in: &str,
     kind: &str,
-    name: Option<&str>,
+    config: Option<&Node>,
     source: &str,
 ) {
     let mut entry = String::new();
@@ -251,7 +259,7 @@ pub fn annotate_transformer(
     entry.push_str(if entry.is_empty() { "- " } else { "  " });
     entry.push_str(&format!(
         "configuredIn: {configured_in}\n{}",
-        configured_by(kind, name, "  ")
+        configured_by(kind, config, "  ")
     ));
     for r in acc.iter_mut() {
         let old = r

@@ -10,7 +10,10 @@
 
 mod accumulate;
 mod ahead;
+mod exec;
+mod helm;
 mod ids;
+mod image_refs;
 mod metadata;
 mod patches;
 mod plugins;
@@ -33,6 +36,8 @@ use crate::transform::vars::VarSet;
 use crate::yaml::Node;
 
 pub use accumulate::parse_resources;
+pub use exec::PluginOptions;
+pub use helm::HelmOptions;
 pub use ids::{id_string, same_id};
 pub use steps::OutputOrder;
 
@@ -53,6 +58,14 @@ pub struct RenderOptions {
     /// `buildMetadata: [managedByLabel]` writes; `None` writes what `kubectl kustomize` writes
     /// ([`metadata::KUBECTL_MANAGED_BY`]).
     pub managed_by_value: Option<String>,
+    /// The helm flags (`--enable-helm`, `--helm-command`, …).
+    pub helm: HelmOptions,
+    /// `--enable-managedby-label` (or `KUSTOMIZE_ENABLE_MANAGEDBY_LABEL=on`): the managed-by
+    /// label on every resource, as the root's `buildMetadata: [managedByLabel]` asks
+    /// (`api/krusty/kustomizer.go`, `Run`).
+    pub managed_by_label: bool,
+    /// The plugin flags (`--enable-alpha-plugins`, `--enable-exec`, `-e`).
+    pub plugins: PluginOptions,
 }
 
 /// Which thread of a render reads and parses its files. The output, errors and warnings are
@@ -282,6 +295,10 @@ fn build_root(
     let loaded = b.kustomization(root)?;
     loaded_root(Arc::clone(&loaded));
     b.plugin_state.meta = metadata::Meta::from_root(&loaded);
+    b.plugin_state.meta.managed_by |= opts.managed_by_label;
+    b.plugin_state
+        .helm_api_versions
+        .clone_from(&opts.helm.api_versions);
     let mut resources = b.build_dir(root, Vec::new(), None)?;
     steps::finish_root(
         &loaded,
@@ -370,7 +387,6 @@ impl Builder<'_> {
             None => Arc::new(load(self.fs, dir, self.warnings)?),
         };
         let k = loaded;
-        steps::check_supported(&k)?;
         if self.opts.strict
             && let Some(repeated) = k.repeated_keys.first()
         {
@@ -428,6 +444,7 @@ impl Builder<'_> {
 
     fn build_loaded(&mut self, loaded: &Loaded, mut acc: Vec<Resource>) -> Result<Vec<Resource>> {
         let k = &loaded.kustomization;
+        image_refs::check(loaded, self.opts.strict, self.warnings)?;
         let mut index = ids::IdIndex::new(&acc, &|g: &Gvk| self.tables.is_cluster_scoped(g));
         for path in &k.resources {
             self.accumulate(loaded, "resources", path, &mut acc, &mut index)?;
@@ -449,12 +466,44 @@ impl Builder<'_> {
             .meta
             .origin
             .then(|| metadata::origins(&acc));
+        let charts = helm::kustomization_charts(loaded, self.warnings)?;
+        for c in &charts {
+            helm::check_enabled(&self.opts.helm, c)?;
+            helm::configure_api_versions(&mut self.plugin_state.helm_api_versions, &c.chart);
+        }
         steps::generate(self.fs, self.ahead, self.opts, loaded, &mut acc)?;
         if let Some(before) = &before {
             let here = self.plugin_state.meta.kustomization_file(loaded);
             let replaced = metadata::replaced_by_fields(loaded);
             let source = self.plugin_state.meta.source();
             metadata::annotate_generated(&mut acc, before, &here, None, None, &replaced, source);
+        }
+        if !charts.is_empty() {
+            for c in &charts {
+                helm::absorb(
+                    &mut acc,
+                    helm::inflate(
+                        self.fs,
+                        self.opts,
+                        loaded,
+                        c,
+                        &self.plugin_state.helm_api_versions,
+                    )?,
+                    &c.at,
+                )?;
+            }
+            if let Some(before) = &before {
+                let here = self.plugin_state.meta.kustomization_file(loaded);
+                metadata::annotate_generated(
+                    &mut acc,
+                    before,
+                    &here,
+                    Some("HelmChartInflationGenerator"),
+                    None,
+                    &[],
+                    self.plugin_state.meta.source(),
+                );
+            }
         }
         let generators = self.plugin_configs(loaded, "generators", &k.generators)?;
         self.run_generator_plugins(loaded, &generators, &mut acc)?;
@@ -669,7 +718,7 @@ impl Builder<'_> {
             .label("a remote URL")
             .help("`ply fetch` fetches remote bases (git repositories) only; download the file (curl) and name its local path instead");
         }
-        Error::new(
+        let err = Error::new(
             ErrorKind::NotFound,
             format!(
                 "'{path}' named under `{field}` does not exist: no file or directory at '{}'",
@@ -677,7 +726,23 @@ impl Builder<'_> {
             ),
         )
         .at(loc)
-        .label("not found")
+        .label("not found");
+        // A near name beside it: "did you mean …?" with the path as it would be written.
+        let (Some(dir), Some(name)) = (target.parent(), target.file_name()) else {
+            return err;
+        };
+        let names = self.fs.names_in(dir);
+        let name = name.to_string_lossy();
+        match crate::diag::suggest::nearest(&name, names.iter().map(String::as_str)) {
+            Some(near) => {
+                let written = match path.rsplit_once('/') {
+                    Some((head, _)) => format!("{head}/{near}"),
+                    None => near.to_string(),
+                };
+                err.help(format!("did you mean `{written}`?"))
+            }
+            None => err,
+        }
     }
 
     /// The canonical path of `target` (`path` joined to the kustomization's directory, of
@@ -1223,7 +1288,7 @@ mod tests {
         let mut fs = MemFs::new();
         fs.file(
             "/t/app/kustomization.yaml",
-            format!("resources: [{R}, cm.yaml]\nbuildMetadata: [originAnnotations]\n"),
+            format!("resources:\n- {R}\n- cm.yaml\nbuildMetadata: [originAnnotations]\n"),
         )
         .file(
             "/t/app/cm.yaml",

@@ -93,7 +93,7 @@ pub fn parse_patch_text(
     // v2): a plain `value: y` is `true` there. A text that opens with a list is read that way
     // once; anything else (or a list that turns out not to be one document) as YAML 1.2.
     if opens_with_list(text)
-        && let Ok(mut docs) = crate::yaml::parse::parse_config_documents(text)
+        && let Ok(mut docs) = crate::yaml::parse::parse_operation_documents(text)
     {
         docs.retain(|d| !d.node.is_null());
         if let [one] = docs.as_mut_slice()
@@ -593,6 +593,7 @@ fn apply_one(
                     ))
                 })?;
                 after_json_round_trip(&mut r.node);
+                r.json_round_trip = true;
                 let r = &slots[i];
                 if let Some(r) = r {
                     index.add(i, r);
@@ -623,8 +624,10 @@ fn has_annotations(r: &Resource) -> bool {
 /// float64): an integer a float64 cannot hold exactly becomes the nearest float64, printed
 /// as Go prints it (`9223372036854775807` → `9223372036854776000`). Then kustomize writes the
 /// annotations back (`Resource.SetAnnotations`, which drops an empty map; see
-/// `metadata::drop_empty_annotations`).
+/// `metadata::drop_empty_annotations`). Values of string maps lose their source spelling
+/// ([`string_maps::after_json_round_trip`]).
 fn after_json_round_trip(node: &mut Node) {
+    string_maps::after_json_round_trip(node);
     fn floats(n: &mut Node) {
         match n {
             Node::Int(i) => {
@@ -825,6 +828,9 @@ fn smp_into(
     let empty_api_version = p.flavor == Flavor::Patch
         && p.target.is_some()
         && r.node.get("apiVersion").is_none_or(Node::is_null);
+    if !r.json_round_trip {
+        drop_empty_nulls(r, cx.schema.root(&gvk));
+    }
     let original = std::mem::take(&mut r.node);
     let merged = smp::apply_kustomize(original, patch, cx.schema, &gvk, keep)?;
     if merged.as_map().is_none_or(|m| m.is_empty()) {
@@ -853,6 +859,86 @@ fn smp_into(
         index.add(i, r);
     }
     Ok(())
+}
+
+/// Removes the fields of `r` whose null was written as nothing (`replicas:`) in its file,
+/// wherever kyaml's walker visits them: maps reached through maps and the elements of merged
+/// lists. kustomize's strategic merge re-sets every field it walks through `FieldSetter`,
+/// which clears a null field, except one whose null was spelled out (`null`, `~`), which
+/// `merge2.VisitMap` keeps ("preserve explicitly set null in Dest"). The document model keeps
+/// no spelling, so the resource's document is read again marking the empty ones; nothing is
+/// read when the object holds no null where the walker goes.
+fn drop_empty_nulls(r: &mut Resource, cur: crate::schema::Cursor<'_>) {
+    fn any_null(m: &crate::yaml::Map) -> bool {
+        m.values().any(|v| match v {
+            Node::Null => true,
+            Node::Map(inner) => any_null(inner),
+            Node::Seq(items) => items.iter().filter_map(Node::as_map).any(any_null),
+            _ => false,
+        })
+    }
+    let Some(Node::Map(m)) = Some(&r.node) else {
+        return;
+    };
+    if !any_null(m) {
+        return;
+    }
+    let Some(origin) = &r.origin else {
+        return;
+    };
+    let Some(text) = origin.file.text.get(origin.offset..) else {
+        return;
+    };
+    let Ok(docs) = crate::yaml::parse::parse_documents_marking_empty_nulls(text) else {
+        return;
+    };
+    let Some(Node::Map(written)) = docs.into_iter().map(|d| d.node).find(|n| !n.is_null()) else {
+        return;
+    };
+    // A `*List` document holds its items: not this object's own text.
+    if written
+        .get("kind")
+        .and_then(Node::as_str)
+        .is_some_and(|k| k.ends_with("List") && written.contains_key("items"))
+    {
+        return;
+    }
+    if let Node::Map(m) = &mut r.node {
+        drop_marked(m, &written, cur);
+    }
+}
+
+fn drop_marked(
+    m: &mut crate::yaml::Map,
+    written: &crate::yaml::Map,
+    cur: crate::schema::Cursor<'_>,
+) {
+    let is_mark =
+        |v: Option<&Node>| v.and_then(Node::as_str) == Some(crate::yaml::parse::EMPTY_NULL);
+    m.retain(|k, v| !(v.is_null() && is_mark(written.get(k))));
+    for (k, v) in m.iter_mut() {
+        let (sub, meta) = cur.field(k);
+        match (v, written.get(k)) {
+            (Node::Map(inner), Some(Node::Map(w))) => drop_marked(inner, w, sub),
+            (Node::Seq(items), Some(Node::Seq(w))) if meta.strategy.merge => {
+                let Some(key) = meta.merge_key.as_deref() else {
+                    continue;
+                };
+                let text = |n: &Node| n.get(key).and_then(Node::scalar_text);
+                for item in items.iter_mut() {
+                    let Some(t) = text(item) else { continue };
+                    let twin = w
+                        .iter()
+                        .rev()
+                        .find(|x| text(x).as_deref() == Some(t.as_str()));
+                    if let (Node::Map(im), Some(Node::Map(wm))) = (item, twin) {
+                        drop_marked(im, wm, sub.items());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 /// A selector compiled as kustomize's `SelectorRegex`: each part an anchored regular

@@ -2,8 +2,9 @@
 //! `patchesStrategicMerge` / `patches` / `patchesJson6902` and runs them where kustomize runs
 //! them; loads `generators:`, `transformers:` and `validators:` entries (inline YAML, files,
 //! or kustomization directories built as kustomize builds them) and runs the builtin plugin
-//! configurations (`apiVersion: builtin`) through the modules that own each kind; refuses
-//! exec, container and Go plugins (ply never runs a program named by its input); and keeps
+//! configurations (`apiVersion: builtin`) through the modules that own each kind; hands exec
+//! plugins to `exec` when the user opted in and refuses them (and container and Go plugins)
+//! otherwise; and keeps
 //! the schema `openapi:` selects. Field semantics stay in `transform`, `generate` and `merge`.
 
 use std::sync::Arc;
@@ -31,6 +32,8 @@ pub struct State {
     builtin_use: BuiltinUse,
     /// The root's `buildMetadata` and where the build is.
     pub meta: super::metadata::Meta,
+    /// `--helm-api-versions` as configuring charts has changed it (`helm::configure_api_versions`).
+    pub helm_api_versions: Vec<String>,
 }
 
 /// What kustomize's global schema holds of the built-in definitions when a custom `openapi:`
@@ -257,20 +260,38 @@ impl Builder<'_> {
         acc: &mut Vec<Resource>,
     ) -> Result<()> {
         for (config, loc) in configs {
-            check_builtin(config, loc, "generators")?;
+            let plugin = if config.node.str_at(&["apiVersion"]) == Some("builtin") {
+                None
+            } else {
+                super::exec::generate(&self.opts.plugins, loaded, config, loc)?
+            };
+            if plugin.is_none() {
+                check_builtin(config, loc, "generators")?;
+            }
             let kind = config.kind().to_string();
             let before = self
                 .plugin_state
                 .meta
                 .origin
                 .then(|| super::metadata::origins(acc));
-            steps::run_generator_configs(
-                self.fs,
-                self.opts,
-                loaded,
-                &[(config.clone(), loc.clone())],
-                acc,
-            )?;
+            if let Some(generated) = plugin {
+                super::helm::absorb(acc, generated, loc)?;
+            } else if kind == "HelmChartInflationGenerator" {
+                let chart = super::helm::config_chart(&config.node, loc)?;
+                super::helm::check_enabled(&self.opts.helm, &chart)?;
+                let versions = &mut self.plugin_state.helm_api_versions;
+                super::helm::configure_api_versions(versions, &chart.chart);
+                let inflated = super::helm::inflate(self.fs, self.opts, loaded, &chart, versions)?;
+                super::helm::absorb(acc, inflated, loc)?;
+            } else {
+                steps::run_generator_configs(
+                    self.fs,
+                    self.opts,
+                    loaded,
+                    &[(config.clone(), loc.clone())],
+                    acc,
+                )?;
+            }
             if let Some(before) = &before {
                 let here = self.plugin_state.meta.kustomization_file(loaded);
                 let configured_in = super::metadata::configured_in(&config.node, &here);
@@ -294,7 +315,7 @@ impl Builder<'_> {
                     before,
                     &configured_in,
                     Some(&kind),
-                    config.node.str_at(&["metadata", "name"]),
+                    Some(&config.node),
                     &replaced,
                     self.plugin_state.meta.source(),
                 );
@@ -310,15 +331,19 @@ impl Builder<'_> {
         acc: &mut Vec<Resource>,
     ) -> Result<()> {
         for (config, loc) in configs {
-            check_builtin(config, loc, "transformers")?;
-            self.run_transformer(loaded, config, loc, acc)
-                .map_err(|e| {
-                    if e.location.is_none() {
-                        e.at(loc.clone())
-                    } else {
-                        e
-                    }
-                })?;
+            let ran = config.node.str_at(&["apiVersion"]) != Some("builtin")
+                && super::exec::transform(&self.opts.plugins, loaded, config, loc, acc)?;
+            if !ran {
+                check_builtin(config, loc, "transformers")?;
+                self.run_transformer(loaded, config, loc, acc)
+                    .map_err(|e| {
+                        if e.location.is_none() {
+                            e.at(loc.clone())
+                        } else {
+                            e
+                        }
+                    })?;
+            }
             if self.plugin_state.meta.tracks_origin() {
                 let here = self.plugin_state.meta.kustomization_file(loaded);
                 let configured_in = super::metadata::configured_in(&config.node, &here);
@@ -326,7 +351,7 @@ impl Builder<'_> {
                     acc,
                     &configured_in,
                     config.kind(),
-                    config.node.str_at(&["metadata", "name"]),
+                    Some(&config.node),
                 );
             }
             if self.plugin_state.meta.transformers {
@@ -336,7 +361,7 @@ impl Builder<'_> {
                     acc,
                     &configured_in,
                     config.kind(),
-                    config.node.str_at(&["metadata", "name"]),
+                    Some(&config.node),
                     self.plugin_state.meta.source(),
                 );
             }
@@ -541,7 +566,7 @@ pub(super) fn run_validator_plugins(configs: &[(Resource, Location)]) -> Result<
 }
 
 /// Refuses a configuration that is not `apiVersion: builtin`: kustomize would run an exec,
-/// container (KRM function) or Go plugin, and ply never runs a program named by its input.
+/// container (KRM function) or Go plugin; ply runs exec ones only when the user opts in.
 fn check_builtin(config: &Resource, loc: &Location, field: &str) -> Result<()> {
     let api = config.node.str_at(&["apiVersion"]).unwrap_or("");
     if api == "builtin" {
@@ -554,19 +579,21 @@ fn check_builtin(config: &Resource, loc: &Location, field: &str) -> Result<()> {
             .str_at(&["metadata", "annotations", "config.kubernetes.io/function"]);
     let what = match function {
         Some(f) if f.contains("exec") => "an exec KRM function",
-        Some(f) if f.contains("container") => "a container KRM function",
+        Some(f) if f.contains("container") => {
+            "a container KRM function (it needs a container runtime, which ply does not drive)"
+        }
         Some(_) => "a KRM function",
         None => "an external (exec or Go) plugin",
     };
     Err(Error::new(
         ErrorKind::Plugin,
         format!(
-            "{api}/{kind} named under `{field}` is {what}: ply does not run plugins"
+            "{api}/{kind} named under `{field}` is {what}: ply runs no plugins without --enable-alpha-plugins"
         ),
     )
     .at(config.origin.clone().unwrap_or_else(|| loc.clone()))
     .label("not a builtin plugin")
-    .help("ply never runs a program named by its input; use a builtin configuration (`apiVersion: builtin`) or run the plugin yourself and list its output under `resources`"))
+    .help("ply runs exec plugins and exec KRM functions only when asked: --enable-alpha-plugins (and --enable-exec for exec functions); otherwise use a builtin configuration (`apiVersion: builtin`) or run the plugin yourself and list its output under `resources`"))
 }
 
 fn not_a(kind: &str, role: &str) -> Error {

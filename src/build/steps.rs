@@ -1,7 +1,6 @@
 //! The stages `build` runs per kustomization, as calls into `generate` and `transform` in
 //! kustomize's order (`api/internal/target/kusttarget.go`: `runGenerators`,
-//! `configureBuiltinTransformers`), the files a kustomization names, and the helm fields,
-//! refused with a clear error (ply runs no programs). The adapter between the graph walk and
+//! `configureBuiltinTransformers`) and the files a kustomization names. The adapter between the graph walk and
 //! the field semantics.
 
 use std::path::PathBuf;
@@ -24,50 +23,6 @@ use super::ahead::Ahead;
 
 /// Output order requested on the command line (`--reorder`): the transform module's own.
 pub use crate::transform::sort::Reorder as OutputOrder;
-
-/// The helm fields, which would run `helm`: a kustomization that uses one fails clearly
-/// instead of rendering something else.
-pub fn check_supported(loaded: &Loaded) -> Result<()> {
-    let k = &loaded.kustomization;
-    let used: [(&str, bool); 3] = [
-        (
-            "helmCharts",
-            k.helm_charts.as_ref().is_some_and(|n| !n.is_null()),
-        ),
-        (
-            "helmGlobals",
-            k.helm_globals.as_ref().is_some_and(|n| !n.is_null()),
-        ),
-        (
-            "helmChartInflationGenerator",
-            k.helm_chart_inflation_generator
-                .as_ref()
-                .is_some_and(|n| !n.is_null()),
-        ),
-    ];
-    for (field, set) in used {
-        if set {
-            let helm = field.starts_with("helm");
-            let mut e = Error::new(
-                if helm {
-                    ErrorKind::Plugin
-                } else {
-                    ErrorKind::Kustomization
-                },
-                format!("`{field}` is not yet supported by ply"),
-            )
-            .at(loaded.key_location(&[PathSeg::Key(field.to_string())]))
-            .label("not supported yet");
-            e = if helm {
-                e.help("ply never runs programs; render the chart with `helm template` and list the output under `resources`")
-            } else {
-                e.help("render this kustomization with `kubectl kustomize` until ply supports the field")
-            };
-            return Err(e);
-        }
-    }
-    Ok(())
-}
 
 /// Runs the kustomization's generators (every `configMapGenerator`, then every
 /// `secretGenerator` entry) into `acc`. Files they name are read relative to the kustomization,
@@ -426,8 +381,9 @@ fn stringify_annotations(resources: &mut [Resource]) -> Result<()> {
             return Err(Error::new(
                 ErrorKind::InvalidResource,
                 format!(
-                    "kustomize cannot print the annotations of {}: {why}",
-                    r.id()
+                    "kustomize cannot print the annotations of {} {:?}: {why}",
+                    r.kind(),
+                    r.name()
                 ),
             )
             .at_opt(r.origin.clone())

@@ -31,6 +31,12 @@ pub trait Fs: Send + Sync {
     /// exist.
     fn canonicalize(&self, path: &Path) -> io::Result<PathBuf>;
 
+    /// The names in a directory, for hints in diagnostics only ("did you mean …?"); empty
+    /// when unknown. Never used to decide what a render reads.
+    fn names_in(&self, _dir: &Path) -> Vec<String> {
+        Vec::new()
+    }
+
     /// The file's text; invalid UTF-8 is an error.
     fn read_to_string(&self, path: &Path) -> io::Result<String> {
         String::from_utf8(self.read(path)?)
@@ -45,6 +51,16 @@ pub struct DiskFs;
 impl Fs for DiskFs {
     fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
         std::fs::read(path)
+    }
+
+    fn names_in(&self, dir: &Path) -> Vec<String> {
+        std::fs::read_dir(dir)
+            .map(|entries| {
+                entries
+                    .filter_map(|e| e.ok()?.file_name().into_string().ok())
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     fn kind(&self, path: &Path) -> Option<FileKind> {
@@ -202,6 +218,10 @@ impl CachingDiskFs {
 }
 
 impl Fs for CachingDiskFs {
+    fn names_in(&self, dir: &Path) -> Vec<String> {
+        DiskFs.names_in(dir)
+    }
+
     fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
         use std::io::Read;
         // Zero is what special files (`/proc`, some FUSE files) report: read those to the end.

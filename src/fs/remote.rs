@@ -63,6 +63,9 @@ impl Fs for WithCache<'_> {
     fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
         self.pick(path).canonicalize(path)
     }
+    fn names_in(&self, dir: &Path) -> Vec<String> {
+        self.pick(dir).names_in(dir)
+    }
 }
 
 /// The cache directory: `$PLY_CACHE_DIR`, else `$XDG_CACHE_HOME/ply/remote`, else

@@ -174,11 +174,14 @@ pub fn decode_full(
     let mut k: Kustomization = from_node_strict(&node).map_err(|e| {
         let loc = locate(file, &e.path);
         let path = e.path_string();
-        let err = Error::new(
+        let mut err = Error::new(
             ErrorKind::Kustomization,
             format!("invalid kustomization: {}", e.message),
         )
         .at(loc);
+        if let Some(near) = crate::diag::suggest::unknown_field(&e.message) {
+            err = err.help(format!("did you mean `{near}`?"));
+        }
         if path.is_empty() {
             err
         } else {
@@ -188,8 +191,9 @@ pub fn decode_full(
 
     for (old, new) in DEPRECATED {
         if node.get(old).is_some_and(|v| !v.is_null()) {
+            let at = locate(file, &[PathSeg::Key((*old).to_string())]).describe();
             warnings.warn(format!(
-                "'{old}' is deprecated. Please use '{new}' instead."
+                "{at}: '{old}' is deprecated. Please use '{new}' instead."
             ));
         }
     }
@@ -537,8 +541,8 @@ mod tests {
         assert_eq!(
             w.messages(),
             [
-                "'bases' is deprecated. Please use 'resources' instead.",
-                "'imageTags' is deprecated. Please use 'images' instead."
+                "/k/kustomization.yaml:2:1: 'bases' is deprecated. Please use 'resources' instead.",
+                "/k/kustomization.yaml:3:1: 'imageTags' is deprecated. Please use 'images' instead."
             ]
         );
         assert_eq!(k.kind.as_deref(), Some("Kustomization"));

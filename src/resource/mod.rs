@@ -226,6 +226,10 @@ pub struct Resource {
     /// Label/annotation values that kustomize shares between several maps of this object
     /// (see [`SharedEntry`]).
     pub shared_entries: Vec<SharedEntry>,
+    /// Set once a JSON 6902 patch ran over the resource: kustomize's JSON round trip then
+    /// wrote every null as `null`, so none is the empty kind a strategic merge patch drops
+    /// (`build::patches`).
+    pub json_round_trip: bool,
 }
 
 impl Resource {
@@ -239,6 +243,7 @@ impl Resource {
             name_suffixes: Vec::new(),
             ref_var_names: Vec::new(),
             shared_entries: Vec::new(),
+            json_round_trip: false,
         }
     }
 

@@ -91,6 +91,36 @@ pub fn copy_merge_metadata(patch: &Node) -> Node {
     p
 }
 
+/// An object after kustomize passed it through JSON (a JSON 6902 patch: `patchjson6902`
+/// marshals the object to JSON and builds a new node tree from the result): values keep no
+/// source spelling any more (`True` reads `"true"`, `0x1F` reads `"31"`), and every null,
+/// empty ones included, reads `"null"`.
+pub fn after_json_round_trip(node: &mut Node) {
+    fn respell(map: &mut Node) {
+        let Some(m) = map.as_map_mut() else { return };
+        for v in m.values_mut() {
+            if v.is_null() {
+                *v = Node::Spelled(Box::new(crate::yaml::Spelled {
+                    value: Node::Null,
+                    text: "null".into(),
+                }));
+            } else if let Node::Spelled(_) = v {
+                *v = std::mem::take(v).into_unspelled();
+            }
+        }
+    }
+    for path in [
+        &["metadata", "labels"][..],
+        &["metadata", "annotations"],
+        &["data"],
+        &["binaryData"],
+    ] {
+        if let Some(map) = node.get_path_mut(path) {
+            respell(map);
+        }
+    }
+}
+
 /// Why kustomize cannot print an annotations map it rewrote, if it cannot: it writes keys
 /// untagged and plain (`yaml.NewScalarRNode`), so a key that go-yaml v3 reads as a number, a
 /// boolean, null or a timestamp comes back as one, and the JSON step fails (`json: unsupported

@@ -127,6 +127,23 @@ impl FieldSpecTables {
             for spec in specs_from_node(key, value)? {
                 try_merge_one(table, spec)?;
             }
+            // kustomize sorts the merged table by group/version/kind
+            // (`TransformerConfig.sortFields`) and merges it again into the accumulator's
+            // empty one (`ResAccumulator.MergeConfig`), where a spec that an earlier one with
+            // the same path covers (its group/version/kind selected by the later one's) is
+            // dropped (`FsSlice.MergeAll`, `effectivelyEquals`): a file naming
+            // `metadata/name` for ConfigMaps under `namePrefix` sorts before the built-in
+            // spec for every kind, which is dropped, so other kinds are left unprefixed
+            // (checked with kubectl kustomize).
+            table.sort_by(|a, b| {
+                configurations::gvk_order(
+                    &configurations::spec_gvk(a),
+                    &configurations::spec_gvk(b),
+                )
+            });
+            for spec in std::mem::take(table) {
+                try_merge_one(table, spec)?;
+            }
         }
         Ok(())
     }

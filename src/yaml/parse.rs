@@ -86,18 +86,62 @@ pub struct Repeated {
 /// a Go map, which keeps the last value). The repeated keys are returned.
 pub fn parse_config_one_keeping_last(text: &str) -> Result<(Node, Vec<Repeated>), ParseError> {
     let repeats = std::cell::RefCell::new(Vec::new());
-    let node = one_of(parse_documents_in(text, true, Some(&repeats))?)?;
+    let node = one_of(parse_documents_in(
+        text,
+        true,
+        Some(&repeats),
+        false,
+        false,
+    )?)?;
     Ok((node, repeats.into_inner()))
 }
 
+/// [`parse_config_documents`] for JSON 6902 operations: two YAML 1.1 words that read as the
+/// same boolean (`yes` and `on`) as keys of one map are one key `"true"` holding the last
+/// value, as go-yaml v2 decodes them in sigs.k8s.io/yaml's `YAMLToJSON` (kustomize's
+/// `patchjson6902.Filter.decodePatch`). Elsewhere kustomize fails on boolean keys, and ply
+/// keeps refusing the repeat.
+pub fn parse_operation_documents(text: &str) -> Result<Vec<ParsedDoc>, ParseError> {
+    parse_documents_in(text, true, None, true, false)
+}
+
+/// Stands in, in [`parse_documents_marking_empty_nulls`], for a null written as nothing.
+pub const EMPTY_NULL: &str = "\u{0}ply:empty-null";
+
+/// [`parse_documents`] where a map value written as nothing (`replicas:`) reads as the string
+/// [`EMPTY_NULL`] instead of null, and one written `null` or `~` stays null: kustomize keeps
+/// the second and drops the first when a strategic merge patch walks the object
+/// (`merge2.VisitMap`). Used only to find those fields again (`build::patches`).
+pub fn parse_documents_marking_empty_nulls(text: &str) -> Result<Vec<ParsedDoc>, ParseError> {
+    parse_documents_in(text, false, None, false, true)
+}
+
+/// Whether a map key whose text (closing quote included) ends at `end` in `text` has no value
+/// written after its colon.
+fn nothing_after_key(text: &str, end: usize) -> bool {
+    let rest = text.as_bytes().get(end..).unwrap_or_default();
+    let skip = |r: &[u8]| -> usize { r.iter().take_while(|c| matches!(c, b' ' | b'\t')).count() };
+    let rest = &rest[skip(rest)..];
+    let Some(rest) = rest.strip_prefix(b":") else {
+        return false;
+    };
+    let rest = &rest[skip(rest)..];
+    matches!(
+        rest.first(),
+        None | Some(b'\n' | b'\r' | b'#' | b',' | b'}')
+    )
+}
+
 fn parse_documents_with(text: &str, yaml11: bool) -> Result<Vec<ParsedDoc>, ParseError> {
-    parse_documents_in(text, yaml11, None)
+    parse_documents_in(text, yaml11, None, false, false)
 }
 
 fn parse_documents_in<'t>(
     text: &'t str,
     yaml11: bool,
     repeats: Option<&'t std::cell::RefCell<Vec<Repeated>>>,
+    last_bool_key_wins: bool,
+    mark_empty_nulls: bool,
 ) -> Result<Vec<ParsedDoc>, ParseError> {
     // A byte order mark opening the file is not content (serde_yaml trips over it when more
     // than one key follows; go-yaml skips it). Offsets stay offsets into `text`.
@@ -117,6 +161,8 @@ fn parse_documents_in<'t>(
             text,
             yaml11,
             repeats,
+            last_bool_key_wins,
+            mark_empty_nulls,
         }),
         tagged: false,
         ctx: Ctx::Root,
@@ -214,6 +260,10 @@ struct Text<'t> {
     repeats: Option<&'t std::cell::RefCell<Vec<Repeated>>>,
     /// Plain `y`/`yes`/`on`/`n`/`no`/`off` (in their case forms) are booleans.
     yaml11: bool,
+    /// See [`parse_operation_documents`].
+    last_bool_key_wins: bool,
+    /// See [`parse_documents_marking_empty_nulls`].
+    mark_empty_nulls: bool,
 }
 
 impl<'t> Text<'t> {
@@ -504,10 +554,34 @@ impl<'t> NodeVisitor<'t> {
     fn is_folded(&self) -> bool {
         // kustomize's own configuration goes through sigs.k8s.io/yaml and go-yaml v2, which
         // does not print folded scalars.
-        self.text.is_some_and(|t| !t.yaml11)
-            && self
-                .after_props()
-                .is_some_and(|(_, rest)| rest.starts_with('>'))
+        let Some(text) = self.text.filter(|t| !t.yaml11) else {
+            return false;
+        };
+        let Some((_, rest)) = self.after_props() else {
+            return false;
+        };
+        if let Some(alias) = rest.strip_prefix('*') {
+            // An alias is the anchored node itself in kustomize's node tree, folded style
+            // included: look at the latest definition of the anchor before it.
+            let name = &alias[..alias.find([' ', '\t', '\n', '\r']).unwrap_or(alias.len())];
+            let here = self.after_key.unwrap_or(0).min(text.text.len());
+            let anchor = format!("&{name}");
+            let mut before = &text.text[..here];
+            while let Some(i) = before.rfind(&anchor) {
+                let after = &text.text[i + anchor.len()..];
+                if after.starts_with([' ', '\t', '\n', '\r']) {
+                    let mut after = after.trim_start_matches([' ', '\t']);
+                    while let Some(tag) = after.strip_prefix('!') {
+                        let end = tag.find([' ', '\t']).unwrap_or(tag.len());
+                        after = tag[end..].trim_start_matches([' ', '\t']);
+                    }
+                    return after.starts_with('>');
+                }
+                before = &before[..i];
+            }
+            return false;
+        }
+        rest.starts_with('>')
     }
 
     /// A string the parser built (not a slice of the text).
@@ -645,8 +719,8 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
                 // kustomize fails on non-string keys (its JSON step cannot encode them); ply
                 // keeps them as their text.
                 Key::Node(other, end) => {
-                    yaml11_word =
-                        matches!(other, Node::Bool(_)) && self.text.is_some_and(|t| t.yaml11);
+                    yaml11_word = matches!(other, Node::Bool(_))
+                        && self.text.is_some_and(|t| t.yaml11 && t.last_bool_key_wins);
                     (other.scalar_text().unwrap_or_default(), end)
                 }
             };
@@ -655,9 +729,14 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
             } else {
                 Ctx::Other
             };
-            let value = access.next_value_seed(self.seed(ctx, after_key))?;
-            // Two YAML 1.1 words that read as the same boolean (`yes` and `on`) are one key
-            // to go-yaml v2, which keeps the last value (sigs.k8s.io/yaml's `YAMLToJSON`).
+            let mut value = access.next_value_seed(self.seed(ctx, after_key))?;
+            if value.is_null()
+                && let Some(t) = self.text.filter(|t| t.mark_empty_nulls)
+                && after_key.is_some_and(|end| nothing_after_key(t.text, end))
+            {
+                value = Node::Str(EMPTY_NULL.into());
+            }
+            // See `parse_operation_documents`.
             if yaml11_word && let Some(slot) = map.get_mut(&key) {
                 *slot = value;
                 continue;
@@ -755,6 +834,25 @@ fn apply_merge(map: &mut Map, merge: Node) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn empty_nulls_are_marked_and_spelled_ones_are_not() {
+        let docs = parse_documents_marking_empty_nulls(
+            "a:\nb: null\nc: ~\nd:   # note\n\"e\":\nf: {g: , h: null}\n",
+        )
+        .unwrap();
+        let m = docs[0].node.as_map().unwrap();
+        let mark = Node::str(EMPTY_NULL);
+        assert_eq!(m["a"], mark);
+        assert_eq!(m["b"], Node::Null);
+        assert_eq!(m["c"], Node::Null);
+        assert_eq!(m["d"], mark);
+        assert_eq!(m["e"], mark);
+        assert_eq!(m["f"].get("g"), Some(&mark));
+        assert_eq!(m["f"].get("h"), Some(&Node::Null));
+        // The usual reading never marks.
+        assert_eq!(nodes("a:\n")[0].1.get("a"), Some(&Node::Null));
+    }
 
     fn nodes(text: &str) -> Vec<(usize, Node)> {
         parse_documents(text)

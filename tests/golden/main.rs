@@ -6,6 +6,7 @@
 mod support;
 mod yaml;
 
+mod cli;
 mod diff;
 mod merge;
 mod render;

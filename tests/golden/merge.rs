@@ -1,9 +1,11 @@
 //! Golden cases of `ply patch` under `testdata/merge/<case>/`: the input files, an optional
-//! `args` file (the arguments after `ply patch`, one per line; default `object.yaml --patch
-//! patch.yaml`), and either `expected.yaml` (stdout, exit 0) or `expected-error.txt` (stderr,
-//! exit 1). The binary runs in the case directory. Expectations were checked against
-//! `kubectl patch --local -f object.yaml --type … --patch-file patch.yaml -o yaml` when written
-//! (`tools/check_merge_golden.py` does it again).
+//! `args` file (the arguments after `ply patch`, one per line; default `object.yaml
+//! --patch-file patch.yaml`), and either `expected.yaml` (stdout, exit 0) or
+//! `expected-error.txt` (stderr, exit 1); `expected-stderr.txt`, when present, is the stderr of
+//! a success (warnings). The binary runs in the case directory. Expectations were checked
+//! against `kubectl patch --local -f object.yaml --type … --patch-file patch.yaml -o yaml` when
+//! written (`tools/check_merge_golden.py` does it again); the `kubectl-*` cases use kubectl's
+//! own flags and are kubectl's output for the same arguments, byte for byte.
 
 use std::process::Command;
 
@@ -16,7 +18,11 @@ fn merge_golden_cases() {
     for case in &all {
         let args: Vec<String> = match std::fs::read_to_string(case.join("args")) {
             Ok(text) => text.lines().map(str::to_string).collect(),
-            Err(_) => vec!["object.yaml".into(), "--patch".into(), "patch.yaml".into()],
+            Err(_) => vec![
+                "object.yaml".into(),
+                "--patch-file".into(),
+                "patch.yaml".into(),
+            ],
         };
         let out = Command::new(env!("CARGO_BIN_EXE_ply"))
             .arg("patch")
@@ -32,7 +38,13 @@ fn merge_golden_cases() {
         let wants_error = error_file.exists();
         match (wants_error, out.status.code()) {
             (true, Some(1)) => failures.check(case, &error_file, &stderr),
-            (false, Some(0)) => failures.check(case, &case.join("expected.yaml"), &stdout),
+            (false, Some(0)) => {
+                failures.check(case, &case.join("expected.yaml"), &stdout);
+                let stderr_file = case.join("expected-stderr.txt");
+                if stderr_file.exists() || !stderr.is_empty() {
+                    failures.check(case, &stderr_file, &stderr);
+                }
+            }
             (_, code) => failures.fail(format!(
                 "{}: exit status {code:?} (expected {})\nstdout:\n{stdout}\nstderr:\n{stderr}",
                 case.display(),

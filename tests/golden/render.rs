@@ -7,6 +7,9 @@
 //! cases too: every non-component kustomization there renders to
 //! `testdata/examples/<its path>/expected.yaml`.
 //!
+//! `testdata/bin` comes first on `PATH`: it holds the stand-in `helm` of the `helm-*` cases.
+//! `KUSTOMIZE_PLUGIN_HOME` is `testdata/plugins`, the legacy exec plugins of `plugin-exec-*`.
+//!
 //! Every case renders three ways, which must all give the expected bytes: as usual (a second
 //! thread reads files ahead of the build), with `--single-thread`, and with the hidden
 //! `--read-ahead-first` (the build takes every file from the reader thread).
@@ -28,6 +31,9 @@ fn ply(cwd: &Path, args: &[String]) -> Outcome {
         .arg("render")
         .args(args)
         .env("NO_COLOR", "1")
+        .env("PATH", stand_in_path())
+        .env("KUSTOMIZE_PLUGIN_HOME", testdata("plugins"))
+        .env_remove("KUSTOMIZE_ENABLE_MANAGEDBY_LABEL")
         .env_remove("PLY_STRICT")
         .env_remove("PLY_SINGLE_THREAD")
         .output()
@@ -37,6 +43,18 @@ fn ply(cwd: &Path, args: &[String]) -> Outcome {
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
+}
+
+/// `PATH` with `testdata/bin` first: its `helm` is the stand-in the helm cases run (it records
+/// its arguments and values; `kubectl kustomize --enable-helm` ran the same script for the
+/// expected outputs).
+fn stand_in_path() -> std::ffi::OsString {
+    let bin = testdata("bin");
+    let mut paths = vec![bin];
+    if let Some(p) = std::env::var_os("PATH") {
+        paths.extend(std::env::split_paths(&p));
+    }
+    std::env::join_paths(paths).unwrap_or_else(|e| panic!("PATH: {e}"))
 }
 
 /// Compares one render with the expectations in `expect_dir`.

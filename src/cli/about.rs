@@ -1,0 +1,63 @@
+//! `ply version` and `ply completion SHELL`: what a kustomize user looks for besides rendering.
+//! The shell completions are clap_complete's, generated from the same clap types as the
+//! parser; the commit comes from `build.rs` (`PLY_COMMIT`, `unknown` outside a git checkout).
+
+use clap::CommandFactory;
+
+/// The kustomize release ply renders like (as embedded in kubectl 1.32).
+pub const KUSTOMIZE_VERSION: &str = "v5.5.0";
+
+/// The shells `ply completion` writes for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Shell {
+    Bash,
+    Zsh,
+    Fish,
+    Powershell,
+}
+
+/// `ply version`: ply's version and commit, and the kustomize version it matches.
+pub fn version_text() -> String {
+    format!(
+        "ply {} (commit {})\nrenders like kustomize {KUSTOMIZE_VERSION} (kubectl 1.32)\n",
+        env!("CARGO_PKG_VERSION"),
+        option_env!("PLY_COMMIT").unwrap_or("unknown"),
+    )
+}
+
+/// `ply completion SHELL`: the completion script, to be sourced by the shell.
+pub fn completion(shell: Shell) -> Vec<u8> {
+    use clap_complete::{Shell as S, generate};
+    let mut cmd = super::Cli::command();
+    let mut out = Vec::new();
+    let shell = match shell {
+        Shell::Bash => S::Bash,
+        Shell::Zsh => S::Zsh,
+        Shell::Fish => S::Fish,
+        Shell::Powershell => S::PowerShell,
+    };
+    generate(shell, &mut cmd, "ply", &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn version_names_kustomize() {
+        let v = version_text();
+        assert!(v.starts_with(&format!("ply {} (commit ", env!("CARGO_PKG_VERSION"))));
+        assert!(v.contains("kustomize v5.5.0"));
+    }
+
+    #[test]
+    fn completions_name_the_commands() {
+        for shell in [Shell::Bash, Shell::Zsh, Shell::Fish, Shell::Powershell] {
+            let text = String::from_utf8(completion(shell)).unwrap();
+            for word in ["render", "patch", "diff", "enable-helm"] {
+                assert!(text.contains(word), "{shell:?} completion lacks {word}");
+            }
+        }
+    }
+}

@@ -1,0 +1,249 @@
+#!/usr/bin/env python3
+"""Differential test of how ply reads and prints YAML values, against `kubectl kustomize`.
+
+Generates small kustomization trees in families (seeded, deterministic per seed), renders each
+with kubectl kustomize and with ply, and fails on every seed where they disagree: one succeeds
+and the other fails, or the outputs differ byte for byte. For each disagreement it prints the
+family, the seed, the input files and a diff, so that `--family F --seed S --count 1` replays it.
+
+    tools/differential_yaml.py [--ply PATH] [--seed FIRST] [--count N] [--seconds S]
+                               [--family NAME ...] [--jobs J]
+
+Families:
+  styles       data values in every scalar style: plain, quoted with escapes (some spelling
+               numbers), literal, folded (more-indented lines, leading spaces, kept breaks),
+               anchors (some redefined) and aliases, tags (!!str, verbatim, !!binary)
+  annotations  annotation and label values in every spelling of a number, boolean and null,
+               maps and lists as annotation values
+  multiline    multi-line and tab-led values in annotations and generated ConfigMaps
+  patches      generated and listed objects patched by targeted and untargeted strategic merge
+               patches, patchesStrategicMerge and JSON 6902 patches, and generators with
+               behavior: merge / replace; label and annotation values in every spelling
+  nulls        nulls and empty values in objects that a strategic merge patch touches
+
+Python 3 standard library only; needs kubectl (kustomize v5.5) on PATH. Exits 1 when any seed
+disagrees. Run by .ci/run for a bounded time (see the block there).
+"""
+import argparse, concurrent.futures, difflib, os, random, shutil, subprocess, sys, tempfile, time
+
+# Spellings of non-string scalars (go-yaml v3 resolution) and strings that look like them.
+NUMBERS = ["0", "7", "08", "017", "0o17", "0x1F", "0X1f", "1_000", "+1", "-3", "1.50", ".5",
+           "1e3", "1E-7", "2.0", "12345"]
+BOOLS = ["true", "True", "TRUE", "false", "False", "FALSE"]
+NULLS = ["~", "null", "Null", "NULL"]
+WORDS = ["a", "yes", "no", "on", "off", "y", "n", "x y", "app", "v1.2", "1.2.3", "a-b", "<<"]
+QUOTED = ['"1"', "'2'", '"0x10"', '"true"', '"~"', '"\\x31"', '"\\u0030x1F"', '"1\\x2e5"',
+          '"a\\tb"', '"\\x41\\u00e9"', '"line\\nnext"', "'it''s'", '"\\"q\\""', '"\\\\"']
+
+
+def scalar(rng, nulls=True):
+    pools = [NUMBERS, BOOLS, WORDS, QUOTED] + ([NULLS] if nulls else [])
+    return rng.choice(rng.choice(pools))
+
+
+def folded(rng, indent):
+    pad = " " * indent
+    header = rng.choice([">", ">-", ">+", ">2", ">-2"])
+    lines = []
+    lead = header.endswith("2")
+    for i in range(rng.randint(1, 5)):
+        kind = rng.random()
+        if i == 0 and lead:
+            lines.append(pad + "   " + rng.choice(WORDS))
+        elif kind < 0.25:
+            lines.append(pad + "    " + rng.choice(["more", "x  y", "- item"]))
+        elif kind < 0.35:
+            lines.append("")
+        else:
+            lines.append(pad + "  " + rng.choice(["one", "two words", "three"]))
+    if header.startswith(">+") or rng.random() < 0.2:
+        lines.append("")
+    return header + "\n" + "\n".join(lines)
+
+
+def literal(rng, indent):
+    pad = " " * indent
+    header = rng.choice(["|", "|-", "|+"])
+    lines = [pad + "  " + rng.choice(["echo hi", "  nested", "a: b", "x"]) for _ in range(rng.randint(1, 4))]
+    return header + "\n" + "\n".join(lines)
+
+
+def value(rng, indent, anchors, nulls=True):
+    r = rng.random()
+    if r < 0.2:
+        return folded(rng, indent)
+    if r < 0.3:
+        return literal(rng, indent)
+    if r < 0.4 and anchors:
+        return "*" + rng.choice(anchors)
+    if r < 0.47:
+        return rng.choice(["!!str 0x10", "!<tag:yaml.org,2002:str> 12", "!!binary aGVsbG8=",
+                           "!!str true", "!!binary |\n" + " " * (indent + 2) + "d29ybGQ="])
+    return scalar(rng, nulls)
+
+
+def kust(lines):
+    return "\n".join(lines) + "\n"
+
+
+def fam_styles(rng):
+    anchors, data = [], []
+    for i in range(rng.randint(2, 7)):
+        v = value(rng, 2, anchors, nulls=False)
+        if rng.random() < 0.3 and not v.startswith(("*", "!")):
+            name = rng.choice(["a", "b", "c"])
+            anchors.append(name)
+            v = "&" + name + " " + v
+        data.append(f"  k{i}: {v}")
+    cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: styles\ndata:\n" + "\n".join(data) + "\n"
+    return {"kustomization.yaml": kust(["resources:", "- cm.yaml"]), "cm.yaml": cm}
+
+
+def meta_map(rng, name, nulls=True, maps=True):
+    out = []
+    for i in range(rng.randint(1, 5)):
+        if maps and rng.random() < 0.15:
+            v = rng.choice(["{a: 1}", "[1, 2]", "{}", "[]"])
+        elif rng.random() < 0.1:
+            v = ""
+        else:
+            v = scalar(rng, nulls)
+        out.append(f"    {name}{i}:" + (f" {v}" if v else ""))
+    return out
+
+
+def fam_annotations(rng):
+    ann = meta_map(rng, "a")
+    labels = meta_map(rng, "l", nulls=False, maps=False)
+    cm = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notes\n  annotations:\n"
+          + "\n".join(ann) + "\n  labels:\n" + "\n".join(labels) + "\n")
+    k = ["resources:", "- cm.yaml"]
+    if rng.random() < 0.4:
+        extra = rng.choice(["x", '"1"', "on"])
+        k += ["commonAnnotations:", "  extra: " + extra]
+    return {"kustomization.yaml": kust(k), "cm.yaml": cm}
+
+
+def fam_multiline(rng):
+    texts = ["\tx\ny\n", "x\n\ty\n", "\tonly\n", "a\tb", "\t\n", " lead\nb\n", "a\nb\n\n",
+             "trail \nx\n", "x\n"]
+    files = {}
+    k = []
+    if rng.random() < 0.5:
+        t = rng.choice(texts)
+        files["f.txt"] = t
+        k += ["configMapGenerator:", "- name: gen", "  files:", "  - f.txt"]
+    t = rng.choice(texts)
+    quoted = '"' + t.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n") + '"'
+    files["cm.yaml"] = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: m\n  annotations:\n"
+                        f"    note: {quoted}\ndata:\n  v: {quoted}\n")
+    k = ["resources:", "- cm.yaml"] + k
+    files["kustomization.yaml"] = kust(k)
+    return files
+
+
+def fam_patches(rng, nulls=False):
+    files = {}
+    cm = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  labels:\n"
+          + "\n".join(meta_map(rng, "l", nulls=nulls, maps=False))
+          + "\n  annotations:\n" + "\n".join(meta_map(rng, "a", nulls=nulls, maps=False))
+          + "\ndata:\n" + "\n".join(f"  d{i}: {scalar(rng, nulls)}" for i in range(rng.randint(1, 4))) + "\n")
+    dep = ("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n"
+           "spec:\n  template:\n    spec:\n      containers:\n      - name: c\n        image: x\n")
+    files["objects.yaml"] = cm + "---\n" + dep
+    k = ["resources:", "- objects.yaml"]
+    smp = ("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  labels:\n"
+           + "\n".join(meta_map(rng, "p", nulls=nulls, maps=False)) + "\n")
+    choice = rng.random()
+    if choice < 0.3:
+        k += ["patches:", "- target:", "    kind: Deployment", "  patch: |"]
+        k += ["    " + line for line in smp.splitlines()]
+    elif choice < 0.5:
+        files["p.yaml"] = smp
+        k += ["patches:", "- path: p.yaml"]
+    elif choice < 0.7:
+        files["p.yaml"] = smp
+        k += ["patchesStrategicMerge:", "- p.yaml"]
+    else:
+        k += ["patches:", "- target:", "    kind: ConfigMap", "  patch: |-",
+              "    - op: add", "      path: /metadata/annotations/added",
+              f"      value: {rng.choice(['x', '1', 'true', '0x10'])}"]
+    if rng.random() < 0.6:
+        k += ["configMapGenerator:", "- name: settings",
+              f"  behavior: {rng.choice(['merge', 'replace'])}",
+              "  literals:", "  - new=x"]
+    files["kustomization.yaml"] = kust(k)
+    return files
+
+
+def fam_nulls(rng):
+    return fam_patches(rng, nulls=True)
+
+
+FAMILIES = {"styles": fam_styles, "annotations": fam_annotations, "multiline": fam_multiline,
+            "patches": fam_patches, "nulls": fam_nulls}
+
+
+def render(cmd, d):
+    try:
+        p = subprocess.run(cmd + [d], capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        return None, "timeout"
+    return p.returncode, p.stdout
+
+
+def check(args, family, seed):
+    rng = random.Random(f"{family}:{seed}")
+    files = FAMILIES[family](rng)
+    with tempfile.TemporaryDirectory() as t:
+        for name, text in files.items():
+            with open(os.path.join(t, name), "w") as f:
+                f.write(text)
+        krc, kout = render(["kubectl", "kustomize"], t)
+        prc, pout = render([args.ply, "render"], t)
+    agree = (krc != 0 and prc != 0) or (krc == 0 and prc == 0 and kout == pout)
+    if agree:
+        return None
+    report = [f"DISAGREE family={family} seed={seed}: kubectl exit {krc}, ply exit {prc}"]
+    for name, text in files.items():
+        report.append(f"--- input {name}\n{text}")
+    if krc == 0 and prc == 0:
+        report.append("".join(difflib.unified_diff(kout.splitlines(True), pout.splitlines(True),
+                                                   "kubectl", "ply")))
+    else:
+        report.append(f"kubectl output:\n{kout}\nply output:\n{pout}")
+    return "\n".join(report)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ply", default=os.path.join(os.path.dirname(__file__), "..", "target", "release", "ply"))
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--count", type=int, default=1000000)
+    ap.add_argument("--seconds", type=float, default=60)
+    ap.add_argument("--family", action="append", choices=sorted(FAMILIES))
+    ap.add_argument("--jobs", type=int, default=2)
+    a = ap.parse_args()
+    a.ply = os.path.abspath(a.ply)
+    if not shutil.which("kubectl"):
+        sys.exit("differential_yaml: kubectl is not on PATH (it is the oracle)")
+    families = a.family or sorted(FAMILIES)
+    deadline = time.monotonic() + a.seconds
+    done = failed = 0
+    with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
+        seed = a.seed
+        while seed < a.seed + a.count and time.monotonic() < deadline:
+            batch = [(f, s) for s in range(seed, min(seed + 8, a.seed + a.count)) for f in families]
+            for report in ex.map(lambda fs: check(a, *fs), batch):
+                done += 1
+                if report:
+                    failed += 1
+                    print(report, flush=True)
+            seed += 8
+    print(f"differential_yaml: families {','.join(families)}, seeds {a.seed}..{seed - 1}: "
+          f"{done} cases, {failed} disagreements")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
