@@ -231,16 +231,39 @@ fn effective_namespace<'a>(namespace: &'a str, gvk: &Gvk, cluster_scoped: ScopeF
     }
 }
 
-/// Resources by every id they had (current and previous): kustomize's `GetMatchingResourcesByAnyId`
-/// without a scan. Ids match as kustomize's `ResId.Equals` compares them: group, version, kind
-/// and name, and the effective namespace (none for a cluster-scoped kind, `default` for an
-/// empty one). Whether a kind is cluster-scoped is asked only at lookup: `namespaced` is
-/// keyed with the namespace, `cluster` without it, and a lookup reads the one its kind needs.
+/// How many untargeted strategic-merge documents (or exact-name targets) one `apply_all` may
+/// have before their targets are found through the id maps (the name map) of [`Index`] rather
+/// than by comparing every id of every resource (testing every resource). Hashing every id costs far more than comparing it (several thousand
+/// instructions against a few dozen), and an overlay deep in a stack of renaming overlays has
+/// a previous id per level on every object: with a few such patches per level the scan is the
+/// cheaper one, and building the maps only pays off for many.
+const SCAN_LIMIT: usize = 32;
+
+/// Where a patch's targets are looked up. Untargeted patches find resources by any id they had
+/// (current and previous, kustomize's `resWrangler.GetMatchingResourcesByAnyId`); a target
+/// with an exact name (no regex metacharacters, so the anchored pattern matches only that
+/// string) reads the resources that have that name as their original or current name. Both
+/// maps are built only when first needed, hold a superset of the true matches (an entry is
+/// never removed when a resource is renamed or deleted), and every candidate is checked again
+/// with the same test a scan applies, in slot order: the answer is always the scan's.
 struct Index {
-    namespaced: FastMap<Vec<u8>, Vec<usize>>,
-    cluster: FastMap<Vec<u8>, Vec<usize>>,
+    /// Resources by every id they had, when the patches have more than [`SCAN_LIMIT`]
+    /// untargeted documents. Ids match as kustomize's `ResId.Equals` compares them: group,
+    /// version, kind and name, and the effective namespace (none for a cluster-scoped kind,
+    /// `default` for an empty one). Whether a kind is cluster-scoped is asked only at lookup:
+    /// `namespaced` is keyed with the namespace, `cluster` without it.
+    ids: Option<IdMaps>,
+    /// Resources by their original and current names, from the first exact-name target on.
+    names: Option<FastMap<String, Vec<usize>>>,
+    /// Whether `names` may be built: for a few targets a scan costs less.
+    use_names: bool,
     /// Key buffer reused between calls.
     scratch: Vec<u8>,
+}
+
+struct IdMaps {
+    namespaced: FastMap<Vec<u8>, Vec<usize>>,
+    cluster: FastMap<Vec<u8>, Vec<usize>>,
 }
 
 /// Appends `part` to an index key, after its length (so that no two ids share a key).
@@ -284,39 +307,154 @@ fn record(map: &mut FastMap<Vec<u8>, Vec<usize>>, key: &[u8], i: usize) {
     }
 }
 
+/// Whether `a` and `b` are the same id as kustomize's `ResId.Equals` decides, `cluster`
+/// telling whether their kind is cluster-scoped (then namespaces are not compared).
+fn same_id(a: IdRef<'_>, b: IdRef<'_>, cluster: bool) -> bool {
+    fn ns(n: &str) -> &str {
+        if n.is_empty() { "default" } else { n }
+    }
+    a.name == b.name
+        && a.kind == b.kind
+        && a.group == b.group
+        && a.version == b.version
+        && (cluster || ns(a.namespace) == ns(b.namespace))
+}
+
+/// Whether `r` has (or had) the id `id`.
+fn has_any_id(r: &Resource, id: IdRef<'_>, cluster: bool) -> bool {
+    r.prev_ids
+        .iter()
+        .map(ResId::borrowed)
+        .chain([r.id_ref()])
+        .any(|own| same_id(own, id, cluster))
+}
+
+/// Whether a target's name is matched only by itself: no regex metacharacters.
+fn exact_name(name: &str) -> bool {
+    crate::pattern::is_simple(name) && !name.contains('.')
+}
+
+/// How many of `patches` have a target with an exact name.
+fn exact_targets(patches: &[Patch]) -> usize {
+    patches
+        .iter()
+        .filter(|p| {
+            p.target
+                .as_ref()
+                .and_then(|t| t.name.as_deref())
+                .is_some_and(|n| !n.is_empty() && exact_name(n))
+        })
+        .count()
+}
+
+/// How many strategic-merge documents of `patches` find their target by id.
+fn untargeted_documents(patches: &[Patch]) -> usize {
+    patches
+        .iter()
+        .map(|p| match (&p.body, &p.target) {
+            (Body::Smp(_), Some(_)) if p.flavor == Flavor::Patch => 0,
+            (Body::Smp(docs), _) => docs.len(),
+            (Body::Json(_), _) => 0,
+        })
+        .sum()
+}
+
 impl Index {
-    fn new(resources: &[Option<Resource>]) -> Index {
+    /// An index over `resources`, with id maps when `id_maps` (else untargeted patches scan)
+    /// and a name map, at the first exact-name target, when `name_map` (else targets scan).
+    fn new(resources: &[Option<Resource>], id_maps: bool, name_map: bool) -> Index {
         let mut idx = Index {
-            namespaced: FastMap::default(),
-            cluster: FastMap::default(),
+            ids: None,
+            names: None,
+            use_names: name_map,
             scratch: Vec::new(),
         };
-        for (i, r) in resources.iter().enumerate() {
-            if let Some(r) = r {
-                idx.add(i, r);
+        if id_maps {
+            idx.ids = Some(IdMaps {
+                namespaced: FastMap::default(),
+                cluster: FastMap::default(),
+            });
+            for (i, r) in resources.iter().enumerate() {
+                if let Some(r) = r {
+                    idx.add(i, r);
+                }
             }
         }
         idx
     }
 
+    /// Records the ids and names `r` (at slot `i`) has now, after a change.
     fn add(&mut self, i: usize, r: &Resource) {
-        for id in r.prev_ids.iter().map(ResId::borrowed).chain([r.id_ref()]) {
-            namespaced_key(&mut self.scratch, id);
-            record(&mut self.namespaced, &self.scratch, i);
-            cluster_key(&mut self.scratch, id);
-            record(&mut self.cluster, &self.scratch, i);
+        if let Some(maps) = &mut self.ids {
+            for id in r.prev_ids.iter().map(ResId::borrowed).chain([r.id_ref()]) {
+                namespaced_key(&mut self.scratch, id);
+                record(&mut maps.namespaced, &self.scratch, i);
+                cluster_key(&mut self.scratch, id);
+                record(&mut maps.cluster, &self.scratch, i);
+            }
+        }
+        if let Some(names) = &mut self.names {
+            names.entry(r.name().to_string()).or_default().push(i);
         }
     }
 
-    fn get(&mut self, id: &ResId, cluster_scoped: ScopeFn<'_>) -> &[usize] {
-        let map = if cluster_scoped(&id.gvk) {
+    /// The slots of the resources that have or had the id `id`, in slot order.
+    fn by_any_id(
+        &mut self,
+        slots: &[Option<Resource>],
+        id: &ResId,
+        cluster_scoped: ScopeFn<'_>,
+    ) -> Vec<usize> {
+        let cluster = cluster_scoped(&id.gvk);
+        let has = |i: usize| {
+            slots
+                .get(i)
+                .and_then(Option::as_ref)
+                .is_some_and(|r| has_any_id(r, id.borrowed(), cluster))
+        };
+        let Some(maps) = &self.ids else {
+            return (0..slots.len()).filter(|&i| has(i)).collect();
+        };
+        let map = if cluster {
             cluster_key(&mut self.scratch, id.borrowed());
-            &self.cluster
+            &maps.cluster
         } else {
             namespaced_key(&mut self.scratch, id.borrowed());
-            &self.namespaced
+            &maps.namespaced
         };
-        map.get(self.scratch.as_slice()).map_or(&[], Vec::as_slice)
+        let mut found: Vec<usize> = map
+            .get(self.scratch.as_slice())
+            .map_or(&[][..], Vec::as_slice)
+            .iter()
+            .copied()
+            .filter(|&i| has(i))
+            .collect();
+        found.sort_unstable();
+        found
+    }
+
+    /// The slots that may hold a resource whose original or current name is `name`, in slot
+    /// order (a superset: the caller tests each), or None when this index keeps no name map.
+    fn by_name(&mut self, slots: &[Option<Resource>], name: &str) -> Option<Vec<usize>> {
+        if !self.use_names {
+            return None;
+        }
+        let names = self.names.get_or_insert_with(|| {
+            let mut names: FastMap<String, Vec<usize>> = FastMap::default();
+            for (i, r) in slots.iter().enumerate() {
+                let Some(r) = r else { continue };
+                let (cur, org) = (r.name(), r.original_id_ref().name);
+                names.entry(cur.to_string()).or_default().push(i);
+                if org != cur {
+                    names.entry(org.to_string()).or_default().push(i);
+                }
+            }
+            names
+        });
+        let mut found = names.get(name).cloned().unwrap_or_default();
+        found.sort_unstable();
+        found.dedup();
+        Some(found)
     }
 }
 
@@ -332,7 +470,11 @@ pub fn apply_all(
     }
     let mut slots: Vec<Option<Resource>> =
         std::mem::take(resources).into_iter().map(Some).collect();
-    let mut index = Index::new(&slots);
+    let mut index = Index::new(
+        &slots,
+        untargeted_documents(patches) > SCAN_LIMIT,
+        exact_targets(patches) > SCAN_LIMIT,
+    );
     let result = patches
         .iter()
         .try_for_each(|p| apply_one(&mut slots, &mut index, p, cx, warnings));
@@ -362,7 +504,7 @@ fn apply_one(
             let Some((doc, _)) = docs.first() else {
                 return Ok(());
             };
-            let chosen = select(slots, target, cx.cluster_scoped).map_err(located)?;
+            let chosen = select(slots, Some(index), target, cx.cluster_scoped).map_err(located)?;
             let deletes = smp::deletes_object(doc);
             unmatched(
                 p,
@@ -395,11 +537,7 @@ fn apply_one(
                     doc
                 };
                 let id = ResId::of(doc);
-                let found = index.get(&id, cx.cluster_scoped).to_vec();
-                let found: Vec<usize> = found
-                    .into_iter()
-                    .filter(|&i| slots.get(i).is_some_and(Option::is_some))
-                    .collect();
+                let found = index.by_any_id(slots, &id, cx.cluster_scoped);
                 match found.as_slice() {
                     [i] => smp_into(slots, index, *i, doc, p, cx).map_err(|e| {
                         Error::new(ErrorKind::Patch, format!("{}: {}", p.source, e.message))
@@ -429,7 +567,7 @@ fn apply_one(
                     format!("must specify a target for JSON patch {}", p.source),
                 )));
             };
-            let chosen = select(slots, target, cx.cluster_scoped).map_err(located)?;
+            let chosen = select(slots, Some(index), target, cx.cluster_scoped).map_err(located)?;
             unmatched(p, target, chosen.is_empty(), false, cx, warnings)?;
             for i in chosen {
                 let Some(r) = slots.get_mut(i).and_then(Option::as_mut) else {
@@ -846,54 +984,73 @@ fn compile(s: &Selector) -> Result<Compiled> {
     })
 }
 
-/// The resources a selector picks (kustomize's `resWrangler.Select`): the namespace and name
-/// may match the original id or the current one, the group/version/kind the current one.
+/// The resources a selector picks (kustomize's `resWrangler.Select`), in slot order: the
+/// namespace and name may match the original id or the current one, the group/version/kind
+/// the current one. With an `index` and a name without regex metacharacters (which the
+/// anchored pattern matches only literally), only the resources with that original or current
+/// name are tested; otherwise every resource is.
 fn select(
     slots: &[Option<Resource>],
+    index: Option<&mut Index>,
     s: &Selector,
     cluster_scoped: ScopeFn<'_>,
 ) -> Result<Vec<usize>> {
     let c = compile(s)?;
-    let mut out = Vec::new();
+    let exact = match (&c.name, index) {
+        (Some(Anchored::Simple(name)), Some(index)) if exact_name(name) => {
+            index.by_name(slots, name)
+        }
+        _ => None,
+    };
+    let picks = |&i: &usize| {
+        slots
+            .get(i)
+            .and_then(Option::as_ref)
+            .is_some_and(|r| selected(&c, r, cluster_scoped))
+    };
+    Ok(match exact {
+        Some(candidates) => candidates.into_iter().filter(picks).collect(),
+        None => (0..slots.len()).filter(picks).collect(),
+    })
+}
+
+/// Whether the compiled selector `c` picks `r`.
+fn selected(c: &Compiled, r: &Resource, cluster_scoped: ScopeFn<'_>) -> bool {
     let is = |re: &Option<Anchored>, a: &str| re.as_ref().is_none_or(|re| re.is_match(a));
-    for (i, r) in slots.iter().enumerate() {
-        let Some(r) = r else { continue };
-        // The group, version and kind first: they need no `metadata` lookups.
-        let (group, version, kind) = gvk_parts(&r.node);
-        if !is(&c.group, group) || !is(&c.version, version) || !is(&c.kind, kind) {
-            continue;
-        }
-        let cur = r.id_ref();
-        let org = r.original_id_ref();
-        let ns_matches = |id: IdRef<'_>| {
-            is(
-                &c.namespace,
-                effective_namespace(id.namespace, &id.gvk(), cluster_scoped),
-            )
-        };
-        if c.namespace.is_some() && !ns_matches(org) && !ns_matches(cur) {
-            continue;
-        }
-        if !is(&c.name, org.name) && !is(&c.name, cur.name) {
-            continue;
-        }
-        if let Some(l) = &c.labels
-            && !l.matches(&r.node)
-        {
-            continue;
-        }
-        if let Some(a) = &c.annotations {
-            let mut fake = Node::Map(Default::default());
-            if let Some(ann) = r.node.get_path(&["metadata", "annotations"]) {
-                *fake.ensure_path(&["metadata", "labels"]) = ann.clone();
-            }
-            if !a.matches(&fake) {
-                continue;
-            }
-        }
-        out.push(i);
+    // The group, version and kind first: they need no `metadata` lookups.
+    let (group, version, kind) = gvk_parts(&r.node);
+    if !is(&c.group, group) || !is(&c.version, version) || !is(&c.kind, kind) {
+        return false;
     }
-    Ok(out)
+    let cur = r.id_ref();
+    let org = r.original_id_ref();
+    let ns_matches = |id: IdRef<'_>| {
+        is(
+            &c.namespace,
+            effective_namespace(id.namespace, &id.gvk(), cluster_scoped),
+        )
+    };
+    if c.namespace.is_some() && !ns_matches(org) && !ns_matches(cur) {
+        return false;
+    }
+    if !is(&c.name, org.name) && !is(&c.name, cur.name) {
+        return false;
+    }
+    if let Some(l) = &c.labels
+        && !l.matches(&r.node)
+    {
+        return false;
+    }
+    if let Some(a) = &c.annotations {
+        let mut fake = Node::Map(Default::default());
+        if let Some(ann) = r.node.get_path(&["metadata", "annotations"]) {
+            *fake.ensure_path(&["metadata", "labels"]) = ann.clone();
+        }
+        if !a.matches(&fake) {
+            return false;
+        }
+    }
+    true
 }
 
 /// Reads a file named by a kustomization (relative path) for a patch.
@@ -1089,7 +1246,7 @@ pub fn select_indices(
     s: &Selector,
     cluster_scoped: ScopeFn<'_>,
 ) -> Result<Vec<usize>> {
-    select(slots, s, cluster_scoped)
+    select(slots, None, s, cluster_scoped)
 }
 
 #[cfg(test)]
@@ -1147,18 +1304,84 @@ mod tests {
             )),
         ];
         let scope = |g: &Gvk| g.kind == "Namespace";
-        let mut index = Index::new(&slots);
-        let mut find = |text: &str| index.get(&res(text).id(), &scope).to_vec();
-        let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a";
-        assert_eq!(find(&format!("{cm}, namespace: default}}\n")), [0]);
-        assert_eq!(find(&format!("{cm}}}\n")), [0]);
-        assert_eq!(find(&format!("{cm}, namespace: other}}\n")), [1]);
-        assert!(find(&format!("{cm}, namespace: third}}\n")).is_empty());
-        // A cluster-scoped kind ignores the namespace.
-        assert_eq!(
-            find("apiVersion: v1\nkind: Namespace\nmetadata: {name: a, namespace: y}\n"),
-            [2]
-        );
+        for id_maps in [true, false] {
+            let mut index = Index::new(&slots, id_maps, false);
+            let mut find = |text: &str| index.by_any_id(&slots, &res(text).id(), &scope);
+            let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a";
+            assert_eq!(find(&format!("{cm}, namespace: default}}\n")), [0]);
+            assert_eq!(find(&format!("{cm}}}\n")), [0]);
+            assert_eq!(find(&format!("{cm}, namespace: other}}\n")), [1]);
+            assert!(find(&format!("{cm}, namespace: third}}\n")).is_empty());
+            // A cluster-scoped kind ignores the namespace.
+            assert_eq!(
+                find("apiVersion: v1\nkind: Namespace\nmetadata: {name: a, namespace: y}\n"),
+                [2]
+            );
+        }
+    }
+
+    #[test]
+    fn index_selection_equals_the_scan() {
+        let texts = [
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, labels: {t: x}}\n",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: other}\n",
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\n",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b, annotations: {k: v}}\n",
+            "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: abc}\n",
+        ];
+        let mut slots: Vec<Option<Resource>> = texts.iter().map(|t| Some(res(t))).collect();
+        // Two objects renamed by prefixes (their original names stay matchable), one deleted.
+        for (i, names) in [(1, ["p-a", "q-p-a"]), (3, ["b", "p-b"])] {
+            let r = slots[i].as_mut().unwrap();
+            for n in names {
+                r.store_previous_id();
+                r.set_name(n);
+            }
+        }
+        slots.push(None);
+        let scope = |g: &Gvk| g.kind == "Namespace";
+        let sel = |name: &str, ns: &str, kind: &str, labels: &str| Selector {
+            name: Some(name.into()).filter(|s: &String| !s.is_empty()),
+            namespace: Some(ns.into()).filter(|s: &String| !s.is_empty()),
+            kind: Some(kind.into()).filter(|s: &String| !s.is_empty()),
+            label_selector: Some(labels.into()).filter(|s: &String| !s.is_empty()),
+            ..Selector::default()
+        };
+        let cases = [
+            (sel("a", "", "", ""), vec![0, 1, 2, 4]),
+            (sel("a", "other", "", ""), vec![1]),
+            (sel("a", "default", "ConfigMap", ""), vec![0]),
+            (sel("a", "", "", "t=x"), vec![0]),
+            (sel("p-a", "", "", ""), vec![]),
+            (sel("q-p-a", "", "", ""), vec![1]),
+            (sel("b", "", "", ""), vec![3]),
+            (sel("p-b", "", "ConfigMap", ""), vec![3]),
+            (sel("a.*", "", "", ""), vec![0, 1, 2, 4, 5]),
+            (sel("a.c", "", "", ""), vec![5]),
+            (sel("", "other", "", ""), vec![1]),
+            (sel("zz", "", "", ""), vec![]),
+        ];
+        let mut index = Index::new(&slots, false, true);
+        for (s, want) in cases {
+            let scanned = select(&slots, None, &s, &scope).unwrap();
+            let indexed = select(&slots, Some(&mut index), &s, &scope).unwrap();
+            assert_eq!(scanned, want, "{s:?}");
+            assert_eq!(indexed, scanned, "{s:?}");
+        }
+        // Untargeted lookups: every previous id counts, through the maps or a scan alike.
+        for id_maps in [true, false] {
+            let mut index = Index::new(&slots, id_maps, false);
+            let mut find = |text: &str| index.by_any_id(&slots, &res(text).id(), &scope);
+            let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:";
+            assert_eq!(
+                find(&format!("{cm} {{name: p-a, namespace: other}}\n")),
+                [1]
+            );
+            assert_eq!(find(&format!("{cm} {{name: a, namespace: other}}\n")), [1]);
+            assert_eq!(find(&format!("{cm} {{name: p-b}}\n")), [3]);
+            assert!(find(&format!("{cm} {{name: p-a}}\n")).is_empty());
+        }
     }
 
     #[test]
@@ -1189,19 +1412,25 @@ mod tests {
             name: Some(name.into()),
             ..Selector::default()
         };
-        assert_eq!(select(&slots, &sel("web"), &no_scope).unwrap(), [0, 2]);
-        assert_eq!(select(&slots, &sel("web.*"), &no_scope).unwrap(), [0, 1, 2]);
+        assert_eq!(
+            select(&slots, None, &sel("web"), &no_scope).unwrap(),
+            [0, 2]
+        );
+        assert_eq!(
+            select(&slots, None, &sel("web.*"), &no_scope).unwrap(),
+            [0, 1, 2]
+        );
         let by_label = Selector {
             label_selector: Some("a=b".into()),
             ..Selector::default()
         };
-        assert_eq!(select(&slots, &by_label, &no_scope).unwrap(), [2]);
+        assert_eq!(select(&slots, None, &by_label, &no_scope).unwrap(), [2]);
         let by_group = Selector {
             group: Some("apps".into()),
             name: Some("web".into()),
             ..Selector::default()
         };
-        assert_eq!(select(&slots, &by_group, &no_scope).unwrap(), [0]);
+        assert_eq!(select(&slots, None, &by_group, &no_scope).unwrap(), [0]);
     }
 
     #[test]
