@@ -49,6 +49,11 @@ pub enum ErrorKind {
     Conflict,
     /// `--strict` turned a warning into an error.
     Strict,
+    /// A file is not UTF-8 text (invalid bytes, NUL or control characters, UTF-16).
+    Encoding,
+    /// An input went past one of ply's limits (nesting depth, alias expansion, size); the
+    /// message names the flag that raises it. See `docs/reliability.md`.
+    Limit,
 }
 
 impl ErrorKind {
@@ -72,6 +77,8 @@ impl ErrorKind {
             ErrorKind::Live => "ply::live",
             ErrorKind::Conflict => "ply::conflict",
             ErrorKind::Strict => "ply::strict",
+            ErrorKind::Encoding => "ply::encoding",
+            ErrorKind::Limit => "ply::limit",
         }
     }
 }

@@ -17,6 +17,7 @@ pub mod patch_cmd;
 pub mod pattern;
 pub mod resource;
 pub mod schema;
+pub mod snippet;
 pub mod source;
 pub mod transform;
 pub mod yaml;

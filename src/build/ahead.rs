@@ -410,8 +410,8 @@ pub(super) fn text_of(bytes: Vec<u8>) -> String {
 
 /// Reads and parses the resource file at the canonical path `path`.
 pub(super) fn read_resources(fs: &dyn Fs, path: PathBuf) -> ParsedAhead {
-    let text = fs.read_to_string(&path).map_err(|e| Error::io(&path, &e))?;
-    let file = SourceFile::new(path, text);
+    let bytes = fs.read(&path).map_err(|e| Error::io(&path, &e))?;
+    let file = SourceFile::from_bytes(path, bytes)?;
     let docs = parse_resources(&file)?;
     Ok((file, docs))
 }

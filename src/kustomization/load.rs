@@ -95,8 +95,16 @@ pub fn find_file(fs: &dyn Fs, dir: &Path) -> Result<PathBuf> {
 /// Loads the kustomization of a directory (canonical path).
 pub fn load(fs: &dyn Fs, dir: &Path, warnings: &mut Warnings) -> Result<Loaded> {
     let path = find_file(fs, dir)?;
-    let text = fs.read_to_string(&path).map_err(|e| Error::io(&path, &e))?;
-    let file = SourceFile::new(&path, text);
+    let bytes = fs.read(&path).map_err(|e| Error::io(&path, &e))?;
+    let mut file = SourceFile::from_bytes(&path, bytes)?;
+    // A kustomization file that is a symlink out of its directory (to `/etc/passwd`, say) is
+    // named in errors but never quoted.
+    if fs
+        .canonicalize(&path)
+        .is_ok_and(|c| !c.starts_with(dir) && !fs.canonicalize(dir).is_ok_and(|d| c.starts_with(d)))
+    {
+        file = SourceFile::unquoted(&path, file.text.clone());
+    }
     let kustomization = decode(&file, warnings)?;
     Ok(Loaded {
         kustomization,

@@ -5,6 +5,7 @@
 pub mod de;
 pub mod emit;
 pub mod json;
+pub mod limits;
 pub mod parse;
 
 use indexmap::IndexMap;

@@ -47,6 +47,9 @@ impl From<serde_yaml::Error> for ParseError {
         if let Some(i) = message.find(" at line ") {
             message.truncate(i);
         }
+        if message.starts_with("recursion limit exceeded") {
+            message = super::limits::NESTING_MESSAGE.to_string();
+        }
         ParseError { message, offset }
     }
 }
@@ -79,10 +82,21 @@ fn parse_documents_with(text: &str, yaml11: bool) -> Result<Vec<ParsedDoc>, Pars
         Some(rest) => (rest, '\u{FEFF}'.len_utf8()),
         None => (text, 0),
     };
+    // Limits on hostile text (`limits.rs`): nesting checked before the parser sees it, alias
+    // expansion charged as scalars are built.
+    super::limits::check_nesting(text).map_err(|mut e| {
+        e.offset = e.offset.map(|o| o + shift);
+        e
+    })?;
+    let expansion = super::limits::Expansion::for_text(text);
     let starts = document_starts(text);
     let mut docs = Vec::new();
     let seed = NodeSeed {
-        text: Some(Text { text, yaml11 }),
+        text: Some(Text {
+            text,
+            yaml11,
+            expansion: &expansion,
+        }),
         tagged: false,
     };
     for (i, de) in serde_yaml::Deserializer::from_str(text).enumerate() {
@@ -177,6 +191,16 @@ struct Text<'t> {
     text: &'t str,
     /// Plain `y`/`yes`/`on`/`n`/`no`/`off` (in their case forms) are booleans.
     yaml11: bool,
+    /// Scalar bytes this parse may still build (aliases repeat them).
+    expansion: &'t super::limits::Expansion,
+}
+
+/// Charges a scalar of `len` bytes to the parse's expansion budget.
+fn charge<E: de::Error>(text: Option<Text<'_>>, len: usize) -> Result<(), E> {
+    match text {
+        Some(t) => t.expansion.charge(len).map_err(E::custom),
+        None => Ok(()),
+    }
 }
 
 impl Text<'_> {
@@ -385,7 +409,8 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
             Node::Float(v)
         })
     }
-    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Node, E> {
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Node, E> {
+        charge(self.text, v.len())?;
         if !self.tagged
             && let Some(text) = self.text
             && text.yaml11
@@ -407,10 +432,12 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
         }
         Ok(Node::Str(v.to_string()))
     }
-    fn visit_str<E>(self, v: &str) -> Result<Node, E> {
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Node, E> {
+        charge(self.text, v.len())?;
         Ok(Node::Str(v.to_string()))
     }
-    fn visit_string<E>(self, v: String) -> Result<Node, E> {
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Node, E> {
+        charge(self.text, v.len())?;
         Ok(Node::Str(v))
     }
     fn visit_unit<E>(self) -> Result<Node, E> {
