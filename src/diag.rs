@@ -152,7 +152,10 @@ impl Error {
     }
 
     pub fn io(path: &std::path::Path, e: &std::io::Error) -> Error {
-        Error::new(ErrorKind::Io, format!("{}: {}", path.display(), e))
+        Error::new(
+            ErrorKind::Io,
+            format!("{}: {}", crate::source::display_path(path), e),
+        )
     }
 
     /// The message plus `file:line:column` and the chain, on one line each: for logs, tests

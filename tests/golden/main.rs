@@ -6,6 +6,7 @@
 mod support;
 mod yaml;
 
+mod bad_input;
 mod diff;
 mod merge;
 mod render;
