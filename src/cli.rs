@@ -475,6 +475,7 @@ fn run_diff(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
         )
     };
     let live = crate::live::read_objects(&read_text(&args.live)?)?;
+    crate::live::check_snapshot(&live)?;
 
     // Custom kinds: `crds:` definitions, then the CustomResourceDefinitions installed (live)
     // and those being applied (desired, before the selector filters them), later ones winning.

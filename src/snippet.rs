@@ -429,4 +429,103 @@ mod tests {
         assert_eq!(&w.text()[w.label.0..w.label.0 + w.label.1], "BAD");
         assert!(w.text().contains("...xxx") && w.text().contains("yyy..."));
     }
+
+    /// Every kind of diagnostic, at every kind of place in a 100 KB single-line input (and in
+    /// one with lines around it), renders without a panic, in bounded size, both themes, with
+    /// and without masking.
+    #[test]
+    fn every_diagnostic_on_a_100_kb_line() {
+        use crate::diag::{Error, ErrorKind};
+        let kinds = [
+            ErrorKind::Usage,
+            ErrorKind::Io,
+            ErrorKind::Yaml,
+            ErrorKind::InvalidResource,
+            ErrorKind::Kustomization,
+            ErrorKind::NotFound,
+            ErrorKind::LoadRestriction,
+            ErrorKind::Remote,
+            ErrorKind::Cycle,
+            ErrorKind::DuplicateId,
+            ErrorKind::Generator,
+            ErrorKind::Transformer,
+            ErrorKind::Patch,
+            ErrorKind::Plugin,
+            ErrorKind::Schema,
+            ErrorKind::Live,
+            ErrorKind::Conflict,
+            ErrorKind::Strict,
+            ErrorKind::Encoding,
+            ErrorKind::Limit,
+        ];
+        let line: String = (0..100_000)
+            .map(|i| match i % 7 {
+                0 => '{',
+                1 => '"',
+                2 => 'd',
+                3 => '\t',
+                4 => 'é',
+                5 => ':',
+                _ => ' ',
+            })
+            .collect();
+        let texts = [
+            line.clone(),
+            format!("a: 1\n{line}\nb: 2\n"),
+            format!("data:\n  k: {line}\n  j: x\n"),
+        ];
+        for text in &texts {
+            let file = SourceFile::new("/x/long.json", text.clone());
+            let n = text.len();
+            let spans = [
+                (0, 0),
+                (0, 1),
+                (n / 2, 10),
+                (n / 2, n),
+                (n - 1, 1),
+                (n, 0),
+                (n + 10, 5),
+                (3, n * 2),
+                (usize::MAX - 1, 2),
+            ];
+            // Every kind once, then every place with kinds in turn: the text of a diagnostic
+            // depends on its kind only through its code.
+            let cases = kinds.iter().map(|&k| (k, (n / 2, 10))).chain(
+                spans
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &s)| (kinds[i % kinds.len()], s)),
+            );
+            {
+                for (kind, (offset, len)) in cases {
+                    let other = Error::new(kind, "the other place").at(Location::new(
+                        file.clone(),
+                        offset / 3,
+                        len,
+                    ));
+                    let e = Error::new(kind, "something is wrong")
+                        .at(Location::new(file.clone(), offset, len))
+                        .label("here")
+                        .help("do this")
+                        .in_kustomization("k/kustomization.yaml")
+                        .with_related(other);
+                    for fancy in [false, true] {
+                        for mask_secrets in [false, true] {
+                            let out = crate::cli::render_error_with(
+                                &e,
+                                fancy,
+                                ShowOptions { mask_secrets },
+                            );
+                            assert!(out.contains("long.json"), "{out}");
+                            assert!(
+                                out.len() < 8_000,
+                                "{kind:?} {offset} {len}: {} bytes",
+                                out.len()
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

@@ -82,7 +82,11 @@ impl SourceFile {
 
     /// 1-based line and column of a byte offset.
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
-        let offset = offset.min(self.text.len());
+        let mut offset = offset.min(self.text.len());
+        // An offset inside a character counts as that character's start.
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
         let before = &self.text[..offset];
         let line = before.matches('\n').count() + 1;
         let line_start = before.rfind('\n').map_or(0, |i| i + 1);
@@ -156,7 +160,10 @@ impl Location {
 
     /// The whole first line at `offset` (a document start, say).
     pub fn line_at(file: Arc<SourceFile>, offset: usize) -> Location {
-        let offset = offset.min(file.text.len());
+        let mut offset = offset.min(file.text.len());
+        while !file.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
         let len = file.text[offset..]
             .find('\n')
             .unwrap_or(file.text.len() - offset);
