@@ -376,6 +376,11 @@ fn run_patch(args: &PatchArgs, _warnings: &mut Warnings) -> Result<(), Error> {
             (None, Some(t)) => PatchSource::Inline(t.clone()),
             _ => return Err(usage("give a patch: --patch PATCHFILE or -p PATCH")),
         };
+        // Standard input can be read once: the second reader would see nothing.
+        if file.as_os_str() == "-" && matches!(&patch, PatchSource::File(p) if p.as_os_str() == "-")
+        {
+            return Err(usage("FILE and --patch cannot both read stdin"));
+        }
         if args.print_patch {
             return Err(usage("--print-patch needs --last-applied and --desired"));
         }

@@ -223,7 +223,7 @@ impl Reader<'_> {
             return false;
         }
         let mut warnings = Warnings::default();
-        let loaded = load(self.fs, dir, &mut warnings).map(Arc::new);
+        let loaded = load(self.fs, dir, self.restrictor, &mut warnings).map(Arc::new);
         let warnings = warnings.messages().to_vec();
         let walk = loaded.as_ref().ok().map(Arc::clone);
         self.ahead

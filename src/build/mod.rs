@@ -291,7 +291,12 @@ impl Builder<'_> {
                 }
                 loaded?
             }
-            None => Arc::new(load(self.fs, dir, self.warnings)?),
+            None => Arc::new(load(
+                self.fs,
+                dir,
+                self.opts.load_restrictor,
+                self.warnings,
+            )?),
         };
         let k = loaded;
         steps::check_supported(&k)?;
