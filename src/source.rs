@@ -59,25 +59,31 @@ impl SourceFile {
         bytes: Vec<u8>,
     ) -> Result<Arc<SourceFile>, crate::diag::Error> {
         let path = path.into();
-        match check_text(&bytes) {
-            Ok(()) => {}
-            Err((offset, what)) => {
-                let (line, col) = byte_line_col(&bytes, offset);
-                return Err(crate::diag::Error::new(
-                    crate::diag::ErrorKind::Encoding,
-                    format!("{}:{line}:{col}: {what}", display_path(&path)),
-                )
-                .help(
-                    "kustomize reads YAML as UTF-8 text without NUL or control characters; \
-                     save the file as UTF-8 (without a UTF-16 byte order mark) and remove the \
-                     character (the column counts bytes)",
-                ));
+        // One UTF-8 validation and one scan for control bytes in the usual (valid) case.
+        let (problem, bytes) = match String::from_utf8(bytes) {
+            Ok(text) => match check_text(text.as_bytes()) {
+                Ok(()) => return Ok(SourceFile::new(path, text)),
+                Err(p) => (p, text.into_bytes()),
+            },
+            Err(e) => {
+                let bytes = e.into_bytes();
+                match check_text(&bytes) {
+                    Err(p) => (p, bytes),
+                    Ok(()) => ((0, "invalid UTF-8".to_string()), bytes),
+                }
             }
-        }
-        // `check_text` accepted it, so it is valid UTF-8.
-        let text = String::from_utf8(bytes)
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-        Ok(SourceFile::new(path, text))
+        };
+        let (offset, what) = problem;
+        let (line, col) = byte_line_col(&bytes, offset);
+        Err(crate::diag::Error::new(
+            crate::diag::ErrorKind::Encoding,
+            format!("{}:{line}:{col}: {what}", display_path(&path)),
+        )
+        .help(
+            "kustomize reads YAML as UTF-8 text without NUL or control characters; save the \
+             file as UTF-8 (without a UTF-16 byte order mark) and remove the character (the \
+             column counts bytes)",
+        ))
     }
 
     /// 1-based line and column of a byte offset.
@@ -119,7 +125,13 @@ fn check_text(bytes: &[u8]) -> Result<(), (usize, String)> {
     }
     // A NUL among the first bytes with text around it: a UTF-16 (or UTF-32) file without a
     // byte order mark.
-    for (i, &b) in bytes.iter().enumerate() {
+    let Some(first) = bytes
+        .iter()
+        .position(|&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r'))
+    else {
+        return Ok(());
+    };
+    for (i, &b) in bytes.iter().enumerate().skip(first) {
         let what = match b {
             0 if bytes.len() >= 2 && (bytes[..2].contains(&0)) => {
                 "a NUL byte: the file looks like UTF-16 or UTF-32; ply reads UTF-8".to_string()
