@@ -130,6 +130,21 @@ pub fn run(opts: &PatchOptions) -> Result<String, Error> {
                     .label("this object")
                     .help("a patch must leave an object (a map): check that it is not a bare value"));
                 }
+                // kubectl decodes the result and refuses one without a kind
+                // (`Object 'Kind' is missing in '…'`); a JSON patch `remove /kind` makes one.
+                if patched.str_at(&["kind"]).is_none_or(str::is_empty) {
+                    return Err(Error::new(
+                        ErrorKind::Patch,
+                        format!(
+                            "cannot apply patch {patch_name} to {}: the result has no kind \
+                             (kubectl: Object 'Kind' is missing)",
+                            describe(&obj)
+                        ),
+                    )
+                    .at(Location::line_at(objects.clone(), offset))
+                    .label("this object")
+                    .help("a patch must not remove or empty the object's kind"));
+                }
                 out.push(patched);
             }
             out
