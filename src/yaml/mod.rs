@@ -2,6 +2,7 @@
 //! parse to emit by every stage of ply. Parsing lives in `parse.rs` (the only file that names
 //! the YAML crate) and writing in `emit.rs` (the only writer).
 
+mod bom;
 pub mod de;
 pub mod emit;
 pub mod json;

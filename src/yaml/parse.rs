@@ -76,16 +76,18 @@ pub fn parse_config_one(text: &str) -> Result<Node, ParseError> {
 }
 
 fn parse_documents_with(text: &str, yaml11: bool) -> Result<Vec<ParsedDoc>, ParseError> {
-    // A byte order mark opening the file is not content (serde_yaml trips over it when more
-    // than one key follows; go-yaml skips it). Offsets stay offsets into `text`.
-    let (text, shift) = match text.strip_prefix('\u{FEFF}') {
-        Some(rest) => (rest, '\u{FEFF}'.len_utf8()),
-        None => (text, 0),
+    // A byte order mark opening the file or a document is not content (serde_yaml trips over
+    // it; go-yaml and kustomize's reader skip it): `bom.rs`. Offsets stay offsets into the file.
+    let stripped = super::bom::strip(text);
+    let (text, removed) = match &stripped {
+        Some((t, removed)) => (t.as_str(), removed.as_slice()),
+        None => (text, &[][..]),
     };
+    let shift = |o: usize| super::bom::original(removed, o);
     // Limits on hostile text (`limits.rs`): nesting checked before the parser sees it, alias
     // expansion charged as scalars are built.
     super::limits::check_nesting(text).map_err(|mut e| {
-        e.offset = e.offset.map(|o| o + shift);
+        e.offset = e.offset.map(shift);
         e
     })?;
     let expansion = super::limits::Expansion::for_text(text);
@@ -102,10 +104,10 @@ fn parse_documents_with(text: &str, yaml11: bool) -> Result<Vec<ParsedDoc>, Pars
     for (i, de) in serde_yaml::Deserializer::from_str(text).enumerate() {
         let node = de::DeserializeSeed::deserialize(seed, de).map_err(|e| {
             let mut e = ParseError::from(e);
-            e.offset = e.offset.map(|o| o + shift);
+            e.offset = e.offset.map(shift);
             e
         })?;
-        let offset = starts.get(i).copied().unwrap_or(0) + shift;
+        let offset = shift(starts.get(i).copied().unwrap_or(0));
         docs.push(ParsedDoc { offset, node });
     }
     Ok(docs)
