@@ -8,7 +8,9 @@ use ply::merge::json6902;
 mod common;
 
 fuzz_target!(|data: &[u8]| {
-    let Some(d) = common::docs(data, 2) else { return };
+    let Some(d) = common::docs(data, 2) else {
+        return;
+    };
     if let Ok(n) = json6902::apply(&d[0], &d[1]) {
         let _ = ply::yaml::emit_documents([&n], ply::yaml::EmitOptions::default());
     }

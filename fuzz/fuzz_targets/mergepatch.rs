@@ -8,7 +8,9 @@ use ply::merge::mergepatch;
 mod common;
 
 fuzz_target!(|data: &[u8]| {
-    let Some(d) = common::docs(data, 2) else { return };
+    let Some(d) = common::docs(data, 2) else {
+        return;
+    };
     let merged = mergepatch::apply(&d[0], &d[1]);
     let _ = ply::yaml::emit_documents([&merged], ply::yaml::EmitOptions::default());
     if let (Some(a), Some(b)) = (d[0].as_map(), d[1].as_map()) {

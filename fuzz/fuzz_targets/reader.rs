@@ -27,8 +27,9 @@ fuzz_target!(|data: &[u8]| {
             }
             Err(e) => {
                 let err = ply::diag::Error::new(ply::diag::ErrorKind::Yaml, e.message).at_opt(
-                    e.offset
-                        .map(|o| ply::source::Location::new(file.clone(), o.min(file.text.len()), 1)),
+                    e.offset.map(|o| {
+                        ply::source::Location::new(file.clone(), o.min(file.text.len()), 1)
+                    }),
                 );
                 ply::cli::render_error(&err, false);
             }

@@ -9,7 +9,9 @@ use ply::schema::Schema;
 mod common;
 
 fuzz_target!(|data: &[u8]| {
-    let Some(d) = common::docs(data, 2) else { return };
+    let Some(d) = common::docs(data, 2) else {
+        return;
+    };
     let schema = Schema::builtin();
     let gvk = common::gvk(&d[0]);
     for opts in [SmpOptions::kubectl(), SmpOptions::kustomize()] {

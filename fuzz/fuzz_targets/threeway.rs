@@ -9,7 +9,9 @@ use ply::schema::Schema;
 mod common;
 
 fuzz_target!(|data: &[u8]| {
-    let Some(d) = common::docs(data, 3) else { return };
+    let Some(d) = common::docs(data, 3) else {
+        return;
+    };
     let schema = Schema::builtin();
     let gvk = common::gvk(&d[1]);
     let _ = threeway::create(&d[0], &d[1], &d[2], &schema, &gvk, true);
