@@ -57,9 +57,23 @@ impl<'e> Shown<'e> {
     }
 }
 
+/// A message longer than this many bytes is cut (a message may quote its input: a patch
+/// given inline, a minified document).
+const LONG_MESSAGE: usize = 2_000;
+
 impl fmt::Display for Shown<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(self.error, f)
+        let m = &self.error.message;
+        if m.len() <= LONG_MESSAGE {
+            return f.write_str(m);
+        }
+        let cut = floor_boundary(m, LONG_MESSAGE / 2);
+        write!(
+            f,
+            "{}{ELLIPSIS} ({} more bytes of message not shown)",
+            &m[..cut],
+            m.len() - cut
+        )
     }
 }
 
@@ -503,7 +517,7 @@ mod tests {
                         offset / 3,
                         len,
                     ));
-                    let e = Error::new(kind, "something is wrong")
+                    let e = Error::new(kind, format!("something is wrong: {text}"))
                         .at(Location::new(file.clone(), offset, len))
                         .label("here")
                         .help("do this")

@@ -197,6 +197,18 @@ fn generate(kind: &str, n: usize) -> String {
             "{{namePrefix: \"{}\", commonLabels: {{a: b}}, notAField: 1}}\n",
             "p".repeat(n)
         ),
+        // A kustomization whose inline patch is one long JSON line with a syntax error at
+        // its end.
+        "long-inline-patch" => format!(
+            "resources: [r.yaml]\npatches:\n- target: {{kind: ConfigMap}}\n  patch: '{{\"data\": {{\"k\": \"{}\", \"bad\": [}}}}'\n",
+            "v".repeat(n)
+        ),
+        // A live snapshot (JSON, one line of `n` bytes and more) whose managedFields hold a
+        // fieldsV1 key that is not a field path.
+        "long-fieldsv1-key" => format!(
+            "{{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"data\":{{\"pad\":\"{}\"}},\"metadata\":{{\"name\":\"c\",\"managedFields\":[{{\"manager\":\"m\",\"operation\":\"Apply\",\"apiVersion\":\"v1\",\"fieldsType\":\"FieldsV1\",\"fieldsV1\":{{\"k:{{bad\":{{}}}}}}]}}}}\n",
+            "q".repeat(n)
+        ),
         // A few MB in one anchored scalar, referenced `n` times.
         "alias-bomb" => {
             let mut s = format!(
