@@ -320,6 +320,10 @@ pub fn run() -> i32 {
     };
     let mut warnings = Warnings::default();
     let format = cli.error_format;
+    // Snippets of `ply diff` inputs mask Secret values, as its output does.
+    let show = crate::snippet::ShowOptions {
+        mask_secrets: matches!(&cli.command, Command::Diff(args) if !args.show_secrets),
+    };
     let (result, error_code) = match cli.command {
         Command::Render(args) => (run_render(&args, &mut warnings), exit::FAILURE),
         Command::Patch(args) => (run_patch(&args, &mut warnings), exit::FAILURE),
@@ -341,7 +345,7 @@ pub fn run() -> i32 {
     match result {
         Ok(()) => exit::OK,
         Err(e) if format == ErrorFormat::Human => {
-            report(e);
+            report(e, show);
             error_code
         }
         Err(e) => {
@@ -385,14 +389,24 @@ fn print_warnings(warnings: &Warnings, format: ErrorFormat) {
 /// Renders an error once, with miette, on stderr: colours and Unicode on a terminal (unless
 /// `NO_COLOR` is set), otherwise plain ASCII at a fixed width, so that logs and the golden
 /// tests see the same text on every machine.
-pub fn report(e: Error) {
+pub fn report(e: Error, show: crate::snippet::ShowOptions) {
     use std::io::IsTerminal;
     let fancy = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    let _ = write!(std::io::stderr().lock(), "{}", render_error(&e, fancy));
+    let _ = write!(
+        std::io::stderr().lock(),
+        "{}",
+        render_error_with(&e, fancy, show)
+    );
 }
 
 /// The text of a diagnostic as `report` prints it.
 pub fn render_error(e: &Error, fancy: bool) -> String {
+    render_error_with(e, fancy, crate::snippet::ShowOptions::default())
+}
+
+/// [`render_error`] with snippets shown as `show` says (see [`crate::snippet`]): clipped
+/// around the span on long lines, never quoting a file marked so, masking Secret values.
+pub fn render_error_with(e: &Error, fancy: bool, show: crate::snippet::ShowOptions) -> String {
     use miette::{GraphicalReportHandler, GraphicalTheme};
     let handler = if fancy {
         GraphicalReportHandler::new_themed(GraphicalTheme::unicode())
@@ -400,7 +414,10 @@ pub fn render_error(e: &Error, fancy: bool) -> String {
         GraphicalReportHandler::new_themed(GraphicalTheme::none()).with_width(100)
     };
     let mut out = String::new();
-    if handler.render_report(&mut out, e).is_err() {
+    if handler
+        .render_report(&mut out, &crate::snippet::Shown::new(e, show))
+        .is_err()
+    {
         out = e.plain();
         out.push('\n');
     }
@@ -520,6 +537,11 @@ fn run_patch(args: &PatchArgs, warnings: &mut Warnings) -> Result<(), Error> {
             (None, Some(t)) => crate::patch_cmd::patch_argument(t, warnings),
             _ => return Err(usage("give a patch: -p PATCH or --patch-file FILE")),
         };
+        // Standard input can be read once: the second reader would see nothing.
+        if file.as_os_str() == "-" && matches!(&patch, PatchSource::File(p) if p.as_os_str() == "-")
+        {
+            return Err(usage("FILE and --patch cannot both read stdin"));
+        }
         if args.print_patch {
             return Err(usage("--print-patch needs --last-applied and --desired"));
         }
@@ -638,6 +660,7 @@ fn run_diff(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
         )
     };
     let live = crate::live::read_objects(&read_text(live_path)?)?;
+    crate::live::check_snapshot(&live)?;
 
     // Custom kinds: `crds:` definitions, then the CustomResourceDefinitions installed (live)
     // and those being applied (desired, before the selector filters them), later ones winning.

@@ -53,6 +53,11 @@ pub enum ErrorKind {
     Conflict,
     /// `--strict` turned a warning into an error.
     Strict,
+    /// A file is not UTF-8 text (invalid bytes, NUL or control characters, UTF-16).
+    Encoding,
+    /// An input went past one of ply's limits (nesting depth, alias expansion, size); the
+    /// message names the flag that raises it. See `docs/reliability.md`.
+    Limit,
 }
 
 impl ErrorKind {
@@ -76,6 +81,8 @@ impl ErrorKind {
             ErrorKind::Live => "ply::live",
             ErrorKind::Conflict => "ply::conflict",
             ErrorKind::Strict => "ply::strict",
+            ErrorKind::Encoding => "ply::encoding",
+            ErrorKind::Limit => "ply::limit",
         }
     }
 }
@@ -149,7 +156,10 @@ impl Error {
     }
 
     pub fn io(path: &std::path::Path, e: &std::io::Error) -> Error {
-        Error::new(ErrorKind::Io, format!("{}: {}", path.display(), e))
+        Error::new(
+            ErrorKind::Io,
+            format!("{}: {}", crate::source::display_path(path), e),
+        )
     }
 
     /// The message plus `file:line:column` and the chain, on one line each: for logs, tests

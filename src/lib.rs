@@ -19,6 +19,7 @@ pub mod remote;
 pub mod resource;
 pub mod review;
 pub mod schema;
+pub mod snippet;
 pub mod source;
 pub mod transform;
 pub mod yaml;

@@ -122,6 +122,32 @@ pub fn last_applied(node: &Node) -> Result<Option<Node>, Error> {
     }
 }
 
+/// Checks what `ply diff` reads from a live object beyond its identity, before any prediction:
+/// the last-applied annotation must be one JSON object, and `metadata.managedFields` must
+/// decode as the API server decodes it (entries, operations, fieldsType, fieldsV1 sets). A
+/// snapshot that fails names the live file, the object and the field (a server never returns
+/// such an object, so the snapshot is broken or was edited).
+pub fn check_snapshot(objects: &[Resource]) -> Result<(), Error> {
+    for r in objects {
+        let fail = |e: Error, field: &str| {
+            Error::new(
+                ErrorKind::Live,
+                format!("live object {}: {field}: {}", describe(&r.node), e.message),
+            )
+            .at_opt(r.origin.clone())
+            .label(format!("this object's {field} is malformed"))
+            .help("take the snapshot again with `kubectl get -o yaml`, or remove the field")
+        };
+        if let Err(e) = last_applied(&r.node) {
+            return Err(fail(e, &format!("metadata.annotations[{LAST_APPLIED}]")));
+        }
+        if let Err(e) = crate::merge::ssa::server::decode_managed_fields(&r.node) {
+            return Err(fail(e, "metadata.managedFields"));
+        }
+    }
+    Ok(())
+}
+
 /// `Kind namespace/name` for messages.
 fn describe(node: &Node) -> String {
     let kind = node.str_at(&["kind"]).unwrap_or("");

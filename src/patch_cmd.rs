@@ -136,6 +136,36 @@ pub fn run(opts: &PatchOptions) -> Result<String, Error> {
                     .at(Location::line_at(objects.clone(), offset))
                     .label("this object")
                 })?;
+                // A patch can replace the whole object with a scalar or a list (a merge patch
+                // `42`, a JSON patch `replace ""`); kubectl then fails to decode the result.
+                if !matches!(patched, Node::Map(_)) {
+                    return Err(Error::new(
+                        ErrorKind::Patch,
+                        format!(
+                            "cannot apply patch {patch_name} to {}: the result is a {}, not an object",
+                            describe(&obj),
+                            patched.kind_name()
+                        ),
+                    )
+                    .at(Location::line_at(objects.clone(), offset))
+                    .label("this object")
+                    .help("a patch must leave an object (a map): check that it is not a bare value"));
+                }
+                // kubectl decodes the result and refuses one without a kind
+                // (`Object 'Kind' is missing in '…'`); a JSON patch `remove /kind` makes one.
+                if patched.str_at(&["kind"]).is_none_or(str::is_empty) {
+                    return Err(Error::new(
+                        ErrorKind::Patch,
+                        format!(
+                            "cannot apply patch {patch_name} to {}: the result has no kind \
+                             (kubectl: Object 'Kind' is missing)",
+                            describe(&obj)
+                        ),
+                    )
+                    .at(Location::line_at(objects.clone(), offset))
+                    .label("this object")
+                    .help("a patch must not remove or empty the object's kind"));
+                }
                 out.push(patched);
             }
             out

@@ -11,6 +11,20 @@ pub struct SourceFile {
     /// The path as diagnostics print it (relative to where the user ran ply when possible).
     pub display: String,
     pub text: String,
+    /// Whether diagnostics may print lines of this file (see [`Quote`]).
+    pub quote: Quote,
+}
+
+/// Whether a diagnostic may print a file's lines in its snippet.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Quote {
+    /// The usual case: the lines around the error are shown.
+    #[default]
+    Yes,
+    /// A file outside the kustomization root, or reached through a symlink that leads out of
+    /// it: it is named (path, line, column) but none of its text is printed, so that a
+    /// kustomization cannot make ply print `/etc/passwd` in an error.
+    Never,
 }
 
 impl SourceFile {
@@ -21,17 +35,126 @@ impl SourceFile {
             path,
             display,
             text: text.into(),
+            quote: Quote::Yes,
         })
+    }
+
+    /// A file whose text diagnostics must never print ([`Quote::Never`]).
+    pub fn unquoted(path: impl Into<PathBuf>, text: impl Into<String>) -> Arc<SourceFile> {
+        let mut file = SourceFile::new(path, text);
+        if let Some(f) = Arc::get_mut(&mut file) {
+            f.quote = Quote::Never;
+        }
+        file
+    }
+
+    /// A file's bytes as text, or an error that names the file, the line and the byte column
+    /// of the first thing that is not text, and says what it is: invalid or overlong UTF-8, an
+    /// encoded surrogate, a UTF-16 or UTF-32 file (by its byte order mark or its zero bytes),
+    /// a NUL or another control character. A UTF-8 byte order mark is kept (the YAML reader
+    /// skips it, as go-yaml does). Tabs, line feeds and carriage returns are text; so is DEL
+    /// and the C1 range, which YAML allows in quoted scalars and go-yaml reads.
+    pub fn from_bytes(
+        path: impl Into<PathBuf>,
+        bytes: Vec<u8>,
+    ) -> Result<Arc<SourceFile>, crate::diag::Error> {
+        let path = path.into();
+        // One UTF-8 validation and one scan for control bytes in the usual (valid) case.
+        let (problem, bytes) = match String::from_utf8(bytes) {
+            Ok(text) => match check_text(text.as_bytes()) {
+                Ok(()) => return Ok(SourceFile::new(path, text)),
+                Err(p) => (p, text.into_bytes()),
+            },
+            Err(e) => {
+                let bytes = e.into_bytes();
+                match check_text(&bytes) {
+                    Err(p) => (p, bytes),
+                    Ok(()) => ((0, "invalid UTF-8".to_string()), bytes),
+                }
+            }
+        };
+        let (offset, what) = problem;
+        let (line, col) = byte_line_col(&bytes, offset);
+        Err(crate::diag::Error::new(
+            crate::diag::ErrorKind::Encoding,
+            format!("{}:{line}:{col}: {what}", display_path(&path)),
+        )
+        .help(
+            "kustomize reads YAML as UTF-8 text without NUL or control characters; save the \
+             file as UTF-8 (without a UTF-16 byte order mark) and remove the character (the \
+             column counts bytes)",
+        ))
     }
 
     /// 1-based line and column of a byte offset.
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
-        let offset = offset.min(self.text.len());
+        let mut offset = offset.min(self.text.len());
+        // An offset inside a character counts as that character's start.
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
         let before = &self.text[..offset];
         let line = before.matches('\n').count() + 1;
         let line_start = before.rfind('\n').map_or(0, |i| i + 1);
         (line, before[line_start..].chars().count() + 1)
     }
+}
+
+/// The first byte that makes `bytes` not YAML text, and what it is.
+fn check_text(bytes: &[u8]) -> Result<(), (usize, String)> {
+    if bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]) {
+        return Err((
+            0,
+            "the file is UTF-16 (it opens with a UTF-16 byte order mark); ply reads UTF-8".into(),
+        ));
+    }
+    if let Err(e) = std::str::from_utf8(bytes) {
+        let at = e.valid_up_to();
+        let rest = &bytes[at..];
+        let what = match rest {
+            [0xC0 | 0xC1, ..] | [0xE0, 0x80..=0x9F, ..] | [0xF0, 0x80..=0x8F, ..] => {
+                "an overlong UTF-8 sequence"
+            }
+            [0xED, 0xA0..=0xBF, ..] => "an encoded UTF-16 surrogate (not valid UTF-8)",
+            [0xF5..=0xFF, ..] | [0xF4, 0x90..=0xBF, ..] => "a byte that never occurs in UTF-8",
+            _ if e.error_len().is_none() => "a UTF-8 sequence cut off at the end of the file",
+            _ => "invalid UTF-8",
+        };
+        let shown: Vec<String> = rest.iter().take(4).map(|b| format!("0x{b:02X}")).collect();
+        return Err((at, format!("{what} (bytes {})", shown.join(" "))));
+    }
+    // A NUL among the first bytes with text around it: a UTF-16 (or UTF-32) file without a
+    // byte order mark.
+    let Some(first) = bytes
+        .iter()
+        .position(|&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r'))
+    else {
+        return Ok(());
+    };
+    for (i, &b) in bytes.iter().enumerate().skip(first) {
+        let what = match b {
+            0 if bytes.len() >= 2 && (bytes[..2].contains(&0)) => {
+                "a NUL byte: the file looks like UTF-16 or UTF-32; ply reads UTF-8".to_string()
+            }
+            0 => "a NUL byte".to_string(),
+            b'\t' | b'\n' | b'\r' => continue,
+            0x01..=0x1F => format!("the control character U+{b:04X}"),
+            _ => continue,
+        };
+        return Err((i, what));
+    }
+    Ok(())
+}
+
+/// 1-based line and byte column of a byte offset in bytes that may not be text.
+fn byte_line_col(bytes: &[u8], offset: usize) -> (usize, usize) {
+    let before = &bytes[..offset.min(bytes.len())];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    (line, offset - start + 1)
 }
 
 /// A byte range in a source file.
@@ -49,7 +172,10 @@ impl Location {
 
     /// The whole first line at `offset` (a document start, say).
     pub fn line_at(file: Arc<SourceFile>, offset: usize) -> Location {
-        let offset = offset.min(file.text.len());
+        let mut offset = offset.min(file.text.len());
+        while !file.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
         let len = file.text[offset..]
             .find('\n')
             .unwrap_or(file.text.len() - offset);

@@ -165,6 +165,12 @@ pub fn parse_crd_definitions(file: &Arc<SourceFile>, shown: &str) -> Result<Node
     }
 }
 
+/// Whether a file path (a patch, generator or `openapi:` file) is one kustomize's file loader
+/// would download: an `http://` or `https://` URL (`api/internal/loader/fileloader.go`, `Load`).
+pub fn is_remote_file(path: &str) -> bool {
+    path.starts_with("http://") || path.starts_with("https://")
+}
+
 /// Whether a path kustomize would fetch over the network: a URL, a git address, or a
 /// `host/org/repo` form (`api/internal/git/repospec.go`, `NewRepoSpecFromURL`). Asked only for
 /// paths that name nothing on disk.

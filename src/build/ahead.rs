@@ -223,7 +223,7 @@ impl Reader<'_> {
             return false;
         }
         let mut warnings = Warnings::default();
-        let loaded = load(self.fs, dir, &mut warnings).map(Arc::new);
+        let loaded = load(self.fs, dir, self.restrictor, &mut warnings).map(Arc::new);
         let warnings = warnings.messages().to_vec();
         let walk = loaded.as_ref().ok().map(Arc::clone);
         self.ahead
@@ -297,7 +297,7 @@ impl Reader<'_> {
         let item = Item::File(key(&canonical).to_vec());
         match self.next(dir, entry, &canonical, &item) {
             Next::Read => {
-                let parsed = read_resources(self.fs, canonical);
+                let parsed = read_resources(self.fs, canonical, dir);
                 self.ahead.finish(item, Slot::File(parsed));
                 true
             }
@@ -408,10 +408,16 @@ pub(super) fn text_of(bytes: Vec<u8>) -> String {
     String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
-/// Reads and parses the resource file at the canonical path `path`.
-pub(super) fn read_resources(fs: &dyn Fs, path: PathBuf) -> ParsedAhead {
-    let text = fs.read_to_string(&path).map_err(|e| Error::io(&path, &e))?;
-    let file = SourceFile::new(path, text);
+/// Reads and parses the resource file at the canonical path `path`, listed by the
+/// kustomization rooted at `root` (canonical). A file outside it (read under
+/// `LoadRestrictionsNone`) is named in errors but never quoted. (A file listed by two
+/// kustomizations, inside one and outside the other, is quoted as the first reading decides.)
+pub(super) fn read_resources(fs: &dyn Fs, path: PathBuf, root: &Path) -> ParsedAhead {
+    let bytes = fs.read(&path).map_err(|e| Error::io(&path, &e))?;
+    let mut file = SourceFile::from_bytes(&path, bytes)?;
+    if !path.starts_with(root) {
+        file = SourceFile::unquoted(path, file.text.clone());
+    }
     let docs = parse_resources(&file)?;
     Ok((file, docs))
 }

@@ -384,7 +384,12 @@ impl Builder<'_> {
                 }
                 loaded?
             }
-            None => Arc::new(load(self.fs, dir, self.warnings)?),
+            None => Arc::new(load(
+                self.fs,
+                dir,
+                self.opts.load_restrictor,
+                self.warnings,
+            )?),
         };
         let k = loaded;
         if self.opts.strict
@@ -585,7 +590,7 @@ impl Builder<'_> {
         match kind {
             Some(FileKind::File) => {
                 let file = self.resolve_file_at(loaded, field, path, &target, kind)?;
-                let docs = self.parse_file(file)?;
+                let docs = self.parse_file(file, &loaded.dir)?;
                 self.note_kinds_read(&docs);
                 let origin = self
                     .plugin_state
@@ -886,7 +891,7 @@ impl Builder<'_> {
     /// listing gets the parsed resources themselves (most files are listed once, and copying
     /// every object cost 2% of a render); a second listing parses the kept text again and keeps
     /// the result, which later listings copy.
-    fn parse_file(&mut self, path: PathBuf) -> Result<Vec<Resource>> {
+    fn parse_file(&mut self, path: PathBuf, root: &Path) -> Result<Vec<Resource>> {
         if let Some(entry) = self.files.get_mut(key(&path)) {
             let docs = match entry {
                 CachedFile::Parsed(docs) => Arc::clone(docs),
@@ -900,7 +905,7 @@ impl Builder<'_> {
         }
         let (file, docs) = match self.ahead.and_then(|a| a.take_file(&path)) {
             Some(parsed) => parsed?,
-            None => ahead::read_resources(self.fs, path)?,
+            None => ahead::read_resources(self.fs, path, root)?,
         };
         self.files
             .insert(path_key(file.path.clone()), CachedFile::Read(file));

@@ -97,16 +97,19 @@ pub(super) fn resolve_named_file(
             )
             .at_opt(loc()));
         }
-        // kustomize's file loader fetches an http(s) URL (`fileLoader.Load`); ply works
-        // offline.
-        _ if super::accumulate::is_remote(rel) => {
+        // kustomize's file loader fetches `http(s)://` files (`api/internal/loader`,
+        // `fileLoader.Load`); ply is offline, so a URL is named as one, not as a missing file.
+        _ if super::accumulate::is_remote_file(rel) => {
             return Err(Error::new(
                 ErrorKind::Remote,
                 format!("remote files are not supported: '{rel}'"),
             )
             .at_opt(loc())
             .label("a remote URL")
-            .help("ply works offline and never opens a network connection; download the file (curl) and name its local path instead"));
+            .help(
+                "ply works offline and never opens a network connection; download the file \
+                 (curl) and name its local path instead",
+            ));
         }
         _ => {
             return Err(Error::new(

@@ -52,6 +52,7 @@ pub struct DiskFs;
 
 impl Fs for DiskFs {
     fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+        check_regular(path)?;
         std::fs::read(path)
     }
 
@@ -76,6 +77,51 @@ impl Fs for DiskFs {
 
     fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
         std::fs::canonicalize(path)
+    }
+}
+
+/// Only regular files are read: a FIFO, socket or device (directly or through a symlink) is an
+/// error found by `stat`, before any `open` that could block (opening a FIFO waits for a
+/// writer) or read without end (`/dev/zero`).
+pub fn check_regular(path: &Path) -> io::Result<()> {
+    let meta = std::fs::metadata(path)?;
+    // A directory fails in `read` itself, as it always did (`IsADirectory`).
+    if meta.is_file() || meta.is_dir() {
+        return Ok(());
+    }
+    Err(io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!(
+            "{}, not a regular file: ply reads only regular files",
+            special_kind(meta.file_type())
+        ),
+    ))
+}
+
+#[cfg(not(unix))]
+fn special_kind(t: std::fs::FileType) -> &'static str {
+    if t.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file"
+    }
+}
+
+#[cfg(unix)]
+fn special_kind(t: std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if t.is_dir() {
+        "a directory"
+    } else if t.is_fifo() {
+        "a FIFO (named pipe)"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else {
+        "not a regular file"
     }
 }
 
@@ -188,7 +234,8 @@ impl CachingDiskFs {
                 Found::Known(Known {
                     canonical,
                     kind,
-                    len: meta.len(),
+                    // A FIFO, socket or device is read (and refused) by `DiskFs::read`.
+                    len: if meta.is_file() { meta.len() } else { 0 },
                 })
             }
             Err(e) => match e.raw_os_error() {
@@ -407,8 +454,8 @@ pub fn read_input(path: &Path) -> Result<std::sync::Arc<crate::source::SourceFil
             .map_err(|e| Error::io(path, &e))?;
         return Ok(crate::source::SourceFile::new("<stdin>", text));
     }
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, &e))?;
-    Ok(crate::source::SourceFile::new(path, text))
+    let bytes = DiskFs.read(path).map_err(|e| Error::io(path, &e))?;
+    crate::source::SourceFile::from_bytes(path, bytes)
 }
 
 /// Removes `.` and resolves `..` lexically (no symlinks): for display and for in-memory paths.

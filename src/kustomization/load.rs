@@ -94,11 +94,41 @@ pub fn find_file(fs: &dyn Fs, dir: &Path) -> Result<PathBuf> {
     }
 }
 
-/// Loads the kustomization of a directory (canonical path).
-pub fn load(fs: &dyn Fs, dir: &Path, warnings: &mut Warnings) -> Result<Loaded> {
+/// Loads the kustomization of a directory (canonical path). A kustomization file that is a
+/// symlink leading out of its directory is not read under the root-only restrictor, where
+/// kustomize does not find it (its loader refuses the file; `unable to find one of …`); with
+/// no restrictor it is read, and named in errors but never quoted.
+pub fn load(
+    fs: &dyn Fs,
+    dir: &Path,
+    restrictor: crate::fs::Restrictor,
+    warnings: &mut Warnings,
+) -> Result<Loaded> {
     let path = find_file(fs, dir)?;
-    let text = fs.read_to_string(&path).map_err(|e| Error::io(&path, &e))?;
-    let file = SourceFile::new(&path, text);
+    let outside = fs.canonicalize(&path).is_ok_and(|c| {
+        !c.starts_with(dir) && !fs.canonicalize(dir).is_ok_and(|d| c.starts_with(d))
+    });
+    if outside && restrictor == crate::fs::Restrictor::RootOnly {
+        return Err(Error::new(
+            ErrorKind::LoadRestriction,
+            format!(
+                "{} is a symlink to a file outside '{}'; kustomize does not read it (unable to \
+                 find one of 'kustomization.yaml', 'kustomization.yml' or 'Kustomization')",
+                display_path(&path),
+                display_path(dir)
+            ),
+        )
+        .help(
+            "replace the symlink with the file, or pass --load-restrictor LoadRestrictionsNone",
+        ));
+    }
+    let bytes = fs.read(&path).map_err(|e| Error::io(&path, &e))?;
+    let mut file = SourceFile::from_bytes(&path, bytes)?;
+    // Read through a symlink out of its directory: named in errors but never quoted (it may
+    // be `/etc/passwd`).
+    if outside {
+        file = SourceFile::unquoted(&path, file.text.clone());
+    }
     let (kustomization, repeated_keys) = decode_full(&file, warnings)?;
     Ok(Loaded {
         kustomization,
@@ -626,12 +656,14 @@ mod tests {
             .file("/b/Kustomization", "resources: [x]\n")
             .dir("/c");
         let w = &mut Warnings::default();
-        assert!(load(&fs, Path::new("/a"), w).is_ok());
+        assert!(load(&fs, Path::new("/a"), crate::fs::Restrictor::RootOnly, w).is_ok());
         assert_eq!(
-            load(&fs, Path::new("/b"), w).unwrap_err().message,
+            load(&fs, Path::new("/b"), crate::fs::Restrictor::RootOnly, w)
+                .unwrap_err()
+                .message,
             "Found multiple kustomization files under: /b"
         );
-        let e = load(&fs, Path::new("/c"), w).unwrap_err();
+        let e = load(&fs, Path::new("/c"), crate::fs::Restrictor::RootOnly, w).unwrap_err();
         assert_eq!(e.kind, ErrorKind::NotFound);
     }
 }

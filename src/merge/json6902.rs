@@ -20,6 +20,38 @@ fn err(pointer: &str, message: impl Into<String>) -> MergeError {
     }
 }
 
+/// The size past which a `copy` operation is refused: the document it copies into would take
+/// more memory than this.
+pub const MAX_COPY_GROWTH: usize = 64 << 20;
+
+/// About how many bytes of memory `n` takes (strings and keys by their length, and 32 for each
+/// node), counted up to `stop` and no further.
+fn weight(n: &Node, stop: usize) -> usize {
+    let mut total = 0usize;
+    let mut stack = vec![n];
+    while let Some(n) = stack.pop() {
+        total += match n {
+            Node::Str(s) => s.len() + 32,
+            Node::Seq(items) => {
+                stack.extend(items.iter());
+                32
+            }
+            Node::Map(m) => {
+                for (k, v) in m {
+                    total += k.len() + 32;
+                    stack.push(v);
+                }
+                32
+            }
+            _ => 32,
+        };
+        if total > stop {
+            return total;
+        }
+    }
+    total
+}
+
 /// Applies a JSON patch (a list of operations) to a document.
 pub fn apply(doc: &Node, patch: &Node) -> Result<Node, MergeError> {
     let Node::Seq(ops) = patch else {
@@ -92,6 +124,21 @@ pub fn apply_op(doc: &mut Node, op: &Node) -> Result<(), MergeError> {
                     ));
                 }
             };
+            // Copies that double a value again and again would exhaust memory (kustomize's
+            // evanphx/json-patch has an off-by-default AccumulatedCopySizeLimit for this).
+            if weight(&v, MAX_COPY_GROWTH)
+                .checked_add(weight(doc, MAX_COPY_GROWTH))
+                .is_none_or(|w| w > MAX_COPY_GROWTH)
+            {
+                return Err(err(
+                    path,
+                    format!(
+                        "copy operation refused: the document would grow past {} MiB \
+                         (ply's limit on JSON patch growth)",
+                        MAX_COPY_GROWTH >> 20
+                    ),
+                ));
+            }
             add(doc, path, v)
         }
         "test" => {

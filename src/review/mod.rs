@@ -139,7 +139,7 @@ pub fn roots(fs: &dyn Fs, dirs: &BTreeSet<PathBuf>) -> BTreeSet<PathBuf> {
     let mut components: BTreeSet<PathBuf> = BTreeSet::new();
     let mut warnings = Warnings::default();
     for dir in dirs {
-        let Ok(loaded) = load(fs, dir, &mut warnings) else {
+        let Ok(loaded) = load(fs, dir, crate::fs::Restrictor::RootOnly, &mut warnings) else {
             continue;
         };
         if loaded.is_component() {

@@ -2,11 +2,13 @@
 //! parse to emit by every stage of ply. Parsing lives in `parse.rs` (the only file that names
 //! the YAML crate) and writing in `emit.rs` (the only writer).
 
+mod bom;
 pub mod de;
 mod dialect;
 pub mod emit;
 mod folded;
 pub mod json;
+pub mod limits;
 pub mod parse;
 
 use indexmap::IndexMap;

@@ -47,6 +47,9 @@ impl From<serde_yaml::Error> for ParseError {
         if let Some(i) = message.find(" at line ") {
             message.truncate(i);
         }
+        if message.starts_with("recursion limit exceeded") {
+            message = super::limits::NESTING_MESSAGE.to_string();
+        }
         ParseError { message, offset }
     }
 }
@@ -143,17 +146,26 @@ fn parse_documents_in<'t>(
     last_bool_key_wins: bool,
     mark_empty_nulls: bool,
 ) -> Result<Vec<ParsedDoc>, ParseError> {
-    // A byte order mark opening the file is not content (serde_yaml trips over it when more
-    // than one key follows; go-yaml skips it). Offsets stay offsets into `text`.
-    let (text, shift) = match text.strip_prefix('\u{FEFF}') {
-        Some(rest) => (rest, '\u{FEFF}'.len_utf8()),
-        None => (text, 0),
+    // A byte order mark opening the file or a document is not content (serde_yaml trips over
+    // it; go-yaml and kustomize's reader skip it): `bom.rs`. Offsets stay offsets into the file.
+    let stripped = super::bom::strip(text);
+    let (text, removed) = match &stripped {
+        Some((t, removed)) => (t.as_str(), removed.as_slice()),
+        None => (text, &[][..]),
     };
+    let shift = |o: usize| super::bom::original(removed, o);
+    // Limits on hostile text (`limits.rs`): nesting checked before the parser sees it, alias
+    // expansion charged as scalars are built.
+    super::limits::check_nesting(text).map_err(|mut e| {
+        e.offset = e.offset.map(shift);
+        e
+    })?;
     let renamed = super::dialect::check(text).map_err(|mut e| {
-        e.offset = e.offset.map(|o| o + shift);
+        e.offset = e.offset.map(shift);
         e
     })?;
     let text = renamed.as_deref().unwrap_or(text);
+    let expansion = super::limits::Expansion::for_text(text);
     let starts = document_starts(text);
     let mut docs = Vec::new();
     let seed = NodeSeed {
@@ -163,6 +175,7 @@ fn parse_documents_in<'t>(
             repeats,
             last_bool_key_wins,
             mark_empty_nulls,
+            expansion: &expansion,
         }),
         tagged: false,
         ctx: Ctx::Root,
@@ -171,10 +184,10 @@ fn parse_documents_in<'t>(
     for (i, de) in serde_yaml::Deserializer::from_str(text).enumerate() {
         let node = de::DeserializeSeed::deserialize(seed, de).map_err(|e| {
             let mut e = ParseError::from(e);
-            e.offset = e.offset.map(|o| o + shift);
+            e.offset = e.offset.map(shift);
             e
         })?;
-        let offset = starts.get(i).copied().unwrap_or(0) + shift;
+        let offset = shift(starts.get(i).copied().unwrap_or(0));
         docs.push(ParsedDoc { offset, node });
     }
     Ok(docs)
@@ -264,6 +277,16 @@ struct Text<'t> {
     last_bool_key_wins: bool,
     /// See [`parse_documents_marking_empty_nulls`].
     mark_empty_nulls: bool,
+    /// Scalar bytes this parse may still build (aliases repeat them).
+    expansion: &'t super::limits::Expansion,
+}
+
+/// Charges a scalar of `len` bytes to the parse's expansion budget.
+fn charge<E: de::Error>(text: Option<Text<'_>>, len: usize) -> Result<(), E> {
+    match text {
+        Some(t) => t.expansion.charge(len).map_err(E::custom),
+        None => Ok(()),
+    }
 }
 
 impl<'t> Text<'t> {
@@ -648,6 +671,7 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
         })
     }
     fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Node, E> {
+        charge(self.text, v.len())?;
         if let Some(tag) = self.text.and_then(|t| t.tag_of(v))
             && core_tag(tag) == Some("binary")
         {
@@ -675,9 +699,11 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
         Ok(Node::Str(v.to_string()))
     }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Node, E> {
+        charge(self.text, v.len())?;
         self.owned_str(v.to_string()).map_err(E::custom)
     }
     fn visit_string<E: de::Error>(self, v: String) -> Result<Node, E> {
+        charge(self.text, v.len())?;
         self.owned_str(v).map_err(E::custom)
     }
     fn visit_unit<E>(self) -> Result<Node, E> {

@@ -6,6 +6,7 @@
 mod support;
 mod yaml;
 
+mod bad_input;
 mod cli;
 mod diff;
 mod merge;

@@ -1,0 +1,38 @@
+//! The YAML reader: any bytes → documents (`Node`) or a located error; what it reads must
+//! also emit (both readings: kustomize's objects and its own configuration files), and every
+//! error must render as a diagnostic without a panic.
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+use ply::source::SourceFile;
+use ply::yaml::parse;
+
+fuzz_target!(|data: &[u8]| {
+    let file = match SourceFile::from_bytes("/f/in.yaml", data.to_vec()) {
+        Ok(f) => f,
+        Err(e) => {
+            ply::cli::render_error(&e, false);
+            return;
+        }
+    };
+    for yaml11 in [false, true] {
+        let parsed = if yaml11 {
+            parse::parse_config_documents(&file.text)
+        } else {
+            parse::parse_documents(&file.text)
+        };
+        match parsed {
+            Ok(docs) => {
+                let nodes: Vec<_> = docs.into_iter().map(|d| d.node).collect();
+                let _ = ply::yaml::emit_documents(nodes.iter(), ply::yaml::EmitOptions::default());
+            }
+            Err(e) => {
+                let err = ply::diag::Error::new(ply::diag::ErrorKind::Yaml, e.message).at_opt(
+                    e.offset.map(|o| {
+                        ply::source::Location::new(file.clone(), o.min(file.text.len()), 1)
+                    }),
+                );
+                ply::cli::render_error(&err, false);
+            }
+        }
+    }
+});

@@ -1,0 +1,167 @@
+//! The reader's limits on hostile text, checked where text enters the YAML reader
+//! (`parse.rs` calls [`check_nesting`] before the parser sees the text, and charges every
+//! scalar it builds to an [`Expansion`] budget). Each refusal is a [`ParseError`] with the byte
+//! offset of the place that went past the limit; the message says which limit it is. The limits
+//! are listed in `docs/reliability.md`.
+
+use std::cell::Cell;
+
+use super::ParseError;
+
+/// Flow collections (`[`, `{`) nested deeper than this are refused before the YAML parser sees
+/// the text. go-yaml v3, which kustomize reads with, refuses the same depth (its
+/// `max_flow_level`, `parserc.go`); the parser ply uses takes time quadratic in the flow depth
+/// (libyaml's scanner re-checks every open level at each token), so the text is scanned first,
+/// in one linear pass. Nesting that the parser itself then refuses (deeper than 128 levels,
+/// serde_yaml's fixed recursion limit) is reported as [`NESTING_MESSAGE`].
+pub const MAX_FLOW_DEPTH: usize = 10_000;
+
+/// The depth at which the YAML reader stops (serde_yaml's recursion limit), for messages.
+pub const READER_DEPTH: usize = 128;
+
+/// What the reader says for nesting deeper than it reads.
+pub const NESTING_MESSAGE: &str =
+    "nesting too deep: ply reads YAML and JSON nested up to 128 levels (kustomize up to 10000)";
+
+/// Scalars built from aliases may add up to this many times the input's size (plus
+/// [`EXPANSION_FLOOR`]) before the document is refused: the rule of go-yaml v3
+/// (`decode.go`, `allowedAliasRatio`), which allows about one alias-expanded byte per input
+/// byte in large documents and far more in small ones, taken here over bytes rather than nodes
+/// (a few megabytes of one scalar repeated a thousand times is a few nodes but gigabytes).
+pub const EXPANSION_RATIO: usize = 10;
+/// Bytes of scalars any document may build, whatever its size (small documents with a few
+/// aliases are normal).
+pub const EXPANSION_FLOOR: usize = 1 << 20;
+
+/// The flow nesting depth of `text` must stay within [`MAX_FLOW_DEPTH`]. Brackets inside
+/// quoted scalars and comments do not count; stray brackets in plain or block scalars may (the
+/// scan is lexical), which only matters for text with thousands of unmatched ones.
+pub fn check_nesting(text: &str) -> Result<(), ParseError> {
+    let bytes = text.as_bytes();
+    let mut depth = 0usize;
+    let mut i = 0;
+    let mut prev = b'\n';
+    while i < bytes.len() {
+        let b = bytes[i];
+        match b {
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_FLOW_DEPTH {
+                    return Err(ParseError {
+                        message: format!(
+                            "nesting deeper than {MAX_FLOW_DEPTH} levels of [ or {{ (the limit of \
+                             kustomize's YAML reader too)"
+                        ),
+                        offset: Some(i),
+                    });
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            b'#' if matches!(prev, b' ' | b'\t' | b'\n' | b'\r') => {
+                i = memchr_newline(bytes, i);
+                prev = b'\n';
+                continue;
+            }
+            b'"' | b'\''
+                if matches!(
+                    prev,
+                    b' ' | b'\t' | b'\n' | b'\r' | b'[' | b'{' | b',' | b':'
+                ) =>
+            {
+                i = quoted_end(bytes, i);
+                prev = b;
+                continue;
+            }
+            _ => {}
+        }
+        prev = b;
+        i += 1;
+    }
+    Ok(())
+}
+
+fn memchr_newline(bytes: &[u8], from: usize) -> usize {
+    bytes[from..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(bytes.len(), |p| from + p)
+}
+
+/// The byte after the quoted scalar opening at `start` (or the end of the text).
+fn quoted_end(bytes: &[u8], start: usize) -> usize {
+    let q = bytes[start];
+    let mut i = start + 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' if q == b'"' => i += 2,
+            b'\'' if q == b'\'' && bytes.get(i + 1) == Some(&b'\'') => i += 2,
+            c if c == q => return i + 1,
+            _ => i += 1,
+        }
+    }
+    bytes.len()
+}
+
+/// The budget of scalar bytes one parse may build (see [`EXPANSION_RATIO`]).
+#[derive(Debug)]
+pub struct Expansion {
+    left: Cell<usize>,
+}
+
+impl Expansion {
+    pub fn for_text(text: &str) -> Expansion {
+        Expansion {
+            left: Cell::new(
+                text.len()
+                    .saturating_mul(EXPANSION_RATIO)
+                    .saturating_add(EXPANSION_FLOOR),
+            ),
+        }
+    }
+
+    /// Takes `n` bytes from the budget; an error message once it is spent.
+    pub fn charge(&self, n: usize) -> Result<(), String> {
+        match self.left.get().checked_sub(n) {
+            Some(left) => {
+                self.left.set(left);
+                Ok(())
+            }
+            None => Err(format!(
+                "the document expands to more than {EXPANSION_RATIO} times its size through \
+                 aliases (a YAML bomb?); ply refuses it, as kustomize's reader refuses \
+                 excessive aliasing"
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deep_flow_nesting_is_found_in_one_pass() {
+        let deep = format!(
+            "a: {}{}",
+            "[".repeat(MAX_FLOW_DEPTH + 1),
+            "]".repeat(MAX_FLOW_DEPTH + 1)
+        );
+        let e = check_nesting(&deep).unwrap_err();
+        assert_eq!(e.offset, Some(3 + MAX_FLOW_DEPTH));
+        let quoted = format!(
+            "a: \"{}\"\nb: '{}' # {}\n",
+            "[".repeat(20_000),
+            "{".repeat(20_000),
+            "[".repeat(20_000)
+        );
+        check_nesting(&quoted).unwrap();
+    }
+
+    #[test]
+    fn expansion_budget() {
+        let e = Expansion::for_text("ab");
+        e.charge(EXPANSION_FLOOR).unwrap();
+        e.charge(20).unwrap();
+        assert!(e.charge(1).is_err());
+    }
+}
