@@ -53,6 +53,7 @@ fuzz_target!(|data: &[u8]| {
             prune: Prune::Off,
             show_managed_fields: false,
             show_secrets: false,
+            show_last_applied: false,
         };
         let mut warnings = ply::Warnings::default();
         match diff::diff(desired.clone(), live.clone(), &opts, engines, &mut warnings) {

@@ -29,6 +29,7 @@ fuzz_target!(|data: &[u8]| {
         reorder: OutputOrder::Unspecified,
         strict: false,
         reading: Reading::OneThread,
+        ..RenderOptions::default()
     };
     let mut warnings = ply::Warnings::default();
     match render_with(&fs, std::path::Path::new("/k"), &opts, &mut warnings) {
