@@ -56,7 +56,7 @@ pub enum Command {
     /// Fetch the remote bases of a kustomization (git URLs) into the cache and pin them in
     /// `ply.lock` next to it. The only command that uses the network.
     #[command(
-        after_help = "Examples:\n  ply fetch overlays/prod            # then commit overlays/prod/ply.lock\n  ply fetch overlays/prod --update   # move every ref to what it names today\n  ply fetch . --cache-dir .ply-cache # a cache directory CI can restore"
+        after_help = "Examples:\n  ply fetch overlays/prod            # then commit overlays/prod/ply.lock\n  ply fetch overlays/prod --update   # move every ref to what it names today\n  ply fetch . --cache-dir .ply-cache # a cache directory CI can restore\n\nExit status: 0 every remote base fetched and the lock written; 1 an error (an unreachable repository, a missing ref or directory, a changed cache, a wrong command line)."
     )]
     Fetch(FetchArgs),
     /// Print ply's version and commit, and the kustomize version it renders like.

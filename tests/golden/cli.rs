@@ -77,7 +77,19 @@ fn bash_completion_loads_in_bash() {
 fn help_lists_build_and_exit_codes() {
     let top = String::from_utf8_lossy(&ply(&["--help"]).stdout).into_owned();
     assert!(top.contains("[alias: build]"), "{top}");
-    for cmd in ["render", "build", "patch", "diff", "version", "completion"] {
+    // Every command the top-level help lists (so a new one cannot be forgotten), and the alias.
+    let listed: Vec<&str> = top
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    for cmd in ["render", "patch", "diff", "fetch", "version", "completion"] {
+        assert!(listed.contains(&cmd), "{cmd} not listed in:\n{top}");
+    }
+    for cmd in listed.into_iter().chain(["build"]) {
         let help = String::from_utf8_lossy(&ply(&[cmd, "--help"]).stdout).into_owned();
         assert!(help.contains("Exit status:"), "ply {cmd} --help:\n{help}");
     }
