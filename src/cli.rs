@@ -98,6 +98,27 @@ pub enum LoadRestrictor {
     None,
 }
 
+impl From<LoadRestrictor> for crate::fs::Restrictor {
+    fn from(r: LoadRestrictor) -> Self {
+        match r {
+            LoadRestrictor::RootOnly => crate::fs::Restrictor::RootOnly,
+            LoadRestrictor::None => crate::fs::Restrictor::None,
+        }
+    }
+}
+
+/// How `ply diff` renders a kustomization: its desired side against a live snapshot, or either
+/// side of a review (the output order is the kustomization's own; warnings, not `--strict`).
+pub(crate) fn diff_render_options(restrictor: LoadRestrictor) -> crate::build::RenderOptions {
+    crate::build::RenderOptions {
+        load_restrictor: restrictor.into(),
+        reorder: crate::build::OutputOrder::Unspecified,
+        strict: false,
+        reading: crate::build::Reading::Ahead,
+        ..crate::build::RenderOptions::default()
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Reorder {
     /// kustomize's legacy kind order (Namespaces first, webhooks last).
@@ -426,13 +447,9 @@ pub fn render_error_with(e: &Error, fancy: bool, show: crate::snippet::ShowOptio
 
 fn run_render(args: &RenderArgs, warnings: &mut Warnings) -> Result<(), Error> {
     use crate::build::{OutputOrder, Reading, RenderOptions};
-    use crate::fs::Restrictor;
     use crate::output::{Target, write};
     let opts = RenderOptions {
-        load_restrictor: match args.load_restrictor {
-            LoadRestrictor::RootOnly => Restrictor::RootOnly,
-            LoadRestrictor::None => Restrictor::None,
-        },
+        load_restrictor: args.load_restrictor.into(),
         reorder: match args.reorder {
             None => OutputOrder::Unspecified,
             Some(Reorder::Legacy) => OutputOrder::Legacy,
@@ -491,10 +508,7 @@ fn run_fetch(args: &FetchArgs, warnings: &mut Warnings) -> Result<(), Error> {
         cache,
         update: args.update,
         render: crate::build::RenderOptions {
-            load_restrictor: match args.load_restrictor {
-                LoadRestrictor::RootOnly => crate::fs::Restrictor::RootOnly,
-                LoadRestrictor::None => crate::fs::Restrictor::None,
-            },
+            load_restrictor: args.load_restrictor.into(),
             ..crate::build::RenderOptions::default()
         },
     };
@@ -640,16 +654,7 @@ fn run_diff(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
 
     // The kustomization's `crds:` files describe custom kinds for the schema.
     let (mut desired, crd_definitions) = if desired_path.is_dir() {
-        let render_opts = crate::build::RenderOptions {
-            load_restrictor: match args.load_restrictor {
-                LoadRestrictor::RootOnly => crate::fs::Restrictor::RootOnly,
-                LoadRestrictor::None => crate::fs::Restrictor::None,
-            },
-            reorder: crate::build::OutputOrder::Unspecified,
-            strict: false,
-            reading: crate::build::Reading::Ahead,
-            ..crate::build::RenderOptions::default()
-        };
+        let render_opts = diff_render_options(args.load_restrictor);
         let rendered =
             crate::build::render_with(&crate::fs::DiskFs, desired_path, &render_opts, warnings)?;
         (rendered.resources, rendered.crds)

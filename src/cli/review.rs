@@ -9,7 +9,7 @@ use crate::fs::git::Repo;
 use crate::fs::{CachingDiskFs, Fs};
 use crate::review::{self, Overlay, Review, ReviewOptions, Side, report};
 
-use super::{ColorChoice, DiffArgs, DiffFormat, LoadRestrictor};
+use super::{ColorChoice, DiffArgs, DiffFormat};
 
 /// Flags of `ply diff` for comparing two renders.
 #[derive(clap::Args, Debug)]
@@ -109,16 +109,7 @@ pub fn run(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
         ));
     }
     let opts = ReviewOptions {
-        render: crate::build::RenderOptions {
-            load_restrictor: match args.load_restrictor {
-                LoadRestrictor::RootOnly => crate::fs::Restrictor::RootOnly,
-                LoadRestrictor::None => crate::fs::Restrictor::None,
-            },
-            reorder: crate::build::OutputOrder::Unspecified,
-            strict: false,
-            reading: crate::build::Reading::Ahead,
-            ..crate::build::RenderOptions::default()
-        },
+        render: super::diff_render_options(args.load_restrictor),
         show_secrets: args.show_secrets,
         changed_only: args.review.changed_only,
         jobs: std::thread::available_parallelism().map_or(1, usize::from),
