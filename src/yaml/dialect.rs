@@ -149,10 +149,12 @@ fn scan(text: &str) -> Result<Scan, ParseError> {
             b'-' | b'?' | b':' if token_start && b.get(i + 1).is_none_or(|c| is_ws(*c)) => {
                 i += 1;
             }
-            _ if token_start && flow > 0 => i = flow_plain(b, i, flow)?,
+            // Each step moves on by one byte at least: a `:` that ends a flow scalar where it
+            // starts (`{:{`) is read as an indicator, not again and again.
+            _ if token_start && flow > 0 => i = flow_plain(b, i, flow)?.max(i + 1),
             _ if token_start => {
                 // A block plain scalar or a key: up to `: `, ` #` or the line's end.
-                i = block_token(b, i);
+                i = block_token(b, i).max(i + 1);
             }
             _ => i += 1,
         }
@@ -321,6 +323,23 @@ fn fresh_name(len: usize, taken: &std::collections::HashSet<String>) -> Option<S
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A `:` that ends a flow scalar where it starts used to stop the scan from moving on (a
+    /// hang the fieldsv1 fuzz target found). Each text here must come back at all; what it
+    /// says is the parser's business.
+    #[test]
+    fn the_scan_always_moves_on() {
+        for text in [
+            "{:{a: b}}",
+            "[:[a]]",
+            "{a: {:}}",
+            "&:{\"k\": 1}",
+            "{\"f:met\"^adata\":&:{\"k:{\\\"nam...:\\<\"\"f:aa]e\":{}:aa\\e\":{:{\\\"name\\\"}\"}",
+        ] {
+            let _ = check(text);
+        }
+        assert!(scan("{:{a: b?}}").is_err());
+    }
 
     #[test]
     fn slash_escape_in_double_quotes_only() {
