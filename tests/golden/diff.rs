@@ -9,7 +9,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::support::{Failures, blessing, cases};
+use crate::support::{Failures, blessing, case_args, cases};
 
 const FORMATS: [(&str, &str); 4] = [
     ("unified", "expected.unified"),
@@ -64,11 +64,7 @@ fn diff_golden_cases() {
     let all = cases("diff");
     let mut failures = Failures::default();
     for case in &all {
-        let extra: Vec<String> = std::fs::read_to_string(case.join("args"))
-            .unwrap_or_default()
-            .split_whitespace()
-            .map(str::to_string)
-            .collect();
+        let extra = case_args(case);
         let merged_path = std::env::temp_dir().join(format!(
             "ply-golden-merged-{}-{}.yaml",
             std::process::id(),

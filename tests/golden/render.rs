@@ -17,7 +17,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::{Failures, blessing, cases, testdata};
+use crate::support::{Failures, blessing, case_args, cases, testdata};
 
 struct Outcome {
     ok: bool,
@@ -97,10 +97,7 @@ fn render_cases() {
     let all = cases("render");
     let mut failures = Failures::default();
     for case in &all {
-        let args = match std::fs::read_to_string(case.join("args")) {
-            Ok(text) => text.split_whitespace().map(str::to_string).collect(),
-            Err(_) => Vec::new(),
-        };
+        let args = case_args(case);
         for reading in READINGS {
             let label = PathBuf::from(format!("{} {}", case.display(), reading.join(" ")));
             let args: Vec<String> = reading

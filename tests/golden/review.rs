@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::{Failures, cases};
+use crate::support::{Failures, case_args, cases};
 
 const FORMATS: [(&str, &str); 4] = [
     ("unified", "expected.unified"),
@@ -113,11 +113,7 @@ fn review_golden_cases() {
     let all = cases("review");
     let mut failures = Failures::default();
     for case in &all {
-        let extra: Vec<String> = std::fs::read_to_string(case.join("args"))
-            .unwrap_or_default()
-            .split_whitespace()
-            .map(str::to_string)
-            .collect();
+        let extra = case_args(case);
         let repo = build_repo(case, "r");
         let head_label = format!("HEAD ({})", &rev_parse(&repo, "HEAD")[..12]);
         let mut codes = Vec::new();

@@ -27,6 +27,16 @@ pub fn cases(area: &str) -> Vec<PathBuf> {
     out
 }
 
+/// The extra arguments in a case's optional `args` file, split at white space (none when the
+/// file is absent).
+pub fn case_args(case: &Path) -> Vec<String> {
+    std::fs::read_to_string(case.join("args"))
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(str::to_string)
+        .collect()
+}
+
 pub fn blessing() -> bool {
     std::env::var_os("PLY_BLESS").is_some_and(|v| v != "0")
 }
