@@ -466,6 +466,7 @@ fn run_render(args: &RenderArgs, warnings: &mut Warnings) -> Result<(), Error> {
         helm: args.build.helm(),
         managed_by_label: args.build.managed_by_label(),
         plugins: args.build.plugins(),
+        shared: None,
     };
     args.build.deprecations(args.reorder.is_some(), warnings);
     let target = match (&args.output, &args.output_dir) {

@@ -109,7 +109,11 @@ pub fn run(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
         ));
     }
     let opts = ReviewOptions {
-        render: super::diff_render_options(args.load_restrictor),
+        render: crate::build::RenderOptions {
+            // Files both revisions and all overlays hold alike are parsed once.
+            shared: Some(std::sync::Arc::new(crate::build::Shared::default())),
+            ..super::diff_render_options(args.load_restrictor)
+        },
         show_secrets: args.show_secrets,
         changed_only: args.review.changed_only,
         jobs: std::thread::available_parallelism().map_or(1, usize::from),
@@ -224,8 +228,8 @@ fn against_revision(args: &DiffArgs, base: &str, opts: &ReviewOptions) -> Result
         let (old_dirs, new_dirs) = all_dirs();
         review::overlays_in(
             root,
-            &review::roots(&old_fs, &old_dirs),
-            &review::roots(new_fs, &new_dirs),
+            &review::roots(&old_fs, &old_dirs, opts.render.shared.as_deref()),
+            &review::roots(new_fs, &new_dirs, opts.render.shared.as_deref()),
         )
     } else {
         named_overlays(args, &cwd, root, &old_fs, new_fs, all_dirs)?

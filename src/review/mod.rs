@@ -21,7 +21,7 @@ use crate::diff::adapters::Builtin;
 use crate::fasthash::FastMap;
 use crate::fs::record::Recording;
 use crate::fs::{FileKind, Fs};
-use crate::kustomization::load::{FILE_NAMES, load};
+use crate::kustomization::load::FILE_NAMES;
 use crate::resource::Resource;
 
 pub use compare::Object;
@@ -134,12 +134,20 @@ pub fn kustomization_dirs(files: &[PathBuf]) -> BTreeSet<PathBuf> {
 /// The kustomization roots among `dirs`: those no other kustomization names under
 /// `resources`, `components`, `generators`, `transformers` or `validators`, and not
 /// components. One that cannot be loaded is a root (rendering it reports why).
-pub fn roots(fs: &dyn Fs, dirs: &BTreeSet<PathBuf>) -> BTreeSet<PathBuf> {
+/// Kustomizations are loaded through `shared`, when given, for the renders to reuse.
+pub fn roots(
+    fs: &dyn Fs,
+    dirs: &BTreeSet<PathBuf>,
+    shared: Option<&crate::build::Shared>,
+) -> BTreeSet<PathBuf> {
     let mut included: BTreeSet<PathBuf> = BTreeSet::new();
     let mut components: BTreeSet<PathBuf> = BTreeSet::new();
     let mut warnings = Warnings::default();
     for dir in dirs {
-        let Ok(loaded) = load(fs, dir, crate::fs::Restrictor::RootOnly, &mut warnings) else {
+        let restrictor = crate::fs::Restrictor::RootOnly;
+        let Ok(loaded) =
+            crate::build::load_kustomization(fs, dir, restrictor, shared, &mut warnings)
+        else {
             continue;
         };
         if loaded.is_component() {
@@ -203,6 +211,10 @@ pub fn review(
         overlays.iter().map(|_| Mutex::new(None)).collect();
     let jobs = opts.jobs.clamp(1, overlays.len().max(1));
     let mut render = opts.render.clone();
+    // Every file both revisions and all overlays hold alike is parsed once.
+    render
+        .shared
+        .get_or_insert_with(|| std::sync::Arc::new(crate::build::Shared::default()));
     if jobs > 1 {
         render.reading = crate::build::Reading::OneThread;
     }
