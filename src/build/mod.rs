@@ -17,6 +17,7 @@ mod image_refs;
 mod metadata;
 mod patches;
 mod plugins;
+pub mod roots;
 mod shared;
 mod steps;
 

@@ -217,8 +217,8 @@ fn against_revision(args: &DiffArgs, base: &str, opts: &ReviewOptions) -> Result
     };
     let all_dirs = || {
         (
-            review::kustomization_dirs(&old_fs.files()),
-            review::kustomization_dirs(&new_files),
+            crate::build::roots::kustomization_dirs(&old_fs.files()),
+            crate::build::roots::kustomization_dirs(&new_files),
         )
     };
     let mut overlays = if r.all {
@@ -228,8 +228,8 @@ fn against_revision(args: &DiffArgs, base: &str, opts: &ReviewOptions) -> Result
         let (old_dirs, new_dirs) = all_dirs();
         review::overlays_in(
             root,
-            &review::roots(&old_fs, &old_dirs, opts.render.shared.as_deref()),
-            &review::roots(new_fs, &new_dirs, opts.render.shared.as_deref()),
+            &crate::build::roots::roots(&old_fs, &old_dirs, opts.render.shared.as_deref()),
+            &crate::build::roots::roots(new_fs, &new_dirs, opts.render.shared.as_deref()),
         )
     } else {
         named_overlays(args, &cwd, root, &old_fs, new_fs, all_dirs)?

@@ -119,63 +119,6 @@ impl Review {
     }
 }
 
-/// The directories of `files` that hold a kustomization file.
-pub fn kustomization_dirs(files: &[PathBuf]) -> BTreeSet<PathBuf> {
-    files
-        .iter()
-        .filter(|f| {
-            f.file_name()
-                .is_some_and(|n| FILE_NAMES.iter().any(|k| n == *k))
-        })
-        .filter_map(|f| f.parent().map(Path::to_path_buf))
-        .collect()
-}
-
-/// The kustomization roots among `dirs`: those no other kustomization names under
-/// `resources`, `components`, `generators`, `transformers` or `validators`, and not
-/// components. One that cannot be loaded is a root (rendering it reports why).
-/// Kustomizations are loaded through `shared`, when given, for the renders to reuse.
-pub fn roots(
-    fs: &dyn Fs,
-    dirs: &BTreeSet<PathBuf>,
-    shared: Option<&crate::build::Shared>,
-) -> BTreeSet<PathBuf> {
-    let mut included: BTreeSet<PathBuf> = BTreeSet::new();
-    let mut components: BTreeSet<PathBuf> = BTreeSet::new();
-    let mut warnings = Warnings::default();
-    for dir in dirs {
-        let restrictor = crate::fs::Restrictor::RootOnly;
-        let Ok(loaded) =
-            crate::build::load_kustomization(fs, dir, restrictor, shared, &mut warnings)
-        else {
-            continue;
-        };
-        if loaded.is_component() {
-            components.insert(dir.clone());
-        }
-        let k = &loaded.kustomization;
-        let named = k
-            .resources
-            .iter()
-            .chain(&k.components)
-            .chain(&k.generators)
-            .chain(&k.transformers)
-            .chain(&k.validators);
-        for entry in named {
-            let target = crate::fs::join(dir, entry);
-            if fs.kind(&target) == Some(FileKind::Dir) {
-                if let Ok(c) = fs.canonicalize(&target) {
-                    included.insert(c);
-                }
-            }
-        }
-    }
-    dirs.iter()
-        .filter(|d| !included.contains(*d) && !components.contains(*d))
-        .cloned()
-        .collect()
-}
-
 /// Shard `index` of `count` (1-based): overlays in name order, every `count`-th.
 pub fn shard(overlays: Vec<Overlay>, index: usize, count: usize) -> Vec<Overlay> {
     let mut sorted = overlays;
