@@ -3,8 +3,6 @@
 //! them (`build::Shared`), each written as `ply render DIR --output-dir OUT/<DIR>` writes it.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::build::{Reading, RenderOptions, Rendered};
 use crate::diag::{Error, ErrorKind, Warnings};
@@ -85,9 +83,7 @@ pub fn render_all(
     opts: &RenderOptions,
     warnings: &mut Warnings,
 ) -> Result<(), Error> {
-    let jobs = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .clamp(1, planned.len().max(1));
+    let jobs = crate::par::cores().clamp(1, planned.len().max(1));
     let mut opts = opts.clone();
     opts.shared
         .get_or_insert_with(|| std::sync::Arc::new(crate::build::Shared::default()));
@@ -95,36 +91,18 @@ pub fn render_all(
         // The cores go to whole renders.
         opts.reading = Reading::OneThread;
     }
-    let next = AtomicUsize::new(0);
-    type Done = (Result<(), Error>, Warnings);
-    let results: Vec<Mutex<Option<Done>>> = planned.iter().map(|_| Mutex::new(None)).collect();
     let fs = crate::fs::CachingDiskFs::default();
-    let work = || {
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some((dir, into)) = planned.get(i) else {
-                break;
-            };
-            let mut own = Warnings::default();
-            let done = crate::build::render_with(&fs, dir, &opts, &mut own)
-                .and_then(|rendered| write_one(&rendered, into));
-            if let Some(Ok(mut slot)) = results.get(i).map(Mutex::lock) {
-                *slot = Some((done, own));
-            }
-        }
-    };
-    std::thread::scope(|scope| {
-        for _ in 1..jobs {
-            let _ = std::thread::Builder::new()
-                .name("ply-render".into())
-                .spawn_scoped(scope, work);
-        }
-        work();
+    let results = crate::par::map(planned.len(), jobs, |i| {
+        let (dir, into) = &planned[i];
+        let mut own = Warnings::default();
+        let done = crate::build::render_with(&fs, dir, &opts, &mut own)
+            .and_then(|rendered| write_one(&rendered, into));
+        (done, own)
     });
     let mut first = None;
     let mut failed = Vec::new();
     for ((dir, _), slot) in planned.iter().zip(results) {
-        let Some((done, own)) = slot.into_inner().ok().flatten() else {
+        let Some((done, own)) = slot else {
             failed.push(dir.display().to_string());
             continue;
         };

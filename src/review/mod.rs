@@ -12,7 +12,6 @@ pub mod report;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::build::RenderOptions;
 use crate::diag::{Error, ErrorKind, Warnings};
@@ -149,9 +148,6 @@ pub fn review(
     let same = SameCache::default();
     // The schema (list keys for change paths), built once for every overlay.
     let kinds = Builtin::new();
-    let next = AtomicUsize::new(0);
-    let results: Vec<Mutex<Option<OverlayReview>>> =
-        overlays.iter().map(|_| Mutex::new(None)).collect();
     let jobs = opts.jobs.clamp(1, overlays.len().max(1));
     let mut render = opts.render.clone();
     // Every file both revisions and all overlays hold alike is parsed once.
@@ -161,35 +157,13 @@ pub fn review(
     if jobs > 1 {
         render.reading = crate::build::Reading::OneThread;
     }
-    let work = || {
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(overlay) = overlays.get(i) else {
-                break;
-            };
-            let done = one(overlay, old, new, &render, opts, &same, &kinds);
-            if let Some(slot) = results.get(i) {
-                if let Ok(mut slot) = slot.lock() {
-                    *slot = Some(done);
-                }
-            }
-        }
-    };
-    std::thread::scope(|scope| {
-        for _ in 1..jobs {
-            let _ = std::thread::Builder::new()
-                .name("ply-review".into())
-                .spawn_scoped(scope, work);
-        }
-        work();
+    let done = crate::par::map(overlays.len(), jobs, |i| {
+        one(&overlays[i], old, new, &render, opts, &same, &kinds)
     });
     Review {
         base: old.label.clone(),
         head: new.label.clone(),
-        overlays: results
-            .into_iter()
-            .filter_map(|m| m.into_inner().ok().flatten())
-            .collect(),
+        overlays: done.into_iter().flatten().collect(),
     }
 }
 
