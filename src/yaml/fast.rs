@@ -22,9 +22,10 @@ struct Fallback;
 
 type R<T> = Result<T, Fallback>;
 
-/// The documents of `text` as [`super::parse::parse_documents`] (or, with `yaml11`,
-/// `parse_config_documents`) reads them, or `None` when this reader does not handle the text.
-pub(super) fn read(text: &str, yaml11: bool) -> Option<Vec<Node>> {
+/// The documents of `text`, each with the offset where its content starts, as
+/// [`super::parse::parse_documents`] (or, with `yaml11`, `parse_config_documents`) reads them,
+/// or `None` when this reader does not handle the text.
+pub(super) fn read(text: &str, yaml11: bool) -> Option<Vec<(usize, Node)>> {
     if !plain_characters(text) || flow_heavy(text) || dialect_matters(text) {
         return None;
     }
@@ -108,19 +109,33 @@ impl<'t> Reader<'t> {
         self.b.get(self.i + k)
     }
 
-    fn stream(&mut self) -> R<Vec<Node>> {
+    /// The documents and where each one's content starts: 0 for one before any `---`, else
+    /// the line after its marker (`parse.rs`, `document_starts`, says the same for every text
+    /// this reader accepts: it gives up on content after a marker on the marker's line).
+    fn stream(&mut self) -> R<Vec<(usize, Node)>> {
         self.next_line()?;
         let mut docs = Vec::new();
         if self.cur != Line::Marker {
-            docs.push(self.document()?);
+            docs.push((0, self.document()?));
         }
         while self.cur == Line::Marker {
             if self.b[self.i] != b'-' {
                 return Err(Fallback); // `...`
             }
             self.i += 3;
-            self.rest_of_line()?;
-            docs.push(self.document()?);
+            let start = self.i;
+            while self.b.get(self.i) == Some(&b' ') {
+                self.i += 1;
+            }
+            match self.b.get(self.i) {
+                None => {}
+                Some(b'\n') => self.i += 1,
+                Some(b'#') if self.i > start => self.skip_line(),
+                _ => return Err(Fallback),
+            }
+            let offset = self.i;
+            self.next_line()?;
+            docs.push((offset, self.document()?));
         }
         Ok(docs)
     }

@@ -73,15 +73,12 @@ pub fn parse_documents_reference_reader(
 /// [`parse_documents`] (or, with `yaml11`, [`parse_config_documents`]) by the fast reader
 /// alone (`fast.rs`); `None` where it gives up and the reference reader reads the text.
 pub fn parse_documents_fast_reader(text: &str, yaml11: bool) -> Option<Vec<ParsedDoc>> {
-    let nodes = super::fast::read(text, yaml11)?;
-    let starts = document_starts(text);
-    (starts.len() == nodes.len()).then(|| {
-        starts
-            .into_iter()
-            .zip(nodes)
+    let docs = super::fast::read(text, yaml11)?;
+    Some(
+        docs.into_iter()
             .map(|(offset, node)| ParsedDoc { offset, node })
-            .collect()
-    })
+            .collect(),
+    )
 }
 
 /// [`parse_documents`] for kustomize's own configuration files: a plain, untagged `y`, `Y`,
@@ -171,11 +168,9 @@ fn parse_documents_in<'t>(
 ) -> Result<Vec<ParsedDoc>, ParseError> {
     // The fast reader (`fast.rs`) reads most manifests; it gives up on anything it does not
     // read exactly as the reader below does, which then reads the text (and reports errors).
-    if repeats.is_none()
-        && !last_bool_key_wins
-        && !mark_empty_nulls
-        && let Some(docs) = parse_documents_fast_reader(text, yaml11)
-    {
+    // A repeated key, or one that is not a string, makes the fast reader give up: with
+    // `repeats` it has none to record, and `last_bool_key_wins` is about boolean keys.
+    if !mark_empty_nulls && let Some(docs) = parse_documents_fast_reader(text, yaml11) {
         return Ok(docs);
     }
     parse_documents_reference(text, yaml11, repeats, last_bool_key_wins, mark_empty_nulls)
@@ -259,7 +254,7 @@ fn one_of(mut docs: Vec<ParsedDoc>) -> Result<Node, ParseError> {
 /// comment follows the marker, else on the next line). `%` directive lines and `...` end
 /// markers are not content. A `---` at column 0 cannot be content of a block scalar nested in a
 /// mapping, so this line scan agrees with the parser for Kubernetes manifests.
-pub(super) fn document_starts(text: &str) -> Vec<usize> {
+fn document_starts(text: &str) -> Vec<usize> {
     let mut starts = Vec::new();
     let mut pos = 0;
     let mut seen_content = false;
