@@ -331,9 +331,30 @@ mod generated {
         })
     }
 
-    /// Writes `t` as block YAML at `indent`; `inline`: the node follows `key:` or `- ` on the
-    /// same line. `indentless`: sequences under a key sit at the key's column.
-    fn write(t: &Tree, indent: usize, out: &mut String, indentless: bool) {
+    /// How a tree is laid out: sequences under a key at the key's column or indented, the
+    /// indentation step, and what stands between entries (nothing, an empty line, comments).
+    #[derive(Clone, Copy, Debug)]
+    struct Style {
+        indentless: bool,
+        step: usize,
+        gap: &'static str,
+    }
+
+    fn style() -> impl Strategy<Value = Style> {
+        (
+            any::<bool>(),
+            prop::sample::select(vec![1usize, 2, 4]),
+            prop::sample::select(vec!["", "", "\n", "# between\n", "     # deeper\n", " \n"]),
+        )
+            .prop_map(|(indentless, step, gap)| Style {
+                indentless,
+                step,
+                gap,
+            })
+    }
+
+    /// Writes `t` as block YAML at `indent`, after a `key:` or `-` already written.
+    fn write(t: &Tree, indent: usize, out: &mut String, st: Style) {
         let pad = " ".repeat(indent);
         match t {
             Tree::Scalar(s) => {
@@ -343,7 +364,7 @@ mod generated {
             }
             Tree::Block(b) => {
                 out.push(' ');
-                out.push_str(&b.replace("@@", &" ".repeat(indent + 2)));
+                out.push_str(&b.replace("@@", &" ".repeat(indent + st.step)));
             }
             Tree::Map(entries) if entries.is_empty() => out.push_str(" {}\n"),
             Tree::Seq(items) if items.is_empty() => out.push_str(" []\n"),
@@ -354,10 +375,11 @@ mod generated {
                     out.push_str(k);
                     out.push(':');
                     let child = match v {
-                        Tree::Seq(items) if indentless && !items.is_empty() => indent,
-                        _ => indent + 2,
+                        Tree::Seq(items) if st.indentless && !items.is_empty() => indent,
+                        _ => indent + st.step,
                     };
-                    write(v, child, out, indentless);
+                    write(v, child, out, st);
+                    out.push_str(st.gap);
                 }
             }
             Tree::Seq(items) => {
@@ -365,7 +387,8 @@ mod generated {
                 for v in items {
                     out.push_str(&pad);
                     out.push('-');
-                    write(v, indent + 2, out, indentless);
+                    write(v, indent + st.step.max(2), out, st);
+                    out.push_str(st.gap);
                 }
             }
         }
@@ -373,17 +396,17 @@ mod generated {
 
     fn document() -> impl Strategy<Value = String> {
         (
-            prop::collection::vec((tree(), any::<bool>()), 1..3),
+            prop::collection::vec((tree(), style()), 1..3),
             any::<bool>(),
         )
             .prop_map(|(docs, leading_marker)| {
                 let mut out = String::new();
-                for (i, (t, indentless)) in docs.iter().enumerate() {
+                for (i, (t, st)) in docs.iter().enumerate() {
                     if i > 0 || leading_marker {
                         out.push_str("---\n");
                     }
                     let mut body = String::new();
-                    write(t, 0, &mut body, *indentless);
+                    write(t, 0, &mut body, *st);
                     // The top node starts on its own line.
                     out.push_str(body.strip_prefix('\n').unwrap_or(body.trim_start()));
                 }
@@ -408,6 +431,27 @@ mod generated {
             }
             out
         })
+    }
+
+    /// The generators must give the fast reader work: a fixed sample of their documents is
+    /// compared, and a good share of it must be read by the fast reader (not all: the
+    /// generators also write what it leaves to the reference reader).
+    #[test]
+    fn generated_documents_exercise_the_fast_reader() {
+        use proptest::strategy::ValueTree;
+        let mut runner = proptest::test_runner::TestRunner::deterministic();
+        let mut tally = super::Tally::default();
+        for _ in 0..500 {
+            let doc = document().new_tree(&mut runner).unwrap().current();
+            super::compare(&doc, &mut tally).unwrap();
+            let obj = object().new_tree(&mut runner).unwrap().current();
+            super::compare(&obj, &mut tally).unwrap();
+        }
+        eprintln!(
+            "generated: {} of {} readings by the fast reader",
+            tally.fast, tally.texts
+        );
+        assert!(tally.fast * 4 > tally.texts, "{tally:?}");
     }
 
     proptest! {

@@ -10,7 +10,7 @@
 //! fuzz target does so on arbitrary bytes.
 
 use super::parse::{Ctx, tag_before, u128_node, yaml11_bool};
-use super::{Map, Node, Spelled};
+use super::{Map, Node};
 
 /// Nesting deeper than this falls back (the reference reader stops at 128 levels).
 const MAX_DEPTH: usize = 100;
@@ -123,16 +123,7 @@ impl<'t> Reader<'t> {
                 return Err(Fallback); // `...`
             }
             self.i += 3;
-            let start = self.i;
-            while self.b.get(self.i) == Some(&b' ') {
-                self.i += 1;
-            }
-            match self.b.get(self.i) {
-                None => {}
-                Some(b'\n') => self.i += 1,
-                Some(b'#') if self.i > start => self.skip_line(),
-                _ => return Err(Fallback),
-            }
+            self.end_of_line()?;
             let offset = self.i;
             self.next_line()?;
             docs.push((offset, self.document()?));
@@ -221,6 +212,12 @@ impl<'t> Reader<'t> {
     /// What may follow a node on its line: spaces, then a comment or the line's end. Moves to
     /// the next line with content.
     fn rest_of_line(&mut self) -> R<()> {
+        self.end_of_line()?;
+        self.next_line()
+    }
+
+    /// Spaces, then a comment or the line's end; moves to the next line.
+    fn end_of_line(&mut self) -> R<()> {
         let start = self.i;
         while self.b.get(self.i) == Some(&b' ') {
             self.i += 1;
@@ -231,7 +228,7 @@ impl<'t> Reader<'t> {
             Some(b'#') if self.i > start => self.skip_line(),
             _ => return Err(Fallback),
         }
-        self.next_line()
+        Ok(())
     }
 
     fn enter(&mut self) -> R<()> {
@@ -840,28 +837,13 @@ fn serde_f64(v: &str) -> Option<f64> {
     unpositive.parse::<f64>().ok().filter(|f| f.is_finite())
 }
 
-/// A resolved scalar of a label, annotation or data map, with its source text kept when that
-/// is not what ply prints (`parse.rs`, `NodeVisitor::scalar`). `text`: the scalar's text when
-/// the reference reader finds it (written on the key's line, or resolved by ply's own rules:
-/// `written`).
+/// A resolved scalar of a label, annotation or data map, with its source text kept as the
+/// reference reader keeps it (`parse.rs`, [`super::parse::spell`]). `text`: the scalar's text
+/// when the reference reader finds it (written on the key's line, or resolved by ply's own
+/// rules: `written`).
 fn spelled(value: Node, text: Option<&str>, written: bool) -> Node {
-    let Some(text) = text else {
-        return value;
-    };
-    let printed = match value {
-        Node::Null => None,
-        _ => value.scalar_text(),
-    };
-    if printed.as_deref() == Some(text) {
-        return value;
+    match text {
+        Some(text) => super::parse::spell(value, text, written),
+        None => value,
     }
-    let reads_back = written
-        || super::parse::parse_one(text).is_ok_and(|n| n == value && !matches!(n, Node::Str(_)));
-    if !reads_back {
-        return value;
-    }
-    Node::Spelled(Box::new(Spelled {
-        value,
-        text: text.to_string(),
-    }))
 }

@@ -380,6 +380,31 @@ pub(super) fn tag_before(before: &str) -> Option<&str> {
     token[i + 1..].starts_with('!').then(|| &token[i + 1..])
 }
 
+/// A resolved scalar of a [`Ctx::SpellValue`] position written as `text`: the value itself
+/// when `text` is what ply prints, else a [`Node::Spelled`] keeping the text. `written`: the
+/// text is the scalar's own (else it was found after the key, and must read back as the value).
+pub(super) fn spell(value: Node, text: &str, written: bool) -> Node {
+    // The text ply prints for the value; a null prints as `null` but an empty value reads
+    // as "" in kustomize, so every spelling of null is kept.
+    let printed = match value {
+        Node::Null => None,
+        _ => value.scalar_text(),
+    };
+    if printed.as_deref() == Some(text) {
+        return value;
+    }
+    // The text found must read as the same value, else it is not this value's text.
+    let reads_back =
+        written || parse_one(text).is_ok_and(|n| n == value && !matches!(n, Node::Str(_)));
+    if !reads_back {
+        return value;
+    }
+    Node::Spelled(Box::new(super::Spelled {
+        value,
+        text: text.to_string(),
+    }))
+}
+
 /// Where a node sits in its document, for the values whose source text kustomize reads back
 /// (see [`Node::Spelled`]).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -561,25 +586,7 @@ impl<'t> NodeVisitor<'t> {
         let Some(text) = written.or_else(|| self.value_text()) else {
             return value;
         };
-        // The text ply prints for the value; a null prints as `null` but an empty value reads
-        // as "" in kustomize, so every spelling of null is kept.
-        let printed = match value {
-            Node::Null => None,
-            _ => value.scalar_text(),
-        };
-        if printed.as_deref() == Some(text) {
-            return value;
-        }
-        // The text found must read as the same value, else it is not this value's text.
-        let reads_back = written.is_some()
-            || parse_one(text).is_ok_and(|n| n == value && !matches!(n, Node::Str(_)));
-        if !reads_back {
-            return value;
-        }
-        Node::Spelled(Box::new(super::Spelled {
-            value,
-            text: text.to_string(),
-        }))
+        spell(value, text, written.is_some())
     }
 
     /// The text of this node when it is a plain scalar on the line of its mapping key (what
