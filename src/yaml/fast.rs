@@ -338,22 +338,10 @@ impl<'t> Reader<'t> {
                 }
                 (self.s[start + 1..close].to_string(), close + 1)
             }
-            c => {
-                if !plain_start(c, self.peek(1)) {
+            _ => {
+                let (end, colon) = self.plain_run(start)?;
+                if !colon {
                     return Err(Fallback);
-                }
-                let mut k = start;
-                loop {
-                    match self.b.get(k) {
-                        None | Some(b'\n' | b'\t') => return Err(Fallback),
-                        Some(b':') if is_blankz(self.b.get(k + 1)) => break,
-                        Some(b'#') if self.b[k - 1] == b' ' => return Err(Fallback),
-                        _ => k += 1,
-                    }
-                }
-                let mut end = k;
-                while self.b[end - 1] == b' ' {
-                    end -= 1;
                 }
                 let text = &self.s[start..end];
                 if text == "<<" || !key_is_string(text, self.yaml11) {
@@ -470,23 +458,10 @@ impl<'t> Reader<'t> {
                     Node::Seq(Vec::new())
                 }
             }
-            c => {
-                if !plain_start(c, self.peek(1)) {
+            _ => {
+                let (end, colon) = self.plain_run(start)?;
+                if colon {
                     return Err(Fallback);
-                }
-                let mut k = start;
-                loop {
-                    match self.b.get(k) {
-                        None | Some(b'\n') => break,
-                        Some(b'\t') => return Err(Fallback),
-                        Some(b':') if is_blankz(self.b.get(k + 1)) => return Err(Fallback),
-                        Some(b'#') if self.b[k - 1] == b' ' => break,
-                        _ => k += 1,
-                    }
-                }
-                let mut end = k;
-                while self.b[end - 1] == b' ' {
-                    end -= 1;
                 }
                 self.i = end;
                 self.plain(start, end, ctx, on_key_line)?
@@ -499,6 +474,29 @@ impl<'t> Reader<'t> {
             return Err(Fallback);
         }
         Ok(node)
+    }
+
+    /// A one-line plain scalar in block context from `start`: where its text ends (trailing
+    /// spaces left out), and whether `: ` follows it (it is a key). It ends at the line's end,
+    /// at ` #`, or at a `:` followed by a blank; a tab in it falls back.
+    fn plain_run(&self, start: usize) -> R<(usize, bool)> {
+        if !plain_start(self.b[start], self.b.get(start + 1)) {
+            return Err(Fallback);
+        }
+        let mut k = start;
+        let colon = loop {
+            match self.b.get(k) {
+                None | Some(b'\n') => break false,
+                Some(b'\t') => return Err(Fallback),
+                Some(b':') if is_blankz(self.b.get(k + 1)) => break true,
+                Some(b'#') if self.b[k - 1] == b' ' => break false,
+                _ => k += 1,
+            }
+        };
+        while self.b[k - 1] == b' ' {
+            k -= 1;
+        }
+        Ok((k, colon))
     }
 
     /// A plain scalar, resolved as the reference reader resolves it: first serde_yaml's own
