@@ -1,11 +1,13 @@
 //! The one document model: [`Node`] — ordered maps and scalars that keep their kind — used from
 //! parse to emit by every stage of ply. Parsing lives in `parse.rs` (the only file that names
-//! the YAML crate) and writing in `emit.rs` (the only writer).
+//! the YAML crate; `fast.rs` reads the common case without it) and writing in `emit.rs` (the
+//! only writer).
 
 mod bom;
 pub mod de;
 mod dialect;
 pub mod emit;
+mod fast;
 mod folded;
 pub mod json;
 pub mod limits;

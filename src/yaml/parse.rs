@@ -61,6 +61,26 @@ pub fn parse_documents(text: &str) -> Result<Vec<ParsedDoc>, ParseError> {
     parse_documents_with(text, false)
 }
 
+/// [`parse_documents`] (or, with `yaml11`, [`parse_config_documents`]) by the reference reader
+/// alone (serde_yaml with ply's go-yaml rules), for comparing the two readers.
+pub fn parse_documents_reference_reader(
+    text: &str,
+    yaml11: bool,
+) -> Result<Vec<ParsedDoc>, ParseError> {
+    parse_documents_reference(text, yaml11, None, false, false)
+}
+
+/// [`parse_documents`] (or, with `yaml11`, [`parse_config_documents`]) by the fast reader
+/// alone (`fast.rs`); `None` where it gives up and the reference reader reads the text.
+pub fn parse_documents_fast_reader(text: &str, yaml11: bool) -> Option<Vec<ParsedDoc>> {
+    let docs = super::fast::read(text, yaml11)?;
+    Some(
+        docs.into_iter()
+            .map(|(offset, node)| ParsedDoc { offset, node })
+            .collect(),
+    )
+}
+
 /// [`parse_documents`] for kustomize's own configuration files: a plain, untagged `y`, `Y`,
 /// `yes`, `Yes`, `YES`, `on`, `On`, `ON` is `true` and `n`, `N`, `no`, `No`, `NO`, `off`, `Off`,
 /// `OFF` is `false`, as go-yaml v2 resolves them (its `resolve.go` table, YAML 1.1), which
@@ -140,6 +160,24 @@ fn parse_documents_with(text: &str, yaml11: bool) -> Result<Vec<ParsedDoc>, Pars
 }
 
 fn parse_documents_in<'t>(
+    text: &'t str,
+    yaml11: bool,
+    repeats: Option<&'t std::cell::RefCell<Vec<Repeated>>>,
+    last_bool_key_wins: bool,
+    mark_empty_nulls: bool,
+) -> Result<Vec<ParsedDoc>, ParseError> {
+    // The fast reader (`fast.rs`) reads most manifests; it gives up on anything it does not
+    // read exactly as the reader below does, which then reads the text (and reports errors).
+    // A repeated key, or one that is not a string, makes the fast reader give up: with
+    // `repeats` it has none to record, and `last_bool_key_wins` is about boolean keys.
+    if !mark_empty_nulls && let Some(docs) = parse_documents_fast_reader(text, yaml11) {
+        return Ok(docs);
+    }
+    parse_documents_reference(text, yaml11, repeats, last_bool_key_wins, mark_empty_nulls)
+}
+
+/// [`parse_documents_in`] without the fast reader: serde_yaml and ply's go-yaml rules.
+fn parse_documents_reference<'t>(
     text: &'t str,
     yaml11: bool,
     repeats: Option<&'t std::cell::RefCell<Vec<Repeated>>>,
@@ -321,25 +359,56 @@ impl<'t> Text<'t> {
         if self.is_quoted(s) {
             before = before.strip_suffix(['"', '\''])?;
         }
-        let trimmed = before.trim_end_matches([' ', '\t']);
-        if trimmed.len() == before.len() {
-            return None;
-        }
-        let token_start = trimmed.rfind([' ', '\t', '\n', '\r']).map_or(0, |i| i + 1);
-        let token = &trimmed[token_start..];
-        if token.starts_with('!') {
-            return Some(token);
-        }
-        // In a flow collection the tag may follow an indicator: `[1,!!str 2]`.
-        let i = token.rfind([',', '[', '{'])?;
-        token[i + 1..].starts_with('!').then(|| &token[i + 1..])
+        tag_before(before)
     }
+}
+
+/// The tag token that ends `before` (the text before a scalar, its opening quote left out),
+/// separated from the scalar by blanks: `!!str`, `!Foo`, or one after a flow indicator.
+pub(super) fn tag_before(before: &str) -> Option<&str> {
+    let trimmed = before.trim_end_matches([' ', '\t']);
+    if trimmed.len() == before.len() {
+        return None;
+    }
+    let token_start = trimmed.rfind([' ', '\t', '\n', '\r']).map_or(0, |i| i + 1);
+    let token = &trimmed[token_start..];
+    if token.starts_with('!') {
+        return Some(token);
+    }
+    // In a flow collection the tag may follow an indicator: `[1,!!str 2]`.
+    let i = token.rfind([',', '[', '{'])?;
+    token[i + 1..].starts_with('!').then(|| &token[i + 1..])
+}
+
+/// A resolved scalar of a [`Ctx::SpellValue`] position written as `text`: the value itself
+/// when `text` is what ply prints, else a [`Node::Spelled`] keeping the text. `written`: the
+/// text is the scalar's own (else it was found after the key, and must read back as the value).
+pub(super) fn spell(value: Node, text: &str, written: bool) -> Node {
+    // The text ply prints for the value; a null prints as `null` but an empty value reads
+    // as "" in kustomize, so every spelling of null is kept.
+    let printed = match value {
+        Node::Null => None,
+        _ => value.scalar_text(),
+    };
+    if printed.as_deref() == Some(text) {
+        return value;
+    }
+    // The text found must read as the same value, else it is not this value's text.
+    let reads_back =
+        written || parse_one(text).is_ok_and(|n| n == value && !matches!(n, Node::Str(_)));
+    if !reads_back {
+        return value;
+    }
+    Node::Spelled(Box::new(super::Spelled {
+        value,
+        text: text.to_string(),
+    }))
 }
 
 /// Where a node sits in its document, for the values whose source text kustomize reads back
 /// (see [`Node::Spelled`]).
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Ctx {
+pub(super) enum Ctx {
     /// The document's top-level node.
     Root,
     /// The top-level `metadata`.
@@ -353,7 +422,7 @@ enum Ctx {
 }
 
 impl Ctx {
-    fn child(self, key: &str) -> Ctx {
+    pub(super) fn child(self, key: &str) -> Ctx {
         match (self, key) {
             (Ctx::Root, "metadata") => Ctx::Metadata,
             (Ctx::Root, "data" | "binaryData") | (Ctx::Metadata, "labels" | "annotations") => {
@@ -466,7 +535,7 @@ impl<'de> de::DeserializeSeed<'de> for KeySeed<'_> {
 }
 
 /// The booleans of YAML 1.1 that YAML 1.2 (serde_yaml, go-yaml v3) reads as strings.
-fn yaml11_bool(v: &str) -> Option<bool> {
+pub(super) fn yaml11_bool(v: &str) -> Option<bool> {
     match v {
         "y" | "Y" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" => Some(true),
         "n" | "N" | "no" | "No" | "NO" | "off" | "Off" | "OFF" => Some(false),
@@ -474,7 +543,7 @@ fn yaml11_bool(v: &str) -> Option<bool> {
     }
 }
 
-fn u128_node(v: u128) -> Node {
+pub(super) fn u128_node(v: u128) -> Node {
     // Beyond i128 (39 digits) ply can no longer keep the integer; it becomes a float, as in
     // kustomize for anything beyond uint64.
     i128::try_from(v).map_or(Node::Float(v as f64), Node::Int)
@@ -517,25 +586,7 @@ impl<'t> NodeVisitor<'t> {
         let Some(text) = written.or_else(|| self.value_text()) else {
             return value;
         };
-        // The text ply prints for the value; a null prints as `null` but an empty value reads
-        // as "" in kustomize, so every spelling of null is kept.
-        let printed = match value {
-            Node::Null => None,
-            _ => value.scalar_text(),
-        };
-        if printed.as_deref() == Some(text) {
-            return value;
-        }
-        // The text found must read as the same value, else it is not this value's text.
-        let reads_back = written.is_some()
-            || parse_one(text).is_ok_and(|n| n == value && !matches!(n, Node::Str(_)));
-        if !reads_back {
-            return value;
-        }
-        Node::Spelled(Box::new(super::Spelled {
-            value,
-            text: text.to_string(),
-        }))
+        spell(value, text, written.is_some())
     }
 
     /// The text of this node when it is a plain scalar on the line of its mapping key (what

@@ -1,0 +1,26 @@
+//! The fast YAML reader against the reference reader on arbitrary text: where the fast reader
+//! reads a text, it reads the same documents (nodes, kept source texts, offsets) as the
+//! reference reader, which must not fail there (`tests/fast_reader.rs` does the same on the
+//! corpora and on generated documents).
+#![no_main]
+use libfuzzer_sys::fuzz_target;
+use ply::yaml::parse::{parse_documents_fast_reader, parse_documents_reference_reader};
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    for yaml11 in [false, true] {
+        let Some(fast) = parse_documents_fast_reader(text, yaml11) else {
+            continue;
+        };
+        match parse_documents_reference_reader(text, yaml11) {
+            Ok(reference) => assert_eq!(
+                format!("{reference:?}"),
+                format!("{fast:?}"),
+                "yaml11={yaml11}: the readers differ on {text:?}"
+            ),
+            Err(e) => panic!("yaml11={yaml11}: only the reference reader fails ({e}) on {text:?}"),
+        }
+    }
+});

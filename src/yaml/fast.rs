@@ -1,0 +1,847 @@
+//! The fast YAML reader: block YAML as Kubernetes manifests are written (block mappings and
+//! sequences, plain, quoted and block scalars, comments, `---` markers) read straight from the
+//! text into [`Node`]s, without an event stream or a serde visitor. It reads exactly what
+//! `parse.rs` (serde_yaml with ply's go-yaml rules) reads, and gives up — `None`, the reference
+//! reader then runs — on anything else: anchors, aliases, tags, flow collections other than
+//! `{}` and `[]`, complex keys, directives, multi-line plain or quoted scalars, tabs outside
+//! scalars, carriage returns, byte order marks, repeated keys, and every error. Errors and
+//! their messages therefore always come from the reference reader. `tests/fast_reader.rs`
+//! compares the two readers on every corpus file and on generated documents; the `fastread`
+//! fuzz target does so on arbitrary bytes.
+
+use super::parse::{Ctx, tag_before, u128_node, yaml11_bool};
+use super::{Map, Node};
+
+/// Nesting deeper than this falls back (the reference reader stops at 128 levels).
+const MAX_DEPTH: usize = 100;
+/// libyaml refuses an implicit key longer than 1024 characters; longer keys fall back.
+const MAX_KEY: usize = 1000;
+
+/// Gives up: the reference reader reads the text.
+struct Fallback;
+
+type R<T> = Result<T, Fallback>;
+
+/// The documents of `text`, each with the offset where its content starts, as
+/// [`super::parse::parse_documents`] (or, with `yaml11`, `parse_config_documents`) reads them,
+/// or `None` when this reader does not handle the text.
+pub(super) fn read(text: &str, yaml11: bool) -> Option<Vec<(usize, Node)>> {
+    if !plain_characters(text) || flow_heavy(text) || dialect_matters(text) {
+        return None;
+    }
+    let mut p = Reader {
+        s: text,
+        b: text.as_bytes(),
+        i: 0,
+        cur: Line::Eof,
+        yaml11,
+        depth: 0,
+    };
+    p.stream().ok()
+}
+
+/// Every character is one libyaml accepts and reads as itself: no control character but tab
+/// and line feed (so no carriage return), no DEL, and none of the characters libyaml treats as
+/// line breaks (NEL, U+2028, U+2029) or byte order marks.
+fn plain_characters(text: &str) -> bool {
+    let b = text.as_bytes();
+    let mut ascii = true;
+    for &c in b {
+        if c < 0x20 {
+            if c != b'\n' && c != b'\t' {
+                return false;
+            }
+        } else if c >= 0x7f {
+            if c == 0x7f {
+                return false;
+            }
+            ascii = false;
+        }
+    }
+    ascii
+        || text.chars().all(|c| {
+            let u = c as u32;
+            u < 0x80 || (u >= 0xA0 && !matches!(u, 0x2028 | 0x2029 | 0xFEFF | 0xFFFE | 0xFFFF))
+        })
+}
+
+/// Whether the text holds so many `[` and `{` that the reference reader's nesting limit
+/// (`limits::check_nesting`, a lexical scan) could refuse it.
+fn flow_heavy(text: &str) -> bool {
+    text.len() > super::limits::MAX_FLOW_DEPTH
+        && text.bytes().filter(|&c| c == b'[' || c == b'{').count() > super::limits::MAX_FLOW_DEPTH
+}
+
+/// Whether the reference reader's go-yaml checks (`dialect.rs`) would refuse or rewrite the
+/// text: then it reads it.
+fn dialect_matters(text: &str) -> bool {
+    let interesting = text.contains("\\/")
+        || (text.contains('?') && text.contains(['{', '[']))
+        || text.contains('&');
+    interesting && !matches!(super::dialect::check(text), Ok(None))
+}
+
+/// Where the next line with content starts.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Line {
+    /// Content at this column; the reader's position is its first character.
+    At(usize),
+    /// A `---` or `...` marker line; the position is its start.
+    Marker,
+    Eof,
+}
+
+struct Reader<'t> {
+    s: &'t str,
+    b: &'t [u8],
+    i: usize,
+    cur: Line,
+    yaml11: bool,
+    depth: usize,
+}
+
+fn is_blankz(c: Option<&u8>) -> bool {
+    matches!(c, None | Some(b' ' | b'\n' | b'\t'))
+}
+
+impl<'t> Reader<'t> {
+    fn peek(&self, k: usize) -> Option<&u8> {
+        self.b.get(self.i + k)
+    }
+
+    /// The documents and where each one's content starts: 0 for one before any `---`, else
+    /// the line after its marker (`parse.rs`, `document_starts`, says the same for every text
+    /// this reader accepts: it gives up on content after a marker on the marker's line).
+    fn stream(&mut self) -> R<Vec<(usize, Node)>> {
+        self.next_line()?;
+        let mut docs = Vec::new();
+        if self.cur != Line::Marker {
+            docs.push((0, self.document()?));
+        }
+        while self.cur == Line::Marker {
+            if self.b[self.i] != b'-' {
+                return Err(Fallback); // `...`
+            }
+            self.i += 3;
+            self.end_of_line()?;
+            let offset = self.i;
+            self.next_line()?;
+            docs.push((offset, self.document()?));
+        }
+        Ok(docs)
+    }
+
+    fn document(&mut self) -> R<Node> {
+        let node = match self.cur {
+            Line::At(col) => self.block_node(col, Ctx::Root)?,
+            _ => Node::Null,
+        };
+        match self.cur {
+            Line::At(_) => Err(Fallback),
+            _ => Ok(node),
+        }
+    }
+
+    /// From the start of a line, finds the next line with content and sets `cur`.
+    fn next_line(&mut self) -> R<()> {
+        loop {
+            let start = self.i;
+            while self.b.get(self.i) == Some(&b' ') {
+                self.i += 1;
+            }
+            let col = self.i - start;
+            match self.b.get(self.i) {
+                None => {
+                    self.cur = Line::Eof;
+                    return Ok(());
+                }
+                Some(b'\n') => self.i += 1,
+                Some(b'#') => self.skip_line(),
+                Some(b'\t') => return Err(Fallback),
+                Some(_) => {
+                    self.cur = if col == 0 && self.at_marker() {
+                        Line::Marker
+                    } else {
+                        Line::At(col)
+                    };
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    /// After a block scalar: the position is on a line at column `col`, past its spaces.
+    fn line_at(&mut self, col: usize) -> R<()> {
+        match self.b.get(self.i) {
+            None => {
+                self.cur = Line::Eof;
+                Ok(())
+            }
+            Some(b'#') => {
+                self.skip_line();
+                self.next_line()
+            }
+            Some(b'\t') => Err(Fallback),
+            Some(b'\n') => {
+                self.i += 1;
+                self.next_line()
+            }
+            Some(_) => {
+                self.cur = if col == 0 && self.at_marker() {
+                    Line::Marker
+                } else {
+                    Line::At(col)
+                };
+                Ok(())
+            }
+        }
+    }
+
+    fn at_marker(&self) -> bool {
+        let r = &self.b[self.i..];
+        (r.starts_with(b"---") || r.starts_with(b"...")) && is_blankz(r.get(3))
+    }
+
+    fn skip_line(&mut self) {
+        match self.b[self.i..].iter().position(|&c| c == b'\n') {
+            Some(p) => self.i += p + 1,
+            None => self.i = self.b.len(),
+        }
+    }
+
+    /// What may follow a node on its line: spaces, then a comment or the line's end. Moves to
+    /// the next line with content.
+    fn rest_of_line(&mut self) -> R<()> {
+        self.end_of_line()?;
+        self.next_line()
+    }
+
+    /// Spaces, then a comment or the line's end; moves to the next line.
+    fn end_of_line(&mut self) -> R<()> {
+        let start = self.i;
+        while self.b.get(self.i) == Some(&b' ') {
+            self.i += 1;
+        }
+        match self.b.get(self.i) {
+            None => {}
+            Some(b'\n') => self.i += 1,
+            Some(b'#') if self.i > start => self.skip_line(),
+            _ => return Err(Fallback),
+        }
+        Ok(())
+    }
+
+    fn enter(&mut self) -> R<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(Fallback);
+        }
+        Ok(())
+    }
+
+    /// A node that starts a line, at column `col`: a block sequence or mapping.
+    fn block_node(&mut self, col: usize, ctx: Ctx) -> R<Node> {
+        if self.b[self.i] == b'-' && is_blankz(self.peek(1)) {
+            return self.block_seq(col);
+        }
+        if self.key_ahead()? {
+            return self.block_map(col, ctx);
+        }
+        Err(Fallback)
+    }
+
+    fn block_seq(&mut self, col: usize) -> R<Node> {
+        self.enter()?;
+        let mut items = Vec::new();
+        loop {
+            self.i += 1; // the `-`
+            items.push(self.value(col, Ctx::Other, None)?);
+            match self.cur {
+                Line::At(c) if c == col && self.b[self.i] == b'-' && is_blankz(self.peek(1)) => {}
+                Line::At(c) if c > col => return Err(Fallback),
+                _ => break,
+            }
+        }
+        self.depth -= 1;
+        Ok(Node::Seq(items))
+    }
+
+    fn block_map(&mut self, col: usize, ctx: Ctx) -> R<Node> {
+        self.enter()?;
+        let mut map = Map::default();
+        loop {
+            let (key, key_end) = self.key()?;
+            let child = if self.yaml11 {
+                Ctx::Other
+            } else {
+                ctx.child(&key)
+            };
+            let value = self.value(col, child, Some(key_end))?;
+            if map.insert(key, value).is_some() {
+                return Err(Fallback);
+            }
+            match self.cur {
+                Line::At(c) if c == col => {}
+                Line::At(c) if c > col => return Err(Fallback),
+                _ => break,
+            }
+        }
+        self.depth -= 1;
+        Ok(Node::Map(map))
+    }
+
+    /// Whether a mapping key (a one-line scalar and `:` with a blank after it) starts here.
+    fn key_ahead(&self) -> R<bool> {
+        let r = &self.b[self.i..];
+        let end = match r[0] {
+            b'"' | b'\'' => {
+                let q = r[0];
+                match r[1..].iter().position(|&c| c == q || c == b'\n') {
+                    Some(p) if r[1 + p] == q => p + 2,
+                    _ => return Ok(false),
+                }
+            }
+            _ => {
+                let mut k = 0;
+                loop {
+                    match r.get(k) {
+                        None | Some(b'\n') => return Ok(false),
+                        Some(b':') if is_blankz(r.get(k + 1)) => return Ok(true),
+                        Some(b'#') if k > 0 && r[k - 1] == b' ' => return Ok(false),
+                        _ => k += 1,
+                    }
+                }
+            }
+        };
+        let mut k = end;
+        while r.get(k) == Some(&b' ') {
+            k += 1;
+        }
+        Ok(r.get(k) == Some(&b':') && is_blankz(r.get(k + 1)))
+    }
+
+    /// Reads a mapping key and its `:`; returns the key and where its text ends (after a
+    /// closing quote), as the reference reader records it.
+    fn key(&mut self) -> R<(String, usize)> {
+        let start = self.i;
+        let (key, end) = match self.b[start] {
+            b'"' | b'\'' => {
+                let q = self.b[start];
+                let len = self.b[start + 1..]
+                    .iter()
+                    .position(|&c| c == q || c == b'\n' || c == b'\\')
+                    .ok_or(Fallback)?;
+                let close = start + 1 + len;
+                // Escapes, `''` and line breaks in keys fall back.
+                if self.b[close] != q || self.b.get(close + 1) == Some(&q) {
+                    return Err(Fallback);
+                }
+                (self.s[start + 1..close].to_string(), close + 1)
+            }
+            _ => {
+                let (end, colon) = self.plain_run(start)?;
+                if !colon {
+                    return Err(Fallback);
+                }
+                let text = &self.s[start..end];
+                if text == "<<" || !key_is_string(text, self.yaml11) {
+                    return Err(Fallback);
+                }
+                (text.to_string(), end)
+            }
+        };
+        if end - start > MAX_KEY {
+            return Err(Fallback);
+        }
+        self.i = end;
+        while self.b.get(self.i) == Some(&b' ') {
+            self.i += 1;
+        }
+        if self.b.get(self.i) != Some(&b':') || !is_blankz(self.peek(1)) {
+            return Err(Fallback);
+        }
+        self.i += 1;
+        Ok((key, end))
+    }
+
+    /// The node after a `:` (`key_end` given) or a `-` of a collection at column `col`, on
+    /// the indicator's line or on the lines below. Leaves `cur` on the next line with content.
+    fn value(&mut self, col: usize, ctx: Ctx, key_end: Option<usize>) -> R<Node> {
+        while self.b.get(self.i) == Some(&b' ') {
+            self.i += 1;
+        }
+        let here = self.i;
+        let Some(&c) = self.b.get(here) else {
+            self.cur = Line::Eof;
+            return Ok(Node::Null);
+        };
+        match c {
+            b'\n' | b'#' => {
+                if c == b'#' {
+                    self.skip_line();
+                } else {
+                    self.i += 1;
+                }
+                self.next_line()?;
+                match self.cur {
+                    Line::At(c2) if c2 > col => {
+                        let b0 = self.b[self.i];
+                        if b0 == b'-' && is_blankz(self.peek(1)) || self.key_ahead()? {
+                            self.block_node(c2, ctx)
+                        } else {
+                            // A scalar on a line of its own.
+                            self.scalar(col, ctx, false)
+                        }
+                    }
+                    Line::At(c2)
+                        if c2 == col
+                            && key_end.is_some()
+                            && self.b[self.i] == b'-'
+                            && is_blankz(self.peek(1)) =>
+                    {
+                        self.block_seq(c2)
+                    }
+                    _ => Ok(Node::Null),
+                }
+            }
+            b'\t' => Err(Fallback),
+            b'|' | b'>' => {
+                let v = self.block_scalar(col)?;
+                // The reference reader rereads a folded value of a mapping key, written on
+                // the key's line, as kustomize prints and reads it back (`folded.rs`).
+                if c == b'>' && key_end.is_some() && !self.yaml11 {
+                    return Ok(Node::Str(super::folded::reread(&v)));
+                }
+                Ok(Node::Str(v))
+            }
+            b'-' if is_blankz(self.peek(1)) => {
+                if key_end.is_some() {
+                    return Err(Fallback);
+                }
+                let c2 = here - self.line_start(here);
+                self.block_seq(c2)
+            }
+            _ => {
+                if key_end.is_none() && self.key_ahead()? {
+                    // `- key: value`: a mapping whose keys sit at this column.
+                    let c2 = here - self.line_start(here);
+                    return self.block_map(c2, Ctx::Other);
+                }
+                self.scalar(col, ctx, key_end.is_some())
+            }
+        }
+    }
+
+    fn line_start(&self, at: usize) -> usize {
+        self.b[..at]
+            .iter()
+            .rposition(|&c| c == b'\n')
+            .map_or(0, |p| p + 1)
+    }
+
+    /// A one-line plain or quoted scalar, or `{}` / `[]`, in a collection at column `col`.
+    /// `on_key_line`: the value of a mapping key written on the key's line.
+    fn scalar(&mut self, col: usize, ctx: Ctx, on_key_line: bool) -> R<Node> {
+        let start = self.i;
+        let node = match self.b[start] {
+            b'"' => Node::Str(self.double_quoted()?),
+            b'\'' => Node::Str(self.single_quoted()?),
+            b'{' | b'[' => {
+                let close = if self.b[start] == b'{' { b'}' } else { b']' };
+                if self.peek(1) != Some(&close) {
+                    return Err(Fallback);
+                }
+                self.i += 2;
+                if close == b'}' {
+                    Node::empty_map()
+                } else {
+                    Node::Seq(Vec::new())
+                }
+            }
+            _ => {
+                let (end, colon) = self.plain_run(start)?;
+                if colon {
+                    return Err(Fallback);
+                }
+                self.i = end;
+                self.plain(start, end, ctx, on_key_line)?
+            }
+        };
+        self.rest_of_line()?;
+        // A more-indented line continues a plain scalar (or is an error): the reference
+        // reader reads it.
+        if matches!(self.cur, Line::At(c) if c > col) {
+            return Err(Fallback);
+        }
+        Ok(node)
+    }
+
+    /// A one-line plain scalar in block context from `start`: where its text ends (trailing
+    /// spaces left out), and whether `: ` follows it (it is a key). It ends at the line's end,
+    /// at ` #`, or at a `:` followed by a blank; a tab in it falls back.
+    fn plain_run(&self, start: usize) -> R<(usize, bool)> {
+        if !plain_start(self.b[start], self.b.get(start + 1)) {
+            return Err(Fallback);
+        }
+        let mut k = start;
+        let colon = loop {
+            match self.b.get(k) {
+                None | Some(b'\n') => break false,
+                Some(b'\t') => return Err(Fallback),
+                Some(b':') if is_blankz(self.b.get(k + 1)) => break true,
+                Some(b'#') if self.b[k - 1] == b' ' => break false,
+                _ => k += 1,
+            }
+        };
+        while self.b[k - 1] == b' ' {
+            k -= 1;
+        }
+        Ok((k, colon))
+    }
+
+    /// A plain scalar, resolved as the reference reader resolves it: first serde_yaml's own
+    /// resolution (`serde_yaml::de::visit_untagged_scalar`), then ply's go-yaml v3 rules for
+    /// what it leaves as a string (`parse.rs`, `NodeVisitor::visit_borrowed_str`), and the
+    /// source text kept where kustomize reads it back ([`Node::Spelled`]).
+    fn plain(&self, start: usize, end: usize, ctx: Ctx, on_key_line: bool) -> R<Node> {
+        let v = &self.s[start..end];
+        if is_plain_string(v, self.yaml11) {
+            return Ok(Node::Str(v.to_string()));
+        }
+        if let Some(n) = serde_resolve(v) {
+            if ctx != Ctx::SpellValue {
+                return Ok(n);
+            }
+            return Ok(spelled(n, on_key_line.then_some(v), false));
+        }
+        // What serde_yaml lends out as a string: ply's rules apply to plain untagged text.
+        if tag_before(&self.s[..start]).is_some() {
+            return Err(Fallback);
+        }
+        if self.yaml11
+            && let Some(b) = yaml11_bool(v)
+        {
+            return Ok(Node::Bool(b));
+        }
+        if v.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '.'))
+            && !super::emit::is_timestamp(v)
+            && let Some(n) = super::emit::resolve_number(v)
+        {
+            if ctx != Ctx::SpellValue {
+                return Ok(n);
+            }
+            return Ok(spelled(n, Some(v), true));
+        }
+        Ok(Node::Str(v.to_string()))
+    }
+
+    /// A one-line double-quoted scalar with the common escapes.
+    fn double_quoted(&mut self) -> R<String> {
+        let mut i = self.i + 1;
+        let mut out = String::new();
+        let mut run = i;
+        loop {
+            match self.b.get(i) {
+                None | Some(b'\n') => return Err(Fallback),
+                Some(b'"') => break,
+                Some(b'\\') => {
+                    out.push_str(&self.s[run..i]);
+                    let e = *self.b.get(i + 1).ok_or(Fallback)?;
+                    i += 2;
+                    let simple = match e {
+                        b'0' => '\0',
+                        b'a' => '\x07',
+                        b'b' => '\x08',
+                        b't' | b'\t' => '\t',
+                        b'n' => '\n',
+                        b'v' => '\x0b',
+                        b'f' => '\x0c',
+                        b'r' => '\r',
+                        b'e' => '\x1b',
+                        b' ' => ' ',
+                        b'"' => '"',
+                        b'\\' => '\\',
+                        b'x' | b'u' | b'U' => {
+                            let n = match e {
+                                b'x' => 2,
+                                b'u' => 4,
+                                _ => 8,
+                            };
+                            let hex = self.s.get(i..i + n).ok_or(Fallback)?;
+                            if !hex.bytes().all(|c| c.is_ascii_hexdigit()) {
+                                return Err(Fallback);
+                            }
+                            let code = u32::from_str_radix(hex, 16).map_err(|_| Fallback)?;
+                            i += n;
+                            char::from_u32(code).ok_or(Fallback)?
+                        }
+                        _ => return Err(Fallback),
+                    };
+                    out.push(simple);
+                    run = i;
+                }
+                Some(_) => i += 1,
+            }
+        }
+        out.push_str(&self.s[run..i]);
+        self.i = i + 1;
+        Ok(out)
+    }
+
+    fn single_quoted(&mut self) -> R<String> {
+        let mut i = self.i + 1;
+        let mut out = String::new();
+        let mut run = i;
+        loop {
+            match self.b.get(i) {
+                None | Some(b'\n') => return Err(Fallback),
+                Some(b'\'') if self.b.get(i + 1) == Some(&b'\'') => {
+                    out.push_str(&self.s[run..=i]);
+                    i += 2;
+                    run = i;
+                }
+                Some(b'\'') => break,
+                Some(_) => i += 1,
+            }
+        }
+        out.push_str(&self.s[run..i]);
+        self.i = i + 1;
+        Ok(out)
+    }
+
+    /// A literal (`|`) or folded (`>`) block scalar in a collection at column `col`, read as
+    /// libyaml reads it (`yaml_parser_scan_block_scalar` and `_breaks` in `scanner.c`).
+    fn block_scalar(&mut self, col: usize) -> R<String> {
+        let folded = self.b[self.i] == b'>';
+        self.i += 1;
+        // 0 clip, 1 keep, -1 strip.
+        let chomp: i8 = match self.b.get(self.i) {
+            Some(b'+') => 1,
+            Some(b'-') => -1,
+            _ => 0,
+        };
+        if chomp != 0 {
+            self.i += 1;
+        }
+        if self.b.get(self.i).is_some_and(u8::is_ascii_digit) {
+            return Err(Fallback);
+        }
+        while self.b.get(self.i) == Some(&b' ') {
+            self.i += 1;
+        }
+        match self.b.get(self.i) {
+            Some(b'\n') => self.i += 1,
+            Some(b'#') => {
+                self.skip_line();
+                if self.b.get(self.i - 1) != Some(&b'\n') {
+                    return Err(Fallback);
+                }
+            }
+            _ => return Err(Fallback),
+        }
+        let mut out = String::new();
+        let mut indent = 0usize;
+        let mut trailing = 0usize;
+        let mut column = self.breaks(&mut indent, col, &mut trailing)?;
+        let mut leading_break = false;
+        let mut leading_blank = false;
+        while column == indent && self.i < self.b.len() {
+            let trailing_blank = matches!(self.b[self.i], b' ' | b'\t');
+            if folded && leading_break && !leading_blank && !trailing_blank {
+                if trailing == 0 {
+                    out.push(' ');
+                }
+            } else if leading_break {
+                out.push('\n');
+            }
+            for _ in 0..trailing {
+                out.push('\n');
+            }
+            trailing = 0;
+            leading_blank = trailing_blank;
+            let line_end = self.b[self.i..]
+                .iter()
+                .position(|&c| c == b'\n')
+                .ok_or(Fallback)?;
+            out.push_str(&self.s[self.i..self.i + line_end]);
+            self.i += line_end + 1;
+            leading_break = true;
+            column = self.breaks(&mut indent, col, &mut trailing)?;
+        }
+        if chomp >= 0 && leading_break {
+            out.push('\n');
+        }
+        if chomp == 1 {
+            for _ in 0..trailing {
+                out.push('\n');
+            }
+        }
+        self.line_at(column)?;
+        Ok(out)
+    }
+
+    /// Empty lines and indentation before a block scalar's next line; sets the indentation
+    /// when still unknown. Returns the column reached.
+    fn breaks(&mut self, indent: &mut usize, col: usize, trailing: &mut usize) -> R<usize> {
+        let mut max = 0;
+        loop {
+            let mut column = 0;
+            while (*indent == 0 || column < *indent) && self.b.get(self.i) == Some(&b' ') {
+                self.i += 1;
+                column += 1;
+            }
+            max = max.max(column);
+            if (*indent == 0 || column < *indent) && self.b.get(self.i) == Some(&b'\t') {
+                return Err(Fallback);
+            }
+            if self.b.get(self.i) != Some(&b'\n') {
+                if *indent == 0 {
+                    *indent = max.max(col + 1);
+                }
+                return Ok(column);
+            }
+            self.i += 1;
+            *trailing += 1;
+        }
+    }
+}
+
+/// Whether a plain scalar may start with `c` (followed by `next`) in block context.
+fn plain_start(c: u8, next: Option<&u8>) -> bool {
+    match c {
+        b'-' | b'?' | b':' => !is_blankz(next),
+        b',' | b'[' | b']' | b'{' | b'}' | b'#' | b'&' | b'*' | b'!' | b'|' | b'>' | b'\''
+        | b'"' | b'%' | b'@' | b'`' | b' ' | b'\t' | b'\n' => false,
+        _ => true,
+    }
+}
+
+/// Whether a plain scalar `v` is certainly a string: its first character cannot start a null,
+/// boolean or number.
+fn is_plain_string(v: &str, yaml11: bool) -> bool {
+    match v.as_bytes().first() {
+        None => false,
+        Some(c) => match c {
+            b'0'..=b'9' | b'+' | b'-' | b'.' | b'~' | b'n' | b'N' | b't' | b'T' | b'f' | b'F' => {
+                false
+            }
+            b'y' | b'Y' | b'o' | b'O' => !yaml11,
+            _ => true,
+        },
+    }
+}
+
+/// Whether a plain key reads as a string (other keys fall back).
+fn key_is_string(v: &str, yaml11: bool) -> bool {
+    is_plain_string(v, yaml11)
+        || (serde_resolve(v).is_none()
+            && !(yaml11 && yaml11_bool(v).is_some())
+            && !(v.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '.'))
+                && super::emit::resolve_number(v).is_some()))
+}
+
+/// A plain scalar as serde_yaml resolves it (`de.rs`, `visit_untagged_scalar`): null, a
+/// boolean, an integer or a float; `None` for a string.
+fn serde_resolve(v: &str) -> Option<Node> {
+    if matches!(v, "" | "~" | "null" | "Null" | "NULL") {
+        return Some(Node::Null);
+    }
+    match v {
+        "true" | "True" | "TRUE" => return Some(Node::Bool(true)),
+        "false" | "False" | "FALSE" => return Some(Node::Bool(false)),
+        _ => {}
+    }
+    // Integers and finite floats start so (Rust's float syntax also takes `inf` and `nan`,
+    // which serde_yaml then refuses as not finite).
+    if !v.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '.')) {
+        return None;
+    }
+    if let Some(n) = unsigned(v, u64::from_str_radix) {
+        return Some(Node::Int(n.into()));
+    }
+    if let Some(n) = negative(v, i64::from_str_radix) {
+        return Some(Node::Int(n.into()));
+    }
+    if let Some(n) = unsigned(v, u128::from_str_radix) {
+        return Some(u128_node(n));
+    }
+    if let Some(n) = negative(v, i128::from_str_radix) {
+        return Some(Node::Int(n));
+    }
+    if !digits_but_not_number(v)
+        && let Some(f) = serde_f64(v)
+    {
+        return Some(Node::Float(f));
+    }
+    None
+}
+
+/// serde_yaml's `parse_unsigned_int`.
+fn unsigned<T>(v: &str, from: fn(&str, u32) -> Result<T, std::num::ParseIntError>) -> Option<T> {
+    let unpositive = v.strip_prefix('+').unwrap_or(v);
+    for (prefix, radix) in [("0x", 16), ("0o", 8), ("0b", 2)] {
+        if let Some(rest) = unpositive.strip_prefix(prefix) {
+            if rest.starts_with(['+', '-']) {
+                return None;
+            }
+            if let Ok(n) = from(rest, radix) {
+                return Some(n);
+            }
+        }
+    }
+    if unpositive.starts_with(['+', '-']) || digits_but_not_number(v) {
+        return None;
+    }
+    from(unpositive, 10).ok()
+}
+
+/// serde_yaml's `parse_negative_int`.
+fn negative<T>(v: &str, from: fn(&str, u32) -> Result<T, std::num::ParseIntError>) -> Option<T> {
+    for (prefix, radix) in [("-0x", 16), ("-0o", 8), ("-0b", 2)] {
+        if let Some(rest) = v.strip_prefix(prefix)
+            && let Ok(n) = from(&format!("-{rest}"), radix)
+        {
+            return Some(n);
+        }
+    }
+    if digits_but_not_number(v) {
+        return None;
+    }
+    from(v, 10).ok()
+}
+
+/// serde_yaml's `digits_but_not_number`: a leading zero followed by digits is a string.
+fn digits_but_not_number(v: &str) -> bool {
+    let v = v.strip_prefix(['-', '+']).unwrap_or(v);
+    v.len() > 1 && v.starts_with('0') && v[1..].bytes().all(|b| b.is_ascii_digit())
+}
+
+/// serde_yaml's `parse_f64`.
+fn serde_f64(v: &str) -> Option<f64> {
+    let unpositive = match v.strip_prefix('+') {
+        Some(u) if u.starts_with(['+', '-']) => return None,
+        Some(u) => u,
+        None => v,
+    };
+    if matches!(unpositive, ".inf" | ".Inf" | ".INF") {
+        return Some(f64::INFINITY);
+    }
+    if matches!(v, "-.inf" | "-.Inf" | "-.INF") {
+        return Some(f64::NEG_INFINITY);
+    }
+    if matches!(v, ".nan" | ".NaN" | ".NAN") {
+        return Some(f64::NAN.copysign(1.0));
+    }
+    unpositive.parse::<f64>().ok().filter(|f| f.is_finite())
+}
+
+/// A resolved scalar of a label, annotation or data map, with its source text kept as the
+/// reference reader keeps it (`parse.rs`, [`super::parse::spell`]). `text`: the scalar's text
+/// when the reference reader finds it (written on the key's line, or resolved by ply's own
+/// rules: `written`).
+fn spelled(value: Node, text: Option<&str>, written: bool) -> Node {
+    match text {
+        Some(text) => super::parse::spell(value, text, written),
+        None => value,
+    }
+}
