@@ -14,6 +14,7 @@ mod exec;
 mod helm;
 mod ids;
 mod image_refs;
+mod json_text;
 mod metadata;
 mod patches;
 mod plugins;

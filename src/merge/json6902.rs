@@ -94,6 +94,44 @@ pub fn apply_op(doc: &mut Node, op: &Node) -> Result<(), MergeError> {
         op.str_at(&["from"])
             .ok_or_else(|| err(path, format!("{name} operation needs a `from` string")))
     };
+    // evanphx/json-patch v4 finds no parent for the empty pointer (the whole document):
+    // `add`, `move` and `copy` there fail (`findObject`), and `replace` there only takes an
+    // object or a list, silently skipping the operation otherwise (the error it builds is
+    // `errors.Wrapf(nil, …)`, which is nil). A skipped operation is a silent wrong answer,
+    // so ply refuses it; a list there leaves no object, which kubectl and kustomize refuse.
+    if path.is_empty() {
+        match name {
+            "add" => {
+                return Err(err(
+                    path,
+                    "add operation does not apply: doc is missing path: \"\": missing value",
+                ));
+            }
+            "move" | "copy" => {
+                return Err(err(
+                    path,
+                    format!(
+                        "{name} operation does not apply: doc is missing destination path: : \
+                         missing value"
+                    ),
+                ));
+            }
+            "replace" if !matches!(op.get("value"), Some(Node::Map(_))) => {
+                let found = op
+                    .get("value")
+                    .map_or("no value".to_string(), |v| format!("a {}", v.kind_name()));
+                return Err(err(
+                    path,
+                    format!(
+                        "replace operation at the whole document (path \"\") needs an object \
+                         value, found {found} (kubectl and kustomize skip such an operation \
+                         without a word)"
+                    ),
+                ));
+            }
+            _ => {}
+        }
+    }
     match name {
         "add" => add(doc, path, value_or_null()),
         "remove" => remove(doc, path).map(|_| ()),
