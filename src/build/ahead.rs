@@ -21,6 +21,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use super::accumulate::{is_remote, parse_resources};
+use crate::yaml::limits::ReaderLimits;
+
 use super::patches::{PatchFile, parse_patch_text, source_name};
 use super::{PathKey, key};
 use crate::diag::{Error, Result, Warnings};
@@ -179,12 +181,20 @@ impl Ahead {
     /// The reader: walks the graph below the root kustomization `loaded` (in `root`,
     /// canonical), which the build has loaded, from its last entry backwards until it meets
     /// what the build has done.
-    pub(super) fn read(&self, fs: &dyn Fs, root: &Path, loaded: &Loaded, restrictor: Restrictor) {
+    pub(super) fn read(
+        &self,
+        fs: &dyn Fs,
+        root: &Path,
+        loaded: &Loaded,
+        restrictor: Restrictor,
+        limits: ReaderLimits,
+    ) {
         let _gone = Gone(self);
         let mut reader = Reader {
             ahead: self,
             fs,
             restrictor,
+            limits,
             seen: FastSet::default(),
         };
         reader.seen.insert(Item::Kustomization(key(root).to_vec()));
@@ -206,6 +216,8 @@ struct Reader<'a> {
     ahead: &'a Ahead,
     fs: &'a dyn Fs,
     restrictor: Restrictor,
+    /// The render's reader limits, for resource files.
+    limits: ReaderLimits,
     /// Directories walked, so that a cycle (an error the build reports) ends here too, and
     /// files read: a file listed twice is no sign that the build is there.
     seen: FastSet<Item>,
@@ -297,7 +309,7 @@ impl Reader<'_> {
         let item = Item::File(key(&canonical).to_vec());
         match self.next(dir, entry, &canonical, &item) {
             Next::Read => {
-                let parsed = read_resources(self.fs, canonical, dir);
+                let parsed = read_resources(self.fs, canonical, dir, self.limits);
                 self.ahead.finish(item, Slot::File(parsed));
                 true
             }
@@ -412,12 +424,17 @@ pub(super) fn text_of(bytes: Vec<u8>) -> String {
 /// kustomization rooted at `root` (canonical). A file outside it (read under
 /// `LoadRestrictionsNone`) is named in errors but never quoted. (A file listed by two
 /// kustomizations, inside one and outside the other, is quoted as the first reading decides.)
-pub(super) fn read_resources(fs: &dyn Fs, path: PathBuf, root: &Path) -> ParsedAhead {
+pub(super) fn read_resources(
+    fs: &dyn Fs,
+    path: PathBuf,
+    root: &Path,
+    limits: ReaderLimits,
+) -> ParsedAhead {
     let bytes = fs.read(&path).map_err(|e| Error::io(&path, &e))?;
     let mut file = SourceFile::from_bytes(&path, bytes)?;
     if !path.starts_with(root) {
         file = SourceFile::unquoted(path, file.text.clone());
     }
-    let docs = parse_resources(&file)?;
+    let docs = parse_resources(&file, limits)?;
     Ok((file, docs))
 }

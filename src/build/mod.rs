@@ -67,6 +67,9 @@ pub struct RenderOptions {
     pub managed_by_label: bool,
     /// The plugin flags (`--enable-alpha-plugins`, `--enable-exec`, `-e`).
     pub plugins: PluginOptions,
+    /// The limits on hostile input (`--max-alias-expansion`, `--max-document-size`,
+    /// `--max-json-patch-growth`, `--max-output-size`).
+    pub limits: crate::limits::Limits,
 }
 
 /// Which thread of a render reads and parses its files. The output, errors and warnings are
@@ -218,7 +221,7 @@ pub fn render_with_remotes(
                 let spawned = std::thread::Builder::new()
                     .name("ply-reader".into())
                     .spawn_scoped(scope, move || {
-                        ahead.read(fs, root, &loaded, opts.load_restrictor)
+                        ahead.read(fs, root, &loaded, opts.load_restrictor, opts.limits.reader)
                     });
                 match spawned {
                     Ok(spawned) if opts.reading == Reading::AheadFirst => {
@@ -897,7 +900,7 @@ impl Builder<'_> {
             let docs = match entry {
                 CachedFile::Parsed(docs) => Arc::clone(docs),
                 CachedFile::Read(file) => {
-                    let docs = Arc::new(parse_resources(file)?);
+                    let docs = Arc::new(parse_resources(file, self.opts.limits.reader)?);
                     *entry = CachedFile::Parsed(Arc::clone(&docs));
                     docs
                 }
@@ -906,7 +909,7 @@ impl Builder<'_> {
         }
         let (file, docs) = match self.ahead.and_then(|a| a.take_file(&path)) {
             Some(parsed) => parsed?,
-            None => ahead::read_resources(self.fs, path, root)?,
+            None => ahead::read_resources(self.fs, path, root, self.opts.limits.reader)?,
         };
         self.files
             .insert(path_key(file.path.clone()), CachedFile::Read(file));

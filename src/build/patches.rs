@@ -65,6 +65,8 @@ pub struct Context<'a> {
     pub cluster_scoped: ScopeFn<'a>,
     /// `--strict`: a patch that matches nothing is an error, not a warning.
     pub strict: bool,
+    /// `--max-json-patch-growth`: the most memory an object may take after a JSON 6902 `copy`.
+    pub json_patch_growth: usize,
 }
 
 /// Reads patch text the way kustomize v5.5's PatchTransformer does (`Config` in
@@ -716,7 +718,7 @@ fn apply_one(
                         *a = Node::empty_map();
                     }
                 }
-                json_patch_in_place(&mut r.node, ops).map_err(|e| {
+                json_patch_in_place(&mut r.node, ops, cx.json_patch_growth).map_err(|e| {
                     located(Error::new(
                         ErrorKind::Patch,
                         format!("{}: {}: {}", p.source, e.path, e.message),
@@ -780,13 +782,14 @@ fn after_json_round_trip(node: &mut Node) {
 fn json_patch_in_place(
     doc: &mut Node,
     ops: &Node,
+    max_growth: usize,
 ) -> std::result::Result<(), crate::merge::MergeError> {
     let Node::Seq(list) = ops else {
         // Not a list of operations: `apply` refuses it before touching the object.
         return json6902::apply(&Node::Null, ops).map(drop);
     };
     for (i, op) in list.iter().enumerate() {
-        json6902::apply_op(doc, op).map_err(|mut e| {
+        json6902::apply_op_with(doc, op, max_growth).map_err(|mut e| {
             e.message = format!("operation {i}: {}", e.message);
             e
         })?;
@@ -1708,6 +1711,7 @@ mod tests {
             schema: &schema,
             cluster_scoped: &no_scope,
             strict: false,
+            json_patch_growth: json6902::MAX_COPY_GROWTH,
         };
         let mut w = Warnings::default();
         // The patch names namespace x: no object has it.
@@ -1731,6 +1735,7 @@ mod tests {
             schema: &schema,
             cluster_scoped: &no_scope,
             strict: false,
+            json_patch_growth: json6902::MAX_COPY_GROWTH,
         };
         let patch = |text: &str| Patch {
             body: parse_patch_text(text, None, "p").unwrap(),
@@ -1787,6 +1792,7 @@ mod tests {
             schema: &schema,
             cluster_scoped: &no_scope,
             strict: false,
+            json_patch_growth: json6902::MAX_COPY_GROWTH,
         };
         let mut resources = vec![res(
             "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\n",

@@ -109,7 +109,7 @@ pub fn run(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
         ));
     }
     let opts = ReviewOptions {
-        render: super::diff_render_options(args.load_restrictor),
+        render: super::diff_render_options(args.load_restrictor, &args.limits),
         show_secrets: args.show_secrets,
         changed_only: args.review.changed_only,
         jobs: std::thread::available_parallelism().map_or(1, usize::from),
