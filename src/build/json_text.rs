@@ -18,6 +18,7 @@ pub fn syntax_error(text: &str) -> Option<(usize, String)> {
             None => "the end of the text".into(),
         }
     };
+    let key_error = |at: usize| (at, format!("expected a quoted key, found {}", found(at)));
     loop {
         // A value is expected at `i`.
         match b.get(i) {
@@ -29,12 +30,7 @@ pub fn syntax_error(text: &str) -> Option<(usize, String)> {
                     stack.push(true);
                     i = match key(b, i) {
                         Ok(next) => next,
-                        Err(at) => {
-                            return Some((
-                                at,
-                                format!("expected a quoted key, found {}", found(at)),
-                            ));
-                        }
+                        Err(at) => return Some(key_error(at)),
                     };
                     continue;
                 }
@@ -72,12 +68,7 @@ pub fn syntax_error(text: &str) -> Option<(usize, String)> {
                 (Some(b','), true) => {
                     i = match key(b, skip_ws(b, i + 1)) {
                         Ok(next) => next,
-                        Err(at) => {
-                            return Some((
-                                at,
-                                format!("expected a quoted key, found {}", found(at)),
-                            ));
-                        }
+                        Err(at) => return Some(key_error(at)),
                     };
                     break;
                 }
