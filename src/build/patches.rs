@@ -85,8 +85,23 @@ pub fn parse_patch_text(
     file: Option<&std::sync::Arc<crate::source::SourceFile>>,
     source: &str,
 ) -> Result<Body> {
-    let sm = strategic_documents(text, file);
-    let json = json_operations(text);
+    let (sm, first_empty) = strategic_reading(text, file);
+    let json = match (&sm, first_empty) {
+        // Every document read as an empty one or a map, so the JSON reading (of the first
+        // document, when the text does not open with `[`) succeeds only when that one is null
+        // or an empty list: known without parsing the text again.
+        (Ok(_), Some(first_empty)) if !text.is_empty() && !text.starts_with('[') => {
+            if first_empty {
+                Ok(Node::Seq(Vec::new()))
+            } else {
+                Err((
+                    "a JSON 6902 patch is a list of operations, not a map".into(),
+                    None,
+                ))
+            }
+        }
+        _ => json_operations(text),
+    };
     match (sm, json) {
         (Ok(_), Ok(_)) => Err(Error::new(
             ErrorKind::Patch,
@@ -129,6 +144,9 @@ fn opens_with_list(text: &str) -> bool {
         .is_some_and(|l| l.starts_with('[') || l == "-" || l.starts_with("- "))
 }
 
+/// Strategic merge patch documents, each with where it starts in its file.
+type SmDocs = Vec<(Node, Option<Location>)>;
+
 /// Why a text is not a strategic merge patch, and where (a byte offset in the text).
 pub struct NotStrategic {
     pub message: String,
@@ -145,14 +163,44 @@ pub struct NotStrategic {
 pub fn strategic_documents(
     text: &str,
     file: Option<&std::sync::Arc<crate::source::SourceFile>>,
-) -> std::result::Result<Vec<(Node, Option<Location>)>, NotStrategic> {
+) -> std::result::Result<SmDocs, NotStrategic> {
+    strategic_reading(text, file).0
+}
+
+/// [`strategic_documents`], and whether the text's first document is null or an empty list
+/// (`None` when the text is not YAML).
+fn strategic_reading(
+    text: &str,
+    file: Option<&std::sync::Arc<crate::source::SourceFile>>,
+) -> (std::result::Result<SmDocs, NotStrategic>, Option<bool>) {
+    let docs = match parse_documents(text) {
+        Ok(docs) => docs,
+        Err(e) => {
+            let e = NotStrategic {
+                message: e.message,
+                help: None,
+                offset: e.offset,
+            };
+            return (Err(e), None);
+        }
+    };
+    let first_empty = docs.first().is_none_or(|d| {
+        d.node.is_null() || matches!(&d.node, Node::Seq(items) if items.is_empty())
+    });
+    (strategic_from(text, docs, file), Some(first_empty))
+}
+
+fn strategic_from(
+    text: &str,
+    docs: Vec<crate::yaml::parse::ParsedDoc>,
+    file: Option<&std::sync::Arc<crate::source::SourceFile>>,
+) -> std::result::Result<SmDocs, NotStrategic> {
     let line = |offset: usize| text[..offset.min(text.len())].matches('\n').count() + 1;
     let fail = |message: String, help: Option<&str>, offset: Option<usize>| NotStrategic {
         message,
         help: help.map(str::to_string),
         offset,
     };
-    let docs = parse_documents(text).map_err(|e| fail(e.message, None, e.offset))?;
     let mut queue: std::collections::VecDeque<_> =
         docs.into_iter().map(|d| (d.node, d.offset)).collect();
     let mut out = Vec::new();
