@@ -85,6 +85,14 @@ pub fn parse_patch_text(
     file: Option<&std::sync::Arc<crate::source::SourceFile>>,
     source: &str,
 ) -> Result<Body> {
+    // A text that reads as a non-empty operation list is no strategic merge patch (that
+    // reading refuses a first document that is a non-empty list): one parse decides it.
+    if opens_with_list(text)
+        && let Ok(ops) = json_operations(text)
+        && matches!(&ops, Node::Seq(list) if !list.is_empty())
+    {
+        return Ok(Body::Json(ops));
+    }
     let (sm, first_empty) = strategic_reading(text, file);
     let json = match (&sm, first_empty) {
         // Every document read as an empty one or a map, so the JSON reading (of the first
