@@ -27,7 +27,10 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Self {
         Limits {
-            reader: ReaderLimits::DEFAULT,
+            reader: ReaderLimits {
+                flagged: true,
+                ..ReaderLimits::DEFAULT
+            },
             json_patch_growth: JSON_PATCH_GROWTH,
             output_size: OUTPUT_SIZE,
         }
@@ -76,6 +79,7 @@ impl LimitFlags {
             reader: ReaderLimits {
                 alias_ratio: self.max_alias_expansion,
                 document_size: self.max_document_size,
+                flagged: true,
             },
             json_patch_growth: self.growth.max_json_patch_growth,
             output_size: OUTPUT_SIZE,

@@ -116,12 +116,17 @@ pub struct ReaderLimits {
     pub alias_ratio: usize,
     /// Bytes of scalars (keys and values, after alias expansion) one document may hold.
     pub document_size: usize,
+    /// Whether a command's flags set these limits (resource files of a render): only then do
+    /// the messages name the flag that raises them. Other files (kustomizations, patches) are
+    /// read under [`ReaderLimits::DEFAULT`], which no flag changes.
+    pub flagged: bool,
 }
 
 impl ReaderLimits {
     pub const DEFAULT: ReaderLimits = ReaderLimits {
         alias_ratio: EXPANSION_RATIO,
         document_size: DOCUMENT_SIZE,
+        flagged: false,
     };
 }
 
@@ -139,6 +144,7 @@ pub struct Expansion {
     ratio: usize,
     document: Cell<usize>,
     document_size: usize,
+    flagged: bool,
 }
 
 impl Expansion {
@@ -152,6 +158,7 @@ impl Expansion {
             ratio: limits.alias_ratio,
             document: Cell::new(0),
             document_size: limits.document_size,
+            flagged: limits.flagged,
         }
     }
 
@@ -162,12 +169,20 @@ impl Expansion {
 
     /// Takes `n` bytes from the budget; an error message once it is spent.
     pub fn charge(&self, n: usize) -> Result<(), String> {
+        let raise = |flag: &str| {
+            if self.flagged {
+                format!("raise the limit with {flag}")
+            } else {
+                format!("a fixed limit for this kind of file; {flag} raises it for resource files")
+            }
+        };
         let document = self.document.get().saturating_add(n);
         if document > self.document_size {
             return Err(format!(
                 "the document holds more than {} of text once aliases are expanded; ply \
-                 refuses it (raise the limit with --max-document-size)",
-                human_size(self.document_size)
+                 refuses it ({})",
+                human_size(self.document_size),
+                raise("--max-document-size")
             ));
         }
         self.document.set(document);
@@ -179,8 +194,9 @@ impl Expansion {
             None => Err(format!(
                 "the document expands to more than {} times its size through aliases (a YAML \
                  bomb?); ply refuses it, as kustomize's reader refuses excessive aliasing \
-                 (raise the limit with --max-alias-expansion)",
-                self.ratio
+                 ({})",
+                self.ratio,
+                raise("--max-alias-expansion")
             )),
         }
     }
@@ -223,11 +239,16 @@ mod tests {
         let e = Expansion::for_text("ab", ReaderLimits::DEFAULT);
         e.charge(EXPANSION_FLOOR).unwrap();
         e.charge(20).unwrap();
-        assert!(e.charge(1).is_err());
+        assert!(
+            e.charge(1)
+                .unwrap_err()
+                .contains("raises it for resource files")
+        );
         let raised = Expansion::for_text(
             "ab",
             ReaderLimits {
                 alias_ratio: 100,
+                flagged: true,
                 ..ReaderLimits::DEFAULT
             },
         );
@@ -244,6 +265,7 @@ mod tests {
     fn document_size_counts_per_document() {
         let limits = ReaderLimits {
             document_size: 10,
+            flagged: true,
             ..ReaderLimits::DEFAULT
         };
         let e = Expansion::for_text("text", limits);
