@@ -14,6 +14,7 @@ pub mod limits;
 pub mod live;
 pub mod merge;
 pub mod output;
+pub mod par;
 pub mod patch_cmd;
 pub mod pattern;
 pub mod remote;
