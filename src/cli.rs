@@ -110,9 +110,13 @@ impl From<LoadRestrictor> for crate::fs::Restrictor {
 
 /// How `ply diff` renders a kustomization: its desired side against a live snapshot, or either
 /// side of a review (the output order is the kustomization's own; warnings, not `--strict`).
-pub(crate) fn diff_render_options(restrictor: LoadRestrictor) -> crate::build::RenderOptions {
+pub(crate) fn diff_render_options(
+    restrictor: LoadRestrictor,
+    limits: &crate::limits::LimitFlags,
+) -> crate::build::RenderOptions {
     crate::build::RenderOptions {
         load_restrictor: restrictor.into(),
+        limits: limits.limits(),
         reorder: crate::build::OutputOrder::Unspecified,
         strict: false,
         reading: crate::build::Reading::Ahead,
@@ -179,6 +183,10 @@ pub struct RenderArgs {
     pub managed_by_value: Option<String>,
     #[command(flatten)]
     pub build: BuildFlags,
+    #[command(flatten)]
+    pub limits: crate::limits::LimitFlags,
+    #[command(flatten)]
+    pub output_limit: crate::limits::OutputFlag,
 }
 
 #[derive(clap::Args, Debug)]
@@ -239,6 +247,8 @@ pub struct PatchArgs {
     /// Two-way mode: the modified object.
     #[arg(long, value_name = "MODIFIED", requires = "from")]
     pub to: Option<PathBuf>,
+    #[command(flatten)]
+    pub growth: crate::limits::GrowthFlag,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -337,6 +347,8 @@ pub struct DiffArgs {
     /// Whether files outside the kustomization root may be read (DESIRED a directory).
     #[arg(long, value_enum, default_value = "LoadRestrictionsRootOnly")]
     pub load_restrictor: LoadRestrictor,
+    #[command(flatten)]
+    pub limits: crate::limits::LimitFlags,
 }
 
 /// Parses the command line, runs the command, prints warnings and errors on stderr, and returns
@@ -473,6 +485,10 @@ fn run_render(args: &RenderArgs, warnings: &mut Warnings) -> Result<(), Error> {
         helm: args.build.helm(),
         managed_by_label: args.build.managed_by_label(),
         plugins: args.build.plugins(),
+        limits: crate::limits::Limits {
+            output_size: args.output_limit.max_output_size,
+            ..args.limits.limits()
+        },
         shared: None,
     };
     args.build.deprecations(args.reorder.is_some(), warnings);
@@ -500,9 +516,12 @@ fn run_render(args: &RenderArgs, warnings: &mut Warnings) -> Result<(), Error> {
         crate::build::render_with(&crate::fs::CachingDiskFs::default(), dir, &opts, warnings)?;
     let tables = &rendered.tables;
     // A closed pipe (`Written::PipeClosed`) is a quiet success, like a complete write.
-    write(&rendered.resources, &target, &|g| {
-        tables.is_cluster_scoped(g)
-    })?;
+    write(
+        &rendered.resources,
+        &target,
+        &|g| tables.is_cluster_scoped(g),
+        opts.limits.output_size,
+    )?;
     // The process ends after this: freeing every parsed node one by one would only cost time
     // (docs/performance.md), the operating system reclaims the memory at once.
     std::mem::forget(rendered);
@@ -594,6 +613,7 @@ fn run_patch(args: &PatchArgs, warnings: &mut Warnings) -> Result<(), Error> {
             DialectArg::Kustomize => crate::merge::Dialect::Kustomize,
         },
         json: args.output == PatchOutput::Json,
+        json_patch_growth: args.growth.max_json_patch_growth,
     })?;
     print_stdout(text.as_bytes())
 }
@@ -671,7 +691,7 @@ fn run_diff(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
 
     // The kustomization's `crds:` files describe custom kinds for the schema.
     let (mut desired, crd_definitions) = if desired_path.is_dir() {
-        let render_opts = diff_render_options(args.load_restrictor);
+        let render_opts = diff_render_options(args.load_restrictor, &args.limits);
         let rendered =
             crate::build::render_with(&crate::fs::DiskFs, desired_path, &render_opts, warnings)?;
         (rendered.resources, rendered.crds)

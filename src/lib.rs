@@ -10,6 +10,7 @@ pub mod fasthash;
 pub mod fs;
 pub mod generate;
 pub mod kustomization;
+pub mod limits;
 pub mod live;
 pub mod merge;
 pub mod output;

@@ -1,7 +1,8 @@
-//! Writing rendered resources: to stdout through one buffered writer (a closed pipe is not an
-//! error), to a file atomically (a temporary file in the same directory, then a rename: a
-//! failed render or write never leaves a partial file), or one file per resource into a
-//! directory, named as `kustomize build -o DIR` names them. The only module, besides `main`,
+//! Writing rendered resources: to stdout in one write (a closed pipe is not an error), to a
+//! file atomically (a temporary file in the same directory, then a rename: a failed render or
+//! write never leaves a partial file), or one file per resource into a directory, named as
+//! `kustomize build -o DIR` names them. The whole output is emitted, and checked against the
+//! render's output limit (`--max-output-size`), before anything is written. The only module, besides `main`,
 //! that writes to the disk or to stdout. Renders nothing itself: text comes from `yaml::emit`.
 
 use std::collections::BTreeMap;
@@ -30,22 +31,55 @@ pub enum Written {
 
 /// Writes the resources to the target. `cluster_scoped` tells which kinds have no namespace (for
 /// the per-resource file names).
+/// At most `max_size` bytes are written in all; a larger output is an error before anything
+/// is written.
 pub fn write(
     resources: &[Resource],
     target: &Target,
     cluster_scoped: &dyn Fn(&Gvk) -> bool,
+    max_size: usize,
 ) -> Result<Written> {
     match target {
-        Target::Stdout => write_stdout(resources),
+        Target::Stdout => write_stdout(&emit_bounded(resources, max_size)?),
         Target::File(path) => {
-            write_atomic(path, to_text(resources).as_bytes())?;
+            write_atomic(path, emit_bounded(resources, max_size)?.as_bytes())?;
             Ok(Written::All)
         }
         Target::Dir(dir) => {
-            write_dir(dir, resources, cluster_scoped)?;
+            write_dir(dir, resources, cluster_scoped, max_size)?;
             Ok(Written::All)
         }
     }
+}
+
+/// The multi-document text, emitted only while it stays within `max_size` bytes.
+fn emit_bounded(resources: &[Resource], max_size: usize) -> Result<String> {
+    let mut text = String::new();
+    for (i, r) in resources.iter().enumerate() {
+        if i > 0 {
+            text.push_str("---\n");
+        }
+        emit_document(&mut text, &r.node, EmitOptions::default());
+        check_size(text.len(), max_size, r)?;
+    }
+    Ok(text)
+}
+
+fn check_size(size: usize, max_size: usize, at: &Resource) -> Result<()> {
+    if size <= max_size {
+        return Ok(());
+    }
+    Err(Error::new(
+        ErrorKind::Limit,
+        format!(
+            "the render's output would be larger than {} (ply's limit on one render's output); \
+             nothing was written",
+            crate::yaml::limits::human_size(max_size)
+        ),
+    )
+    .at_opt(at.origin.clone())
+    .label("the output passes the limit at this object")
+    .help("raise the limit with --max-output-size (e.g. --max-output-size 4G)"))
 }
 
 /// The multi-document text kustomize prints.
@@ -53,21 +87,9 @@ pub fn to_text(resources: &[Resource]) -> String {
     crate::yaml::emit_documents(resources.iter().map(|r| &r.node), EmitOptions::default())
 }
 
-fn write_stdout(resources: &[Resource]) -> Result<Written> {
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
-    let mut doc = String::new();
-    let result = (|| -> io::Result<()> {
-        for (i, r) in resources.iter().enumerate() {
-            doc.clear();
-            if i > 0 {
-                doc.push_str("---\n");
-            }
-            emit_document(&mut doc, &r.node, EmitOptions::default());
-            out.write_all(doc.as_bytes())?;
-        }
-        out.flush()
-    })();
+fn write_stdout(text: &str) -> Result<Written> {
+    let mut out = io::stdout().lock();
+    let result = out.write_all(text.as_bytes()).and_then(|()| out.flush());
     match result {
         Ok(()) => Ok(Written::All),
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(Written::PipeClosed),
@@ -124,11 +146,19 @@ fn write_dir(
     dir: &Path,
     resources: &[Resource],
     cluster_scoped: &dyn Fn(&Gvk) -> bool,
+    max_size: usize,
 ) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, &e))?;
+    let mut files = Vec::new();
+    let mut total = 0usize;
     for (name, r) in file_names(resources, cluster_scoped) {
         let mut text = String::new();
         emit_document(&mut text, &r.node, EmitOptions::default());
+        total = total.saturating_add(text.len());
+        check_size(total, max_size, r)?;
+        files.push((name, text));
+    }
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, &e))?;
+    for (name, text) in files {
         write_atomic(&dir.join(name), text.as_bytes())?;
     }
     Ok(())

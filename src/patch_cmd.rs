@@ -57,6 +57,8 @@ pub struct PatchOptions {
     pub dialect: Dialect,
     /// Print JSON as `kubectl patch -o json` does instead of YAML.
     pub json: bool,
+    /// `--max-json-patch-growth`.
+    pub json_patch_growth: usize,
 }
 
 /// What `-p/--patch VALUE` means: the patch text, as in kubectl. For command lines written
@@ -121,7 +123,9 @@ pub fn run(opts: &PatchOptions) -> Result<String, Error> {
                         },
                     ),
                     PatchKind::Merge => Ok(merge::mergepatch::apply(&obj, &patch)),
-                    PatchKind::Json => merge::json6902::apply(&obj, &patch),
+                    PatchKind::Json => {
+                        merge::json6902::apply_with(&obj, &patch, opts.json_patch_growth)
+                    }
                 };
                 let patched = result.map_err(|e| {
                     Error::new(

@@ -2,6 +2,7 @@
 //! flattened as kustomize does), telling remote URLs from local paths, and pointing
 //! diagnostics at the kustomization line that named a path.
 
+use crate::yaml::limits::ReaderLimits;
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -9,15 +10,15 @@ use crate::diag::{Error, ErrorKind, Result};
 use crate::kustomization::Loaded;
 use crate::resource::Resource;
 use crate::source::{Location, SourceFile};
+use crate::yaml::Node;
 use crate::yaml::de::PathSeg;
-use crate::yaml::{Node, parse_documents};
 
 /// Parses a resource file: every non-empty document is one resource; a document whose kind ends
 /// in `List` and which has `items` is replaced by its items. As in kustomize
 /// (`api/resource/factory.go`, `inlineAnyEmbeddedLists`), list items join the end of the queue,
 /// so they come after the file's later documents.
-pub fn parse_resources(file: &Arc<SourceFile>) -> Result<Vec<Resource>> {
-    let docs = parse_documents(&file.text).map_err(|e| {
+pub fn parse_resources(file: &Arc<SourceFile>, limits: ReaderLimits) -> Result<Vec<Resource>> {
+    let docs = crate::yaml::parse::parse_documents_limited(&file.text, limits).map_err(|e| {
         Error::new(ErrorKind::Yaml, format!("invalid YAML: {}", e.message)).at(e
             .offset
             .map_or_else(
@@ -132,7 +133,9 @@ pub fn inline_configs(entry: &str) -> Option<Vec<Resource>> {
         return None;
     }
     let file = SourceFile::new("kustomization.yaml (inline configuration)", entry);
-    parse_resources(&file).ok().filter(|r| !r.is_empty())
+    parse_resources(&file, ReaderLimits::DEFAULT)
+        .ok()
+        .filter(|r| !r.is_empty())
 }
 
 /// Reads a `crds:` file: one YAML or JSON map from OpenAPI type names to `{Schema,
@@ -242,7 +245,7 @@ mod tests {
     use super::*;
 
     fn parse(text: &str) -> Result<Vec<Resource>> {
-        parse_resources(&SourceFile::new("/x/a.yaml", text))
+        parse_resources(&SourceFile::new("/x/a.yaml", text), ReaderLimits::DEFAULT)
     }
 
     fn names(rs: &[Resource]) -> Vec<String> {

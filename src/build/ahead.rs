@@ -21,6 +21,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use super::accumulate::{is_remote, parse_resources};
+use crate::yaml::limits::ReaderLimits;
+
 use super::patches::{PatchFile, parse_patch_text, source_name};
 use super::shared::{Shared, load_kustomization};
 use super::{PathKey, RenderOptions, key};
@@ -186,6 +188,7 @@ impl Ahead {
             ahead: self,
             fs,
             restrictor: opts.load_restrictor,
+            limits: opts.limits.reader,
             shared: opts.shared.as_deref(),
             seen: FastSet::default(),
         };
@@ -208,6 +211,8 @@ struct Reader<'a> {
     ahead: &'a Ahead,
     fs: &'a dyn Fs,
     restrictor: Restrictor,
+    /// The render's reader limits, for resource files.
+    limits: ReaderLimits,
     /// Parses shared with other renders.
     shared: Option<&'a Shared>,
     /// Directories walked, so that a cycle (an error the build reports) ends here too, and
@@ -301,7 +306,7 @@ impl Reader<'_> {
         let item = Item::File(key(&canonical).to_vec());
         match self.next(dir, entry, &canonical, &item) {
             Next::Read => {
-                let parsed = read_resources(self.fs, canonical, dir, self.shared);
+                let parsed = read_resources(self.fs, canonical, dir, self.shared, self.limits);
                 self.ahead.finish(item, Slot::File(parsed));
                 true
             }
@@ -426,15 +431,16 @@ pub(super) fn read_resources(
     path: PathBuf,
     root: &Path,
     shared: Option<&Shared>,
+    limits: ReaderLimits,
 ) -> ParsedAhead {
     let bytes = fs.read(&path).map_err(|e| Error::io(&path, &e))?;
     if let Some(shared) = shared {
-        return shared.resources(&path, path.starts_with(root), bytes);
+        return shared.resources(&path, path.starts_with(root), bytes, limits);
     }
     let mut file = SourceFile::from_bytes(&path, bytes)?;
     if !path.starts_with(root) {
         file = SourceFile::unquoted(path, file.text.clone());
     }
-    let docs = parse_resources(&file)?;
+    let docs = parse_resources(&file, limits)?;
     Ok((file, docs))
 }

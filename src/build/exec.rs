@@ -450,11 +450,13 @@ fn run_legacy(
         format!("<output of {shown}>"),
         String::from_utf8_lossy(&stdout).into_owned(),
     ));
-    Ok(super::accumulate::parse_resources(&file)
-        .map_err(|e| e.at(at.clone()))?
-        .into_iter()
-        .map(|r| r.node)
-        .collect())
+    Ok(
+        super::accumulate::parse_resources(&file, crate::yaml::limits::ReaderLimits::DEFAULT)
+            .map_err(|e| e.at(at.clone()))?
+            .into_iter()
+            .map(|r| r.node)
+            .collect(),
+    )
 }
 
 /// `-e KEY=VALUE` sets a variable; `-e KEY` passes ply's own value on.

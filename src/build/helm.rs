@@ -452,13 +452,15 @@ pub fn inflate(
         format!("<helm template of chart '{}'>", chart.name),
         text,
     ));
-    super::accumulate::parse_resources(&file).map_err(|e| {
-        let message = format!(
-            "the output of helm template for chart '{}': {}",
-            chart.name, e.message
-        );
-        Error::new(e.kind, message).at(at())
-    })
+    super::accumulate::parse_resources(&file, crate::yaml::limits::ReaderLimits::DEFAULT).map_err(
+        |e| {
+            let message = format!(
+                "the output of helm template for chart '{}': {}",
+                chart.name, e.message
+            );
+            Error::new(e.kind, message).at(at())
+        },
+    )
 }
 
 /// `HelmChart.AsHelmArgs`: the arguments of `helm template`, in kustomize's order.

@@ -14,6 +14,7 @@ mod exec;
 mod helm;
 mod ids;
 mod image_refs;
+mod json_text;
 mod metadata;
 mod patches;
 mod plugins;
@@ -69,6 +70,9 @@ pub struct RenderOptions {
     pub managed_by_label: bool,
     /// The plugin flags (`--enable-alpha-plugins`, `--enable-exec`, `-e`).
     pub plugins: PluginOptions,
+    /// The limits on hostile input (`--max-alias-expansion`, `--max-document-size`,
+    /// `--max-json-patch-growth`, `--max-output-size`).
+    pub limits: crate::limits::Limits,
     /// Resource files parsed once for every render given the same store (a review's two
     /// revisions, the overlays of one run); `None` parses per render.
     pub shared: Option<Arc<Shared>>,
@@ -901,14 +905,15 @@ impl Builder<'_> {
             let docs = match entry {
                 CachedFile::Parsed(docs) => Arc::clone(docs),
                 CachedFile::Read(file) => {
+                    let limits = self.opts.limits.reader;
                     let docs = Arc::new(match self.opts.shared.as_deref() {
                         // Another listing of a file shared with other renders: a copy.
                         Some(shared) => {
                             let quoted = file.quote == crate::source::Quote::Yes;
                             let bytes = file.text.clone().into_bytes();
-                            shared.resources(&path, quoted, bytes)?.1
+                            shared.resources(&path, quoted, bytes, limits)?.1
                         }
-                        None => parse_resources(file)?,
+                        None => parse_resources(file, limits)?,
                     });
                     *entry = CachedFile::Parsed(Arc::clone(&docs));
                     docs
@@ -918,7 +923,13 @@ impl Builder<'_> {
         }
         let (file, docs) = match self.ahead.and_then(|a| a.take_file(&path)) {
             Some(parsed) => parsed?,
-            None => ahead::read_resources(self.fs, path, root, self.opts.shared.as_deref())?,
+            None => ahead::read_resources(
+                self.fs,
+                path,
+                root,
+                self.opts.shared.as_deref(),
+                self.opts.limits.reader,
+            )?,
         };
         self.files
             .insert(path_key(file.path.clone()), CachedFile::Read(file));

@@ -65,6 +65,81 @@ pub struct Context<'a> {
     pub cluster_scoped: ScopeFn<'a>,
     /// `--strict`: a patch that matches nothing is an error, not a warning.
     pub strict: bool,
+    /// `--max-json-patch-growth`: the most memory an object may take after a JSON 6902 `copy`.
+    pub json_patch_growth: usize,
+}
+
+/// Reads patch text the way kustomize v5.5's PatchTransformer does (`Config` in
+/// `api/internal/builtins/PatchTransformer.go`): the text is read both as strategic merge
+/// patches ([`strategic_documents`]) and as a JSON 6902 operation list ([`json_operations`]);
+/// exactly one of the two readings must succeed. Both succeeding (an empty text, `[]`, only
+/// `---` or comments) is kustomize's "illegally qualifies as both an SM and JSON patch"; both
+/// failing is "unable to parse SM or JSON patch", here with the reason of the reading the
+/// text looks meant for.
+///
+/// The text is used as written: only an inline `patches[].patch` is trimmed, by the caller
+/// (`strings.TrimSpace` in kustomize's `PatchTransformerPlugin.Config`), so that a block
+/// scalar at the end of a patch file keeps its final newline.
+pub fn parse_patch_text(
+    text: &str,
+    file: Option<&std::sync::Arc<crate::source::SourceFile>>,
+    source: &str,
+) -> Result<Body> {
+    // A text that reads as a non-empty operation list is no strategic merge patch (that
+    // reading refuses a first document that is a non-empty list): one parse decides it.
+    if opens_with_list(text)
+        && let Ok(ops) = json_operations(text)
+        && matches!(&ops, Node::Seq(list) if !list.is_empty())
+    {
+        return Ok(Body::Json(ops));
+    }
+    let (sm, first_empty) = strategic_reading(text, file);
+    let json = match (&sm, first_empty) {
+        // Every document read as an empty one or a map, so the JSON reading (of the first
+        // document, when the text does not open with `[`) succeeds only when that one is null
+        // or an empty list: known without parsing the text again.
+        (Ok(_), Some(first_empty)) if !text.is_empty() && !text.starts_with('[') => {
+            if first_empty {
+                Ok(Node::Seq(Vec::new()))
+            } else {
+                Err((
+                    "a JSON 6902 patch is a list of operations, not a map".into(),
+                    None,
+                ))
+            }
+        }
+        _ => json_operations(text),
+    };
+    match (sm, json) {
+        (Ok(_), Ok(_)) => Err(Error::new(
+            ErrorKind::Patch,
+            format!("illegally qualifies as both an SM and JSON patch: {source}"),
+        )
+        .help(
+            "the patch holds nothing to apply: write a strategic merge patch (a map with kind \
+             and metadata.name) or a list of JSON 6902 operations",
+        )),
+        (Ok(docs), Err(_)) => Ok(Body::Smp(docs)),
+        (Err(_), Ok(ops)) => Ok(Body::Json(ops)),
+        (Err(sm), Err(json)) => {
+            let (reason, help, at) = if opens_with_list(text) {
+                (json.0, None, json.1)
+            } else {
+                (sm.message, sm.help, sm.offset)
+            };
+            let mut e = Error::new(
+                ErrorKind::Patch,
+                format!("unable to parse SM or JSON patch from {source}: {reason}"),
+            );
+            if let (Some(f), Some(at)) = (file, at) {
+                e = e.at(Location::line_at(std::sync::Arc::clone(f), at));
+            }
+            Err(match help {
+                Some(h) => e.help(h),
+                None => e,
+            })
+        }
+    }
 }
 
 /// Whether the first content line of `text` (after blank and comment lines, directives and
@@ -77,85 +152,181 @@ fn opens_with_list(text: &str) -> bool {
         .is_some_and(|l| l.starts_with('[') || l == "-" || l.starts_with("- "))
 }
 
-/// Reads patch text the way kustomize's PatchTransformer does (`Config`): a JSON 6902 patch
-/// when the text is a list of operations (JSON, or YAML converted), a strategic merge patch
-/// when it is one or more YAML documents that are maps; anything else is an error.
-///
-/// The text is used as written: only an inline `patches[].patch` is trimmed, by the caller
-/// (`strings.TrimSpace` in kustomize's `PatchTransformerPlugin.Config`), so that a block
-/// scalar at the end of a patch file keeps its final newline.
-pub fn parse_patch_text(
+/// Strategic merge patch documents, each with where it starts in its file.
+type SmDocs = Vec<(Node, Option<Location>)>;
+
+/// Why a text is not a strategic merge patch, and where (a byte offset in the text).
+pub struct NotStrategic {
+    pub message: String,
+    pub help: Option<String>,
+    pub offset: Option<usize>,
+}
+
+/// The text as strategic merge patches, as kustomize reads it (`resource.Factory.SliceFromBytes`:
+/// `kio.FromBytes`, `dropBadNodes`, `inlineAnyEmbeddedLists`): empty documents (null, `{}`,
+/// `[]`) are skipped; every other document must be a map with a `kind` and, unless the kind
+/// ends in `List`, a `metadata.name` (kyaml's `RNode.GetValidatedMetadata`); a `*List` with
+/// `items` stands for its items, each checked the same way. No documents at all is a success
+/// (an empty list).
+pub fn strategic_documents(
     text: &str,
     file: Option<&std::sync::Arc<crate::source::SourceFile>>,
-    source: &str,
-) -> Result<Body> {
-    // kustomize decodes JSON 6902 operations after sigs.k8s.io/yaml's `YAMLToJSON` (go-yaml
-    // v2): a plain `value: y` is `true` there. A text that opens with a list is read that way
-    // once; anything else (or a list that turns out not to be one document) as YAML 1.2.
-    if opens_with_list(text)
-        && let Ok(mut docs) = crate::yaml::parse::parse_operation_documents(text)
-    {
-        docs.retain(|d| !d.node.is_null());
-        if let [one] = docs.as_mut_slice()
-            && matches!(one.node, Node::Seq(_))
-        {
-            return Ok(Body::Json(std::mem::take(&mut one.node)));
+) -> std::result::Result<SmDocs, NotStrategic> {
+    strategic_reading(text, file).0
+}
+
+/// [`strategic_documents`], and whether the text's first document is null or an empty list
+/// (`None` when the text is not YAML).
+fn strategic_reading(
+    text: &str,
+    file: Option<&std::sync::Arc<crate::source::SourceFile>>,
+) -> (std::result::Result<SmDocs, NotStrategic>, Option<bool>) {
+    let docs = match parse_documents(text) {
+        Ok(docs) => docs,
+        Err(e) => {
+            let e = NotStrategic {
+                message: e.message,
+                help: None,
+                offset: e.offset,
+            };
+            return (Err(e), None);
         }
-    }
-    let docs = parse_documents(text).map_err(|e| {
-        Error::new(
-            ErrorKind::Patch,
-            format!(
-                "unable to parse SM or JSON patch from {source}: {}",
-                e.message
-            ),
-        )
-    })?;
-    let mut docs: Vec<_> = docs.into_iter().filter(|d| !d.node.is_null()).collect();
-    if let [one] = docs.as_mut_slice()
-        && matches!(one.node, Node::Seq(_))
-    {
-        return Ok(Body::Json(std::mem::take(&mut one.node)));
-    }
-    let mut out = Vec::new();
-    // A `*List` document with `items` holds one patch per item, as kustomize reads resource
-    // lists (`resource.Factory.SliceFromBytes`).
-    let docs = docs.into_iter().flat_map(|mut d| {
-        let is_list = d
-            .node
-            .str_at(&["kind"])
-            .is_some_and(|k| k.ends_with("List"));
-        match (is_list, d.node.get_mut("items")) {
-            (true, Some(Node::Seq(items))) => std::mem::take(items)
-                .into_iter()
-                .map(|node| crate::yaml::parse::ParsedDoc {
-                    node,
-                    offset: d.offset,
-                })
-                .collect::<Vec<_>>(),
-            _ => vec![d],
-        }
+    };
+    let first_empty = docs.first().is_none_or(|d| {
+        d.node.is_null() || matches!(&d.node, Node::Seq(items) if items.is_empty())
     });
-    for d in docs {
-        match d.node {
-            Node::Map(m) if m.is_empty() => {}
-            Node::Map(_) => {
-                // Offsets are into the text, which is the whole file when there is one.
-                let loc = file.map(|f| Location::line_at(std::sync::Arc::clone(f), d.offset));
-                out.push((d.node, loc));
+    (strategic_from(text, docs, file), Some(first_empty))
+}
+
+fn strategic_from(
+    text: &str,
+    docs: Vec<crate::yaml::parse::ParsedDoc>,
+    file: Option<&std::sync::Arc<crate::source::SourceFile>>,
+) -> std::result::Result<SmDocs, NotStrategic> {
+    let line = |offset: usize| text[..offset.min(text.len())].matches('\n').count() + 1;
+    let fail = |message: String, help: Option<&str>, offset: Option<usize>| NotStrategic {
+        message,
+        help: help.map(str::to_string),
+        offset,
+    };
+    let mut queue: std::collections::VecDeque<_> =
+        docs.into_iter().map(|d| (d.node, d.offset)).collect();
+    let mut out = Vec::new();
+    while let Some((node, offset)) = queue.pop_front() {
+        let at = format!(" (line {})", line(offset));
+        let Node::Map(m) = &node else {
+            if node.is_null() || matches!(&node, Node::Seq(s) if s.is_empty()) {
+                continue;
             }
-            other => {
-                return Err(Error::new(
-                    ErrorKind::Patch,
-                    format!(
-                        "unable to parse SM or JSON patch from {source}: a document is a {}, not a map or a list of operations",
-                        other.kind_name()
-                    ),
-                ));
-            }
+            return Err(fail(
+                format!(
+                    "a document{at} is a {}, not a map (a strategic merge patch) or a list of \
+                     operations (a JSON 6902 patch)",
+                    node.kind_name()
+                ),
+                None,
+                Some(offset),
+            ));
+        };
+        if m.is_empty() {
+            continue;
         }
+        let kind = node.str_at(&["kind"]).unwrap_or("");
+        if kind.is_empty() {
+            let looks_like_op = m.contains_key("op") && m.contains_key("path");
+            return Err(fail(
+                format!("missing kind in the patch document{at}"),
+                Some(if looks_like_op {
+                    "this looks like one JSON 6902 operation: a JSON patch is a list of \
+                     operations, so start each with `- op:`"
+                } else {
+                    "a strategic merge patch names the object it patches: give it `kind` and \
+                     `metadata.name`"
+                }),
+                Some(offset),
+            ));
+        }
+        if kind.ends_with("List") {
+            match node.get("items") {
+                None => out.push((node, offset)),
+                Some(Node::Null) => {}
+                Some(Node::Seq(items)) => {
+                    for item in items.iter().rev() {
+                        queue.push_front((item.clone(), offset));
+                    }
+                }
+                Some(other) => {
+                    return Err(fail(
+                        format!(
+                            "expected array in {kind}/items, but found a {}{at}",
+                            other.kind_name(),
+                        ),
+                        None,
+                        Some(offset),
+                    ));
+                }
+            }
+            continue;
+        }
+        if node.str_at(&["metadata", "name"]).is_none_or(str::is_empty) {
+            return Err(fail(
+                format!("missing metadata.name in the {kind} patch document{at}"),
+                Some(
+                    "a strategic merge patch names the object it patches: give it \
+                     `metadata.name` (or use a JSON 6902 patch with a target)",
+                ),
+                Some(offset),
+            ));
+        }
+        out.push((node, offset));
     }
-    Ok(Body::Smp(out))
+    Ok(out
+        .into_iter()
+        .map(|(node, offset)| {
+            let loc = file.map(|f| Location::line_at(std::sync::Arc::clone(f), offset));
+            (node, loc)
+        })
+        .collect())
+}
+
+/// The text as a JSON 6902 operation list, as kustomize reads it (`jsonPatchFromBytes`): an
+/// empty text is an error; a text whose first byte is `[` is strict JSON (Go's
+/// `encoding/json`: no trailing commas, no YAML); any other text is its first YAML document
+/// (sigs.k8s.io/yaml's `YAMLToJSON`, go-yaml v2, so `value: y` is `true`). The value must be
+/// null (no operations) or a list of objects (or nulls) (`jsonpatch.DecodePatch`).
+fn json_operations(text: &str) -> std::result::Result<Node, (String, Option<usize>)> {
+    if text.is_empty() {
+        return Err(("the patch is empty".into(), None));
+    }
+    if text.starts_with('[')
+        && let Some((at, what)) = super::json_text::syntax_error(text)
+    {
+        let line = text[..at].matches('\n').count() + 1;
+        return Err((
+            format!("the patch opens with `[` and so must be strict JSON (line {line}: {what})"),
+            Some(at),
+        ));
+    }
+    let docs =
+        crate::yaml::parse::parse_operation_documents(text).map_err(|e| (e.message, e.offset))?;
+    let first = docs.into_iter().next().map_or(Node::Null, |d| d.node);
+    match first {
+        Node::Null => Ok(Node::Seq(Vec::new())),
+        Node::Seq(ops) => match ops.iter().find(|o| !matches!(o, Node::Map(_) | Node::Null)) {
+            Some(bad) => Err((
+                format!("a JSON 6902 operation is a map, not a {}", bad.kind_name()),
+                None,
+            )),
+            None => Ok(Node::Seq(ops)),
+        },
+        other => Err((
+            format!(
+                "a JSON 6902 patch is a list of operations, not a {}",
+                other.kind_name()
+            ),
+            None,
+        )),
+    }
 }
 
 /// kustomize's `[path: "…"]` / `[patch: "…"]` naming of a patch (Go's `%q`).
@@ -501,10 +672,27 @@ fn apply_one(
                     ),
                 )));
             }
-            let Some((doc, _)) = docs.first() else {
-                return Ok(());
-            };
             let chosen = select(slots, Some(index), target, cx.cluster_scoped).map_err(located)?;
+            let Some((doc, _)) = docs.first() else {
+                // No document: kustomize applies the text as a JSON patch, which fails on the
+                // first selected object (`PatchTransformerPlugin.transformJson6902`).
+                if chosen.is_empty() {
+                    return unmatched(p, target, true, false, cx, warnings);
+                }
+                return Err(located(
+                    Error::new(
+                        ErrorKind::Patch,
+                        format!(
+                            "unable to parse SM or JSON patch from {}: the patch is empty",
+                            p.source
+                        ),
+                    )
+                    .help(
+                        "a patch needs a map with kind and metadata.name, or a list of JSON \
+                         6902 operations",
+                    ),
+                ));
+            };
             let deletes = smp::deletes_object(doc);
             unmatched(
                 p,
@@ -586,7 +774,7 @@ fn apply_one(
                         *a = Node::empty_map();
                     }
                 }
-                json_patch_in_place(&mut r.node, ops).map_err(|e| {
+                json_patch_in_place(&mut r.node, ops, cx.json_patch_growth).map_err(|e| {
                     located(Error::new(
                         ErrorKind::Patch,
                         format!("{}: {}: {}", p.source, e.path, e.message),
@@ -650,13 +838,14 @@ fn after_json_round_trip(node: &mut Node) {
 fn json_patch_in_place(
     doc: &mut Node,
     ops: &Node,
+    max_growth: usize,
 ) -> std::result::Result<(), crate::merge::MergeError> {
     let Node::Seq(list) = ops else {
         // Not a list of operations: `apply` refuses it before touching the object.
         return json6902::apply(&Node::Null, ops).map(drop);
     };
     for (i, op) in list.iter().enumerate() {
-        json6902::apply_op(doc, op).map_err(|mut e| {
+        json6902::apply_op_with(doc, op, max_growth).map_err(|mut e| {
             e.message = format!("operation {i}: {}", e.message);
             e
         })?;
@@ -1090,25 +1279,41 @@ pub fn load_strategic_merge(
     let mut out = Vec::new();
     for (i, entry) in entries.iter().enumerate() {
         let declared = Some(locate("patchesStrategicMerge", i));
-        let inline = parse_documents(entry)
-            .ok()
-            .filter(|d| !d.is_empty() && d.iter().all(|d| matches!(d.node, Node::Map(_))));
-        let (body, source) = if inline.is_some() {
-            let source = source_name(None, Some(entry));
-            (parse_patch_text(entry, None, &source)?, source)
+        // "For legacy reasons, attempt to treat the path string as actual patch content"
+        // (`loadFromPaths`, PatchStrategicMergeTransformer): an entry that reads as strategic
+        // merge patches is one; anything else names a file.
+        let (body, source) = if let Ok(docs) = strategic_documents(entry, None) {
+            (Body::Smp(docs), source_name(None, Some(entry)))
         } else {
             let file = read(entry).map_err(|e| e.at_opt(declared.clone()))?;
             let source = source_name(Some(entry), None);
-            let body = file.body(&source).map_err(|e| e.at_opt(declared.clone()))?;
-            if matches!(body, Body::Json(_)) {
-                return Err(Error::new(
-                    ErrorKind::Patch,
-                    format!("{source}: a JSON patch cannot be listed under patchesStrategicMerge"),
-                )
-                .at_opt(declared)
-                .help("list it under `patches:` with a `target`"));
-            }
-            (body, source)
+            let docs = match strategic_documents(&file.file.text, Some(&file.file)) {
+                Ok(docs) => docs,
+                Err(_)
+                    if json_operations(&file.file.text)
+                        .is_ok_and(|ops| matches!(&ops, Node::Seq(l) if !l.is_empty())) =>
+                {
+                    return Err(Error::new(
+                        ErrorKind::Patch,
+                        format!(
+                            "{source}: a JSON patch cannot be listed under patchesStrategicMerge"
+                        ),
+                    )
+                    .at_opt(declared)
+                    .help("list it under `patches:` with a `target`"));
+                }
+                Err(e) => {
+                    let mut err = Error::new(ErrorKind::Patch, format!("{source}: {}", e.message));
+                    if let Some(at) = e.offset {
+                        err = err.at(Location::line_at(std::sync::Arc::clone(&file.file), at));
+                    }
+                    if let Some(h) = e.help {
+                        err = err.help(h);
+                    }
+                    return Err(err.at_opt(declared));
+                }
+            };
+            (Body::Smp(docs), source)
         };
         out.push(Patch {
             body,
@@ -1163,6 +1368,35 @@ pub fn load_json6902(
     Ok(out)
 }
 
+/// A `patchesJson6902` entry's (or PatchJson6902Transformer's) operations: read only as JSON
+/// 6902 (`PatchJson6902TransformerPlugin.Config`), and at least one.
+fn json6902_body(
+    text: &str,
+    file: Option<&std::sync::Arc<crate::source::SourceFile>>,
+    source: &str,
+) -> Result<Body> {
+    let ops = json_operations(text).map_err(|(m, at)| {
+        let e = Error::new(
+            ErrorKind::Patch,
+            format!(
+                "{source}: a patchesJson6902 entry must be a list of JSON 6902 operations: {m}"
+            ),
+        );
+        match (file, at) {
+            (Some(f), Some(at)) => e.at(Location::line_at(std::sync::Arc::clone(f), at)),
+            _ => e,
+        }
+    })?;
+    if matches!(&ops, Node::Seq(list) if list.is_empty()) {
+        return Err(Error::new(
+            ErrorKind::Patch,
+            format!("patch appears to be empty; {source}"),
+        )
+        .help("list at least one JSON 6902 operation"));
+    }
+    Ok(Body::Json(ops))
+}
+
 /// One `patches` / `patchesJson6902` entry or patch plugin configuration.
 pub fn load_patch(
     entry: &crate::kustomization::Patch,
@@ -1208,26 +1442,38 @@ pub fn load_patch(
         }
         (Some(t), None) => {
             let source = source_name(None, Some(t));
-            (parse_patch_text(t, None, &source), source)
+            let body = match flavor {
+                Flavor::Json6902 => json6902_body(t, None, &source),
+                _ => parse_patch_text(t, None, &source),
+            };
+            (body, source)
         }
         (None, Some(p)) => {
             let f = read(p).map_err(|e| e.at_opt(declared.clone()))?;
             let source = source_name(Some(p), None);
-            (f.body(&source), source)
+            let body = match flavor {
+                Flavor::Json6902 => json6902_body(&f.file.text, Some(&f.file), &source),
+                _ => f.body(&source),
+            };
+            (body, source)
         }
     };
     let body = body.map_err(|e| e.at_opt(declared.clone()))?;
-    if flavor == Flavor::Json6902 && !matches!(body, Body::Json(_)) {
-        return Err(err(format!(
-            "{source}: a patchesJson6902 entry must be a list of JSON 6902 operations"
-        )));
-    }
+    // A patch with no document (only empty maps) is no strategic merge patch, and kustomize
+    // then applies it as a JSON patch (`PatchTransformerPlugin.Transform`): without a target
+    // that fails at once ("must specify a target for JSON patch"); with one it fails on the
+    // first object the target selects, so a target that selects nothing renders
+    // ([`apply_one`]).
     if let Body::Smp(docs) = &body
         && docs.is_empty()
+        && entry.target.is_none()
     {
         return Err(err(format!(
             "unable to parse SM or JSON patch from {source}: the patch is empty"
-        )));
+        ))
+        .help(
+            "a patch needs a map with kind and metadata.name, or a list of JSON 6902 operations",
+        ));
     }
     Ok(Patch {
         body,
@@ -1390,9 +1636,72 @@ mod tests {
         assert!(matches!(json, Body::Json(_)));
         let json = parse_patch_text("[{\"op\": \"remove\", \"path\": \"/a\"}]", None, "p").unwrap();
         assert!(matches!(json, Body::Json(_)));
-        let smp = parse_patch_text("kind: A\n---\nkind: B\n", None, "p").unwrap();
+        let smp = parse_patch_text(
+            "kind: A\nmetadata: {name: a}\n---\nkind: B\nmetadata: {name: b}\n",
+            None,
+            "p",
+        )
+        .unwrap();
         assert!(matches!(&smp, Body::Smp(d) if d.len() == 2));
         assert!(parse_patch_text("just text", None, "p").is_err());
+    }
+
+    /// kustomize's `PatchTransformerPlugin.Config`: exactly one of the two readings succeeds.
+    #[test]
+    fn one_reading_must_succeed_as_in_kustomize() {
+        let msg = |t: &str| parse_patch_text(t, None, "p").unwrap_err().message;
+        // Both readings succeed: nothing to apply.
+        for t in ["\n", "---\n", "---\n---\n", "# c\n", "[]", "null\n"] {
+            assert!(
+                msg(t).starts_with("illegally qualifies as both"),
+                "{t:?}: {}",
+                msg(t)
+            );
+        }
+        // Both fail.
+        for (t, why) in [
+            ("op: add\npath: /a\nvalue: 1\n", "missing kind"),
+            ("metadata: {name: c}\ndata: {x: y}\n", "missing kind"),
+            ("kind: ConfigMap\ndata: {x: y}\n", "missing metadata.name"),
+            (
+                "kind: ConfigMap\nmetadata: {name: \"\"}\n",
+                "missing metadata.name",
+            ),
+            (
+                "[{\"op\": \"add\", \"path\": \"/a\", \"value\": 1}, ]",
+                "strict JSON",
+            ),
+            ("[{op: add, path: /a, value: 1}]", "strict JSON"),
+            ("[1]", "operation is a map"),
+            ("kind: List\nitems: 3\n", "expected array in List/items"),
+            (
+                "kind: List\nitems: [{metadata: {name: a}}]\n",
+                "missing kind",
+            ),
+        ] {
+            let m = msg(t);
+            assert!(
+                m.starts_with("unable to parse SM or JSON patch from p: "),
+                "{t:?}: {m}"
+            );
+            assert!(m.contains(why), "{t:?}: {m}");
+        }
+        // One succeeds.
+        let only_empty_maps = parse_patch_text("{}\n---\n{}\n", None, "p").unwrap();
+        assert!(matches!(&only_empty_maps, Body::Smp(d) if d.is_empty()));
+        let first_doc_only =
+            parse_patch_text("- op: remove\n  path: /a\n---\nkind: X\n", None, "p");
+        assert!(matches!(first_doc_only, Ok(Body::Json(_))));
+        let list = parse_patch_text(
+            "kind: List\nitems:\n- {kind: A, metadata: {name: a}}\n- {}\n- {kind: BList}\n",
+            None,
+            "p",
+        )
+        .unwrap();
+        assert!(matches!(&list, Body::Smp(d) if d.len() == 2));
+        let trailing_comma_in_yaml_flow =
+            parse_patch_text("{kind: A, metadata: {name: a}, }", None, "p").unwrap();
+        assert!(matches!(&trailing_comma_in_yaml_flow, Body::Smp(d) if d.len() == 1));
     }
 
     #[test]
@@ -1458,6 +1767,7 @@ mod tests {
             schema: &schema,
             cluster_scoped: &no_scope,
             strict: false,
+            json_patch_growth: json6902::MAX_COPY_GROWTH,
         };
         let mut w = Warnings::default();
         // The patch names namespace x: no object has it.
@@ -1481,6 +1791,7 @@ mod tests {
             schema: &schema,
             cluster_scoped: &no_scope,
             strict: false,
+            json_patch_growth: json6902::MAX_COPY_GROWTH,
         };
         let patch = |text: &str| Patch {
             body: parse_patch_text(text, None, "p").unwrap(),
@@ -1537,6 +1848,7 @@ mod tests {
             schema: &schema,
             cluster_scoped: &no_scope,
             strict: false,
+            json_patch_growth: json6902::MAX_COPY_GROWTH,
         };
         let mut resources = vec![res(
             "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\n",

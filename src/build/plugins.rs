@@ -253,6 +253,7 @@ impl Builder<'_> {
             schema: &schema,
             cluster_scoped: &scope,
             strict: self.opts.strict,
+            json_patch_growth: self.opts.limits.json_patch_growth,
         };
         patches::apply_all(acc, list, &cx, self.warnings)
     }

@@ -19,6 +19,7 @@ use crate::fs::{Fs, Restrictor};
 use crate::kustomization::{Loaded, load};
 use crate::resource::Resource;
 use crate::source::SourceFile;
+use crate::yaml::limits::ReaderLimits;
 
 /// A file as one render found it: where, how it is read (`tag`: quoted or not, under which
 /// name), and a hash and the length of its bytes (the bytes themselves are compared on a hit).
@@ -117,8 +118,15 @@ impl std::fmt::Debug for Shared {
 impl Shared {
     /// The resources of the file at the canonical `path`, whose bytes are `bytes`, as
     /// [`SourceFile::from_bytes`] and [`parse_resources`] make them (`quoted`: whether
-    /// diagnostics may print its lines).
-    pub(super) fn resources(&self, path: &Path, quoted: bool, bytes: Vec<u8>) -> ParsedAhead {
+    /// diagnostics may print its lines). One store serves the renders of one command, so of
+    /// one set of reader `limits`.
+    pub(super) fn resources(
+        &self,
+        path: &Path,
+        quoted: bool,
+        bytes: Vec<u8>,
+        limits: ReaderLimits,
+    ) -> ParsedAhead {
         let tag = if quoted { "" } else { "unquoted" };
         let (file, docs) = self.resources.get(
             path,
@@ -129,7 +137,7 @@ impl Shared {
                 if !quoted {
                     file = SourceFile::unquoted(path, file.text.clone());
                 }
-                let docs = parse_resources(&file)?;
+                let docs = parse_resources(&file, limits)?;
                 Ok::<_, Error>((file, Arc::new(docs)))
             },
             |(file, _)| &file.text,
@@ -232,10 +240,10 @@ mod tests {
         let shared = Shared::default();
         let path = Path::new("/r/cm.yaml");
         let (f1, d1) = shared
-            .resources(path, true, CM.as_bytes().to_vec())
+            .resources(path, true, CM.as_bytes().to_vec(), ReaderLimits::DEFAULT)
             .unwrap();
         let (f2, d2) = shared
-            .resources(path, true, CM.as_bytes().to_vec())
+            .resources(path, true, CM.as_bytes().to_vec(), ReaderLimits::DEFAULT)
             .unwrap();
         assert!(Arc::ptr_eq(&f1, &f2), "the same bytes share one parse");
         assert_eq!(d1.len(), 1);
@@ -244,7 +252,9 @@ mod tests {
             crate::yaml::emit::emit_documents([&d2[0].node], Default::default())
         );
         let other = CM.replace("name: a", "name: b");
-        let (f3, d3) = shared.resources(path, true, other.into_bytes()).unwrap();
+        let (f3, d3) = shared
+            .resources(path, true, other.into_bytes(), ReaderLimits::DEFAULT)
+            .unwrap();
         assert!(!Arc::ptr_eq(&f1, &f3));
         assert!(
             crate::yaml::emit::emit_documents([&d3[0].node], Default::default())
@@ -252,7 +262,7 @@ mod tests {
         );
         // Not quoted is another file.
         let (f4, _) = shared
-            .resources(path, false, CM.as_bytes().to_vec())
+            .resources(path, false, CM.as_bytes().to_vec(), ReaderLimits::DEFAULT)
             .unwrap();
         assert_eq!(f4.quote, crate::source::Quote::Never);
     }
@@ -263,7 +273,7 @@ mod tests {
         let path = Path::new("/r/bad.yaml");
         for _ in 0..2 {
             let e = shared
-                .resources(path, true, b"a: [\n".to_vec())
+                .resources(path, true, b"a: [\n".to_vec(), ReaderLimits::DEFAULT)
                 .unwrap_err();
             assert!(e.to_string().contains("bad.yaml") || format!("{e:?}").contains("bad.yaml"));
         }

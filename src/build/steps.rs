@@ -277,6 +277,7 @@ pub fn finish_root(
     )?;
     transform::vars::resolve_vars(resources, vars, &config.refs.var_reference, warnings)?;
     stringify_annotations(resources)?;
+    check_metadata(resources)?;
     resources.retain(|r| {
         r.node.str_at(&[
             "metadata",
@@ -292,6 +293,44 @@ pub fn finish_root(
     )
     .map_err(|e| e.at(root.key_location(&[PathSeg::Key("sortOptions".into())])))?;
     transform::sort::order(resources, &choice);
+    Ok(())
+}
+
+/// Every object must still have a kind, and a `metadata.name` unless its kind ends in `List`,
+/// when the build ends: kustomize checks each once more there, before dropping local-config
+/// objects (`Factory.DropLocalNodes` calls kyaml's `RNode.GetValidatedMetadata`,
+/// `kyaml/yaml/rnode.go`). A JSON 6902 patch (`remove /kind`, `replace /metadata/name ''`,
+/// `replace ""` with a new object) or a replacement can take either away.
+fn check_metadata(resources: &[Resource]) -> Result<()> {
+    let text = |n: Option<&Node>| {
+        n.filter(|n| !n.is_null())
+            .and_then(Node::scalar_text)
+            .filter(|s| !s.is_empty())
+    };
+    for r in resources {
+        let kind = text(r.node.get("kind"));
+        let missing = match &kind {
+            None => "kind",
+            Some(k) if k.ends_with("List") => continue,
+            Some(_) if text(r.node.get_path(&["metadata", "name"])).is_none() => "metadata.name",
+            Some(_) => continue,
+        };
+        let was = r.original_id();
+        return Err(Error::new(
+            ErrorKind::Patch,
+            format!(
+                "missing {missing} in object {} after the transformations (kustomize: missing \
+                 {missing} in object)",
+                super::ids::id_string(&was)
+            ),
+        )
+        .at_opt(r.origin.clone())
+        .label("this object")
+        .help(format!(
+            "a patch or replacement removed or emptied {missing}: every object needs a kind and \
+             a metadata.name"
+        )));
+    }
     Ok(())
 }
 

@@ -96,7 +96,7 @@ pub fn render_all(
         let (dir, into) = &planned[i];
         let mut own = Warnings::default();
         let done = crate::build::render_with(&fs, dir, &opts, &mut own)
-            .and_then(|rendered| write_one(&rendered, into));
+            .and_then(|rendered| write_one(&rendered, into, opts.limits.output_size));
         (done, own)
     });
     let mut first = None;
@@ -132,14 +132,16 @@ pub fn render_all(
     }
 }
 
-/// One kustomization's output, written as `ply render DIR --output-dir INTO` writes it.
-fn write_one(rendered: &Rendered, into: &Path) -> Result<(), Error> {
+/// One kustomization's output, written as `ply render DIR --output-dir INTO` writes it (the
+/// output limit applies to each kustomization, as when it is rendered alone).
+fn write_one(rendered: &Rendered, into: &Path, max_size: usize) -> Result<(), Error> {
     std::fs::create_dir_all(into).map_err(|e| Error::io(into, &e))?;
     let tables = &rendered.tables;
     write(
         &rendered.resources,
         &Target::Dir(into.to_path_buf()),
         &|g| tables.is_cluster_scoped(g),
+        max_size,
     )?;
     Ok(())
 }

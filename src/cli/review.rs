@@ -112,7 +112,7 @@ pub fn run(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
         render: crate::build::RenderOptions {
             // Files both revisions and all overlays hold alike are parsed once.
             shared: Some(std::sync::Arc::new(crate::build::Shared::default())),
-            ..super::diff_render_options(args.load_restrictor)
+            ..super::diff_render_options(args.load_restrictor, &args.limits)
         },
         show_secrets: args.show_secrets,
         changed_only: args.review.changed_only,

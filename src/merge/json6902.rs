@@ -20,8 +20,9 @@ fn err(pointer: &str, message: impl Into<String>) -> MergeError {
     }
 }
 
-/// The size past which a `copy` operation is refused: the document it copies into would take
-/// more memory than this.
+/// The size past which a `copy` operation is refused by default: the document it copies into
+/// would take more memory than this (`--max-json-patch-growth` sets another, through
+/// [`apply_with`] and [`apply_op_with`]).
 pub const MAX_COPY_GROWTH: usize = 64 << 20;
 
 /// About how many bytes of memory `n` takes (strings and keys by their length, and 32 for each
@@ -54,6 +55,11 @@ fn weight(n: &Node, stop: usize) -> usize {
 
 /// Applies a JSON patch (a list of operations) to a document.
 pub fn apply(doc: &Node, patch: &Node) -> Result<Node, MergeError> {
+    apply_with(doc, patch, MAX_COPY_GROWTH)
+}
+
+/// [`apply`] with `max_growth` in place of [`MAX_COPY_GROWTH`].
+pub fn apply_with(doc: &Node, patch: &Node, max_growth: usize) -> Result<Node, MergeError> {
     let Node::Seq(ops) = patch else {
         return Err(MergeError::new(
             MergeErrorKind::Invalid,
@@ -66,7 +72,7 @@ pub fn apply(doc: &Node, patch: &Node) -> Result<Node, MergeError> {
     };
     let mut out = doc.clone();
     for (i, op) in ops.iter().enumerate() {
-        apply_op(&mut out, op).map_err(|mut e| {
+        apply_op_with(&mut out, op, max_growth).map_err(|mut e| {
             e.message = format!("operation {i}: {}", e.message);
             e
         })?;
@@ -76,6 +82,11 @@ pub fn apply(doc: &Node, patch: &Node) -> Result<Node, MergeError> {
 
 /// Applies one operation (`{op: add, path: /a/b, value: …}`).
 pub fn apply_op(doc: &mut Node, op: &Node) -> Result<(), MergeError> {
+    apply_op_with(doc, op, MAX_COPY_GROWTH)
+}
+
+/// [`apply_op`] with `max_growth` in place of [`MAX_COPY_GROWTH`].
+pub fn apply_op_with(doc: &mut Node, op: &Node, max_growth: usize) -> Result<(), MergeError> {
     let name = op
         .str_at(&["op"])
         .ok_or_else(|| err("", "an operation needs an `op` string"))?;
@@ -94,6 +105,44 @@ pub fn apply_op(doc: &mut Node, op: &Node) -> Result<(), MergeError> {
         op.str_at(&["from"])
             .ok_or_else(|| err(path, format!("{name} operation needs a `from` string")))
     };
+    // evanphx/json-patch v4 finds no parent for the empty pointer (the whole document):
+    // `add`, `move` and `copy` there fail (`findObject`), and `replace` there only takes an
+    // object or a list, silently skipping the operation otherwise (the error it builds is
+    // `errors.Wrapf(nil, …)`, which is nil). A skipped operation is a silent wrong answer,
+    // so ply refuses it; a list there leaves no object, which kubectl and kustomize refuse.
+    if path.is_empty() {
+        match name {
+            "add" => {
+                return Err(err(
+                    path,
+                    "add operation does not apply: doc is missing path: \"\": missing value",
+                ));
+            }
+            "move" | "copy" => {
+                return Err(err(
+                    path,
+                    format!(
+                        "{name} operation does not apply: doc is missing destination path: : \
+                         missing value"
+                    ),
+                ));
+            }
+            "replace" if !matches!(op.get("value"), Some(Node::Map(_))) => {
+                let found = op
+                    .get("value")
+                    .map_or("no value".to_string(), |v| format!("a {}", v.kind_name()));
+                return Err(err(
+                    path,
+                    format!(
+                        "replace operation at the whole document (path \"\") needs an object \
+                         value, found {found} (kubectl and kustomize skip such an operation \
+                         without a word)"
+                    ),
+                ));
+            }
+            _ => {}
+        }
+    }
     match name {
         "add" => add(doc, path, value_or_null()),
         "remove" => remove(doc, path).map(|_| ()),
@@ -126,16 +175,16 @@ pub fn apply_op(doc: &mut Node, op: &Node) -> Result<(), MergeError> {
             };
             // Copies that double a value again and again would exhaust memory (kustomize's
             // evanphx/json-patch has an off-by-default AccumulatedCopySizeLimit for this).
-            if weight(&v, MAX_COPY_GROWTH)
-                .checked_add(weight(doc, MAX_COPY_GROWTH))
-                .is_none_or(|w| w > MAX_COPY_GROWTH)
+            if weight(&v, max_growth)
+                .checked_add(weight(doc, max_growth))
+                .is_none_or(|w| w > max_growth)
             {
                 return Err(err(
                     path,
                     format!(
-                        "copy operation refused: the document would grow past {} MiB \
-                         (ply's limit on JSON patch growth)",
-                        MAX_COPY_GROWTH >> 20
+                        "copy operation refused: the document would grow past {} (ply's limit \
+                         on JSON patch growth; raise it with --max-json-patch-growth)",
+                        crate::yaml::limits::human_size(max_growth)
                     ),
                 ));
             }

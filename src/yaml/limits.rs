@@ -102,37 +102,114 @@ fn quoted_end(bytes: &[u8], start: usize) -> usize {
     bytes.len()
 }
 
-/// The budget of scalar bytes one parse may build (see [`EXPANSION_RATIO`]).
+/// The default of [`ReaderLimits::document_size`]: 64 MiB of scalars in one document. The
+/// API server refuses objects past about 1.5 MiB (etcd's request limit) and the largest
+/// CustomResourceDefinitions are a few MiB, so a real manifest stays far below.
+pub const DOCUMENT_SIZE: usize = 64 << 20;
+
+/// The reader's limits that a render may raise (`ply render --max-alias-expansion`,
+/// `--max-document-size`): a value passed down with the render's options, never global.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReaderLimits {
+    /// Scalars built from aliases may add up to this many times the input's size (plus
+    /// [`EXPANSION_FLOOR`]).
+    pub alias_ratio: usize,
+    /// Bytes of scalars (keys and values, after alias expansion) one document may hold.
+    pub document_size: usize,
+    /// Whether a command's flags set these limits (resource files of a render): only then do
+    /// the messages name the flag that raises them. Other files (kustomizations, patches) are
+    /// read under [`ReaderLimits::DEFAULT`], which no flag changes.
+    pub flagged: bool,
+}
+
+impl ReaderLimits {
+    pub const DEFAULT: ReaderLimits = ReaderLimits {
+        alias_ratio: EXPANSION_RATIO,
+        document_size: DOCUMENT_SIZE,
+        flagged: false,
+    };
+}
+
+impl Default for ReaderLimits {
+    fn default() -> Self {
+        ReaderLimits::DEFAULT
+    }
+}
+
+/// The budget of scalar bytes one parse may build (see [`EXPANSION_RATIO`]), and the bytes
+/// the current document has built (see [`ReaderLimits::document_size`]).
 #[derive(Debug)]
 pub struct Expansion {
     left: Cell<usize>,
+    ratio: usize,
+    document: Cell<usize>,
+    document_size: usize,
+    flagged: bool,
 }
 
 impl Expansion {
-    pub fn for_text(text: &str) -> Expansion {
+    pub fn for_text(text: &str, limits: ReaderLimits) -> Expansion {
         Expansion {
             left: Cell::new(
                 text.len()
-                    .saturating_mul(EXPANSION_RATIO)
+                    .saturating_mul(limits.alias_ratio)
                     .saturating_add(EXPANSION_FLOOR),
             ),
+            ratio: limits.alias_ratio,
+            document: Cell::new(0),
+            document_size: limits.document_size,
+            flagged: limits.flagged,
         }
+    }
+
+    /// A new document starts: its size counts from zero.
+    pub fn new_document(&self) {
+        self.document.set(0);
     }
 
     /// Takes `n` bytes from the budget; an error message once it is spent.
     pub fn charge(&self, n: usize) -> Result<(), String> {
+        let raise = |flag: &str| {
+            if self.flagged {
+                format!("raise the limit with {flag}")
+            } else {
+                format!("a fixed limit for this kind of file; {flag} raises it for resource files")
+            }
+        };
+        let document = self.document.get().saturating_add(n);
+        if document > self.document_size {
+            return Err(format!(
+                "the document holds more than {} of text once aliases are expanded; ply \
+                 refuses it ({})",
+                human_size(self.document_size),
+                raise("--max-document-size")
+            ));
+        }
+        self.document.set(document);
         match self.left.get().checked_sub(n) {
             Some(left) => {
                 self.left.set(left);
                 Ok(())
             }
             None => Err(format!(
-                "the document expands to more than {EXPANSION_RATIO} times its size through \
-                 aliases (a YAML bomb?); ply refuses it, as kustomize's reader refuses \
-                 excessive aliasing"
+                "the document expands to more than {} times its size through aliases (a YAML \
+                 bomb?); ply refuses it, as kustomize's reader refuses excessive aliasing \
+                 ({})",
+                self.ratio,
+                raise("--max-alias-expansion")
             )),
         }
     }
+}
+
+/// `64 MiB`, `1 GiB`, `512 KiB`, `100 bytes`: a size as the limits' messages print it.
+pub fn human_size(n: usize) -> String {
+    for (shift, unit) in [(30, "GiB"), (20, "MiB"), (10, "KiB")] {
+        if n >= 1 << shift && n % (1 << shift) == 0 {
+            return format!("{} {unit}", n >> shift);
+        }
+    }
+    format!("{n} bytes")
 }
 
 #[cfg(test)]
@@ -159,9 +236,44 @@ mod tests {
 
     #[test]
     fn expansion_budget() {
-        let e = Expansion::for_text("ab");
+        let e = Expansion::for_text("ab", ReaderLimits::DEFAULT);
         e.charge(EXPANSION_FLOOR).unwrap();
         e.charge(20).unwrap();
-        assert!(e.charge(1).is_err());
+        assert!(
+            e.charge(1)
+                .unwrap_err()
+                .contains("raises it for resource files")
+        );
+        let raised = Expansion::for_text(
+            "ab",
+            ReaderLimits {
+                alias_ratio: 100,
+                flagged: true,
+                ..ReaderLimits::DEFAULT
+            },
+        );
+        raised.charge(EXPANSION_FLOOR + 200).unwrap();
+        assert!(
+            raised
+                .charge(1)
+                .unwrap_err()
+                .contains("--max-alias-expansion")
+        );
+    }
+
+    #[test]
+    fn document_size_counts_per_document() {
+        let limits = ReaderLimits {
+            document_size: 10,
+            flagged: true,
+            ..ReaderLimits::DEFAULT
+        };
+        let e = Expansion::for_text("text", limits);
+        e.charge(10).unwrap();
+        assert!(e.charge(1).unwrap_err().contains("--max-document-size"));
+        e.new_document();
+        e.charge(10).unwrap();
+        assert_eq!(human_size(64 << 20), "64 MiB");
+        assert_eq!(human_size(1000), "1000 bytes");
     }
 }

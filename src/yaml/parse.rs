@@ -13,6 +13,7 @@ use std::fmt;
 use serde::Deserialize;
 use serde::de::{self, MapAccess, SeqAccess, Visitor};
 
+use super::limits::ReaderLimits;
 use super::{Map, Node};
 
 /// One document of a multi-document stream.
@@ -115,6 +116,7 @@ pub fn parse_config_one_keeping_last(text: &str) -> Result<(Node, Vec<Repeated>)
         Some(&repeats),
         false,
         false,
+        ReaderLimits::DEFAULT,
     )?)?;
     Ok((node, repeats.into_inner()))
 }
@@ -125,7 +127,7 @@ pub fn parse_config_one_keeping_last(text: &str) -> Result<(Node, Vec<Repeated>)
 /// `patchjson6902.Filter.decodePatch`). Elsewhere kustomize fails on boolean keys, and ply
 /// keeps refusing the repeat.
 pub fn parse_operation_documents(text: &str) -> Result<Vec<ParsedDoc>, ParseError> {
-    parse_documents_in(text, true, None, true, false)
+    parse_documents_in(text, true, None, true, false, ReaderLimits::DEFAULT)
 }
 
 /// Stands in, in [`parse_documents_marking_empty_nulls`], for a null written as nothing.
@@ -136,7 +138,7 @@ pub const EMPTY_NULL: &str = "\u{0}ply:empty-null";
 /// the second and drops the first when a strategic merge patch walks the object
 /// (`merge2.VisitMap`). Used only to find those fields again (`build::patches`).
 pub fn parse_documents_marking_empty_nulls(text: &str) -> Result<Vec<ParsedDoc>, ParseError> {
-    parse_documents_in(text, false, None, false, true)
+    parse_documents_in(text, false, None, false, true, ReaderLimits::DEFAULT)
 }
 
 /// Whether a map key whose text (closing quote included) ends at `end` in `text` has no value
@@ -156,7 +158,16 @@ fn nothing_after_key(text: &str, end: usize) -> bool {
 }
 
 fn parse_documents_with(text: &str, yaml11: bool) -> Result<Vec<ParsedDoc>, ParseError> {
-    parse_documents_in(text, yaml11, None, false, false)
+    parse_documents_in(text, yaml11, None, false, false, ReaderLimits::DEFAULT)
+}
+
+/// [`parse_documents`] under a render's own reader limits (`--max-alias-expansion`,
+/// `--max-document-size`); the other readers keep the defaults.
+pub fn parse_documents_limited(
+    text: &str,
+    limits: ReaderLimits,
+) -> Result<Vec<ParsedDoc>, ParseError> {
+    parse_documents_in(text, false, None, false, false, limits)
 }
 
 fn parse_documents_in<'t>(
@@ -165,6 +176,7 @@ fn parse_documents_in<'t>(
     repeats: Option<&'t std::cell::RefCell<Vec<Repeated>>>,
     last_bool_key_wins: bool,
     mark_empty_nulls: bool,
+    limits: ReaderLimits,
 ) -> Result<Vec<ParsedDoc>, ParseError> {
     // The fast reader (`fast.rs`) reads most manifests; it gives up on anything it does not
     // read exactly as the reader below does, which then reads the text (and reports errors).
@@ -203,7 +215,7 @@ fn parse_documents_reference<'t>(
         e
     })?;
     let text = renamed.as_deref().unwrap_or(text);
-    let expansion = super::limits::Expansion::for_text(text);
+    let expansion = super::limits::Expansion::for_text(text, limits);
     let starts = document_starts(text);
     let mut docs = Vec::new();
     let seed = NodeSeed {
@@ -220,6 +232,7 @@ fn parse_documents_reference<'t>(
         after_key: None,
     };
     for (i, de) in serde_yaml::Deserializer::from_str(text).enumerate() {
+        expansion.new_document();
         let node = de::DeserializeSeed::deserialize(seed, de).map_err(|e| {
             let mut e = ParseError::from(e);
             e.offset = e.offset.map(shift);

@@ -4,7 +4,9 @@
 //! `symlink PATH TARGET`, `generate PATH KIND N`), then ply runs there with the words of
 //! `args` (`NO_COLOR=1`, no stdin, at most [`LIMIT`]). Expected: the exit code in
 //! `expected_exit`, the diagnostic in `expected_error.txt` exactly, nothing on stdout, and no
-//! file written or changed in the directory (the cases that could write pass `-o`).
+//! file written or changed in the directory (the cases that could write pass `-o`). A case
+//! that hits a limit may hold `args_raised`, the same command with the limit's flag raised:
+//! run in a fresh copy, it must succeed.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -26,8 +28,8 @@ fn bad_input_cases() {
     failures.finish("bad-input", all.len());
 }
 
-fn run_case(failures: &mut Failures, case: &Path) {
-    let name = case.file_name().unwrap().to_string_lossy().into_owned();
+/// A fresh working copy of the case's input, with its setup applied.
+fn prepare(case: &Path, name: &str) -> PathBuf {
     let work = std::env::temp_dir().join(format!("ply-bad-input-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&work);
     copy_dir(&case.join("input"), &work);
@@ -36,6 +38,29 @@ fn run_case(failures: &mut Failures, case: &Path) {
             apply_setup(&work, line);
         }
     }
+    work
+}
+
+fn run_case(failures: &mut Failures, case: &Path) {
+    let name = case.file_name().unwrap().to_string_lossy().into_owned();
+    if let Ok(raised) = std::fs::read_to_string(case.join("args_raised")) {
+        let work = prepare(case, &name);
+        let out = Command::new(env!("CARGO_BIN_EXE_ply"))
+            .current_dir(&work)
+            .args(raised.split_whitespace())
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap_or_else(|e| panic!("running ply: {e}"));
+        let _ = std::fs::remove_dir_all(&work);
+        if !out.status.success() {
+            failures.fail(format!(
+                "{name}: with the limit raised (args_raised) ply failed:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+    }
+    let work = prepare(case, &name);
     let before = listing(&work);
     let args = std::fs::read_to_string(case.join("args"))
         .unwrap_or_else(|e| panic!("{}: args: {e}", case.display()));
@@ -209,6 +234,17 @@ fn generate(kind: &str, n: usize) -> String {
             "{{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"data\":{{\"pad\":\"{}\"}},\"metadata\":{{\"name\":\"c\",\"managedFields\":[{{\"manager\":\"m\",\"operation\":\"Apply\",\"apiVersion\":\"v1\",\"fieldsType\":\"FieldsV1\",\"fieldsV1\":{{\"k:{{bad\":{{}}}}}}]}}}}\n",
             "q".repeat(n)
         ),
+        // 100 kB in one anchored scalar, referenced `n` times.
+        "alias-100k" => {
+            let mut s = format!(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: aliases\ndata:\n  a: &a {}\n",
+                "x".repeat(100_000)
+            );
+            for i in 0..n {
+                s.push_str(&format!("  k{i}: *a\n"));
+            }
+            s
+        }
         // A few MB in one anchored scalar, referenced `n` times.
         "alias-bomb" => {
             let mut s = format!(
