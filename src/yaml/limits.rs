@@ -128,6 +128,17 @@ impl ReaderLimits {
         document_size: DOCUMENT_SIZE,
         flagged: false,
     };
+
+    /// Whether a text of `len` bytes without aliases stays within both limits whatever it
+    /// holds (its scalars never add up to more than its bytes): then a reader that refuses
+    /// aliases needs no counting.
+    pub fn admit_without_aliases(&self, len: usize) -> bool {
+        len <= self.document_size
+            && len
+                <= len
+                    .saturating_mul(self.alias_ratio)
+                    .saturating_add(EXPANSION_FLOOR)
+    }
 }
 
 impl Default for ReaderLimits {

@@ -68,7 +68,7 @@ pub fn parse_documents_reference_reader(
     text: &str,
     yaml11: bool,
 ) -> Result<Vec<ParsedDoc>, ParseError> {
-    parse_documents_reference(text, yaml11, None, false, false)
+    parse_documents_reference(text, yaml11, None, false, false, ReaderLimits::DEFAULT)
 }
 
 /// [`parse_documents`] (or, with `yaml11`, [`parse_config_documents`]) by the fast reader
@@ -182,10 +182,22 @@ fn parse_documents_in<'t>(
     // read exactly as the reader below does, which then reads the text (and reports errors).
     // A repeated key, or one that is not a string, makes the fast reader give up: with
     // `repeats` it has none to record, and `last_bool_key_wins` is about boolean keys.
-    if !mark_empty_nulls && let Some(docs) = parse_documents_fast_reader(text, yaml11) {
+    // The fast reader gives up on aliases, and a text without them that fits the limits
+    // cannot pass them (`limits.rs`); a bigger one is read below, which counts.
+    if !mark_empty_nulls
+        && limits.admit_without_aliases(text.len())
+        && let Some(docs) = parse_documents_fast_reader(text, yaml11)
+    {
         return Ok(docs);
     }
-    parse_documents_reference(text, yaml11, repeats, last_bool_key_wins, mark_empty_nulls)
+    parse_documents_reference(
+        text,
+        yaml11,
+        repeats,
+        last_bool_key_wins,
+        mark_empty_nulls,
+        limits,
+    )
 }
 
 /// [`parse_documents_in`] without the fast reader: serde_yaml and ply's go-yaml rules.
@@ -195,6 +207,7 @@ fn parse_documents_reference<'t>(
     repeats: Option<&'t std::cell::RefCell<Vec<Repeated>>>,
     last_bool_key_wins: bool,
     mark_empty_nulls: bool,
+    limits: ReaderLimits,
 ) -> Result<Vec<ParsedDoc>, ParseError> {
     // A byte order mark opening the file or a document is not content (serde_yaml trips over
     // it; go-yaml and kustomize's reader skip it): `bom.rs`. Offsets stay offsets into the file.
