@@ -7,7 +7,11 @@
 //! escaping symlinks, a changed cache, URLs not in the lock, timeouts; and pinning: a moved
 //! branch changes nothing until `ply fetch --update`.
 //! Nothing here contacts the network: every URL is `file://`, and the one `ssh://` URL runs a
-//! stand-in for ssh.
+//! stand-in for ssh. HTTP(S) file URLs are tested in `remote/http.rs`, against a loopback
+//! server the test starts.
+
+#[path = "remote/http.rs"]
+mod http;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -279,40 +283,43 @@ fn fetch_then_render_equals_kubectl_and_stays_offline() {
     }
 
     // No network at all: a namespace with no interfaces.
-    let probe = Command::new("unshare").args(["-rn", "true"]).output();
-    match probe {
-        Ok(o) if o.status.success() => {
-            failures.extend(check_cases(
-                &cases,
-                &repos,
-                "ply render under unshare -rn",
-                &|dir| {
-                    hermetic(
-                        Command::new("unshare")
-                            .args(["-rn", PLY, "render", ".", "--cache-dir", &cache])
-                            .current_dir(dir),
-                    )
-                    .output()
-                    .unwrap()
-                },
-            ));
-        }
-        other => {
-            let why = match other {
-                Ok(o) => text(&o.stderr),
-                Err(e) => e.to_string(),
-            };
-            let allowed = std::env::var_os("PLY_ALLOW_NO_UNSHARE").is_some_and(|v| v == "1");
-            assert!(
-                allowed,
-                "`unshare -rn` is not permitted on this machine ({why}); the offline render \
-                 test cannot run. Set PLY_ALLOW_NO_UNSHARE=1 to accept that and report it."
-            );
-            eprintln!("NOT RUN: the render under `unshare -rn` ({why})");
-        }
+    if unshare_available() {
+        failures.extend(check_cases(
+            &cases,
+            &repos,
+            "ply render under unshare -rn",
+            &|dir| {
+                hermetic(
+                    Command::new("unshare")
+                        .args(["-rn", PLY, "render", ".", "--cache-dir", &cache])
+                        .current_dir(dir),
+                )
+                .output()
+                .unwrap()
+            },
+        ));
     }
     let _ = std::fs::remove_dir_all(&t);
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// Whether `unshare -rn` (a network namespace with no interfaces) works here. When it does
+/// not, the test fails unless `PLY_ALLOW_NO_UNSHARE=1` accepts that (and the skip is printed).
+fn unshare_available() -> bool {
+    let probe = Command::new("unshare").args(["-rn", "true"]).output();
+    let why = match probe {
+        Ok(o) if o.status.success() => return true,
+        Ok(o) => text(&o.stderr),
+        Err(e) => e.to_string(),
+    };
+    let allowed = std::env::var_os("PLY_ALLOW_NO_UNSHARE").is_some_and(|v| v == "1");
+    assert!(
+        allowed,
+        "`unshare -rn` is not permitted on this machine ({why}); the offline render \
+         test cannot run. Set PLY_ALLOW_NO_UNSHARE=1 to accept that and report it."
+    );
+    eprintln!("NOT RUN: the render under `unshare -rn` ({why})");
+    false
 }
 
 /// A branch that moves changes no render until `ply fetch --update` moves the lock.
