@@ -158,23 +158,33 @@ fn answer(conn: TcpStream, root: &Path, requests: &Mutex<Vec<String>>) -> std::i
     })
 }
 
-/// The cases' kustomizations under `<t>/work/<case>`, naming the server at `addr`.
+/// The cases' trees (everything but `expected.yaml`) under `<t>/work/<case>`, naming the
+/// server at `addr`.
 fn write_cases(t: &Path, addr: &str) -> Vec<(String, PathBuf)> {
+    fn copy(from: &Path, to: &Path, addr: &str) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            let (path, dest) = (entry.path(), to.join(entry.file_name()));
+            if path.is_dir() {
+                copy(&path, &dest, addr);
+            } else if entry.file_name() != "expected.yaml" {
+                let text = std::fs::read_to_string(&path).unwrap();
+                std::fs::write(dest, text.replace("{SERVER}", addr)).unwrap();
+            }
+        }
+    }
     let mut names: Vec<String> = std::fs::read_dir(cases_dir())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     names.sort();
-    assert!(names.len() >= 7, "{names:?}");
+    assert!(names.len() >= 8, "{names:?}");
     names
         .into_iter()
         .map(|name| {
             let dir = t.join("work").join(&name);
-            std::fs::create_dir_all(&dir).unwrap();
-            let k = std::fs::read_to_string(cases_dir().join(&name).join("kustomization.yaml"))
-                .unwrap()
-                .replace("{SERVER}", addr);
-            std::fs::write(dir.join("kustomization.yaml"), k).unwrap();
+            copy(&cases_dir().join(&name), &dir, addr);
             (name, dir)
         })
         .collect()
@@ -267,9 +277,18 @@ fn fetch_then_render_equals_kubectl_and_stays_offline() {
     failures.extend(check(&cases, &addr, "ply render", &render));
     assert_eq!(server.requests(), asked, "ply render asked the server");
 
-    // The server is gone: the cache is enough, for render and for fetch.
+    // The server is gone: the cache is enough, for render (as the golden tests render, three
+    // ways) and for fetch.
     server.stop();
     failures.extend(check(&cases, &addr, "ply render, server stopped", &render));
+    for flag in ["--single-thread", "--read-ahead-first"] {
+        failures.extend(check(
+            &cases,
+            &addr,
+            &format!("ply render {flag}"),
+            &|dir| ply(dir, &["render", ".", "--cache-dir", &cache, flag]),
+        ));
+    }
     for (name, dir) in &cases {
         let before = std::fs::read_to_string(dir.join("ply.lock")).unwrap();
         let out = ply(dir, &["fetch", ".", "--cache-dir", &cache]);
@@ -403,6 +422,16 @@ fn bad_downloads_are_clear_errors() {
         &[],
     );
     assert!(err.contains("the file is larger than 64 MiB"), "{err}");
+    assert!(err.contains(&at(2, 3)), "{err}");
+
+    // https goes through TLS: a plain HTTP server cannot answer it.
+    let err = fetch_fails(
+        &t,
+        "tls",
+        &format!("resources:\n- https://{a}/cm.yaml\n"),
+        &[],
+    );
+    assert!(err.contains("could not connect"), "{err}");
     assert!(err.contains(&at(2, 3)), "{err}");
 
     let err = fetch_fails(
