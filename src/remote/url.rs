@@ -92,8 +92,9 @@ pub fn scrub(text: &str, url: &str) -> String {
     }
 }
 
-/// Go's `url.Parse(path)` giving an `http` or `https` scheme (kustomize's `IsRemoteFile`).
-fn is_http_url(path: &str) -> bool {
+/// Go's `url.Parse(path)` giving an `http` or `https` scheme, in any case (kustomize's
+/// `IsRemoteFile`; Go lowercases the scheme).
+pub fn is_http_url(path: &str) -> bool {
     let scheme = path.split_once(':').map(|(s, _)| s.to_ascii_lowercase());
     matches!(scheme.as_deref(), Some("http" | "https"))
 }

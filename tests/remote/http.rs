@@ -244,7 +244,8 @@ fn fetch_then_render_equals_kubectl_and_stays_offline() {
         assert!(out.status.success(), "{name}: {}", text(&out.stderr));
         let lock = std::fs::read_to_string(dir.join("ply.lock")).unwrap();
         assert!(
-            lock.contains("version: 2\nremotes:\n- url: http://"),
+            lock.to_ascii_lowercase()
+                .contains("version: 2\nremotes:\n- url: http://"),
             "{lock}"
         );
         assert!(lock.contains("  file: sha256:"), "{lock}");

@@ -593,3 +593,20 @@ fn redaction_hides_only_the_user_part() {
         );
     }
 }
+
+/// kustomize's `IsRemoteFile`: Go's URL parser, which lowercases the scheme.
+#[test]
+fn http_file_urls_in_any_case() {
+    for url in ["http://h/x.yaml", "HTTPS://h/x.yaml", "Http://h/a/b/c.yaml"] {
+        assert!(is_http_url(url), "{url}");
+    }
+    for path in [
+        "x.yaml",
+        "file:///x",
+        "ssh://h/o/r",
+        "httpx://h/x",
+        "./http://x",
+    ] {
+        assert!(!is_http_url(path), "{path}");
+    }
+}
