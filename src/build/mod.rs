@@ -456,12 +456,21 @@ impl Builder<'_> {
             self.accumulate(loaded, "resources", path, &mut acc, &mut index)?;
         }
         for path in &k.crds {
-            let file = self.resolve_file(loaded, "crds", path)?;
-            let text = self
-                .fs
-                .read_to_string(&file)
-                .map_err(|e| Error::io(&file, &e))?;
-            let defs = accumulate::parse_crd_definitions(&SourceFile::new(&file, text), path)
+            // kustomize's loader downloads a URL here too (`LoadConfigFromCRDs`).
+            let source = match steps::remote_named_file(self.fs, loaded, path) {
+                Some(bytes) => {
+                    SourceFile::new(crate::remote::url::redact(path), ahead::text_of(bytes?))
+                }
+                None => {
+                    let file = self.resolve_file(loaded, "crds", path)?;
+                    let text = self
+                        .fs
+                        .read_to_string(&file)
+                        .map_err(|e| Error::io(&file, &e))?;
+                    SourceFile::new(&file, text)
+                }
+            };
+            let defs = accumulate::parse_crd_definitions(&source, path)
                 .map_err(|e| e.at(accumulate::item_location(loaded, "crds", path)))?;
             self.config.add_crd_definitions(&defs)?;
             self.crds.push(defs);
@@ -790,7 +799,7 @@ impl Builder<'_> {
             )
             .at(loc)
             .label("a remote URL")
-            .help("`ply fetch` fetches remote bases (git repositories) only; download the file (curl) and name its local path instead");
+            .help(format!("`ply fetch` fetches remote bases and files, but not under `{field}`; download the file (curl) and name its local path instead"));
         }
         let err = Error::new(
             ErrorKind::NotFound,
