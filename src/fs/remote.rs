@@ -39,6 +39,7 @@ pub trait RemoteTrees: Send + Sync + fmt::Debug {
     /// entry that also reads as a git URL, which kustomize clones when it is not a file it can
     /// download (`accumulateResources`, api/internal/target/kusttarget.go); `Ok(None)` then
     /// says "a repository: ask [`Self::tree`]". Errors carry no location.
+    ///
     /// By default no files: a repository when it may be one, else refused.
     fn file(&self, fs: &dyn Fs, url: &str, maybe_repo: bool) -> Result<Option<Vec<u8>>> {
         let _ = fs;
