@@ -11,6 +11,7 @@ use crate::diag::{Error, ErrorKind, Warnings, exit};
 mod about;
 mod build_flags;
 mod error_format;
+mod many;
 mod review;
 pub use about::{KUSTOMIZE_VERSION, Shell};
 pub use build_flags::BuildFlags;
@@ -134,9 +135,15 @@ pub enum Reorder {
 
 #[derive(clap::Args, Debug)]
 pub struct RenderArgs {
-    /// The kustomization directory.
-    #[arg(default_value = ".")]
-    pub dir: PathBuf,
+    /// The kustomization directory. Several (or --all) render in one run, on every core, each
+    /// shared file parsed once; they need --output-dir OUT, and each goes to OUT/<DIR> as
+    /// `ply render DIR --output-dir OUT/<DIR>` writes it.
+    #[arg(value_name = "DIR", default_value = ".")]
+    pub dirs: Vec<PathBuf>,
+    /// Render every kustomization root under DIR (default: .): each kustomization that no
+    /// other one includes, components left out. Needs --output-dir.
+    #[arg(long)]
+    pub all: bool,
     /// Write the output to FILE (atomically: a failed render leaves no file behind).
     #[arg(
         short = 'o',
@@ -471,6 +478,7 @@ fn run_render(args: &RenderArgs, warnings: &mut Warnings) -> Result<(), Error> {
         helm: args.build.helm(),
         managed_by_label: args.build.managed_by_label(),
         plugins: args.build.plugins(),
+        shared: None,
     };
     args.build.deprecations(args.reorder.is_some(), warnings);
     let target = match (&args.output, &args.output_dir) {
@@ -480,12 +488,21 @@ fn run_render(args: &RenderArgs, warnings: &mut Warnings) -> Result<(), Error> {
         (Some(path), None) => Target::File(path.clone()),
         (None, None) => Target::Stdout,
     };
-    let rendered = crate::build::render_with(
-        &crate::fs::CachingDiskFs::default(),
-        &args.dir,
-        &opts,
-        warnings,
-    )?;
+    let dir = match args.dirs.as_slice() {
+        [dir] if !args.all => dir,
+        _ => {
+            let Some(out) = &args.output_dir else {
+                return Err(Error::new(
+                    ErrorKind::Usage,
+                    "several kustomizations (or --all) are written with --output-dir OUT, each into OUT/<DIR>",
+                ));
+            };
+            let planned = many::kustomizations(&args.dirs, args.all, out)?;
+            return many::render_all(&planned, &opts, warnings);
+        }
+    };
+    let rendered =
+        crate::build::render_with(&crate::fs::CachingDiskFs::default(), dir, &opts, warnings)?;
     let tables = &rendered.tables;
     // A closed pipe (`Written::PipeClosed`) is a quiet success, like a complete write.
     write(&rendered.resources, &target, &|g| {

@@ -13,6 +13,7 @@ pub mod kustomization;
 pub mod live;
 pub mod merge;
 pub mod output;
+pub mod par;
 pub mod patch_cmd;
 pub mod pattern;
 pub mod remote;

@@ -22,11 +22,12 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use super::accumulate::{is_remote, parse_resources};
 use super::patches::{PatchFile, parse_patch_text, source_name};
-use super::{PathKey, key};
+use super::shared::{Shared, load_kustomization};
+use super::{PathKey, RenderOptions, key};
 use crate::diag::{Error, Result, Warnings};
 use crate::fasthash::{FastMap, FastSet};
 use crate::fs::{FileKind, Fs, Restrictor, check_restriction_shown, join};
-use crate::kustomization::{Loaded, load};
+use crate::kustomization::Loaded;
 use crate::resource::Resource;
 use crate::source::SourceFile;
 
@@ -179,12 +180,13 @@ impl Ahead {
     /// The reader: walks the graph below the root kustomization `loaded` (in `root`,
     /// canonical), which the build has loaded, from its last entry backwards until it meets
     /// what the build has done.
-    pub(super) fn read(&self, fs: &dyn Fs, root: &Path, loaded: &Loaded, restrictor: Restrictor) {
+    pub(super) fn read(&self, fs: &dyn Fs, root: &Path, loaded: &Loaded, opts: &RenderOptions) {
         let _gone = Gone(self);
         let mut reader = Reader {
             ahead: self,
             fs,
-            restrictor,
+            restrictor: opts.load_restrictor,
+            shared: opts.shared.as_deref(),
             seen: FastSet::default(),
         };
         reader.seen.insert(Item::Kustomization(key(root).to_vec()));
@@ -206,6 +208,8 @@ struct Reader<'a> {
     ahead: &'a Ahead,
     fs: &'a dyn Fs,
     restrictor: Restrictor,
+    /// Parses shared with other renders.
+    shared: Option<&'a Shared>,
     /// Directories walked, so that a cycle (an error the build reports) ends here too, and
     /// files read: a file listed twice is no sign that the build is there.
     seen: FastSet<Item>,
@@ -223,7 +227,7 @@ impl Reader<'_> {
             return false;
         }
         let mut warnings = Warnings::default();
-        let loaded = load(self.fs, dir, self.restrictor, &mut warnings).map(Arc::new);
+        let loaded = load_kustomization(self.fs, dir, self.restrictor, self.shared, &mut warnings);
         let warnings = warnings.messages().to_vec();
         let walk = loaded.as_ref().ok().map(Arc::clone);
         self.ahead
@@ -297,7 +301,7 @@ impl Reader<'_> {
         let item = Item::File(key(&canonical).to_vec());
         match self.next(dir, entry, &canonical, &item) {
             Next::Read => {
-                let parsed = read_resources(self.fs, canonical, dir);
+                let parsed = read_resources(self.fs, canonical, dir, self.shared);
                 self.ahead.finish(item, Slot::File(parsed));
                 true
             }
@@ -309,8 +313,13 @@ impl Reader<'_> {
     /// Reads and parses a patch file; false when the build has it already. The file is named
     /// by the path as joined, as the build names it (`Builder::patch_reader`).
     fn patch(&mut self, dir: &Path, entry: &str) -> bool {
+        let shared = self.shared;
         self.named_file(dir, entry, Item::Patch, |fs, target, canonical| {
             let patch = fs.read(canonical).ok().map(|bytes| {
+                if let Some(shared) = shared {
+                    let source = source_name(Some(entry), None);
+                    return shared.patch(&target, canonical, &source, bytes);
+                }
                 let file = SourceFile::new(target, text_of(bytes));
                 let source = source_name(Some(entry), None);
                 let body = parse_patch_text(&file.text, Some(&file), &source);
@@ -412,8 +421,16 @@ pub(super) fn text_of(bytes: Vec<u8>) -> String {
 /// kustomization rooted at `root` (canonical). A file outside it (read under
 /// `LoadRestrictionsNone`) is named in errors but never quoted. (A file listed by two
 /// kustomizations, inside one and outside the other, is quoted as the first reading decides.)
-pub(super) fn read_resources(fs: &dyn Fs, path: PathBuf, root: &Path) -> ParsedAhead {
+pub(super) fn read_resources(
+    fs: &dyn Fs,
+    path: PathBuf,
+    root: &Path,
+    shared: Option<&Shared>,
+) -> ParsedAhead {
     let bytes = fs.read(&path).map_err(|e| Error::io(&path, &e))?;
+    if let Some(shared) = shared {
+        return shared.resources(&path, path.starts_with(root), bytes);
+    }
     let mut file = SourceFile::from_bytes(&path, bytes)?;
     if !path.starts_with(root) {
         file = SourceFile::unquoted(path, file.text.clone());

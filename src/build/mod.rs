@@ -17,6 +17,8 @@ mod image_refs;
 mod metadata;
 mod patches;
 mod plugins;
+pub mod roots;
+mod shared;
 mod steps;
 
 use std::path::{Path, PathBuf};
@@ -26,7 +28,7 @@ use crate::diag::{Error, ErrorKind, Result, Warnings};
 use crate::fasthash::FastMap;
 use crate::fs::remote::{LockedTrees, RemoteTree, RemoteTrees, WithCache};
 use crate::fs::{CachingDiskFs, FileKind, Fs, Restrictor};
-use crate::kustomization::{Loaded, load};
+use crate::kustomization::Loaded;
 use crate::resource::Gvk;
 use crate::resource::Resource;
 use crate::source::{Location, SourceFile, display_path};
@@ -39,6 +41,7 @@ pub use accumulate::parse_resources;
 pub use exec::PluginOptions;
 pub use helm::HelmOptions;
 pub use ids::{id_string, same_id};
+pub use shared::{Shared, load_kustomization};
 pub use steps::OutputOrder;
 
 /// Validated options of one render.
@@ -66,6 +69,9 @@ pub struct RenderOptions {
     pub managed_by_label: bool,
     /// The plugin flags (`--enable-alpha-plugins`, `--enable-exec`, `-e`).
     pub plugins: PluginOptions,
+    /// Resource files parsed once for every render given the same store (a review's two
+    /// revisions, the overlays of one run); `None` parses per render.
+    pub shared: Option<Arc<Shared>>,
 }
 
 /// Which thread of a render reads and parses its files. The output, errors and warnings are
@@ -217,9 +223,7 @@ pub fn render_with_remotes(
             let mut start = |loaded: Arc<Loaded>| {
                 let spawned = std::thread::Builder::new()
                     .name("ply-reader".into())
-                    .spawn_scoped(scope, move || {
-                        ahead.read(fs, root, &loaded, opts.load_restrictor)
-                    });
+                    .spawn_scoped(scope, move || ahead.read(fs, root, &loaded, opts));
                 match spawned {
                     Ok(spawned) if opts.reading == Reading::AheadFirst => {
                         let _ = spawned.join();
@@ -385,12 +389,13 @@ impl Builder<'_> {
                 }
                 loaded?
             }
-            None => Arc::new(load(
+            None => load_kustomization(
                 self.fs,
                 dir,
                 self.opts.load_restrictor,
+                self.opts.shared.as_deref(),
                 self.warnings,
-            )?),
+            )?,
         };
         let k = loaded;
         if self.opts.strict
@@ -974,7 +979,15 @@ impl Builder<'_> {
             let docs = match entry {
                 CachedFile::Parsed(docs) => Arc::clone(docs),
                 CachedFile::Read(file) => {
-                    let docs = Arc::new(parse_resources(file)?);
+                    let docs = Arc::new(match self.opts.shared.as_deref() {
+                        // Another listing of a file shared with other renders: a copy.
+                        Some(shared) => {
+                            let quoted = file.quote == crate::source::Quote::Yes;
+                            let bytes = file.text.clone().into_bytes();
+                            shared.resources(&path, quoted, bytes)?.1
+                        }
+                        None => parse_resources(file)?,
+                    });
                     *entry = CachedFile::Parsed(Arc::clone(&docs));
                     docs
                 }
@@ -983,7 +996,7 @@ impl Builder<'_> {
         }
         let (file, docs) = match self.ahead.and_then(|a| a.take_file(&path)) {
             Some(parsed) => parsed?,
-            None => ahead::read_resources(self.fs, path, root)?,
+            None => ahead::read_resources(self.fs, path, root, self.opts.shared.as_deref())?,
         };
         self.files
             .insert(path_key(file.path.clone()), CachedFile::Read(file));

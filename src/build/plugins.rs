@@ -183,6 +183,10 @@ impl Builder<'_> {
                 .fs
                 .read(&canonical)
                 .map_err(|e| Error::io(&target, &e))?;
+            if let Some(shared) = self.opts.shared.as_deref() {
+                let source = patches::source_name(Some(rel), None);
+                return Ok(shared.patch(&target, &canonical, &source, bytes));
+            }
             Ok(patches::PatchFile {
                 file: SourceFile::new(target, super::ahead::text_of(bytes)),
                 parsed: None,

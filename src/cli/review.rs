@@ -109,7 +109,11 @@ pub fn run(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
         ));
     }
     let opts = ReviewOptions {
-        render: super::diff_render_options(args.load_restrictor),
+        render: crate::build::RenderOptions {
+            // Files both revisions and all overlays hold alike are parsed once.
+            shared: Some(std::sync::Arc::new(crate::build::Shared::default())),
+            ..super::diff_render_options(args.load_restrictor)
+        },
         show_secrets: args.show_secrets,
         changed_only: args.review.changed_only,
         jobs: std::thread::available_parallelism().map_or(1, usize::from),
@@ -213,8 +217,8 @@ fn against_revision(args: &DiffArgs, base: &str, opts: &ReviewOptions) -> Result
     };
     let all_dirs = || {
         (
-            review::kustomization_dirs(&old_fs.files()),
-            review::kustomization_dirs(&new_files),
+            crate::build::roots::kustomization_dirs(&old_fs.files()),
+            crate::build::roots::kustomization_dirs(&new_files),
         )
     };
     let mut overlays = if r.all {
@@ -224,8 +228,8 @@ fn against_revision(args: &DiffArgs, base: &str, opts: &ReviewOptions) -> Result
         let (old_dirs, new_dirs) = all_dirs();
         review::overlays_in(
             root,
-            &review::roots(&old_fs, &old_dirs),
-            &review::roots(new_fs, &new_dirs),
+            &crate::build::roots::roots(&old_fs, &old_dirs, opts.render.shared.as_deref()),
+            &crate::build::roots::roots(new_fs, &new_dirs, opts.render.shared.as_deref()),
         )
     } else {
         named_overlays(args, &cwd, root, &old_fs, new_fs, all_dirs)?

@@ -465,6 +465,23 @@ pub fn read_input(path: &Path) -> Result<std::sync::Arc<crate::source::SourceFil
     crate::source::SourceFile::from_bytes(path, bytes)
 }
 
+/// Every file under the directory `dir` on the disk, sorted, without following symlinks
+/// to directories and without looking into `.git`.
+pub fn files_under(dir: &Path) -> io::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let walk = walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| !(e.file_type().is_dir() && e.file_name() == ".git"));
+    for entry in walk {
+        let entry = entry.map_err(io::Error::other)?;
+        if !entry.file_type().is_dir() {
+            out.push(entry.into_path());
+        }
+    }
+    Ok(out)
+}
+
 /// Removes `.` and resolves `..` lexically (no symlinks): for display and for in-memory paths.
 /// A `..` removes the component before it, whatever it is, and stays when there is none
 /// (`/..` stays `/..`, `a/../..` is `..`), as `PathBuf::pop` does.

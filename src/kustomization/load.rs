@@ -104,6 +104,18 @@ pub fn load(
     restrictor: crate::fs::Restrictor,
     warnings: &mut Warnings,
 ) -> Result<Loaded> {
+    let (path, outside) = locate_file(fs, dir, restrictor)?;
+    let bytes = fs.read(&path).map_err(|e| Error::io(&path, &e))?;
+    decode_loaded(dir, &path, bytes, outside, warnings)
+}
+
+/// The kustomization file of `dir` ([`find_file`]), and whether it is a symlink out of `dir`
+/// (refused under `restrictor` root-only, as kustomize does not find it there).
+pub fn locate_file(
+    fs: &dyn Fs,
+    dir: &Path,
+    restrictor: crate::fs::Restrictor,
+) -> Result<(PathBuf, bool)> {
     let path = find_file(fs, dir)?;
     let outside = fs.canonicalize(&path).is_ok_and(|c| {
         !c.starts_with(dir) && !fs.canonicalize(dir).is_ok_and(|d| c.starts_with(d))
@@ -122,12 +134,23 @@ pub fn load(
             "replace the symlink with the file, or pass --load-restrictor LoadRestrictionsNone",
         ));
     }
-    let bytes = fs.read(&path).map_err(|e| Error::io(&path, &e))?;
-    let mut file = SourceFile::from_bytes(&path, bytes)?;
+    Ok((path, outside))
+}
+
+/// The kustomization of `dir` from the bytes of its file at `path` ([`locate_file`]);
+/// `outside`: read through a symlink out of `dir`.
+pub fn decode_loaded(
+    dir: &Path,
+    path: &Path,
+    bytes: Vec<u8>,
+    outside: bool,
+    warnings: &mut Warnings,
+) -> Result<Loaded> {
+    let mut file = SourceFile::from_bytes(path, bytes)?;
     // Read through a symlink out of its directory: named in errors but never quoted (it may
     // be `/etc/passwd`).
     if outside {
-        file = SourceFile::unquoted(&path, file.text.clone());
+        file = SourceFile::unquoted(path, file.text.clone());
     }
     let (kustomization, repeated_keys) = decode_full(&file, warnings)?;
     Ok(Loaded {

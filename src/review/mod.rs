@@ -12,7 +12,6 @@ pub mod report;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::build::RenderOptions;
 use crate::diag::{Error, ErrorKind, Warnings};
@@ -21,7 +20,7 @@ use crate::diff::adapters::Builtin;
 use crate::fasthash::FastMap;
 use crate::fs::record::Recording;
 use crate::fs::{FileKind, Fs};
-use crate::kustomization::load::{FILE_NAMES, load};
+use crate::kustomization::load::FILE_NAMES;
 use crate::resource::Resource;
 
 pub use compare::Object;
@@ -119,55 +118,6 @@ impl Review {
     }
 }
 
-/// The directories of `files` that hold a kustomization file.
-pub fn kustomization_dirs(files: &[PathBuf]) -> BTreeSet<PathBuf> {
-    files
-        .iter()
-        .filter(|f| {
-            f.file_name()
-                .is_some_and(|n| FILE_NAMES.iter().any(|k| n == *k))
-        })
-        .filter_map(|f| f.parent().map(Path::to_path_buf))
-        .collect()
-}
-
-/// The kustomization roots among `dirs`: those no other kustomization names under
-/// `resources`, `components`, `generators`, `transformers` or `validators`, and not
-/// components. One that cannot be loaded is a root (rendering it reports why).
-pub fn roots(fs: &dyn Fs, dirs: &BTreeSet<PathBuf>) -> BTreeSet<PathBuf> {
-    let mut included: BTreeSet<PathBuf> = BTreeSet::new();
-    let mut components: BTreeSet<PathBuf> = BTreeSet::new();
-    let mut warnings = Warnings::default();
-    for dir in dirs {
-        let Ok(loaded) = load(fs, dir, crate::fs::Restrictor::RootOnly, &mut warnings) else {
-            continue;
-        };
-        if loaded.is_component() {
-            components.insert(dir.clone());
-        }
-        let k = &loaded.kustomization;
-        let named = k
-            .resources
-            .iter()
-            .chain(&k.components)
-            .chain(&k.generators)
-            .chain(&k.transformers)
-            .chain(&k.validators);
-        for entry in named {
-            let target = crate::fs::join(dir, entry);
-            if fs.kind(&target) == Some(FileKind::Dir) {
-                if let Ok(c) = fs.canonicalize(&target) {
-                    included.insert(c);
-                }
-            }
-        }
-    }
-    dirs.iter()
-        .filter(|d| !included.contains(*d) && !components.contains(*d))
-        .cloned()
-        .collect()
-}
-
 /// Shard `index` of `count` (1-based): overlays in name order, every `count`-th.
 pub fn shard(overlays: Vec<Overlay>, index: usize, count: usize) -> Vec<Overlay> {
     let mut sorted = overlays;
@@ -198,43 +148,22 @@ pub fn review(
     let same = SameCache::default();
     // The schema (list keys for change paths), built once for every overlay.
     let kinds = Builtin::new();
-    let next = AtomicUsize::new(0);
-    let results: Vec<Mutex<Option<OverlayReview>>> =
-        overlays.iter().map(|_| Mutex::new(None)).collect();
     let jobs = opts.jobs.clamp(1, overlays.len().max(1));
     let mut render = opts.render.clone();
+    // Every file both revisions and all overlays hold alike is parsed once.
+    render
+        .shared
+        .get_or_insert_with(|| std::sync::Arc::new(crate::build::Shared::default()));
     if jobs > 1 {
         render.reading = crate::build::Reading::OneThread;
     }
-    let work = || {
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(overlay) = overlays.get(i) else {
-                break;
-            };
-            let done = one(overlay, old, new, &render, opts, &same, &kinds);
-            if let Some(slot) = results.get(i) {
-                if let Ok(mut slot) = slot.lock() {
-                    *slot = Some(done);
-                }
-            }
-        }
-    };
-    std::thread::scope(|scope| {
-        for _ in 1..jobs {
-            let _ = std::thread::Builder::new()
-                .name("ply-review".into())
-                .spawn_scoped(scope, work);
-        }
-        work();
+    let done = crate::par::map(overlays.len(), jobs, |i| {
+        one(&overlays[i], old, new, &render, opts, &same, &kinds)
     });
     Review {
         base: old.label.clone(),
         head: new.label.clone(),
-        overlays: results
-            .into_iter()
-            .filter_map(|m| m.into_inner().ok().flatten())
-            .collect(),
+        overlays: done.into_iter().flatten().collect(),
     }
 }
 

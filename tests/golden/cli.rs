@@ -94,3 +94,108 @@ fn help_lists_build_and_exit_codes() {
         assert!(help.contains("Exit status:"), "ply {cmd} --help:\n{help}");
     }
 }
+
+/// Every file under `dir`, relative, with its bytes.
+fn tree(dir: &std::path::Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut out: Vec<_> = walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let rel = e.path().strip_prefix(dir).unwrap().to_path_buf();
+            (rel, std::fs::read(e.path()).unwrap())
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn ply_in(dir: &std::path::Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ply"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap_or_else(|e| panic!("running ply: {e}"))
+}
+
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("ply-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn many_kustomizations_in_one_run_are_each_written_as_alone() {
+    let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/multi-env");
+    let out = scratch("many");
+    let overlays = ["overlays/dev", "overlays/staging", "overlays/prod"];
+    let mut args = vec!["render"];
+    args.extend(overlays);
+    let many = out.join("many");
+    args.extend(["--output-dir", many.to_str().unwrap()]);
+    let run = ply_in(&example, &args);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    for o in overlays {
+        let alone = out.join("alone").join(o);
+        let run = ply_in(
+            &example,
+            &["render", o, "--output-dir", alone.to_str().unwrap()],
+        );
+        assert!(run.status.success());
+        let (a, m) = (tree(&alone), tree(&many.join(o)));
+        assert!(!a.is_empty());
+        assert_eq!(a, m, "{o} rendered with the others differs from {o} alone");
+    }
+    // --all: the three overlays are the roots (the base is included, the component is one).
+    let all = out.join("all");
+    let run = ply_in(
+        &example,
+        &["render", "--all", "--output-dir", all.to_str().unwrap()],
+    );
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert_eq!(tree(&all), tree(&many));
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn many_kustomizations_need_an_output_dir_and_report_a_failure() {
+    let dir = scratch("many-fail");
+    let write = |p: &str, t: &str| {
+        let p = dir.join(p);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, t).unwrap();
+    };
+    write("good/kustomization.yaml", "resources:\n- cm.yaml\n");
+    write(
+        "good/cm.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n",
+    );
+    write("bad/kustomization.yaml", "resources:\n- missing.yaml\n");
+    let run = ply_in(&dir, &["render", "good", "bad"]);
+    assert_eq!(run.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&run.stderr).contains("--output-dir"),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let run = ply_in(&dir, &["render", "bad", "good", "--output-dir", "out"]);
+    assert_eq!(run.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(stderr.contains("missing.yaml"), "{stderr}");
+    assert!(dir.join("out/good/v1_configmap_a.yaml").is_file());
+    assert!(
+        !dir.join("out/bad").exists(),
+        "nothing is written for a failed render"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
