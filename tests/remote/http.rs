@@ -11,13 +11,13 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use super::{PLY, hermetic, kubectl_available, ply, temp, text};
+use super::{Golden, ply, temp, text};
 
 fn served() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/remote/http/served")
@@ -190,35 +190,8 @@ fn write_cases(t: &Path, addr: &str) -> Vec<(String, PathBuf)> {
         .collect()
 }
 
-/// Renders every case with `render` and compares with its `expected.yaml` (written instead
-/// under `PLY_BLESS=1` by the first `ply render`), `{SERVER}` standing for the address;
-/// returns what differed.
-fn check(
-    cases: &[(String, PathBuf)],
-    addr: &str,
-    how: &str,
-    render: &dyn Fn(&Path) -> Output,
-) -> Vec<String> {
-    let bless = std::env::var_os("PLY_BLESS").is_some_and(|v| v != "0");
-    let mut failures = Vec::new();
-    for (name, dir) in cases {
-        let out = render(dir);
-        if !out.status.success() {
-            failures.push(format!("{name} ({how}): failed: {}", text(&out.stderr)));
-            continue;
-        }
-        let got = text(&out.stdout).replace(addr, "{SERVER}");
-        let expected = cases_dir().join(name).join("expected.yaml");
-        if bless && how == "ply render" {
-            std::fs::write(&expected, &got).unwrap();
-            continue;
-        }
-        let want = std::fs::read_to_string(&expected).unwrap_or_default();
-        if got != want {
-            failures.push(format!("{name} ({how}):\n--- want\n{want}\n--- got\n{got}"));
-        }
-    }
-    failures
+fn expected(case: &str) -> PathBuf {
+    cases_dir().join(case).join("expected.yaml")
 }
 
 #[test]
@@ -228,17 +201,12 @@ fn fetch_then_render_equals_kubectl_and_stays_offline() {
     let addr = server.addr.clone();
     let cases = write_cases(&t, &addr);
     let cache = t.join("cache").display().to_string();
-    let mut failures = Vec::new();
-    if kubectl_available() {
-        failures.extend(check(&cases, &addr, "kubectl kustomize", &|dir| {
-            hermetic(Command::new("kubectl").arg("kustomize").arg(dir))
-                .output()
-                .unwrap()
-        }));
-    } else {
-        // Not a skip: the recorded bytes below came from kubectl and are compared either way.
-        eprintln!("kubectl not on PATH: comparing with the bytes recorded from kubectl only");
-    }
+    let golden = Golden {
+        expected: &expected,
+        placeholder: "{SERVER}",
+        value: &addr,
+    };
+    let mut failures = golden.check_kubectl(&cases);
     for (name, dir) in &cases {
         let out = ply(dir, &["fetch", ".", "--cache-dir", &cache]);
         assert!(out.status.success(), "{name}: {}", text(&out.stderr));
@@ -275,20 +243,17 @@ fn fetch_then_render_equals_kubectl_and_stays_offline() {
     );
     let render = |dir: &Path| ply(dir, &["render", ".", "--cache-dir", &cache]);
     let asked = server.requests();
-    failures.extend(check(&cases, &addr, "ply render", &render));
+    failures.extend(golden.check(&cases, "ply render", &render));
     assert_eq!(server.requests(), asked, "ply render asked the server");
 
     // The server is gone: the cache is enough, for render (as the golden tests render, three
     // ways) and for fetch.
     server.stop();
-    failures.extend(check(&cases, &addr, "ply render, server stopped", &render));
+    failures.extend(golden.check(&cases, "ply render, server stopped", &render));
     for flag in ["--single-thread", "--read-ahead-first"] {
-        failures.extend(check(
-            &cases,
-            &addr,
-            &format!("ply render {flag}"),
-            &|dir| ply(dir, &["render", ".", "--cache-dir", &cache, flag]),
-        ));
+        failures.extend(golden.check(&cases, &format!("ply render {flag}"), &|dir| {
+            ply(dir, &["render", ".", "--cache-dir", &cache, flag])
+        }));
     }
     for (name, dir) in &cases {
         let before = std::fs::read_to_string(dir.join("ply.lock")).unwrap();
@@ -310,22 +275,7 @@ fn fetch_then_render_equals_kubectl_and_stays_offline() {
     );
 
     // No network at all: a namespace with no interfaces.
-    if super::unshare_available() {
-        failures.extend(check(
-            &cases,
-            &addr,
-            "ply render under unshare -rn",
-            &|dir| {
-                hermetic(
-                    Command::new("unshare")
-                        .args(["-rn", PLY, "render", ".", "--cache-dir", &cache])
-                        .current_dir(dir),
-                )
-                .output()
-                .unwrap()
-            },
-        ));
-    }
+    failures.extend(golden.check_unshared(&cases, &cache));
     let _ = std::fs::remove_dir_all(&t);
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
@@ -404,53 +354,41 @@ fn bad_downloads_are_clear_errors() {
         "{err}"
     );
 
+    // One `resources:` URL each: what the error must say, at the URL's line.
     let started = std::time::Instant::now();
-    let err = fetch_fails(
-        &t,
-        "timeout",
-        &format!("resources:\n- http://{a}/slow.yaml\n"),
-        &["--http-timeout", "1"],
-    );
-    assert!(err.contains("timed out after 1s"), "{err}");
-    assert!(err.contains("--http-timeout"), "{err}");
-    assert!(err.contains(&at(2, 3)), "{err}");
-    assert!(started.elapsed() < Duration::from_secs(5));
-
-    let err = fetch_fails(
-        &t,
-        "too-large",
-        &format!("resources:\n- http://{a}/big.yaml\n"),
-        &[],
-    );
-    assert!(err.contains("the file is larger than 64 MiB"), "{err}");
-    assert!(err.contains(&at(2, 3)), "{err}");
-
-    // https goes through TLS: a plain HTTP server cannot answer it.
-    let err = fetch_fails(
-        &t,
-        "tls",
-        &format!("resources:\n- https://{a}/cm.yaml\n"),
-        &[],
-    );
-    assert!(err.contains("could not connect"), "{err}");
-    assert!(err.contains(&at(2, 3)), "{err}");
-
-    let err = fetch_fails(
-        &t,
-        "loop",
-        &format!("resources:\n- http://{a}/loop.yaml\n"),
-        &[],
-    );
-    assert!(err.contains("more than 10 redirects"), "{err}");
-
-    // A file that is not YAML and whose URL is no git URL either.
-    let err = fetch_fails(
-        &t,
-        "not-yaml",
-        &format!("resources:\n- http://{a}/hello.txt\n"),
-        &[],
-    );
-    assert!(err.contains(&format!("http://{a}/hello.txt")), "{err}");
+    for (case, path, extra, says) in [
+        (
+            "timeout",
+            "slow.yaml",
+            &["--http-timeout", "1"][..],
+            "timed out after 1s",
+        ),
+        (
+            "too-large",
+            "big.yaml",
+            &[],
+            "the file is larger than 64 MiB",
+        ),
+        // https goes through TLS: a plain HTTP server cannot answer it.
+        ("tls", "cm.yaml", &[], "could not connect"),
+        ("loop", "loop.yaml", &[], "more than 10 redirects"),
+        // A file that holds no resources (and whose URL is no git URL): located in the file.
+        ("not-yaml", "hello.txt", &[], "a resource must be a map"),
+    ] {
+        let scheme = if case == "tls" { "https" } else { "http" };
+        let k = format!("resources:\n- {scheme}://{a}/{path}\n");
+        let err = fetch_fails(&t, case, &k, extra);
+        assert!(err.contains(says), "{case}: {err}");
+        let place = match case {
+            "not-yaml" => format!("[http://{a}/hello.txt:1:1]"),
+            _ => at(2, 3),
+        };
+        assert!(err.contains(&place), "{case}: {err}");
+        if case == "timeout" {
+            assert!(err.contains("--http-timeout"), "{err}");
+            assert!(started.elapsed() < Duration::from_secs(5));
+        }
+    }
 
     // After a good fetch: a changed cache is refused by render and fetch; a file missing
     // from the cache is downloaded again and checked against the lock.
