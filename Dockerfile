@@ -8,7 +8,10 @@ ARG PLY_COMMIT=unknown
 # No debug info and stripped symbols: about 6 MB instead of 33.
 ENV PLY_COMMIT=${PLY_COMMIT} CARGO_PROFILE_RELEASE_DEBUG=false CARGO_PROFILE_RELEASE_STRIP=symbols
 WORKDIR /src
-RUN rustup target add "$(uname -m)-unknown-linux-musl"
+# musl-gcc: ring (rustls' crypto, for `ply fetch` of https file URLs) compiles C for musl.
+RUN rustup target add "$(uname -m)-unknown-linux-musl" \
+ && apt-get update && apt-get install -y --no-install-recommends musl-tools \
+ && rm -rf /var/lib/apt/lists/*
 COPY Cargo.toml Cargo.lock build.rs ./
 COPY src ./src
 RUN cargo build --release --locked --target "$(uname -m)-unknown-linux-musl" \

@@ -54,10 +54,11 @@ pub enum Command {
         after_help = "Examples:\n  ply diff --base main --all                      # every overlay, merge base of main vs the working tree\n  ply diff --base origin/main --all --changed-only --format markdown\n  ply diff --base HEAD~1 overlays/prod\n  ply diff old/overlays/prod new/overlays/prod   # two directories (or rendered YAML files)\n  kubectl get deploy,svc,cm -n prod -o yaml > live.yaml\n  ply diff overlays/prod --live live.yaml\n  ply diff overlays/prod --live live.yaml --server-side --format markdown\n\nExit status: 0 no changes; 1 changes; 2 an error (an overlay that fails to render at the head, a bad revision), server-side apply conflicts, or a wrong command line (kubectl diff's rule)."
     )]
     Diff(DiffArgs),
-    /// Fetch the remote bases of a kustomization (git URLs) into the cache and pin them in
-    /// `ply.lock` next to it. The only command that uses the network.
+    /// Fetch the remote bases (git URLs) and remote files (HTTP(S) URLs) of a kustomization
+    /// into the cache and pin them in `ply.lock` next to it. The only command that uses the
+    /// network.
     #[command(
-        after_help = "Examples:\n  ply fetch overlays/prod            # then commit overlays/prod/ply.lock\n  ply fetch overlays/prod --update   # move every ref to what it names today\n  ply fetch . --cache-dir .ply-cache # a cache directory CI can restore\n\nExit status: 0 every remote base fetched and the lock written; 1 an error (an unreachable repository, a missing ref or directory, a changed cache, a wrong command line)."
+        after_help = "Examples:\n  ply fetch overlays/prod            # then commit overlays/prod/ply.lock\n  ply fetch overlays/prod --update   # move every ref to what it names today\n  ply fetch . --cache-dir .ply-cache # a cache directory CI can restore\n\nExit status: 0 every remote base fetched and the lock written; 1 an error (an unreachable repository, a missing ref or directory, a file the server refuses or that is too large, a timeout, a changed cache, a wrong command line)."
     )]
     Fetch(FetchArgs),
     /// Print ply's version and commit, and the kustomize version it renders like.
@@ -89,6 +90,10 @@ pub struct FetchArgs {
     /// Whether files outside the kustomization root may be read (as for render).
     #[arg(long, value_enum, default_value = "LoadRestrictionsRootOnly")]
     pub load_restrictor: LoadRestrictor,
+    /// How long the download of one HTTP(S) file may take in all, in seconds (git clones take
+    /// theirs from the URL's `?timeout=`).
+    #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86400))]
+    pub http_timeout: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -543,6 +548,10 @@ fn run_fetch(args: &FetchArgs, warnings: &mut Warnings) -> Result<(), Error> {
     let opts = FetchOptions {
         cache,
         update: args.update,
+        http: crate::remote::http::Limits {
+            timeout: std::time::Duration::from_secs(args.http_timeout),
+            ..crate::remote::http::Limits::default()
+        },
         render: crate::build::RenderOptions {
             load_restrictor: args.load_restrictor.into(),
             ..crate::build::RenderOptions::default()

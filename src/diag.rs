@@ -105,6 +105,13 @@ pub struct Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
+    /// The error with `scrub` applied to its message and help (to hide a credential).
+    pub fn scrubbed(mut self, scrub: impl Fn(&str) -> String) -> Error {
+        self.message = scrub(&self.message);
+        self.help = self.help.as_deref().map(&scrub);
+        self
+    }
+
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Error {
         Error {
             kind,

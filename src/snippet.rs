@@ -151,6 +151,8 @@ impl Window {
         } else {
             &file.text
         };
+        let without_credentials = mask_url_credentials(full);
+        let full: &str = &without_credentials;
         let start = floor_boundary(full, l.offset.min(full.len()));
         let mut end =
             floor_boundary(full, l.offset.saturating_add(l.len).min(full.len())).max(start);
@@ -293,6 +295,39 @@ fn floor_boundary(s: &str, mut at: usize) -> usize {
     at
 }
 
+/// `text` with the user part of every `http://` or `https://` URL (`user:token@`) replaced by
+/// `*`, byte for byte (offsets stay right): a snippet never shows a credential written in a
+/// URL, as ply's messages name such URLs without it (`remote::url::redact`).
+pub fn mask_url_credentials(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("://") {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = text.as_bytes().to_vec();
+    let mut from = 0;
+    while let Some(i) = text[from..].find("://").map(|i| from + i) {
+        from = i + 3;
+        let before = &text.as_bytes()[..i];
+        let ends_with = |word: &[u8]| {
+            before.len() >= word.len()
+                && before[before.len() - word.len()..].eq_ignore_ascii_case(word)
+        };
+        if !(ends_with(b"http") || ends_with(b"https")) {
+            continue;
+        }
+        let rest = &text[from..];
+        let end = rest
+            .find(|c: char| {
+                matches!(c, '/' | '?' | '#' | '"' | '\'' | ']' | '}' | ',') || c.is_whitespace()
+            })
+            .unwrap_or(rest.len());
+        if let Some(at) = rest[..end].rfind('@') {
+            out[from..from + at].fill(b'*');
+        }
+    }
+    // Only whole characters were replaced, by ASCII: still UTF-8.
+    std::borrow::Cow::Owned(String::from_utf8(out).unwrap_or_else(|_| text.to_string()))
+}
+
 /// `text` with every value under a `data:` or `stringData:` key replaced by `*`, byte for
 /// byte (so that offsets into the text stay right): the values of block mappings below the key,
 /// and whatever follows the key on its own line (a flow mapping, a JSON object). Text only, as
@@ -404,6 +439,22 @@ fn push_masked(out: &mut String, s: &str) {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn url_credentials_are_masked_byte_for_byte() {
+        let text = "resources:\n- https://user:s3cret@host/x.yaml\n- HTTP://tok@h/a@b\n- ssh://git@h/r\n- http://h/a@b\n";
+        let masked = super::mask_url_credentials(text);
+        assert_eq!(
+            masked,
+            "resources:\n- https://***********@host/x.yaml\n- HTTP://***@h/a@b\n- ssh://git@h/r\n- http://h/a@b\n"
+        );
+        assert_eq!(masked.len(), text.len());
+        assert!(matches!(
+            super::mask_url_credentials("a: b\n"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
+
     use super::*;
     use crate::source::SourceFile;
 

@@ -7,7 +7,11 @@
 //! escaping symlinks, a changed cache, URLs not in the lock, timeouts; and pinning: a moved
 //! branch changes nothing until `ply fetch --update`.
 //! Nothing here contacts the network: every URL is `file://`, and the one `ssh://` URL runs a
-//! stand-in for ssh.
+//! stand-in for ssh. HTTP(S) file URLs are tested in `remote/http.rs`, against a loopback
+//! server the test starts.
+
+#[path = "remote/http.rs"]
+mod http;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -184,34 +188,75 @@ fn expected(case: &str) -> PathBuf {
     testdata().join("cases").join(case).join("expected.yaml")
 }
 
-/// Renders every case with `render` and compares with its `expected.yaml` (written instead
-/// under `PLY_BLESS=1`), where `{REPOS}` stands for `repos` (origin annotations name the
-/// repositories); returns what differed.
-fn check_cases(
-    cases: &[(String, PathBuf)],
-    repos: &str,
-    how: &str,
-    render: &dyn Fn(&Path) -> Output,
-) -> Vec<String> {
-    let bless = std::env::var_os("PLY_BLESS").is_some_and(|v| v != "0");
-    let mut failures = Vec::new();
-    for (name, dir) in cases {
-        let out = render(dir);
-        if !out.status.success() {
-            failures.push(format!("{name} ({how}): failed: {}", text(&out.stderr)));
-            continue;
+/// How a set of golden cases is checked: where each case's `expected.yaml` lies, and the
+/// text of the output that stands for a placeholder (`{REPOS}`, `{SERVER}`) there.
+struct Golden<'a> {
+    expected: &'a dyn Fn(&str) -> PathBuf,
+    placeholder: &'a str,
+    value: &'a str,
+}
+
+impl Golden<'_> {
+    /// Renders every case with `render` and compares with its `expected.yaml` (written
+    /// instead under `PLY_BLESS=1`, by the pass named "ply render"); returns what differed.
+    fn check(
+        &self,
+        cases: &[(String, PathBuf)],
+        how: &str,
+        render: &dyn Fn(&Path) -> Output,
+    ) -> Vec<String> {
+        let bless = std::env::var_os("PLY_BLESS").is_some_and(|v| v != "0");
+        let mut failures = Vec::new();
+        for (name, dir) in cases {
+            let out = render(dir);
+            if !out.status.success() {
+                failures.push(format!("{name} ({how}): failed: {}", text(&out.stderr)));
+                continue;
+            }
+            let got = text(&out.stdout).replace(self.value, self.placeholder);
+            let expected = (self.expected)(name);
+            if bless && how == "ply render" {
+                std::fs::write(expected, &got).unwrap();
+                continue;
+            }
+            let want = std::fs::read_to_string(expected).unwrap_or_default();
+            if got != want {
+                failures.push(format!("{name} ({how}):\n--- want\n{want}\n--- got\n{got}"));
+            }
         }
-        let got = text(&out.stdout).replace(repos, "{REPOS}");
-        if bless && how == "ply render" {
-            std::fs::write(expected(name), &got).unwrap();
-            continue;
-        }
-        let want = std::fs::read_to_string(expected(name)).unwrap_or_default();
-        if got != want {
-            failures.push(format!("{name} ({how}):\n--- want\n{want}\n--- got\n{got}"));
-        }
+        failures
     }
-    failures
+
+    /// [`Self::check`] with `kubectl kustomize` as the renderer, when kubectl is on PATH (the
+    /// recorded bytes came from it and are compared with ply's either way).
+    fn check_kubectl(&self, cases: &[(String, PathBuf)]) -> Vec<String> {
+        if !kubectl_available() {
+            eprintln!("kubectl not on PATH: comparing with the bytes recorded from kubectl only");
+            return Vec::new();
+        }
+        self.check(cases, "kubectl kustomize", &|dir| {
+            hermetic(Command::new("kubectl").arg("kustomize").arg(dir))
+                .output()
+                .unwrap()
+        })
+    }
+
+    /// [`Self::check`] of `ply render` in a network namespace with no interfaces, where the
+    /// machine allows one ([`unshare_available`]).
+    fn check_unshared(&self, cases: &[(String, PathBuf)], cache: &str) -> Vec<String> {
+        if !unshare_available() {
+            return Vec::new();
+        }
+        self.check(cases, "ply render under unshare -rn", &|dir| {
+            hermetic(
+                Command::new("unshare")
+                    .args(["-rn", PLY, "render", ".", "--cache-dir", cache])
+                    .current_dir(dir),
+            )
+            .output()
+            .unwrap()
+        })
+    }
 }
 
 #[test]
@@ -221,17 +266,12 @@ fn fetch_then_render_equals_kubectl_and_stays_offline() {
     let cases = write_cases(&t, &v1);
     let repos = t.join("repos").display().to_string();
     let cache = t.join("cache").display().to_string();
-    let mut failures = Vec::new();
-    if kubectl_available() {
-        failures.extend(check_cases(&cases, &repos, "kubectl kustomize", &|dir| {
-            hermetic(Command::new("kubectl").arg("kustomize").arg(dir))
-                .output()
-                .unwrap()
-        }));
-    } else {
-        // Not a skip: the recorded bytes below came from kubectl and are compared either way.
-        eprintln!("kubectl not on PATH: comparing with the bytes recorded from kubectl only");
-    }
+    let golden = Golden {
+        expected: &expected,
+        placeholder: "{REPOS}",
+        value: &repos,
+    };
+    let mut failures = golden.check_kubectl(&cases);
     for (name, dir) in &cases {
         let out = ply(dir, &["fetch", ".", "--cache-dir", &cache]);
         assert!(out.status.success(), "{name}: {}", text(&out.stderr));
@@ -242,7 +282,7 @@ fn fetch_then_render_equals_kubectl_and_stays_offline() {
         );
     }
     let render = |dir: &Path| ply(dir, &["render", ".", "--cache-dir", &cache]);
-    failures.extend(check_cases(&cases, &repos, "ply render", &render));
+    failures.extend(golden.check(&cases, "ply render", &render));
 
     // The nested case pins the whole closure, sorted.
     let nested = std::fs::read_to_string(t.join("work/nested/ply.lock")).unwrap();
@@ -261,12 +301,7 @@ fn fetch_then_render_equals_kubectl_and_stays_offline() {
     // The sources are gone: the cache is enough, for render and for fetch.
     std::fs::remove_dir_all(t.join("repos")).unwrap();
     std::fs::remove_dir_all(t.join("src")).unwrap();
-    failures.extend(check_cases(
-        &cases,
-        &repos,
-        "ply render, sources deleted",
-        &render,
-    ));
+    failures.extend(golden.check(&cases, "ply render, sources deleted", &render));
     for (name, dir) in &cases {
         let before = std::fs::read_to_string(dir.join("ply.lock")).unwrap();
         let out = ply(dir, &["fetch", ".", "--cache-dir", &cache]);
@@ -279,40 +314,28 @@ fn fetch_then_render_equals_kubectl_and_stays_offline() {
     }
 
     // No network at all: a namespace with no interfaces.
-    let probe = Command::new("unshare").args(["-rn", "true"]).output();
-    match probe {
-        Ok(o) if o.status.success() => {
-            failures.extend(check_cases(
-                &cases,
-                &repos,
-                "ply render under unshare -rn",
-                &|dir| {
-                    hermetic(
-                        Command::new("unshare")
-                            .args(["-rn", PLY, "render", ".", "--cache-dir", &cache])
-                            .current_dir(dir),
-                    )
-                    .output()
-                    .unwrap()
-                },
-            ));
-        }
-        other => {
-            let why = match other {
-                Ok(o) => text(&o.stderr),
-                Err(e) => e.to_string(),
-            };
-            let allowed = std::env::var_os("PLY_ALLOW_NO_UNSHARE").is_some_and(|v| v == "1");
-            assert!(
-                allowed,
-                "`unshare -rn` is not permitted on this machine ({why}); the offline render \
-                 test cannot run. Set PLY_ALLOW_NO_UNSHARE=1 to accept that and report it."
-            );
-            eprintln!("NOT RUN: the render under `unshare -rn` ({why})");
-        }
-    }
+    failures.extend(golden.check_unshared(&cases, &cache));
     let _ = std::fs::remove_dir_all(&t);
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// Whether `unshare -rn` (a network namespace with no interfaces) works here. When it does
+/// not, the test fails unless `PLY_ALLOW_NO_UNSHARE=1` accepts that (and the skip is printed).
+fn unshare_available() -> bool {
+    let probe = Command::new("unshare").args(["-rn", "true"]).output();
+    let why = match probe {
+        Ok(o) if o.status.success() => return true,
+        Ok(o) => text(&o.stderr),
+        Err(e) => e.to_string(),
+    };
+    let allowed = std::env::var_os("PLY_ALLOW_NO_UNSHARE").is_some_and(|v| v == "1");
+    assert!(
+        allowed,
+        "`unshare -rn` is not permitted on this machine ({why}); the offline render \
+         test cannot run. Set PLY_ALLOW_NO_UNSHARE=1 to accept that and report it."
+    );
+    eprintln!("NOT RUN: the render under `unshare -rn` ({why})");
+    false
 }
 
 /// A branch that moves changes no render until `ply fetch --update` moves the lock.

@@ -171,7 +171,7 @@ pub fn parse_crd_definitions(file: &Arc<SourceFile>, shown: &str) -> Result<Node
 /// Whether a file path (a patch, generator or `openapi:` file) is one kustomize's file loader
 /// would download: an `http://` or `https://` URL (`api/internal/loader/fileloader.go`, `Load`).
 pub fn is_remote_file(path: &str) -> bool {
-    path.starts_with("http://") || path.starts_with("https://")
+    crate::remote::url::is_http_url(path)
 }
 
 /// Whether a path kustomize would fetch over the network: a URL, a git address, or a

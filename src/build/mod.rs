@@ -204,6 +204,7 @@ pub fn render_with_remotes(
     let mapped = WithCache {
         inner: fs,
         cache: remotes.cache_dir(),
+        remotes,
     };
     let fs: &dyn Fs = &mapped;
     let (resources, crds, cache) = if opts.reading == Reading::OneThread {
@@ -464,12 +465,21 @@ impl Builder<'_> {
             self.accumulate(loaded, "resources", path, &mut acc, &mut index)?;
         }
         for path in &k.crds {
-            let file = self.resolve_file(loaded, "crds", path)?;
-            let text = self
-                .fs
-                .read_to_string(&file)
-                .map_err(|e| Error::io(&file, &e))?;
-            let defs = accumulate::parse_crd_definitions(&SourceFile::new(&file, text), path)
+            // kustomize's loader downloads a URL here too (`LoadConfigFromCRDs`).
+            let source = match steps::remote_named_file(self.fs, loaded, path) {
+                Some(bytes) => {
+                    SourceFile::new(crate::remote::url::redact(path), ahead::text_of(bytes?))
+                }
+                None => {
+                    let file = self.resolve_file(loaded, "crds", path)?;
+                    let text = self
+                        .fs
+                        .read_to_string(&file)
+                        .map_err(|e| Error::io(&file, &e))?;
+                    SourceFile::new(&file, text)
+                }
+            };
+            let defs = accumulate::parse_crd_definitions(&source, path)
                 .map_err(|e| e.at(accumulate::item_location(loaded, "crds", path)))?;
             self.config.add_crd_definitions(&defs)?;
             self.crds.push(defs);
@@ -589,8 +599,15 @@ impl Builder<'_> {
         }
         let target = crate::fs::join(&loaded.dir, path);
         let kind = self.fs.kind(&target);
-        // kustomize reads an entry as a file first, then as a base, and a base that parses
-        // as a git URL is cloned (`accumulateResources`, `FileLoader.New`).
+        // kustomize reads an entry as a file first (an HTTP(S) URL is downloaded:
+        // `accumulateFile`, `FileLoader.Load`), then as a base, and a base that parses as a git
+        // URL is cloned (`accumulateResources`, `FileLoader.New`).
+        if kind != Some(FileKind::File)
+            && accumulate::is_remote_file(path)
+            && let Some(docs) = self.remote_file_resources(loaded, field, path)?
+        {
+            return index.append_all(acc, docs, &|g: &Gvk| self.tables.is_cluster_scoped(g));
+        }
         if kind != Some(FileKind::File) && crate::remote::is_remote(path) {
             let tree = self.remote_tree(loaded, field, path)?;
             let built = self.in_remote(path, &tree, |b| b.build_base(None, &tree.root))?;
@@ -622,6 +639,67 @@ impl Builder<'_> {
             }
             None => Err(self.missing(loaded, field, path, &target)),
         }
+    }
+
+    /// The resources of the HTTP(S) file `url` listed under `field` of `loaded`, as `ply fetch`
+    /// pinned it; `None` when `url` is a repository instead: it also reads as a git URL, and
+    /// kustomize clones it when it is not a file of resources (`accumulateResources`; when the
+    /// clone fails too, the file's error is the one shown, as kustomize shows a malformed
+    /// file's).
+    fn remote_file_resources(
+        &mut self,
+        loaded: &Loaded,
+        field: &str,
+        url: &str,
+    ) -> Result<Option<Vec<Resource>>> {
+        let spec = match crate::remote::classify(url) {
+            Some(crate::remote::Remote::Git(spec)) => Some(spec),
+            _ => None,
+        };
+        let loc = || accumulate::item_location(loaded, field, url);
+        let bytes = self
+            .remotes
+            .file(self.fs, url, spec.is_some())
+            .map_err(|e| e.at(loc()).label("a remote file"))?;
+        let Some(bytes) = bytes else {
+            return Ok(None);
+        };
+        let shown = crate::remote::url::redact(url);
+        let file = SourceFile::new(PathBuf::from(&shown), ahead::text_of(bytes));
+        let docs = match parse_resources(&file) {
+            Ok(docs) => docs,
+            Err(e) if spec.is_some() => {
+                return match self.remote_tree(loaded, field, url) {
+                    Ok(_) => Ok(None),
+                    Err(_) => Err(e),
+                };
+            }
+            Err(e) => return Err(e),
+        };
+        self.note_kinds_read(&docs);
+        let meta = &mut self.plugin_state.meta;
+        if !meta.tracks_origin() {
+            return Ok(Some(docs));
+        }
+        // kustomize's `Origin.Append`: a URL that reads as a git URL is named by its
+        // repository, ref and path; any other by the path joined as a file's.
+        let origin = match &spec {
+            Some(spec) => {
+                meta.enter_remote(&spec.root_path, &spec.clone_spec(), &spec.git_ref);
+                let o = (meta.rel("."), meta.source().to_string());
+                meta.leave_remote();
+                o
+            }
+            None => (meta.rel(url), meta.source().to_string()),
+        };
+        Ok(Some(
+            docs.into_iter()
+                .map(|mut r| {
+                    metadata::annotate_file(&mut r, &origin.0, &origin.1);
+                    r
+                })
+                .collect(),
+        ))
     }
 
     /// The resources of the base `dir` (canonical), named `path` by its parent (`None` for a
@@ -664,7 +742,7 @@ impl Builder<'_> {
             .label("leads back to a remote base being built"));
         }
         self.remotes.tree(self.fs, url).map_err(|e| {
-            let e = e.at(loc());
+            let e = e.scrubbed(|t| crate::remote::url::scrub(t, url)).at(loc());
             if e.label.is_none() {
                 e.label("a remote base")
             } else {
@@ -730,7 +808,7 @@ impl Builder<'_> {
             )
             .at(loc)
             .label("a remote URL")
-            .help("`ply fetch` fetches remote bases (git repositories) only; download the file (curl) and name its local path instead");
+            .help(format!("`ply fetch` fetches remote bases and files, but not under `{field}`; download the file (curl) and name its local path instead"));
         }
         let err = Error::new(
             ErrorKind::NotFound,

@@ -168,6 +168,13 @@ impl Builder<'_> {
         loaded: &'l Loaded,
     ) -> impl FnMut(&str) -> Result<patches::PatchFile> + 'l {
         move |rel: &str| {
+            if let Some(remote) = steps::remote_named_file(self.fs, loaded, rel) {
+                let shown = crate::remote::url::redact(rel);
+                return Ok(patches::PatchFile {
+                    file: SourceFile::new(shown, super::ahead::text_of(remote?)),
+                    parsed: None,
+                });
+            }
             let (target, canonical) = steps::resolve_named_file(self.fs, self.opts, loaded, rel)?;
             if let Some(ahead) = self.ahead.and_then(|a| a.take_patch(&canonical)) {
                 return Ok(ahead);

@@ -65,11 +65,35 @@ pub(super) fn read_named_file(
     loaded: &Loaded,
     rel: &str,
 ) -> Result<Vec<u8>> {
+    if let Some(remote) = remote_named_file(fs, loaded, rel) {
+        return remote;
+    }
     let (target, canonical) = resolve_named_file(fs, opts, loaded, rel)?;
     if let Some(bytes) = ahead.and_then(|a| a.take_bytes(&canonical)) {
         return Ok(bytes);
     }
     fs.read(&canonical).map_err(|e| Error::io(&target, &e))
+}
+
+/// The bytes of a file a kustomization names by an HTTP(S) URL, as `ply fetch` pinned them
+/// (kustomize's `FileLoader.Load` downloads any such URL before it looks at the disk); `None`
+/// for a path. Errors are located at the URL in the kustomization.
+pub(super) fn remote_named_file(
+    fs: &dyn Fs,
+    loaded: &Loaded,
+    rel: &str,
+) -> Option<Result<Vec<u8>>> {
+    if !super::accumulate::is_remote_file(rel) {
+        return None;
+    }
+    Some(fs.remote_file(rel).map_err(|e| {
+        let at = loaded
+            .file
+            .text
+            .find(rel)
+            .map(|o| Location::new(Arc::clone(&loaded.file), o, rel.len()));
+        e.at_opt(at).label("a remote file")
+    }))
 }
 
 /// The path of a file named inside a kustomization, joined to its directory and canonical,
@@ -98,18 +122,19 @@ pub(super) fn resolve_named_file(
             .at_opt(loc()));
         }
         // kustomize's file loader fetches `http(s)://` files (`api/internal/loader`,
-        // `fileLoader.Load`); ply is offline, so a URL is named as one, not as a missing file.
+        // `fileLoader.Load`); where ply reads them (`remote_named_file`), callers asked before
+        // coming here, so a URL here is one ply cannot take there (a Helm values file).
         _ if super::accumulate::is_remote_file(rel) => {
             return Err(Error::new(
                 ErrorKind::Remote,
-                format!("remote files are not supported: '{rel}'"),
+                format!(
+                    "remote files are not supported here: '{}'",
+                    crate::remote::url::redact(rel)
+                ),
             )
             .at_opt(loc())
             .label("a remote URL")
-            .help(
-                "ply works offline and never opens a network connection; download the file \
-                 (curl) and name its local path instead",
-            ));
+            .help("download the file (curl) and name its local path instead"));
         }
         _ => {
             return Err(Error::new(

@@ -39,6 +39,13 @@ pub trait Fs: Send + Sync {
         Vec::new()
     }
 
+    /// The bytes of an HTTP(S) file URL a kustomization names (kustomize downloads it,
+    /// `FileLoader.Load` in api/internal/loader/fileloader.go). Only the render's remote layer
+    /// ([`remote::WithCache`]) knows them, as `ply fetch` pinned them; other file systems refuse.
+    fn remote_file(&self, url: &str) -> crate::diag::Result<Vec<u8>> {
+        Err(remote::remote_file_refused(url))
+    }
+
     /// The file's text; invalid UTF-8 is an error.
     fn read_to_string(&self, path: &Path) -> io::Result<String> {
         String::from_utf8(self.read(path)?)

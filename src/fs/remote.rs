@@ -4,6 +4,9 @@
 //! (through the render's [`Fs`](super::Fs), under the load restrictor rooted at the tree).
 //! Never touches the network: a URL missing from the lock or the cache is an error asking for
 //! `ply fetch`. [`RemoteTrees`] is the seam: `ply fetch` plugs in a fetching implementation.
+//! HTTP(S) files (kustomize downloads them at every build) are pinned the same way: the lock
+//! maps the URL to the SHA-256 of its bytes, which lie once in `<cache>/files/<hex>`; a render
+//! takes them from there through [`Fs::remote_file`] and checks the hash on every read.
 
 use std::fmt;
 use std::io;
@@ -32,6 +35,20 @@ pub trait RemoteTrees: Send + Sync + fmt::Debug {
     /// (the lock file is read through it). Errors carry no location: the build adds the
     /// kustomization line.
     fn tree(&self, fs: &dyn Fs, url: &str) -> Result<RemoteTree>;
+    /// The bytes of the HTTP(S) file `url` (as written). `maybe_repo`: `url` is a `resources:`
+    /// entry that also reads as a git URL, which kustomize clones when it is not a file it can
+    /// download (`accumulateResources`, api/internal/target/kusttarget.go); `Ok(None)` then
+    /// says "a repository: ask [`Self::tree`]". Errors carry no location.
+    ///
+    /// By default no files: a repository when it may be one, else refused.
+    fn file(&self, fs: &dyn Fs, url: &str, maybe_repo: bool) -> Result<Option<Vec<u8>>> {
+        let _ = fs;
+        if maybe_repo {
+            Ok(None)
+        } else {
+            Err(remote_file_refused(url))
+        }
+    }
     /// The cache directory the trees lie in (canonical); `None` when there is none.
     fn cache_dir(&self) -> Option<&Path>;
 }
@@ -41,6 +58,8 @@ pub trait RemoteTrees: Send + Sync + fmt::Debug {
 pub struct WithCache<'a> {
     pub inner: &'a dyn Fs,
     pub cache: Option<&'a Path>,
+    /// Where HTTP(S) files come from ([`Fs::remote_file`]).
+    pub remotes: &'a dyn RemoteTrees,
 }
 
 impl WithCache<'_> {
@@ -66,6 +85,66 @@ impl Fs for WithCache<'_> {
     fn names_in(&self, dir: &Path) -> Vec<String> {
         self.pick(dir).names_in(dir)
     }
+    fn remote_file(&self, url: &str) -> Result<Vec<u8>> {
+        self.remotes
+            .file(self, url, false)?
+            .ok_or_else(|| remote_file_refused(url))
+    }
+}
+
+/// The refusal of an HTTP(S) file URL where no remote files can be read.
+pub fn remote_file_refused(url: &str) -> Error {
+    Error::new(
+        ErrorKind::Remote,
+        format!(
+            "remote files are not supported here: '{}'",
+            crate::remote::url::redact(url)
+        ),
+    )
+    .help("download the file and name its local path instead")
+}
+
+/// Where the file with hash `hash` (`sha256:<hex>`) lies in the cache.
+pub fn file_path(cache: &Path, hash: &str) -> PathBuf {
+    let hex = hash.strip_prefix("sha256:").unwrap_or(hash);
+    cache.join("files").join(hex)
+}
+
+/// The hash of a file's bytes, `sha256:<hex>`.
+pub fn bytes_hash(bytes: &[u8]) -> String {
+    hex_hash(Sha256::digest(bytes).as_slice())
+}
+
+fn hex_hash(digest: &[u8]) -> String {
+    let mut out = String::from("sha256:");
+    for b in digest {
+        out.push_str(&format!("{b:02x}"));
+    }
+    out
+}
+
+/// The cached bytes of the file `url` pinned to `hash`, checked: a changed cache is refused,
+/// never fetched again behind the user's back. `Ok(None)` when the cache does not hold it.
+pub fn cached_file(cache: &Path, hash: &str, url: &str) -> Result<Option<Vec<u8>>> {
+    let path = file_path(cache, hash);
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(Error::io(&path, &e)),
+    };
+    let found = bytes_hash(&bytes);
+    if found != hash {
+        return Err(Error::new(
+            ErrorKind::Remote,
+            format!(
+                "the cached file of '{}' does not match the lock: '{}' hashes to {found}, the lock says {hash}",
+                crate::remote::url::redact(url),
+                display_path(&path)
+            ),
+        )
+        .help("something changed the cache; delete that file and run `ply fetch` to download it again"));
+    }
+    Ok(Some(bytes))
 }
 
 /// The cache directory: `$PLY_CACHE_DIR`, else `$XDG_CACHE_HOME/ply/remote`, else
@@ -99,12 +178,7 @@ pub fn tree_dir(cache: &Path, tree: &str) -> PathBuf {
 pub fn tree_hash(dir: &Path) -> io::Result<String> {
     let mut hasher = Sha256::new();
     hash_dir(dir, b"", &mut hasher)?;
-    let digest = hasher.finalize();
-    let mut out = String::from("sha256:");
-    for b in digest {
-        out.push_str(&format!("{b:02x}"));
-    }
-    Ok(out)
+    Ok(hex_hash(hasher.finalize().as_slice()))
 }
 
 fn hash_dir(dir: &Path, rel: &[u8], hasher: &mut Sha256) -> io::Result<()> {
@@ -271,8 +345,15 @@ impl LockedTrees {
         format!("run `ply fetch {dir}` (the one command that uses the network), then render again")
     }
 
-    /// The pin of `url`, reading the lock file on first use.
-    fn pin(&self, fs: &dyn Fs, url: &str) -> Result<crate::remote::lock::Pin> {
+    /// What `pick` finds for `url` in the lock, reading the lock file on first use; `what`
+    /// names the kind of reference in the error when there is no lock.
+    fn pinned<T>(
+        &self,
+        fs: &dyn Fs,
+        url: &str,
+        what: &str,
+        pick: impl FnOnce(&Lock) -> Option<T>,
+    ) -> Result<Option<T>> {
         let mut slot = self
             .lock
             .lock()
@@ -284,21 +365,40 @@ impl LockedTrees {
             return Err(Error::new(
                 ErrorKind::Remote,
                 format!(
-                    "'{url}' is a remote base and there is no lock file ('{}')",
+                    "'{url}' is a {what} and there is no lock file ('{}')",
                     display_path(&self.lock_path)
                 ),
             )
             .help(self.fetch_help()));
         };
-        lock.pins.get(url).cloned().ok_or_else(|| {
+        Ok(pick(lock))
+    }
+
+    fn not_pinned(&self, url: &str) -> Error {
+        Error::new(
+            ErrorKind::Remote,
+            format!(
+                "'{url}' is not pinned in '{}'",
+                display_path(&self.lock_path)
+            ),
+        )
+        .help(self.fetch_help())
+    }
+
+    /// The pin of `url`.
+    fn pin(&self, fs: &dyn Fs, url: &str) -> Result<crate::remote::lock::Pin> {
+        self.pinned(fs, url, "remote base", |l| l.pins.get(url).cloned())?
+            .ok_or_else(|| self.not_pinned(url))
+    }
+
+    /// The cache directory, or the error saying there is none.
+    fn cache(&self, url: &str) -> Result<&Path> {
+        self.cache.as_deref().ok_or_else(|| {
             Error::new(
                 ErrorKind::Remote,
-                format!(
-                    "'{url}' is not pinned in '{}'",
-                    display_path(&self.lock_path)
-                ),
+                format!("'{url}': no cache directory (neither XDG_CACHE_HOME nor HOME is set)"),
             )
-            .help(self.fetch_help())
+            .help("pass --cache-dir DIR")
         })
     }
 }
@@ -313,14 +413,7 @@ impl RemoteTrees for LockedTrees {
     fn tree(&self, fs: &dyn Fs, url: &str) -> Result<RemoteTree> {
         let spec = repo_spec(url)?;
         let pin = self.pin(fs, url)?;
-        let Some(cache) = &self.cache else {
-            return Err(Error::new(
-                ErrorKind::Remote,
-                format!("'{url}': no cache directory (neither XDG_CACHE_HOME nor HOME is set)"),
-            )
-            .help("pass --cache-dir DIR"));
-        };
-        let dir = tree_dir(cache, &pin.tree);
+        let dir = tree_dir(self.cache(url)?, &pin.tree);
         if !dir.is_dir() {
             return Err(Error::new(
                 ErrorKind::Remote,
@@ -343,6 +436,30 @@ impl RemoteTrees for LockedTrees {
             }
         }
         root_in(&dir, &spec, url)
+    }
+
+    fn file(&self, fs: &dyn Fs, url: &str, maybe_repo: bool) -> Result<Option<Vec<u8>>> {
+        let shown = crate::remote::url::redact(url);
+        let hash = self.pinned(fs, &shown, "remote file", |l| l.files.get(&shown).cloned());
+        let hash = match hash {
+            Ok(Some(hash)) => hash,
+            // A repository URL that is not a pinned file: the tree tells what is missing.
+            Ok(None) | Err(_) if maybe_repo => return Ok(None),
+            Ok(None) => return Err(self.not_pinned(&shown)),
+            Err(e) => return Err(e),
+        };
+        let cache = self.cache(&shown)?;
+        cached_file(cache, &hash, url)?.map(Some).ok_or_else(|| {
+            Error::new(
+                ErrorKind::Remote,
+                format!("'{shown}' is pinned but its file is not in the cache"),
+            )
+            .help(format!(
+                "{} (it downloads the file again and checks it against the lock), or restore the cache directory; the file would be '{}'",
+                self.fetch_help(),
+                display_path(&file_path(cache, &hash))
+            ))
+        })
     }
 }
 

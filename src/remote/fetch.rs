@@ -1,8 +1,9 @@
 //! `ply fetch`: walks the kustomization graph as a render does, and clones every remote base
 //! it meets with the system `git` (kustomize's `ClonerUsingGitExec`,
-//! `api/internal/git/cloner.go`: init, fetch `--depth=1` of the ref, checkout) into the
-//! content-addressed cache, then writes `ply.lock`. The one module that uses the network and
-//! runs a program; it writes only the cache (the lock goes through `output`).
+//! `api/internal/git/cloner.go`: init, fetch `--depth=1` of the ref, checkout) and downloads
+//! every HTTP(S) file (through `http`) into the content-addressed cache, then writes
+//! `ply.lock`. The one module that uses the network and runs a program; it writes only the
+//! cache (the lock goes through `output`).
 //! git runs with hooks off, only the https, ssh and file protocols, no prompt, and a timeout on
 //! every command; submodules are cloned only when the URL says `submodules=true`.
 
@@ -16,10 +17,13 @@ use std::time::{Duration, Instant};
 use crate::diag::{Error, ErrorKind, Result, Warnings};
 use crate::fs::Fs;
 use crate::fs::remote::{
-    RemoteTree, RemoteTrees, read_lock, repo_spec, root_in, tree_dir, tree_hash, verify,
+    RemoteTree, RemoteTrees, bytes_hash, cached_file, file_path, read_lock, repo_spec, root_in,
+    tree_dir, tree_hash, verify,
 };
 use crate::remote::RepoSpec;
+use crate::remote::http::{Failure, Limits};
 use crate::remote::lock::{LOCK_FILE, Lock, Pin};
+use crate::remote::url::redact;
 use crate::source::display_path;
 
 /// What `ply fetch` is asked to do.
@@ -31,6 +35,8 @@ pub struct FetchOptions {
     pub update: bool,
     /// How the walk renders (load restrictor, and the rest of a render's options).
     pub render: crate::build::RenderOptions,
+    /// The bounds of each HTTP(S) file download.
+    pub http: Limits,
 }
 
 /// What happened to one URL.
@@ -50,6 +56,8 @@ pub struct FetchReport {
     pub lock_path: PathBuf,
     /// Every URL of the closure, with its pin and what was done.
     pub urls: Vec<(String, Pin, Outcome)>,
+    /// Every HTTP(S) file (its URL without credentials), with its hash and what was done.
+    pub files: Vec<(String, String, Outcome)>,
     /// Whether the lock file's text changed.
     pub lock_changed: bool,
 }
@@ -65,7 +73,10 @@ pub fn fetch(dir: &Path, opts: &FetchOptions, warnings: &mut Warnings) -> Result
         cache,
         old: old.clone().unwrap_or_default(),
         update: opts.update,
+        http: opts.http,
         done: Mutex::new(BTreeMap::new()),
+        files: Mutex::new(BTreeMap::new()),
+        tried: Mutex::new(BTreeMap::new()),
         serial: AtomicUsize::new(0),
     };
     let render = crate::build::RenderOptions {
@@ -79,21 +90,24 @@ pub fn fetch(dir: &Path, opts: &FetchOptions, warnings: &mut Warnings) -> Result
         Some(&fetcher),
         warnings,
     )?;
-    let done = fetcher
-        .done
-        .into_inner()
-        .map_err(|_| Error::new(ErrorKind::Remote, "fetching failed"))?;
+    let failed = || Error::new(ErrorKind::Remote, "fetching failed");
+    let done = fetcher.done.into_inner().map_err(|_| failed())?;
+    let files = fetcher.files.into_inner().map_err(|_| failed())?;
     let lock = Lock {
         pins: done
             .iter()
             .map(|(url, (pin, _))| (url.clone(), pin.clone()))
             .collect(),
+        files: files
+            .iter()
+            .map(|(url, (hash, _))| (url.clone(), hash.clone()))
+            .collect(),
     };
     let text = lock.to_text();
     let before = std::fs::read_to_string(&lock_path).ok();
     // No remote bases and no lock: nothing to pin, no file to write.
-    let lock_changed =
-        before.as_deref() != Some(text.as_str()) && !(old.is_none() && lock.pins.is_empty());
+    let lock_changed = before.as_deref() != Some(text.as_str())
+        && !(old.is_none() && lock.pins.is_empty() && lock.files.is_empty());
     if lock_changed {
         crate::output::write_atomic(&lock_path, text.as_bytes())?;
     }
@@ -102,6 +116,10 @@ pub fn fetch(dir: &Path, opts: &FetchOptions, warnings: &mut Warnings) -> Result
         urls: done
             .into_iter()
             .map(|(url, (pin, outcome))| (url, pin, outcome))
+            .collect(),
+        files: files
+            .into_iter()
+            .map(|(url, (hash, outcome))| (url, hash, outcome))
             .collect(),
         lock_changed,
     })
@@ -114,8 +132,13 @@ struct Fetcher {
     cache: PathBuf,
     old: Lock,
     update: bool,
+    http: Limits,
     /// The URLs met so far.
     done: Mutex<BTreeMap<String, (Pin, Outcome)>>,
+    /// The files met so far, by URL without credentials: their hash.
+    files: Mutex<BTreeMap<String, (String, Outcome)>>,
+    /// URLs that were downloaded as files first and failed (then cloned): what the server said.
+    tried: Mutex<BTreeMap<String, String>>,
     /// Numbers the temporary clone directories.
     serial: AtomicUsize,
 }
@@ -125,14 +148,92 @@ impl RemoteTrees for Fetcher {
         Some(&self.cache)
     }
 
+    fn file(&self, _fs: &dyn Fs, url: &str, maybe_repo: bool) -> Result<Option<Vec<u8>>> {
+        let shown = redact(url);
+        let mut files = self
+            .files
+            .lock()
+            .map_err(|_| Error::new(ErrorKind::Remote, "fetching failed"))?;
+        if let Some((hash, _)) = files.get(&shown)
+            && let Some(bytes) = cached_file(&self.cache, hash, url)?
+        {
+            return Ok(Some(bytes));
+        }
+        // Already a repository (pinned as one, or cloned during this fetch).
+        let repo_already = self.done.lock().is_ok_and(|d| d.contains_key(url))
+            || (!self.update && self.old.pins.contains_key(url));
+        if maybe_repo && repo_already {
+            return Ok(None);
+        }
+        let locked = self.old.files.get(&shown).filter(|_| !self.update);
+        let (hash, bytes, outcome) = match locked {
+            Some(hash) => match cached_file(&self.cache, hash, url)? {
+                Some(bytes) => (hash.clone(), bytes, Outcome::Cached),
+                None => {
+                    let bytes = self.download(url, &shown).map_err(|(_, e)| e)?;
+                    let got = bytes_hash(&bytes);
+                    if got != *hash {
+                        return Err(Error::new(
+                            ErrorKind::Remote,
+                            format!("'{shown}' now serves a file hashing to {got}, the lock says {hash}"),
+                        )
+                        .help("the file changed on the server; check it, then `ply fetch --update` to pin what it serves now"));
+                    }
+                    self.store(&bytes, &got, url)?;
+                    (got, bytes, Outcome::Refetched)
+                }
+            },
+            None => {
+                let bytes = match self.download(url, &shown) {
+                    Ok(bytes) => bytes,
+                    // kustomize clones a git-like URL it cannot download
+                    // (`accumulateResources`).
+                    Err((f @ (Failure::Status(..) | Failure::Unreachable(_)), _)) if maybe_repo => {
+                        if let Ok(mut tried) = self.tried.lock() {
+                            tried.insert(url.to_string(), f.to_string());
+                        }
+                        return Ok(None);
+                    }
+                    Err((_, e)) => return Err(e),
+                };
+                let hash = bytes_hash(&bytes);
+                self.store(&bytes, &hash, url)?;
+                (hash, bytes, Outcome::Resolved)
+            }
+        };
+        files.insert(shown, (hash, outcome));
+        Ok(Some(bytes))
+    }
+
     fn tree(&self, _fs: &dyn Fs, url: &str) -> Result<RemoteTree> {
         let spec = repo_spec(url)?;
+        // Downloaded as a file but not one of resources: a repository after all.
+        if let Ok(mut files) = self.files.lock() {
+            files.remove(&redact(url));
+        }
+        self.tree_of(&spec, url).map_err(|e| {
+            // What the download of the URL said, when it was tried as a file first.
+            let tried = self.tried.lock().ok().and_then(|t| t.get(url).cloned());
+            match tried {
+                Some(said) => {
+                    let help = e.help.clone().unwrap_or_default();
+                    e.help(format!("{help}\ndownloaded as a file first: {said}"))
+                }
+                None => e,
+            }
+        })
+    }
+}
+
+impl Fetcher {
+    /// [`RemoteTrees::tree`]: the locked tree from the cache, else a clone.
+    fn tree_of(&self, spec: &RepoSpec, url: &str) -> Result<RemoteTree> {
         let mut done = self
             .done
             .lock()
             .map_err(|_| Error::new(ErrorKind::Remote, "fetching failed"))?;
         if let Some((pin, _)) = done.get(url) {
-            return root_in(&tree_dir(&self.cache, &pin.tree), &spec, url);
+            return root_in(&tree_dir(&self.cache, &pin.tree), spec, url);
         }
         let locked = self.old.pins.get(url).filter(|_| !self.update);
         let (pin, outcome) = match locked {
@@ -142,7 +243,7 @@ impl RemoteTrees for Fetcher {
                     verify(&dir, &pin.tree, url)?;
                     (pin.clone(), Outcome::Cached)
                 } else {
-                    let got = self.clone_at(&spec, url, &pin.commit)?;
+                    let got = self.clone_at(spec, url, &pin.commit)?;
                     if got.tree != pin.tree {
                         return Err(Error::new(
                             ErrorKind::Remote,
@@ -162,16 +263,76 @@ impl RemoteTrees for Fetcher {
                 } else {
                     spec.git_ref.as_str()
                 };
-                (self.clone_at(&spec, url, rev)?, Outcome::Resolved)
+                (self.clone_at(spec, url, rev)?, Outcome::Resolved)
             }
         };
-        let tree = root_in(&tree_dir(&self.cache, &pin.tree), &spec, url)?;
+        let tree = root_in(&tree_dir(&self.cache, &pin.tree), spec, url)?;
         done.insert(url.to_string(), (pin, outcome));
         Ok(tree)
     }
 }
 
 impl Fetcher {
+    /// The bytes of the file `url` (shown as `shown`, without credentials) as the server gives
+    /// them now: any failure is an error naming the URL.
+    fn download(&self, url: &str, shown: &str) -> std::result::Result<Vec<u8>, (Failure, Error)> {
+        crate::remote::http::get(url, &self.http).map_err(|f| {
+            let said = f.to_string().replace(url, shown);
+            // The user part may appear alone in a message (a parsed URL, a proxy's words).
+            let said = match url.split_once("://").and_then(|(_, r)| r.split_once('@')) {
+                Some((user, _)) if !user.contains('/') => said.replace(user, "***"),
+                _ => said,
+            };
+            let help = match &f {
+                Failure::Status(..) => {
+                    "check the URL: kustomize and ply take a file from a GET that answers 2xx"
+                        .to_string()
+                }
+                Failure::Unreachable(_) => "is the server up and reachable from here?".to_string(),
+                Failure::Timeout(_) => {
+                    "a slow server can be given longer with `ply fetch --http-timeout SECONDS`"
+                        .to_string()
+                }
+                Failure::TooLarge(_) => format!(
+                    "ply downloads files of up to {} MiB; download it yourself and name its local path instead",
+                    self.http.max_bytes >> 20
+                ),
+                Failure::TooManyRedirects(_) => {
+                    "the server redirects in a loop, or too often".to_string()
+                }
+            };
+            let e = Error::new(
+                ErrorKind::Remote,
+                format!("'{shown}': could not download the file: {said}"),
+            )
+            .help(help);
+            (f, e)
+        })
+    }
+
+    /// Stores `bytes` (hashing to `hash`) in the cache, once.
+    fn store(&self, bytes: &[u8], hash: &str, url: &str) -> Result<()> {
+        if cached_file(&self.cache, hash, url)?.is_some() {
+            return Ok(());
+        }
+        let dest = file_path(&self.cache, hash);
+        let tmp_root = self.cache.join("tmp");
+        let n = self.serial.fetch_add(1, Ordering::Relaxed);
+        let tmp = tmp_root.join(format!("{}-{n}.file", std::process::id()));
+        let write = || -> std::io::Result<()> {
+            std::fs::create_dir_all(&tmp_root)?;
+            if let Some(parent) = dest.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::write(&tmp, bytes)?;
+            std::fs::rename(&tmp, &dest)
+        };
+        let result = write().map_err(|e| Error::io(&dest, &e));
+        let _ = std::fs::remove_file(&tmp);
+        let _ = std::fs::remove_dir(&tmp_root);
+        result
+    }
+
     /// Clones `spec` at `rev` into the cache: its commit and tree hash.
     fn clone_at(&self, spec: &RepoSpec, url: &str, rev: &str) -> Result<Pin> {
         let tmp_root = self.cache.join("tmp");
@@ -251,7 +412,7 @@ fn fetch_error(e: Error, spec: &RepoSpec, url: &str, rev: &str) -> Error {
         )
     };
     let hint = if spec.host.starts_with("http") {
-        "\n(ply fetches git repositories; a URL of a single file is not supported)"
+        "\n(under `resources:`, an HTTP(S) URL is downloaded as a file first, and cloned as a git repository when that fails, as kustomize does)"
     } else {
         ""
     };
@@ -411,19 +572,33 @@ pub fn describe(report: &FetchReport) -> String {
         let short = pin.commit.get(..12).unwrap_or(&pin.commit);
         out.push_str(&format!("{what}: {url} at {short}\n"));
     }
+    for (url, hash, outcome) in &report.files {
+        let what = match outcome {
+            Outcome::Resolved => "downloaded",
+            Outcome::Refetched => "downloaded again (locked)",
+            Outcome::Cached => "cached",
+        };
+        let short = hash.get(..19).unwrap_or(hash);
+        out.push_str(&format!("{what}: {url} ({short})\n"));
+    }
+    let files = match report.files.len() {
+        0 => String::new(),
+        1 => ", 1 remote file".to_string(),
+        n => format!(", {n} remote files"),
+    };
+    let bases = match report.urls.len() {
+        0 if !files.is_empty() => String::new(),
+        n => format!("{n} remote bases"),
+    };
+    let counts = format!("{bases}{files}");
+    let counts = counts.trim_start_matches(", ");
     let lock = display_path(&report.lock_path);
-    if report.urls.is_empty() && !report.lock_path.exists() {
+    if report.urls.is_empty() && report.files.is_empty() && !report.lock_path.exists() {
         out.push_str("no remote bases: no lock written\n");
     } else if report.lock_changed {
-        out.push_str(&format!(
-            "wrote {lock} ({} remote bases)\n",
-            report.urls.len()
-        ));
+        out.push_str(&format!("wrote {lock} ({counts})\n"));
     } else {
-        out.push_str(&format!(
-            "{lock} is up to date ({} remote bases)\n",
-            report.urls.len()
-        ));
+        out.push_str(&format!("{lock} is up to date ({counts})\n"));
     }
     out
 }

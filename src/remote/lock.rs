@@ -1,7 +1,9 @@
 //! `ply.lock`: the remote references of a kustomization tree, each pinned to the commit
-//! `ply fetch` resolved and the hash of the tree it read. A plain YAML file, one entry per URL,
-//! sorted by URL, so that a bump is one readable hunk in review. Text in, text out: reading
-//! the file is `fs`'s, writing it `output`'s.
+//! `ply fetch` resolved and the hash of the tree it read, or (an HTTP(S) file) to the hash of
+//! the bytes it downloaded. A plain YAML file, one entry per URL, sorted by URL, so that a bump
+//! is one readable hunk in review. Text in, text out: reading the file is `fs`'s, writing it
+//! `output`'s. `version: 1` locks pin only repositories; a lock with file pins says
+//! `version: 2`, so that a ply that cannot read them says so instead of misreading them.
 
 use std::collections::BTreeMap;
 
@@ -26,7 +28,11 @@ pub struct Pin {
 /// Every pinned URL, sorted.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Lock {
+    /// Repositories.
     pub pins: BTreeMap<String, Pin>,
+    /// HTTP(S) files (the URL without credentials, `url::redact`) and the hash of their bytes,
+    /// `sha256:<hex>`.
+    pub files: BTreeMap<String, String>,
 }
 
 #[derive(Deserialize)]
@@ -41,8 +47,9 @@ struct LockFile {
 #[serde(deny_unknown_fields)]
 struct Entry {
     url: String,
-    commit: String,
-    tree: String,
+    commit: Option<String>,
+    tree: Option<String>,
+    file: Option<String>,
 }
 
 const HEADER: &str =
@@ -57,43 +64,62 @@ impl Lock {
         };
         let node = crate::yaml::parse::parse_one(text).map_err(|e| bad(e.to_string()))?;
         let file: LockFile = crate::yaml::from_node(&node).map_err(|e| bad(e.to_string()))?;
-        if file.version != 1 {
+        if !matches!(file.version, 1 | 2) {
             return Err(bad(format!(
-                "version {} is not one this ply reads (1)",
+                "version {} is not one this ply reads (1 or 2)",
                 file.version
             )));
         }
-        let mut pins = BTreeMap::new();
+        let mut lock = Lock::default();
+        let is_hash = |h: &str| h.strip_prefix("sha256:").is_some_and(is_hex);
         for e in file.remotes {
-            if !is_hex(&e.commit) || !e.tree.strip_prefix("sha256:").is_some_and(is_hex) {
-                return Err(bad(format!("the entry of '{}' is malformed", e.url)));
-            }
-            let pin = Pin {
-                commit: e.commit,
-                tree: e.tree,
+            let fresh = match (e.commit, e.tree, e.file) {
+                (Some(commit), Some(tree), None) if is_hex(&commit) && is_hash(&tree) => {
+                    !lock.files.contains_key(&e.url)
+                        && lock
+                            .pins
+                            .insert(e.url.clone(), Pin { commit, tree })
+                            .is_none()
+                }
+                (None, None, Some(hash)) if file.version >= 2 && is_hash(&hash) => {
+                    !lock.pins.contains_key(&e.url)
+                        && lock.files.insert(e.url.clone(), hash).is_none()
+                }
+                _ => return Err(bad(format!("the entry of '{}' is malformed", e.url))),
             };
-            if pins.insert(e.url.clone(), pin).is_some() {
+            if !fresh {
                 return Err(bad(format!("'{}' is listed twice", e.url)));
             }
         }
-        Ok(Lock { pins })
+        Ok(lock)
     }
 
-    /// The file's text: a comment, `version: 1`, the entries sorted by URL.
+    /// The file's text: a comment, the version (2 when files are pinned, else 1), the entries
+    /// sorted by URL.
     pub fn to_text(&self) -> String {
-        let entries = self
+        let entry = |url: &str, fields: [(&str, &str); 2]| {
+            let mut m = crate::yaml::Map::default();
+            m.insert("url".into(), Node::str(url));
+            for (k, v) in fields.into_iter().filter(|(k, _)| !k.is_empty()) {
+                m.insert(k.into(), Node::str(v));
+            }
+            (url.to_string(), Node::Map(m))
+        };
+        let mut entries: Vec<(String, Node)> = self
             .pins
             .iter()
-            .map(|(url, pin)| {
-                let mut m = crate::yaml::Map::default();
-                m.insert("url".into(), Node::str(url));
-                m.insert("commit".into(), Node::str(&pin.commit));
-                m.insert("tree".into(), Node::str(&pin.tree));
-                Node::Map(m)
-            })
+            .map(|(url, pin)| entry(url, [("commit", &pin.commit), ("tree", &pin.tree)]))
+            .chain(
+                self.files
+                    .iter()
+                    .map(|(url, hash)| entry(url, [("file", hash), ("", "")])),
+            )
             .collect();
+        entries.sort_by(|a, b| a.0.cmp(&b.0));
+        let entries = entries.into_iter().map(|(_, e)| e).collect();
+        let version = if self.files.is_empty() { 1 } else { 2 };
         let mut top = crate::yaml::Map::default();
-        top.insert("version".into(), Node::Int(1));
+        top.insert("version".into(), Node::Int(version));
         top.insert("remotes".into(), Node::Seq(entries));
         let mut out = String::from(HEADER);
         crate::yaml::emit_document(
@@ -139,6 +165,31 @@ mod tests {
             )
         );
         assert_eq!(Lock::parse(&text, "ply.lock").unwrap(), lock);
+        // A file pin makes it version 2, sorted among the repositories.
+        let mut with_file = lock.clone();
+        with_file.files.insert(
+            "https://example.com/x.yaml".into(),
+            format!("sha256:{}", "c".repeat(64)),
+        );
+        let text = with_file.to_text();
+        assert!(text.starts_with(&format!("{HEADER}version: 2\n")), "{text}");
+        let urls: Vec<&str> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("- url: "))
+            .collect();
+        assert_eq!(
+            urls,
+            [
+                "file:///srv/r.git//a?ref=v1&timeout=9",
+                "https://example.com/x.yaml",
+                "https://github.com/o/r//b?ref=v2"
+            ]
+        );
+        assert!(text.contains(&format!(
+            "- url: https://example.com/x.yaml\n  file: sha256:{}\n",
+            "c".repeat(64)
+        )));
+        assert_eq!(Lock::parse(&text, "ply.lock").unwrap(), with_file);
         let empty = Lock::default().to_text();
         assert_eq!(Lock::parse(&empty, "ply.lock").unwrap(), Lock::default());
     }
@@ -146,7 +197,19 @@ mod tests {
     #[test]
     fn bad_files_are_errors() {
         for (text, says) in [
-            ("version: 2\n", "version 2"),
+            ("version: 3\n", "version 3"),
+            (
+                "version: 1\nremotes:\n- url: x\n  file: sha256:00\n",
+                "malformed",
+            ),
+            (
+                "version: 2\nremotes:\n- url: x\n  file: sha256:00\n  commit: aa\n",
+                "malformed",
+            ),
+            (
+                "version: 2\nremotes:\n- url: x\n  file: sha256:00\n- url: x\n  commit: aa\n  tree: sha256:00\n",
+                "twice",
+            ),
             (
                 "version: 1\nremotes:\n- url: x\n  commit: zz\n  tree: sha256:00\n",
                 "malformed",

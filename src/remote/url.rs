@@ -64,8 +64,37 @@ pub fn is_remote(path: &str) -> bool {
     classify(path).is_some()
 }
 
-/// Go's `url.Parse(path)` giving an `http` or `https` scheme (kustomize's `IsRemoteFile`).
-fn is_http_url(path: &str) -> bool {
+/// `url` with its user part (credentials: `https://user:token@host/x`) replaced by `***`:
+/// how ply names an HTTP(S) file URL in `ply.lock`, in the cache and in its messages, so
+/// that a token written in a kustomization goes no further than the request.
+pub fn redact(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    match rest[..end].rfind('@') {
+        Some(at) => format!("{scheme}://***@{}", &rest[at + 1..]),
+        None => url.to_string(),
+    }
+}
+
+/// `text` (a message about `url`) with the user part of `url` replaced by `***` wherever it
+/// appears: git and the HTTP client may quote the URL they were given.
+pub fn scrub(text: &str, url: &str) -> String {
+    let user = url
+        .split_once("://")
+        .map(|(_, rest)| &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())])
+        .and_then(|authority| authority.rsplit_once('@'))
+        .map(|(user, _)| user);
+    match user {
+        Some(user) if !user.is_empty() => text.replace(&format!("{user}@"), "***@"),
+        _ => text.to_string(),
+    }
+}
+
+/// Go's `url.Parse(path)` giving an `http` or `https` scheme, in any case (kustomize's
+/// `IsRemoteFile`; Go lowercases the scheme).
+pub fn is_http_url(path: &str) -> bool {
     let scheme = path.split_once(':').map(|(s, _)| s.to_ascii_lowercase());
     matches!(scheme.as_deref(), Some("http" | "https"))
 }

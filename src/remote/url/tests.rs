@@ -567,3 +567,46 @@ fn classification() {
         assert_eq!(classify(local), None, "{local}");
     }
 }
+
+#[test]
+fn redaction_hides_only_the_user_part() {
+    for (url, want) in [
+        (
+            "https://user:s3cret@example.com/x.yaml",
+            "https://***@example.com/x.yaml",
+        ),
+        (
+            "https://ghp_token@raw.example.com/o/r/main/x.yaml?a=b@c",
+            "https://***@raw.example.com/o/r/main/x.yaml?a=b@c",
+        ),
+        (
+            "http://127.0.0.1:8080/a@b.yaml",
+            "http://127.0.0.1:8080/a@b.yaml",
+        ),
+        ("https://example.com/x.yaml", "https://example.com/x.yaml"),
+        ("a@b:c", "a@b:c"),
+    ] {
+        assert_eq!(redact(url), want, "{url}");
+        assert_eq!(
+            scrub(&format!("git said: {url} not found"), url),
+            format!("git said: {want} not found")
+        );
+    }
+}
+
+/// kustomize's `IsRemoteFile`: Go's URL parser, which lowercases the scheme.
+#[test]
+fn http_file_urls_in_any_case() {
+    for url in ["http://h/x.yaml", "HTTPS://h/x.yaml", "Http://h/a/b/c.yaml"] {
+        assert!(is_http_url(url), "{url}");
+    }
+    for path in [
+        "x.yaml",
+        "file:///x",
+        "ssh://h/o/r",
+        "httpx://h/x",
+        "./http://x",
+    ] {
+        assert!(!is_http_url(path), "{path}");
+    }
+}
