@@ -666,7 +666,7 @@ impl Builder<'_> {
         };
         let shown = crate::remote::url::redact(url);
         let file = SourceFile::new(PathBuf::from(&shown), ahead::text_of(bytes));
-        let docs = match parse_resources(&file) {
+        let docs = match parse_resources(&file, self.opts.limits.reader) {
             Ok(docs) => docs,
             Err(e) if spec.is_some() => {
                 return match self.remote_tree(loaded, field, url) {
