@@ -16,6 +16,7 @@ use crate::diag::{Error, ErrorKind};
 use crate::kustomization::{
     FieldOptions, ReplacementField, ReplacementSource, ReplacementTarget, Selector,
 };
+use crate::resource::shared::Snapshot;
 use crate::resource::{ResId, Resource};
 use crate::yaml::Node;
 use crate::yaml::emit::format_float;
@@ -498,12 +499,16 @@ fn apply_target(
                 count += 1;
                 set_field(options, n, value, fresh)
             };
+            // An existing field is written in place (`setFieldValue`: `SetYNode`), so a value
+            // shared between maps changes in all of them (`resource::shared`).
+            let shared = Snapshot::take(r);
             match_path(&mut r.node, &parts, created_kind, &mut setter, false).map_err(
                 |e| match e {
                     MatchError::Path(m) => err(format!("{what}: {m}")),
                     MatchError::Set(e) => e,
                 },
             )?;
+            shared.replay_writes(r);
             if count == 0 {
                 return Err(err(what).help(
                     "the field must exist in every selected object; set `options: {create: true}` to create it",
