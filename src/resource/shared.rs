@@ -321,19 +321,25 @@ mod tests {
         assert_eq!(patch_touch(&patch, &claim, "team"), Touch::Replaced);
     }
 
+    /// Sets (or, `None`, removes) `team` in the `i`th map of [`shared`]: what a writer did.
+    fn write(r: &mut Resource, i: usize, v: Option<&str>) {
+        let path = shared().shared_entries[0].maps[i].clone();
+        let map = node_at_mut(&mut r.node, &path)
+            .and_then(Node::as_map_mut)
+            .unwrap();
+        match v {
+            Some(v) => *map.get_mut("team").unwrap() = Node::str(v),
+            None => drop(map.shift_remove("team")),
+        }
+    }
+
     /// A patch that sets the label in one map changes all three.
     #[test]
     fn a_patched_value_shows_in_every_map() {
         let mut r = shared();
         let patch = parse_one("metadata:\n  labels: {team: top}\n").unwrap();
         let snap = Snapshot::take(&r);
-        *r.node
-            .get_mut("metadata")
-            .unwrap()
-            .get_mut("labels")
-            .unwrap()
-            .get_mut("team")
-            .unwrap() = Node::str("top");
+        write(&mut r, 0, Some("top"));
         snap.replay_patch(&mut r, &patch);
         assert_eq!(teams(&r), vec![Some("top"); 3]);
     }
@@ -347,22 +353,8 @@ mod tests {
         )
         .unwrap();
         let snap = Snapshot::take(&r);
-        *r.node
-            .get_mut("metadata")
-            .unwrap()
-            .get_mut("labels")
-            .unwrap()
-            .get_mut("team")
-            .unwrap() = Node::str("m");
-        *r.node
-            .get_mut("spec")
-            .unwrap()
-            .get_mut("selector")
-            .unwrap()
-            .get_mut("matchLabels")
-            .unwrap()
-            .get_mut("team")
-            .unwrap() = Node::str("s");
+        write(&mut r, 0, Some("m"));
+        write(&mut r, 1, Some("s"));
         snap.replay_patch(&mut r, &patch);
         assert_eq!(teams(&r), vec![Some("s"); 3]);
     }
@@ -377,25 +369,8 @@ mod tests {
         )
         .unwrap();
         let snap = Snapshot::take(&r);
-        r.node
-            .get_mut("metadata")
-            .unwrap()
-            .get_mut("labels")
-            .unwrap()
-            .as_map_mut()
-            .unwrap()
-            .shift_remove("team");
-        *r.node
-            .get_mut("spec")
-            .unwrap()
-            .get_mut("template")
-            .unwrap()
-            .get_mut("metadata")
-            .unwrap()
-            .get_mut("labels")
-            .unwrap()
-            .get_mut("team")
-            .unwrap() = Node::str("own");
+        write(&mut r, 0, None);
+        write(&mut r, 2, Some("own"));
         snap.replay_patch(&mut r, &patch);
         assert!(r.shared_entries.is_empty(), "one map left: nothing shared");
         assert_eq!(teams(&r), vec![None, Some("base"), Some("own")]);
@@ -406,23 +381,9 @@ mod tests {
     #[test]
     fn writes_reach_maps_that_hold_the_node() {
         let mut r = shared();
-        *r.node
-            .get_mut("spec")
-            .unwrap()
-            .get_mut("selector")
-            .unwrap()
-            .get_mut("matchLabels")
-            .unwrap()
-            .get_mut("team")
-            .unwrap() = Node::str("other");
+        write(&mut r, 1, Some("other"));
         let snap = Snapshot::take(&r);
-        *r.node
-            .get_mut("metadata")
-            .unwrap()
-            .get_mut("labels")
-            .unwrap()
-            .get_mut("team")
-            .unwrap() = Node::str("new");
+        write(&mut r, 0, Some("new"));
         snap.replay_writes(&mut r);
         assert_eq!(teams(&r), vec![Some("new"), Some("other"), Some("new")]);
         r.unshare_all();
