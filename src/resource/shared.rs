@@ -84,15 +84,29 @@ impl Snapshot {
         self.replay(r, true, |map, key, _, _| patch_touch(patch, map, key));
     }
 
-    /// After a writer that sets existing values in place (replacements, kustomize's
-    /// `setFieldValue` in api/filters/replacement): a changed value was written, and all
-    /// writes of one run set the same value.
-    pub fn replay_writes(self, r: &mut Resource) {
-        self.replay(r, false, |_, _, old, now| {
-            if same_scalar(old, now) {
-                Touch::Kept
-            } else {
-                Touch::Written
+    /// After a writer that copies `value` into the fields at `target` (replacements:
+    /// `setFieldValue` in api/filters/replacement copies the value, then `SetYNode` writes it
+    /// into the existing node). A scalar written there is written in place, into every map
+    /// holding the node; a map or list written there brings copies of its own entries, so the
+    /// maps under it leave their entries. `target` is the field path when it names one field
+    /// by keys alone; else a changed value tells what was written.
+    pub fn replay_writes(self, r: &mut Resource, target: Option<&[Step]>, value: &Node) {
+        let scalar = !matches!(value, Node::Map(_) | Node::Seq(_));
+        self.replay(r, false, |map, key, old, now| {
+            let written = match target {
+                Some(t) => {
+                    let under = t.len() <= map.len() + 1
+                        && t.iter()
+                            .zip(map.iter().chain([&Step::Key(key.to_string())]))
+                            .all(|(a, b)| a == b);
+                    under && (!scalar || t.len() == map.len() + 1)
+                }
+                None => !same_scalar(old, now),
+            };
+            match (written, scalar) {
+                (false, _) => Touch::Kept,
+                (true, true) => Touch::Written,
+                (true, false) => Touch::Replaced,
             }
         });
     }
@@ -384,9 +398,41 @@ mod tests {
         write(&mut r, 1, Some("other"));
         let snap = Snapshot::take(&r);
         write(&mut r, 0, Some("new"));
-        snap.replay_writes(&mut r);
+        snap.replay_writes(&mut r, None, &Node::str("new"));
         assert_eq!(teams(&r), vec![Some("new"), Some("other"), Some("new")]);
         r.unshare_all();
         assert!(r.shared_entries.is_empty());
+    }
+
+    /// A replacement into a named field: a scalar there is written in place; a map written
+    /// over a labels map brings copies, so that map leaves the entry and nothing follows.
+    #[test]
+    fn writes_at_a_named_field() {
+        let mut r = shared();
+        let snap = Snapshot::take(&r);
+        write(&mut r, 2, Some("t"));
+        let target = [
+            key("spec"),
+            key("template"),
+            key("metadata"),
+            key("labels"),
+            key("team"),
+        ];
+        snap.replay_writes(&mut r, Some(&target), &Node::str("t"));
+        assert_eq!(teams(&r), vec![Some("t"); 3]);
+
+        let mut r = shared();
+        let snap = Snapshot::take(&r);
+        write(&mut r, 0, Some("copied"));
+        let target = [key("metadata"), key("labels")];
+        let map = parse_one("team: copied\n").unwrap();
+        snap.replay_writes(&mut r, Some(&target), &map);
+        assert_eq!(
+            r.node.get_path(&["metadata", "labels", "team"]),
+            Some(&Node::str("copied"))
+        );
+        // The selector and template still share theirs.
+        assert_eq!(r.shared_entries[0].maps.len(), 2);
+        assert_eq!(teams(&r), vec![Some("base"), Some("base")]);
     }
 }

@@ -17,7 +17,7 @@ use crate::kustomization::{
     FieldOptions, ReplacementField, ReplacementSource, ReplacementTarget, Selector,
 };
 use crate::resource::shared::Snapshot;
-use crate::resource::{ResId, Resource};
+use crate::resource::{ResId, Resource, Step};
 use crate::yaml::Node;
 use crate::yaml::emit::format_float;
 
@@ -508,7 +508,14 @@ fn apply_target(
                     MatchError::Set(e) => e,
                 },
             )?;
-            shared.replay_writes(r);
+            let target: Option<Vec<Step>> = parts
+                .iter()
+                .map(|p| {
+                    (!p.is_empty() && !p.contains(['[', '*']) && p.parse::<usize>().is_err())
+                        .then(|| Step::Key(p.clone()))
+                })
+                .collect();
+            shared.replay_writes(r, target.as_deref(), value);
             if count == 0 {
                 return Err(err(what).help(
                     "the field must exist in every selected object; set `options: {create: true}` to create it",
