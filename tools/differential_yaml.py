@@ -114,14 +114,16 @@ def fam_styles(rng):
     return {"kustomization.yaml": kust(["resources:", "- cm.yaml"]), "cm.yaml": cm}
 
 
-def meta_map(rng, name, nulls=True, maps=True):
+def meta_map(rng, name, nulls=True, maps=True, folded_values=False):
     out = []
     for i in range(rng.randint(1, 5)):
         if maps and rng.random() < 0.15:
             v = rng.choice(["{a: 1}", "[1, 2]", "{}", "[]"])
         elif rng.random() < 0.1:
             v = ""
-        elif rng.random() < 0.1:
+        elif folded_values and rng.random() < 0.1:
+            # Only where nothing rewrites the map before kustomize prints it (see the
+            # known gaps in docs/compatibility.md).
             v = folded(rng, 4)
         else:
             v = scalar(rng, nulls)
@@ -130,7 +132,7 @@ def meta_map(rng, name, nulls=True, maps=True):
 
 
 def fam_annotations(rng):
-    ann = meta_map(rng, "a")
+    ann = meta_map(rng, "a", folded_values=True)
     labels = meta_map(rng, "l", nulls=False, maps=False)
     cm = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notes\n  annotations:\n"
           + "\n".join(ann) + "\n  labels:\n" + "\n".join(labels) + "\n")
