@@ -114,16 +114,14 @@ def fam_styles(rng):
     return {"kustomization.yaml": kust(["resources:", "- cm.yaml"]), "cm.yaml": cm}
 
 
-def meta_map(rng, name, nulls=True, maps=True, folded_values=False):
+def meta_map(rng, name, nulls=True, maps=True):
     out = []
     for i in range(rng.randint(1, 5)):
         if maps and rng.random() < 0.15:
             v = rng.choice(["{a: 1}", "[1, 2]", "{}", "[]"])
         elif rng.random() < 0.1:
             v = ""
-        elif folded_values and rng.random() < 0.1:
-            # Only where nothing rewrites the map before kustomize prints it (see the
-            # known gaps in docs/compatibility.md).
+        elif rng.random() < 0.1:
             v = folded(rng, 4)
         else:
             v = scalar(rng, nulls)
@@ -132,7 +130,7 @@ def meta_map(rng, name, nulls=True, maps=True, folded_values=False):
 
 
 def fam_annotations(rng):
-    ann = meta_map(rng, "a", folded_values=True)
+    ann = meta_map(rng, "a")
     labels = meta_map(rng, "l", nulls=False, maps=False)
     cm = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notes\n  annotations:\n"
           + "\n".join(ann) + "\n  labels:\n" + "\n".join(labels) + "\n")

@@ -388,18 +388,11 @@ enum Ctx {
     Root,
     /// The top-level `metadata`.
     Metadata,
-    /// Top-level `data` and `binaryData`, and `metadata.labels`.
+    /// Top-level `data` and `binaryData`, `metadata.labels` and `metadata.annotations`.
     Spell,
     /// A value of a [`Ctx::Spell`] map: a scalar keeps its source text when it is not printed
     /// as written.
     SpellValue,
-    /// The top-level `metadata.annotations` (a [`Ctx::Spell`] map).
-    Annotations,
-    /// A value of [`Ctx::Annotations`]: as [`Ctx::SpellValue`], and a folded scalar keeps its
-    /// value, because kustomize rewrites every annotation as a new plain node before it prints
-    /// the object (`Resource.RemoveBuildAnnotations` → `SetAnnotations`,
-    /// api/resource/resource.go), so go-yaml's folded-scalar quirk never reaches it.
-    AnnotationValue,
     Other,
 }
 
@@ -407,10 +400,10 @@ impl Ctx {
     fn child(self, key: &str) -> Ctx {
         match (self, key) {
             (Ctx::Root, "metadata") => Ctx::Metadata,
-            (Ctx::Root, "data" | "binaryData") | (Ctx::Metadata, "labels") => Ctx::Spell,
-            (Ctx::Metadata, "annotations") => Ctx::Annotations,
+            (Ctx::Root, "data" | "binaryData") | (Ctx::Metadata, "labels" | "annotations") => {
+                Ctx::Spell
+            }
             (Ctx::Spell, _) => Ctx::SpellValue,
-            (Ctx::Annotations, _) => Ctx::AnnotationValue,
             _ => Ctx::Other,
         }
     }
@@ -571,7 +564,7 @@ impl<'t> NodeVisitor<'t> {
     /// A resolved scalar: the value itself, or, where kustomize reads values back as their
     /// source text ([`Ctx::SpellValue`]), a [`Node::Spelled`] when that text is not what ply prints.
     fn scalar(&self, value: Node, written: Option<&str>) -> Node {
-        if !matches!(self.ctx, Ctx::SpellValue | Ctx::AnnotationValue) {
+        if self.ctx != Ctx::SpellValue {
             return value;
         }
         let Some(text) = written.or_else(|| self.value_text()) else {
@@ -732,8 +725,17 @@ impl<'t> NodeVisitor<'t> {
         {
             return binary(&v);
         }
-        if self.ctx != Ctx::AnnotationValue && self.is_folded() {
-            return Ok(Node::Str(super::folded::reread(&v)));
+        if self.is_folded() {
+            let reread = super::folded::reread(&v);
+            // Where kustomize may read the value back as its text (kyaml's `Node.Value`, the
+            // value as written) before printing it, keep that text (see [`Node::Spelled`]).
+            if self.ctx == Ctx::SpellValue && reread != v {
+                return Ok(Node::Spelled(Box::new(super::Spelled {
+                    value: Node::Str(reread),
+                    text: v,
+                })));
+            }
+            return Ok(Node::Str(reread));
         }
         Ok(Node::Str(v))
     }
@@ -1202,20 +1204,28 @@ mod tests {
         assert_eq!(m.get("b"), Some(&Node::str("x\n\n  y\n")));
     }
 
-    /// Annotations keep a folded value: kustomize rewrites them before printing.
+    /// A folded label or annotation value keeps the text it was written as, which kustomize
+    /// reads when it rewrites the map before printing (annotations at the end of every build);
+    /// its value is the reread one.
     #[test]
-    fn folded_annotations_keep_their_value() {
+    fn folded_annotations_keep_their_text() {
         let doc = parse_one(
-            "metadata:\n  annotations:\n    a: >\n      x\n        y\n  labels:\n    l: >\n      x\n        y\n",
+            "metadata:\n  annotations:\n    a: >\n      x\n        y\n  labels:\n    l: >\n      x\n        y\n    p: >\n      plain\n",
         )
         .unwrap();
-        assert_eq!(
-            doc.get_path(&["metadata", "annotations", "a"]),
-            Some(&Node::str("x\n  y\n"))
-        );
-        assert_eq!(
-            doc.get_path(&["metadata", "labels", "l"]),
-            Some(&Node::str("x\n\n  y\n"))
-        );
+        for path in [
+            ["metadata", "annotations", "a"],
+            ["metadata", "labels", "l"],
+        ] {
+            let v = doc.get_path(&path).unwrap();
+            assert_eq!(v, &Node::str("x\n\n  y\n"));
+            assert_eq!(v.as_str(), Some("x\n\n  y\n"));
+            assert_eq!(v.source_text().as_deref(), Some("x\n  y\n"));
+        }
+        // Nothing to keep when the reread value is the value.
+        assert!(matches!(
+            doc.get_path(&["metadata", "labels", "p"]),
+            Some(Node::Str(_))
+        ));
     }
 }
