@@ -326,6 +326,16 @@ fn source_value(
             )));
         }
     };
+    // A folded string read back as another value: kustomize copies the text as written
+    // (kyaml's `Node.Value`), which the target prints without the folded style.
+    let written;
+    let node = match node {
+        Node::Spelled(s) if matches!(s.value, Node::Str(_)) => {
+            written = Node::Str(s.text.clone());
+            &written
+        }
+        n => n,
+    };
     refine(source.options.as_ref(), node)
 }
 
