@@ -142,11 +142,14 @@ fn key_column(text: &str, end: usize) -> usize {
 /// Where a node starts in `rest`, the text after its key's colon, its `-` or a property: on
 /// the same line after blanks, or else on the next line that is not empty or a comment, when
 /// that line is more indented than `column` (or, `seq_at_column`, a block sequence at it).
-fn node_start(rest: &str, column: usize, seq_at_column: bool) -> Option<&str> {
+/// `column` is asked for only then (finding a key's column scans its line, which may be a
+/// whole JSON file).
+fn node_start(rest: &str, column: impl Fn() -> usize, seq_at_column: bool) -> Option<&str> {
     let same_line = rest.trim_start_matches([' ', '\t']);
     if !(same_line.is_empty() || same_line.starts_with(['\n', '\r', '#'])) {
         return Some(same_line);
     }
+    let column = column();
     let mut pos = same_line.find('\n')? + 1;
     while pos < same_line.len() {
         let line = &same_line[pos..];
@@ -613,13 +616,20 @@ impl<'t> NodeVisitor<'t> {
     /// its key's column).
     fn after_props(&self) -> Option<(Option<&'t str>, &'t str)> {
         let text = self.text?;
-        let (rest, column, seq_at_column) = match self.at? {
+        let (rest, seq_at_column) = match self.at? {
             At::Key(end) => {
                 let rest = text.text.get(end..)?;
-                let rest = rest.trim_start_matches([' ', '\t']).strip_prefix(':')?;
-                (rest, key_column(text.text, end), true)
+                (
+                    rest.trim_start_matches([' ', '\t']).strip_prefix(':')?,
+                    true,
+                )
             }
-            At::Item(after_dash, column) => (text.text.get(after_dash..)?, column, false),
+            At::Item(after_dash, _) => (text.text.get(after_dash..)?, false),
+        };
+        let column = || match self.at {
+            Some(At::Key(end)) => key_column(text.text, end),
+            Some(At::Item(_, column)) => column,
+            None => 0,
         };
         let mut rest = node_start(rest, column, seq_at_column)?;
         let mut tag = None;
@@ -704,10 +714,10 @@ impl<'t> NodeVisitor<'t> {
                     // The anchored node may start on the next line; its key's column is not
                     // known here, and any line more indented than column 0 that follows an
                     // anchor is the anchored node.
-                    let mut after = node_start(after, 0, false);
+                    let mut after = node_start(after, || 0, false);
                     while let Some(tag) = after.and_then(|a| a.strip_prefix('!')) {
                         let end = tag.find([' ', '\t', '\n', '\r']).unwrap_or(tag.len());
-                        after = node_start(&tag[end..], 0, false);
+                        after = node_start(&tag[end..], || 0, false);
                     }
                     return after.is_some_and(|a| a.starts_with('>'));
                 }
