@@ -10,11 +10,13 @@ family, the seed, the input files and a diff, so that `--family F --seed S --cou
                                [--family NAME ...] [--jobs J]
 
 Families:
-  styles       data values in every scalar style: plain, quoted with escapes (some spelling
-               numbers), literal, folded (more-indented lines, leading spaces, kept breaks),
-               anchors (some redefined) and aliases, tags (!!str, verbatim, !!binary)
+  styles       data values and sequence items in every scalar style: plain, quoted with
+               escapes (some spelling numbers), literal, folded (more-indented lines, leading
+               spaces, kept breaks), anchors (some redefined) and aliases, tags (!!str,
+               verbatim, !!binary); on their key's line or the next, items nested or after a
+               comment
   annotations  annotation and label values in every spelling of a number, boolean and null,
-               maps and lists as annotation values
+               folded, maps and lists as annotation values
   multiline    multi-line and tab-led values in annotations and generated ConfigMaps
   patches      generated and listed objects patched by targeted and untargeted strategic merge
                patches, patchesStrategicMerge and JSON 6902 patches, and generators with
@@ -94,8 +96,21 @@ def fam_styles(rng):
             name = rng.choice(["a", "b", "c"])
             anchors.append(name)
             v = "&" + name + " " + v
-        data.append(f"  k{i}: {v}")
-    cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: styles\ndata:\n" + "\n".join(data) + "\n"
+        # On the key's line, or on the next one.
+        sep = "\n    " if rng.random() < 0.25 else " "
+        data.append(f"  k{i}:{sep}{v}")
+    # The same styles as sequence items (`- >`, `- - >`, after a comment).
+    items = []
+    for i in range(rng.randint(0, 3)):
+        v = value(rng, 0, anchors, nulls=False)
+        lead = rng.choice(["- ", "- ", "- # c\n  ", "-\n  "])
+        if rng.random() < 0.2 and not v.startswith("!!binary |"):
+            items.append("- - " + v.replace("\n", "\n  "))
+        else:
+            items.append(lead + v)
+    extra = ("items:\n" + "\n".join(items) + "\n") if items else ""
+    cm = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: styles\ndata:\n" + "\n".join(data)
+          + "\n" + extra)
     return {"kustomization.yaml": kust(["resources:", "- cm.yaml"]), "cm.yaml": cm}
 
 
@@ -106,6 +121,8 @@ def meta_map(rng, name, nulls=True, maps=True):
             v = rng.choice(["{a: 1}", "[1, 2]", "{}", "[]"])
         elif rng.random() < 0.1:
             v = ""
+        elif rng.random() < 0.1:
+            v = folded(rng, 4)
         else:
             v = scalar(rng, nulls)
         out.append(f"    {name}{i}:" + (f" {v}" if v else ""))

@@ -269,7 +269,10 @@ pub fn transform(
     let mut result: Vec<Resource> = Vec::with_capacity(acc.len() + added.len());
     for (mut r, node) in acc.drain(..).zip(updated) {
         if let Some(node) = node {
+            // kustomize reads the plugin's output anew (`ResetRNode` in
+            // api/internal/plugins/utils/utils.go): no value is shared any more.
             r.node = node;
+            r.unshare_all();
             result.push(r);
         }
     }

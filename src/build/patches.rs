@@ -15,6 +15,7 @@ use crate::pattern::Anchored;
 use crate::diag::{Error, ErrorKind, Result, Warnings};
 use crate::kustomization::Selector;
 use crate::merge::{json6902, smp};
+use crate::resource::shared::Snapshot;
 use crate::resource::{Gvk, IdRef, ResId, Resource, gvk_parts, string_maps};
 use crate::schema::Schema;
 use crate::source::Location;
@@ -782,6 +783,7 @@ fn apply_one(
                 })?;
                 after_json_round_trip(&mut r.node);
                 r.json_round_trip = true;
+                r.unshare_all();
                 let r = &slots[i];
                 if let Some(r) = r {
                     index.add(i, r);
@@ -1020,6 +1022,8 @@ fn smp_into(
     if !r.json_round_trip {
         drop_empty_nulls(r, cx.schema.root(&gvk));
     }
+    // Values shared between maps change together (`resource::shared`).
+    let shared = Snapshot::take(r);
     let original = std::mem::take(&mut r.node);
     let merged = smp::apply_kustomize(original, patch, cx.schema, &gvk, keep)?;
     if merged.as_map().is_none_or(|m| m.is_empty()) {
@@ -1027,6 +1031,7 @@ fn smp_into(
         return Ok(());
     }
     r.node = merged;
+    shared.replay_patch(r, patch);
     if empty_api_version && let Some(m) = r.node.as_map_mut() {
         m.insert("apiVersion".into(), Node::Null);
     }

@@ -2,7 +2,10 @@
 //! [`Resource`] (an object with its current and original id and where it came from), and
 //! [`ResourceSet`] (insertion-ordered, indexed by id). Knows no kustomization fields.
 
+pub mod shared;
 pub mod string_maps;
+
+pub use shared::SharedEntry;
 
 use std::fmt;
 
@@ -308,19 +311,6 @@ impl Resource {
 pub enum Step {
     Key(String),
     Index(usize),
-}
-
-/// A label or annotation entry that kustomize created in several maps of one object with a
-/// single shared YAML node: its labels/annotations transformers add a missing key to every map
-/// of their field specs with the same node (`filtersutil.SetEntry` makes the node once per
-/// object and key; kyaml's `FieldSetter` appends it as is), so a later transformer that sets
-/// the key in any one of those maps changes all of them. ply keeps the maps here and the
-/// `transform::labels` setter replays that.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SharedEntry {
-    pub key: String,
-    /// Paths of the maps (e.g. `metadata/labels`, `spec/template/metadata/labels`).
-    pub maps: Vec<Vec<Step>>,
 }
 
 #[cfg(test)]

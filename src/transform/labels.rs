@@ -4,6 +4,7 @@
 
 use crate::diag::{Error, ErrorKind, Result};
 use crate::kustomization::{FieldSpec, Label, StringMap};
+use crate::resource::shared::node_at_mut;
 use crate::resource::{Resource, SharedEntry, Step};
 use crate::yaml::Node;
 
@@ -195,7 +196,7 @@ fn set_in<'p>(
                 continue;
             };
             for path in &group.maps {
-                if let Some(value) = node_at(node, path)
+                if let Some(value) = node_at_mut(node, path)
                     .and_then(Node::as_map_mut)
                     .and_then(|m| m.get_mut(*k))
                 {
@@ -226,17 +227,6 @@ fn set_in<'p>(
 
 fn same_path(at: &[PathStep], path: &[Step]) -> bool {
     at.len() == path.len() && at.iter().zip(path).all(|(a, b)| a.is(b))
-}
-
-fn node_at<'a>(node: &'a mut Node, path: &[Step]) -> Option<&'a mut Node> {
-    let mut cur = node;
-    for step in path {
-        cur = match step {
-            Step::Key(k) => cur.get_mut(k)?,
-            Step::Index(i) => cur.as_seq_mut()?.get_mut(*i)?,
-        };
-    }
-    Some(cur)
 }
 
 fn not_a_map(node: &Node) -> Error {

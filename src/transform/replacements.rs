@@ -16,7 +16,8 @@ use crate::diag::{Error, ErrorKind};
 use crate::kustomization::{
     FieldOptions, ReplacementField, ReplacementSource, ReplacementTarget, Selector,
 };
-use crate::resource::{ResId, Resource};
+use crate::resource::shared::Snapshot;
+use crate::resource::{ResId, Resource, Step};
 use crate::yaml::Node;
 use crate::yaml::emit::format_float;
 
@@ -325,6 +326,16 @@ fn source_value(
             )));
         }
     };
+    // A folded string read back as another value: kustomize copies the text as written
+    // (kyaml's `Node.Value`), which the target prints without the folded style.
+    let written;
+    let node = match node {
+        Node::Spelled(s) if matches!(s.value, Node::Str(_)) => {
+            written = Node::Str(s.text.clone());
+            &written
+        }
+        n => n,
+    };
     refine(source.options.as_ref(), node)
 }
 
@@ -498,12 +509,23 @@ fn apply_target(
                 count += 1;
                 set_field(options, n, value, fresh)
             };
+            // An existing field is written in place (`setFieldValue`: `SetYNode`), so a value
+            // shared between maps changes in all of them (`resource::shared`).
+            let shared = Snapshot::take(r);
             match_path(&mut r.node, &parts, created_kind, &mut setter, false).map_err(
                 |e| match e {
                     MatchError::Path(m) => err(format!("{what}: {m}")),
                     MatchError::Set(e) => e,
                 },
             )?;
+            let target: Option<Vec<Step>> = parts
+                .iter()
+                .map(|p| {
+                    (!p.is_empty() && !p.contains(['[', '*']) && p.parse::<usize>().is_err())
+                        .then(|| Step::Key(p.clone()))
+                })
+                .collect();
+            shared.replay_writes(r, target.as_deref(), value);
             if count == 0 {
                 return Err(err(what).help(
                     "the field must exist in every selected object; set `options: {create: true}` to create it",

@@ -204,6 +204,13 @@ enum Value {
 
 impl Value {
     fn of(n: &Node) -> Value {
+        // A folded string read back as another value: `GetFieldValue` decodes the node's
+        // text as written (kyaml's `Node.Value`), not what go-yaml would print.
+        if let Node::Spelled(s) = n
+            && matches!(s.value, Node::Str(_))
+        {
+            return Value::Str(s.text.clone());
+        }
         match n.unspelled() {
             Node::Spelled(_) => unreachable!("`unspelled` never returns a spelled node"),
             Node::Str(s) => Value::Str(s.clone()),

@@ -37,7 +37,8 @@ pub enum Node {
     Seq(Vec<Node>),
     Map(Map),
     /// A plain number, boolean or null whose source text is not the text ply would print
-    /// (`True`, `0x1F`, `~`, `1.50`), kept with that text where kustomize later reads a value as
+    /// (`True`, `0x1F`, `~`, `1.50`), or a folded string that go-yaml prints and rereads as
+    /// another value (`yaml::folded`), kept with that text where kustomize later reads a value as
     /// its source text: the values of `metadata.labels`, `metadata.annotations`, `data` and
     /// `binaryData` of a document (kyaml keeps every scalar's text; `RNode.GetAnnotations`,
     /// `GetLabels` and `GetDataMap` return it). Everywhere else it is its value: it prints,
@@ -105,6 +106,7 @@ impl Node {
     pub fn as_str(&self) -> Option<&str> {
         match self {
             Node::Str(s) => Some(s),
+            Node::Spelled(s) => s.value.as_str(),
             _ => None,
         }
     }

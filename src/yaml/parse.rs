@@ -141,6 +141,53 @@ pub fn parse_documents_marking_empty_nulls(text: &str) -> Result<Vec<ParsedDoc>,
     parse_documents_in(text, false, None, false, true, ReaderLimits::DEFAULT)
 }
 
+/// Whether `s` starts with a block sequence's `-` indicator.
+fn is_item(s: &str) -> bool {
+    s.strip_prefix('-')
+        .is_some_and(|r| r.is_empty() || r.starts_with([' ', '\t', '\n', '\r']))
+}
+
+/// The column of the mapping key whose text ends at `end`: where its line's content starts,
+/// after the `- ` of the block sequence items it opens (`- - key:`).
+fn key_column(text: &str, end: usize) -> usize {
+    let line_start = text[..end].rfind('\n').map_or(0, |i| i + 1);
+    let mut line = &text[line_start..end];
+    loop {
+        let trimmed = line.trim_start_matches(' ');
+        match trimmed.strip_prefix('-') {
+            Some(r) if r.starts_with([' ', '\t']) => line = r,
+            _ => return end - line_start - trimmed.len(),
+        }
+    }
+}
+
+/// Where a node starts in `rest`, the text after its key's colon, its `-` or a property: on
+/// the same line after blanks, or else on the next line that is not empty or a comment, when
+/// that line is more indented than `column` (or, `seq_at_column`, a block sequence at it).
+/// `column` is asked for only then (finding a key's column scans its line, which may be a
+/// whole JSON file).
+fn node_start(rest: &str, column: impl Fn() -> usize, seq_at_column: bool) -> Option<&str> {
+    let same_line = rest.trim_start_matches([' ', '\t']);
+    if !(same_line.is_empty() || same_line.starts_with(['\n', '\r', '#'])) {
+        return Some(same_line);
+    }
+    let column = column();
+    let mut pos = same_line.find('\n')? + 1;
+    while pos < same_line.len() {
+        let line = &same_line[pos..];
+        let line = &line[..line.find('\n').map_or(line.len(), |i| i + 1)];
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        let body = line[indent..].trim_end_matches(['\n', '\r']);
+        if body.trim_start_matches([' ', '\t']).is_empty() || body.starts_with('#') {
+            pos += line.len();
+            continue;
+        }
+        let belongs = indent > column || (seq_at_column && indent == column && is_item(body));
+        return belongs.then(|| &same_line[pos + indent..]);
+    }
+    None
+}
+
 /// Whether a map key whose text (closing quote included) ends at `end` in `text` has no value
 /// written after its colon.
 fn nothing_after_key(text: &str, end: usize) -> bool {
@@ -242,7 +289,7 @@ fn parse_documents_reference<'t>(
         }),
         tagged: false,
         ctx: Ctx::Root,
-        after_key: None,
+        at: None,
     };
     for (i, de) in serde_yaml::Deserializer::from_str(text).enumerate() {
         expansion.new_document();
@@ -466,8 +513,17 @@ struct NodeSeed<'t> {
     text: Option<Text<'t>>,
     tagged: bool,
     ctx: Ctx,
-    /// Where the text of the mapping key this node is the value of ends, when known.
-    after_key: Option<usize>,
+    /// Where the node is written, when known.
+    at: Option<At>,
+}
+
+/// Where a node is written in the text: what comes before it.
+#[derive(Clone, Copy)]
+enum At {
+    /// The value of a mapping key whose text (closing quote included) ends at this offset.
+    Key(usize),
+    /// An item of a block sequence: the offset just after its `-`, and the `-`'s column.
+    Item(usize, usize),
 }
 
 impl<'de> de::DeserializeSeed<'de> for NodeSeed<'_> {
@@ -478,7 +534,7 @@ impl<'de> de::DeserializeSeed<'de> for NodeSeed<'_> {
             text: self.text,
             tagged: self.tagged,
             ctx: self.ctx,
-            after_key: self.after_key,
+            at: self.at,
         })
     }
 }
@@ -581,7 +637,7 @@ struct NodeVisitor<'t> {
     /// unknown tag, so it stays the text as written.
     tagged: bool,
     ctx: Ctx,
-    after_key: Option<usize>,
+    at: Option<At>,
 }
 
 impl<'t> NodeVisitor<'t> {
@@ -590,16 +646,16 @@ impl<'t> NodeVisitor<'t> {
             text,
             tagged: false,
             ctx: Ctx::Other,
-            after_key: None,
+            at: None,
         }
     }
 
-    fn seed(&self, ctx: Ctx, after_key: Option<usize>) -> NodeSeed<'t> {
+    fn seed(&self, ctx: Ctx, at: Option<At>) -> NodeSeed<'t> {
         NodeSeed {
             text: self.text,
             tagged: false,
             ctx,
-            after_key,
+            at,
         }
     }
 
@@ -631,26 +687,83 @@ impl<'t> NodeVisitor<'t> {
             .then_some(token)
     }
 
-    /// The tag and the text that follow this node's mapping key (`key: &a !tag rest`), when
-    /// the key's end is known.
+    /// The tag and the text of this node after its properties (`key: &a !tag rest`,
+    /// `- &a rest`), when where it is written is known. A node may start on a later line than
+    /// its key or `-` (`key:⏎  >`), more indented than they are (a block sequence may sit at
+    /// its key's column).
     fn after_props(&self) -> Option<(Option<&'t str>, &'t str)> {
         let text = self.text?;
-        let rest = text.text.get(self.after_key?..)?;
-        let mut rest = rest.trim_start_matches([' ', '\t']).strip_prefix(':')?;
-        rest = rest.trim_start_matches([' ', '\t']);
+        let (rest, seq_at_column) = match self.at? {
+            At::Key(end) => {
+                let rest = text.text.get(end..)?;
+                (
+                    rest.trim_start_matches([' ', '\t']).strip_prefix(':')?,
+                    true,
+                )
+            }
+            At::Item(after_dash, _) => (text.text.get(after_dash..)?, false),
+        };
+        let column = || match self.at {
+            Some(At::Key(end)) => key_column(text.text, end),
+            Some(At::Item(_, column)) => column,
+            None => 0,
+        };
+        let mut rest = node_start(rest, column, seq_at_column)?;
         let mut tag = None;
         while rest.starts_with(['&', '!']) {
             let end = rest.find([' ', '\t', '\n', '\r'])?;
             if rest.starts_with('!') {
                 tag = Some(&rest[..end]);
             }
-            rest = rest[end..].trim_start_matches([' ', '\t']);
+            rest = node_start(&rest[end..], column, seq_at_column)?;
         }
         Some((tag, rest))
     }
 
-    /// Whether this node, the value of a mapping key, is written as a folded block scalar
-    /// (`key: >`, `key: >-`, `key: &a >2`).
+    /// Where each item of this node, a block sequence, is written (see [`At::Item`]); empty
+    /// when the node's place is not known or it is not a block sequence.
+    fn item_places(&self) -> Vec<At> {
+        let Some(text) = self.text else {
+            return Vec::new();
+        };
+        let Some(first) = self
+            .after_props()
+            .map(|(_, rest)| rest)
+            .filter(|rest| is_item(rest))
+            .and_then(|rest| text.offset_of(rest))
+        else {
+            return Vec::new();
+        };
+        let line_start = text.text[..first].rfind('\n').map_or(0, |i| i + 1);
+        let column = first - line_start;
+        let mut places = vec![At::Item(first + 1, column)];
+        // Later items: lines whose `-` is at the same column; more indented lines, empty
+        // lines and comments belong to an item; anything else ends the sequence.
+        let mut pos = text.text[first..]
+            .find('\n')
+            .map_or(text.text.len(), |i| first + i + 1);
+        while pos < text.text.len() {
+            let line = &text.text[pos..];
+            let line = &line[..line.find('\n').map_or(line.len(), |i| i + 1)];
+            let indent = line.len() - line.trim_start_matches(' ').len();
+            let body = line[indent..].trim_end_matches(['\n', '\r']);
+            if !(body.trim_start_matches([' ', '\t']).is_empty()
+                || body.starts_with('#')
+                || indent > column)
+            {
+                if indent == column && is_item(body) {
+                    places.push(At::Item(pos + indent + 1, column));
+                } else {
+                    break;
+                }
+            }
+            pos += line.len();
+        }
+        places
+    }
+
+    /// Whether this node is written as a folded block scalar (`key: >`, `key: >-`,
+    /// `key: &a >2`, `- >`, or `>` on the line after its key).
     fn is_folded(&self) -> bool {
         // kustomize's own configuration goes through sigs.k8s.io/yaml and go-yaml v2, which
         // does not print folded scalars.
@@ -661,21 +774,29 @@ impl<'t> NodeVisitor<'t> {
             return false;
         };
         if let Some(alias) = rest.strip_prefix('*') {
-            // An alias is the anchored node itself in kustomize's node tree, folded style
-            // included: look at the latest definition of the anchor before it.
+            // An alias reads as a copy of the anchored node, folded style included (kyaml's
+            // `deAnchor` copies it, `CopyYNode`): look at the latest definition of the anchor
+            // before it.
             let name = &alias[..alias.find([' ', '\t', '\n', '\r']).unwrap_or(alias.len())];
-            let here = self.after_key.unwrap_or(0).min(text.text.len());
+            let here = match self.at {
+                Some(At::Key(end) | At::Item(end, _)) => end,
+                None => 0,
+            }
+            .min(text.text.len());
             let anchor = format!("&{name}");
             let mut before = &text.text[..here];
             while let Some(i) = before.rfind(&anchor) {
                 let after = &text.text[i + anchor.len()..];
                 if after.starts_with([' ', '\t', '\n', '\r']) {
-                    let mut after = after.trim_start_matches([' ', '\t']);
-                    while let Some(tag) = after.strip_prefix('!') {
-                        let end = tag.find([' ', '\t']).unwrap_or(tag.len());
-                        after = tag[end..].trim_start_matches([' ', '\t']);
+                    // The anchored node may start on the next line; its key's column is not
+                    // known here, and any line more indented than column 0 that follows an
+                    // anchor is the anchored node.
+                    let mut after = node_start(after, || 0, false);
+                    while let Some(tag) = after.and_then(|a| a.strip_prefix('!')) {
+                        let end = tag.find([' ', '\t', '\n', '\r']).unwrap_or(tag.len());
+                        after = node_start(&tag[end..], || 0, false);
                     }
-                    return after.starts_with('>');
+                    return after.is_some_and(|a| a.starts_with('>'));
                 }
                 before = &before[..i];
             }
@@ -692,7 +813,16 @@ impl<'t> NodeVisitor<'t> {
             return binary(&v);
         }
         if self.is_folded() {
-            return Ok(Node::Str(super::folded::reread(&v)));
+            let reread = super::folded::reread(&v);
+            // Where kustomize may read the value back as its text (kyaml's `Node.Value`, the
+            // value as written) before printing it, keep that text (see [`Node::Spelled`]).
+            if self.ctx == Ctx::SpellValue && reread != v {
+                return Ok(Node::Spelled(Box::new(super::Spelled {
+                    value: Node::Str(reread),
+                    text: v,
+                })));
+            }
+            return Ok(Node::Str(reread));
         }
         Ok(Node::Str(v))
     }
@@ -794,11 +924,12 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
         Ok(Node::Null)
     }
     fn visit_some<D: de::Deserializer<'de>>(self, d: D) -> Result<Node, D::Error> {
-        de::DeserializeSeed::deserialize(self.seed(self.ctx, self.after_key), d)
+        de::DeserializeSeed::deserialize(self.seed(self.ctx, self.at), d)
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Node, A::Error> {
         let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1024));
-        while let Some(item) = seq.next_element_seed(self.seed(Ctx::Other, None))? {
+        let mut places = self.item_places().into_iter();
+        while let Some(item) = seq.next_element_seed(self.seed(Ctx::Other, places.next()))? {
             items.push(item);
         }
         Ok(Node::Seq(items))
@@ -832,7 +963,7 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
             } else {
                 Ctx::Other
             };
-            let mut value = access.next_value_seed(self.seed(ctx, after_key))?;
+            let mut value = access.next_value_seed(self.seed(ctx, after_key.map(At::Key)))?;
             if value.is_null()
                 && let Some(t) = self.text.filter(|t| t.mark_empty_nulls)
                 && after_key.is_some_and(|end| nothing_after_key(t.text, end))
@@ -878,7 +1009,7 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
             text: self.text,
             tagged: true,
             ctx: Ctx::Other,
-            after_key: None,
+            at: None,
         };
         let value = variant.newtype_variant_seed(seed)?;
         Ok(match (core_tag(&tag), value) {
@@ -1124,5 +1255,64 @@ mod tests {
             docs[0].1.get("a"),
             Some(&Node::Seq(vec![Node::Int(1), Node::str("x"), Node::Null]))
         );
+    }
+
+    /// Folded scalars are found wherever they are written (checked against kubectl kustomize
+    /// in the golden case `yaml-folded-scalars-in-lists-and-next-lines`): as sequence items,
+    /// nested or after a comment, and on the line after their key; a literal block's text
+    /// that looks like `- >` is not one.
+    #[test]
+    fn folded_scalars_in_items_and_on_later_lines() {
+        let reread = "a\n\n  b\n";
+        let doc = parse_one(concat!(
+            "k:\n  >\n  a\n    b\n",
+            "items:\n- >\n  a\n    b\n- - >\n    a\n      b\n",
+            "- # c\n  >\n  a\n    b\n",
+            "- |\n  - >\n    a\n- plain\n",
+            "- >\n  a\n    b\n",
+        ))
+        .unwrap();
+        assert_eq!(doc.get("k"), Some(&Node::str(reread)));
+        let items = doc.get("items").and_then(Node::as_seq).unwrap();
+        assert_eq!(items[0], Node::str(reread));
+        assert_eq!(items[1], Node::Seq(vec![Node::str(reread)]));
+        assert_eq!(items[2], Node::str(reread));
+        assert_eq!(items[3], Node::str("- >\n  a\n"));
+        assert_eq!(items[4], Node::str("plain"));
+        assert_eq!(items[5], Node::str(reread));
+    }
+
+    /// A key with nothing after it does not take the next key's value as its own.
+    #[test]
+    fn a_null_value_stays_null_before_a_folded_sibling() {
+        let doc = parse_one("m:\n  a:\n  b: >\n    x\n      y\n").unwrap();
+        let m = doc.get("m").unwrap();
+        assert_eq!(m.get("a"), Some(&Node::Null));
+        assert_eq!(m.get("b"), Some(&Node::str("x\n\n  y\n")));
+    }
+
+    /// A folded label or annotation value keeps the text it was written as, which kustomize
+    /// reads when it rewrites the map before printing (annotations at the end of every build);
+    /// its value is the reread one.
+    #[test]
+    fn folded_annotations_keep_their_text() {
+        let doc = parse_one(
+            "metadata:\n  annotations:\n    a: >\n      x\n        y\n  labels:\n    l: >\n      x\n        y\n    p: >\n      plain\n",
+        )
+        .unwrap();
+        for path in [
+            ["metadata", "annotations", "a"],
+            ["metadata", "labels", "l"],
+        ] {
+            let v = doc.get_path(&path).unwrap();
+            assert_eq!(v, &Node::str("x\n\n  y\n"));
+            assert_eq!(v.as_str(), Some("x\n\n  y\n"));
+            assert_eq!(v.source_text().as_deref(), Some("x\n  y\n"));
+        }
+        // Nothing to keep when the reread value is the value.
+        assert!(matches!(
+            doc.get_path(&["metadata", "labels", "p"]),
+            Some(Node::Str(_))
+        ));
     }
 }
