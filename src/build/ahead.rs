@@ -418,6 +418,7 @@ pub(super) fn read_resources(fs: &dyn Fs, path: PathBuf, root: &Path) -> ParsedA
     if !path.starts_with(root) {
         file = SourceFile::unquoted(path, file.text.clone());
     }
-    let docs = parse_resources(&file)?;
+    let mut docs = parse_resources(&file)?;
+    docs.iter_mut().for_each(|r| r.node.shrink_to_fit());
     Ok((file, docs))
 }
