@@ -42,7 +42,21 @@ pub fn write(
     match target {
         Target::Stdout => write_stdout(&emit_bounded(resources, max_size)?),
         Target::File(path) => {
-            write_atomic(path, emit_bounded(resources, max_size)?.as_bytes())?;
+            // Streamed document by document: the whole text (91 MB for the 5000-app benchmark
+            // tree, and twice that while its buffer grows) is never held at once. Past the
+            // limit the temporary file is removed: nothing is written.
+            let mut over = None;
+            write_atomic_with(path, |out| {
+                over = write_documents(out, resources, max_size)?;
+                match over {
+                    Some(_) => Err(io::Error::other("the output limit was passed")),
+                    None => Ok(()),
+                }
+            })
+            .map_err(|e| match over.and_then(|i| resources.get(i)) {
+                Some(at) => too_big(max_size, at),
+                None => e,
+            })?;
             Ok(Written::All)
         }
         Target::Dir(dir) => {
@@ -69,7 +83,12 @@ fn check_size(size: usize, max_size: usize, at: &Resource) -> Result<()> {
     if size <= max_size {
         return Ok(());
     }
-    Err(Error::new(
+    Err(too_big(max_size, at))
+}
+
+/// The output passes `max_size` at the object `at`.
+fn too_big(max_size: usize, at: &Resource) -> Error {
+    Error::new(
         ErrorKind::Limit,
         format!(
             "the render's output would be larger than {} (ply's limit on one render's output); \
@@ -79,12 +98,36 @@ fn check_size(size: usize, max_size: usize, at: &Resource) -> Result<()> {
     )
     .at_opt(at.origin.clone())
     .label("the output passes the limit at this object")
-    .help("raise the limit with --max-output-size (e.g. --max-output-size 4G)"))
+    .help("raise the limit with --max-output-size (e.g. --max-output-size 4G)")
 }
 
 /// The multi-document text kustomize prints.
 pub fn to_text(resources: &[Resource]) -> String {
     crate::yaml::emit_documents(resources.iter().map(|r| &r.node), EmitOptions::default())
+}
+
+/// Writes the text of [`to_text`] to `out`, one document at a time, stopping before the
+/// document that would take it past `max_size` bytes: its index, or `None` when all fit.
+fn write_documents(
+    out: &mut dyn Write,
+    resources: &[Resource],
+    max_size: usize,
+) -> io::Result<Option<usize>> {
+    let mut doc = String::new();
+    let mut size = 0usize;
+    for (i, r) in resources.iter().enumerate() {
+        doc.clear();
+        if i > 0 {
+            doc.push_str("---\n");
+        }
+        emit_document(&mut doc, &r.node, EmitOptions::default());
+        size = size.saturating_add(doc.len());
+        if size > max_size {
+            return Ok(Some(i));
+        }
+        out.write_all(doc.as_bytes())?;
+    }
+    Ok(None)
 }
 
 fn write_stdout(text: &str) -> Result<Written> {
@@ -102,6 +145,35 @@ fn write_stdout(text: &str) -> Result<Written> {
 
 /// Writes `bytes` to `path` through a temporary file in the same directory and a rename.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_atomic_with(path, |out| out.write_all(bytes))
+}
+
+/// Writes what `fill` writes (through a buffer) to `path`, through a temporary file in the
+/// same directory and a rename: a failed `fill` or write leaves no file behind. A path that
+/// is a device or a FIFO (`-o /dev/null`, `-o /dev/stdout`) is written directly, as kustomize
+/// writes it (a rename would replace the device with a file); a symlink keeps pointing where
+/// it did, and its target is replaced.
+fn write_atomic_with(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> Result<()> {
+    match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() && !m.is_dir() => {
+            let result = (|| -> io::Result<()> {
+                let mut out =
+                    io::BufWriter::new(std::fs::OpenOptions::new().write(true).open(path)?);
+                fill(&mut out)?;
+                out.flush()
+            })();
+            return result.map_err(|e| Error::io(path, &e));
+        }
+        Ok(m) if m.is_file() && path.is_symlink() => {
+            if let Ok(target) = std::fs::canonicalize(path) {
+                return write_atomic_with(&target, fill);
+            }
+        }
+        _ => {}
+    }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
@@ -126,8 +198,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     }
     let tmp = dir.join(format!(".{name}.ply-{}.tmp", std::process::id()));
     let result = (|| -> io::Result<()> {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
+        let mut out = io::BufWriter::new(std::fs::File::create(&tmp)?);
+        fill(&mut out)?;
+        let f = out.into_inner().map_err(io::IntoInnerError::into_error)?;
         f.sync_all()?;
         std::fs::rename(&tmp, path)
     })();
@@ -236,6 +309,23 @@ mod tests {
             .map(|(n, _)| n)
             .collect();
         assert_eq!(names[0], "apps_v1_deployment_d.yaml");
+    }
+
+    #[test]
+    fn a_device_is_written_not_replaced_and_a_symlink_kept() {
+        write_atomic(Path::new("/dev/null"), b"x\n").unwrap();
+        let meta = std::fs::metadata("/dev/null").unwrap();
+        assert!(!meta.is_file(), "/dev/null is still a device");
+        let dir = std::env::temp_dir().join(format!("ply-out-link-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let (target, link) = (dir.join("target.yaml"), dir.join("link.yaml"));
+        std::fs::write(&target, "old\n").unwrap();
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        write_atomic(&link, b"new\n").unwrap();
+        assert!(link.is_symlink(), "the symlink stays");
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "new\n");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -10,7 +10,8 @@
 # start-up reference) or `bases`: one build of every app's base. hyperfine (installed from Debian's packages when missing) times both
 # commands side by side, BENCH_WARMUP (1) warm-up and BENCH_RUNS (5) timed runs each, writing to
 # files so that no pipe is measured; results go to target/bench/results/ as JSON and Markdown.
-# The script prints the ratio per size and checks that both outputs are byte-identical: a
+# The script prints the ratio per size (wall medians, and CPU time: user + system means, as
+# hyperfine records them) and checks that both outputs are byte-identical: a
 # mismatch is reported, never a reason to fail the timing. A size that ply cannot render yet is
 # reported and skipped (exit status 1).
 #
@@ -48,8 +49,8 @@ summary="$work/results/summary.md"
 {
   echo "Target: ${BENCH_TARGET:-envs/dev}"
   echo
-  echo "| apps | objects | output bytes | kubectl kustomize (median s) | ply render (median s) | speed-up | identical | ply parse+emit (median s) | render / parse+emit |"
-  echo "| ---: | ---: | ---: | ---: | ---: | ---: | :---: | ---: | ---: |"
+  echo "| apps | objects | output bytes | kubectl kustomize (median s) | ply render (median s) | speed-up | kubectl CPU (s) | ply CPU (s) | CPU speed-up | identical | ply parse+emit (median s) | render / parse+emit |"
+  echo "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | :---: | ---: | ---: |"
 } >"$summary"
 
 for n in "${sizes[@]}"; do
@@ -77,7 +78,7 @@ for n in "${sizes[@]}"; do
   if ! err=$("$ply" render "$dir" -o "$new" 2>&1); then
     echo "bench: ply render cannot render $dir yet; skipping $n apps:" >&2
     printf '%s\n' "$err" | head -12 >&2
-    echo "| $n | | | | ply render failed | | |" >>"$summary"
+    echo "| $n | | | | ply render failed | | | | | | | |" >>"$summary"
     failed=1
     continue
   fi
@@ -101,14 +102,21 @@ for n in "${sizes[@]}"; do
   elif cmp -s "$ref" "$new"; then same=yes; else same=NO; fi
   python3 - "$work/results/$tag.json" "$n" "$new" "$same" "$with_kubectl" >>"$summary" <<'PY'
 import json, sys
-results = [r["median"] for r in json.load(open(sys.argv[1]))["results"]]
+runs = json.load(open(sys.argv[1]))["results"]
+results = [r["median"] for r in runs]
+# CPU time (user + system): hyperfine records their means over the timed runs.
+cpus = [r["user"] + r["system"] for r in runs]
 k = results.pop(0) if sys.argv[5] == "1" else None
+kc = cpus.pop(0) if sys.argv[5] == "1" else None
 p, f = results
+pc = cpus[0]
 data = open(sys.argv[3], "rb").read()
 objects = sum(1 for line in data.splitlines() if line.startswith(b"kind:"))
 ks = f"{k:.3f}" if k else "not run"
 ratio = f"{k / p:.1f}x" if k else ""
-print(f"| {sys.argv[2]} | {objects} | {len(data)} | {ks} | {p:.3f} | {ratio} | {sys.argv[4]} | {f:.3f} | {p / f:.2f} |")
+kcs = f"{kc:.3f}" if kc else "not run"
+cratio = f"{kc / pc:.1f}x" if kc else ""
+print(f"| {sys.argv[2]} | {objects} | {len(data)} | {ks} | {p:.3f} | {ratio} | {kcs} | {pc:.3f} | {cratio} | {sys.argv[4]} | {f:.3f} | {p / f:.2f} |")
 PY
   if [[ $same == NO ]]; then
     echo "bench: MISMATCH at $n apps: ply's output differs from kubectl kustomize's" >&2

@@ -441,6 +441,7 @@ pub(super) fn read_resources(
     if !path.starts_with(root) {
         file = SourceFile::unquoted(path, file.text.clone());
     }
-    let docs = parse_resources(&file, limits)?;
+    let mut docs = parse_resources(&file, limits)?;
+    docs.iter_mut().for_each(|r| r.node.shrink_to_fit());
     Ok((file, docs))
 }

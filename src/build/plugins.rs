@@ -62,8 +62,36 @@ pub struct LoadedPatches {
     pub json6902: Vec<Patch>,
 }
 
-fn entry_location(loaded: &Loaded, field: &str, i: usize) -> Location {
-    loaded.key_location(&[PathSeg::Key(field.to_string()), PathSeg::Index(i)])
+/// Where each entry of a kustomization's patch lists is written, each list located in one
+/// pass when its first entry is asked for (`locate_entries`; one search from the top per
+/// entry made N patches cost O(N²) lines).
+struct EntryLocations<'l> {
+    loaded: &'l Loaded,
+    lists: std::cell::RefCell<Vec<(String, crate::kustomization::load::Entries)>>,
+}
+
+impl<'l> EntryLocations<'l> {
+    fn new(loaded: &'l Loaded) -> Self {
+        EntryLocations {
+            loaded,
+            lists: Default::default(),
+        }
+    }
+
+    /// Where entry `i` of the list `field` is written.
+    fn get(&self, field: &str, i: usize) -> Location {
+        let mut lists = self.lists.borrow_mut();
+        if let Some((_, e)) = lists.iter().find(|(f, _)| f == field) {
+            return e.get(i);
+        }
+        let e = crate::kustomization::load::locate_entries(
+            &self.loaded.file,
+            &[PathSeg::Key(field.to_string())],
+        );
+        let at = e.get(i);
+        lists.push((field.to_string(), e));
+        at
+    }
 }
 
 impl Builder<'_> {
@@ -196,7 +224,8 @@ impl Builder<'_> {
 
     pub(super) fn load_patches(&mut self, loaded: &Loaded) -> Result<LoadedPatches> {
         let k = &loaded.kustomization;
-        let locate = |field: &str, i: usize| entry_location(loaded, field, i);
+        let entries = EntryLocations::new(loaded);
+        let locate = |field: &str, i: usize| entries.get(field, i);
         let mut read = self.patch_reader(loaded);
         let mut early =
             patches::load_strategic_merge(&k.patches_strategic_merge, &mut read, &locate)?;

@@ -137,7 +137,8 @@ impl Shared {
                 if !quoted {
                     file = SourceFile::unquoted(path, file.text.clone());
                 }
-                let docs = parse_resources(&file, limits)?;
+                let mut docs = parse_resources(&file, limits)?;
+                docs.iter_mut().for_each(|r| r.node.shrink_to_fit());
                 Ok::<_, Error>((file, Arc::new(docs)))
             },
             |(file, _)| &file.text,

@@ -354,21 +354,77 @@ pub fn locate(file: &Arc<SourceFile>, path: &[PathSeg]) -> Location {
 
 /// [`locate`] in the document of `file` that starts at the byte offset `start`.
 pub fn locate_from(file: &Arc<SourceFile>, start: usize, path: &[PathSeg]) -> Location {
+    located(file, start, walk(&file.text, start, path).found)
+}
+
+/// The locations of every entry of the list at `path` (`patches`), in order: entry `i`'s is
+/// what [`locate`] gives for `path` followed by `[i]`, found in one pass over the list where
+/// one `locate` per entry reads the text from the top each time (O(N²) lines for N entries).
+/// Entries past the ones found are placed where `locate` places them, at the list's key.
+pub struct Entries {
+    at: Vec<Location>,
+    fallback: Location,
+}
+
+impl Entries {
+    /// Where entry `i` is written.
+    pub fn get(&self, i: usize) -> Location {
+        self.at.get(i).unwrap_or(&self.fallback).clone()
+    }
+}
+
+/// Locates every entry of the list at `path` (see [`Entries`]).
+pub fn locate_entries(file: &Arc<SourceFile>, path: &[PathSeg]) -> Entries {
     let text = file.text.as_str();
-    // The best match so far: (offset, len).
-    let mut found: Option<(usize, usize)> = None;
-    // Where to continue: the offset of the first line to look at, whether that line may hold
-    // the match itself (after a `- `), and the indentation of the enclosing node.
-    let mut from = line_start(text, start);
-    let mut parent: Option<usize> = None;
-    for seg in path {
+    let walk = walk(text, 0, path);
+    let fallback = located(file, 0, walk.found);
+    let at = if walk.rest.is_empty() {
+        dashes(text, walk.from, walk.parent)
+            .map(|(line_off, col)| Location::new(Arc::clone(file), line_off + col, 1))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Entries { at, fallback }
+}
+
+fn located(file: &Arc<SourceFile>, start: usize, found: Option<(usize, usize)>) -> Location {
+    match found {
+        Some((off, len)) => Location::new(Arc::clone(file), off, len),
+        None => Location::line_at(Arc::clone(file), start),
+    }
+}
+
+/// How far [`walk`] got along a path.
+struct Walk<'p> {
+    /// The best match so far: (offset, len).
+    found: Option<(usize, usize)>,
+    /// The path segments not found (empty when the whole path was).
+    rest: &'p [PathSeg],
+    /// Where to continue: the offset of the first line to look at (after an index, the
+    /// entry's own line, where its first key may stand after the `- `).
+    from: usize,
+    /// The indentation of the node found last.
+    parent: Option<usize>,
+}
+
+/// Follows `path` through block-style YAML text from the line holding `start`, by
+/// indentation, as far as it is written.
+fn walk<'p>(text: &str, start: usize, path: &'p [PathSeg]) -> Walk<'p> {
+    let mut w = Walk {
+        found: None,
+        rest: path,
+        from: line_start(text, start),
+        parent: None,
+    };
+    while let Some((seg, rest)) = w.rest.split_first() {
         match seg {
             PathSeg::Key(key) => {
                 let mut hit = None;
                 // The column of the node's keys, from its first one: deeper lines belong to
                 // the values.
                 let mut keys_at = None;
-                for (off, next, line) in lines_from(text, from) {
+                for (off, next, line) in lines_from(text, w.from) {
                     let rest = line.trim_start_matches(' ');
                     let raw = line.len() - rest.len();
                     if rest.is_empty() || rest.starts_with('#') {
@@ -377,10 +433,10 @@ pub fn locate_from(file: &Arc<SourceFile>, start: usize, path: &[PathSeg]) -> Lo
                     let (eff, body) = strip_dashes(raw, rest);
                     // Past the first line, a line indented no deeper than the enclosing node
                     // ends it.
-                    if off > from && parent.is_some_and(|p| raw <= p) {
+                    if off > w.from && w.parent.is_some_and(|p| raw <= p) {
                         break;
                     }
-                    if parent.is_some_and(|p| eff <= p) {
+                    if w.parent.is_some_and(|p| eff <= p) {
                         continue;
                     }
                     if *keys_at.get_or_insert(eff) != eff {
@@ -392,49 +448,52 @@ pub fn locate_from(file: &Arc<SourceFile>, start: usize, path: &[PathSeg]) -> Lo
                     }
                 }
                 let Some((next, off, eff)) = hit else { break };
-                found = Some((off, key.len()));
-                from = next;
-                parent = Some(eff);
+                w.found = Some((off, key.len()));
+                w.from = next;
+                w.parent = Some(eff);
             }
             PathSeg::Index(n) => {
-                let mut dash_col = None;
-                let mut count = 0usize;
-                let mut hit = None;
-                for (off, _, line) in lines_from(text, from) {
-                    let rest = line.trim_start_matches(' ');
-                    let raw = line.len() - rest.len();
-                    if rest.is_empty() || rest.starts_with('#') {
-                        continue;
-                    }
-                    let is_dash = rest == "-" || rest.starts_with("- ");
-                    match dash_col {
-                        None if is_dash && parent.is_none_or(|p| raw >= p) => {
-                            dash_col = Some(raw);
-                        }
-                        None => break,
-                        Some(c) if raw < c || (raw == c && !is_dash) => break,
-                        Some(_) => {}
-                    }
-                    if is_dash && dash_col == Some(raw) {
-                        if count == *n {
-                            hit = Some((off, raw));
-                            break;
-                        }
-                        count += 1;
-                    }
-                }
-                let Some((line_off, col)) = hit else { break };
-                found = Some((line_off + col, 1));
+                let Some((line_off, col)) = dashes(text, w.from, w.parent).nth(*n) else {
+                    break;
+                };
+                w.found = Some((line_off + col, 1));
                 // The entry's first key may stand on the dash's line.
-                from = line_off;
-                parent = Some(col);
+                w.from = line_off;
+                w.parent = Some(col);
             }
         }
+        w.rest = rest;
     }
-    match found {
-        Some((off, len)) => Location::new(Arc::clone(file), off, len),
-        None => Location::line_at(Arc::clone(file), start),
-    }
+    w
+}
+
+/// The entries of the block sequence that starts at or after the line at `from`, inside a
+/// node indented at `parent`: each entry's line offset and the column of its `-`.
+fn dashes(
+    text: &str,
+    from: usize,
+    parent: Option<usize>,
+) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut dash_col = None;
+    lines_from(text, from)
+        .map_while(move |(off, _, line)| {
+            let rest = line.trim_start_matches(' ');
+            let raw = line.len() - rest.len();
+            if rest.is_empty() || rest.starts_with('#') {
+                return Some(None);
+            }
+            let is_dash = rest == "-" || rest.starts_with("- ");
+            match dash_col {
+                None if is_dash && parent.is_none_or(|p| raw >= p) => {
+                    dash_col = Some(raw);
+                }
+                None => return None,
+                Some(c) if raw < c || (raw == c && !is_dash) => return None,
+                Some(_) => {}
+            }
+            Some((is_dash && dash_col == Some(raw)).then_some((off, raw)))
+        })
+        .flatten()
 }
 
 /// The lines of `text` from byte offset `from` (a line start): each line's offset, the offset
@@ -529,6 +588,51 @@ mod tests {
 
     /// A key is looked for among the node's own keys, not in their values, and from a given
     /// document on.
+    #[test]
+    fn entries_in_one_pass_equal_locate_per_entry() {
+        use PathSeg::{Index, Key};
+        let texts = [
+            // Entries at column 0 and indented, comments and blank lines between them, an
+            // entry whose first key stands on the dash's line, nested lists.
+            "patches:\n- path: a.yaml\n  target:\n    kind: A\n# note\n\n- patch: |-\n    - op: x\n- path: c.yaml\nimages:\n  - name: a\n  -\n    name: b\n",
+            // A list that ends where a key at the parent's column follows it.
+            "resources:\n- r.yaml\npatches:\n  - path: p.yaml\n  - path: q.yaml\nnamePrefix: x-\n",
+            // A key with no list under it, and a missing key.
+            "patches: []\nkind: Kustomization\n",
+            "",
+        ];
+        for text in texts {
+            let f = file(text);
+            for field in ["patches", "images", "resources", "nothere"] {
+                let all = locate_entries(&f, &[Key(field.into())]);
+                for i in 0..5 {
+                    assert_eq!(
+                        all.get(i).describe(),
+                        locate(&f, &[Key(field.into()), Index(i)]).describe(),
+                        "{field}[{i}] in {text:?}"
+                    );
+                    assert_eq!(
+                        (all.get(i).offset, all.get(i).len),
+                        {
+                            let l = locate(&f, &[Key(field.into()), Index(i)]);
+                            (l.offset, l.len)
+                        },
+                        "{field}[{i}] in {text:?}"
+                    );
+                }
+            }
+        }
+        // The entries found are the list's own.
+        let f = file(texts[0]);
+        let all = locate_entries(&f, &[Key("patches".into())]);
+        let lines: Vec<_> = (0..4).map(|i| all.get(i).line()).collect();
+        assert_eq!(
+            lines,
+            [2, 7, 9, 1],
+            "entry 3 is past the list: its key's line"
+        );
+    }
+
     #[test]
     fn locate_keeps_to_the_nodes_own_keys() {
         let f = file(

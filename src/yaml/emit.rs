@@ -205,10 +205,17 @@ impl Emitter<'_> {
     /// go-yaml `yaml_emitter_emit_block_mapping_key` / `_value`.
     fn block_mapping(&mut self, m: &super::Map, parent: i32) {
         let indent = increase_indent(parent, false, false);
-        let mut entries: Vec<(&String, &Node)> = m.iter().collect();
-        if self.opts.sort_keys && !entries.is_sorted_by(|a, b| !key_less(b.0, a.0)) {
-            merge_sort(&mut entries, |a, b| key_less(a.0, b.0));
-        }
+        // Most maps are written in order already: sort (and collect) only the others.
+        let sorted;
+        let entries: &mut dyn Iterator<Item = (&String, &Node)> =
+            if self.opts.sort_keys && !m.keys().is_sorted_by(|a, b| !key_less(b, a)) {
+                let mut all: Vec<(&String, &Node)> = m.iter().collect();
+                merge_sort(&mut all, |a, b| key_less(a.0, b.0));
+                sorted = all;
+                &mut sorted.iter().copied()
+            } else {
+                &mut m.iter()
+            };
         for (k, v) in entries {
             self.write_indent(indent);
             let analysis = analyze(k);
@@ -476,6 +483,7 @@ fn select_style(s: &str, a: &Analysis, simple_key: bool) -> Style {
     style
 }
 
+#[derive(Debug, PartialEq, Eq)]
 struct Analysis {
     multiline: bool,
     block_plain_allowed: bool,
@@ -485,6 +493,48 @@ struct Analysis {
 
 /// go-yaml `yaml_emitter_analyze_scalar`, block context, unicode output enabled.
 fn analyze(s: &str) -> Analysis {
+    analyze_printable_ascii(s.as_bytes()).unwrap_or_else(|| analyze_chars(s))
+}
+
+/// [`analyze`] for the scalars nearly every manifest is made of: non-empty, printable ASCII
+/// (space to `~`) only, so no line break, tab or special character; what is left to find is
+/// a leading or trailing space and the indicators (`: `, ` #`, a leading indicator
+/// character). The same answer as [`analyze_chars`] (unit-tested); None for any other text.
+fn analyze_printable_ascii(b: &[u8]) -> Option<Analysis> {
+    let (&first, &last) = (b.first()?, b.last()?);
+    let mut block_indicators = b.starts_with(b"---") || b.starts_with(b"...");
+    let ws_at = |i: usize| b.get(i).is_none_or(|&c| c == b' ');
+    match first {
+        b'#' | b',' | b'[' | b']' | b'{' | b'}' | b'&' | b'*' | b'!' | b'|' | b'>' | b'\''
+        | b'"' | b'%' | b'@' | b'`' => block_indicators = true,
+        b'?' | b':' | b'-' if ws_at(1) => block_indicators = true,
+        _ => {}
+    }
+    for (i, &c) in b.iter().enumerate() {
+        match c {
+            b' '..=b'~' => {}
+            _ => return None,
+        }
+        if i > 0 {
+            match c {
+                b':' if ws_at(i + 1) => block_indicators = true,
+                b'#' if b[i - 1] == b' ' => block_indicators = true,
+                _ => {}
+            }
+        }
+    }
+    let leading_space = first == b' ';
+    let trailing_space = last == b' ';
+    Some(Analysis {
+        multiline: false,
+        block_plain_allowed: !(leading_space || trailing_space || block_indicators),
+        single_quoted_allowed: true,
+        block_allowed: !trailing_space,
+    })
+}
+
+/// [`analyze`] character by character, for any text.
+fn analyze_chars(s: &str) -> Analysis {
     if s.is_empty() {
         return Analysis {
             multiline: false,
@@ -1096,6 +1146,47 @@ fn shortest_fixed(f: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The ASCII fast path of `analyze` gives the character walk's answer for every string of
+    /// up to five characters over an alphabet of every character class the analysis tells
+    /// apart (and falls back for the others).
+    #[test]
+    fn printable_ascii_analysis_equals_the_character_walk() {
+        let alphabet = [
+            ' ', ':', '#', '-', '?', '.', 'a', '[', '\t', '\n', 'é', '\u{85}',
+        ];
+        let mut checked = 0;
+        let mut word = Vec::new();
+        for len in 0..=5u32 {
+            for mut n in 0..alphabet.len().pow(len) {
+                word.clear();
+                for _ in 0..len {
+                    word.push(alphabet[n % alphabet.len()]);
+                    n /= alphabet.len();
+                }
+                let s: String = word.iter().collect();
+                let printable = !s.is_empty() && s.bytes().all(|b| (b' '..=b'~').contains(&b));
+                match analyze_printable_ascii(s.as_bytes()) {
+                    Some(fast) => {
+                        assert!(printable, "{s:?}");
+                        assert_eq!(fast, analyze_chars(&s), "{s:?}");
+                        checked += 1;
+                    }
+                    None => assert!(!printable, "{s:?}"),
+                }
+            }
+        }
+        assert!(checked > 10_000);
+        for s in [
+            "--- a", "...", "a: b", "a #b", "a#b", "- x", "-x", "? x", "x:", " x", "x ",
+        ] {
+            assert_eq!(
+                analyze_printable_ascii(s.as_bytes()),
+                Some(analyze_chars(s)),
+                "{s:?}"
+            );
+        }
+    }
     use crate::yaml::parse::parse_one;
 
     fn roundtrip(text: &str) -> String {

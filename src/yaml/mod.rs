@@ -70,6 +70,25 @@ impl PartialEq for Node {
 }
 
 impl Node {
+    /// Gives back the spare capacity of every map, list and string in the tree (a parsed
+    /// document's maps and lists grow by doubling; a render keeps every object it read
+    /// until the output is written).
+    pub fn shrink_to_fit(&mut self) {
+        match self {
+            Node::Str(s) => s.shrink_to_fit(),
+            Node::Seq(items) => {
+                items.shrink_to_fit();
+                items.iter_mut().for_each(Node::shrink_to_fit);
+            }
+            Node::Map(m) => {
+                m.shrink_to_fit();
+                m.values_mut().for_each(Node::shrink_to_fit);
+            }
+            Node::Spelled(s) => s.value.shrink_to_fit(),
+            Node::Null | Node::Bool(_) | Node::Int(_) | Node::Float(_) => {}
+        }
+    }
+
     /// The value of a [`Node::Spelled`]; any other node itself.
     pub fn unspelled(&self) -> &Node {
         match self {
@@ -254,3 +273,29 @@ pub fn map_index(map: &Map, key: &str) -> Option<usize> {
 }
 
 const SCAN_MAX: usize = 8;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shrink_to_fit_keeps_the_tree_and_drops_spare_capacity() {
+        let mut items = Vec::with_capacity(16);
+        items.push(Node::Str(String::with_capacity(64) + "x"));
+        let mut map = Map::default();
+        map.reserve(32);
+        map.insert("list".into(), Node::Seq(items));
+        let mut node = Node::Map(map);
+        let before = node.clone();
+        node.shrink_to_fit();
+        assert_eq!(node, before);
+        let Node::Map(m) = &node else { panic!() };
+        assert!(m.capacity() < 32);
+        let Some(Node::Seq(items)) = m.get("list") else {
+            panic!()
+        };
+        assert_eq!(items.capacity(), 1);
+        let Node::Str(s) = &items[0] else { panic!() };
+        assert_eq!(s.capacity(), 1);
+    }
+}
