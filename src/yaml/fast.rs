@@ -405,15 +405,11 @@ impl<'t> Reader<'t> {
                 }
             }
             b'\t' => Err(Fallback),
-            b'|' | b'>' => {
-                let v = self.block_scalar(col)?;
-                // The reference reader rereads a folded value of a mapping key, written on
-                // the key's line, as kustomize prints and reads it back (`folded.rs`).
-                if c == b'>' && key_end.is_some() && !self.yaml11 {
-                    return Ok(Node::Str(super::folded::reread(&v)));
-                }
-                Ok(Node::Str(v))
-            }
+            // A folded value is reread as kustomize prints and reads it back, and keeps the
+            // text it was written as where kustomize reads that (`folded.rs`, and the folded
+            // places of `parse.rs`): the reference reader does both.
+            b'>' => Err(Fallback),
+            b'|' => Ok(Node::Str(self.block_scalar(col)?)),
             b'-' if is_blankz(self.peek(1)) => {
                 if key_end.is_some() {
                     return Err(Fallback);
