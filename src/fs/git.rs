@@ -201,6 +201,7 @@ impl Repo {
             entries,
             repo: Mutex::new(repo),
             blobs: Mutex::default(),
+            resolved: Mutex::default(),
         })
     }
 }
@@ -224,6 +225,9 @@ pub struct GitFs {
     repo: Mutex<gix::Repository>,
     /// Blobs read so far (a base file shared by many overlays is inflated once).
     blobs: Mutex<FastMap<gix::ObjectId, Arc<Vec<u8>>>>,
+    /// Paths resolved so far, by the path's bytes as asked: where they lead (renders of many
+    /// overlays ask about the same base paths again and again).
+    resolved: Mutex<FastMap<Vec<u8>, PathBuf>>,
 }
 
 impl std::fmt::Debug for GitFs {
@@ -281,9 +285,24 @@ impl GitFs {
         ))
     }
 
+    /// The path with every symlink followed, and what is there ([`GitFs::walk`], remembered).
+    fn resolve(&self, path: &Path) -> io::Result<(PathBuf, Option<&Entry>)> {
+        let key = path.as_os_str().as_encoded_bytes();
+        if let Some(canonical) = self.resolved.lock().ok().and_then(|m| m.get(key).cloned()) {
+            // The walk ends with the entry at the path it reached.
+            let entry = self.entries.get(canonical.as_os_str().as_encoded_bytes());
+            return Ok((canonical, entry));
+        }
+        let (canonical, entry) = self.walk(path)?;
+        if let Ok(mut m) = self.resolved.lock() {
+            m.insert(key.to_vec(), canonical.clone());
+        }
+        Ok((canonical, entry))
+    }
+
     /// The path with every symlink followed, and what is there. Walks from `/` as the system
     /// does; a path through a submodule stops there.
-    fn resolve(&self, path: &Path) -> io::Result<(PathBuf, Option<&Entry>)> {
+    fn walk(&self, path: &Path) -> io::Result<(PathBuf, Option<&Entry>)> {
         let not_found = || {
             io::Error::new(
                 io::ErrorKind::NotFound,
