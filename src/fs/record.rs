@@ -7,13 +7,17 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use std::os::unix::ffi::OsStringExt;
+
+use crate::fasthash::FastSet;
 use crate::fs::{FileKind, Fs};
 
 /// A file system that records the paths asked of it.
 #[derive(Debug)]
 pub struct Recording<'a> {
     inner: &'a dyn Fs,
-    asked: Mutex<BTreeSet<PathBuf>>,
+    /// By the path's bytes (hashing and comparing a `Path` walks its components).
+    asked: Mutex<FastSet<Vec<u8>>>,
 }
 
 impl std::fmt::Debug for dyn Fs + '_ {
@@ -31,16 +35,21 @@ impl<'a> Recording<'a> {
     }
 
     fn note(&self, path: &Path) {
+        let key = path.as_os_str().as_encoded_bytes();
         if let Ok(mut set) = self.asked.lock() {
-            if !set.contains(path) {
-                set.insert(path.to_path_buf());
+            if !set.contains(key) {
+                set.insert(key.to_vec());
             }
         }
     }
 
     /// Every path asked about, sorted.
     pub fn into_paths(self) -> BTreeSet<PathBuf> {
-        self.asked.into_inner().unwrap_or_default()
+        let asked = self.asked.into_inner().unwrap_or_default();
+        asked
+            .into_iter()
+            .map(|bytes| PathBuf::from(std::ffi::OsString::from_vec(bytes)))
+            .collect()
     }
 }
 
