@@ -437,8 +437,19 @@ pub(super) fn read_resources(
     if let Some(shared) = shared {
         return shared.resources(&path, path.starts_with(root), bytes, limits);
     }
-    let mut file = SourceFile::from_bytes(&path, bytes)?;
-    if !path.starts_with(root) {
+    parse_file(&path, path.starts_with(root), bytes, limits)
+}
+
+/// A resource file's text and resources from its bytes (`quoted`: whether diagnostics may
+/// print its lines), as every render makes them, shared or not.
+pub(super) fn parse_file(
+    path: &Path,
+    quoted: bool,
+    bytes: Vec<u8>,
+    limits: ReaderLimits,
+) -> ParsedAhead {
+    let mut file = SourceFile::from_bytes(path, bytes)?;
+    if !quoted {
         file = SourceFile::unquoted(path, file.text.clone());
     }
     let mut docs = parse_resources(&file, limits)?;

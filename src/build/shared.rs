@@ -10,8 +10,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::PathKey;
-use super::ahead::{ParsedAhead, text_of};
-use super::parse_resources;
+use super::ahead::{ParsedAhead, parse_file, text_of};
 use super::patches::{Body, PatchFile, parse_patch_text};
 use crate::diag::{Error, Result, Warnings};
 use crate::fasthash::{FastHasher, FastMap};
@@ -117,7 +116,7 @@ impl std::fmt::Debug for Shared {
 
 impl Shared {
     /// The resources of the file at the canonical `path`, whose bytes are `bytes`, as
-    /// [`SourceFile::from_bytes`] and [`parse_resources`] make them (`quoted`: whether
+    /// [`super::ahead::parse_file`] makes them (`quoted`: whether
     /// diagnostics may print its lines). One store serves the renders of one command, so of
     /// one set of reader `limits`.
     pub(super) fn resources(
@@ -133,12 +132,7 @@ impl Shared {
             tag.to_string(),
             bytes,
             |bytes| {
-                let mut file = SourceFile::from_bytes(path, bytes)?;
-                if !quoted {
-                    file = SourceFile::unquoted(path, file.text.clone());
-                }
-                let mut docs = parse_resources(&file, limits)?;
-                docs.iter_mut().for_each(|r| r.node.shrink_to_fit());
+                let (file, docs) = parse_file(path, quoted, bytes, limits)?;
                 Ok::<_, Error>((file, Arc::new(docs)))
             },
             |(file, _)| &file.text,
