@@ -605,10 +605,10 @@ impl<'t> Reader<'t> {
         Ok(out)
     }
 
-    /// A literal (`|`) or folded (`>`) block scalar in a collection at column `col`, read as
-    /// libyaml reads it (`yaml_parser_scan_block_scalar` and `_breaks` in `scanner.c`).
+    /// A literal (`|`) block scalar in a collection at column `col`, read as libyaml reads it
+    /// (`yaml_parser_scan_block_scalar` and `_breaks` in `scanner.c`). Folded ones (`>`) are
+    /// the reference reader's.
     fn block_scalar(&mut self, col: usize) -> R<String> {
-        let folded = self.b[self.i] == b'>';
         self.i += 1;
         // 0 clip, 1 keep, -1 strip.
         let chomp: i8 = match self.b.get(self.i) {
@@ -640,21 +640,14 @@ impl<'t> Reader<'t> {
         let mut trailing = 0usize;
         let mut column = self.breaks(&mut indent, col, &mut trailing)?;
         let mut leading_break = false;
-        let mut leading_blank = false;
         while column == indent && self.i < self.b.len() {
-            let trailing_blank = matches!(self.b[self.i], b' ' | b'\t');
-            if folded && leading_break && !leading_blank && !trailing_blank {
-                if trailing == 0 {
-                    out.push(' ');
-                }
-            } else if leading_break {
+            if leading_break {
                 out.push('\n');
             }
             for _ in 0..trailing {
                 out.push('\n');
             }
             trailing = 0;
-            leading_blank = trailing_blank;
             let line_end = self.b[self.i..]
                 .iter()
                 .position(|&c| c == b'\n')
