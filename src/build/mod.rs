@@ -18,6 +18,7 @@ mod json_text;
 mod metadata;
 mod patches;
 mod plugins;
+pub mod reads;
 pub mod roots;
 mod shared;
 mod steps;

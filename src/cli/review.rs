@@ -29,8 +29,8 @@ pub struct ReviewArgs {
     /// (as a resource, component, generator, transformer or validator), components excepted.
     #[arg(long, requires = "base")]
     pub all: bool,
-    /// Render at the base only the overlays whose head render read a file that differs
-    /// between the two sides (the same report, less work).
+    /// Render only the overlays that read a file that differs between the two sides (the
+    /// same report, less work; docs/review.md).
     #[arg(long, requires = "base")]
     pub changed_only: bool,
     /// Only the I-th of N shards of the overlays (in name order, every N-th), for CI matrices.

@@ -419,6 +419,27 @@ impl Fs for GitFs {
         Ok(data.to_vec())
     }
 
+    /// Compares the blob id recorded in the tree with the id of `bytes`: no blob is
+    /// inflated (`ply diff --changed-only` asks this of every file an overlay reads).
+    fn holds(&self, path: &Path, bytes: &[u8]) -> Option<bool> {
+        if self.submodule_of(path).is_some() {
+            return None;
+        }
+        let Ok((_, Some(Entry::File(oid)))) = self.resolve(path) else {
+            return None;
+        };
+        if oid.kind() != gix::hash::Kind::Sha1 {
+            let id = gix::objs::compute_hash(oid.kind(), gix::objs::Kind::Blob, bytes).ok()?;
+            return Some(id == *oid);
+        }
+        // A blob's id is the SHA-1 of `blob <size>\0` and the bytes.
+        use sha1::Digest;
+        let mut hasher = sha1::Sha1::new();
+        hasher.update(format!("blob {}\0", bytes.len()).as_bytes());
+        hasher.update(bytes);
+        Some(hasher.finalize().as_slice() == oid.as_bytes())
+    }
+
     fn kind(&self, path: &Path) -> Option<FileKind> {
         // A submodule and what is under it read as unreadable files, so that a render that
         // names them fails on reading, with the error naming the submodule.

@@ -46,6 +46,13 @@ pub trait Fs: Send + Sync {
         Err(remote::remote_file_refused(url))
     }
 
+    /// Whether the file at `path` holds exactly `bytes`, where this file system can tell
+    /// without reading the file (a git revision compares blob ids); `None` when it cannot, and
+    /// the caller reads and compares.
+    fn holds(&self, _path: &Path, _bytes: &[u8]) -> Option<bool> {
+        None
+    }
+
     /// The file's text; invalid UTF-8 is an error.
     fn read_to_string(&self, path: &Path) -> io::Result<String> {
         String::from_utf8(self.read(path)?)

@@ -69,6 +69,12 @@ impl Fs for Recording<'_> {
         self.inner.canonicalize(path)
     }
 
+    /// Pinned remote files come from the cache, the same at both revisions: passed on (a
+    /// recording over the remote layer would otherwise refuse them).
+    fn remote_file(&self, url: &str) -> crate::diag::Result<Vec<u8>> {
+        self.inner.remote_file(url)
+    }
+
     /// Only diagnostics ask for a directory's names ("did you mean …?"); the directory is
     /// still an input of the render's report.
     fn names_in(&self, dir: &Path) -> Vec<String> {

@@ -167,35 +167,44 @@ pub fn review(
     }
 }
 
-/// What each path holds on both sides is the same: answers remembered for all overlays.
+/// What each path holds on both sides is the same: answers remembered for all overlays, by
+/// the path's bytes (hashing a `Path` walks its components).
 #[derive(Default)]
-struct SameCache(Mutex<FastMap<PathBuf, bool>>);
+struct SameCache(Mutex<FastMap<Vec<u8>, bool>>);
 
 impl SameCache {
     fn same(&self, path: &Path, old: &dyn Fs, new: &dyn Fs) -> bool {
-        if let Some(&s) = self
-            .0
-            .lock()
-            .ok()
-            .and_then(|m| m.get(path).copied())
-            .as_ref()
-        {
+        let key = path.as_os_str().as_encoded_bytes();
+        if let Some(s) = self.0.lock().ok().and_then(|m| m.get(key).copied()) {
             return s;
         }
-        let state = |fs: &dyn Fs| {
-            let kind = fs.kind(path);
-            let canonical = fs.canonicalize(path).ok();
-            let bytes = (kind == Some(FileKind::File))
-                .then(|| fs.read(path).ok())
-                .flatten();
-            (kind, canonical, bytes)
-        };
-        let s = state(old) == state(new);
+        let s = same_at(path, old, new);
         if let Ok(mut m) = self.0.lock() {
-            m.insert(path.to_path_buf(), s);
+            m.insert(key.to_vec(), s);
         }
         s
     }
+}
+
+/// Same kind, same target, same bytes at both sides. A side that can compare bytes without
+/// reading them (a git revision: blob ids) does; the other side's bytes are read once.
+fn same_at(path: &Path, old: &dyn Fs, new: &dyn Fs) -> bool {
+    let kind = old.kind(path);
+    if kind != new.kind(path) || old.canonicalize(path).ok() != new.canonicalize(path).ok() {
+        return false;
+    }
+    if kind != Some(FileKind::File) {
+        return true;
+    }
+    let (a, b) = (old, new);
+    for (reader, other) in [(b, a), (a, b)] {
+        if let Ok(bytes) = reader.read(path)
+            && let Some(held) = other.holds(path, &bytes)
+        {
+            return held;
+        }
+    }
+    matches!((a.read(path), b.read(path)), (Ok(x), Ok(y)) if x == y)
 }
 
 fn render_on(
@@ -208,8 +217,55 @@ fn render_on(
     Ok(rendered.resources)
 }
 
-/// One overlay: rendered at the head (recording what it asks when `changed_only`), then at
-/// the base unless nothing it asked about differs.
+/// Whether nothing the overlay may read differs between the two sides (`None`: the walk of
+/// its kustomization graph cannot tell; [`crate::build::reads`]).
+fn untouched(
+    overlay: &Overlay,
+    dir: &Path,
+    old: &Side<'_>,
+    new: &Side<'_>,
+    render: &RenderOptions,
+    same: &SameCache,
+) -> Option<bool> {
+    if overlay.old.as_deref() != Some(dir) {
+        return Some(false);
+    }
+    let paths = crate::build::reads::reads(new.fs, dir, render)?;
+    Some(paths.iter().all(|p| same.same(p, old.fs, new.fs)))
+}
+
+/// The head render of an overlay, with its base rendered at the same time on a second thread
+/// (into `base`).
+fn both(
+    overlay: &Overlay,
+    dir: &Path,
+    old: &Side<'_>,
+    new: &Side<'_>,
+    render: &RenderOptions,
+    warnings: &mut Warnings,
+    base: &mut Option<Result<Vec<Resource>, Error>>,
+) -> Result<Vec<Resource>, Error> {
+    // Warnings of the base render are not the change's: not reported.
+    let mut base_warnings = Warnings::default();
+    std::thread::scope(|scope| {
+        let spawned = overlay.old.as_ref().and_then(|old_dir| {
+            let bw = &mut base_warnings;
+            std::thread::Builder::new()
+                .name("ply-review-base".into())
+                .spawn_scoped(scope, move || render_on(old.fs, old_dir, render, bw))
+                .ok()
+        });
+        let head = render_on(new.fs, dir, render, warnings);
+        *base = spawned.and_then(|h| h.join().ok());
+        head
+    })
+}
+
+/// One overlay. Without `changed_only`, rendered at both sides. With it: not rendered when
+/// nothing it may read differs ([`untouched`]); rendered at both when something does; and
+/// when the walk cannot tell, rendered at the head recording what it asks, then at the base
+/// unless nothing it asked about differs. An overlay without changes is reported without its
+/// objects either way, so the reports are the same.
 fn one(
     overlay: &Overlay,
     old: &Side<'_>,
@@ -231,27 +287,42 @@ fn one(
     let mut base = None;
     let (head, asked) = match &overlay.new {
         None => (None, None),
-        Some(dir) if opts.changed_only => {
-            let rec = Recording::new(new.fs);
-            let r = render_on(&rec, dir, render, &mut warnings);
-            (Some(r), Some(rec.into_paths()))
-        }
-        Some(dir) => {
-            // Both sides at once: the base on a second thread.
-            let head = std::thread::scope(|scope| {
-                let spawned = overlay.old.as_ref().and_then(|old_dir| {
-                    let bw = &mut base_warnings;
-                    std::thread::Builder::new()
-                        .name("ply-review-base".into())
-                        .spawn_scoped(scope, move || render_on(old.fs, old_dir, render, bw))
-                        .ok()
-                });
-                let head = render_on(new.fs, dir, render, &mut warnings);
-                base = spawned.and_then(|h| h.join().ok());
-                head
-            });
-            (Some(head), None)
-        }
+        Some(dir) if opts.changed_only => match untouched(overlay, dir, old, new, render, same) {
+            // Nothing it may read differs: it renders the same at both sides, and neither
+            // is rendered.
+            Some(true) => return result(Status::Compared, Vec::new(), &Warnings::default()),
+            Some(false) => (
+                Some(both(
+                    overlay,
+                    dir,
+                    old,
+                    new,
+                    render,
+                    &mut warnings,
+                    &mut base,
+                )),
+                None,
+            ),
+            // The walk cannot tell (plugins, helm, remote bases…): the head render records
+            // what it asks, and the base is rendered only if one of those paths differs.
+            None => {
+                let rec = Recording::new(new.fs);
+                let r = render_on(&rec, dir, render, &mut warnings);
+                (Some(r), Some(rec.into_paths()))
+            }
+        },
+        Some(dir) => (
+            Some(both(
+                overlay,
+                dir,
+                old,
+                new,
+                render,
+                &mut warnings,
+                &mut base,
+            )),
+            None,
+        ),
     };
     if let Some(Err(e)) = &head {
         return result(
@@ -262,20 +333,9 @@ fn one(
     }
     let head = head.and_then(Result::ok);
     // Nothing the head render asked about differs: the base render is the same.
-    if let (Some(objects), Some(asked), Some(_)) = (&head, &asked, &overlay.old) {
+    if let (Some(_), Some(asked), Some(_)) = (&head, &asked, &overlay.old) {
         if asked.iter().all(|p| same.same(p, old.fs, new.fs)) {
-            let unchanged = objects
-                .iter()
-                .map(|r| Object {
-                    action: Action::Unchanged,
-                    id: crate::diff::ObjectId::of(&r.node),
-                    renamed_from: None,
-                    before: String::new(),
-                    after: String::new(),
-                    changes: Vec::new(),
-                })
-                .collect();
-            return result(Status::Compared, unchanged, &warnings);
+            return result(Status::Compared, Vec::new(), &Warnings::default());
         }
     }
     let base = match base {
@@ -288,6 +348,11 @@ fn one(
     match (base, head) {
         (Some(Ok(b)), Some(h)) => {
             let objects = compare::compare(&b, &h, kinds, opts.show_secrets);
+            if objects.iter().all(|o| o.action == Action::Unchanged) {
+                // Reported as an overlay that was not rendered is: no objects, no warnings,
+                // so that `--changed-only` gives the same report.
+                return result(Status::Compared, Vec::new(), &Warnings::default());
+            }
             result(Status::Compared, objects, &warnings)
         }
         (Some(Err(e)), Some(h)) => {

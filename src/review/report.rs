@@ -156,6 +156,10 @@ pub fn summary(r: &Review) -> String {
     );
     for o in &r.overlays {
         let _ = write!(out, "{:<width$}", o.name);
+        if no_changes(o) {
+            out.push_str("  no changes\n");
+            continue;
+        }
         for (a, w) in COUNTED.iter().zip([8, 8, 8, 8, 11]) {
             let _ = write!(out, "{:>w$}", o.count(*a));
         }
@@ -190,6 +194,12 @@ pub fn summary(r: &Review) -> String {
     out
 }
 
+/// An overlay compared without a change: reported by name only. Its objects are not counted:
+/// with `--changed-only` it may not have been rendered at all.
+fn no_changes(o: &OverlayReview) -> bool {
+    o.status == Status::Compared && !o.changed()
+}
+
 fn counts_node(counts: impl Fn(Action) -> usize) -> Node {
     let mut m = Map::default();
     for a in COUNTED {
@@ -201,7 +211,7 @@ fn counts_node(counts: impl Fn(Action) -> usize) -> Node {
 /// `--format json` (docs/review.md): `schemaVersion` 1.
 pub fn json(r: &Review, title: &str) -> String {
     let mut root = Map::default();
-    root.insert("schemaVersion".into(), Node::Int(1));
+    root.insert("schemaVersion".into(), Node::Int(2));
     root.insert("title".into(), Node::str(title));
     root.insert("base".into(), Node::str(r.base.clone()));
     root.insert("head".into(), Node::str(r.head.clone()));
@@ -214,6 +224,7 @@ pub fn json(r: &Review, title: &str) -> String {
             let mut m = Map::default();
             m.insert("path".into(), Node::str(o.name.clone()));
             let status = match &o.status {
+                Status::Compared if no_changes(o) => "unchanged",
                 Status::Compared => "compared",
                 Status::Added => "added",
                 Status::Removed => "removed",
@@ -228,7 +239,14 @@ pub fn json(r: &Review, title: &str) -> String {
                     _ => Node::Null,
                 },
             );
-            m.insert("totals".into(), counts_node(|a| o.count(a)));
+            m.insert(
+                "totals".into(),
+                if no_changes(o) {
+                    Node::Null
+                } else {
+                    counts_node(|a| o.count(a))
+                },
+            );
             let objects = o
                 .objects
                 .iter()

@@ -340,3 +340,70 @@ fn action_script_keeps_one_comment() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// `--changed-only` renders neither side of an overlay none of whose files changed: one that
+/// fails to render at both revisions (a resource file that is not YAML, which only a render
+/// reads) is reported as failing without it and as unchanged with it, while an overlay whose
+/// file changed is compared the same way in both runs.
+#[test]
+fn changed_only_renders_no_overlay_whose_files_did_not_change() {
+    let case = std::env::temp_dir().join(format!("ply-review-{}-untouched", std::process::id()));
+    let _ = std::fs::remove_dir_all(&case);
+    let cm = |name: &str, v: &str| {
+        format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata:\n  v: \"{v}\"\n")
+    };
+    for (side, v) in [("base", "1"), ("head", "2")] {
+        let root = case.join(side);
+        for (dir, files) in [
+            (
+                "good",
+                vec![
+                    ("kustomization.yaml", "resources:\n- cm.yaml\n".to_string()),
+                    ("cm.yaml", cm("good", v)),
+                ],
+            ),
+            (
+                "broken",
+                vec![
+                    ("kustomization.yaml", "resources:\n- bad.yaml\n".to_string()),
+                    ("bad.yaml", "a: [\n".to_string()),
+                ],
+            ),
+        ] {
+            std::fs::create_dir_all(root.join(dir)).unwrap();
+            for (name, text) in files {
+                std::fs::write(root.join(dir).join(name), text).unwrap();
+            }
+        }
+    }
+    let repo = build_repo(&case, "u");
+    let run = |extra: &[&str]| {
+        let mut a: Vec<String> = ["diff", "--base", "HEAD~1", "--all", "--format", "summary"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        a.extend(extra.iter().map(|s| s.to_string()));
+        ply(&repo, &a)
+    };
+    let (code, all, _) = run(&[]);
+    assert_eq!(code, 2, "the broken overlay fails at the head:\n{all}");
+    assert!(
+        all.contains("broken  ERROR at head") || all.contains("ERROR at head"),
+        "{all}"
+    );
+    let (code, only, _) = run(&["--changed-only"]);
+    assert_eq!(code, 1, "only the changed overlay is rendered:\n{only}");
+    assert!(
+        only.contains("broken") && only.contains("no changes"),
+        "{only}"
+    );
+    assert!(!only.contains("ERROR"), "{only}");
+    // The changed overlay is reported the same way in both.
+    let change = "== good ==\nupdate     v1 ConfigMap good\n    .data.v: 1 → 2\n";
+    assert!(
+        all.contains(change) && only.contains(change),
+        "{all}\n{only}"
+    );
+    let _ = std::fs::remove_dir_all(&repo);
+    let _ = std::fs::remove_dir_all(&case);
+}

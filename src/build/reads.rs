@@ -1,0 +1,167 @@
+//! What a render of a kustomization may read, known without rendering it: a walk of the
+//! kustomization graph (each kustomization file loaded, nothing built) that lists every path a
+//! render would look at — kustomization files and the names probed for them, resource files
+//! and directories, components, patch, generator, replacement, `openapi`, `crds` and
+//! `configurations` files. The list is a superset of what the render asks of its [`Fs`]
+//! (`tests/read_set.rs` checks that against recorded renders). Where the graph holds what the
+//! walk does not model — plugins, helm charts, remote bases and files, a path that names
+//! nothing, a file the restrictor refuses, a kustomization that fails to load — the answer is
+//! `None`: only a render can tell.
+//!
+//! `ply diff --changed-only` compares these paths between two revisions: an overlay none of
+//! whose paths differ renders the same at both, so neither side is rendered.
+
+use std::path::{Path, PathBuf};
+
+use super::RenderOptions;
+use super::shared::load_kustomization;
+use crate::diag::Warnings;
+use crate::fasthash::FastSet;
+use crate::fs::{FileKind, Fs, check_restriction_shown, join};
+use crate::kustomization::Loaded;
+use crate::kustomization::load::FILE_NAMES;
+
+/// Every path a render of the kustomization in `dir` may ask `fs` about, or `None` when the
+/// walk cannot know them all (see the module's note). Kustomization files are loaded through
+/// `opts.shared` when there is one, so a render that follows parses none of them again.
+pub fn reads(fs: &dyn Fs, dir: &Path, opts: &RenderOptions) -> Option<Vec<PathBuf>> {
+    let root = fs.canonicalize(dir).ok()?;
+    let mut walk = Walk {
+        fs,
+        opts,
+        paths: vec![dir.to_path_buf(), root.clone()],
+        seen: FastSet::default(),
+    };
+    walk.seen.insert(root.clone());
+    let mut todo = vec![root];
+    while let Some(dir) = todo.pop() {
+        walk.kustomization(&dir, &mut todo)?;
+    }
+    Some(walk.paths)
+}
+
+struct Walk<'a> {
+    fs: &'a dyn Fs,
+    opts: &'a RenderOptions,
+    paths: Vec<PathBuf>,
+    /// Kustomization directories already walked (canonical).
+    seen: FastSet<PathBuf>,
+}
+
+impl Walk<'_> {
+    /// The paths of the kustomization in `dir` (canonical); the directories it builds go to
+    /// `todo`.
+    fn kustomization(&mut self, dir: &Path, todo: &mut Vec<PathBuf>) -> Option<()> {
+        self.paths.extend(FILE_NAMES.iter().map(|n| dir.join(n)));
+        let mut warnings = Warnings::default();
+        let loaded = load_kustomization(
+            self.fs,
+            dir,
+            self.opts.load_restrictor,
+            self.opts.shared.as_deref(),
+            &mut warnings,
+        )
+        .ok()?;
+        let k = &loaded.kustomization;
+        // Plugins run programs or read their own configuration's files; helm reads a chart.
+        let unmodelled = !k.generators.is_empty()
+            || !k.transformers.is_empty()
+            || !k.validators.is_empty()
+            || k.helm_globals.is_some()
+            || k.helm_charts.is_some()
+            || k.helm_chart_inflation_generator.is_some();
+        if unmodelled {
+            return None;
+        }
+        // `bases` were merged into `resources` on load.
+        for entry in &k.resources {
+            match self.entry(dir, entry)? {
+                FileKind::File => self.file_at(&loaded, entry)?,
+                FileKind::Dir => self.directory(dir, entry, todo)?,
+            }
+        }
+        for entry in &k.components {
+            if self.entry(dir, entry)? != FileKind::Dir {
+                return None;
+            }
+            self.directory(dir, entry, todo)?;
+        }
+        for entry in k.crds.iter().chain(&k.configurations) {
+            self.file_at(&loaded, entry)?;
+        }
+        if let Some(path) = k.openapi.as_ref().and_then(|o| o.get("path")) {
+            self.file_at(&loaded, path)?;
+        }
+        // An entry that reads as strategic merge patches is one; anything else names a file
+        // (`load_strategic_merge`).
+        for entry in &k.patches_strategic_merge {
+            if super::patches::strategic_documents(entry, None).is_err() {
+                self.file_at(&loaded, entry)?;
+            } else {
+                // The render still asks whether a file of that name is there.
+                self.paths.push(join(dir, entry));
+            }
+        }
+        let patch_files = k.patches.iter().chain(&k.patches_json6902);
+        let replacement_files = k.replacements.iter().filter_map(|r| r.path.as_ref());
+        for path in patch_files
+            .filter_map(|p| p.path.as_ref())
+            .chain(replacement_files)
+        {
+            self.file_at(&loaded, path)?;
+        }
+        for args in k.config_map_generator.iter().chain(&k.secret_generator) {
+            for source in &args.files {
+                let (_, path) = crate::generate::kv::parse_file_source(source).ok()?;
+                self.file_at(&loaded, &path)?;
+            }
+            for path in args.envs.iter().chain(&args.env) {
+                self.file_at(&loaded, path)?;
+            }
+        }
+        Some(())
+    }
+
+    /// What a `resources:` or `components:` entry names, noting the path; `None` when it
+    /// names nothing here (missing, or remote).
+    fn entry(&mut self, dir: &Path, entry: &str) -> Option<FileKind> {
+        if entry.trim().is_empty() {
+            return None;
+        }
+        let target = join(dir, entry);
+        let kind = self.fs.kind(&target);
+        self.paths.push(target);
+        kind
+    }
+
+    /// A kustomization directory named relative to `dir`: noted, and walked once.
+    fn directory(&mut self, dir: &Path, entry: &str, todo: &mut Vec<PathBuf>) -> Option<()> {
+        if Path::new(entry).is_absolute() {
+            return None;
+        }
+        let canonical = self.fs.canonicalize(&join(dir, entry)).ok()?;
+        if self.seen.insert(canonical.clone()) {
+            self.paths.push(canonical.clone());
+            todo.push(canonical);
+        }
+        Some(())
+    }
+
+    /// A file named by `loaded`: noted; `None` unless it is a regular file the restrictor
+    /// lets the kustomization read (an HTTP(S) URL is remote).
+    fn file_at(&mut self, loaded: &Loaded, entry: &str) -> Option<()> {
+        if entry.trim().is_empty() || super::accumulate::is_remote_file(entry) {
+            return None;
+        }
+        let target = join(&loaded.dir, entry);
+        let kind = self.fs.kind(&target);
+        self.paths.push(target.clone());
+        if kind != Some(FileKind::File) {
+            return None;
+        }
+        let canonical = self.fs.canonicalize(&target).ok()?;
+        check_restriction_shown(self.opts.load_restrictor, &loaded.dir, &canonical, entry).ok()?;
+        self.paths.push(canonical);
+        Some(())
+    }
+}
