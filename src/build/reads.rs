@@ -25,34 +25,68 @@ use crate::kustomization::load::FILE_NAMES;
 /// walk cannot know them all (see the module's note). Kustomization files are loaded through
 /// `opts.shared` when there is one, so a render that follows parses none of them again.
 pub fn reads(fs: &dyn Fs, dir: &Path, opts: &RenderOptions) -> Option<Vec<PathBuf>> {
+    let mut paths = Vec::new();
+    let walked = walk(fs, dir, opts, &mut |p| {
+        paths.push(p.to_path_buf());
+        true
+    });
+    (walked == Some(true)).then_some(paths)
+}
+
+/// The walk of [`reads`], handing each path to `visit` as it is found: `Some(true)` when
+/// every path was visited, `Some(false)` once `visit` says stop (the walk ends with the
+/// kustomization it is in), `None` when the walk cannot know every path.
+pub fn walk(
+    fs: &dyn Fs,
+    dir: &Path,
+    opts: &RenderOptions,
+    visit: &mut dyn FnMut(&Path) -> bool,
+) -> Option<bool> {
     let root = fs.canonicalize(dir).ok()?;
     let mut walk = Walk {
         fs,
         opts,
-        paths: vec![dir.to_path_buf(), root.clone()],
+        visit,
+        stopped: false,
         seen: FastSet::default(),
     };
+    walk.note(dir);
+    walk.note(&root);
     walk.seen.insert(root.clone());
     let mut todo = vec![root];
     while let Some(dir) = todo.pop() {
-        walk.kustomization(&dir, &mut todo)?;
+        let walked = walk.kustomization(&dir, &mut todo);
+        if walk.stopped {
+            return Some(false);
+        }
+        walked?;
     }
-    Some(walk.paths)
+    Some(true)
 }
 
 struct Walk<'a> {
     fs: &'a dyn Fs,
     opts: &'a RenderOptions,
-    paths: Vec<PathBuf>,
+    visit: &'a mut dyn FnMut(&Path) -> bool,
+    /// `visit` said stop: nothing more is visited.
+    stopped: bool,
     /// Kustomization directories already walked (canonical).
     seen: FastSet<PathBuf>,
 }
 
 impl Walk<'_> {
+    fn note(&mut self, path: &Path) {
+        if !self.stopped && !(self.visit)(path) {
+            self.stopped = true;
+        }
+    }
+
     /// The paths of the kustomization in `dir` (canonical); the directories it builds go to
     /// `todo`.
     fn kustomization(&mut self, dir: &Path, todo: &mut Vec<PathBuf>) -> Option<()> {
-        self.paths.extend(FILE_NAMES.iter().map(|n| dir.join(n)));
+        for name in FILE_NAMES {
+            self.note(&dir.join(name));
+        }
         let mut warnings = Warnings::default();
         let loaded = load_kustomization(
             self.fs,
@@ -99,7 +133,7 @@ impl Walk<'_> {
                 self.file_at(&loaded, entry)?;
             } else {
                 // The render still asks whether a file of that name is there.
-                self.paths.push(join(dir, entry));
+                self.note(&join(dir, entry));
             }
         }
         let patch_files = k.patches.iter().chain(&k.patches_json6902);
@@ -130,7 +164,7 @@ impl Walk<'_> {
         }
         let target = join(dir, entry);
         let kind = self.fs.kind(&target);
-        self.paths.push(target);
+        self.note(&target);
         kind
     }
 
@@ -141,7 +175,7 @@ impl Walk<'_> {
         }
         let canonical = self.fs.canonicalize(&join(dir, entry)).ok()?;
         if self.seen.insert(canonical.clone()) {
-            self.paths.push(canonical.clone());
+            self.note(&canonical);
             todo.push(canonical);
         }
         Some(())
@@ -155,13 +189,13 @@ impl Walk<'_> {
         }
         let target = join(&loaded.dir, entry);
         let kind = self.fs.kind(&target);
-        self.paths.push(target.clone());
+        self.note(&target);
         if kind != Some(FileKind::File) {
             return None;
         }
         let canonical = self.fs.canonicalize(&target).ok()?;
         check_restriction_shown(self.opts.load_restrictor, &loaded.dir, &canonical, entry).ok()?;
-        self.paths.push(canonical);
+        self.note(&canonical);
         Some(())
     }
 }

@@ -263,6 +263,14 @@ fn named_overlays(
     ),
 ) -> Result<Vec<Overlay>, Error> {
     let mut dirs: Vec<PathBuf> = Vec::new();
+    // Directories taken, by their bytes (comparing `Path`s walks their components: hundreds
+    // of overlays matched by a glob made this quadratic scan a fifth of a review's work).
+    let mut taken: crate::fasthash::FastSet<Vec<u8>> = Default::default();
+    let mut take = |dirs: &mut Vec<PathBuf>, d: &PathBuf| {
+        if taken.insert(d.as_os_str().as_encoded_bytes().to_vec()) {
+            dirs.push(d.clone());
+        }
+    };
     let given: Vec<PathBuf> = if args.paths.is_empty() {
         vec![PathBuf::from(".")]
     } else {
@@ -279,8 +287,8 @@ fn named_overlays(
             let (old, new) = known.get_or_insert_with(&all_dirs);
             let before = dirs.len();
             for d in old.iter().chain(new.iter()) {
-                if glob.is_match(d) && !dirs.contains(d) {
-                    dirs.push(d.clone());
+                if glob.is_match(d) {
+                    take(&mut dirs, d);
                 }
             }
             if dirs.len() == before {
@@ -289,10 +297,7 @@ fn named_overlays(
                 )));
             }
         } else {
-            let d = crate::fs::normalize(&cwd.join(p));
-            if !dirs.contains(&d) {
-                dirs.push(d);
-            }
+            take(&mut dirs, &crate::fs::normalize(&cwd.join(p)));
         }
     }
     let mut out = Vec::new();

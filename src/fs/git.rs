@@ -293,11 +293,46 @@ impl GitFs {
             let entry = self.entries.get(canonical.as_os_str().as_encoded_bytes());
             return Ok((canonical, entry));
         }
-        let (canonical, entry) = self.walk(path)?;
+        let (canonical, entry) = match self.step(path) {
+            Some(found) => found?,
+            None => self.walk(path)?,
+        };
         if let Ok(mut m) = self.resolved.lock() {
             m.insert(key.to_vec(), canonical.clone());
         }
         Ok((canonical, entry))
+    }
+
+    /// [`GitFs::walk`] in one step from the resolved parent, for a normalized path whose last
+    /// name is no symlink or submodule (`None`: walk it whole). Renders ask about many names
+    /// in the same directories, so the walks from `/` are mostly saved.
+    fn step(&self, path: &Path) -> Option<io::Result<(PathBuf, Option<&Entry>)>> {
+        let bytes = path.as_os_str().as_encoded_bytes();
+        let dotted = bytes.windows(2).any(|w| w == b"/.") || bytes.ends_with(b"/");
+        if dotted || !path.is_absolute() {
+            return None;
+        }
+        let (parent, name) = (path.parent()?, path.file_name()?);
+        let not_found = || {
+            io::Error::new(
+                io::ErrorKind::NotFound,
+                format!("no such file or directory at {}", self.label),
+            )
+        };
+        let (dir, here) = match self.resolve(parent) {
+            Ok(found) => found,
+            Err(e) => return Some(Err(e)),
+        };
+        if matches!(here, Some(Entry::File(_))) {
+            return Some(Err(not_found()));
+        }
+        let next = dir.join(name);
+        match self.at(&next) {
+            At::Nothing => Some(Err(not_found())),
+            At::Ancestor => Some(Ok((next, None))),
+            At::Entry(Entry::Symlink(_) | Entry::Submodule) => None,
+            At::Entry(e) => Some(Ok((next, Some(e)))),
+        }
     }
 
     /// The path with every symlink followed, and what is there. Walks from `/` as the system

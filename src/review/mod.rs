@@ -230,8 +230,8 @@ fn untouched(
     if overlay.old.as_deref() != Some(dir) {
         return Some(false);
     }
-    let paths = crate::build::reads::reads(new.fs, dir, render)?;
-    Some(paths.iter().all(|p| same.same(p, old.fs, new.fs)))
+    // The walk stops at the first path that differs.
+    crate::build::reads::walk(new.fs, dir, render, &mut |p| same.same(p, old.fs, new.fs))
 }
 
 /// The head render of an overlay, with its base rendered at the same time on a second thread
