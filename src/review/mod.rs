@@ -285,44 +285,30 @@ fn one(
     // Warnings of the base render are not the change's: not reported.
     let mut base_warnings = Warnings::default();
     let mut base = None;
-    let (head, asked) = match &overlay.new {
-        None => (None, None),
-        Some(dir) if opts.changed_only => match untouched(overlay, dir, old, new, render, same) {
-            // Nothing it may read differs: it renders the same at both sides, and neither
-            // is rendered.
-            Some(true) => return result(Status::Compared, Vec::new(), &Warnings::default()),
-            Some(false) => (
-                Some(both(
-                    overlay,
-                    dir,
-                    old,
-                    new,
-                    render,
-                    &mut warnings,
-                    &mut base,
-                )),
-                None,
-            ),
-            // The walk cannot tell (plugins, helm, remote bases…): the head render records
-            // what it asks, and the base is rendered only if one of those paths differs.
-            None => {
-                let rec = Recording::new(new.fs);
-                let r = render_on(&rec, dir, render, &mut warnings);
-                (Some(r), Some(rec.into_paths()))
-            }
-        },
-        Some(dir) => (
-            Some(both(
-                overlay,
-                dir,
-                old,
-                new,
-                render,
-                &mut warnings,
-                &mut base,
-            )),
-            None,
-        ),
+    // With `changed_only`: `Some(true)` nothing the overlay may read differs, `Some(false)`
+    // something does, `None` the walk cannot tell.
+    let walked = match &overlay.new {
+        Some(dir) if opts.changed_only => untouched(overlay, dir, old, new, render, same),
+        _ => Some(false),
+    };
+    let (head, asked) = match (&overlay.new, walked) {
+        (None, _) => (None, None),
+        // Nothing it may read differs: it renders the same at both sides, and neither is
+        // rendered.
+        (Some(_), Some(true)) => {
+            return result(Status::Compared, Vec::new(), &Warnings::default());
+        }
+        (Some(dir), Some(false)) => {
+            let head = both(overlay, dir, old, new, render, &mut warnings, &mut base);
+            (Some(head), None)
+        }
+        // The walk cannot tell (plugins, helm, remote bases…): the head render records what
+        // it asks, and the base is rendered only if one of those paths differs.
+        (Some(dir), None) => {
+            let rec = Recording::new(new.fs);
+            let r = render_on(&rec, dir, render, &mut warnings);
+            (Some(r), Some(rec.into_paths()))
+        }
     };
     if let Some(Err(e)) = &head {
         return result(
