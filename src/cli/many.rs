@@ -1,20 +1,37 @@
 //! `ply render DIR DIR… --output-dir OUT` and `ply render --all [DIR] --output-dir OUT`: many
 //! kustomizations rendered in one process, on every core, each file parsed once for all of
-//! them (`build::Shared`), each written as `ply render DIR --output-dir OUT/<DIR>` writes it.
+//! them (`build::Shared`), each written to OUT/<DIR>.yaml as `ply render DIR -o FILE` writes
+//! it (or, with `--per-resource`, into OUT/<DIR>/ as `ply render DIR --output-dir` does).
 
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use crate::build::{Reading, RenderOptions, Rendered};
 use crate::diag::{Error, ErrorKind, Warnings};
 use crate::output::{Target, write};
 
+/// How each kustomization's output is laid out under OUT.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// One file, OUT/<DIR>.yaml (OUT/root.yaml for the current directory).
+    OneFile,
+    /// One file per resource in OUT/<DIR>/ (OUT itself for the current directory).
+    PerResource,
+}
+
+/// The file name, under OUT, of the current directory's output in the one-file layout.
+const ROOT_NAME: &str = "root.yaml";
+
 /// The kustomizations to render: those named, or with `all` every root under them; each
-/// with the directory under `out` its output goes to.
+/// with where under `out` its output goes. Two kustomizations whose outputs would be the same
+/// path, or one a file where the other needs a directory, are a usage error before anything
+/// renders.
 pub fn kustomizations(
     dirs: &[PathBuf],
     all: bool,
     out: &Path,
-) -> Result<Vec<(PathBuf, PathBuf)>, Error> {
+    layout: Layout,
+) -> Result<Vec<(PathBuf, Target)>, Error> {
     let cwd = std::env::current_dir().map_err(|e| Error::io(Path::new("."), &e))?;
     let mut found = Vec::new();
     for dir in dirs {
@@ -42,27 +59,62 @@ pub fn kustomizations(
         }
         found.extend(roots);
     }
-    let mut planned: Vec<(PathBuf, PathBuf)> = Vec::new();
+    let mut planned: Vec<(PathBuf, Target)> = Vec::new();
+    let mut taken: HashMap<PathBuf, usize> = HashMap::new();
     for dir in found {
-        let into = out.join(relative_name(&cwd, &dir));
-        if let Some((other, _)) = planned.iter().find(|(_, o)| *o == into) {
-            return Err(Error::new(
-                ErrorKind::Usage,
-                format!(
-                    "'{}' and '{}' would both be written to '{}'",
-                    other.display(),
-                    dir.display(),
-                    into.display()
-                ),
-            ));
+        let rel = relative_name(&cwd, &dir);
+        let into = match layout {
+            Layout::PerResource => out.join(&rel),
+            Layout::OneFile if rel.as_os_str().is_empty() => out.join(ROOT_NAME),
+            Layout::OneFile => {
+                let mut name = rel.into_os_string();
+                name.push(".yaml");
+                out.join(name)
+            }
+        };
+        if let Some(&other) = taken.get(&into) {
+            return Err(clash(&planned[other].0, &dir, &into));
         }
-        planned.push((dir, into));
+        taken.insert(into.clone(), planned.len());
+        let target = match layout {
+            Layout::OneFile => Target::File(into),
+            Layout::PerResource => Target::Dir(into),
+        };
+        planned.push((dir, target));
+    }
+    if layout == Layout::OneFile {
+        // A file OUT/a.yaml and a kustomization in a directory named `a.yaml` (OUT/a.yaml/b.yaml)
+        // cannot both be written; each output's directories are looked up, not every pair.
+        let files: HashSet<&Path> = taken.keys().map(PathBuf::as_path).collect();
+        for (dir, target) in &planned {
+            let Target::File(path) = target else { continue };
+            if let Some(file) = path.ancestors().skip(1).find(|a| files.contains(a)) {
+                let other = &planned[taken[file]].0;
+                return Err(clash(other, dir, file).help(
+                    "one is written to a file where the other needs a directory; \
+                     render them in two runs, or use --per-resource",
+                ));
+            }
+        }
     }
     Ok(planned)
 }
 
+/// Two kustomizations' outputs would meet at `at`.
+fn clash(one: &Path, other: &Path, at: &Path) -> Error {
+    Error::new(
+        ErrorKind::Usage,
+        format!(
+            "'{}' and '{}' would both be written to '{}'",
+            one.display(),
+            other.display(),
+            at.display()
+        ),
+    )
+}
+
 /// Where under OUT a kustomization's output goes: its directory relative to the current one
-/// (`.` is OUT itself); a directory outside it by its absolute path, without the leading `/`.
+/// (`.` is empty); a directory outside it by its absolute path, without the leading `/`.
 fn relative_name(cwd: &Path, dir: &Path) -> PathBuf {
     let abs = std::fs::canonicalize(dir).unwrap_or_else(|_| cwd.join(dir));
     let rel = match std::fs::canonicalize(cwd) {
@@ -79,7 +131,7 @@ fn relative_name(cwd: &Path, dir: &Path) -> PathBuf {
 /// that renders. The first failure (in the given order) is the error; the others are named
 /// in warnings.
 pub fn render_all(
-    planned: &[(PathBuf, PathBuf)],
+    planned: &[(PathBuf, Target)],
     opts: &RenderOptions,
     warnings: &mut Warnings,
 ) -> Result<(), Error> {
@@ -93,10 +145,10 @@ pub fn render_all(
     }
     let fs = crate::fs::CachingDiskFs::default();
     let results = crate::par::map(planned.len(), jobs, |i| {
-        let (dir, into) = &planned[i];
+        let (dir, target) = &planned[i];
         let mut own = Warnings::default();
         let done = crate::build::render_with(&fs, dir, &opts, &mut own)
-            .and_then(|rendered| write_one(&rendered, into, opts.limits.output_size));
+            .and_then(|rendered| write_one(&rendered, target, opts.limits.output_size));
         (done, own)
     });
     let mut first = None;
@@ -132,14 +184,19 @@ pub fn render_all(
     }
 }
 
-/// One kustomization's output, written as `ply render DIR --output-dir INTO` writes it (the
-/// output limit applies to each kustomization, as when it is rendered alone).
-fn write_one(rendered: &Rendered, into: &Path, max_size: usize) -> Result<(), Error> {
-    std::fs::create_dir_all(into).map_err(|e| Error::io(into, &e))?;
+/// One kustomization's output, written as `ply render DIR -o FILE` (atomically: a failed write
+/// leaves no file) or `ply render DIR --output-dir DIR` writes it; the output limit applies to
+/// each kustomization, as when it is rendered alone.
+fn write_one(rendered: &Rendered, target: &Target, max_size: usize) -> Result<(), Error> {
+    if let Target::File(path) = target {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, &e))?;
+        }
+    }
     let tables = &rendered.tables;
     write(
         &rendered.resources,
-        &Target::Dir(into.to_path_buf()),
+        target,
         &|g| tables.is_cluster_scoped(g),
         max_size,
     )?;
