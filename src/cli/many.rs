@@ -5,6 +5,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::build::{Reading, RenderOptions, Rendered};
 use crate::diag::{Error, ErrorKind, Warnings};
@@ -129,7 +130,8 @@ fn relative_name(cwd: &Path, dir: &Path) -> PathBuf {
 
 /// Renders every planned kustomization, as many at once as there are cores, and writes each
 /// that renders. The first failure (in the given order) is the error; the others are named
-/// in warnings.
+/// in warnings. The last command of a process: it leaves the last renders and the shared
+/// parses for the process's end to reclaim.
 pub fn render_all(
     planned: &[(PathBuf, Target)],
     opts: &RenderOptions,
@@ -144,13 +146,26 @@ pub fn render_all(
         opts.reading = Reading::OneThread;
     }
     let fs = crate::fs::CachingDiskFs::default();
+    let started = AtomicUsize::new(0);
     let results = crate::par::map(planned.len(), jobs, |i| {
+        started.fetch_add(1, Ordering::Relaxed);
         let (dir, target) = &planned[i];
         let mut own = Warnings::default();
-        let done = crate::build::render_with(&fs, dir, &opts, &mut own)
-            .and_then(|rendered| write_one(&rendered, target, opts.limits.output_size));
+        let done = crate::build::render_with(&fs, dir, &opts, &mut own).and_then(|rendered| {
+            let written = write_one(&rendered, target, opts.limits.output_size);
+            // Once every render has started, none comes to reuse this one's memory, and the
+            // process ends after them: freeing every node one by one would only cost time
+            // (as for one kustomization in `run_render`; docs/performance.md).
+            if started.load(Ordering::Relaxed) == planned.len() {
+                std::mem::forget(rendered);
+            }
+            written
+        });
         (done, own)
     });
+    // The parses every render shared, likewise.
+    std::mem::forget(opts);
+    std::mem::forget(fs);
     let mut first = None;
     let mut failed = Vec::new();
     for ((dir, _), slot) in planned.iter().zip(results) {
