@@ -119,6 +119,13 @@ fn ply_in(dir: &std::path::Path, args: &[&str]) -> Output {
         .unwrap_or_else(|e| panic!("running ply: {e}"))
 }
 
+/// Writes `text` to `rel` under `dir`, making its directories.
+fn write_under(dir: &std::path::Path, rel: &str, text: &str) {
+    let p = dir.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
 fn scratch(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("ply-cli-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -200,11 +207,7 @@ fn many_kustomizations_in_one_run_are_each_written_as_alone() {
 #[test]
 fn many_kustomizations_whose_outputs_would_meet_are_refused() {
     let dir = scratch("many-clash");
-    let write = |p: &str, t: &str| {
-        let p = dir.join(p);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, t).unwrap();
-    };
+    let write = |p: &str, t: &str| write_under(&dir, p, t);
     let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n";
     for k in ["a", "a.yaml/b", "root", "."] {
         write(
@@ -250,11 +253,7 @@ fn many_kustomizations_whose_outputs_would_meet_are_refused() {
 #[test]
 fn many_kustomizations_need_an_output_dir_and_report_a_failure() {
     let dir = scratch("many-fail");
-    let write = |p: &str, t: &str| {
-        let p = dir.join(p);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, t).unwrap();
-    };
+    let write = |p: &str, t: &str| write_under(&dir, p, t);
     write("good/kustomization.yaml", "resources:\n- cm.yaml\n");
     write(
         "good/cm.yaml",
