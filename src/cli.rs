@@ -140,8 +140,8 @@ pub enum Reorder {
 #[derive(clap::Args, Debug)]
 pub struct RenderArgs {
     /// The kustomization directory. Several (or --all) render in one run, on every core, each
-    /// shared file parsed once; they need --output-dir OUT, and each goes to OUT/<DIR> as
-    /// `ply render DIR --output-dir OUT/<DIR>` writes it.
+    /// shared file parsed once; they need --output-dir OUT, and each goes to the one file
+    /// OUT/<DIR>.yaml (OUT/root.yaml for `.`), byte for byte what `ply render DIR` prints.
     #[arg(value_name = "DIR", default_value = ".")]
     pub dirs: Vec<PathBuf>,
     /// Render every kustomization root under DIR (default: .): each kustomization that no
@@ -157,8 +157,14 @@ pub struct RenderArgs {
     )]
     pub output: Option<PathBuf>,
     /// Write one file per resource into DIR, named as `kustomize build -o DIR` names them.
+    /// With several DIRs (or --all): one file per kustomization, OUT/<DIR>.yaml.
     #[arg(long = "output-dir", value_name = "DIR")]
     pub output_dir: Option<PathBuf>,
+    /// With several DIRs (or --all): write each kustomization as one file per resource into
+    /// OUT/<DIR>/ (OUT itself for `.`), as `ply render DIR --output-dir OUT/<DIR>` writes it,
+    /// instead of one file OUT/<DIR>.yaml.
+    #[arg(long, requires = "output_dir")]
+    pub per_resource: bool,
     /// Whether files outside the kustomization root may be read.
     #[arg(long, value_enum, default_value = "LoadRestrictionsRootOnly")]
     pub load_restrictor: LoadRestrictor,
@@ -510,10 +516,15 @@ fn run_render(args: &RenderArgs, warnings: &mut Warnings) -> Result<(), Error> {
             let Some(out) = &args.output_dir else {
                 return Err(Error::new(
                     ErrorKind::Usage,
-                    "several kustomizations (or --all) are written with --output-dir OUT, each into OUT/<DIR>",
+                    "several kustomizations (or --all) are written with --output-dir OUT, each to OUT/<DIR>.yaml",
                 ));
             };
-            let planned = many::kustomizations(&args.dirs, args.all, out)?;
+            let layout = if args.per_resource {
+                many::Layout::PerResource
+            } else {
+                many::Layout::OneFile
+            };
+            let planned = many::kustomizations(&args.dirs, args.all, out, layout)?;
             return many::render_all(&planned, &opts, warnings);
         }
     };

@@ -1,20 +1,38 @@
 //! `ply render DIR DIR… --output-dir OUT` and `ply render --all [DIR] --output-dir OUT`: many
 //! kustomizations rendered in one process, on every core, each file parsed once for all of
-//! them (`build::Shared`), each written as `ply render DIR --output-dir OUT/<DIR>` writes it.
+//! them (`build::Shared`), each written to OUT/<DIR>.yaml as `ply render DIR -o FILE` writes
+//! it (or, with `--per-resource`, into OUT/<DIR>/ as `ply render DIR --output-dir` does).
 
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::build::{Reading, RenderOptions, Rendered};
 use crate::diag::{Error, ErrorKind, Warnings};
 use crate::output::{Target, write};
 
+/// How each kustomization's output is laid out under OUT.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// One file, OUT/<DIR>.yaml (OUT/root.yaml for the current directory).
+    OneFile,
+    /// One file per resource in OUT/<DIR>/ (OUT itself for the current directory).
+    PerResource,
+}
+
+/// The file name, under OUT, of the current directory's output in the one-file layout.
+const ROOT_NAME: &str = "root.yaml";
+
 /// The kustomizations to render: those named, or with `all` every root under them; each
-/// with the directory under `out` its output goes to.
+/// with where under `out` its output goes. Two kustomizations whose outputs would be the same
+/// path, or one a file where the other needs a directory, are a usage error before anything
+/// renders.
 pub fn kustomizations(
     dirs: &[PathBuf],
     all: bool,
     out: &Path,
-) -> Result<Vec<(PathBuf, PathBuf)>, Error> {
+    layout: Layout,
+) -> Result<Vec<(PathBuf, Target)>, Error> {
     let cwd = std::env::current_dir().map_err(|e| Error::io(Path::new("."), &e))?;
     let mut found = Vec::new();
     for dir in dirs {
@@ -42,27 +60,62 @@ pub fn kustomizations(
         }
         found.extend(roots);
     }
-    let mut planned: Vec<(PathBuf, PathBuf)> = Vec::new();
+    let mut planned: Vec<(PathBuf, Target)> = Vec::new();
+    let mut taken: HashMap<PathBuf, usize> = HashMap::new();
     for dir in found {
-        let into = out.join(relative_name(&cwd, &dir));
-        if let Some((other, _)) = planned.iter().find(|(_, o)| *o == into) {
-            return Err(Error::new(
-                ErrorKind::Usage,
-                format!(
-                    "'{}' and '{}' would both be written to '{}'",
-                    other.display(),
-                    dir.display(),
-                    into.display()
-                ),
-            ));
+        let rel = relative_name(&cwd, &dir);
+        let into = match layout {
+            Layout::PerResource => out.join(&rel),
+            Layout::OneFile if rel.as_os_str().is_empty() => out.join(ROOT_NAME),
+            Layout::OneFile => {
+                let mut name = rel.into_os_string();
+                name.push(".yaml");
+                out.join(name)
+            }
+        };
+        if let Some(&other) = taken.get(&into) {
+            return Err(clash(&planned[other].0, &dir, &into));
         }
-        planned.push((dir, into));
+        taken.insert(into.clone(), planned.len());
+        let target = match layout {
+            Layout::OneFile => Target::File(into),
+            Layout::PerResource => Target::Dir(into),
+        };
+        planned.push((dir, target));
+    }
+    if layout == Layout::OneFile {
+        // A file OUT/a.yaml and a kustomization in a directory named `a.yaml` (OUT/a.yaml/b.yaml)
+        // cannot both be written; each output's directories are looked up, not every pair.
+        let files: HashSet<&Path> = taken.keys().map(PathBuf::as_path).collect();
+        for (dir, target) in &planned {
+            let Target::File(path) = target else { continue };
+            if let Some(file) = path.ancestors().skip(1).find(|a| files.contains(a)) {
+                let other = &planned[taken[file]].0;
+                return Err(clash(other, dir, file).help(
+                    "one is written to a file where the other needs a directory; \
+                     render them in two runs, or use --per-resource",
+                ));
+            }
+        }
     }
     Ok(planned)
 }
 
+/// Two kustomizations' outputs would meet at `at`.
+fn clash(one: &Path, other: &Path, at: &Path) -> Error {
+    Error::new(
+        ErrorKind::Usage,
+        format!(
+            "'{}' and '{}' would both be written to '{}'",
+            one.display(),
+            other.display(),
+            at.display()
+        ),
+    )
+}
+
 /// Where under OUT a kustomization's output goes: its directory relative to the current one
-/// (`.` is OUT itself); a directory outside it by its absolute path, without the leading `/`.
+/// (`.` is empty); a directory outside it by its absolute path, without the leading `/`.
 fn relative_name(cwd: &Path, dir: &Path) -> PathBuf {
     let abs = std::fs::canonicalize(dir).unwrap_or_else(|_| cwd.join(dir));
     let rel = match std::fs::canonicalize(cwd) {
@@ -77,9 +130,10 @@ fn relative_name(cwd: &Path, dir: &Path) -> PathBuf {
 
 /// Renders every planned kustomization, as many at once as there are cores, and writes each
 /// that renders. The first failure (in the given order) is the error; the others are named
-/// in warnings.
+/// in warnings. The last command of a process: it leaves the last renders and the shared
+/// parses for the process's end to reclaim.
 pub fn render_all(
-    planned: &[(PathBuf, PathBuf)],
+    planned: &[(PathBuf, Target)],
     opts: &RenderOptions,
     warnings: &mut Warnings,
 ) -> Result<(), Error> {
@@ -92,13 +146,26 @@ pub fn render_all(
         opts.reading = Reading::OneThread;
     }
     let fs = crate::fs::CachingDiskFs::default();
+    let started = AtomicUsize::new(0);
     let results = crate::par::map(planned.len(), jobs, |i| {
-        let (dir, into) = &planned[i];
+        started.fetch_add(1, Ordering::Relaxed);
+        let (dir, target) = &planned[i];
         let mut own = Warnings::default();
-        let done = crate::build::render_with(&fs, dir, &opts, &mut own)
-            .and_then(|rendered| write_one(&rendered, into, opts.limits.output_size));
+        let done = crate::build::render_with(&fs, dir, &opts, &mut own).and_then(|rendered| {
+            let written = write_one(&rendered, target, opts.limits.output_size);
+            // Once every render has started, none comes to reuse this one's memory, and the
+            // process ends after them: freeing every node one by one would only cost time
+            // (as for one kustomization in `run_render`; docs/performance.md).
+            if started.load(Ordering::Relaxed) == planned.len() {
+                std::mem::forget(rendered);
+            }
+            written
+        });
         (done, own)
     });
+    // The parses every render shared, likewise.
+    std::mem::forget(opts);
+    std::mem::forget(fs);
     let mut first = None;
     let mut failed = Vec::new();
     for ((dir, _), slot) in planned.iter().zip(results) {
@@ -132,14 +199,19 @@ pub fn render_all(
     }
 }
 
-/// One kustomization's output, written as `ply render DIR --output-dir INTO` writes it (the
-/// output limit applies to each kustomization, as when it is rendered alone).
-fn write_one(rendered: &Rendered, into: &Path, max_size: usize) -> Result<(), Error> {
-    std::fs::create_dir_all(into).map_err(|e| Error::io(into, &e))?;
+/// One kustomization's output, written as `ply render DIR -o FILE` (atomically: a failed write
+/// leaves no file) or `ply render DIR --output-dir DIR` writes it; the output limit applies to
+/// each kustomization, as when it is rendered alone.
+fn write_one(rendered: &Rendered, target: &Target, max_size: usize) -> Result<(), Error> {
+    if let Target::File(path) = target {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, &e))?;
+        }
+    }
     let tables = &rendered.tables;
     write(
         &rendered.resources,
-        &Target::Dir(into.to_path_buf()),
+        target,
         &|g| tables.is_cluster_scoped(g),
         max_size,
     )?;

@@ -119,6 +119,13 @@ fn ply_in(dir: &std::path::Path, args: &[&str]) -> Output {
         .unwrap_or_else(|e| panic!("running ply: {e}"))
 }
 
+/// Writes `text` to `rel` under `dir`, making its directories.
+fn write_under(dir: &std::path::Path, rel: &str, text: &str) {
+    let p = dir.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
 fn scratch(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("ply-cli-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -131,50 +138,122 @@ fn many_kustomizations_in_one_run_are_each_written_as_alone() {
     let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/multi-env");
     let out = scratch("many");
     let overlays = ["overlays/dev", "overlays/staging", "overlays/prod"];
+    let run_ok = |args: &[&str]| {
+        let run = ply_in(&example, args);
+        assert!(
+            run.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        run
+    };
+    // One file per kustomization, OUT/<DIR>.yaml: byte for byte what `ply render DIR` prints.
+    let many = out.join("many");
     let mut args = vec!["render"];
     args.extend(overlays);
-    let many = out.join("many");
     args.extend(["--output-dir", many.to_str().unwrap()]);
-    let run = ply_in(&example, &args);
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
+    run_ok(&args);
+    let mut expected = Vec::new();
     for o in overlays {
-        let alone = out.join("alone").join(o);
-        let run = ply_in(
-            &example,
-            &["render", o, "--output-dir", alone.to_str().unwrap()],
-        );
-        assert!(run.status.success());
-        let (a, m) = (tree(&alone), tree(&many.join(o)));
-        assert!(!a.is_empty());
-        assert_eq!(a, m, "{o} rendered with the others differs from {o} alone");
+        let alone = run_ok(&["render", o]).stdout;
+        assert!(!alone.is_empty());
+        expected.push((std::path::PathBuf::from(format!("{o}.yaml")), alone));
     }
+    expected.sort();
+    assert_eq!(
+        tree(&many),
+        expected,
+        "each overlay rendered with the others is its render alone, and nothing else is written"
+    );
     // --all: the three overlays are the roots (the base is included, the component is one).
     let all = out.join("all");
+    run_ok(&["render", "--all", "--output-dir", all.to_str().unwrap()]);
+    assert_eq!(tree(&all), tree(&many));
+    // --per-resource: each into OUT/<DIR>/ as `ply render DIR --output-dir` writes it.
+    let split = out.join("split");
+    let mut args = vec!["render", "--per-resource"];
+    args.extend(overlays);
+    args.extend(["--output-dir", split.to_str().unwrap()]);
+    run_ok(&args);
+    for o in overlays {
+        let alone = out.join("alone").join(o);
+        run_ok(&["render", o, "--output-dir", alone.to_str().unwrap()]);
+        let (a, m) = (tree(&alone), tree(&split.join(o)));
+        assert!(a.len() > 1);
+        assert_eq!(a, m, "{o} rendered with the others differs from {o} alone");
+    }
+    // The current directory itself is OUT/root.yaml.
+    let base = out.join("base");
     let run = ply_in(
-        &example,
-        &["render", "--all", "--output-dir", all.to_str().unwrap()],
+        &example.join("base"),
+        &[
+            "render",
+            ".",
+            "../overlays/dev",
+            "--output-dir",
+            base.to_str().unwrap(),
+        ],
     );
     assert!(
         run.status.success(),
         "{}",
         String::from_utf8_lossy(&run.stderr)
     );
-    assert_eq!(tree(&all), tree(&many));
+    let alone = ply_in(&example.join("base"), &["render"]).stdout;
+    assert_eq!(std::fs::read(base.join("root.yaml")).unwrap(), alone);
     let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn many_kustomizations_whose_outputs_would_meet_are_refused() {
+    let dir = scratch("many-clash");
+    let write = |p: &str, t: &str| write_under(&dir, p, t);
+    let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n";
+    for k in ["a", "a.yaml/b", "root", "."] {
+        write(
+            &format!("{k}/kustomization.yaml"),
+            "resources:\n- cm.yaml\n",
+        );
+        write(&format!("{k}/cm.yaml"), cm);
+    }
+    for (pair, at) in [
+        (["a", "a.yaml/b"], "out/a.yaml"),
+        ([".", "root"], "out/root.yaml"),
+    ] {
+        let run = ply_in(&dir, &["render", pair[0], pair[1], "--output-dir", "out"]);
+        assert_eq!(run.status.code(), Some(1), "{pair:?}");
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert!(
+            stderr.contains(&format!("would both be written to '{at}'")),
+            "{stderr}"
+        );
+        assert!(!dir.join("out").exists(), "nothing is rendered or written");
+        // One file per resource, each in its own directory, they do not meet.
+        let run = ply_in(
+            &dir,
+            &[
+                "render",
+                "--per-resource",
+                pair[0],
+                pair[1],
+                "--output-dir",
+                "out",
+            ],
+        );
+        assert!(
+            run.status.success(),
+            "{}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        std::fs::remove_dir_all(dir.join("out")).unwrap();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn many_kustomizations_need_an_output_dir_and_report_a_failure() {
     let dir = scratch("many-fail");
-    let write = |p: &str, t: &str| {
-        let p = dir.join(p);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, t).unwrap();
-    };
+    let write = |p: &str, t: &str| write_under(&dir, p, t);
     write("good/kustomization.yaml", "resources:\n- cm.yaml\n");
     write(
         "good/cm.yaml",
@@ -192,10 +271,15 @@ fn many_kustomizations_need_an_output_dir_and_report_a_failure() {
     assert_eq!(run.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(stderr.contains("missing.yaml"), "{stderr}");
-    assert!(dir.join("out/good/v1_configmap_a.yaml").is_file());
+    assert_eq!(
+        std::fs::read(dir.join("out/good.yaml")).unwrap(),
+        ply_in(&dir, &["render", "good"]).stdout
+    );
     assert!(
-        !dir.join("out/bad").exists(),
+        !dir.join("out/bad.yaml").exists(),
         "nothing is written for a failed render"
     );
+    let left: Vec<_> = std::fs::read_dir(dir.join("out")).unwrap().collect();
+    assert_eq!(left.len(), 1, "no temporary file is left: {left:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
