@@ -72,14 +72,18 @@ pub fn parse_documents_reference_reader(
 }
 
 /// [`parse_documents`] (or, with `yaml11`, [`parse_config_documents`]) by the fast reader
-/// alone (`fast.rs`); `None` where it gives up and the reference reader reads the text.
-pub fn parse_documents_fast_reader(text: &str, yaml11: bool) -> Option<Vec<ParsedDoc>> {
+/// alone (`fast.rs`); `None` where it gives up and the reference reader reads the text, an
+/// error where the text nests deeper than kustomize's reader allows (`limits::MAX_INDENTS`).
+pub fn parse_documents_fast_reader(
+    text: &str,
+    yaml11: bool,
+) -> Option<Result<Vec<ParsedDoc>, ParseError>> {
     let docs = super::fast::read(text, yaml11)?;
-    Some(
+    Some(docs.map(|docs| {
         docs.into_iter()
             .map(|(offset, node)| ParsedDoc { offset, node })
-            .collect(),
-    )
+            .collect()
+    }))
 }
 
 /// [`parse_documents`] for kustomize's own configuration files: a plain, untagged `y`, `Y`,
@@ -235,7 +239,7 @@ fn parse_documents_in<'t>(
         && limits.admit_without_aliases(text.len())
         && let Some(docs) = parse_documents_fast_reader(text, yaml11)
     {
-        return Ok(docs);
+        return docs;
     }
     parse_documents_reference(
         text,
