@@ -414,6 +414,11 @@ impl<'t> Reader<'t> {
     /// The node after a `:` (`key_end` given) or a `-` of a collection at column `col`, on
     /// the indicator's line or on the lines below. Leaves `cur` on the next line with content.
     fn value(&mut self, col: usize, ctx: Ctx, key_end: Option<usize>) -> R<Node> {
+        // After a `-` (no `key_end`), the `-` is at column `col`, just before the position:
+        // the column of what follows on its line is counted from there (scanning back to the
+        // line's start would take time quadratic in `- - - x` nesting).
+        let dash = self.i.wrapping_sub(1);
+        let column = |at: usize| col + (at - dash);
         while self.b.get(self.i) == Some(&b' ') {
             self.i += 1;
         }
@@ -461,25 +466,16 @@ impl<'t> Reader<'t> {
                 if key_end.is_some() {
                     return Err(Fallback);
                 }
-                let c2 = here - self.line_start(here);
-                self.block_seq(c2)
+                self.block_seq(column(here))
             }
             _ => {
                 if key_end.is_none() && !matches!(c, b'[' | b'{') && self.key_ahead()? {
                     // `- key: value`: a mapping whose keys sit at this column.
-                    let c2 = here - self.line_start(here);
-                    return self.block_map(c2, Ctx::Other);
+                    return self.block_map(column(here), Ctx::Other);
                 }
                 self.scalar(col, ctx, key_end.is_some())
             }
         }
-    }
-
-    fn line_start(&self, at: usize) -> usize {
-        self.b[..at]
-            .iter()
-            .rposition(|&c| c == b'\n')
-            .map_or(0, |p| p + 1)
     }
 
     /// A flow collection (`[` or `{` at the position) in the JSON-like form manifests use:
