@@ -7,7 +7,8 @@ use libfuzzer_sys::fuzz_target;
 use ply::yaml::limits::{NESTING_MESSAGE, READER_DEPTH};
 use ply::yaml::parse::{parse_documents_fast_reader, parse_documents_reference_reader};
 
-fuzz_target!(|data: &[u8]| {
+// On a deep stack, as ply runs (`limits::with_deep_stack`): deep inputs recurse.
+fuzz_target!(|data: &[u8]| ply::limits::with_deep_stack(|| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
@@ -20,7 +21,10 @@ fuzz_target!(|data: &[u8]| {
             Ok(fast) => fast,
             // Past kustomize's nesting limit: the reference reader refuses it too.
             Err(e) => {
-                assert!(reference.is_err(), "only the fast reader fails ({e}) on {text:?}");
+                assert!(
+                    reference.is_err(),
+                    "only the fast reader fails ({e}) on {text:?}"
+                );
                 continue;
             }
         };
@@ -39,4 +43,4 @@ fuzz_target!(|data: &[u8]| {
             Err(e) => panic!("yaml11={yaml11}: only the reference reader fails ({e}) on {text:?}"),
         }
     }
-});
+}));
