@@ -367,22 +367,28 @@ impl<'t> Reader<'t> {
         Ok(r.get(k) == Some(&b':') && is_blankz(r.get(k + 1)))
     }
 
+    /// Where the quoted key opening at `start` closes; escapes, `''` and line breaks in keys
+    /// fall back.
+    fn quoted_key_end(&self, start: usize) -> R<usize> {
+        let q = self.b[start];
+        let len = self.b[start + 1..]
+            .iter()
+            .position(|&c| c == q || c == b'\n' || c == b'\\')
+            .ok_or(Fallback)?;
+        let close = start + 1 + len;
+        if self.b[close] != q || self.b.get(close + 1) == Some(&q) {
+            return Err(Fallback);
+        }
+        Ok(close)
+    }
+
     /// Reads a mapping key and its `:`; returns the key and where its text ends (after a
     /// closing quote), as the reference reader records it.
     fn key(&mut self) -> R<(String, usize)> {
         let start = self.i;
         let (key, end) = match self.b[start] {
             b'"' | b'\'' => {
-                let q = self.b[start];
-                let len = self.b[start + 1..]
-                    .iter()
-                    .position(|&c| c == q || c == b'\n' || c == b'\\')
-                    .ok_or(Fallback)?;
-                let close = start + 1 + len;
-                // Escapes, `''` and line breaks in keys fall back.
-                if self.b[close] != q || self.b.get(close + 1) == Some(&q) {
-                    return Err(Fallback);
-                }
+                let close = self.quoted_key_end(start)?;
                 (self.s[start + 1..close].to_string(), close + 1)
             }
             _ => {
@@ -578,15 +584,8 @@ impl<'t> Reader<'t> {
     fn flow_key(&mut self) -> R<String> {
         let start = self.i;
         let key = match self.b.get(start) {
-            Some(&q @ (b'"' | b'\'')) => {
-                let len = self.b[start + 1..]
-                    .iter()
-                    .position(|&c| c == q || c == b'\n' || c == b'\\')
-                    .ok_or(Fallback)?;
-                let close = start + 1 + len;
-                if self.b[close] != q || self.b.get(close + 1) == Some(&q) {
-                    return Err(Fallback);
-                }
+            Some(b'"' | b'\'') => {
+                let close = self.quoted_key_end(start)?;
                 self.i = close + 1;
                 while self.b.get(self.i) == Some(&b' ') {
                     self.i += 1;
