@@ -187,6 +187,16 @@ fn hand_picked_texts_read_alike() {
         "[\n---\n]\n",
         "x: [1, 2\n  ]\ny: 1\n",
         "{\"a\":{\"a\":{\"a\":[[],{}]}}}\n",
+        "a: [1,\n2]\nb: 3\n",
+        "- [-]\n- [a #b]\n",
+        "[\"a\"b]\n",
+        "[\"a\": 1]\n",
+        "{a: b c, 'd': \"e f\", g: -1, h: ~, i: 0x1F, j: .5}\n",
+        "x: { }\ny: [ ]\nz: [ a , b ]\n",
+        "{y: n, on: off}\n",
+        "  {a: 1}\n",
+        "a:\n  [1, 2]\n",
+        "a:\n  {b: 1}\n",
     ];
     let mut tally = Tally::default();
     for text in texts {
