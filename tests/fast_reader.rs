@@ -8,7 +8,10 @@
 use std::path::Path;
 
 use ply::yaml::limits::{NESTING_MESSAGE, READER_DEPTH};
-use ply::yaml::parse::{ParsedDoc, parse_documents_fast_reader, parse_documents_reference_reader};
+use ply::yaml::parse::{
+    ParsedDoc, parse_documents_fast_reader, parse_documents_marking_empty_nulls_fast_reader,
+    parse_documents_marking_empty_nulls_reference_reader, parse_documents_reference_reader,
+};
 
 /// Whether a document nests about as deep as the reference reader stops (its recursion limit
 /// counts a little differently from JSON's levels).
@@ -34,6 +37,9 @@ struct Tally {
 /// Compares the two readers on `text` (both readings); an error names what differs.
 fn compare(text: &str, tally: &mut Tally) -> Result<(), String> {
     for yaml11 in [false, true] {
+        if !yaml11 {
+            compare_marking_empty_nulls(text)?;
+        }
         let reference = parse_documents_reference_reader(text, yaml11);
         let fast = parse_documents_fast_reader(text, yaml11);
         tally.texts += 1;
@@ -72,6 +78,21 @@ fn compare(text: &str, tally: &mut Tally) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// The two readers marking values written as nothing (`build::patches` rereads objects so)
+/// must agree wherever the fast reader reads (deep texts are compared with `compare`).
+fn compare_marking_empty_nulls(text: &str) -> Result<(), String> {
+    let Some(Ok(fast)) = parse_documents_marking_empty_nulls_fast_reader(text) else {
+        return Ok(());
+    };
+    match parse_documents_marking_empty_nulls_reference_reader(text) {
+        Ok(reference) if format!("{reference:?}") == format!("{fast:?}") => Ok(()),
+        Err(e) if e.message == NESTING_MESSAGE && too_deep_for_reference(&fast) => Ok(()),
+        other => Err(format!(
+            "marking empty nulls, the readers differ\nreference: {other:?}\nfast:      {fast:?}"
+        )),
+    }
 }
 
 fn is_yaml(p: &Path) -> bool {
@@ -197,6 +218,7 @@ fn hand_picked_texts_read_alike() {
         "  {a: 1}\n",
         "a:\n  [1, 2]\n",
         "a:\n  {b: 1}\n",
+        "a:\nb: ~\nc: null\nd: # c\ne:\n  f:\n  g: [null]\n'h':\n\"i\" :\n",
     ];
     let mut tally = Tally::default();
     for text in texts {

@@ -34,7 +34,13 @@ type R<T> = Result<T, Stop>;
 /// [`super::parse::parse_documents`] (or, with `yaml11`, `parse_config_documents`) reads them;
 /// `None` when this reader does not handle the text; an error when the text nests deeper than
 /// kustomize's reader allows ([`MAX_INDENTS`]).
-pub(super) fn read(text: &str, yaml11: bool) -> Option<Result<Vec<(usize, Node)>, ParseError>> {
+/// With `mark_empty_nulls`, a block map's value written as nothing reads as
+/// [`super::parse::EMPTY_NULL`], as `parse_documents_marking_empty_nulls` reads it.
+pub(super) fn read(
+    text: &str,
+    yaml11: bool,
+    mark_empty_nulls: bool,
+) -> Option<Result<Vec<(usize, Node)>, ParseError>> {
     if !plain_characters(text) || flow_heavy(text) || dialect_matters(text) {
         return None;
     }
@@ -44,6 +50,7 @@ pub(super) fn read(text: &str, yaml11: bool) -> Option<Result<Vec<(usize, Node)>
         i: 0,
         cur: Line::Eof,
         yaml11,
+        mark_empty_nulls,
         indent: -1,
         indents: 0,
         flow: 0,
@@ -113,6 +120,7 @@ struct Reader<'t> {
     i: usize,
     cur: Line,
     yaml11: bool,
+    mark_empty_nulls: bool,
     /// The column of the innermost open block collection (-1 outside any), and how many are
     /// open at increasing columns: go-yaml v3's `parser.indent` and `len(parser.indents)`
     /// (`yaml_parser_roll_indent`, `scannerc.go`). A sequence at its key's column ("- " under
@@ -323,7 +331,13 @@ impl<'t> Reader<'t> {
             } else {
                 ctx.child(&key)
             };
-            let value = self.value(col, child, Some(key_end))?;
+            let mut value = self.value(col, child, Some(key_end))?;
+            if self.mark_empty_nulls
+                && value.is_null()
+                && super::parse::nothing_after_key(self.s, key_end)
+            {
+                value = Node::Str(super::parse::EMPTY_NULL.into());
+            }
             if map.insert(key, value).is_some() {
                 return Err(Fallback);
             }
