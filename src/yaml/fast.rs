@@ -1,13 +1,17 @@
 //! The fast YAML reader: block YAML as Kubernetes manifests are written (block mappings and
-//! sequences, plain, quoted and block scalars, comments, `---` markers) read straight from the
-//! text into [`Node`]s, without an event stream or a serde visitor. It reads exactly what
-//! `parse.rs` (serde_yaml with ply's go-yaml rules) reads, and gives up — `None`, the reference
-//! reader then runs — on anything else: anchors, aliases, tags, flow collections other than
-//! `{}` and `[]`, complex keys, directives, multi-line plain or quoted scalars, tabs outside
-//! scalars, carriage returns, byte order marks, repeated keys, and every error. Errors and
-//! their messages therefore always come from the reference reader. `tests/fast_reader.rs`
-//! compares the two readers on every corpus file and on generated documents; the `fastread`
-//! fuzz target does so on arbitrary bytes.
+//! sequences, plain, quoted and block scalars, comments, `---` markers) and JSON-like flow
+//! collections (JSON files, `key: [a, {b: c}]`) read straight from the text into [`Node`]s,
+//! without an event stream or a serde visitor, as deep as kustomize's reader reads (go-yaml
+//! v3's indentation and flow limits). It reads exactly what `parse.rs` (serde_yaml with ply's
+//! go-yaml rules) reads, and gives up — `None`, the reference reader then runs — on anything
+//! else: anchors, aliases, tags, unusual flow syntax (`[a: b]`, `?`, `{a}`, trailing commas,
+//! comments inside), complex keys, directives, multi-line plain or quoted scalars, tabs
+//! outside scalars, carriage returns, byte order marks, repeated keys, and every error. Errors
+//! and their messages therefore come from the reference reader, but for one: block nesting
+//! past go-yaml's `max_indents`, which the reference reader (128 levels) cannot see and this
+//! reader refuses. `tests/fast_reader.rs` compares the two readers on every corpus file, on
+//! generated documents and on deep ones; the `fastread` fuzz target does so on arbitrary
+//! bytes.
 
 use super::ParseError;
 use super::limits::{MAX_FLOW_DEPTH, MAX_INDENTS};
