@@ -283,8 +283,17 @@ impl<'t> Reader<'t> {
         }
         self.indents += 1;
         if self.indents > MAX_INDENTS {
+            // The column in the message too: a resource file's diagnostic shows the line alone.
+            let line_start = self.b[..self.i]
+                .iter()
+                .rposition(|&c| c == b'\n')
+                .map_or(0, |p| p + 1);
+            let column = self.s[line_start..self.i].chars().count() + 1;
             return Err(Stop::Refuse(ParseError {
-                message: super::limits::indents_message(),
+                message: format!(
+                    "{} (the level past it opens at column {column})",
+                    super::limits::indents_message()
+                ),
                 offset: Some(self.i),
             }));
         }
