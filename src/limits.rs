@@ -13,6 +13,38 @@ pub const JSON_PATCH_GROWTH: usize = crate::merge::json6902::MAX_COPY_GROWTH;
 /// The default of [`Limits::output_size`]: 1 GiB of rendered YAML.
 pub const OUTPUT_SIZE: usize = 1 << 30;
 
+/// The stack of every thread that reads, renders, patches or compares documents. Trees come
+/// from the reader up to kustomize's nesting limits (10,000 levels of block collections at
+/// increasing columns, each with a sequence at its key's column under it, then 10,000 of flow:
+/// about 30,000 levels, `yaml::limits`), and the stages that walk them recurse once per level
+/// (the reader, transformers' field walks, merges, the emitter, `ply diff`, dropping the tree),
+/// at most a few hundred bytes a level in a release build and a few kilobytes in a debug one.
+/// The stack is virtual memory, taken from the system only as deep documents touch it.
+pub const STACK_SIZE: usize = 1 << 30;
+
+/// A thread builder with [`STACK_SIZE`], for every thread that works on documents.
+pub fn thread(name: &str) -> std::thread::Builder {
+    std::thread::Builder::new()
+        .name(name.into())
+        .stack_size(STACK_SIZE)
+}
+
+/// Runs `f` on a thread with [`STACK_SIZE`] (the main thread's stack is the system's, usually
+/// 8 MiB) and returns its result; a panic in `f` is resumed here. If the system cannot start
+/// the thread, `f` runs on the caller's.
+pub fn with_deep_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    let f = std::sync::Mutex::new(Some(f));
+    let take = || f.lock().ok().and_then(|mut f| f.take()).expect("run once");
+    std::thread::scope(
+        |scope| match thread("ply-main").spawn_scoped(scope, || take()()) {
+            Ok(handle) => handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => take()(),
+        },
+    )
+}
+
 /// Every limit of one command.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Limits {

@@ -8,6 +8,8 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
     // Rust ignores SIGPIPE, so a closed pipe surfaces as a write error; the writers in
-    // `output` map that to a quiet exit. Nothing else lives here.
-    std::process::exit(ply::cli::run());
+    // `output` map that to a quiet exit.
+    // Deep documents (kustomize reads 10,000 levels) go through recursive stages: the command
+    // runs on a thread with a large stack (`limits::STACK_SIZE`).
+    std::process::exit(ply::limits::with_deep_stack(ply::cli::run));
 }

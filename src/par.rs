@@ -26,9 +26,7 @@ pub fn map<T: Send>(count: usize, jobs: usize, f: impl Fn(usize) -> T + Sync) ->
     std::thread::scope(|scope| {
         for _ in 1..jobs {
             // A thread the system cannot start leaves its share to the others.
-            let _ = std::thread::Builder::new()
-                .name("ply-worker".into())
-                .spawn_scoped(scope, work);
+            let _ = crate::limits::thread("ply-worker").spawn_scoped(scope, work);
         }
         work();
     });

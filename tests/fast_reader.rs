@@ -7,7 +7,18 @@
 
 use std::path::Path;
 
-use ply::yaml::parse::{parse_documents_fast_reader, parse_documents_reference_reader};
+use ply::yaml::limits::{NESTING_MESSAGE, READER_DEPTH};
+use ply::yaml::parse::{
+    ParsedDoc, parse_documents_fast_reader, parse_documents_marking_empty_nulls_fast_reader,
+    parse_documents_marking_empty_nulls_reference_reader, parse_documents_reference_reader,
+};
+
+/// Whether a document nests about as deep as the reference reader stops (its recursion limit
+/// counts a little differently from JSON's levels).
+fn too_deep_for_reference(docs: &[ParsedDoc]) -> bool {
+    docs.iter()
+        .any(|d| d.node.nests_deeper_than(READER_DEPTH - 4))
+}
 
 /// How a text compared: read by the fast reader, or left to the reference reader.
 #[derive(Default, Debug)]
@@ -26,6 +37,9 @@ struct Tally {
 /// Compares the two readers on `text` (both readings); an error names what differs.
 fn compare(text: &str, tally: &mut Tally) -> Result<(), String> {
     for yaml11 in [false, true] {
+        if !yaml11 {
+            compare_marking_empty_nulls(text)?;
+        }
         let reference = parse_documents_reference_reader(text, yaml11);
         let fast = parse_documents_fast_reader(text, yaml11);
         tally.texts += 1;
@@ -33,9 +47,27 @@ fn compare(text: &str, tally: &mut Tally) -> Result<(), String> {
         let Some(fast) = fast else { continue };
         tally.fast += 1;
         tally.fast_bytes += text.len();
-        let reference = reference.map_err(|e| {
-            format!("yaml11={yaml11}: the reference reader fails ({e}) where the fast one reads")
-        })?;
+        let fast = match fast {
+            Ok(fast) => fast,
+            // Past kustomize's nesting limit: the reference reader, which stops far earlier,
+            // must refuse the text too.
+            Err(e) if reference.is_err() => {
+                assert!(e.message.contains("nesting too deep"), "{e}");
+                continue;
+            }
+            Err(e) => return Err(format!("yaml11={yaml11}: only the fast reader fails ({e})")),
+        };
+        let reference = match reference {
+            Ok(reference) => reference,
+            // Deeper than the reference reader reads (serde_yaml's recursion limit): the fast
+            // reader's reading is checked against built trees (`deep_documents_*`).
+            Err(e) if e.message == NESTING_MESSAGE && too_deep_for_reference(&fast) => continue,
+            Err(e) => {
+                return Err(format!(
+                    "yaml11={yaml11}: the reference reader fails ({e}) where the fast one reads"
+                ));
+            }
+        };
         // Debug text compares everything: kinds, float bits (NaN too), spelled texts, order.
         let want = format!("{reference:?}");
         let got = format!("{fast:?}");
@@ -48,12 +80,32 @@ fn compare(text: &str, tally: &mut Tally) -> Result<(), String> {
     Ok(())
 }
 
+/// The two readers marking values written as nothing (`build::patches` rereads objects so)
+/// must agree wherever the fast reader reads (deep texts are compared with `compare`).
+fn compare_marking_empty_nulls(text: &str) -> Result<(), String> {
+    let Some(Ok(fast)) = parse_documents_marking_empty_nulls_fast_reader(text) else {
+        return Ok(());
+    };
+    match parse_documents_marking_empty_nulls_reference_reader(text) {
+        Ok(reference) if format!("{reference:?}") == format!("{fast:?}") => Ok(()),
+        Err(e) if e.message == NESTING_MESSAGE && too_deep_for_reference(&fast) => Ok(()),
+        other => Err(format!(
+            "marking empty nulls, the readers differ\nreference: {other:?}\nfast:      {fast:?}"
+        )),
+    }
+}
+
 fn is_yaml(p: &Path) -> bool {
     p.extension().is_some_and(|e| e == "yaml" || e == "yml")
 }
 
-/// Compares the readers on every UTF-8 file under `root`; returns the tally.
+/// Compares the readers on every UTF-8 file under `root`; returns the tally. Runs on a deep
+/// stack, as ply does (`testdata/` holds documents nested 10,000 levels).
 fn compare_tree(root: &Path) -> Tally {
+    ply::limits::with_deep_stack(|| compare_tree_here(root))
+}
+
+fn compare_tree_here(root: &Path) -> Tally {
     assert!(root.is_dir(), "{} is not a directory", root.display());
     let mut tally = Tally::default();
     let mut failures = Vec::new();
@@ -137,6 +189,36 @@ fn hand_picked_texts_read_alike() {
         "\"1\": one\n'true': t\n",
         "1: one\n",
         "<<: {a: 1}\n",
+        "{\"apiVersion\": \"v1\",\n  \"kind\": \"ConfigMap\",\n  \"data\": {\"a\": \"1\", \"b\":2},\n  \"x\": [1, 2.5, true, null, \"s\", []]\n}\n",
+        "[a: b]\n",
+        "{a, b}\n",
+        "[a,]\n",
+        "{a: }\n",
+        "{a: 1\n}\n",
+        "[a\nb]\n",
+        "[a\n, b]\n",
+        "x: [a, {b: c}, 'd', \"e\"] # c\ny: {k: [1, 2]}\n",
+        "- {name: a, value: b}\n- [x, y]\n",
+        "data: {a: 1, b: \"2\", c: true}\nmetadata: {labels: {x: 0x1F}}\n",
+        "x: [http://a, b]\n",
+        "x: {a: b}\n  y: c\n",
+        "x: [a]: b\n",
+        "[a]: b\n",
+        "{a: 1}\n---\n[1, 2]\n",
+        "[\n---\n]\n",
+        "x: [1, 2\n  ]\ny: 1\n",
+        "{\"a\":{\"a\":{\"a\":[[],{}]}}}\n",
+        "a: [1,\n2]\nb: 3\n",
+        "- [-]\n- [a #b]\n",
+        "[\"a\"b]\n",
+        "[\"a\": 1]\n",
+        "{a: b c, 'd': \"e f\", g: -1, h: ~, i: 0x1F, j: .5}\n",
+        "x: { }\ny: [ ]\nz: [ a , b ]\n",
+        "{y: n, on: off}\n",
+        "  {a: 1}\n",
+        "a:\n  [1, 2]\n",
+        "a:\n  {b: 1}\n",
+        "a:\nb: ~\nc: null\nd: # c\ne:\n  f:\n  g: [null]\n'h':\n\"i\" :\n",
     ];
     let mut tally = Tally::default();
     for text in texts {
@@ -338,6 +420,9 @@ mod generated {
         indentless: bool,
         step: usize,
         gap: &'static str,
+        /// Collections below the top written in flow style: not (0), on one line (1), or with
+        /// a line break after every comma (2).
+        flow: u8,
     }
 
     fn style() -> impl Strategy<Value = Style> {
@@ -345,17 +430,61 @@ mod generated {
             any::<bool>(),
             prop::sample::select(vec![1usize, 2, 4]),
             prop::sample::select(vec!["", "", "\n", "# between\n", "     # deeper\n", " \n"]),
+            prop::sample::select(vec![0u8, 0, 1, 2]),
         )
-            .prop_map(|(indentless, step, gap)| Style {
+            .prop_map(|(indentless, step, gap, flow)| Style {
                 indentless,
                 step,
                 gap,
+                flow,
             })
     }
 
-    /// Writes `t` as block YAML at `indent`, after a `key:` or `-` already written.
+    /// Writes `t` in flow style (a block scalar as a quoted one).
+    fn write_flow(t: &Tree, indent: usize, out: &mut String, st: Style) {
+        let sep = if st.flow == 2 {
+            format!(",\n{}", " ".repeat(indent + st.step))
+        } else {
+            ", ".to_string()
+        };
+        match t {
+            Tree::Scalar(s) => out.push_str(s),
+            Tree::Block(_) => out.push_str("\"block\""),
+            Tree::Map(entries) => {
+                out.push('{');
+                for (i, (k, v)) in entries.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(&sep);
+                    }
+                    out.push_str(k);
+                    out.push_str(": ");
+                    write_flow(v, indent + st.step, out, st);
+                }
+                out.push('}');
+            }
+            Tree::Seq(items) => {
+                out.push('[');
+                for (i, v) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(&sep);
+                    }
+                    write_flow(v, indent + st.step, out, st);
+                }
+                out.push(']');
+            }
+        }
+    }
+
+    /// Writes `t` as block YAML at `indent`, after a `key:` or `-` already written (or in flow
+    /// style, as `st` says).
     fn write(t: &Tree, indent: usize, out: &mut String, st: Style) {
         let pad = " ".repeat(indent);
+        if st.flow > 0 && matches!(t, Tree::Map(_) | Tree::Seq(_)) {
+            out.push(' ');
+            write_flow(t, indent, out, st);
+            out.push('\n');
+            return;
+        }
         match t {
             Tree::Scalar(s) => {
                 out.push(' ');
@@ -469,6 +598,76 @@ mod generated {
             super::compare(&text, &mut tally).map_err(|e| TestCaseError::fail(format!("{text:?}: {e}")))?;
         }
     }
+}
+
+/// Deep documents, up to kustomize's nesting limits and one level past them: the fast reader
+/// reads them (the reference reader stops at 128 levels) into the trees they spell, and
+/// refuses the first block level past go-yaml's `max_indents`. Runs on a deep stack, as ply
+/// does (`limits::STACK_SIZE`).
+#[test]
+fn deep_documents_read_as_built() {
+    use ply::yaml::Node;
+    fn nest(depth: usize, leaf: Node, wrap: impl Fn(Node) -> Node) -> Node {
+        (0..depth).fold(leaf, |n, _| wrap(n))
+    }
+    let seq = |n| Node::Seq(vec![n]);
+    let map = |n| {
+        let mut m = ply::yaml::Map::default();
+        m.insert("a".to_string(), n);
+        Node::Map(m)
+    };
+    let read = |text: &str| match parse_documents_fast_reader(text, false) {
+        Some(Ok(docs)) => Ok(docs.into_iter().map(|d| d.node).collect::<Vec<_>>()),
+        Some(Err(e)) => Err(e.message),
+        None => panic!(
+            "the fast reader gives up on {}",
+            &text[..text.len().min(80)]
+        ),
+    };
+    ply::limits::with_deep_stack(|| {
+        let x = || Node::Str("x".into());
+        for depth in [1, 127, 128, 129, 2000, 10_000] {
+            // `- - - x`: every sequence one level further right.
+            let text = format!("{}x\n", "- ".repeat(depth));
+            assert!(
+                read(&text).unwrap() == vec![nest(depth, x(), seq)],
+                "block {depth}"
+            );
+            // `[[[x]]]` and `{a: {a: x}}` in flow style.
+            let text = format!("{}x{}\n", "[".repeat(depth), "]".repeat(depth));
+            assert!(
+                read(&text).unwrap() == vec![nest(depth, x(), seq)],
+                "flow {depth}"
+            );
+            let text = format!("{}x{}\n", "{a: ".repeat(depth), "}".repeat(depth));
+            assert!(
+                read(&text).unwrap() == vec![nest(depth, x(), map)],
+                "flow map {depth}"
+            );
+        }
+        // Go-yaml's `max_indents`: 10,000 block levels, the next one refused.
+        let e = read(&format!("{}x\n", "- ".repeat(10_001))).unwrap_err();
+        assert!(e.contains("more than 10000 block collections"), "{e}");
+        // A map under a map, then a sequence at its key's column: only the maps open levels.
+        for depth in [130, 300] {
+            let mut text = String::from("a:\n");
+            for i in 1..depth {
+                text.push_str(&format!("{}- a:\n", " ".repeat(2 * (i - 1))));
+            }
+            text.push_str(&format!("{}- x\n", " ".repeat(2 * (depth - 1))));
+            let want = (0..depth).fold(x(), |n, _| map(seq(n)));
+            assert!(read(&text).unwrap() == vec![want], "indentless {depth}");
+        }
+        // Flow inside deep block nesting: both limits at once.
+        let text = format!(
+            "{}{}x{}\n",
+            "- ".repeat(10_000),
+            "[".repeat(9_999),
+            "]".repeat(9_999)
+        );
+        let want = nest(10_000, nest(9_999, x(), seq), seq);
+        assert!(read(&text).unwrap() == vec![want]);
+    });
 }
 
 /// Every file of the corpora under `../shared` and of generated benchmark trees (run by

@@ -9,7 +9,8 @@ use ply::source::SourceFile;
 #[path = "common.rs"]
 mod common;
 
-fuzz_target!(|data: &[u8]| {
+// On a deep stack, as ply runs (`limits::with_deep_stack`): deep inputs recurse.
+fuzz_target!(|data: &[u8]| ply::limits::with_deep_stack(|| {
     let parts = common::parts(data);
     let text = |i: usize| parts.get(i).cloned().unwrap_or_default();
     let show = ply::snippet::ShowOptions { mask_secrets: true };
@@ -64,4 +65,4 @@ fuzz_target!(|data: &[u8]| {
             Err(e) => report(e),
         }
     }
-});
+}));

@@ -8,7 +8,8 @@ use ply::merge::ssa::server::decode_managed_fields;
 #[path = "common.rs"]
 mod common;
 
-fuzz_target!(|data: &[u8]| {
+// On a deep stack, as ply runs (`limits::with_deep_stack`): deep inputs recurse.
+fuzz_target!(|data: &[u8]| ply::limits::with_deep_stack(|| {
     let text = String::from_utf8_lossy(data);
     if let Ok(set) = Set::from_fields_v1(&text) {
         let _ = set.paths();
@@ -17,4 +18,4 @@ fuzz_target!(|data: &[u8]| {
         let _ = Set::from_fields_node(&node);
         let _ = decode_managed_fields(&node);
     }
-});
+}));

@@ -7,11 +7,12 @@ use ply::merge::json6902;
 #[path = "common.rs"]
 mod common;
 
-fuzz_target!(|data: &[u8]| {
+// On a deep stack, as ply runs (`limits::with_deep_stack`): deep inputs recurse.
+fuzz_target!(|data: &[u8]| ply::limits::with_deep_stack(|| {
     let Some(d) = common::docs(data, 2) else {
         return;
     };
     if let Ok(n) = json6902::apply(&d[0], &d[1]) {
         let _ = ply::yaml::emit_documents([&n], ply::yaml::EmitOptions::default());
     }
-});
+}));

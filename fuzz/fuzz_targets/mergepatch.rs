@@ -7,7 +7,8 @@ use ply::merge::mergepatch;
 #[path = "common.rs"]
 mod common;
 
-fuzz_target!(|data: &[u8]| {
+// On a deep stack, as ply runs (`limits::with_deep_stack`): deep inputs recurse.
+fuzz_target!(|data: &[u8]| ply::limits::with_deep_stack(|| {
     let Some(d) = common::docs(data, 2) else {
         return;
     };
@@ -16,4 +17,4 @@ fuzz_target!(|data: &[u8]| {
     if let (Some(a), Some(b)) = (d[0].as_map(), d[1].as_map()) {
         let _ = mergepatch::create(a, b);
     }
-});
+}));

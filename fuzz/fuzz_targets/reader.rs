@@ -6,7 +6,8 @@ use libfuzzer_sys::fuzz_target;
 use ply::source::SourceFile;
 use ply::yaml::parse;
 
-fuzz_target!(|data: &[u8]| {
+// On a deep stack, as ply runs (`limits::with_deep_stack`): deep inputs recurse.
+fuzz_target!(|data: &[u8]| ply::limits::with_deep_stack(|| {
     let file = match SourceFile::from_bytes("/f/in.yaml", data.to_vec()) {
         Ok(f) => f,
         Err(e) => {
@@ -35,4 +36,4 @@ fuzz_target!(|data: &[u8]| {
             }
         }
     }
-});
+}));

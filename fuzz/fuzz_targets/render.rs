@@ -10,7 +10,8 @@ use ply::fs::{MemFs, Restrictor};
 #[path = "common.rs"]
 mod common;
 
-fuzz_target!(|data: &[u8]| {
+// On a deep stack, as ply runs (`limits::with_deep_stack`): deep inputs recurse.
+fuzz_target!(|data: &[u8]| ply::limits::with_deep_stack(|| {
     let parts = common::parts(data);
     let mut fs = MemFs::new();
     for dir in ["/k", "/k/base"] {
@@ -43,4 +44,4 @@ fuzz_target!(|data: &[u8]| {
             let _ = ply::cli::render_error(&e, false);
         }
     }
-});
+}));

@@ -8,7 +8,8 @@ use ply::schema::Schema;
 #[path = "common.rs"]
 mod common;
 
-fuzz_target!(|data: &[u8]| {
+// On a deep stack, as ply runs (`limits::with_deep_stack`): deep inputs recurse.
+fuzz_target!(|data: &[u8]| ply::limits::with_deep_stack(|| {
     let Some(d) = common::docs(data, 2) else {
         return;
     };
@@ -19,4 +20,4 @@ fuzz_target!(|data: &[u8]| {
             let _ = ply::yaml::emit_documents([&n], ply::yaml::EmitOptions::default());
         }
     }
-});
+}));

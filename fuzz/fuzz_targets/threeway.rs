@@ -8,7 +8,8 @@ use ply::schema::Schema;
 #[path = "common.rs"]
 mod common;
 
-fuzz_target!(|data: &[u8]| {
+// On a deep stack, as ply runs (`limits::with_deep_stack`): deep inputs recurse.
+fuzz_target!(|data: &[u8]| ply::limits::with_deep_stack(|| {
     let Some(d) = common::docs(data, 3) else {
         return;
     };
@@ -17,4 +18,4 @@ fuzz_target!(|data: &[u8]| {
     let _ = threeway::create(&d[0], &d[1], &d[2], &schema, &gvk, true);
     let _ = threeway::create(&d[0], &d[1], &d[2], &schema, &gvk, false);
     let _ = threeway::create_two_way(&d[0], &d[1], &schema, &gvk);
-});
+}));

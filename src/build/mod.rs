@@ -226,8 +226,7 @@ pub fn render_with_remotes(
             // The reader starts from the root kustomization, once the build has loaded it.
             // A thread the system cannot start leaves the build to read everything itself.
             let mut start = |loaded: Arc<Loaded>| {
-                let spawned = std::thread::Builder::new()
-                    .name("ply-reader".into())
+                let spawned = crate::limits::thread("ply-reader")
                     .spawn_scoped(scope, move || ahead.read(fs, root, &loaded, opts));
                 match spawned {
                     Ok(spawned) if opts.reading == Reading::AheadFirst => {

@@ -318,6 +318,38 @@ pub fn finish_root(
     )
     .map_err(|e| e.at(root.key_location(&[PathSeg::Key("sortOptions".into())])))?;
     transform::sort::order(resources, &choice);
+    check_depth(resources)
+}
+
+/// kustomize prints no object whose fields nest deeper than 10,000 levels: it prints each
+/// object by writing it as JSON and reading that back as YAML (`Resource.AsYAML`,
+/// `api/resource/resource.go`: `MarshalJSON`, then sigs.k8s.io/yaml's `JSONToYAML`), and the
+/// JSON's brackets nest as deep as the object, past go-yaml's flow limit
+/// (`max_flow_level`, 10,000). Every `{` and `[` counts, the object's own included: an
+/// object whose fields nest 10,000 levels below it is printed, one level more is refused
+/// ("exceeded max depth of 10000"). Checked once the build is done, as kustomize fails when
+/// it prints.
+fn check_depth(resources: &[Resource]) -> Result<()> {
+    let limit = crate::yaml::limits::MAX_FLOW_DEPTH;
+    for r in resources {
+        if r.node.nests_deeper_than(limit) {
+            return Err(Error::new(
+                ErrorKind::InvalidResource,
+                format!(
+                    "object {} nests deeper than {limit} levels of maps and lists, counting the \
+                     object itself; kustomize refuses to print it (its output passes through \
+                     JSON read back by go-yaml: exceeded max depth of {limit})",
+                    super::ids::id_string(&r.id())
+                ),
+            )
+            .at_opt(r.origin.clone())
+            .label("this object")
+            .help(format!(
+                "nest the object's fields at most {} levels deep",
+                limit - 1
+            )));
+        }
+    }
     Ok(())
 }
 

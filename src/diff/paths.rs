@@ -50,9 +50,14 @@ fn walk(
     names: &mut Vec<String>,
     out: &mut Vec<Change>,
 ) {
-    if values_equal(a, b) {
-        return;
-    }
+    // Equal nodes add nothing. Maps and lists walked item by item find that on their own;
+    // only where a change is recorded whole are the two sides compared (comparing at every
+    // level would re-walk the tree below it: quadratic in a deep object).
+    let record = |steps: &[PathStep], out: &mut Vec<Change>| {
+        if !values_equal(a, b) {
+            out.push(change(steps, Some(a), Some(b)));
+        }
+    };
     match (a, b) {
         (Node::Map(am), Node::Map(bm)) => {
             let mut keys: Vec<&String> = am
@@ -103,8 +108,8 @@ fn walk(
                         steps.pop();
                     }
                     if out.len() == start {
-                        // Same items, another order.
-                        out.push(change(steps, Some(a), Some(b)));
+                        // Same items, another order (or the same lists).
+                        record(steps, out);
                     }
                 }
                 _ if al.len() == bl.len() && al.iter().all(|x| !x.is_scalar()) => {
@@ -114,10 +119,10 @@ fn walk(
                         steps.pop();
                     }
                 }
-                _ => out.push(change(steps, Some(a), Some(b))),
+                _ => record(steps, out),
             }
         }
-        _ => out.push(change(steps, Some(a), Some(b))),
+        _ => record(steps, out),
     }
 }
 

@@ -125,8 +125,11 @@ impl Emitter<'_> {
         if !self.indention || self.column > indent || (self.column == indent && !self.whitespace) {
             self.put_break();
         }
+        // All the spaces at once (a deep document's lines are mostly indentation).
+        const SPACES: &str = "                                                                ";
         while self.column < indent {
-            self.put(' ');
+            let n = (indent - self.column).min(SPACES.len());
+            self.put_ascii(&SPACES[..n]);
         }
         self.whitespace = true;
         self.indention = true;

@@ -1,31 +1,50 @@
 //! The fast YAML reader: block YAML as Kubernetes manifests are written (block mappings and
-//! sequences, plain, quoted and block scalars, comments, `---` markers) read straight from the
-//! text into [`Node`]s, without an event stream or a serde visitor. It reads exactly what
-//! `parse.rs` (serde_yaml with ply's go-yaml rules) reads, and gives up — `None`, the reference
-//! reader then runs — on anything else: anchors, aliases, tags, flow collections other than
-//! `{}` and `[]`, complex keys, directives, multi-line plain or quoted scalars, tabs outside
-//! scalars, carriage returns, byte order marks, repeated keys, and every error. Errors and
-//! their messages therefore always come from the reference reader. `tests/fast_reader.rs`
-//! compares the two readers on every corpus file and on generated documents; the `fastread`
-//! fuzz target does so on arbitrary bytes.
+//! sequences, plain, quoted and block scalars, comments, `---` markers) and JSON-like flow
+//! collections (JSON files, `key: [a, {b: c}]`) read straight from the text into [`Node`]s,
+//! without an event stream or a serde visitor, as deep as kustomize's reader reads (go-yaml
+//! v3's indentation and flow limits). It reads exactly what `parse.rs` (serde_yaml with ply's
+//! go-yaml rules) reads, and gives up — `None`, the reference reader then runs — on anything
+//! else: anchors, aliases, tags, unusual flow syntax (`[a: b]`, `?`, `{a}`, trailing commas,
+//! comments inside), complex keys, directives, multi-line plain or quoted scalars, tabs
+//! outside scalars, carriage returns, byte order marks, repeated keys, and every error. Errors
+//! and their messages therefore come from the reference reader, but for one: block nesting
+//! past go-yaml's `max_indents`, which the reference reader (128 levels) cannot see and this
+//! reader refuses. `tests/fast_reader.rs` compares the two readers on every corpus file, on
+//! generated documents and on deep ones; the `fastread` fuzz target does so on arbitrary
+//! bytes.
 
+use super::ParseError;
+use super::limits::{MAX_FLOW_DEPTH, MAX_INDENTS};
 use super::parse::{Ctx, tag_before, u128_node, yaml11_bool};
 use super::{Map, Node};
 
-/// Nesting deeper than this falls back (the reference reader stops at 128 levels).
-const MAX_DEPTH: usize = 100;
 /// libyaml refuses an implicit key longer than 1024 characters; longer keys fall back.
 const MAX_KEY: usize = 1000;
 
-/// Gives up: the reference reader reads the text.
-struct Fallback;
+/// Why the reader stopped before the end.
+enum Stop {
+    /// It gives up: the reference reader reads the text.
+    Fallback,
+    /// The text goes past a limit of kustomize's reader (go-yaml v3): refused here, as the
+    /// reference reader stops far earlier (serde_yaml's 128 levels) with another message.
+    Refuse(ParseError),
+}
 
-type R<T> = Result<T, Fallback>;
+use Stop::Fallback;
+
+type R<T> = Result<T, Stop>;
 
 /// The documents of `text`, each with the offset where its content starts, as
-/// [`super::parse::parse_documents`] (or, with `yaml11`, `parse_config_documents`) reads them,
-/// or `None` when this reader does not handle the text.
-pub(super) fn read(text: &str, yaml11: bool) -> Option<Vec<(usize, Node)>> {
+/// [`super::parse::parse_documents`] (or, with `yaml11`, `parse_config_documents`) reads them;
+/// `None` when this reader does not handle the text; an error when the text nests deeper than
+/// kustomize's reader allows ([`MAX_INDENTS`]).
+/// With `mark_empty_nulls`, a block map's value written as nothing reads as
+/// [`super::parse::EMPTY_NULL`], as `parse_documents_marking_empty_nulls` reads it.
+pub(super) fn read(
+    text: &str,
+    yaml11: bool,
+    mark_empty_nulls: bool,
+) -> Option<Result<Vec<(usize, Node)>, ParseError>> {
     if !plain_characters(text) || flow_heavy(text) || dialect_matters(text) {
         return None;
     }
@@ -35,9 +54,16 @@ pub(super) fn read(text: &str, yaml11: bool) -> Option<Vec<(usize, Node)>> {
         i: 0,
         cur: Line::Eof,
         yaml11,
-        depth: 0,
+        mark_empty_nulls,
+        indent: -1,
+        indents: 0,
+        flow: 0,
     };
-    p.stream().ok()
+    match p.stream() {
+        Ok(docs) => Some(Ok(docs)),
+        Err(Stop::Fallback) => None,
+        Err(Stop::Refuse(e)) => Some(Err(e)),
+    }
 }
 
 /// Every character is one libyaml accepts and reads as itself: no control character but tab
@@ -65,11 +91,12 @@ fn plain_characters(text: &str) -> bool {
         })
 }
 
-/// Whether the text holds so many `[` and `{` that the reference reader's nesting limit
-/// (`limits::check_nesting`, a lexical scan) could refuse it.
+/// Whether the reference reader's flow nesting limit (`limits::check_nesting`, a lexical scan
+/// run before its parser) refuses the text: it then does, with its message.
 fn flow_heavy(text: &str) -> bool {
-    text.len() > super::limits::MAX_FLOW_DEPTH
-        && text.bytes().filter(|&c| c == b'[' || c == b'{').count() > super::limits::MAX_FLOW_DEPTH
+    text.len() > MAX_FLOW_DEPTH
+        && text.bytes().filter(|&c| c == b'[' || c == b'{').count() > MAX_FLOW_DEPTH
+        && super::limits::check_nesting(text).is_err()
 }
 
 /// Whether the reference reader's go-yaml checks (`dialect.rs`) would refuse or rewrite the
@@ -97,7 +124,15 @@ struct Reader<'t> {
     i: usize,
     cur: Line,
     yaml11: bool,
-    depth: usize,
+    mark_empty_nulls: bool,
+    /// The column of the innermost open block collection (-1 outside any), and how many are
+    /// open at increasing columns: go-yaml v3's `parser.indent` and `len(parser.indents)`
+    /// (`yaml_parser_roll_indent`, `scannerc.go`). A sequence at its key's column ("- " under
+    /// `key:`) opens no level there.
+    indent: isize,
+    indents: usize,
+    /// Open flow collections (`[`, `{`).
+    flow: usize,
 }
 
 fn is_blankz(c: Option<&u8>) -> bool {
@@ -133,6 +168,12 @@ impl<'t> Reader<'t> {
 
     fn document(&mut self) -> R<Node> {
         let node = match self.cur {
+            // A JSON document, or YAML written in flow style.
+            Line::At(_) if matches!(self.b[self.i], b'[' | b'{') => {
+                let node = self.flow_collection(Ctx::Root)?;
+                self.rest_of_line()?;
+                node
+            }
             Line::At(col) => self.block_node(col, Ctx::Root)?,
             _ => Node::Null,
         };
@@ -231,12 +272,39 @@ impl<'t> Reader<'t> {
         Ok(())
     }
 
-    fn enter(&mut self) -> R<()> {
-        self.depth += 1;
-        if self.depth > MAX_DEPTH {
-            return Err(Fallback);
+    /// A block collection opens at column `col` (its first indicator or key at the
+    /// position): one more level when the column is past the current one, refused past
+    /// [`MAX_INDENTS`] as go-yaml v3 refuses it (`yaml_parser_roll_indent`: "exceeded max
+    /// depth of 10000"). Returns the indentation to restore when the collection ends.
+    fn enter(&mut self, col: usize) -> R<Option<isize>> {
+        let col = col as isize;
+        if col <= self.indent {
+            return Ok(None);
         }
-        Ok(())
+        self.indents += 1;
+        if self.indents > MAX_INDENTS {
+            // The column in the message too: a resource file's diagnostic shows the line alone.
+            let line_start = self.b[..self.i]
+                .iter()
+                .rposition(|&c| c == b'\n')
+                .map_or(0, |p| p + 1);
+            let column = self.s[line_start..self.i].chars().count() + 1;
+            return Err(Stop::Refuse(ParseError {
+                message: format!(
+                    "{} (the level past it opens at column {column})",
+                    super::limits::indents_message()
+                ),
+                offset: Some(self.i),
+            }));
+        }
+        Ok(Some(std::mem::replace(&mut self.indent, col)))
+    }
+
+    fn leave(&mut self, saved: Option<isize>) {
+        if let Some(indent) = saved {
+            self.indent = indent;
+            self.indents -= 1;
+        }
     }
 
     /// A node that starts a line, at column `col`: a block sequence or mapping.
@@ -251,7 +319,7 @@ impl<'t> Reader<'t> {
     }
 
     fn block_seq(&mut self, col: usize) -> R<Node> {
-        self.enter()?;
+        let saved = self.enter(col)?;
         let mut items = Vec::new();
         loop {
             self.i += 1; // the `-`
@@ -262,12 +330,12 @@ impl<'t> Reader<'t> {
                 _ => break,
             }
         }
-        self.depth -= 1;
+        self.leave(saved);
         Ok(Node::Seq(items))
     }
 
     fn block_map(&mut self, col: usize, ctx: Ctx) -> R<Node> {
-        self.enter()?;
+        let saved = self.enter(col)?;
         let mut map = Map::default();
         loop {
             let (key, key_end) = self.key()?;
@@ -276,7 +344,13 @@ impl<'t> Reader<'t> {
             } else {
                 ctx.child(&key)
             };
-            let value = self.value(col, child, Some(key_end))?;
+            let mut value = self.value(col, child, Some(key_end))?;
+            if self.mark_empty_nulls
+                && value.is_null()
+                && super::parse::nothing_after_key(self.s, key_end)
+            {
+                value = Node::Str(super::parse::EMPTY_NULL.into());
+            }
             if map.insert(key, value).is_some() {
                 return Err(Fallback);
             }
@@ -286,7 +360,7 @@ impl<'t> Reader<'t> {
                 _ => break,
             }
         }
-        self.depth -= 1;
+        self.leave(saved);
         Ok(Node::Map(map))
     }
 
@@ -320,22 +394,28 @@ impl<'t> Reader<'t> {
         Ok(r.get(k) == Some(&b':') && is_blankz(r.get(k + 1)))
     }
 
+    /// Where the quoted key opening at `start` closes; escapes, `''` and line breaks in keys
+    /// fall back.
+    fn quoted_key_end(&self, start: usize) -> R<usize> {
+        let q = self.b[start];
+        let len = self.b[start + 1..]
+            .iter()
+            .position(|&c| c == q || c == b'\n' || c == b'\\')
+            .ok_or(Fallback)?;
+        let close = start + 1 + len;
+        if self.b[close] != q || self.b.get(close + 1) == Some(&q) {
+            return Err(Fallback);
+        }
+        Ok(close)
+    }
+
     /// Reads a mapping key and its `:`; returns the key and where its text ends (after a
     /// closing quote), as the reference reader records it.
     fn key(&mut self) -> R<(String, usize)> {
         let start = self.i;
         let (key, end) = match self.b[start] {
             b'"' | b'\'' => {
-                let q = self.b[start];
-                let len = self.b[start + 1..]
-                    .iter()
-                    .position(|&c| c == q || c == b'\n' || c == b'\\')
-                    .ok_or(Fallback)?;
-                let close = start + 1 + len;
-                // Escapes, `''` and line breaks in keys fall back.
-                if self.b[close] != q || self.b.get(close + 1) == Some(&q) {
-                    return Err(Fallback);
-                }
+                let close = self.quoted_key_end(start)?;
                 (self.s[start + 1..close].to_string(), close + 1)
             }
             _ => {
@@ -367,6 +447,11 @@ impl<'t> Reader<'t> {
     /// The node after a `:` (`key_end` given) or a `-` of a collection at column `col`, on
     /// the indicator's line or on the lines below. Leaves `cur` on the next line with content.
     fn value(&mut self, col: usize, ctx: Ctx, key_end: Option<usize>) -> R<Node> {
+        // After a `-` (no `key_end`), the `-` is at column `col`, just before the position:
+        // the column of what follows on its line is counted from there (scanning back to the
+        // line's start would take time quadratic in `- - - x` nesting).
+        let dash = self.i.wrapping_sub(1);
+        let column = |at: usize| col + (at - dash);
         while self.b.get(self.i) == Some(&b' ') {
             self.i += 1;
         }
@@ -414,46 +499,207 @@ impl<'t> Reader<'t> {
                 if key_end.is_some() {
                     return Err(Fallback);
                 }
-                let c2 = here - self.line_start(here);
-                self.block_seq(c2)
+                self.block_seq(column(here))
             }
             _ => {
-                if key_end.is_none() && self.key_ahead()? {
+                if key_end.is_none() && !matches!(c, b'[' | b'{') && self.key_ahead()? {
                     // `- key: value`: a mapping whose keys sit at this column.
-                    let c2 = here - self.line_start(here);
-                    return self.block_map(c2, Ctx::Other);
+                    return self.block_map(column(here), Ctx::Other);
                 }
                 self.scalar(col, ctx, key_end.is_some())
             }
         }
     }
 
-    fn line_start(&self, at: usize) -> usize {
-        self.b[..at]
-            .iter()
-            .rposition(|&c| c == b'\n')
-            .map_or(0, |p| p + 1)
+    /// A flow collection (`[` or `{` at the position) in the JSON-like form manifests use:
+    /// quoted and plain scalars and nested collections, separated by commas, `key: value`
+    /// pairs in mappings, possibly over several lines. It gives up on everything else:
+    /// implicit pairs in sequences (`[a: b]`), `?`, keys without values, trailing commas,
+    /// comments, multi-line scalars, plain scalars with `:`, `#`, `?` or brackets inside, and
+    /// non-string scalars in the maps whose source text is kept ([`Ctx::SpellValue`]).
+    /// Deeper than [`MAX_FLOW_DEPTH`] cannot happen: such a text is the reference reader's
+    /// (`flow_heavy`).
+    fn flow_collection(&mut self, ctx: Ctx) -> R<Node> {
+        let open = self.b[self.i];
+        self.flow += 1;
+        if self.flow > MAX_FLOW_DEPTH {
+            return Err(Fallback);
+        }
+        self.i += 1;
+        self.flow_space()?;
+        let close = if open == b'[' { b']' } else { b'}' };
+        let node = if open == b'[' {
+            let mut items = Vec::new();
+            if self.b.get(self.i) != Some(&close) {
+                loop {
+                    items.push(self.flow_node(Ctx::Other)?);
+                    if self.flow_separator(close)? {
+                        break;
+                    }
+                }
+            }
+            Node::Seq(items)
+        } else {
+            let mut map = Map::default();
+            if self.b.get(self.i) != Some(&close) {
+                loop {
+                    let key = self.flow_key()?;
+                    self.flow_space()?;
+                    if matches!(self.b.get(self.i), Some(b',' | b'}' | b']') | None) {
+                        return Err(Fallback);
+                    }
+                    let child = if self.yaml11 {
+                        Ctx::Other
+                    } else {
+                        ctx.child(&key)
+                    };
+                    let value = self.flow_node(child)?;
+                    if map.insert(key, value).is_some() {
+                        return Err(Fallback);
+                    }
+                    if self.flow_separator(close)? {
+                        break;
+                    }
+                }
+            }
+            Node::Map(map)
+        };
+        self.i += 1; // the closing bracket
+        self.flow -= 1;
+        Ok(node)
     }
 
-    /// A one-line plain or quoted scalar, or `{}` / `[]`, in a collection at column `col`.
+    /// After an entry of a flow collection: `,` and the next entry (`false`), or the closing
+    /// bracket (`true`, the position on it).
+    fn flow_separator(&mut self, close: u8) -> R<bool> {
+        self.flow_space()?;
+        match self.b.get(self.i) {
+            Some(b',') => {
+                self.i += 1;
+                self.flow_space()?;
+                // A trailing comma, or an empty entry: the reference reader's.
+                if matches!(self.b.get(self.i), Some(b',' | b']' | b'}') | None) {
+                    return Err(Fallback);
+                }
+                Ok(false)
+            }
+            Some(&c) if c == close => Ok(true),
+            _ => Err(Fallback),
+        }
+    }
+
+    /// Spaces and line breaks inside a flow collection; a tab, a comment or a document marker
+    /// gives up.
+    fn flow_space(&mut self) -> R<()> {
+        loop {
+            match self.b.get(self.i) {
+                Some(b' ') => self.i += 1,
+                Some(b'\n') => {
+                    self.i += 1;
+                    if self.at_marker() {
+                        return Err(Fallback);
+                    }
+                }
+                Some(b'\t' | b'#') => return Err(Fallback),
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    /// A key of a flow mapping and its `:`: a quoted key without escapes, or a plain one
+    /// followed by `: `, on one line.
+    fn flow_key(&mut self) -> R<String> {
+        let start = self.i;
+        let key = match self.b.get(start) {
+            Some(b'"' | b'\'') => {
+                let close = self.quoted_key_end(start)?;
+                self.i = close + 1;
+                while self.b.get(self.i) == Some(&b' ') {
+                    self.i += 1;
+                }
+                // A quoted key may touch its value (`{"a":1}`, JSON).
+                if self.b.get(self.i) != Some(&b':') {
+                    return Err(Fallback);
+                }
+                self.s[start + 1..close].to_string()
+            }
+            Some(_) => {
+                let (end, colon) = self.flow_plain_run(start)?;
+                let text = &self.s[start..end];
+                if !colon || text == "<<" || !key_is_string(text, self.yaml11) {
+                    return Err(Fallback);
+                }
+                self.i = end;
+                while self.b[self.i] != b':' {
+                    self.i += 1;
+                }
+                text.to_string()
+            }
+            None => return Err(Fallback),
+        };
+        if self.i - start > MAX_KEY {
+            return Err(Fallback);
+        }
+        self.i += 1; // the `:`
+        Ok(key)
+    }
+
+    /// A scalar or collection inside a flow collection.
+    fn flow_node(&mut self, ctx: Ctx) -> R<Node> {
+        let start = self.i;
+        match self.b.get(start) {
+            Some(b'[' | b'{') => self.flow_collection(ctx),
+            Some(b'"') => Ok(Node::Str(self.double_quoted()?)),
+            Some(b'\'') => Ok(Node::Str(self.single_quoted()?)),
+            Some(_) => {
+                let (end, colon) = self.flow_plain_run(start)?;
+                if colon {
+                    return Err(Fallback);
+                }
+                self.i = end;
+                let node = self.plain(start, end, ctx, false)?;
+                if ctx == Ctx::SpellValue && !matches!(node, Node::Str(_)) {
+                    return Err(Fallback);
+                }
+                Ok(node)
+            }
+            None => Err(Fallback),
+        }
+    }
+
+    /// A plain scalar inside a flow collection from `start`: where its text ends (trailing
+    /// spaces left out), and whether `: ` follows it (it is a key). It ends at `,`, `]`, `}`,
+    /// the line's end or `: `; a `:` before anything else, `#`, `?`, `[`, `{` or a tab inside
+    /// gives up (the readers' rules for them differ between libyaml versions).
+    fn flow_plain_run(&self, start: usize) -> R<(usize, bool)> {
+        if !plain_start(self.b[start], self.b.get(start + 1)) {
+            return Err(Fallback);
+        }
+        let mut k = start;
+        let colon = loop {
+            match self.b.get(k) {
+                None => return Err(Fallback),
+                Some(b'\n' | b',' | b']' | b'}') => break false,
+                Some(b':') if is_blankz(self.b.get(k + 1)) => break true,
+                Some(b':' | b'#' | b'?' | b'[' | b'{' | b'\t') => return Err(Fallback),
+                _ => k += 1,
+            }
+        };
+        while self.b[k - 1] == b' ' {
+            k -= 1;
+        }
+        Ok((k, colon))
+    }
+
+    /// A one-line plain or quoted scalar, or a flow collection, in a collection at column
+    /// `col`.
     /// `on_key_line`: the value of a mapping key written on the key's line.
     fn scalar(&mut self, col: usize, ctx: Ctx, on_key_line: bool) -> R<Node> {
         let start = self.i;
         let node = match self.b[start] {
             b'"' => Node::Str(self.double_quoted()?),
             b'\'' => Node::Str(self.single_quoted()?),
-            b'{' | b'[' => {
-                let close = if self.b[start] == b'{' { b'}' } else { b']' };
-                if self.peek(1) != Some(&close) {
-                    return Err(Fallback);
-                }
-                self.i += 2;
-                if close == b'}' {
-                    Node::empty_map()
-                } else {
-                    Node::Seq(Vec::new())
-                }
-            }
+            b'{' | b'[' => self.flow_collection(ctx)?,
             _ => {
                 let (end, colon) = self.plain_run(start)?;
                 if colon {

@@ -10,18 +10,35 @@ use super::ParseError;
 
 /// Flow collections (`[`, `{`) nested deeper than this are refused before the YAML parser sees
 /// the text. go-yaml v3, which kustomize reads with, refuses the same depth (its
-/// `max_flow_level`, `parserc.go`); the parser ply uses takes time quadratic in the flow depth
-/// (libyaml's scanner re-checks every open level at each token), so the text is scanned first,
-/// in one linear pass. Nesting that the parser itself then refuses (deeper than 128 levels,
-/// serde_yaml's fixed recursion limit) is reported as [`NESTING_MESSAGE`].
+/// `max_flow_level`, `yaml_parser_increase_flow_level` in `scannerc.go`); the parser ply uses
+/// for what the fast reader leaves takes time quadratic in the flow depth (libyaml's scanner
+/// re-checks every open level at each token), so the text is scanned first, in one linear pass.
 pub const MAX_FLOW_DEPTH: usize = 10_000;
 
-/// The depth at which the YAML reader stops (serde_yaml's recursion limit), for messages.
+/// Block collections open at increasing columns (`- - - x`, maps indented under maps) past
+/// this many are refused, as go-yaml v3 refuses them (its `max_indents`,
+/// `yaml_parser_roll_indent` in `scannerc.go`: a sequence written at its key's column opens no
+/// level). The fast reader (`fast.rs`) counts them; see [`indents_message`].
+pub const MAX_INDENTS: usize = 10_000;
+
+/// What the fast reader says for block nesting past [`MAX_INDENTS`].
+pub fn indents_message() -> String {
+    format!(
+        "nesting too deep: more than {MAX_INDENTS} block collections open at increasing \
+         indentation; kustomize's YAML reader (go-yaml v3, its max_indents) refuses this depth \
+         too"
+    )
+}
+
+/// The depth at which the reference reader (serde_yaml, for texts the fast reader leaves to
+/// it) stops: its fixed recursion limit.
 pub const READER_DEPTH: usize = 128;
 
-/// What the reader says for nesting deeper than it reads.
-pub const NESTING_MESSAGE: &str =
-    "nesting too deep: ply reads YAML and JSON nested up to 128 levels (kustomize up to 10000)";
+/// What the reference reader says for nesting deeper than it reads.
+pub const NESTING_MESSAGE: &str = "nesting too deep for ply's reference YAML reader (128 \
+     levels): ply reads up to 10000 levels, as kustomize does, only in texts without anchors, \
+     aliases, tags, complex keys, folded (>) or multi-line scalars and unusual flow syntax; \
+     remove those, or nest less deeply";
 
 /// Scalars built from aliases may add up to this many times the input's size (plus
 /// [`EXPANSION_FLOOR`]) before the document is refused: the rule of go-yaml v3

@@ -114,6 +114,30 @@ impl Node {
         }
     }
 
+    /// Whether collections nest deeper than `limit` in this node, counted as JSON nests them
+    /// (a scalar 0 levels, `[]` and `{}` 1, `{"a": [1]}` 2). One walk over the tree without
+    /// recursion (a deep tree cannot overflow the stack), stopping at the first level past
+    /// `limit`.
+    pub fn nests_deeper_than(&self, limit: usize) -> bool {
+        let mut open: Vec<(&Node, usize)> = vec![(self, 1)];
+        while let Some((node, depth)) = open.pop() {
+            let children: &mut dyn Iterator<Item = &Node> = match node {
+                Node::Seq(items) => &mut items.iter(),
+                Node::Map(map) => &mut map.values(),
+                _ => continue,
+            };
+            if depth > limit {
+                return true;
+            }
+            for child in children {
+                if matches!(child, Node::Seq(_) | Node::Map(_)) {
+                    open.push((child, depth + 1));
+                }
+            }
+        }
+        false
+    }
+
     pub fn str(s: impl Into<String>) -> Node {
         Node::Str(s.into())
     }

@@ -72,14 +72,41 @@ pub fn parse_documents_reference_reader(
 }
 
 /// [`parse_documents`] (or, with `yaml11`, [`parse_config_documents`]) by the fast reader
-/// alone (`fast.rs`); `None` where it gives up and the reference reader reads the text.
-pub fn parse_documents_fast_reader(text: &str, yaml11: bool) -> Option<Vec<ParsedDoc>> {
-    let docs = super::fast::read(text, yaml11)?;
-    Some(
+/// alone (`fast.rs`); `None` where it gives up and the reference reader reads the text, an
+/// error where the text nests deeper than kustomize's reader allows (`limits::MAX_INDENTS`).
+pub fn parse_documents_fast_reader(
+    text: &str,
+    yaml11: bool,
+) -> Option<Result<Vec<ParsedDoc>, ParseError>> {
+    fast_reader(text, yaml11, false)
+}
+
+/// [`parse_documents_marking_empty_nulls`] by the fast reader alone (see
+/// [`parse_documents_fast_reader`]).
+pub fn parse_documents_marking_empty_nulls_fast_reader(
+    text: &str,
+) -> Option<Result<Vec<ParsedDoc>, ParseError>> {
+    fast_reader(text, false, true)
+}
+
+/// [`parse_documents_marking_empty_nulls`] by the reference reader alone.
+pub fn parse_documents_marking_empty_nulls_reference_reader(
+    text: &str,
+) -> Result<Vec<ParsedDoc>, ParseError> {
+    parse_documents_reference(text, false, None, false, true, ReaderLimits::DEFAULT)
+}
+
+fn fast_reader(
+    text: &str,
+    yaml11: bool,
+    mark_empty_nulls: bool,
+) -> Option<Result<Vec<ParsedDoc>, ParseError>> {
+    let docs = super::fast::read(text, yaml11, mark_empty_nulls)?;
+    Some(docs.map(|docs| {
         docs.into_iter()
             .map(|(offset, node)| ParsedDoc { offset, node })
-            .collect(),
-    )
+            .collect()
+    }))
 }
 
 /// [`parse_documents`] for kustomize's own configuration files: a plain, untagged `y`, `Y`,
@@ -190,7 +217,7 @@ fn node_start(rest: &str, column: impl Fn() -> usize, seq_at_column: bool) -> Op
 
 /// Whether a map key whose text (closing quote included) ends at `end` in `text` has no value
 /// written after its colon.
-fn nothing_after_key(text: &str, end: usize) -> bool {
+pub(super) fn nothing_after_key(text: &str, end: usize) -> bool {
     let rest = text.as_bytes().get(end..).unwrap_or_default();
     let skip = |r: &[u8]| -> usize { r.iter().take_while(|c| matches!(c, b' ' | b'\t')).count() };
     let rest = &rest[skip(rest)..];
@@ -231,11 +258,10 @@ fn parse_documents_in<'t>(
     // `repeats` it has none to record, and `last_bool_key_wins` is about boolean keys.
     // The fast reader gives up on aliases, and a text without them that fits the limits
     // cannot pass them (`limits.rs`); a bigger one is read below, which counts.
-    if !mark_empty_nulls
-        && limits.admit_without_aliases(text.len())
-        && let Some(docs) = parse_documents_fast_reader(text, yaml11)
+    if limits.admit_without_aliases(text.len())
+        && let Some(docs) = fast_reader(text, yaml11, mark_empty_nulls)
     {
-        return Ok(docs);
+        return docs;
     }
     parse_documents_reference(
         text,

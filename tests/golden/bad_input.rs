@@ -200,6 +200,18 @@ fn generate(kind: &str, n: usize) -> String {
             "[".repeat(n),
             "]".repeat(n)
         ),
+        // A ConfigMap whose one value is `n` block sequences, each one further right (`- - - v`):
+        // with the document's map and `data`, `n + 2` levels of go-yaml's indentation.
+        "deep-block" => format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: deep\ndata:\n  x:\n    {}v\n",
+            "- ".repeat(n)
+        ),
+        // `deep-flow` with an anchor, which only the reference reader reads.
+        "deep-flow-anchored" => format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: &name deep\ndata:\n  x: {}{}\n",
+            "[".repeat(n),
+            "]".repeat(n)
+        ),
         // `n` levels of `{"a":` in one JSON line.
         "deep-map-json" => format!(
             "{{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{{\"name\":\"deep\"}},\"data\":{}1{}}}\n",
