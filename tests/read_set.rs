@@ -29,8 +29,14 @@ fn key(path: &Path) -> PathBuf {
         .unwrap_or_else(|_| normalize(path))
 }
 
-/// Walks and renders the kustomization in `dir`, then checks the recorded paths.
+/// Walks and renders the kustomization in `dir`, then checks the recorded paths. On a thread
+/// with the stack every ply command has (`limits::with_deep_stack`): some cases nest 10,000
+/// levels deep.
 fn check(dir: &Path, tally: &mut Tally) {
+    ply::limits::with_deep_stack(|| check_here(dir, tally));
+}
+
+fn check_here(dir: &Path, tally: &mut Tally) {
     tally.tried += 1;
     let opts = RenderOptions::default();
     let Some(listed) = reads(&DiskFs, dir, &opts) else {

@@ -250,8 +250,7 @@ fn both(
     std::thread::scope(|scope| {
         let spawned = overlay.old.as_ref().and_then(|old_dir| {
             let bw = &mut base_warnings;
-            std::thread::Builder::new()
-                .name("ply-review-base".into())
+            crate::limits::thread("ply-review-base")
                 .spawn_scoped(scope, move || render_on(old.fs, old_dir, render, bw))
                 .ok()
         });
