@@ -155,6 +155,11 @@ fn hand_picked_texts_read_alike() {
         "a: 1\n---\n# only\n",
         "a:\n- 1\n- x\nb: c\n",
         "- a: 1\n  b: [  ]\n- - x\n  - y\n-\n- {}\n",
+        // Found by the fastread fuzz target: a number under a key, on the next line, at the
+        // end of the text with a trailing blank.
+        "data:\n  a:\n   1.5 ",
+        "data:\n  a:\n   444444444440.05\n",
+        "metadata:\ndata:\n  labels:\n   444444444440.05 ",
         "metadata:\n  labels:\n    a: True\n    b: 0x1F\n    c: ~\n    d: null\n    e: 0777\n    f: \"1\"\n    g:\n    h: 1.50\n  annotations:\n    x: 08\ndata:\n  k: +1\n",
         "a: |\n  x\n\n   y\n  z\n\nb: >\n  one\n    more\n  two\n\n  three\nc: |-\n  s\nd: |+\n  k\n\n",
         "a: >-\n  folded\n  text\n",

@@ -750,6 +750,14 @@ impl<'t> Reader<'t> {
         if is_plain_string(v, self.yaml11) {
             return Ok(Node::Str(v.to_string()));
         }
+        // A value of a `data`, `labels` or `annotations` map that is not a plain string, on a
+        // later line than its key: whether the reference reader keeps its source text
+        // depends on how serde_yaml hands the scalar over (a float it prints otherwise, such
+        // as `444444444440.05`, was kept by one reader and not the other: found by the
+        // `fastread` fuzz target). Rare in manifests; left to the reference reader.
+        if ctx == Ctx::SpellValue && !on_key_line {
+            return Err(Fallback);
+        }
         if let Some(n) = serde_resolve(v) {
             if ctx != Ctx::SpellValue {
                 return Ok(n);
