@@ -186,8 +186,9 @@ impl SameCache {
     }
 }
 
-/// Same kind, same target, same bytes at both sides. A side that can compare bytes without
-/// reading them (a git revision: blob ids) does; the other side's bytes are read once.
+/// Same kind, same target, same bytes at both sides. The head's bytes are read once; the
+/// base (a git revision, with `--base`) compares them with its blob id where it can, else its
+/// own bytes are read.
 fn same_at(path: &Path, old: &dyn Fs, new: &dyn Fs) -> bool {
     let kind = old.kind(path);
     if kind != new.kind(path) || old.canonicalize(path).ok() != new.canonicalize(path).ok() {
@@ -196,15 +197,11 @@ fn same_at(path: &Path, old: &dyn Fs, new: &dyn Fs) -> bool {
     if kind != Some(FileKind::File) {
         return true;
     }
-    let (a, b) = (old, new);
-    for (reader, other) in [(b, a), (a, b)] {
-        if let Ok(bytes) = reader.read(path)
-            && let Some(held) = other.holds(path, &bytes)
-        {
-            return held;
-        }
-    }
-    matches!((a.read(path), b.read(path)), (Ok(x), Ok(y)) if x == y)
+    let Ok(bytes) = new.read(path) else {
+        return false;
+    };
+    old.holds(path, &bytes)
+        .unwrap_or_else(|| old.read(path).is_ok_and(|b| b == bytes))
 }
 
 fn render_on(
