@@ -62,7 +62,7 @@ fn walk(
         (Node::Map(am), Node::Map(bm)) => {
             let mut keys: Vec<&String> = am
                 .keys()
-                .chain(bm.keys().filter(|k| !am.contains_key(*k)))
+                .chain(bm.keys().filter(|k| !am.contains_key(k)))
                 .collect();
             keys.sort();
             for k in keys {

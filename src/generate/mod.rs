@@ -399,7 +399,7 @@ fn merge_into(new: &mut Resource, old: &Resource, merge_data: bool) -> Result<()
                 if let Some((last, parent)) = path.split_last()
                     && let Some(m) = new.node.get_path_mut(parent).and_then(Node::as_map_mut)
                 {
-                    m.shift_remove(*last);
+                    m.shift_remove(last);
                 }
             }
         }

@@ -1150,7 +1150,7 @@ fn kz_clean_item(v: &Node, cur: Cursor<'_>, path: &Path<'_>) -> R<Option<Node>> 
 
 /// A copy of `m` (at `cur`) cleaned as [`kz_clean`] says, at any depth.
 fn kz_clean_map(m: &Map, cur: Cursor<'_>) -> Map {
-    let mut out = Map::with_capacity_and_hasher(m.len(), Default::default());
+    let mut out = Map::with_capacity(m.len());
     for (k, v) in m {
         if k == DIRECTIVE {
             continue;

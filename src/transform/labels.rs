@@ -198,7 +198,7 @@ fn set_in<'p>(
             for path in &group.maps {
                 if let Some(value) = node_at_mut(node, path)
                     .and_then(Node::as_map_mut)
-                    .and_then(|m| m.get_mut(*k))
+                    .and_then(|m| m.get_mut(k))
                 {
                     *value = Node::str(*v);
                 }

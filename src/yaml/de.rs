@@ -422,7 +422,7 @@ impl<'a> SeqAccess<'a> for Items<'a> {
 
 /// Map access that records the key of a failing entry (and of an unknown field).
 struct Entries<'a> {
-    iter: Option<indexmap::map::Iter<'a, String, Node>>,
+    iter: Option<super::map::Iter<'a>>,
     value: Option<(&'a String, &'a Node)>,
     /// A struct's field names: a key matching one only when case is ignored reads as that
     /// field, as Go's `encoding/json` (which kustomize decodes with) matches names.

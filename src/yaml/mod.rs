@@ -11,9 +11,8 @@ mod fast;
 mod folded;
 pub mod json;
 pub mod limits;
+mod map;
 pub mod parse;
-
-use indexmap::IndexMap;
 
 pub use de::{DeError, from_node};
 pub use emit::{EmitOptions, emit_document, emit_documents};
@@ -21,7 +20,7 @@ pub use parse::{ParseError, ParsedDoc, parse_documents};
 
 /// An ordered mapping. Keys are strings: Kubernetes objects are JSON, and kustomize turns every
 /// YAML key into a string on its JSON round trip.
-pub type Map = IndexMap<String, Node, crate::fasthash::FastBuild>;
+pub use map::Map;
 
 /// One YAML/JSON value.
 #[derive(Clone, Debug, Default)]
@@ -284,19 +283,10 @@ impl From<Map> for Node {
     }
 }
 
-/// The position of `key` in `map`. A map of at most [`SCAN_MAX`] entries (most maps of a
-/// Kubernetes object: its top level, `metadata`, `spec`, `template`) is scanned, comparing
-/// lengths first, which touches only the entries and costs less than hashing the key; a larger
-/// one is looked up by hash. Keys are unique, so both find the same entry.
+/// The position of `key` in `map` (scanned in a small map, hashed in a large one: [`Map`]).
 pub fn map_index(map: &Map, key: &str) -> Option<usize> {
-    if map.len() <= SCAN_MAX {
-        map.keys().position(|k| k.len() == key.len() && k == key)
-    } else {
-        map.get_index_of(key)
-    }
+    map.get_index_of(key)
 }
-
-const SCAN_MAX: usize = 8;
 
 #[cfg(test)]
 mod tests {

@@ -961,10 +961,7 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
         Ok(Node::Seq(items))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Node, A::Error> {
-        let mut map = Map::with_capacity_and_hasher(
-            access.size_hint().unwrap_or(0).min(1024),
-            Default::default(),
-        );
+        let mut map = Map::with_capacity(access.size_hint().unwrap_or(0).min(1024));
         let mut merges: Vec<Node> = Vec::new();
         let repeats = self.text.and_then(|t| t.repeats);
         let mut key_ends: Vec<Option<usize>> = Vec::new();

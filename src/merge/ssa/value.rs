@@ -64,7 +64,7 @@ fn map_compare(l: &Map, r: &Map) -> Ordering {
         } else if i == r.len() {
             Ordering::Greater
         } else {
-            match (l.get(*k), r.get(*k)) {
+            match (l.get(k), r.get(k)) {
                 (None, _) => Ordering::Greater,
                 (_, None) => Ordering::Less,
                 (Some(a), Some(b)) => compare(a, b),
@@ -115,7 +115,7 @@ pub fn human(v: &Node) -> String {
             let mut keys: Vec<&String> = m.keys().collect();
             keys.sort();
             keys.iter()
-                .map(|k| format!("{}={}", k, m.get(*k).map(human).unwrap_or_default()))
+                .map(|k| format!("{}={}", k, m.get(k).map(human).unwrap_or_default()))
                 .collect()
         }
     }
@@ -207,7 +207,7 @@ impl Json {
             Json::Str(s) => Node::Str(s),
             Json::Array(items) => Node::Seq(items.into_iter().map(Json::into_node).collect()),
             Json::Object(entries) => {
-                let mut m = Map::with_capacity_and_hasher(entries.len(), Default::default());
+                let mut m = Map::with_capacity(entries.len());
                 for (k, v) in entries {
                     m.insert(k, v.into_node());
                 }
