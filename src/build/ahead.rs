@@ -452,7 +452,8 @@ pub(super) fn parse_file(
     if !quoted {
         file = SourceFile::unquoted(path, file.text.clone());
     }
-    let mut docs = parse_resources(&file, limits)?;
-    docs.iter_mut().for_each(|r| r.node.shrink_to_fit());
+    // Parsed documents hold no spare room (`yaml::parse`), so a render keeping them until it
+    // prints keeps no more than it needs.
+    let docs = parse_resources(&file, limits)?;
     Ok((file, docs))
 }

@@ -58,6 +58,8 @@ pub(super) fn read(
         indent: -1,
         indents: 0,
         flow: 0,
+        entries: Vec::new(),
+        items: Vec::new(),
     };
     match p.stream() {
         Ok(docs) => Some(Ok(docs)),
@@ -133,6 +135,21 @@ struct Reader<'t> {
     indents: usize,
     /// Open flow collections (`[`, `{`).
     flow: usize,
+    /// The entries of the open mappings and the items of the open sequences, innermost last:
+    /// a collection's own are moved into a container of exactly their number when it closes,
+    /// so that a document is built without growing (and later shrinking) any container.
+    entries: Vec<(String, Node)>,
+    items: Vec<Node>,
+}
+
+/// A mapping's entries are checked for a repeated key by a scan up to this many; a larger
+/// mapping is moved into a [`Map`], which hashes.
+const SCAN_ENTRIES: usize = 16;
+
+/// The entries of one mapping being read: on [`Reader::entries`] while few, then in a map.
+struct Entries {
+    start: usize,
+    large: Option<Map>,
 }
 
 fn is_blankz(c: Option<&u8>) -> bool {
@@ -320,10 +337,11 @@ impl<'t> Reader<'t> {
 
     fn block_seq(&mut self, col: usize) -> R<Node> {
         let saved = self.enter(col)?;
-        let mut items = Vec::new();
+        let start = self.items.len();
         loop {
             self.i += 1; // the `-`
-            items.push(self.value(col, Ctx::Other, None)?);
+            let item = self.value(col, Ctx::Other, None)?;
+            self.items.push(item);
             match self.cur {
                 Line::At(c) if c == col && self.b[self.i] == b'-' && is_blankz(self.peek(1)) => {}
                 Line::At(c) if c > col => return Err(Fallback),
@@ -331,12 +349,12 @@ impl<'t> Reader<'t> {
             }
         }
         self.leave(saved);
-        Ok(Node::Seq(items))
+        Ok(Node::Seq(self.items.drain(start..).collect()))
     }
 
     fn block_map(&mut self, col: usize, ctx: Ctx) -> R<Node> {
         let saved = self.enter(col)?;
-        let mut map = Map::default();
+        let mut map = self.open_entries();
         loop {
             let (key, key_end) = self.key()?;
             let child = if self.yaml11 {
@@ -351,9 +369,7 @@ impl<'t> Reader<'t> {
             {
                 value = Node::Str(super::parse::EMPTY_NULL.into());
             }
-            if map.insert(key, value).is_some() {
-                return Err(Fallback);
-            }
+            self.add_entry(&mut map, key, value)?;
             match self.cur {
                 Line::At(c) if c == col => {}
                 Line::At(c) if c > col => return Err(Fallback),
@@ -361,7 +377,46 @@ impl<'t> Reader<'t> {
             }
         }
         self.leave(saved);
-        Ok(Node::Map(map))
+        Ok(Node::Map(self.close_entries(map)))
+    }
+
+    fn open_entries(&self) -> Entries {
+        Entries {
+            start: self.entries.len(),
+            large: None,
+        }
+    }
+
+    /// Adds an entry to a mapping being read; a repeated key gives up (go-yaml refuses it,
+    /// the reference reader says so).
+    fn add_entry(&mut self, map: &mut Entries, key: String, value: Node) -> R<()> {
+        if let Some(large) = &mut map.large {
+            return match large.insert(key, value) {
+                Some(_) => Err(Fallback),
+                None => Ok(()),
+            };
+        }
+        let own = &self.entries[map.start..];
+        if own.iter().any(|(k, _)| k.len() == key.len() && *k == key) {
+            return Err(Fallback);
+        }
+        let count = own.len() + 1;
+        self.entries.push((key, value));
+        if count > SCAN_ENTRIES {
+            map.large = Some(self.entries.drain(map.start..).collect());
+        }
+        Ok(())
+    }
+
+    /// The map of a mapping that has been read.
+    fn close_entries(&mut self, map: Entries) -> Map {
+        match map.large {
+            Some(mut large) => {
+                large.shrink_to_fit();
+                large
+            }
+            None => Map::from_unique(self.entries.drain(map.start..)),
+        }
     }
 
     /// Whether a mapping key (a one-line scalar and `:` with a blank after it) starts here.
@@ -529,18 +584,19 @@ impl<'t> Reader<'t> {
         self.flow_space()?;
         let close = if open == b'[' { b']' } else { b'}' };
         let node = if open == b'[' {
-            let mut items = Vec::new();
+            let start = self.items.len();
             if self.b.get(self.i) != Some(&close) {
                 loop {
-                    items.push(self.flow_node(Ctx::Other)?);
+                    let item = self.flow_node(Ctx::Other)?;
+                    self.items.push(item);
                     if self.flow_separator(close)? {
                         break;
                     }
                 }
             }
-            Node::Seq(items)
+            Node::Seq(self.items.drain(start..).collect())
         } else {
-            let mut map = Map::default();
+            let mut map = self.open_entries();
             if self.b.get(self.i) != Some(&close) {
                 loop {
                     let key = self.flow_key()?;
@@ -554,15 +610,13 @@ impl<'t> Reader<'t> {
                         ctx.child(&key)
                     };
                     let value = self.flow_node(child)?;
-                    if map.insert(key, value).is_some() {
-                        return Err(Fallback);
-                    }
+                    self.add_entry(&mut map, key, value)?;
                     if self.flow_separator(close)? {
                         break;
                     }
                 }
             }
-            Node::Map(map)
+            Node::Map(self.close_entries(map))
         };
         self.i += 1; // the closing bracket
         self.flow -= 1;
@@ -835,6 +889,7 @@ impl<'t> Reader<'t> {
         }
         out.push_str(&self.s[run..i]);
         self.i = i + 1;
+        out.shrink_to_fit();
         Ok(out)
     }
 
@@ -856,6 +911,7 @@ impl<'t> Reader<'t> {
         }
         out.push_str(&self.s[run..i]);
         self.i = i + 1;
+        out.shrink_to_fit();
         Ok(out)
     }
 
@@ -920,6 +976,7 @@ impl<'t> Reader<'t> {
             }
         }
         self.line_at(column)?;
+        out.shrink_to_fit();
         Ok(out)
     }
 

@@ -65,6 +65,16 @@ impl Map {
         }
     }
 
+    /// A map of entries whose keys are known to be unique, with room for exactly them.
+    pub(super) fn from_unique(entries: impl ExactSizeIterator<Item = (String, Node)>) -> Self {
+        let mut out = Vec::with_capacity(entries.len());
+        out.extend(entries.map(|(key, value)| Bucket { key, value }));
+        Map {
+            entries: out,
+            index: OnceLock::new(),
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.entries.len()
     }

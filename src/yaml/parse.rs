@@ -319,11 +319,14 @@ fn parse_documents_reference<'t>(
     };
     for (i, de) in serde_yaml::Deserializer::from_str(text).enumerate() {
         expansion.new_document();
-        let node = de::DeserializeSeed::deserialize(seed, de).map_err(|e| {
+        let mut node = de::DeserializeSeed::deserialize(seed, de).map_err(|e| {
             let mut e = ParseError::from(e);
             e.offset = e.offset.map(shift);
             e
         })?;
+        // Maps and lists built by growing give back their spare room, as the fast reader's,
+        // built to size, have none (a render keeps every object it read until it prints).
+        node.shrink_to_fit();
         let offset = shift(starts.get(i).copied().unwrap_or(0));
         docs.push(ParsedDoc { offset, node });
     }
