@@ -128,8 +128,11 @@ fn relative_name(cwd: &Path, dir: &Path) -> PathBuf {
         .collect()
 }
 
-/// Renders every planned kustomization, as many at once as there are cores, and writes each
-/// that renders. The first failure (in the given order) is the error; the others are named
+/// Renders every planned kustomization and writes each that renders: all at once when there
+/// are at most twice as many as cores, else twice as many as cores at a time. More renders
+/// than cores share them through the scheduler, which keeps every core busy to the end: with
+/// one render per core, three overlays on two cores ran two, then the third alone on one
+/// core (docs/performance.md, "Renders at once"). The first failure (in the given order) is the error; the others are named
 /// in warnings. The last command of a process: it leaves the last renders and the shared
 /// parses for the process's end to reclaim.
 pub fn render_all(
@@ -137,7 +140,7 @@ pub fn render_all(
     opts: &RenderOptions,
     warnings: &mut Warnings,
 ) -> Result<(), Error> {
-    let jobs = crate::par::cores().clamp(1, planned.len().max(1));
+    let jobs = (2 * crate::par::cores()).clamp(1, planned.len().max(1));
     let mut opts = opts.clone();
     opts.shared
         .get_or_insert_with(|| std::sync::Arc::new(crate::build::Shared::default()));
