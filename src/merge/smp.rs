@@ -778,7 +778,12 @@ impl Merger {
                 }
                 (Node::Seq(ol), Node::Seq(pl)) => {
                     let (sub, meta) = cur.field(key);
-                    *ov = Node::Seq(self.kz_merge_list(ol, pl, sub.items(), meta, &kpath)?);
+                    match self.kz_merge_list(ol, pl, sub.items(), meta, &kpath)? {
+                        Some(l) => *ov = Node::Seq(l),
+                        None => {
+                            original.shift_remove(key);
+                        }
+                    }
                 }
                 (_, p) => *ov = p.clone(),
             }
@@ -793,7 +798,7 @@ impl Merger {
         items: Cursor<'_>,
         meta: &PatchMeta,
         path: &Path<'_>,
-    ) -> R<Vec<Node>> {
+    ) -> R<Option<Vec<Node>>> {
         let clean_all = |list: &mut dyn Iterator<Item = &Node>| -> R<Vec<Node>> {
             let mut out = Vec::with_capacity(list.size_hint().0);
             for (i, v) in list.enumerate() {
@@ -807,10 +812,10 @@ impl Merger {
         // keys of its items included (merge2's `VisitList` returns the patch's node for a
         // non-associative list).
         if !meta.strategy.merge {
-            return Ok(patch.to_vec());
+            return Ok(Some(patch.to_vec()));
         }
         if original.is_empty() && patch.is_empty() {
-            return Ok(original);
+            return Ok(Some(original));
         }
         let kind = slice_element_kind(&[&original, patch], path)?;
         let merge_key = meta.merge_key.as_deref().unwrap_or("");
@@ -821,134 +826,330 @@ impl Merger {
                     out.push(v.clone());
                 }
             }
-            return Ok(out);
+            return Ok(Some(out));
         }
         if merge_key.is_empty() {
-            return clean_all(&mut patch.iter());
+            return clean_all(&mut patch.iter()).map(Some);
         }
         // kyaml matches elements on `x-kubernetes-list-map-keys` when the schema has them
-        // (Service ports: port and protocol), else on the merge key, comparing the values'
-        // text; a key an element lacks reads as "" and is left out of the match.
+        // (Service ports: port and protocol), else on the merge key.
         let keys: Vec<&str> = if meta.list_map_keys.is_empty() {
             vec![merge_key]
         } else {
             meta.list_map_keys.iter().map(String::as_str).collect()
         };
-        let tuple = |v: &Node| -> Vec<String> {
-            keys.iter()
-                .map(|k| v.get(k).and_then(Node::scalar_text).unwrap_or_default())
-                .collect()
+        // The list's own directive: the first map holding `$patch`, when that is its only key
+        // (merge2's `determineSequenceNodePatchStrategy`, kyaml/yaml/merge2/smpdirective.go).
+        let directive = patch
+            .iter()
+            .filter_map(Node::as_map)
+            .find(|m| m.contains_key(DIRECTIVE))
+            .filter(|m| m.len() == 1)
+            .and_then(|m| m.get(DIRECTIVE));
+        let mut patch_items: Vec<Node> = patch.to_vec();
+        match directive.map(Node::as_str) {
+            None => {}
+            // `VisitList` clears the field.
+            Some(Some("delete")) => return Ok(None),
+            Some(Some("replace")) => {
+                let mut kept = patch
+                    .iter()
+                    .filter(|v| v.get(DIRECTIVE).and_then(Node::as_str) != Some("replace"));
+                return clean_all(&mut kept).map(Some);
+            }
+            // `elideSequencePatchDirective`: every element saying `$patch: merge` goes (an
+            // `ElementSetter` deletion, which also drops empty maps and nulls).
+            Some(Some("merge")) => patch_items.retain(|v| {
+                !v.is_null()
+                    && v.as_map().is_none_or(|m| !m.is_empty())
+                    && v.get(DIRECTIVE).and_then(Node::as_str) != Some("merge")
+            }),
+            Some(_) => return Err(kz_bad_strategy(directive, path)),
+        }
+        let mut list = KzList {
+            arena: original,
+            dest: Vec::new(),
         };
-        // Order (observed): when the object's first element is identified by a single key,
-        // the patch's elements, merged or new, come first in patch order, then the object's
-        // others; when it is identified by several keys (a Service port with its protocol),
-        // new elements come first and merged ones stay where the object has them.
-        let single_key = original
-            .first()
-            .map(&tuple)
-            .as_ref()
-            .is_none_or(|t| t.iter().filter(|x| !x.is_empty()).count() <= 1);
-        let mut original = original;
-        let mut plain = Vec::with_capacity(patch.len());
-        let mut replace = false;
-        for v in patch {
-            match v.get(DIRECTIVE).map(Node::as_str) {
-                None => plain.push(Cow::Borrowed(v)),
-                Some(Some("delete")) => {
-                    let t = tuple(v);
-                    // When elements are identified by several keys, a deletion naming only
-                    // one of them deletes nothing (observed).
-                    let enough = single_key || t.iter().filter(|x| !x.is_empty()).count() > 1;
-                    if v.get(merge_key).is_some() && enough {
-                        original.retain(|o| kz_relation(&t, &tuple(o)) != KzRelation::Equal);
-                    }
-                }
-                Some(Some("replace")) => replace = true,
-                Some(Some("merge")) => {
-                    let mut v = v.clone();
-                    if let Some(m) = v.as_map_mut() {
-                        m.shift_remove(DIRECTIVE);
-                    }
-                    plain.push(Cow::Owned(v));
-                }
-                Some(_) => return Err(kz_bad_strategy(v.get(DIRECTIVE), path)),
-            }
-        }
-        // A patch element without the merge key makes the list a plain replacement by the
-        // keyed elements (kustomize drops the others).
-        if replace || plain.iter().any(|v| v.get(merge_key).is_none()) {
-            let mut keyed = plain
-                .iter()
-                .map(|v| &**v)
-                .filter(|v| replace || v.get(merge_key).is_some());
-            return clean_all(&mut keyed);
-        }
-        let dest_tuples: Vec<Vec<String>> = original.iter().map(&tuple).collect();
-        // Per dest element: its merged value when a patch element matched it, and whether it
-        // moves to the front with the patch's elements.
-        let mut merged: Vec<Option<(Node, bool)>> = vec![None; original.len()];
-        let mut front = Vec::with_capacity(plain.len());
-        for v in plain {
-            let t = tuple(&v);
-            let kv = v.get(merge_key).cloned().unwrap_or(Node::Null);
-            let epath = path.elem(merge_key, &kv);
-            let rel: Vec<KzRelation> = dest_tuples.iter().map(|d| kz_relation(&t, d)).collect();
-            if let Some(i) = rel.iter().position(|r| *r == KzRelation::Equal) {
-                let base = match merged.get_mut(i).and_then(Option::take) {
-                    Some((n, _)) => n,
-                    // The object's element is replaced by the merged one: move it.
-                    None => original.get_mut(i).map(std::mem::take).unwrap_or_default(),
-                };
-                let om = match base {
-                    Node::Map(m) => m,
-                    _ => Map::default(),
-                };
-                let empty = Map::default();
-                let pm = v.as_map().unwrap_or(&empty);
-                let m = Node::Map(self.kz_merge_map(om, pm, items, &epath, &[])?);
-                if let Some(slot) = merged.get_mut(i) {
-                    *slot = Some((m, single_key));
-                }
-                if single_key {
-                    front.push(FrontItem::Dest(i));
-                }
-            } else if rel.contains(&KzRelation::Partial) {
-                // Agrees with an element on the keys both have but not on all: kustomize
-                // drops the patch element and keeps the object's.
-                continue;
-            } else if let Some(v) = kz_clean_item(&v, items, &epath)? {
-                front.push(FrontItem::New(v));
-            }
-        }
-        let mut out = Vec::with_capacity(original.len() + front.len());
-        let mut moved = vec![false; original.len()];
-        for f in front {
-            match f {
-                FrontItem::New(v) => out.push(v),
-                FrontItem::Dest(i) => {
-                    // Moved to the front once; the loop below skips moved elements, so the
-                    // merged value is taken, not copied.
-                    if let (Some(slot @ Some((_, true))), Some(x @ false)) =
-                        (merged.get_mut(i), moved.get_mut(i))
-                        && let Some((m, _)) = slot.take()
-                    {
-                        out.push(m);
-                        *x = true;
-                    }
-                }
-            }
-        }
-        for (i, o) in original.into_iter().enumerate() {
-            if moved.get(i).copied().unwrap_or(false) {
-                continue;
-            }
-            match merged.get_mut(i).and_then(Option::take) {
-                Some((m, _)) => out.push(m),
-                None => out.push(o),
-            }
-        }
-        Ok(out)
+        list.dest = (0..list.arena.len()).collect();
+        list.merge(self, &patch_items, &keys, items, path)?;
+        Ok(Some(
+            list.dest.iter().map(|&i| list.arena[i].clone()).collect(),
+        ))
     }
+}
+
+/// A merged list as kyaml's `walkAssociativeSequence` builds it
+/// (kyaml/yaml/walk/associative_sequence.go, `setAssociativeSequenceElements` and
+/// `appendListNode` with `MergeOptionsListPrepend`, as `api/filters/patchstrategicmerge` asks).
+/// kyaml works on shared nodes: an element merged with a patch element is the object's own node,
+/// changed in place, wherever it sits. Here every node lives once in `arena`; lists hold
+/// indices into it.
+struct KzList {
+    arena: Vec<Node>,
+    /// The object's list.
+    dest: Vec<usize>,
+}
+
+impl KzList {
+    fn merge(
+        &mut self,
+        merger: &Merger,
+        patch: &[Node],
+        keys: &[&str],
+        items: Cursor<'_>,
+        path: &Path<'_>,
+    ) -> R<()> {
+        // `elementValues`: each element's key values, the patch's first (prepend), distinct.
+        let mut values_list: Vec<Vec<String>> = Vec::new();
+        let dest_values: Vec<Vec<String>> = self
+            .dest
+            .iter()
+            .map(|&i| kz_values(&self.arena[i], keys))
+            .collect();
+        for v in patch.iter().map(|v| kz_values(v, keys)).chain(dest_values) {
+            if !values_list.contains(&v) {
+                values_list.push(v);
+            }
+        }
+        if keys.len() > 1 {
+            kz_merge_values(&mut values_list);
+        }
+        let mut to_add: Vec<usize> = Vec::new();
+        let mut valid_keys: Vec<&str> = Vec::new();
+        for values in &values_list {
+            let (vk, vv) = kz_validate_keys(&values_list, values, keys);
+            valid_keys.clone_from(&vk);
+            // `elementValueList`: the first element of each side matching the keys that
+            // have a value.
+            let (ek, ev) = kz_validate_keys(std::slice::from_ref(&vv), &vv, &vk);
+            let found = |n: &Node| {
+                n.as_map().is_some()
+                    && ek.iter().zip(&ev).all(|(k, v)| {
+                        n.get(k)
+                            .is_some_and(|f| kz_text(f).as_deref() == Some(v.as_str()))
+                    })
+            };
+            let d = self.dest.iter().copied().find(|&i| found(&self.arena[i]));
+            let p = patch.iter().find(|n| found(n));
+            let kv = p
+                .and_then(|p| p.get(keys[0]))
+                .cloned()
+                .unwrap_or(Node::Null);
+            let epath = path.elem(keys[0], &kv);
+            let val = match (d, p) {
+                (None, None) => None,
+                (Some(d), None) => Some(d),
+                (d, Some(p)) => {
+                    let pm = p.as_map().map(Cow::Borrowed).unwrap_or_default();
+                    match pm.get(DIRECTIVE).map(Node::as_str) {
+                        Some(Some("delete")) => None,
+                        None | Some(Some("merge")) if d.is_some() => {
+                            let d = d.unwrap_or_default();
+                            let om = match std::mem::take(&mut self.arena[d]) {
+                                Node::Map(m) => m,
+                                _ => Map::default(),
+                            };
+                            self.arena[d] =
+                                Node::Map(merger.kz_merge_map(om, &pm, items, &epath, &[])?);
+                            Some(d)
+                        }
+                        // A new element, or `$patch: replace`: the patch's node
+                        // (`VisitMap` returns the origin), not the object's.
+                        _ => match kz_clean_item(p, items, &epath)? {
+                            Some(n) => {
+                                self.arena.push(n);
+                                Some(self.arena.len() - 1)
+                            }
+                            None => None,
+                        },
+                    }
+                }
+            };
+            let Some(val) = val.filter(|&i| {
+                !self.arena[i].is_null() && self.arena[i].as_map().is_none_or(|m| !m.is_empty())
+            }) else {
+                kz_element_setter(&self.arena, &mut self.dest, None, &vk, &vv);
+                continue;
+            };
+            for (k, v) in vk.iter().zip(&vv) {
+                if !v.is_empty()
+                    && let Node::Map(m) = &mut self.arena[val]
+                    && !m.contains_key(*k)
+                {
+                    m.insert(
+                        (*k).to_string(),
+                        crate::transform::refpath::resolve_plain(v),
+                    );
+                }
+            }
+            kz_element_setter(&self.arena, &mut to_add, Some(val), &vk, &vv);
+        }
+        if values_list.is_empty() {
+            return Ok(());
+        }
+        // `appendListNode(itemsToBeAdded, dest, keys)`: the object's remaining elements set
+        // into the new list one by one.
+        let mut dst = to_add;
+        for e in self.dest.clone() {
+            let mut v: Vec<String> = Vec::new();
+            for k in &valid_keys {
+                match self.arena[e].get(k) {
+                    // No such key: appended as it is (once per missing key).
+                    None => dst.push(e),
+                    Some(f) => v.push(kz_text(f).unwrap_or_default()),
+                }
+            }
+            if valid_keys.len() > 1 {
+                kz_element_setter(&self.arena, &mut dst, None, &valid_keys, &v);
+            }
+            kz_element_setter(&self.arena, &mut dst, Some(e), &valid_keys, &v);
+        }
+        self.dest = dst;
+        Ok(())
+    }
+}
+
+/// The text kyaml compares a key's value by (`yaml.Node.Value`): a scalar's text, `""` for a
+/// map or list.
+fn kz_text(n: &Node) -> Option<String> {
+    match n {
+        Node::Map(_) | Node::Seq(_) => Some(String::new()),
+        Node::Null => Some(String::new()),
+        other => other.scalar_text(),
+    }
+}
+
+/// `ElementValuesList`: one element's key values, `""` where it lacks the key or the value is
+/// empty.
+fn kz_values(n: &Node, keys: &[&str]) -> Vec<String> {
+    keys.iter()
+        .map(|k| {
+            n.get(k)
+                .filter(|f| !f.is_null())
+                .and_then(kz_text)
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// `mergeValues`: key values that agree where both have one are made one.
+fn kz_merge_values(list: &mut [Vec<String>]) {
+    for i in 0..list.len() {
+        let v1 = list[i].clone();
+        for j in 0..list.len() {
+            let v2 = &list[j];
+            if v1.len() != v2.len() {
+                continue;
+            }
+            let mut common = false;
+            let mut res = Vec::with_capacity(v1.len());
+            let mut ok = true;
+            for (a, b) in v1.iter().zip(v2) {
+                if a == b {
+                    common = true;
+                    res.push(a.clone());
+                } else if !a.is_empty() && !b.is_empty() {
+                    ok = false;
+                    break;
+                } else if !a.is_empty() {
+                    res.push(a.clone());
+                } else {
+                    res.push(b.clone());
+                }
+            }
+            if ok && common {
+                list[i].clone_from(&res);
+                list[j] = res;
+            }
+        }
+    }
+}
+
+/// `validateKeys`: the keys some element of `all` has a value for (all keys when none has),
+/// and `values` for them.
+fn kz_validate_keys<'k>(
+    all: &[Vec<String>],
+    values: &[String],
+    keys: &[&'k str],
+) -> (Vec<&'k str>, Vec<String>) {
+    let has = |i: usize| {
+        all.iter()
+            .any(|vs| vs.get(i).is_some_and(|v| !v.is_empty()))
+    };
+    if !(0..keys.len()).any(has) {
+        return (keys.to_vec(), values.to_vec());
+    }
+    let vk = (0..keys.len())
+        .filter(|&i| has(i))
+        .map(|i| keys[i])
+        .collect();
+    let vv = values
+        .iter()
+        .enumerate()
+        .filter(|(i, v)| !v.is_empty() || has(*i))
+        .map(|(_, v)| v.clone())
+        .collect();
+    (vk, vv)
+}
+
+/// kyaml's `ElementSetter` on a list of arena indices: elements matching `keys`/`values`
+/// (`FieldMatcher`: an empty value matches any value of a present key; keys beyond `values`
+/// match as the last compared one did) are replaced by `element`, or removed when it is
+/// `None`; `element` is appended when nothing matched. Null and empty-map elements are
+/// dropped on the way, and with no values every unmatched element is too (kyaml/yaml/fns.go).
+fn kz_element_setter(
+    arena: &[Node],
+    list: &mut Vec<usize>,
+    element: Option<usize>,
+    keys: &[&str],
+    values: &[String],
+) {
+    let mapping_setter = keys.first().is_some_and(|k| !k.is_empty())
+        && values.first().is_some_and(|v| !v.is_empty());
+    let mut out = Vec::with_capacity(list.len() + 1);
+    let mut matched = false;
+    for &i in list.iter() {
+        let n = &arena[i];
+        if n.is_null() || n.as_map().is_some_and(|m| m.is_empty()) {
+            continue;
+        }
+        let Some(m) = n.as_map() else {
+            if mapping_setter {
+                out.push(i);
+            }
+            continue;
+        };
+        let mut hit = false;
+        let mut found = true;
+        for (j, k) in keys.iter().enumerate() {
+            if let Some(v) = values.get(j) {
+                hit = m
+                    .get(*k)
+                    .is_some_and(|f| v.is_empty() || kz_text(f).as_deref() == Some(v.as_str()));
+            }
+            if !hit {
+                found = false;
+                break;
+            }
+        }
+        if !found {
+            if !values.is_empty() {
+                out.push(i);
+            }
+            continue;
+        }
+        matched = true;
+        if let Some(e) = element {
+            out.push(e);
+        }
+    }
+    if let Some(e) = element
+        && !matched
+        && !arena[e].is_null()
+    {
+        out.push(e);
+    }
+    *list = out;
 }
 
 /// What kyaml's walker does to the object's own lists before a patch is merged in: each list
@@ -1071,35 +1272,6 @@ fn kz_settle_list(
         }
     }
     Ok(())
-}
-
-enum FrontItem {
-    New(Node),
-    Dest(usize),
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum KzRelation {
-    Equal,
-    /// Equal on every key both have, but one lacks a key the other has.
-    Partial,
-    Distinct,
-}
-
-fn kz_relation(a: &[String], b: &[String]) -> KzRelation {
-    if a == b {
-        return KzRelation::Equal;
-    }
-    let agree = a
-        .iter()
-        .zip(b)
-        .all(|(x, y)| x.is_empty() || y.is_empty() || x == y);
-    let shared = a.iter().zip(b).any(|(x, y)| !x.is_empty() && !y.is_empty());
-    if agree && shared {
-        KzRelation::Partial
-    } else {
-        KzRelation::Distinct
-    }
 }
 
 fn kz_kind(c: Class) -> &'static str {
