@@ -72,8 +72,6 @@ pub fn apply_kustomize(
         Node::Map(m) => m,
         other => return Err(not_a_map("patch", other)),
     };
-    let mut original = original;
-    kz_settle_map(&mut original, schema.root(gvk), &root)?;
     kz_no_empty_key(patch, &root)?;
     Merger::apply(Dialect::Kustomize)
         .kz_merge_map(original, patch, schema.root(gvk), &root, keep)
@@ -713,10 +711,24 @@ fn remove_directives(v: Node) -> Option<Node> {
 // ---- kustomize's dialect --------------------------------------------------------------------
 //
 // kustomize applies strategic merge patches with kyaml's `merge2` walker
-// (`kyaml/yaml/merge2/merge2.go`, `kyaml/yaml/walk/associative_sequence.go`), not with
-// apimachinery. The behaviours below were observed with `kubectl kustomize` (kustomize v5.5.0).
+// (`kyaml/yaml/merge2/merge2.go`, `kyaml/yaml/walk/walk.go`, `map.go`,
+// `associative_sequence.go`), not with apimachinery. The walker visits every node with a list
+// of sources, `[object, patch]`, and three shapes of it matter here:
+//
+// - `[object, patch]`: both have the node ([`Merger::kz_merge_map`], [`Merger::kz_merge_list`]);
+// - `[object, nil]`: a part of the object the patch does not name, walked alone
+//   ([`kz_settle_map`], [`kz_settle_list`]): its merged lists are rebuilt all the same;
+// - `[patch, patch]`: a part only the patch has. `Merger.VisitMap` and `VisitList` return the
+//   patch's node for a missing one and `Sources.setDestNode` makes it the destination too, so
+//   the patch's node is walked with itself ([`kz_add`], [`kz_itself`]); a `$patch: replace`
+//   also returns the patch's node, which is then walked with itself.
+//
+// The behaviours below were checked against `kubectl kustomize` (kustomize v5.5.0, kyaml
+// v0.18.1).
 
 impl Merger {
+    /// `walkMap` with sources `[object, patch]`: `VisitMap` settles the patch's directive, then
+    /// every field of either side is walked.
     fn kz_merge_map(
         &self,
         mut original: Map,
@@ -727,10 +739,22 @@ impl Merger {
     ) -> R<Map> {
         match patch.get(DIRECTIVE).map(Node::as_str) {
             None | Some(Some("merge")) => {}
-            // kz_clean_map leaves the directive out.
-            Some(Some("replace")) => return Ok(kz_clean_map(patch, cur)),
+            // `VisitMap` returns the patch's map, which is then walked with itself.
+            Some(Some("replace")) => {
+                return Ok(kz_itself_map(patch, cur, path, true)?.unwrap_or_default());
+            }
             Some(Some("delete")) => return Ok(Map::default()),
             Some(_) => return Err(kz_bad_strategy(patch.get(DIRECTIVE), path)),
+        }
+        // The object's fields the patch does not name are walked alone (`[field, nil]`).
+        for (key, ov) in original.iter_mut() {
+            if patch.contains_key(key) && !keep.contains(&key.as_str()) {
+                continue;
+            }
+            if key.is_empty() {
+                return Err(kz_empty_key(path));
+            }
+            kz_settle_value(ov, cur.field(key), &path.key(key))?;
         }
         for (key, pv) in patch {
             if key == DIRECTIVE || keep.contains(&key.as_str()) {
@@ -747,8 +771,13 @@ impl Merger {
             }
             let Some(ov) = original.get_mut(key).filter(|v| !v.is_null()) else {
                 let (sub, meta) = cur.field(key);
-                if let Some(v) = kz_clean(pv, sub, meta, &kpath)? {
-                    original.insert(key.clone(), v);
+                match kz_add(pv, sub, meta, &kpath)? {
+                    Some(v) => {
+                        original.insert(key.clone(), v);
+                    }
+                    None => {
+                        original.shift_remove(key);
+                    }
                 }
                 continue;
             };
@@ -771,7 +800,7 @@ impl Merger {
                 (Node::Map(om), Node::Map(pm)) => {
                     let (sub, meta) = cur.field(key);
                     *ov = if meta.strategy.replace {
-                        Node::Map(kz_clean_map(pm, sub))
+                        Node::Map(kz_itself_map(pm, sub, &kpath, true)?.unwrap_or_default())
                     } else {
                         Node::Map(self.kz_merge_map(om, pm, sub, &kpath, &[])?)
                     };
@@ -791,6 +820,8 @@ impl Merger {
         Ok(original)
     }
 
+    /// `walkAssociativeSequence` (or `walkNonAssociativeSequence`) with sources
+    /// `[object, patch]`; `None` when the list goes.
     fn kz_merge_list(
         &self,
         original: Vec<Node>,
@@ -799,15 +830,6 @@ impl Merger {
         meta: &PatchMeta,
         path: &Path<'_>,
     ) -> R<Option<Vec<Node>>> {
-        let clean_all = |list: &mut dyn Iterator<Item = &Node>| -> R<Vec<Node>> {
-            let mut out = Vec::with_capacity(list.size_hint().0);
-            for (i, v) in list.enumerate() {
-                if let Some(v) = kz_clean_item(v, items, &path.index(i))? {
-                    out.push(v);
-                }
-            }
-            Ok(out)
-        };
         // A list that is not merged takes the patch's list as written, nulls and `$patch`
         // keys of its items included (merge2's `VisitList` returns the patch's node for a
         // non-associative list).
@@ -818,64 +840,227 @@ impl Merger {
             return Ok(Some(original));
         }
         let kind = slice_element_kind(&[&original, patch], path)?;
-        let merge_key = meta.merge_key.as_deref().unwrap_or("");
         if kind == ElemKind::Scalar {
-            let mut out: Vec<Node> = Vec::with_capacity(original.len() + patch.len());
-            for v in patch.iter().chain(&original) {
-                if !out.iter().any(|o| go_eq(o, v)) {
-                    out.push(v.clone());
+            return Ok(Some(kz_primitives(patch.iter().chain(&original))));
+        }
+        let Some(keys) = kz_keys(meta) else {
+            let mut out = Vec::with_capacity(patch.len());
+            for (i, v) in patch.iter().enumerate() {
+                if let Some(v) = kz_add_item(v, items, &path.index(i))? {
+                    out.push(v);
                 }
             }
             return Ok(Some(out));
-        }
-        if merge_key.is_empty() {
-            return clean_all(&mut patch.iter()).map(Some);
-        }
-        // kyaml matches elements on `x-kubernetes-list-map-keys` when the schema has them
-        // (Service ports: port and protocol), else on the merge key.
-        let keys: Vec<&str> = if meta.list_map_keys.is_empty() {
-            vec![merge_key]
-        } else {
-            meta.list_map_keys.iter().map(String::as_str).collect()
         };
-        // The list's own directive: the first map holding `$patch`, when that is its only key
-        // (merge2's `determineSequenceNodePatchStrategy`, kyaml/yaml/merge2/smpdirective.go).
-        let directive = patch
-            .iter()
-            .filter_map(Node::as_map)
-            .find(|m| m.contains_key(DIRECTIVE))
-            .filter(|m| m.len() == 1)
-            .and_then(|m| m.get(DIRECTIVE));
-        let mut patch_items: Vec<Node> = patch.to_vec();
-        match directive.map(Node::as_str) {
-            None => {}
-            // `VisitList` clears the field.
-            Some(Some("delete")) => return Ok(None),
-            Some(Some("replace")) => {
-                let mut kept = patch
-                    .iter()
-                    .filter(|v| v.get(DIRECTIVE).and_then(Node::as_str) != Some("replace"));
-                return clean_all(&mut kept).map(Some);
+        match kz_list_directive(patch, path)? {
+            None => Ok(None),
+            // `VisitList` returns the patch's list, which is then walked with itself.
+            Some((true, elided)) => kz_list_itself(elided, items, &keys, path),
+            Some((false, mut elided)) => {
+                let mut list = KzList::new(original);
+                list.merge(self, KzSources::Patch(&mut elided), &keys, items, path)?;
+                Ok(Some(list.take()))
             }
-            // `elideSequencePatchDirective`: every element saying `$patch: merge` goes (an
-            // `ElementSetter` deletion, which also drops empty maps and nulls).
-            Some(Some("merge")) => patch_items.retain(|v| {
-                !v.is_null()
-                    && v.as_map().is_none_or(|m| !m.is_empty())
-                    && v.get(DIRECTIVE).and_then(Node::as_str) != Some("merge")
-            }),
-            Some(_) => return Err(kz_bad_strategy(directive, path)),
         }
-        let mut list = KzList {
-            arena: original,
-            dest: Vec::new(),
-        };
-        list.dest = (0..list.arena.len()).collect();
-        list.merge(self, &patch_items, &keys, items, path)?;
-        Ok(Some(
-            list.dest.iter().map(|&i| list.arena[i].clone()).collect(),
-        ))
     }
+}
+
+/// The keys a merged list's elements are matched by: `x-kubernetes-list-map-keys` when the
+/// schema has them (Service ports: port and protocol), else the merge key
+/// (`PatchStrategyAndKeyList`). `None` for a merged list without a key.
+fn kz_keys(meta: &PatchMeta) -> Option<Vec<&str>> {
+    let merge_key = meta.merge_key.as_deref().filter(|k| !k.is_empty())?;
+    Some(if meta.list_map_keys.is_empty() {
+        vec![merge_key]
+    } else {
+        meta.list_map_keys.iter().map(String::as_str).collect()
+    })
+}
+
+/// A merged list of scalars: each value once, in order of first appearance
+/// (`elementPrimitiveValues`, the patch's values first).
+fn kz_primitives<'a>(values: impl Iterator<Item = &'a Node>) -> Vec<Node> {
+    let mut out: Vec<Node> = Vec::new();
+    for v in values {
+        if !out.iter().any(|o| go_eq(o, v)) {
+            out.push(v.clone());
+        }
+    }
+    out
+}
+
+/// The directive of a patch's merged list (merge2's `determineSequenceNodePatchStrategy`,
+/// kyaml/yaml/merge2/smpdirective.go): the first map holding `$patch`, when that is its only
+/// key. `None` for `delete`; else whether it is `replace`, and the list with the directive
+/// elided (`elideSequencePatchDirective`: an `ElementSetter` deletion of the maps saying the
+/// same, which also drops nulls and empty maps).
+fn kz_list_directive(patch: &[Node], path: &Path<'_>) -> R<Option<(bool, Vec<Node>)>> {
+    let directive = patch
+        .iter()
+        .filter_map(Node::as_map)
+        .find(|m| m.contains_key(DIRECTIVE))
+        .filter(|m| m.len() == 1)
+        .and_then(|m| m.get(DIRECTIVE));
+    let word = match directive.map(Node::as_str) {
+        None => return Ok(Some((false, patch.to_vec()))),
+        Some(Some("delete")) => return Ok(None),
+        Some(Some(w @ ("replace" | "merge"))) => w,
+        Some(_) => return Err(kz_bad_strategy(directive, path)),
+    };
+    let elided = patch
+        .iter()
+        .filter(|v| {
+            !v.is_null()
+                && v.as_map().is_none_or(|m| {
+                    !m.is_empty() && m.get(DIRECTIVE).and_then(Node::as_str) != Some(word)
+                })
+        })
+        .cloned()
+        .collect();
+    Ok(Some((word == "replace", elided)))
+}
+
+/// A merged list of maps walked with itself (`[list, list]`), its directive already settled.
+fn kz_list_itself(
+    items_list: Vec<Node>,
+    items: Cursor<'_>,
+    keys: &[&str],
+    path: &Path<'_>,
+) -> R<Option<Vec<Node>>> {
+    let mut list = KzList::new(items_list);
+    list.merge(
+        &Merger::apply(Dialect::Kustomize),
+        KzSources::Itself,
+        keys,
+        items,
+        path,
+    )?;
+    Ok(Some(list.take()))
+}
+
+/// A value only the patch has, added where the object has none: merge2's walk with sources
+/// `[nil, patch]`. A map's directive is settled by `VisitMap` (an unknown one is ignored
+/// there, `ps, _ := determineSmpDirective`, and stays in the map); a merged list is returned
+/// by `VisitList` as it is, directive and all, and walked with itself. `None` when nothing is
+/// added.
+fn kz_add(v: &Node, cur: Cursor<'_>, meta: &PatchMeta, path: &Path<'_>) -> R<Option<Node>> {
+    match v {
+        Node::Seq(list) if meta.strategy.merge => {
+            if list
+                .iter()
+                .all(|v| !matches!(v, Node::Map(_) | Node::Seq(_)))
+            {
+                return Ok(Some(Node::Seq(kz_primitives(list.iter()))));
+            }
+            let items = cur.items();
+            match kz_keys(meta) {
+                Some(keys) => Ok(kz_list_itself(list.clone(), items, &keys, path)?.map(Node::Seq)),
+                None => {
+                    let mut out = Vec::with_capacity(list.len());
+                    for (i, v) in list.iter().enumerate() {
+                        if let Some(v) = kz_add_item(v, items, &path.index(i))? {
+                            out.push(v);
+                        }
+                    }
+                    Ok(Some(Node::Seq(out)))
+                }
+            }
+        }
+        _ => kz_add_item(v, cur, path),
+    }
+}
+
+/// Removes a map's known directive (`replace`, `merge`, `delete`), as merge2's
+/// `determineSmpDirective` does to the node it reads it from (`elideMappingPatchDirective`).
+fn kz_elide(n: &mut Node) {
+    if let Node::Map(m) = n
+        && matches!(
+            m.get(DIRECTIVE).and_then(Node::as_str),
+            Some("replace" | "merge" | "delete")
+        )
+    {
+        m.shift_remove(DIRECTIVE);
+    }
+}
+
+/// [`kz_add`] of a map or a scalar.
+fn kz_add_item(v: &Node, cur: Cursor<'_>, path: &Path<'_>) -> R<Option<Node>> {
+    match v {
+        Node::Map(m) => Ok(kz_itself_map(m, cur, path, false)?.map(Node::Map)),
+        _ if v.is_null() => Ok(None),
+        other => Ok(Some(other.clone())),
+    }
+}
+
+/// A value walked with itself (`[value, value]`), as the fields and elements of a value only
+/// the patch has are: maps and merged lists settle their directive (`VisitMap`, `VisitList`),
+/// then their fields and elements are walked with themselves; nulls go (`FieldSetter` clears a
+/// null field); anything else stays. `None` when the value goes.
+fn kz_itself(v: &Node, cur: Cursor<'_>, meta: &PatchMeta, path: &Path<'_>) -> R<Option<Node>> {
+    match v {
+        _ if v.is_null() => Ok(None),
+        Node::Map(m) => Ok(kz_itself_map(m, cur, path, true)?.map(Node::Map)),
+        Node::Seq(list) if meta.strategy.merge => {
+            if list
+                .iter()
+                .all(|v| !matches!(v, Node::Map(_) | Node::Seq(_)))
+            {
+                return Ok(Some(Node::Seq(kz_primitives(list.iter()))));
+            }
+            let items = cur.items();
+            let Some(keys) = kz_keys(meta) else {
+                let mut out = Vec::with_capacity(list.len());
+                for (i, v) in list.iter().enumerate() {
+                    if let Some(v) = kz_itself_item(v, items, &path.index(i))? {
+                        out.push(v);
+                    }
+                }
+                return Ok(Some(Node::Seq(out)));
+            };
+            match kz_list_directive(list, path)? {
+                None => Ok(None),
+                Some((_, elided)) => Ok(kz_list_itself(elided, items, &keys, path)?.map(Node::Seq)),
+            }
+        }
+        other => Ok(Some(other.clone())),
+    }
+}
+
+/// [`kz_itself`] of an element of a merged list.
+fn kz_itself_item(v: &Node, cur: Cursor<'_>, path: &Path<'_>) -> R<Option<Node>> {
+    match v {
+        Node::Map(m) => Ok(kz_itself_map(m, cur, path, true)?.map(Node::Map)),
+        _ if v.is_null() => Ok(None),
+        other => Ok(Some(other.clone())),
+    }
+}
+
+/// A map walked with itself: its directive settled (`delete`: `None`; `replace` and `merge`
+/// elided; an unknown one an error when `strict`, else kept as a field), then each field
+/// walked with itself.
+fn kz_itself_map(m: &Map, cur: Cursor<'_>, path: &Path<'_>, strict: bool) -> R<Option<Map>> {
+    let mut elide = false;
+    match m.get(DIRECTIVE).map(Node::as_str) {
+        None => {}
+        Some(Some("delete")) => return Ok(None),
+        Some(Some("replace" | "merge")) => elide = true,
+        Some(_) if strict => return Err(kz_bad_strategy(m.get(DIRECTIVE), path)),
+        Some(_) => {}
+    }
+    let mut out = Map::with_capacity_and_hasher(m.len(), Default::default());
+    for (k, v) in m {
+        if elide && k == DIRECTIVE {
+            continue;
+        }
+        if k.is_empty() {
+            return Err(kz_empty_key(path));
+        }
+        let (sub, meta) = cur.field(k);
+        if let Some(v) = kz_itself(v, sub, meta, &path.key(k))? {
+            out.insert(k.clone(), v);
+        }
+    }
+    Ok(Some(out))
 }
 
 /// A merged list as kyaml's `walkAssociativeSequence` builds it
@@ -890,11 +1075,34 @@ struct KzList {
     dest: Vec<usize>,
 }
 
+/// What a merged list is walked with (kyaml's `Sources` of `walkAssociativeSequence`).
+enum KzSources<'a> {
+    /// The object's list and the patch's (`[dest, patch]`). The patch's elements lose their
+    /// directive as they are walked (merge2's `determineSmpDirective` elides it from the
+    /// patch's node), which shows when one is walked twice.
+    Patch(&'a mut [Node]),
+    /// The object's list alone: the patch does not name it (`[dest, nil]`).
+    Alone,
+    /// A list walked with itself (`[list, list]`): the two sources are one node, so the
+    /// element found for a key is the same on both sides.
+    Itself,
+}
+
 impl KzList {
+    fn new(list: Vec<Node>) -> KzList {
+        let dest = (0..list.len()).collect();
+        KzList { arena: list, dest }
+    }
+
+    /// The list built.
+    fn take(self) -> Vec<Node> {
+        self.dest.iter().map(|&i| self.arena[i].clone()).collect()
+    }
+
     fn merge(
         &mut self,
         merger: &Merger,
-        patch: &[Node],
+        mode: KzSources<'_>,
         keys: &[&str],
         items: Cursor<'_>,
         path: &Path<'_>,
@@ -906,6 +1114,11 @@ impl KzList {
             .iter()
             .map(|&i| kz_values(&self.arena[i], keys))
             .collect();
+        let itself = matches!(mode, KzSources::Itself);
+        let patch: &mut [Node] = match mode {
+            KzSources::Patch(p) => p,
+            KzSources::Alone | KzSources::Itself => &mut [],
+        };
         for v in patch.iter().map(|v| kz_values(v, keys)).chain(dest_values) {
             if !values_list.contains(&v) {
                 values_list.push(v);
@@ -930,21 +1143,45 @@ impl KzList {
                     })
             };
             let d = self.dest.iter().copied().find(|&i| found(&self.arena[i]));
-            let p = patch.iter().find(|n| found(n));
+            let p = patch.iter().position(found);
             let kv = p
-                .and_then(|p| p.get(keys[0]))
+                .map(|p| &patch[p])
+                .or_else(|| d.map(|d| &self.arena[d]))
+                .and_then(|n| n.get(keys[0]))
                 .cloned()
                 .unwrap_or(Node::Null);
             let epath = path.elem(keys[0], &kv);
             let val = match (d, p) {
                 (None, None) => None,
-                (Some(d), None) => Some(d),
+                // The same node on both sides, walked with itself and changed in place: it
+                // loses its directive even when that deletes it.
+                (Some(d), _) if itself => {
+                    let walked = kz_itself_item(&self.arena[d], items, &epath)?;
+                    kz_elide(&mut self.arena[d]);
+                    walked.map(|n| {
+                        self.arena[d] = n;
+                        d
+                    })
+                }
+                // The object's element walked alone (`[dest, nil]`), in place.
+                (Some(d), None) => {
+                    if let Node::Map(m) = &mut self.arena[d] {
+                        kz_settle_map(m, items, &epath)?;
+                    }
+                    Some(d)
+                }
                 (d, Some(p)) => {
-                    let pm = p.as_map().map(Cow::Borrowed).unwrap_or_default();
-                    match pm.get(DIRECTIVE).map(Node::as_str) {
-                        Some(Some("delete")) => None,
-                        None | Some(Some("merge")) if d.is_some() => {
-                            let d = d.unwrap_or_default();
+                    let directive = patch[p]
+                        .get(DIRECTIVE)
+                        .map(|v| v.as_str().map(str::to_owned));
+                    match (d, directive.as_ref().map(Option::as_deref)) {
+                        (_, Some(Some("delete"))) => {
+                            kz_elide(&mut patch[p]);
+                            None
+                        }
+                        (Some(d), None | Some(Some("merge"))) => {
+                            kz_elide(&mut patch[p]);
+                            let pm = patch[p].as_map().map(Cow::Borrowed).unwrap_or_default();
                             let om = match std::mem::take(&mut self.arena[d]) {
                                 Node::Map(m) => m,
                                 _ => Map::default(),
@@ -953,15 +1190,21 @@ impl KzList {
                                 Node::Map(merger.kz_merge_map(om, &pm, items, &epath, &[])?);
                             Some(d)
                         }
-                        // A new element, or `$patch: replace`: the patch's node
-                        // (`VisitMap` returns the origin), not the object's.
-                        _ => match kz_clean_item(p, items, &epath)? {
-                            Some(n) => {
-                                self.arena.push(n);
-                                Some(self.arena.len() - 1)
+                        // `$patch: replace`: `VisitMap` returns the patch's node, walked
+                        // with itself; an unknown directive fails there. A new element is
+                        // walked `[nil, patch]`. Either way the patch's node is the one
+                        // set into the list.
+                        (d, _) => {
+                            let walked = match d {
+                                Some(_) => kz_itself_item(&patch[p], items, &epath)?,
+                                None => kz_add_item(&patch[p], items, &epath)?,
+                            };
+                            kz_elide(&mut patch[p]);
+                            if let Some(n) = &walked {
+                                patch[p].clone_from(n);
                             }
-                            None => None,
-                        },
+                            self.push(walked)
+                        }
                     }
                 }
             };
@@ -1006,6 +1249,13 @@ impl KzList {
         }
         self.dest = dst;
         Ok(())
+    }
+
+    /// A new node in the arena, its index.
+    fn push(&mut self, n: Option<Node>) -> Option<usize> {
+        let n = n?;
+        self.arena.push(n);
+        Some(self.arena.len() - 1)
     }
 }
 
@@ -1166,21 +1416,18 @@ fn kz_settle_map(map: &mut Map, cur: Cursor<'_>, path: &Path<'_>) -> R<()> {
         if key.is_empty() {
             return Err(kz_empty_key(path));
         }
-        match v {
-            Node::Map(m) => {
-                let (sub, _) = cur.field(key);
-                kz_settle_map(m, sub, &path.key(key))?;
-            }
-            Node::Seq(items) => {
-                let (sub, meta) = cur.field(key);
-                if meta.strategy.merge {
-                    kz_settle_list(items, sub.items(), meta, &path.key(key))?;
-                }
-            }
-            _ => {}
-        }
+        kz_settle_value(v, cur.field(key), &path.key(key))?;
     }
     Ok(())
+}
+
+/// [`kz_settle_map`] of one field's value.
+fn kz_settle_value(v: &mut Node, (sub, meta): (Cursor<'_>, &PatchMeta), path: &Path<'_>) -> R<()> {
+    match v {
+        Node::Map(m) => kz_settle_map(m, sub, path),
+        Node::Seq(items) if meta.strategy.merge => kz_settle_list(items, sub.items(), meta, path),
+        _ => Ok(()),
+    }
 }
 
 fn kz_empty_key(path: &Path<'_>) -> MergeError {
@@ -1220,57 +1467,21 @@ fn kz_settle_list(
         .iter()
         .all(|v| !matches!(v, Node::Map(_) | Node::Seq(_)))
     {
-        let mut out: Vec<Node> = Vec::with_capacity(items.len());
-        for v in items.drain(..) {
-            if !out.iter().any(|o| o.scalar_text() == v.scalar_text()) {
-                out.push(v);
-            }
-        }
-        *items = out;
+        *items = kz_primitives(items.iter());
         return Ok(());
     }
-    let Some(merge_key) = meta.merge_key.as_deref() else {
+    let Some(keys) = kz_keys(meta) else {
         return Ok(());
     };
-    let keys: Vec<&str> = if meta.list_map_keys.is_empty() {
-        vec![merge_key]
-    } else {
-        meta.list_map_keys.iter().map(String::as_str).collect()
-    };
-    let tuple = |v: &Node| -> Option<Vec<String>> {
-        let t: Vec<String> = keys
-            .iter()
-            .map(|k| v.get(k).and_then(Node::scalar_text).unwrap_or_default())
-            .collect();
-        (v.as_map().is_some() && t.iter().any(|x| !x.is_empty())).then_some(t)
-    };
-    let tuples: Vec<Option<Vec<String>>> = items.iter().map(&tuple).collect();
-    let has_duplicates = tuples
-        .iter()
-        .enumerate()
-        .any(|(i, t)| t.is_some() && tuples[..i].contains(t));
-    if has_duplicates {
-        let mut out: Vec<Node> = Vec::with_capacity(items.len());
-        let mut placed: Vec<(&Vec<String>, usize)> = Vec::new();
-        for (v, t) in std::mem::take(items).into_iter().zip(&tuples) {
-            match t {
-                Some(t) => match placed.iter().find(|(p, _)| *p == t) {
-                    Some(&(_, at)) => out[at] = v,
-                    None => {
-                        placed.push((t, out.len()));
-                        out.push(v);
-                    }
-                },
-                None => out.push(v),
-            }
-        }
-        *items = out;
-    }
-    for v in items.iter_mut() {
-        if let Node::Map(m) = v {
-            kz_settle_map(m, cur, path)?;
-        }
-    }
+    let mut list = KzList::new(std::mem::take(items));
+    list.merge(
+        &Merger::apply(Dialect::Kustomize),
+        KzSources::Alone,
+        &keys,
+        cur,
+        path,
+    )?;
+    *items = list.take();
     Ok(())
 }
 
@@ -1291,72 +1502,6 @@ fn kz_bad_strategy(d: Option<&Node>, path: &Path<'_>) -> MergeError {
             d.map(go_fmt).unwrap_or_default()
         ),
     )
-}
-
-/// A value kustomize adds where the object has none (merge2 walks the patch's value as the
-/// object's): in maps, nulls dropped, maps with `$patch: delete` dropped, other `$patch` keys
-/// removed; lists with the merge strategy lose their `$patch: delete` maps and have their maps
-/// cleaned; other lists are kept as written (`VisitList` returns them, nulls included).
-/// `None` when the value itself is dropped.
-fn kz_clean(v: &Node, cur: Cursor<'_>, meta: &PatchMeta, path: &Path<'_>) -> R<Option<Node>> {
-    match v {
-        Node::Seq(items) if meta.strategy.merge => {
-            Ok(Some(Node::Seq(kz_clean_items(items, cur.items()))))
-        }
-        Node::Seq(_) => Ok(Some(v.clone())),
-        _ => kz_clean_item(v, cur, path),
-    }
-}
-
-/// [`kz_clean`] of a map or scalar (an element of a merged list, at `cur`).
-fn kz_clean_item(v: &Node, cur: Cursor<'_>, path: &Path<'_>) -> R<Option<Node>> {
-    match v {
-        Node::Map(m) => match m.get(DIRECTIVE).map(Node::as_str) {
-            Some(Some("delete")) => Ok(None),
-            Some(Some("replace" | "merge")) | None => Ok(Some(Node::Map(kz_clean_map(m, cur)))),
-            Some(_) => Err(kz_bad_strategy(m.get(DIRECTIVE), path)),
-        },
-        other => Ok(Some(other.clone())),
-    }
-}
-
-/// A copy of `m` (at `cur`) cleaned as [`kz_clean`] says, at any depth.
-fn kz_clean_map(m: &Map, cur: Cursor<'_>) -> Map {
-    let mut out = Map::with_capacity_and_hasher(m.len(), Default::default());
-    for (k, v) in m {
-        if k == DIRECTIVE {
-            continue;
-        }
-        let (sub, meta) = cur.field(k);
-        let v = match v {
-            _ if v.is_null() => continue,
-            Node::Map(inner) => {
-                if inner.get(DIRECTIVE).and_then(Node::as_str) == Some("delete") {
-                    continue;
-                }
-                Node::Map(kz_clean_map(inner, sub))
-            }
-            Node::Seq(items) if meta.strategy.merge => {
-                Node::Seq(kz_clean_items(items, sub.items()))
-            }
-            other => other.clone(),
-        };
-        out.insert(k.clone(), v);
-    }
-    out
-}
-
-/// A copy of a merged list's elements without maps that say `$patch: delete`, the other maps
-/// cleaned.
-fn kz_clean_items(items: &[Node], cur: Cursor<'_>) -> Vec<Node> {
-    items
-        .iter()
-        .filter_map(|v| match v {
-            Node::Map(m) if m.get(DIRECTIVE).and_then(Node::as_str) == Some("delete") => None,
-            Node::Map(m) => Some(Node::Map(kz_clean_map(m, cur))),
-            other => Some(other.clone()),
-        })
-        .collect()
 }
 
 /// A field that must be a list when present (a copy of it), or a type mismatch naming Go's
