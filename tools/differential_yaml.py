@@ -26,8 +26,10 @@ Families:
                env, volume mounts, volumes, image pull secrets) with missing and repeated keys,
                patched by strategic merge patches (patches, inline targeted patches and
                patchesStrategicMerge) that add, merge, delete ($patch: delete | replace |
-               merge on elements and lists), send nulls, $setElementOrder and $retainKeys,
-               and bring lists and objects the object does not have
+               merge on elements, lists and maps), send nulls, $setElementOrder,
+               $retainKeys and $deleteFromPrimitiveList, and bring lists and objects the
+               object does not have; finalizers, resources, args and tolerations beside
+               them; an inline targeted patch may hit two Deployments
 
 Python 3 standard library only; needs kubectl (kustomize v5.5) on PATH. Exits 1 when any seed
 disagrees. Run by .ci/run for a bounded time (see the block there).
@@ -293,10 +295,19 @@ def seq(rng, make, side, lo, hi):
     return items
 
 
+def resources(rng, side):
+    d = {}
+    maybe(rng, 0.6, d, "limits", lambda: {k: rng.choice(["1", "2Gi"]) for k in rng.sample(["cpu", "memory"], rng.randint(1, 2))})
+    maybe(rng, 0.4, d, "requests", lambda: {"cpu": rng.choice(["1", "500m"])})
+    return directive(rng, d, side, 0.2)
+
+
 def container(rng, side):
     d = {}
     maybe(rng, 0.93, d, "name", lambda: rng.choice(["app", "side", "init"]))
     maybe(rng, 0.5, d, "image", lambda: rng.choice(["a", "b:1"]))
+    maybe(rng, 0.2, d, "args", lambda: [rng.choice(["x", "y", "null"]) for _ in range(rng.randint(0, 3))])
+    maybe(rng, 0.2, d, "resources", lambda: resources(rng, side))
     maybe(rng, 0.4, d, "ports", lambda: seq(rng, c_port, side, 0, 3))
     maybe(rng, 0.4, d, "env", lambda: seq(rng, env, side, 0, 3))
     maybe(rng, 0.25, d, "volumeMounts", lambda: seq(rng, mount, side, 0, 2))
@@ -324,6 +335,9 @@ def pod_spec(rng, side):
     maybe(rng, 0.3, d, "initContainers", lambda: seq(rng, container, side, 0, 2))
     maybe(rng, 0.3, d, "volumes", lambda: seq(rng, volume, side, 0, 3))
     maybe(rng, 0.2, d, "imagePullSecrets", lambda: [{"name": rng.choice(["r1", "r2"])} for _ in range(rng.randint(0, 2))])
+    maybe(rng, 0.15, d, "tolerations", lambda: [{"key": rng.choice(["k", "null"]), "operator": "Exists"} for _ in range(rng.randint(0, 2))])
+    if side == "patch" and rng.random() < 0.05:
+        d["$patch"] = rng.choice(["replace", "delete"])
     if side == "patch" and rng.random() < 0.08 and d.get("containers"):
         names = [c["name"] for c in d["containers"] if isinstance(c, dict) and "name" in c]
         d["$setElementOrder/containers"] = [{"name": n} for n in dict.fromkeys(names)]
@@ -333,17 +347,25 @@ def pod_spec(rng, side):
 def fam_lists(rng):
     files = {}
     svc = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"}}
+    fins = lambda: [rng.choice(["f/a", "f/b", "f/c"]) for _ in range(rng.randint(0, 3))]
+    maybe(rng, 0.2, svc["metadata"], "finalizers", fins)
     if rng.random() < 0.9:
         svc["spec"] = {"ports": seq(rng, svc_port, "object", 0, 4)}
-    dep = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
-           "spec": {"template": {"spec": pod_spec(rng, "object")}}}
-    files["r.yaml"] = doc(svc) + "---\n" + doc(dep)
+    deps = [{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": n},
+             "spec": {"template": {"spec": pod_spec(rng, "object")}}}
+            for n in (["d", "e"] if rng.random() < 0.25 else ["d"])]
+    files["r.yaml"] = "---\n".join(doc(x) for x in [svc] + deps)
     k = ["resources:", "- r.yaml"]
     patches, psm = [], []
     for i in range(rng.randint(1, 3)):
         if rng.random() < 0.45:
             p = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"},
                  "spec": {"ports": seq(rng, svc_port, "patch", 0, 3)}}
+            maybe(rng, 0.2, p["metadata"], "finalizers", fins)
+            if rng.random() < 0.1:
+                p["metadata"]["$deleteFromPrimitiveList/finalizers"] = ["f/a"]
+            if rng.random() < 0.08:
+                p["spec"]["$setElementOrder/ports"] = [{"port": x} for x in (80, 53)]
         else:
             p = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
                  "spec": {"template": {"spec": pod_spec(rng, "patch")}}}
