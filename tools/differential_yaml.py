@@ -30,6 +30,9 @@ Families:
                $retainKeys and $deleteFromPrimitiveList, and bring lists and objects the
                object does not have; finalizers, resources, args and tolerations beside
                them; an inline targeted patch may hit two Deployments
+  workloads    the same pod specs in every workload kind (Deployment, StatefulSet, DaemonSet,
+               Job, CronJob, Pod), webhooks keyed by name, and a custom resource without a
+               schema (its lists replaced), patched the same way
 
 Python 3 standard library only; needs kubectl (kustomize v5.5) on PATH. Exits 1 when any seed
 disagrees. Run by .ci/run for a bounded time (see the block there).
@@ -387,8 +390,77 @@ def fam_lists(rng):
     return files
 
 
+# Workload kinds and where their pod spec sits.
+WORKLOADS = [("apps/v1", "Deployment", ["spec", "template", "spec"]),
+             ("apps/v1", "StatefulSet", ["spec", "template", "spec"]),
+             ("apps/v1", "DaemonSet", ["spec", "template", "spec"]),
+             ("batch/v1", "Job", ["spec", "template", "spec"]),
+             ("batch/v1", "CronJob", ["spec", "jobTemplate", "spec", "template", "spec"]),
+             ("v1", "Pod", ["spec"])]
+
+
+def nest(path, leaf):
+    for k in reversed(path):
+        leaf = {k: leaf}
+    return leaf
+
+
+def webhook(rng, side):
+    d = {}
+    maybe(rng, 0.95, d, "name", lambda: rng.choice(["a.example.com", "b.example.com"]))
+    maybe(rng, 0.5, d, "failurePolicy", lambda: rng.choice(["Fail", "Ignore"]))
+    maybe(rng, 0.4, d, "rules", lambda: [{"operations": [rng.choice(["CREATE", "UPDATE"])]}
+                                         for _ in range(rng.randint(0, 2))])
+    return directive(rng, d, side, 0.1)
+
+
+def fam_workloads(rng):
+    """Pod specs of every workload kind, webhooks keyed by name and a custom resource (no
+    schema: its lists are replaced), patched as the lists family patches."""
+    files = {}
+    kinds = rng.sample(WORKLOADS, rng.randint(1, 2))
+    objs = []
+    for av, kind, path in kinds:
+        o = {"apiVersion": av, "kind": kind, "metadata": {"name": "w"}}
+        o.update(nest(path, pod_spec(rng, "object")))
+        objs.append(o)
+    if rng.random() < 0.4:
+        objs.append({"apiVersion": "admissionregistration.k8s.io/v1",
+                     "kind": "MutatingWebhookConfiguration", "metadata": {"name": "m"},
+                     "webhooks": seq(rng, webhook, "object", 0, 3)})
+    if rng.random() < 0.3:
+        objs.append({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "x"},
+                     "spec": {"containers": seq(rng, container, "object", 0, 2)}})
+    files["r.yaml"] = "---\n".join(doc(x) for x in objs)
+    k = ["resources:", "- r.yaml"]
+    patches, psm = [], []
+    for i in range(rng.randint(1, 3)):
+        o = rng.choice(objs)
+        p = {"apiVersion": o["apiVersion"], "kind": o["kind"], "metadata": {"name": o["metadata"]["name"]}}
+        if o["kind"] == "MutatingWebhookConfiguration":
+            p["webhooks"] = seq(rng, webhook, "patch", 0, 3)
+        elif o["kind"] == "Widget":
+            p["spec"] = {"containers": seq(rng, container, "patch", 0, 2)}
+        else:
+            path = next(w[2] for w in WORKLOADS if w[1] == o["kind"])
+            p.update(nest(path, pod_spec(rng, "patch")))
+        if rng.random() < 0.5:
+            files[f"p{i}.yaml"] = doc(p)
+            patches.append(f"- path: p{i}.yaml")
+        else:
+            files[f"p{i}.yaml"] = doc(p)
+            psm.append(f"- p{i}.yaml")
+    if patches:
+        k += ["patches:"] + patches
+    if psm:
+        k += ["patchesStrategicMerge:"] + psm
+    files["kustomization.yaml"] = kust(k)
+    return files
+
+
 FAMILIES = {"styles": fam_styles, "annotations": fam_annotations, "multiline": fam_multiline,
-            "patches": fam_patches, "nulls": fam_nulls, "lists": fam_lists}
+            "patches": fam_patches, "nulls": fam_nulls, "lists": fam_lists,
+            "workloads": fam_workloads}
 
 
 def render(cmd, d):
