@@ -358,8 +358,7 @@ def fam_lists(rng):
              "spec": {"template": {"spec": pod_spec(rng, "object")}}}
             for n in (["d", "e"] if rng.random() < 0.25 else ["d"])]
     files["r.yaml"] = "---\n".join(doc(x) for x in [svc] + deps)
-    k = ["resources:", "- r.yaml"]
-    patches, psm = [], []
+    docs = []
     for i in range(rng.randint(1, 3)):
         if rng.random() < 0.45:
             p = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"},
@@ -372,11 +371,21 @@ def fam_lists(rng):
         else:
             p = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
                  "spec": {"template": {"spec": pod_spec(rng, "patch")}}}
+        docs.append(p)
+    return smp_kustomization(rng, files, docs, inline=True)
+
+
+def smp_kustomization(rng, files, docs, inline):
+    """Lists each patch of `docs` in a kustomization over r.yaml: as a `patches` path, an
+    inline `patches` entry targeting its kind (when `inline`), or in patchesStrategicMerge."""
+    k = ["resources:", "- r.yaml"]
+    patches, psm = [], []
+    for i, p in enumerate(docs):
         how = rng.random()
         if how < 0.4:
             files[f"p{i}.yaml"] = doc(p)
             patches.append(f"- path: p{i}.yaml")
-        elif how < 0.6:
+        elif how < 0.6 and inline:
             patches += ["- target:", f"    kind: {p['kind']}", "  patch: |"]
             patches += ["    " + line for line in doc(p).splitlines()]
         else:
@@ -432,9 +441,8 @@ def fam_workloads(rng):
         objs.append({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "x"},
                      "spec": {"containers": seq(rng, container, "object", 0, 2)}})
     files["r.yaml"] = "---\n".join(doc(x) for x in objs)
-    k = ["resources:", "- r.yaml"]
-    patches, psm = [], []
-    for i in range(rng.randint(1, 3)):
+    docs = []
+    for _ in range(rng.randint(1, 3)):
         o = rng.choice(objs)
         p = {"apiVersion": o["apiVersion"], "kind": o["kind"], "metadata": {"name": o["metadata"]["name"]}}
         if o["kind"] == "MutatingWebhookConfiguration":
@@ -444,18 +452,8 @@ def fam_workloads(rng):
         else:
             path = next(w[2] for w in WORKLOADS if w[1] == o["kind"])
             p.update(nest(path, pod_spec(rng, "patch")))
-        if rng.random() < 0.5:
-            files[f"p{i}.yaml"] = doc(p)
-            patches.append(f"- path: p{i}.yaml")
-        else:
-            files[f"p{i}.yaml"] = doc(p)
-            psm.append(f"- p{i}.yaml")
-    if patches:
-        k += ["patches:"] + patches
-    if psm:
-        k += ["patchesStrategicMerge:"] + psm
-    files["kustomization.yaml"] = kust(k)
-    return files
+        docs.append(p)
+    return smp_kustomization(rng, files, docs, inline=False)
 
 
 FAMILIES = {"styles": fam_styles, "annotations": fam_annotations, "multiline": fam_multiline,

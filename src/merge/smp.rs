@@ -720,7 +720,7 @@ fn remove_directives(v: Node) -> Option<Node> {
 //   ([`kz_settle_map`], [`kz_settle_list`]): its merged lists are rebuilt all the same;
 // - `[patch, patch]`: a part only the patch has. `Merger.VisitMap` and `VisitList` return the
 //   patch's node for a missing one and `Sources.setDestNode` makes it the destination too, so
-//   the patch's node is walked with itself ([`kz_add`], [`kz_itself`]); a `$patch: replace`
+//   the patch's node is walked with itself ([`kz_patch_value`]); a `$patch: replace`
 //   also returns the patch's node, which is then walked with itself.
 //
 // The behaviours below were checked against `kubectl kustomize` (kustomize v5.5.0, kyaml
@@ -771,7 +771,7 @@ impl Merger {
             }
             let Some(ov) = original.get_mut(key).filter(|v| !v.is_null()) else {
                 let (sub, meta) = cur.field(key);
-                match kz_add(pv, sub, meta, &kpath)? {
+                match kz_patch_value(pv, sub, meta, &kpath, KzPatchOnly::Added)? {
                     Some(v) => {
                         original.insert(key.clone(), v);
                     }
@@ -846,7 +846,7 @@ impl Merger {
         let Some(keys) = kz_keys(meta) else {
             let mut out = Vec::with_capacity(patch.len());
             for (i, v) in patch.iter().enumerate() {
-                if let Some(v) = kz_add_item(v, items, &path.index(i))? {
+                if let Some(v) = kz_patch_item(v, items, &path.index(i), KzPatchOnly::Added)? {
                     out.push(v);
                 }
             }
@@ -938,35 +938,68 @@ fn kz_list_itself(
     Ok(Some(list.take()))
 }
 
-/// A value only the patch has, added where the object has none: merge2's walk with sources
-/// `[nil, patch]`. A map's directive is settled by `VisitMap` (an unknown one is ignored
-/// there, `ps, _ := determineSmpDirective`, and stays in the map); a merged list is returned
-/// by `VisitList` as it is, directive and all, and walked with itself. `None` when nothing is
-/// added.
-fn kz_add(v: &Node, cur: Cursor<'_>, meta: &PatchMeta, path: &Path<'_>) -> R<Option<Node>> {
-    match v {
-        Node::Seq(list) if meta.strategy.merge => {
-            if list
-                .iter()
-                .all(|v| !matches!(v, Node::Map(_) | Node::Seq(_)))
-            {
-                return Ok(Some(Node::Seq(kz_primitives(list.iter()))));
-            }
-            let items = cur.items();
-            match kz_keys(meta) {
-                Some(keys) => Ok(kz_list_itself(list.clone(), items, &keys, path)?.map(Node::Seq)),
-                None => {
-                    let mut out = Vec::with_capacity(list.len());
-                    for (i, v) in list.iter().enumerate() {
-                        if let Some(v) = kz_add_item(v, items, &path.index(i))? {
-                            out.push(v);
-                        }
-                    }
-                    Ok(Some(Node::Seq(out)))
-                }
+/// How a value only the patch has is walked.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum KzPatchOnly {
+    /// Added where the object has none: merge2's walk with sources `[nil, patch]`. A map's
+    /// directive is settled by `VisitMap` (an unknown one is ignored there,
+    /// `ps, _ := determineSmpDirective`, and stays in the map); a merged list is returned by
+    /// `VisitList` as it is, directive and all, then walked with itself.
+    Added,
+    /// Walked with itself (`[value, value]`), as the fields and elements of an added value
+    /// are: maps and merged lists settle their directive (`VisitMap`, `VisitList`; an unknown
+    /// one fails), then their fields and elements are walked with themselves.
+    Itself,
+}
+
+/// A value only the patch has, walked as `how` says: nulls go (`FieldSetter` clears a null
+/// field), maps and merged lists are walked with themselves, anything else stays. `None` when
+/// the value goes.
+fn kz_patch_value(
+    v: &Node,
+    cur: Cursor<'_>,
+    meta: &PatchMeta,
+    path: &Path<'_>,
+    how: KzPatchOnly,
+) -> R<Option<Node>> {
+    let Node::Seq(list) = v else {
+        return kz_patch_item(v, cur, path, how);
+    };
+    if !meta.strategy.merge {
+        return Ok(Some(v.clone()));
+    }
+    if list
+        .iter()
+        .all(|v| !matches!(v, Node::Map(_) | Node::Seq(_)))
+    {
+        return Ok(Some(Node::Seq(kz_primitives(list.iter()))));
+    }
+    let items = cur.items();
+    let Some(keys) = kz_keys(meta) else {
+        let mut out = Vec::with_capacity(list.len());
+        for (i, v) in list.iter().enumerate() {
+            if let Some(v) = kz_patch_item(v, items, &path.index(i), how)? {
+                out.push(v);
             }
         }
-        _ => kz_add_item(v, cur, path),
+        return Ok(Some(Node::Seq(out)));
+    };
+    let list = match how {
+        KzPatchOnly::Added => list.clone(),
+        KzPatchOnly::Itself => match kz_list_directive(list, path)? {
+            None => return Ok(None),
+            Some((_, elided)) => elided,
+        },
+    };
+    Ok(kz_list_itself(list, items, &keys, path)?.map(Node::Seq))
+}
+
+/// [`kz_patch_value`] of a map or a scalar (an element of a merged list, at `cur`).
+fn kz_patch_item(v: &Node, cur: Cursor<'_>, path: &Path<'_>, how: KzPatchOnly) -> R<Option<Node>> {
+    match v {
+        Node::Map(m) => Ok(kz_itself_map(m, cur, path, how == KzPatchOnly::Itself)?.map(Node::Map)),
+        _ if v.is_null() => Ok(None),
+        other => Ok(Some(other.clone())),
     }
 }
 
@@ -980,58 +1013,6 @@ fn kz_elide(n: &mut Node) {
         )
     {
         m.shift_remove(DIRECTIVE);
-    }
-}
-
-/// [`kz_add`] of a map or a scalar.
-fn kz_add_item(v: &Node, cur: Cursor<'_>, path: &Path<'_>) -> R<Option<Node>> {
-    match v {
-        Node::Map(m) => Ok(kz_itself_map(m, cur, path, false)?.map(Node::Map)),
-        _ if v.is_null() => Ok(None),
-        other => Ok(Some(other.clone())),
-    }
-}
-
-/// A value walked with itself (`[value, value]`), as the fields and elements of a value only
-/// the patch has are: maps and merged lists settle their directive (`VisitMap`, `VisitList`),
-/// then their fields and elements are walked with themselves; nulls go (`FieldSetter` clears a
-/// null field); anything else stays. `None` when the value goes.
-fn kz_itself(v: &Node, cur: Cursor<'_>, meta: &PatchMeta, path: &Path<'_>) -> R<Option<Node>> {
-    match v {
-        _ if v.is_null() => Ok(None),
-        Node::Map(m) => Ok(kz_itself_map(m, cur, path, true)?.map(Node::Map)),
-        Node::Seq(list) if meta.strategy.merge => {
-            if list
-                .iter()
-                .all(|v| !matches!(v, Node::Map(_) | Node::Seq(_)))
-            {
-                return Ok(Some(Node::Seq(kz_primitives(list.iter()))));
-            }
-            let items = cur.items();
-            let Some(keys) = kz_keys(meta) else {
-                let mut out = Vec::with_capacity(list.len());
-                for (i, v) in list.iter().enumerate() {
-                    if let Some(v) = kz_itself_item(v, items, &path.index(i))? {
-                        out.push(v);
-                    }
-                }
-                return Ok(Some(Node::Seq(out)));
-            };
-            match kz_list_directive(list, path)? {
-                None => Ok(None),
-                Some((_, elided)) => Ok(kz_list_itself(elided, items, &keys, path)?.map(Node::Seq)),
-            }
-        }
-        other => Ok(Some(other.clone())),
-    }
-}
-
-/// [`kz_itself`] of an element of a merged list.
-fn kz_itself_item(v: &Node, cur: Cursor<'_>, path: &Path<'_>) -> R<Option<Node>> {
-    match v {
-        Node::Map(m) => Ok(kz_itself_map(m, cur, path, true)?.map(Node::Map)),
-        _ if v.is_null() => Ok(None),
-        other => Ok(Some(other.clone())),
     }
 }
 
@@ -1056,7 +1037,7 @@ fn kz_itself_map(m: &Map, cur: Cursor<'_>, path: &Path<'_>, strict: bool) -> R<O
             return Err(kz_empty_key(path));
         }
         let (sub, meta) = cur.field(k);
-        if let Some(v) = kz_itself(v, sub, meta, &path.key(k))? {
+        if let Some(v) = kz_patch_value(v, sub, meta, &path.key(k), KzPatchOnly::Itself)? {
             out.insert(k.clone(), v);
         }
     }
@@ -1156,7 +1137,7 @@ impl KzList {
                 // The same node on both sides, walked with itself and changed in place: it
                 // loses its directive even when that deletes it.
                 (Some(d), _) if itself => {
-                    let walked = kz_itself_item(&self.arena[d], items, &epath)?;
+                    let walked = kz_patch_item(&self.arena[d], items, &epath, KzPatchOnly::Itself)?;
                     kz_elide(&mut self.arena[d]);
                     walked.map(|n| {
                         self.arena[d] = n;
@@ -1196,8 +1177,12 @@ impl KzList {
                         // set into the list.
                         (d, _) => {
                             let walked = match d {
-                                Some(_) => kz_itself_item(&patch[p], items, &epath)?,
-                                None => kz_add_item(&patch[p], items, &epath)?,
+                                Some(_) => {
+                                    kz_patch_item(&patch[p], items, &epath, KzPatchOnly::Itself)?
+                                }
+                                None => {
+                                    kz_patch_item(&patch[p], items, &epath, KzPatchOnly::Added)?
+                                }
                             };
                             kz_elide(&mut patch[p]);
                             if let Some(n) = &walked {
