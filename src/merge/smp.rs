@@ -754,7 +754,7 @@ impl Merger {
             if key.is_empty() {
                 return Err(kz_empty_key(path));
             }
-            kz_settle_value(ov, cur.field(key), &path.key(key))?;
+            kz_settle_value(ov, cur.kustomize_field(key), &path.key(key))?;
         }
         for (key, pv) in patch {
             if key == DIRECTIVE || keep.contains(&key.as_str()) {
@@ -770,7 +770,7 @@ impl Merger {
                 continue;
             }
             let Some(ov) = original.get_mut(key).filter(|v| !v.is_null()) else {
-                let (sub, meta) = cur.field(key);
+                let (sub, meta) = cur.kustomize_field(key);
                 match kz_patch_value(pv, sub, meta, &kpath, KzPatchOnly::Added)? {
                     Some(v) => {
                         original.insert(key.clone(), v);
@@ -798,7 +798,7 @@ impl Merger {
             }
             match (std::mem::take(ov), pv) {
                 (Node::Map(om), Node::Map(pm)) => {
-                    let (sub, meta) = cur.field(key);
+                    let (sub, meta) = cur.kustomize_field(key);
                     *ov = if meta.strategy.replace {
                         Node::Map(kz_itself_map(pm, sub, &kpath, true)?.unwrap_or_default())
                     } else {
@@ -806,7 +806,7 @@ impl Merger {
                     };
                 }
                 (Node::Seq(ol), Node::Seq(pl)) => {
-                    let (sub, meta) = cur.field(key);
+                    let (sub, meta) = cur.kustomize_field(key);
                     match self.kz_merge_list(ol, pl, sub.items(), meta, &kpath)? {
                         Some(l) => *ov = Node::Seq(l),
                         None => {
@@ -1036,7 +1036,7 @@ fn kz_itself_map(m: &Map, cur: Cursor<'_>, path: &Path<'_>, strict: bool) -> R<O
         if k.is_empty() {
             return Err(kz_empty_key(path));
         }
-        let (sub, meta) = cur.field(k);
+        let (sub, meta) = cur.kustomize_field(k);
         if let Some(v) = kz_patch_value(v, sub, meta, &path.key(k), KzPatchOnly::Itself)? {
             out.insert(k.clone(), v);
         }
@@ -1401,7 +1401,7 @@ fn kz_settle_map(map: &mut Map, cur: Cursor<'_>, path: &Path<'_>) -> R<()> {
         if key.is_empty() {
             return Err(kz_empty_key(path));
         }
-        kz_settle_value(v, cur.field(key), &path.key(key))?;
+        kz_settle_value(v, cur.kustomize_field(key), &path.key(key))?;
     }
     Ok(())
 }
