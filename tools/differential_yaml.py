@@ -22,6 +22,17 @@ Families:
                patches, patchesStrategicMerge and JSON 6902 patches, and generators with
                behavior: merge / replace; label and annotation values in every spelling
   nulls        nulls and empty values in objects that a strategic merge patch touches
+  lists        merge-keyed lists (Service ports on port and protocol, containers, their ports,
+               env, volume mounts, volumes, image pull secrets) with missing and repeated keys,
+               patched by strategic merge patches (patches, inline targeted patches and
+               patchesStrategicMerge) that add, merge, delete ($patch: delete | replace |
+               merge on elements, lists and maps), send nulls, $setElementOrder,
+               $retainKeys and $deleteFromPrimitiveList, and bring lists and objects the
+               object does not have; finalizers, resources, args and tolerations beside
+               them; an inline targeted patch may hit two Deployments
+  workloads    the same pod specs in every workload kind (Deployment, StatefulSet, DaemonSet,
+               Job, CronJob, Pod), webhooks keyed by name, and a custom resource without a
+               schema (its lists replaced), patched the same way
 
 Python 3 standard library only; needs kubectl (kustomize v5.5) on PATH. Exits 1 when any seed
 disagrees. Run by .ci/run for a bounded time (see the block there).
@@ -197,8 +208,257 @@ def fam_nulls(rng):
     return fam_patches(rng, nulls=True)
 
 
+# ---- family "lists": merge-keyed lists and the strategic merge patches kyaml walks ----------
+
+def y(v, ind=0):
+    """A small block-style YAML writer for the generated maps and lists."""
+    pad = " " * ind
+    if isinstance(v, dict):
+        if not v:
+            return " {}"
+        out = []
+        for k, x in v.items():
+            if isinstance(x, (dict, list)) and x:
+                out.append(f"{pad}{k}:" + y(x, ind + 2))
+            else:
+                out.append(f"{pad}{k}:" + (y(x, ind + 2) if isinstance(x, (dict, list)) else f" {x}"))
+        return "\n" + "\n".join(out)
+    if isinstance(v, list):
+        if not v:
+            return " []"
+        out = []
+        for x in v:
+            if isinstance(x, dict) and x:
+                out.append(f"{pad}- " + y(x, ind + 2).lstrip("\n").lstrip(" "))
+            elif isinstance(x, (dict, list)):
+                out.append(f"{pad}-" + y(x, ind + 2))
+            else:
+                out.append(f"{pad}- {x}")
+        return "\n" + "\n".join(out)
+    return f" {v}"
+
+
+def doc(d):
+    return y(d).lstrip("\n") + "\n"
+
+
+def maybe(rng, p, d, k, v):
+    if rng.random() < p:
+        d[k] = v() if callable(v) else v
+
+
+def directive(rng, d, side, p, words=("delete", "replace", "merge")):
+    if side == "patch" and rng.random() < p:
+        d["$patch"] = rng.choice(words)
+    return d
+
+
+def svc_port(rng, side):
+    d = {}
+    maybe(rng, 0.9, d, "port", lambda: rng.choice([53, 80, 443]))
+    maybe(rng, 0.5, d, "protocol", lambda: rng.choice(["TCP", "UDP"]))
+    maybe(rng, 0.6, d, "name", lambda: rng.choice(["a", "b", "dns"]))
+    maybe(rng, 0.3, d, "targetPort", lambda: rng.choice([8080, "http"]))
+    if side == "patch" and rng.random() < 0.08:
+        d[rng.choice(["name", "targetPort"])] = "null"
+    return directive(rng, d, side, 0.15)
+
+
+def c_port(rng, side):
+    d = {}
+    maybe(rng, 0.9, d, "containerPort", lambda: rng.choice([80, 8080, 53]))
+    maybe(rng, 0.4, d, "protocol", lambda: rng.choice(["TCP", "UDP"]))
+    maybe(rng, 0.5, d, "name", lambda: rng.choice(["http", "m"]))
+    return directive(rng, d, side, 0.1, ("delete", "replace"))
+
+
+def env(rng, side):
+    d = {}
+    maybe(rng, 0.95, d, "name", lambda: rng.choice(["A", "B", "C"]))
+    maybe(rng, 0.8, d, "value", lambda: rng.choice(["v", "w", '"1"']))
+    if side == "patch" and rng.random() < 0.1:
+        d["value"] = "null"
+    return directive(rng, d, side, 0.1, ("delete", "replace"))
+
+
+def mount(rng, side):
+    d = {}
+    maybe(rng, 0.95, d, "mountPath", lambda: rng.choice(["/a", "/b"]))
+    maybe(rng, 0.8, d, "name", lambda: rng.choice(["v1", "v2"]))
+    maybe(rng, 0.3, d, "readOnly", "true")
+    return directive(rng, d, side, 0.1, ("delete",))
+
+
+def seq(rng, make, side, lo, hi):
+    items = [make(rng, side) for _ in range(rng.randint(lo, hi))]
+    if side == "patch" and rng.random() < 0.08:
+        items.insert(rng.randint(0, len(items)), {"$patch": rng.choice(["replace", "delete", "merge"])})
+    if rng.random() < 0.04:
+        items.insert(rng.randint(0, len(items)), {})
+    return items
+
+
+def resources(rng, side):
+    d = {}
+    maybe(rng, 0.6, d, "limits", lambda: {k: rng.choice(["1", "2Gi"]) for k in rng.sample(["cpu", "memory"], rng.randint(1, 2))})
+    maybe(rng, 0.4, d, "requests", lambda: {"cpu": rng.choice(["1", "500m"])})
+    return directive(rng, d, side, 0.2)
+
+
+def container(rng, side):
+    d = {}
+    maybe(rng, 0.93, d, "name", lambda: rng.choice(["app", "side", "init"]))
+    maybe(rng, 0.5, d, "image", lambda: rng.choice(["a", "b:1"]))
+    maybe(rng, 0.2, d, "args", lambda: [rng.choice(["x", "y", "null"]) for _ in range(rng.randint(0, 3))])
+    maybe(rng, 0.2, d, "resources", lambda: resources(rng, side))
+    maybe(rng, 0.4, d, "ports", lambda: seq(rng, c_port, side, 0, 3))
+    maybe(rng, 0.4, d, "env", lambda: seq(rng, env, side, 0, 3))
+    maybe(rng, 0.25, d, "volumeMounts", lambda: seq(rng, mount, side, 0, 2))
+    if side == "patch" and rng.random() < 0.1:
+        d[rng.choice(["ports", "env", "image"])] = "null"
+    if side == "patch" and rng.random() < 0.08 and d.get("env"):
+        names = [e["name"] for e in d["env"] if isinstance(e, dict) and "name" in e]
+        d["$setElementOrder/env"] = [{"name": n} for n in dict.fromkeys(names)]
+    return directive(rng, d, side, 0.12)
+
+
+def volume(rng, side):
+    d = {}
+    maybe(rng, 0.95, d, "name", lambda: rng.choice(["v1", "v2", "v3"]))
+    src = rng.choice(["emptyDir", "configMap", "secret"])
+    d[src] = {"emptyDir": {}, "configMap": {"name": "cm"}, "secret": {"secretName": "s"}}[src]
+    if side == "patch" and rng.random() < 0.15:
+        d["$retainKeys"] = [k for k in ("name", src) if k in d]
+    return directive(rng, d, side, 0.1, ("delete", "replace"))
+
+
+def pod_spec(rng, side):
+    d = {}
+    maybe(rng, 0.85, d, "containers", lambda: seq(rng, container, side, 1 if side == "object" else 0, 3))
+    maybe(rng, 0.3, d, "initContainers", lambda: seq(rng, container, side, 0, 2))
+    maybe(rng, 0.3, d, "volumes", lambda: seq(rng, volume, side, 0, 3))
+    maybe(rng, 0.2, d, "imagePullSecrets", lambda: [{"name": rng.choice(["r1", "r2"])} for _ in range(rng.randint(0, 2))])
+    maybe(rng, 0.15, d, "tolerations", lambda: [{"key": rng.choice(["k", "null"]), "operator": "Exists"} for _ in range(rng.randint(0, 2))])
+    if side == "patch" and rng.random() < 0.05:
+        d["$patch"] = rng.choice(["replace", "delete"])
+    if side == "patch" and rng.random() < 0.08 and d.get("containers"):
+        names = [c["name"] for c in d["containers"] if isinstance(c, dict) and "name" in c]
+        d["$setElementOrder/containers"] = [{"name": n} for n in dict.fromkeys(names)]
+    return d
+
+
+def fam_lists(rng):
+    files = {}
+    svc = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"}}
+    fins = lambda: [rng.choice(["f/a", "f/b", "f/c"]) for _ in range(rng.randint(0, 3))]
+    maybe(rng, 0.2, svc["metadata"], "finalizers", fins)
+    if rng.random() < 0.9:
+        svc["spec"] = {"ports": seq(rng, svc_port, "object", 0, 4)}
+    deps = [{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": n},
+             "spec": {"template": {"spec": pod_spec(rng, "object")}}}
+            for n in (["d", "e"] if rng.random() < 0.25 else ["d"])]
+    files["r.yaml"] = "---\n".join(doc(x) for x in [svc] + deps)
+    docs = []
+    for i in range(rng.randint(1, 3)):
+        if rng.random() < 0.45:
+            p = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s"},
+                 "spec": {"ports": seq(rng, svc_port, "patch", 0, 3)}}
+            maybe(rng, 0.2, p["metadata"], "finalizers", fins)
+            if rng.random() < 0.1:
+                p["metadata"]["$deleteFromPrimitiveList/finalizers"] = ["f/a"]
+            if rng.random() < 0.08:
+                p["spec"]["$setElementOrder/ports"] = [{"port": x} for x in (80, 53)]
+        else:
+            p = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
+                 "spec": {"template": {"spec": pod_spec(rng, "patch")}}}
+        docs.append(p)
+    return smp_kustomization(rng, files, docs, inline=True)
+
+
+def smp_kustomization(rng, files, docs, inline):
+    """Lists each patch of `docs` in a kustomization over r.yaml: as a `patches` path, an
+    inline `patches` entry targeting its kind (when `inline`), or in patchesStrategicMerge."""
+    k = ["resources:", "- r.yaml"]
+    patches, psm = [], []
+    for i, p in enumerate(docs):
+        how = rng.random()
+        if how < 0.4:
+            files[f"p{i}.yaml"] = doc(p)
+            patches.append(f"- path: p{i}.yaml")
+        elif how < 0.6 and inline:
+            patches += ["- target:", f"    kind: {p['kind']}", "  patch: |"]
+            patches += ["    " + line for line in doc(p).splitlines()]
+        else:
+            files[f"p{i}.yaml"] = doc(p)
+            psm.append(f"- p{i}.yaml")
+    if patches:
+        k += ["patches:"] + patches
+    if psm:
+        k += ["patchesStrategicMerge:"] + psm
+    files["kustomization.yaml"] = kust(k)
+    return files
+
+
+# Workload kinds and where their pod spec sits.
+WORKLOADS = [("apps/v1", "Deployment", ["spec", "template", "spec"]),
+             ("apps/v1", "StatefulSet", ["spec", "template", "spec"]),
+             ("apps/v1", "DaemonSet", ["spec", "template", "spec"]),
+             ("batch/v1", "Job", ["spec", "template", "spec"]),
+             ("batch/v1", "CronJob", ["spec", "jobTemplate", "spec", "template", "spec"]),
+             ("v1", "Pod", ["spec"])]
+
+
+def nest(path, leaf):
+    for k in reversed(path):
+        leaf = {k: leaf}
+    return leaf
+
+
+def webhook(rng, side):
+    d = {}
+    maybe(rng, 0.95, d, "name", lambda: rng.choice(["a.example.com", "b.example.com"]))
+    maybe(rng, 0.5, d, "failurePolicy", lambda: rng.choice(["Fail", "Ignore"]))
+    maybe(rng, 0.4, d, "rules", lambda: [{"operations": [rng.choice(["CREATE", "UPDATE"])]}
+                                         for _ in range(rng.randint(0, 2))])
+    return directive(rng, d, side, 0.1)
+
+
+def fam_workloads(rng):
+    """Pod specs of every workload kind, webhooks keyed by name and a custom resource (no
+    schema: its lists are replaced), patched as the lists family patches."""
+    files = {}
+    kinds = rng.sample(WORKLOADS, rng.randint(1, 2))
+    objs = []
+    for av, kind, path in kinds:
+        o = {"apiVersion": av, "kind": kind, "metadata": {"name": "w"}}
+        o.update(nest(path, pod_spec(rng, "object")))
+        objs.append(o)
+    if rng.random() < 0.4:
+        objs.append({"apiVersion": "admissionregistration.k8s.io/v1",
+                     "kind": "MutatingWebhookConfiguration", "metadata": {"name": "m"},
+                     "webhooks": seq(rng, webhook, "object", 0, 3)})
+    if rng.random() < 0.3:
+        objs.append({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "x"},
+                     "spec": {"containers": seq(rng, container, "object", 0, 2)}})
+    files["r.yaml"] = "---\n".join(doc(x) for x in objs)
+    docs = []
+    for _ in range(rng.randint(1, 3)):
+        o = rng.choice(objs)
+        p = {"apiVersion": o["apiVersion"], "kind": o["kind"], "metadata": {"name": o["metadata"]["name"]}}
+        if o["kind"] == "MutatingWebhookConfiguration":
+            p["webhooks"] = seq(rng, webhook, "patch", 0, 3)
+        elif o["kind"] == "Widget":
+            p["spec"] = {"containers": seq(rng, container, "patch", 0, 2)}
+        else:
+            path = next(w[2] for w in WORKLOADS if w[1] == o["kind"])
+            p.update(nest(path, pod_spec(rng, "patch")))
+        docs.append(p)
+    return smp_kustomization(rng, files, docs, inline=False)
+
+
 FAMILIES = {"styles": fam_styles, "annotations": fam_annotations, "multiline": fam_multiline,
-            "patches": fam_patches, "nulls": fam_nulls}
+            "patches": fam_patches, "nulls": fam_nulls, "lists": fam_lists,
+            "workloads": fam_workloads}
 
 
 def render(cmd, d):

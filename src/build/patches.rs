@@ -1111,7 +1111,7 @@ fn drop_marked(
         |v: Option<&Node>| v.and_then(Node::as_str) == Some(crate::yaml::parse::EMPTY_NULL);
     m.retain(|k, v| !(v.is_null() && is_mark(written.get(k))));
     for (k, v) in m.iter_mut() {
-        let (sub, meta) = cur.field(k);
+        let (sub, meta) = cur.kustomize_field(k);
         match (v, written.get(k)) {
             (Node::Map(inner), Some(Node::Map(w))) => drop_marked(inner, w, sub),
             (Node::Seq(items), Some(Node::Seq(w))) if meta.strategy.merge => {

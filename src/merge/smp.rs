@@ -72,8 +72,6 @@ pub fn apply_kustomize(
         Node::Map(m) => m,
         other => return Err(not_a_map("patch", other)),
     };
-    let mut original = original;
-    kz_settle_map(&mut original, schema.root(gvk), &root)?;
     kz_no_empty_key(patch, &root)?;
     Merger::apply(Dialect::Kustomize)
         .kz_merge_map(original, patch, schema.root(gvk), &root, keep)
@@ -713,10 +711,24 @@ fn remove_directives(v: Node) -> Option<Node> {
 // ---- kustomize's dialect --------------------------------------------------------------------
 //
 // kustomize applies strategic merge patches with kyaml's `merge2` walker
-// (`kyaml/yaml/merge2/merge2.go`, `kyaml/yaml/walk/associative_sequence.go`), not with
-// apimachinery. The behaviours below were observed with `kubectl kustomize` (kustomize v5.5.0).
+// (`kyaml/yaml/merge2/merge2.go`, `kyaml/yaml/walk/walk.go`, `map.go`,
+// `associative_sequence.go`), not with apimachinery. The walker visits every node with a list
+// of sources, `[object, patch]`, and three shapes of it matter here:
+//
+// - `[object, patch]`: both have the node ([`Merger::kz_merge_map`], [`Merger::kz_merge_list`]);
+// - `[object, nil]`: a part of the object the patch does not name, walked alone
+//   ([`kz_settle_map`], [`kz_settle_list`]): its merged lists are rebuilt all the same;
+// - `[patch, patch]`: a part only the patch has. `Merger.VisitMap` and `VisitList` return the
+//   patch's node for a missing one and `Sources.setDestNode` makes it the destination too, so
+//   the patch's node is walked with itself ([`kz_patch_value`]); a `$patch: replace`
+//   also returns the patch's node, which is then walked with itself.
+//
+// The behaviours below were checked against `kubectl kustomize` (kustomize v5.5.0, kyaml
+// v0.18.1).
 
 impl Merger {
+    /// `walkMap` with sources `[object, patch]`: `VisitMap` settles the patch's directive, then
+    /// every field of either side is walked.
     fn kz_merge_map(
         &self,
         mut original: Map,
@@ -727,10 +739,22 @@ impl Merger {
     ) -> R<Map> {
         match patch.get(DIRECTIVE).map(Node::as_str) {
             None | Some(Some("merge")) => {}
-            // kz_clean_map leaves the directive out.
-            Some(Some("replace")) => return Ok(kz_clean_map(patch, cur)),
+            // `VisitMap` returns the patch's map, which is then walked with itself.
+            Some(Some("replace")) => {
+                return Ok(kz_itself_map(patch, cur, path, true)?.unwrap_or_default());
+            }
             Some(Some("delete")) => return Ok(Map::default()),
             Some(_) => return Err(kz_bad_strategy(patch.get(DIRECTIVE), path)),
+        }
+        // The object's fields the patch does not name are walked alone (`[field, nil]`).
+        for (key, ov) in original.iter_mut() {
+            if patch.contains_key(key) && !keep.contains(&key.as_str()) {
+                continue;
+            }
+            if key.is_empty() {
+                return Err(kz_empty_key(path));
+            }
+            kz_settle_value(ov, cur.kustomize_field(key), &path.key(key))?;
         }
         for (key, pv) in patch {
             if key == DIRECTIVE || keep.contains(&key.as_str()) {
@@ -746,9 +770,14 @@ impl Merger {
                 continue;
             }
             let Some(ov) = original.get_mut(key).filter(|v| !v.is_null()) else {
-                let (sub, meta) = cur.field(key);
-                if let Some(v) = kz_clean(pv, sub, meta, &kpath)? {
-                    original.insert(key.clone(), v);
+                let (sub, meta) = cur.kustomize_field(key);
+                match kz_patch_value(pv, sub, meta, &kpath, KzPatchOnly::Added)? {
+                    Some(v) => {
+                        original.insert(key.clone(), v);
+                    }
+                    None => {
+                        original.shift_remove(key);
+                    }
                 }
                 continue;
             };
@@ -769,16 +798,21 @@ impl Merger {
             }
             match (std::mem::take(ov), pv) {
                 (Node::Map(om), Node::Map(pm)) => {
-                    let (sub, meta) = cur.field(key);
+                    let (sub, meta) = cur.kustomize_field(key);
                     *ov = if meta.strategy.replace {
-                        Node::Map(kz_clean_map(pm, sub))
+                        Node::Map(kz_itself_map(pm, sub, &kpath, true)?.unwrap_or_default())
                     } else {
                         Node::Map(self.kz_merge_map(om, pm, sub, &kpath, &[])?)
                     };
                 }
                 (Node::Seq(ol), Node::Seq(pl)) => {
-                    let (sub, meta) = cur.field(key);
-                    *ov = Node::Seq(self.kz_merge_list(ol, pl, sub.items(), meta, &kpath)?);
+                    let (sub, meta) = cur.kustomize_field(key);
+                    match self.kz_merge_list(ol, pl, sub.items(), meta, &kpath)? {
+                        Some(l) => *ov = Node::Seq(l),
+                        None => {
+                            original.shift_remove(key);
+                        }
+                    }
                 }
                 (_, p) => *ov = p.clone(),
             }
@@ -786,6 +820,8 @@ impl Merger {
         Ok(original)
     }
 
+    /// `walkAssociativeSequence` (or `walkNonAssociativeSequence`) with sources
+    /// `[object, patch]`; `None` when the list goes.
     fn kz_merge_list(
         &self,
         original: Vec<Node>,
@@ -793,162 +829,562 @@ impl Merger {
         items: Cursor<'_>,
         meta: &PatchMeta,
         path: &Path<'_>,
-    ) -> R<Vec<Node>> {
-        let clean_all = |list: &mut dyn Iterator<Item = &Node>| -> R<Vec<Node>> {
-            let mut out = Vec::with_capacity(list.size_hint().0);
-            for (i, v) in list.enumerate() {
-                if let Some(v) = kz_clean_item(v, items, &path.index(i))? {
-                    out.push(v);
-                }
-            }
-            Ok(out)
-        };
+    ) -> R<Option<Vec<Node>>> {
         // A list that is not merged takes the patch's list as written, nulls and `$patch`
         // keys of its items included (merge2's `VisitList` returns the patch's node for a
         // non-associative list).
         if !meta.strategy.merge {
-            return Ok(patch.to_vec());
+            return Ok(Some(patch.to_vec()));
         }
         if original.is_empty() && patch.is_empty() {
-            return Ok(original);
+            return Ok(Some(original));
         }
         let kind = slice_element_kind(&[&original, patch], path)?;
-        let merge_key = meta.merge_key.as_deref().unwrap_or("");
         if kind == ElemKind::Scalar {
-            let mut out: Vec<Node> = Vec::with_capacity(original.len() + patch.len());
-            for v in patch.iter().chain(&original) {
-                if !out.iter().any(|o| go_eq(o, v)) {
-                    out.push(v.clone());
+            return Ok(Some(kz_primitives(patch.iter().chain(&original))));
+        }
+        let Some(keys) = kz_keys(meta) else {
+            let mut out = Vec::with_capacity(patch.len());
+            for (i, v) in patch.iter().enumerate() {
+                if let Some(v) = kz_patch_item(v, items, &path.index(i), KzPatchOnly::Added)? {
+                    out.push(v);
                 }
             }
-            return Ok(out);
-        }
-        if merge_key.is_empty() {
-            return clean_all(&mut patch.iter());
-        }
-        // kyaml matches elements on `x-kubernetes-list-map-keys` when the schema has them
-        // (Service ports: port and protocol), else on the merge key, comparing the values'
-        // text; a key an element lacks reads as "" and is left out of the match.
-        let keys: Vec<&str> = if meta.list_map_keys.is_empty() {
-            vec![merge_key]
-        } else {
-            meta.list_map_keys.iter().map(String::as_str).collect()
+            return Ok(Some(out));
         };
-        let tuple = |v: &Node| -> Vec<String> {
-            keys.iter()
-                .map(|k| v.get(k).and_then(Node::scalar_text).unwrap_or_default())
-                .collect()
-        };
-        // Order (observed): when the object's first element is identified by a single key,
-        // the patch's elements, merged or new, come first in patch order, then the object's
-        // others; when it is identified by several keys (a Service port with its protocol),
-        // new elements come first and merged ones stay where the object has them.
-        let single_key = original
-            .first()
-            .map(&tuple)
-            .as_ref()
-            .is_none_or(|t| t.iter().filter(|x| !x.is_empty()).count() <= 1);
-        let mut original = original;
-        let mut plain = Vec::with_capacity(patch.len());
-        let mut replace = false;
-        for v in patch {
-            match v.get(DIRECTIVE).map(Node::as_str) {
-                None => plain.push(Cow::Borrowed(v)),
-                Some(Some("delete")) => {
-                    let t = tuple(v);
-                    // When elements are identified by several keys, a deletion naming only
-                    // one of them deletes nothing (observed).
-                    let enough = single_key || t.iter().filter(|x| !x.is_empty()).count() > 1;
-                    if v.get(merge_key).is_some() && enough {
-                        original.retain(|o| kz_relation(&t, &tuple(o)) != KzRelation::Equal);
-                    }
-                }
-                Some(Some("replace")) => replace = true,
-                Some(Some("merge")) => {
-                    let mut v = v.clone();
-                    if let Some(m) = v.as_map_mut() {
-                        m.shift_remove(DIRECTIVE);
-                    }
-                    plain.push(Cow::Owned(v));
-                }
-                Some(_) => return Err(kz_bad_strategy(v.get(DIRECTIVE), path)),
+        match kz_list_directive(patch, path)? {
+            None => Ok(None),
+            // `VisitList` returns the patch's list, which is then walked with itself.
+            Some((true, elided)) => kz_list_itself(elided, items, &keys, path),
+            Some((false, mut elided)) => {
+                let mut list = KzList::new(original);
+                list.merge(self, KzSources::Patch(&mut elided), &keys, items, path)?;
+                Ok(Some(list.take()))
             }
         }
-        // A patch element without the merge key makes the list a plain replacement by the
-        // keyed elements (kustomize drops the others).
-        if replace || plain.iter().any(|v| v.get(merge_key).is_none()) {
-            let mut keyed = plain
-                .iter()
-                .map(|v| &**v)
-                .filter(|v| replace || v.get(merge_key).is_some());
-            return clean_all(&mut keyed);
-        }
-        let dest_tuples: Vec<Vec<String>> = original.iter().map(&tuple).collect();
-        // Per dest element: its merged value when a patch element matched it, and whether it
-        // moves to the front with the patch's elements.
-        let mut merged: Vec<Option<(Node, bool)>> = vec![None; original.len()];
-        let mut front = Vec::with_capacity(plain.len());
-        for v in plain {
-            let t = tuple(&v);
-            let kv = v.get(merge_key).cloned().unwrap_or(Node::Null);
-            let epath = path.elem(merge_key, &kv);
-            let rel: Vec<KzRelation> = dest_tuples.iter().map(|d| kz_relation(&t, d)).collect();
-            if let Some(i) = rel.iter().position(|r| *r == KzRelation::Equal) {
-                let base = match merged.get_mut(i).and_then(Option::take) {
-                    Some((n, _)) => n,
-                    // The object's element is replaced by the merged one: move it.
-                    None => original.get_mut(i).map(std::mem::take).unwrap_or_default(),
-                };
-                let om = match base {
-                    Node::Map(m) => m,
-                    _ => Map::default(),
-                };
-                let empty = Map::default();
-                let pm = v.as_map().unwrap_or(&empty);
-                let m = Node::Map(self.kz_merge_map(om, pm, items, &epath, &[])?);
-                if let Some(slot) = merged.get_mut(i) {
-                    *slot = Some((m, single_key));
-                }
-                if single_key {
-                    front.push(FrontItem::Dest(i));
-                }
-            } else if rel.contains(&KzRelation::Partial) {
-                // Agrees with an element on the keys both have but not on all: kustomize
-                // drops the patch element and keeps the object's.
-                continue;
-            } else if let Some(v) = kz_clean_item(&v, items, &epath)? {
-                front.push(FrontItem::New(v));
-            }
-        }
-        let mut out = Vec::with_capacity(original.len() + front.len());
-        let mut moved = vec![false; original.len()];
-        for f in front {
-            match f {
-                FrontItem::New(v) => out.push(v),
-                FrontItem::Dest(i) => {
-                    // Moved to the front once; the loop below skips moved elements, so the
-                    // merged value is taken, not copied.
-                    if let (Some(slot @ Some((_, true))), Some(x @ false)) =
-                        (merged.get_mut(i), moved.get_mut(i))
-                        && let Some((m, _)) = slot.take()
-                    {
-                        out.push(m);
-                        *x = true;
-                    }
-                }
-            }
-        }
-        for (i, o) in original.into_iter().enumerate() {
-            if moved.get(i).copied().unwrap_or(false) {
-                continue;
-            }
-            match merged.get_mut(i).and_then(Option::take) {
-                Some((m, _)) => out.push(m),
-                None => out.push(o),
-            }
-        }
-        Ok(out)
     }
+}
+
+/// The keys a merged list's elements are matched by: `x-kubernetes-list-map-keys` when the
+/// schema has them (Service ports: port and protocol), else the merge key
+/// (`PatchStrategyAndKeyList`). `None` for a merged list without a key.
+fn kz_keys(meta: &PatchMeta) -> Option<Vec<&str>> {
+    let merge_key = meta.merge_key.as_deref().filter(|k| !k.is_empty())?;
+    Some(if meta.list_map_keys.is_empty() {
+        vec![merge_key]
+    } else {
+        meta.list_map_keys.iter().map(String::as_str).collect()
+    })
+}
+
+/// A merged list of scalars: each value once, in order of first appearance
+/// (`elementPrimitiveValues`, the patch's values first).
+fn kz_primitives<'a>(values: impl Iterator<Item = &'a Node>) -> Vec<Node> {
+    let mut out: Vec<Node> = Vec::new();
+    for v in values {
+        if !out.iter().any(|o| go_eq(o, v)) {
+            out.push(v.clone());
+        }
+    }
+    out
+}
+
+/// The directive of a patch's merged list (merge2's `determineSequenceNodePatchStrategy`,
+/// kyaml/yaml/merge2/smpdirective.go): the first map holding `$patch`, when that is its only
+/// key. `None` for `delete`; else whether it is `replace`, and the list with the directive
+/// elided (`elideSequencePatchDirective`: an `ElementSetter` deletion of the maps saying the
+/// same, which also drops nulls and empty maps).
+fn kz_list_directive(patch: &[Node], path: &Path<'_>) -> R<Option<(bool, Vec<Node>)>> {
+    let directive = patch
+        .iter()
+        .filter_map(Node::as_map)
+        .find(|m| m.contains_key(DIRECTIVE))
+        .filter(|m| m.len() == 1)
+        .and_then(|m| m.get(DIRECTIVE));
+    let word = match directive.map(Node::as_str) {
+        None => return Ok(Some((false, patch.to_vec()))),
+        Some(Some("delete")) => return Ok(None),
+        Some(Some(w @ ("replace" | "merge"))) => w,
+        Some(_) => return Err(kz_bad_strategy(directive, path)),
+    };
+    let elided = patch
+        .iter()
+        .filter(|v| {
+            !v.is_null()
+                && v.as_map().is_none_or(|m| {
+                    !m.is_empty() && m.get(DIRECTIVE).and_then(Node::as_str) != Some(word)
+                })
+        })
+        .cloned()
+        .collect();
+    Ok(Some((word == "replace", elided)))
+}
+
+/// A merged list of maps walked with itself (`[list, list]`), its directive already settled.
+fn kz_list_itself(
+    items_list: Vec<Node>,
+    items: Cursor<'_>,
+    keys: &[&str],
+    path: &Path<'_>,
+) -> R<Option<Vec<Node>>> {
+    let mut list = KzList::new(items_list);
+    list.merge(
+        &Merger::apply(Dialect::Kustomize),
+        KzSources::Itself,
+        keys,
+        items,
+        path,
+    )?;
+    Ok(Some(list.take()))
+}
+
+/// How a value only the patch has is walked.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum KzPatchOnly {
+    /// Added where the object has none: merge2's walk with sources `[nil, patch]`. A map's
+    /// directive is settled by `VisitMap` (an unknown one is ignored there,
+    /// `ps, _ := determineSmpDirective`, and stays in the map); a merged list is returned by
+    /// `VisitList` as it is, directive and all, then walked with itself.
+    Added,
+    /// Walked with itself (`[value, value]`), as the fields and elements of an added value
+    /// are: maps and merged lists settle their directive (`VisitMap`, `VisitList`; an unknown
+    /// one fails), then their fields and elements are walked with themselves.
+    Itself,
+}
+
+/// A value only the patch has, walked as `how` says: nulls go (`FieldSetter` clears a null
+/// field), maps and merged lists are walked with themselves, anything else stays. `None` when
+/// the value goes.
+fn kz_patch_value(
+    v: &Node,
+    cur: Cursor<'_>,
+    meta: &PatchMeta,
+    path: &Path<'_>,
+    how: KzPatchOnly,
+) -> R<Option<Node>> {
+    let Node::Seq(list) = v else {
+        return kz_patch_item(v, cur, path, how);
+    };
+    if !meta.strategy.merge {
+        return Ok(Some(v.clone()));
+    }
+    if list
+        .iter()
+        .all(|v| !matches!(v, Node::Map(_) | Node::Seq(_)))
+    {
+        return Ok(Some(Node::Seq(kz_primitives(list.iter()))));
+    }
+    let items = cur.items();
+    let Some(keys) = kz_keys(meta) else {
+        let mut out = Vec::with_capacity(list.len());
+        for (i, v) in list.iter().enumerate() {
+            if let Some(v) = kz_patch_item(v, items, &path.index(i), how)? {
+                out.push(v);
+            }
+        }
+        return Ok(Some(Node::Seq(out)));
+    };
+    let list = match how {
+        KzPatchOnly::Added => list.clone(),
+        KzPatchOnly::Itself => match kz_list_directive(list, path)? {
+            None => return Ok(None),
+            Some((_, elided)) => elided,
+        },
+    };
+    Ok(kz_list_itself(list, items, &keys, path)?.map(Node::Seq))
+}
+
+/// [`kz_patch_value`] of a map or a scalar (an element of a merged list, at `cur`).
+fn kz_patch_item(v: &Node, cur: Cursor<'_>, path: &Path<'_>, how: KzPatchOnly) -> R<Option<Node>> {
+    match v {
+        Node::Map(m) => Ok(kz_itself_map(m, cur, path, how == KzPatchOnly::Itself)?.map(Node::Map)),
+        _ if v.is_null() => Ok(None),
+        other => Ok(Some(other.clone())),
+    }
+}
+
+/// Removes a map's known directive (`replace`, `merge`, `delete`), as merge2's
+/// `determineSmpDirective` does to the node it reads it from (`elideMappingPatchDirective`).
+fn kz_elide(n: &mut Node) {
+    if let Node::Map(m) = n
+        && matches!(
+            m.get(DIRECTIVE).and_then(Node::as_str),
+            Some("replace" | "merge" | "delete")
+        )
+    {
+        m.shift_remove(DIRECTIVE);
+    }
+}
+
+/// A map walked with itself: its directive settled (`delete`: `None`; `replace` and `merge`
+/// elided; an unknown one an error when `strict`, else kept as a field), then each field
+/// walked with itself.
+fn kz_itself_map(m: &Map, cur: Cursor<'_>, path: &Path<'_>, strict: bool) -> R<Option<Map>> {
+    let mut elide = false;
+    match m.get(DIRECTIVE).map(Node::as_str) {
+        None => {}
+        Some(Some("delete")) => return Ok(None),
+        Some(Some("replace" | "merge")) => elide = true,
+        Some(_) if strict => return Err(kz_bad_strategy(m.get(DIRECTIVE), path)),
+        Some(_) => {}
+    }
+    let mut out = Map::with_capacity(m.len());
+    for (k, v) in m {
+        if elide && k == DIRECTIVE {
+            continue;
+        }
+        if k.is_empty() {
+            return Err(kz_empty_key(path));
+        }
+        let (sub, meta) = cur.kustomize_field(k);
+        if let Some(v) = kz_patch_value(v, sub, meta, &path.key(k), KzPatchOnly::Itself)? {
+            out.insert(k.clone(), v);
+        }
+    }
+    Ok(Some(out))
+}
+
+/// A merged list as kyaml's `walkAssociativeSequence` builds it
+/// (kyaml/yaml/walk/associative_sequence.go, `setAssociativeSequenceElements` and
+/// `appendListNode` with `MergeOptionsListPrepend`, as `api/filters/patchstrategicmerge` asks).
+/// kyaml works on shared nodes: an element merged with a patch element is the object's own node,
+/// changed in place, wherever it sits. Here every node lives once in `arena`; lists hold
+/// indices into it.
+struct KzList {
+    arena: Vec<Node>,
+    /// The object's list.
+    dest: Vec<usize>,
+}
+
+/// What a merged list is walked with (kyaml's `Sources` of `walkAssociativeSequence`).
+enum KzSources<'a> {
+    /// The object's list and the patch's (`[dest, patch]`). The patch's elements lose their
+    /// directive as they are walked (merge2's `determineSmpDirective` elides it from the
+    /// patch's node), which shows when one is walked twice.
+    Patch(&'a mut [Node]),
+    /// The object's list alone: the patch does not name it (`[dest, nil]`).
+    Alone,
+    /// A list walked with itself (`[list, list]`): the two sources are one node, so the
+    /// element found for a key is the same on both sides.
+    Itself,
+}
+
+impl KzList {
+    fn new(list: Vec<Node>) -> KzList {
+        let dest = (0..list.len()).collect();
+        KzList { arena: list, dest }
+    }
+
+    /// The list built.
+    fn take(self) -> Vec<Node> {
+        self.dest.iter().map(|&i| self.arena[i].clone()).collect()
+    }
+
+    fn merge(
+        &mut self,
+        merger: &Merger,
+        mode: KzSources<'_>,
+        keys: &[&str],
+        items: Cursor<'_>,
+        path: &Path<'_>,
+    ) -> R<()> {
+        // `elementValues`: each element's key values, the patch's first (prepend), distinct.
+        let mut values_list: Vec<Vec<String>> = Vec::new();
+        let dest_values: Vec<Vec<String>> = self
+            .dest
+            .iter()
+            .map(|&i| kz_values(&self.arena[i], keys))
+            .collect();
+        let itself = matches!(mode, KzSources::Itself);
+        let patch: &mut [Node] = match mode {
+            KzSources::Patch(p) => p,
+            KzSources::Alone | KzSources::Itself => &mut [],
+        };
+        for v in patch.iter().map(|v| kz_values(v, keys)).chain(dest_values) {
+            if !values_list.contains(&v) {
+                values_list.push(v);
+            }
+        }
+        if keys.len() > 1 {
+            kz_merge_values(&mut values_list);
+        }
+        let mut to_add: Vec<usize> = Vec::new();
+        let mut valid_keys: Vec<&str> = Vec::new();
+        for values in &values_list {
+            let (vk, vv) = kz_validate_keys(&values_list, values, keys);
+            valid_keys.clone_from(&vk);
+            // `elementValueList`: the first element of each side matching the keys that
+            // have a value.
+            let (ek, ev) = kz_validate_keys(std::slice::from_ref(&vv), &vv, &vk);
+            let found = |n: &Node| {
+                n.as_map().is_some()
+                    && ek.iter().zip(&ev).all(|(k, v)| {
+                        n.get(k)
+                            .is_some_and(|f| kz_text(f).as_deref() == Some(v.as_str()))
+                    })
+            };
+            let d = self.dest.iter().copied().find(|&i| found(&self.arena[i]));
+            let p = patch.iter().position(found);
+            let kv = p
+                .map(|p| &patch[p])
+                .or_else(|| d.map(|d| &self.arena[d]))
+                .and_then(|n| n.get(keys[0]))
+                .cloned()
+                .unwrap_or(Node::Null);
+            let epath = path.elem(keys[0], &kv);
+            let val = match (d, p) {
+                (None, None) => None,
+                // The same node on both sides, walked with itself and changed in place: it
+                // loses its directive even when that deletes it.
+                (Some(d), _) if itself => {
+                    let walked = kz_patch_item(&self.arena[d], items, &epath, KzPatchOnly::Itself)?;
+                    kz_elide(&mut self.arena[d]);
+                    walked.map(|n| {
+                        self.arena[d] = n;
+                        d
+                    })
+                }
+                // The object's element walked alone (`[dest, nil]`), in place.
+                (Some(d), None) => {
+                    if let Node::Map(m) = &mut self.arena[d] {
+                        kz_settle_map(m, items, &epath)?;
+                    }
+                    Some(d)
+                }
+                (d, Some(p)) => {
+                    let directive = patch[p]
+                        .get(DIRECTIVE)
+                        .map(|v| v.as_str().map(str::to_owned));
+                    match (d, directive.as_ref().map(Option::as_deref)) {
+                        (_, Some(Some("delete"))) => {
+                            kz_elide(&mut patch[p]);
+                            None
+                        }
+                        (Some(d), None | Some(Some("merge"))) => {
+                            kz_elide(&mut patch[p]);
+                            let pm = patch[p].as_map().map(Cow::Borrowed).unwrap_or_default();
+                            let om = match std::mem::take(&mut self.arena[d]) {
+                                Node::Map(m) => m,
+                                _ => Map::default(),
+                            };
+                            self.arena[d] =
+                                Node::Map(merger.kz_merge_map(om, &pm, items, &epath, &[])?);
+                            Some(d)
+                        }
+                        // `$patch: replace`: `VisitMap` returns the patch's node, walked
+                        // with itself; an unknown directive fails there. A new element is
+                        // walked `[nil, patch]`. Either way the patch's node is the one
+                        // set into the list.
+                        (d, _) => {
+                            let walked = match d {
+                                Some(_) => {
+                                    kz_patch_item(&patch[p], items, &epath, KzPatchOnly::Itself)?
+                                }
+                                None => {
+                                    kz_patch_item(&patch[p], items, &epath, KzPatchOnly::Added)?
+                                }
+                            };
+                            kz_elide(&mut patch[p]);
+                            if let Some(n) = &walked {
+                                patch[p].clone_from(n);
+                            }
+                            self.push(walked)
+                        }
+                    }
+                }
+            };
+            let Some(val) = val.filter(|&i| {
+                !self.arena[i].is_null() && self.arena[i].as_map().is_none_or(|m| !m.is_empty())
+            }) else {
+                kz_element_setter(&self.arena, &mut self.dest, None, &vk, &vv);
+                continue;
+            };
+            for (k, v) in vk.iter().zip(&vv) {
+                if !v.is_empty()
+                    && let Node::Map(m) = &mut self.arena[val]
+                    && !m.contains_key(*k)
+                {
+                    m.insert(
+                        (*k).to_string(),
+                        crate::transform::refpath::resolve_plain(v),
+                    );
+                }
+            }
+            kz_element_setter(&self.arena, &mut to_add, Some(val), &vk, &vv);
+        }
+        if values_list.is_empty() {
+            return Ok(());
+        }
+        // `appendListNode(itemsToBeAdded, dest, keys)`: the object's remaining elements set
+        // into the new list one by one.
+        let mut dst = to_add;
+        for e in self.dest.clone() {
+            let mut v: Vec<String> = Vec::new();
+            for k in &valid_keys {
+                match self.arena[e].get(k) {
+                    // No such key: appended as it is (once per missing key).
+                    None => dst.push(e),
+                    Some(f) => v.push(kz_text(f).unwrap_or_default()),
+                }
+            }
+            if valid_keys.len() > 1 {
+                kz_element_setter(&self.arena, &mut dst, None, &valid_keys, &v);
+            }
+            kz_element_setter(&self.arena, &mut dst, Some(e), &valid_keys, &v);
+        }
+        self.dest = dst;
+        Ok(())
+    }
+
+    /// A new node in the arena, its index.
+    fn push(&mut self, n: Option<Node>) -> Option<usize> {
+        let n = n?;
+        self.arena.push(n);
+        Some(self.arena.len() - 1)
+    }
+}
+
+/// The text kyaml compares a key's value by (`yaml.Node.Value`): a scalar's text, `""` for a
+/// map or list.
+fn kz_text(n: &Node) -> Option<String> {
+    match n {
+        Node::Map(_) | Node::Seq(_) => Some(String::new()),
+        Node::Null => Some(String::new()),
+        other => other.scalar_text(),
+    }
+}
+
+/// `ElementValuesList`: one element's key values, `""` where it lacks the key or the value is
+/// empty.
+fn kz_values(n: &Node, keys: &[&str]) -> Vec<String> {
+    keys.iter()
+        .map(|k| {
+            n.get(k)
+                .filter(|f| !f.is_null())
+                .and_then(kz_text)
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// `mergeValues`: key values that agree where both have one are made one.
+fn kz_merge_values(list: &mut [Vec<String>]) {
+    for i in 0..list.len() {
+        let v1 = list[i].clone();
+        for j in 0..list.len() {
+            let v2 = &list[j];
+            if v1.len() != v2.len() {
+                continue;
+            }
+            let mut common = false;
+            let mut res = Vec::with_capacity(v1.len());
+            let mut ok = true;
+            for (a, b) in v1.iter().zip(v2) {
+                if a == b {
+                    common = true;
+                    res.push(a.clone());
+                } else if !a.is_empty() && !b.is_empty() {
+                    ok = false;
+                    break;
+                } else if !a.is_empty() {
+                    res.push(a.clone());
+                } else {
+                    res.push(b.clone());
+                }
+            }
+            if ok && common {
+                list[i].clone_from(&res);
+                list[j] = res;
+            }
+        }
+    }
+}
+
+/// `validateKeys`: the keys some element of `all` has a value for (all keys when none has),
+/// and `values` for them.
+fn kz_validate_keys<'k>(
+    all: &[Vec<String>],
+    values: &[String],
+    keys: &[&'k str],
+) -> (Vec<&'k str>, Vec<String>) {
+    let has = |i: usize| {
+        all.iter()
+            .any(|vs| vs.get(i).is_some_and(|v| !v.is_empty()))
+    };
+    if !(0..keys.len()).any(has) {
+        return (keys.to_vec(), values.to_vec());
+    }
+    let vk = (0..keys.len())
+        .filter(|&i| has(i))
+        .map(|i| keys[i])
+        .collect();
+    let vv = values
+        .iter()
+        .enumerate()
+        .filter(|(i, v)| !v.is_empty() || has(*i))
+        .map(|(_, v)| v.clone())
+        .collect();
+    (vk, vv)
+}
+
+/// kyaml's `ElementSetter` on a list of arena indices: elements matching `keys`/`values`
+/// (`FieldMatcher`: an empty value matches any value of a present key; keys beyond `values`
+/// match as the last compared one did) are replaced by `element`, or removed when it is
+/// `None`; `element` is appended when nothing matched. Null and empty-map elements are
+/// dropped on the way, and with no values every unmatched element is too (kyaml/yaml/fns.go).
+fn kz_element_setter(
+    arena: &[Node],
+    list: &mut Vec<usize>,
+    element: Option<usize>,
+    keys: &[&str],
+    values: &[String],
+) {
+    let mapping_setter = keys.first().is_some_and(|k| !k.is_empty())
+        && values.first().is_some_and(|v| !v.is_empty());
+    let mut out = Vec::with_capacity(list.len() + 1);
+    let mut matched = false;
+    for &i in list.iter() {
+        let n = &arena[i];
+        if n.is_null() || n.as_map().is_some_and(|m| m.is_empty()) {
+            continue;
+        }
+        let Some(m) = n.as_map() else {
+            if mapping_setter {
+                out.push(i);
+            }
+            continue;
+        };
+        let mut hit = false;
+        let mut found = true;
+        for (j, k) in keys.iter().enumerate() {
+            if let Some(v) = values.get(j) {
+                hit = m
+                    .get(*k)
+                    .is_some_and(|f| v.is_empty() || kz_text(f).as_deref() == Some(v.as_str()));
+            }
+            if !hit {
+                found = false;
+                break;
+            }
+        }
+        if !found {
+            if !values.is_empty() {
+                out.push(i);
+            }
+            continue;
+        }
+        matched = true;
+        if let Some(e) = element {
+            out.push(e);
+        }
+    }
+    if let Some(e) = element
+        && !matched
+        && !arena[e].is_null()
+    {
+        out.push(e);
+    }
+    *list = out;
 }
 
 /// What kyaml's walker does to the object's own lists before a patch is merged in: each list
@@ -965,21 +1401,18 @@ fn kz_settle_map(map: &mut Map, cur: Cursor<'_>, path: &Path<'_>) -> R<()> {
         if key.is_empty() {
             return Err(kz_empty_key(path));
         }
-        match v {
-            Node::Map(m) => {
-                let (sub, _) = cur.field(key);
-                kz_settle_map(m, sub, &path.key(key))?;
-            }
-            Node::Seq(items) => {
-                let (sub, meta) = cur.field(key);
-                if meta.strategy.merge {
-                    kz_settle_list(items, sub.items(), meta, &path.key(key))?;
-                }
-            }
-            _ => {}
-        }
+        kz_settle_value(v, cur.kustomize_field(key), &path.key(key))?;
     }
     Ok(())
+}
+
+/// [`kz_settle_map`] of one field's value.
+fn kz_settle_value(v: &mut Node, (sub, meta): (Cursor<'_>, &PatchMeta), path: &Path<'_>) -> R<()> {
+    match v {
+        Node::Map(m) => kz_settle_map(m, sub, path),
+        Node::Seq(items) if meta.strategy.merge => kz_settle_list(items, sub.items(), meta, path),
+        _ => Ok(()),
+    }
 }
 
 fn kz_empty_key(path: &Path<'_>) -> MergeError {
@@ -1019,87 +1452,22 @@ fn kz_settle_list(
         .iter()
         .all(|v| !matches!(v, Node::Map(_) | Node::Seq(_)))
     {
-        let mut out: Vec<Node> = Vec::with_capacity(items.len());
-        for v in items.drain(..) {
-            if !out.iter().any(|o| o.scalar_text() == v.scalar_text()) {
-                out.push(v);
-            }
-        }
-        *items = out;
+        *items = kz_primitives(items.iter());
         return Ok(());
     }
-    let Some(merge_key) = meta.merge_key.as_deref() else {
+    let Some(keys) = kz_keys(meta) else {
         return Ok(());
     };
-    let keys: Vec<&str> = if meta.list_map_keys.is_empty() {
-        vec![merge_key]
-    } else {
-        meta.list_map_keys.iter().map(String::as_str).collect()
-    };
-    let tuple = |v: &Node| -> Option<Vec<String>> {
-        let t: Vec<String> = keys
-            .iter()
-            .map(|k| v.get(k).and_then(Node::scalar_text).unwrap_or_default())
-            .collect();
-        (v.as_map().is_some() && t.iter().any(|x| !x.is_empty())).then_some(t)
-    };
-    let tuples: Vec<Option<Vec<String>>> = items.iter().map(&tuple).collect();
-    let has_duplicates = tuples
-        .iter()
-        .enumerate()
-        .any(|(i, t)| t.is_some() && tuples[..i].contains(t));
-    if has_duplicates {
-        let mut out: Vec<Node> = Vec::with_capacity(items.len());
-        let mut placed: Vec<(&Vec<String>, usize)> = Vec::new();
-        for (v, t) in std::mem::take(items).into_iter().zip(&tuples) {
-            match t {
-                Some(t) => match placed.iter().find(|(p, _)| *p == t) {
-                    Some(&(_, at)) => out[at] = v,
-                    None => {
-                        placed.push((t, out.len()));
-                        out.push(v);
-                    }
-                },
-                None => out.push(v),
-            }
-        }
-        *items = out;
-    }
-    for v in items.iter_mut() {
-        if let Node::Map(m) = v {
-            kz_settle_map(m, cur, path)?;
-        }
-    }
+    let mut list = KzList::new(std::mem::take(items));
+    list.merge(
+        &Merger::apply(Dialect::Kustomize),
+        KzSources::Alone,
+        &keys,
+        cur,
+        path,
+    )?;
+    *items = list.take();
     Ok(())
-}
-
-enum FrontItem {
-    New(Node),
-    Dest(usize),
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum KzRelation {
-    Equal,
-    /// Equal on every key both have, but one lacks a key the other has.
-    Partial,
-    Distinct,
-}
-
-fn kz_relation(a: &[String], b: &[String]) -> KzRelation {
-    if a == b {
-        return KzRelation::Equal;
-    }
-    let agree = a
-        .iter()
-        .zip(b)
-        .all(|(x, y)| x.is_empty() || y.is_empty() || x == y);
-    let shared = a.iter().zip(b).any(|(x, y)| !x.is_empty() && !y.is_empty());
-    if agree && shared {
-        KzRelation::Partial
-    } else {
-        KzRelation::Distinct
-    }
 }
 
 fn kz_kind(c: Class) -> &'static str {
@@ -1119,72 +1487,6 @@ fn kz_bad_strategy(d: Option<&Node>, path: &Path<'_>) -> MergeError {
             d.map(go_fmt).unwrap_or_default()
         ),
     )
-}
-
-/// A value kustomize adds where the object has none (merge2 walks the patch's value as the
-/// object's): in maps, nulls dropped, maps with `$patch: delete` dropped, other `$patch` keys
-/// removed; lists with the merge strategy lose their `$patch: delete` maps and have their maps
-/// cleaned; other lists are kept as written (`VisitList` returns them, nulls included).
-/// `None` when the value itself is dropped.
-fn kz_clean(v: &Node, cur: Cursor<'_>, meta: &PatchMeta, path: &Path<'_>) -> R<Option<Node>> {
-    match v {
-        Node::Seq(items) if meta.strategy.merge => {
-            Ok(Some(Node::Seq(kz_clean_items(items, cur.items()))))
-        }
-        Node::Seq(_) => Ok(Some(v.clone())),
-        _ => kz_clean_item(v, cur, path),
-    }
-}
-
-/// [`kz_clean`] of a map or scalar (an element of a merged list, at `cur`).
-fn kz_clean_item(v: &Node, cur: Cursor<'_>, path: &Path<'_>) -> R<Option<Node>> {
-    match v {
-        Node::Map(m) => match m.get(DIRECTIVE).map(Node::as_str) {
-            Some(Some("delete")) => Ok(None),
-            Some(Some("replace" | "merge")) | None => Ok(Some(Node::Map(kz_clean_map(m, cur)))),
-            Some(_) => Err(kz_bad_strategy(m.get(DIRECTIVE), path)),
-        },
-        other => Ok(Some(other.clone())),
-    }
-}
-
-/// A copy of `m` (at `cur`) cleaned as [`kz_clean`] says, at any depth.
-fn kz_clean_map(m: &Map, cur: Cursor<'_>) -> Map {
-    let mut out = Map::with_capacity(m.len());
-    for (k, v) in m {
-        if k == DIRECTIVE {
-            continue;
-        }
-        let (sub, meta) = cur.field(k);
-        let v = match v {
-            _ if v.is_null() => continue,
-            Node::Map(inner) => {
-                if inner.get(DIRECTIVE).and_then(Node::as_str) == Some("delete") {
-                    continue;
-                }
-                Node::Map(kz_clean_map(inner, sub))
-            }
-            Node::Seq(items) if meta.strategy.merge => {
-                Node::Seq(kz_clean_items(items, sub.items()))
-            }
-            other => other.clone(),
-        };
-        out.insert(k.clone(), v);
-    }
-    out
-}
-
-/// A copy of a merged list's elements without maps that say `$patch: delete`, the other maps
-/// cleaned.
-fn kz_clean_items(items: &[Node], cur: Cursor<'_>) -> Vec<Node> {
-    items
-        .iter()
-        .filter_map(|v| match v {
-            Node::Map(m) if m.get(DIRECTIVE).and_then(Node::as_str) == Some("delete") => None,
-            Node::Map(m) => Some(Node::Map(kz_clean_map(m, cur))),
-            other => Some(other.clone()),
-        })
-        .collect()
 }
 
 /// A field that must be a list when present (a copy of it), or a type mismatch naming Go's

@@ -10,6 +10,10 @@ use crate::resource::Gvk;
 /// The generated table (see `tools/gen_schema.py`; `just gen-schema` rewrites it).
 pub(super) const TABLE: &str = include_str!("kubernetes-1.37.table");
 
+/// The table's merged lists that kustomize replaces (`type<TAB>field` lines, see
+/// `tools/probe_kustomize_merge.py`).
+pub(super) const KUSTOMIZE_REPLACED: &str = include_str!("kustomize-replaced-lists.txt");
+
 /// Parses a table; the error names the first bad line.
 pub(super) fn parse_table(text: &str) -> Result<Schema, String> {
     let mut schema = Schema::default();
@@ -69,7 +73,14 @@ pub(super) fn parse_table(text: &str) -> Result<Schema, String> {
                     map_type: opt(map_type).and_then(MapType::parse),
                 };
                 let t = schema.types.last_mut().ok_or_else(bad)?;
-                t.fields.insert((*field).to_string(), Field { shape, meta });
+                t.fields.insert(
+                    (*field).to_string(),
+                    Field {
+                        shape,
+                        meta,
+                        kustomize_replaces: false,
+                    },
+                );
             }
             _ => return Err(bad()),
         }
@@ -79,6 +90,26 @@ pub(super) fn parse_table(text: &str) -> Result<Schema, String> {
         return Err("schema table: a kind names a type that does not exist".into());
     }
     Ok(schema)
+}
+
+/// Marks the fields `list` names (`type<TAB>field` lines, `#` comments) as replaced by
+/// kustomize; the error names a line whose type or field the schema lacks.
+pub(super) fn mark_kustomize_replaced(schema: &mut Schema, list: &str) -> Result<(), String> {
+    for (n, line) in list.lines().enumerate() {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let bad = || format!("kustomize-replaced-lists.txt line {}: {line:?}", n + 1);
+        let (ty, field) = line.split_once('\t').ok_or_else(bad)?;
+        let f = schema
+            .types
+            .iter_mut()
+            .find(|t| t.name == ty)
+            .and_then(|t| t.fields.get_mut(field))
+            .ok_or_else(bad)?;
+        f.kustomize_replaces = true;
+    }
+    Ok(())
 }
 
 fn opt(s: &str) -> Option<&str> {

@@ -126,6 +126,9 @@ pub enum Shape {
 pub struct Field {
     pub shape: Shape,
     pub meta: PatchMeta,
+    /// A merged list that kustomize replaces: its own schema (Kubernetes 1.21) gives it no
+    /// patch strategy ([`Cursor::kustomize_field`]).
+    pub kustomize_replaces: bool,
 }
 
 /// An object type: its fields (only those holding maps or lists, for the built-in table).
@@ -158,9 +161,13 @@ impl Schema {
         Schema::default()
     }
 
-    /// The built-in Kubernetes 1.37 kinds, parsed from the embedded table.
+    /// The built-in Kubernetes 1.37 kinds, parsed from the embedded table, with the lists
+    /// kustomize replaces marked ([`Cursor::kustomize_field`]).
     pub fn builtin() -> Schema {
-        builtin::parse_table(builtin::TABLE).unwrap_or_default()
+        let mut schema = builtin::parse_table(builtin::TABLE).unwrap_or_default();
+        // Both embedded texts are checked whole by the tests below.
+        let _ = builtin::mark_kustomize_replaced(&mut schema, builtin::KUSTOMIZE_REPLACED);
+        schema
     }
 
     /// Adds the definitions of an OpenAPI v2 document (`definitions`, or JSON Schema `$defs`)
@@ -351,6 +358,26 @@ impl<'s> Cursor<'s> {
             .unwrap_or((Cursor::unknown(self.schema), &NO_META))
     }
 
+    /// [`Cursor::field`] as kustomize's built-in schema reads it: kustomize v5.5.0 carries
+    /// Kubernetes 1.21.2 (kyaml/openapi/kubernetesapi), where fields and kinds added since
+    /// have no patch strategy, so its strategic merge patches replace those lists
+    /// (`schema.IsAssociative`, kyaml/yaml/schema). The built-in table marks them from
+    /// `kustomize-replaced-lists.txt`; a definition read from an `openapi:` document is taken
+    /// as written.
+    pub fn kustomize_field(&self, key: &str) -> (Cursor<'s>, &'s PatchMeta) {
+        let (sub, meta) = self.field(key);
+        if let At::Shape(ShapeRef::Object(id)) = self.at
+            && self
+                .schema
+                .type_def(id)
+                .and_then(|t| t.fields.get(key))
+                .is_some_and(|f| f.kustomize_replaces)
+        {
+            return (sub, &NO_META);
+        }
+        (sub, meta)
+    }
+
     /// The elements of the list here.
     pub fn items(&self) -> Cursor<'s> {
         match self.at {
@@ -380,6 +407,22 @@ mod tests {
 
     fn gvk(av: &str, k: &str) -> Gvk {
         Gvk::from_api_version(av, k)
+    }
+
+    #[test]
+    fn kustomize_replaced_lists_name_merged_lists_of_the_table() {
+        let mut s = builtin::parse_table(builtin::TABLE).expect("table parses");
+        builtin::mark_kustomize_replaced(&mut s, builtin::KUSTOMIZE_REPLACED)
+            .expect("every line names a field of the table");
+        let s = Schema::builtin();
+        let pod = s.root(&gvk("v1", "Pod")).field("spec").0;
+        assert!(pod.field("schedulingGates").1.strategy.merge);
+        assert!(!pod.kustomize_field("schedulingGates").1.strategy.merge);
+        assert!(pod.kustomize_field("containers").1.strategy.merge);
+        assert!(
+            builtin::mark_kustomize_replaced(&mut Schema::default(), "a.B\tc").is_err(),
+            "a line naming no field is refused"
+        );
     }
 
     #[test]

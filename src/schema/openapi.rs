@@ -344,6 +344,7 @@ impl<'d> Builder<'d> {
                     Field {
                         shape,
                         meta: meta_of(p),
+                        kustomize_replaces: false,
                     },
                 );
             }
