@@ -857,11 +857,93 @@ impl Merger {
             // `VisitList` returns the patch's list, which is then walked with itself.
             Some((true, elided)) => kz_list_itself(elided, items, &keys, path),
             Some((false, mut elided)) => {
+                let original = match self.kz_merge_keyed(original, &elided, &keys, items, path)? {
+                    Ok(merged) => return Ok(Some(merged)),
+                    Err(original) => original,
+                };
                 let mut list = KzList::new(original);
                 list.merge(self, KzSources::Patch(&mut elided), &keys, items, path)?;
                 Ok(Some(list.take()))
             }
         }
+    }
+}
+
+impl Merger {
+    /// [`KzList::merge`] of the common shape of a merged list and its patch, without its
+    /// bookkeeping: one key, every element on both sides a map with a value for it, no two
+    /// alike on a side, and no patch element with a directive. `merge` then gives the patch's
+    /// elements in the patch's order, each merged into the object's element with its value or
+    /// added as the patch has it, then the object's other elements in their order, each walked
+    /// alone (`elementValues` lists the patch's values first; `ElementSetter` appends each new
+    /// value and `appendListNode` sets each object element back where it already is). The
+    /// walks happen in that order, as in `merge`. `Err` gives a list of another shape back
+    /// untouched.
+    fn kz_merge_keyed(
+        &self,
+        original: Vec<Node>,
+        patch: &[Node],
+        keys: &[&str],
+        items: Cursor<'_>,
+        path: &Path<'_>,
+    ) -> R<Result<Vec<Node>, Vec<Node>>> {
+        let [key] = keys else {
+            return Ok(Err(original));
+        };
+        let value = |n: &Node| -> Option<String> {
+            let v = n
+                .as_map()?
+                .get(key)
+                .filter(|f| !f.is_null())
+                .and_then(kz_text)?;
+            (!v.is_empty()).then_some(v)
+        };
+        let distinct = |vs: &[String]| {
+            let mut sorted: Vec<&String> = vs.iter().collect();
+            sorted.sort_unstable();
+            sorted.windows(2).all(|w| w[0] != w[1])
+        };
+        let Some(pvs) = patch
+            .iter()
+            .map(|p| value(p).filter(|_| p.get(DIRECTIVE).is_none()))
+            .collect::<Option<Vec<String>>>()
+        else {
+            return Ok(Err(original));
+        };
+        let Some(ovs) = original.iter().map(value).collect::<Option<Vec<String>>>() else {
+            return Ok(Err(original));
+        };
+        if !distinct(&pvs) || !distinct(&ovs) {
+            return Ok(Err(original));
+        }
+        let mut objects: Vec<Option<Node>> = original.into_iter().map(Some).collect();
+        let mut out = Vec::with_capacity(objects.len() + patch.len());
+        for (p, pv) in patch.iter().zip(&pvs) {
+            let kv = p.get(key).cloned().unwrap_or(Node::Null);
+            let epath = path.elem(key, &kv);
+            let merged = match ovs.iter().position(|o| o == pv) {
+                Some(d) => {
+                    let om = match objects[d].take() {
+                        Some(Node::Map(m)) => m,
+                        _ => Map::default(),
+                    };
+                    let pm = p.as_map().map(Cow::Borrowed).unwrap_or_default();
+                    Some(Node::Map(self.kz_merge_map(om, &pm, items, &epath, &[])?))
+                }
+                None => kz_patch_item(p, items, &epath, KzPatchOnly::Added)?,
+            };
+            if let Some(n) = merged.filter(|n| n.as_map().is_none_or(|m| !m.is_empty())) {
+                out.push(n);
+            }
+        }
+        for mut o in objects.into_iter().flatten() {
+            let kv = o.get(key).cloned().unwrap_or(Node::Null);
+            if let Node::Map(m) = &mut o {
+                kz_settle_map(m, items, &path.elem(key, &kv))?;
+            }
+            out.push(o);
+        }
+        Ok(Ok(out))
     }
 }
 
@@ -1075,9 +1157,24 @@ impl KzList {
         KzList { arena: list, dest }
     }
 
-    /// The list built.
-    fn take(self) -> Vec<Node> {
-        self.dest.iter().map(|&i| self.arena[i].clone()).collect()
+    /// The list built: each node moved to its last place in it, copied to any earlier one (an
+    /// element set twice, `appendListNode` lacking a key).
+    fn take(mut self) -> Vec<Node> {
+        let mut last = vec![usize::MAX; self.arena.len()];
+        for (at, &i) in self.dest.iter().enumerate() {
+            last[i] = at;
+        }
+        self.dest
+            .iter()
+            .enumerate()
+            .map(|(at, &i)| {
+                if last[i] == at {
+                    std::mem::take(&mut self.arena[i])
+                } else {
+                    self.arena[i].clone()
+                }
+            })
+            .collect()
     }
 
     fn merge(
@@ -1118,10 +1215,10 @@ impl KzList {
             let (ek, ev) = kz_validate_keys(std::slice::from_ref(&vv), &vv, &vk);
             let found = |n: &Node| {
                 n.as_map().is_some()
-                    && ek.iter().zip(&ev).all(|(k, v)| {
-                        n.get(k)
-                            .is_some_and(|f| kz_text(f).as_deref() == Some(v.as_str()))
-                    })
+                    && ek
+                        .iter()
+                        .zip(&ev)
+                        .all(|(k, v)| n.get(k).is_some_and(|f| kz_text_is(f, v)))
             };
             let d = self.dest.iter().copied().find(|&i| found(&self.arena[i]));
             let p = patch.iter().position(found);
@@ -1202,7 +1299,7 @@ impl KzList {
             for (k, v) in vk.iter().zip(&vv) {
                 if !v.is_empty()
                     && let Node::Map(m) = &mut self.arena[val]
-                    && !m.contains_key(*k)
+                    && !m.contains_key(k)
                 {
                     m.insert(
                         (*k).to_string(),
@@ -1251,6 +1348,25 @@ fn kz_text(n: &Node) -> Option<String> {
         Node::Map(_) | Node::Seq(_) => Some(String::new()),
         Node::Null => Some(String::new()),
         other => other.scalar_text(),
+    }
+}
+
+/// Whether [`kz_text`] of `n` is `v`, without building the text of a string, an integer, a
+/// map or a list (elements are matched by it, every value against every element).
+fn kz_text_is(n: &Node, v: &str) -> bool {
+    match n {
+        Node::Map(_) | Node::Seq(_) | Node::Null => v.is_empty(),
+        Node::Str(s) => s == v,
+        Node::Int(i) => {
+            use std::io::Write;
+            let mut buf = [0u8; 48];
+            let mut rest = &mut buf[..];
+            let _ = write!(rest, "{i}");
+            let len = 48 - rest.len();
+            &buf[..len] == v.as_bytes()
+        }
+        Node::Spelled(s) => kz_text_is(&s.value, v),
+        other => other.scalar_text().as_deref() == Some(v),
     }
 }
 
@@ -1358,9 +1474,7 @@ fn kz_element_setter(
         let mut found = true;
         for (j, k) in keys.iter().enumerate() {
             if let Some(v) = values.get(j) {
-                hit = m
-                    .get(*k)
-                    .is_some_and(|f| v.is_empty() || kz_text(f).as_deref() == Some(v.as_str()));
+                hit = m.get(k).is_some_and(|f| v.is_empty() || kz_text_is(f, v));
             }
             if !hit {
                 found = false;
@@ -1458,6 +1572,9 @@ fn kz_settle_list(
     let Some(keys) = kz_keys(meta) else {
         return Ok(());
     };
+    if kz_settle_in_place(items, &keys, cur, path)? {
+        return Ok(());
+    }
     let mut list = KzList::new(std::mem::take(items));
     list.merge(
         &Merger::apply(Dialect::Kustomize),
@@ -1468,6 +1585,42 @@ fn kz_settle_list(
     )?;
     *items = list.take();
     Ok(())
+}
+
+/// [`KzList::merge`] of a list walked alone, for the lists it leaves as they are (most of
+/// them): every element a map with a value for every key, no two elements with the same
+/// values. Each element is then found by its own values, walked alone and set back in its
+/// place (`ElementSetter` replaces the one match), and `appendListNode` sets each again where it
+/// is. The elements are walked in place, in order, as `merge` walks them; `false` (and nothing
+/// walked) when the list is not of that shape.
+fn kz_settle_in_place(
+    items: &mut [Node],
+    keys: &[&str],
+    cur: Cursor<'_>,
+    path: &Path<'_>,
+) -> R<bool> {
+    let mut values = Vec::with_capacity(items.len());
+    for v in items.iter() {
+        if v.as_map().is_none() {
+            return Ok(false);
+        }
+        let vs = kz_values(v, keys);
+        if vs.iter().any(String::is_empty) {
+            return Ok(false);
+        }
+        values.push(vs);
+    }
+    values.sort_unstable();
+    if values.windows(2).any(|w| w[0] == w[1]) {
+        return Ok(false);
+    }
+    for v in items.iter_mut() {
+        let kv = v.get(keys[0]).cloned().unwrap_or(Node::Null);
+        if let Node::Map(m) = v {
+            kz_settle_map(m, cur, &path.elem(keys[0], &kv))?;
+        }
+    }
+    Ok(true)
 }
 
 fn kz_kind(c: Class) -> &'static str {
@@ -1775,4 +1928,92 @@ fn normalize_element_order(
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::parse::parse_one;
+
+    fn seq(text: &str) -> Vec<Node> {
+        match parse_one(text).expect("test YAML parses") {
+            Node::Seq(items) => items,
+            other => panic!("not a list: {other:?}"),
+        }
+    }
+
+    /// `KzList::merge` itself, without the shortcuts `kz_merge_list` and `kz_settle_list` take.
+    fn general(original: Vec<Node>, patch: &[Node], keys: &[&str], items: Cursor<'_>) -> Vec<Node> {
+        let mut patch = patch.to_vec();
+        let mut list = KzList::new(original);
+        let mode = if patch.is_empty() {
+            KzSources::Alone
+        } else {
+            KzSources::Patch(&mut patch)
+        };
+        list.merge(
+            &Merger::apply(Dialect::Kustomize),
+            mode,
+            keys,
+            items,
+            &Path::ROOT,
+        )
+        .expect("merges");
+        list.take()
+    }
+
+    /// The shortcuts give what the step-by-step walk gives, on lists of their shape (and hand
+    /// back the others): containers merged on `name`, with env lists inside walked alone or
+    /// merged.
+    #[test]
+    fn shortcuts_agree_with_the_walk() {
+        let schema = Schema::builtin();
+        let pod = schema
+            .root(&Gvk::from_api_version("v1", "Pod"))
+            .kustomize_field("spec")
+            .0;
+        let items = pod.kustomize_field("containers").0.items();
+        let objects = [
+            "[{name: a, image: x, env: [{name: A, value: '1'}, {name: B, value: null}]}, {name: b, env: [{name: A}, {name: A, value: '2'}]}]",
+            "[{name: a}, {name: b, ports: [{containerPort: 80, protocol: TCP}, {containerPort: 80}]}, {name: c, x: null}]",
+            "[]",
+        ];
+        let patches = [
+            "[{name: b, image: y}, {name: d, env: [{name: Z, value: null}]}]",
+            "[{name: a, env: [{name: C, value: '3'}, {name: A, value: '4'}]}, {name: c}]",
+            "[{name: c, ports: [{containerPort: 81}]}, {name: a, x: 1}, {name: b}]",
+            "[{name: a, $patch: delete}]",
+            "[{name: a}, {name: a, image: z}]",
+        ];
+        let mut shortcuts = 0;
+        for o in objects {
+            let original = seq(o);
+            // Walked alone.
+            let mut settled = original.clone();
+            if kz_settle_in_place(&mut settled, &["name"], items, &Path::ROOT).expect("walks") {
+                shortcuts += 1;
+                assert_eq!(
+                    settled,
+                    general(original.clone(), &[], &["name"], items),
+                    "{o}"
+                );
+            }
+            for p in patches {
+                let patch = seq(p);
+                let merger = Merger::apply(Dialect::Kustomize);
+                match merger
+                    .kz_merge_keyed(original.clone(), &patch, &["name"], items, &Path::ROOT)
+                    .expect("merges")
+                {
+                    Ok(merged) => {
+                        shortcuts += 1;
+                        let want = general(original.clone(), &patch, &["name"], items);
+                        assert_eq!(merged, want, "{o} with {p}");
+                    }
+                    Err(back) => assert_eq!(back, original, "handed back untouched"),
+                }
+            }
+        }
+        assert!(shortcuts >= 8, "the shortcuts were taken: {shortcuts}");
+    }
 }
