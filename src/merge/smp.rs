@@ -74,7 +74,7 @@ pub fn apply_kustomize(
     };
     kz_no_empty_key(patch, &root)?;
     Merger::apply(Dialect::Kustomize)
-        .kz_merge_map(original, patch, schema.root(gvk), &root, keep)
+        .kz_merge_map(original, patch, schema.kustomize_root(gvk), &root, keep)
         .map(Node::Map)
 }
 
