@@ -31,6 +31,11 @@ corpus:
 gen-schema:
     python3 tools/gen_schema.py
 
+# Ask kubectl kustomize again how its own schema (Kubernetes 1.21.2) differs from the table
+# for merging; rewrites src/schema/kustomize-kinds.txt and kustomize-replaced-lists.txt.
+probe-kustomize-schema:
+    python3 tools/probe_kustomize_merge.py
+
 # Time ply render against kubectl kustomize on generated trees (see docs/performance.md).
 bench *ARGS:
     tools/bench.sh {{ARGS}}

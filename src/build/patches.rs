@@ -1020,7 +1020,7 @@ fn smp_into(
         && p.target.is_some()
         && r.node.get("apiVersion").is_none_or(Node::is_null);
     if !r.json_round_trip {
-        drop_empty_nulls(r, cx.schema.root(&gvk));
+        drop_empty_nulls(r, cx.schema.kustomize_root(&gvk));
     }
     // Values shared between maps change together (`resource::shared`).
     let shared = Snapshot::take(r);

@@ -74,7 +74,7 @@ pub fn apply_kustomize(
     };
     kz_no_empty_key(patch, &root)?;
     Merger::apply(Dialect::Kustomize)
-        .kz_merge_map(original, patch, schema.root(gvk), &root, keep)
+        .kz_merge_map(original, patch, schema.kustomize_root(gvk), &root, keep)
         .map(Node::Map)
 }
 
@@ -1501,12 +1501,12 @@ fn kz_element_setter(
     *list = out;
 }
 
-/// What kyaml's walker does to the object's own lists before a patch is merged in: each list
-/// with the merge strategy, wherever it is in the object (also where the patch says nothing),
-/// is rebuilt with one element per distinct merge key, at the key's first position, holding
-/// the content of its last occurrence (`walkAssociativeSequence` collects the distinct keys in
-/// `elementValues` and sets each through `ElementSetter`); a merged list of scalars keeps one
-/// of each value (`elementPrimitiveValues`). Lists that are not merged are not entered.
+/// A part of the object the patch does not name, walked alone (`[object, nil]`): each list
+/// with the merge strategy in it is rebuilt as `walkAssociativeSequence` rebuilds any merged
+/// list ([`KzList`] in `Alone` mode: with one key, one element per key at its first position
+/// with its last occurrence's content; with several, an element lacking one set again at the
+/// end); a merged list of scalars keeps one of each value (`elementPrimitiveValues`). Lists
+/// that are not merged are not entered.
 ///
 /// A field named by the empty string fails, as it does in kyaml, whose `FieldSetter` reads an
 /// empty name as "set this scalar" and finds a map (`kyaml/yaml/fns.go`).
@@ -1556,6 +1556,7 @@ fn kz_no_empty_key(m: &Map, path: &Path<'_>) -> R<()> {
     Ok(())
 }
 
+/// [`kz_settle_map`] of a merged list.
 fn kz_settle_list(
     items: &mut Vec<Node>,
     cur: Cursor<'_>,

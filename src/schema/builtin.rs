@@ -14,6 +14,10 @@ pub(super) const TABLE: &str = include_str!("kubernetes-1.37.table");
 /// `tools/probe_kustomize_merge.py`).
 pub(super) const KUSTOMIZE_REPLACED: &str = include_str!("kustomize-replaced-lists.txt");
 
+/// The kinds kustomize's schema lacks or knows in older versions (see
+/// `tools/probe_kustomize_merge.py`).
+pub(super) const KUSTOMIZE_KINDS: &str = include_str!("kustomize-kinds.txt");
+
 /// Parses a table; the error names the first bad line.
 pub(super) fn parse_table(text: &str) -> Result<Schema, String> {
     let mut schema = Schema::default();
@@ -42,6 +46,7 @@ pub(super) fn parse_table(text: &str) -> Result<Schema, String> {
                     KindInfo {
                         root,
                         namespaced: Some(*scope == "n"),
+                        kustomize_unknown: false,
                     },
                 );
             }
@@ -131,4 +136,41 @@ fn parse_shape(s: &str) -> Option<Shape> {
         "." => Some(Shape::Scalar),
         _ => None,
     }
+}
+
+/// Marks the kinds `list` names (`unknown`/`older` lines of `kustomize-kinds.txt`, `#`
+/// comments); the error names a line whose kind the table lacks.
+pub(super) fn mark_kustomize_kinds(schema: &mut Schema, list: &str) -> Result<(), String> {
+    let gvk = |g: &str, v: &str, k: &str| Gvk {
+        group: if g == "-" {
+            String::new()
+        } else {
+            g.to_string()
+        },
+        version: v.to_string(),
+        kind: k.to_string(),
+    };
+    for (n, line) in list.lines().enumerate() {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let bad = || format!("kustomize-kinds.txt line {}: {line:?}", n + 1);
+        let cols: Vec<&str> = line.split('\t').collect();
+        match cols[..] {
+            ["unknown", g, v, k] => {
+                schema
+                    .kinds
+                    .get_mut(&gvk(g, v, k))
+                    .ok_or_else(bad)?
+                    .kustomize_unknown = true;
+            }
+            ["older", g, v, k, table_api_version] => {
+                let table = Gvk::from_api_version(table_api_version, k);
+                let root = schema.kinds.get(&table).ok_or_else(bad)?.root;
+                schema.kustomize_older.insert(gvk(g, v, k), root);
+            }
+            _ => return Err(bad()),
+        }
+    }
+    Ok(())
 }

@@ -145,6 +145,9 @@ pub struct KindInfo {
     pub root: TypeId,
     /// `None` when the source does not say (OpenAPI documents without paths).
     pub namespaced: Option<bool>,
+    /// A built-in kind kustomize's own schema (Kubernetes 1.21.2) lacks: its strategic merge
+    /// patches merge no list of it ([`Schema::kustomize_root`]).
+    pub kustomize_unknown: bool,
 }
 
 /// Types and kinds. Build it with [`Schema::builtin`], then add custom kinds with
@@ -153,6 +156,9 @@ pub struct KindInfo {
 pub struct Schema {
     types: Vec<TypeDef>,
     kinds: FastMap<Gvk, KindInfo>,
+    /// Versions of built-in kinds that kustomize's schema knows and the table lacks, with the
+    /// type of the table's version kustomize merges them as ([`Schema::kustomize_root`]).
+    kustomize_older: FastMap<Gvk, TypeId>,
 }
 
 impl Schema {
@@ -165,8 +171,9 @@ impl Schema {
     /// kustomize replaces marked ([`Cursor::kustomize_field`]).
     pub fn builtin() -> Schema {
         let mut schema = builtin::parse_table(builtin::TABLE).unwrap_or_default();
-        // Both embedded texts are checked whole by the tests below.
+        // The embedded texts are checked whole by the tests below.
         let _ = builtin::mark_kustomize_replaced(&mut schema, builtin::KUSTOMIZE_REPLACED);
+        let _ = builtin::mark_kustomize_kinds(&mut schema, builtin::KUSTOMIZE_KINDS);
         schema
     }
 
@@ -240,6 +247,26 @@ impl Schema {
             Some(k) => Cursor {
                 schema: self,
                 at: At::Shape(ShapeRef::Object(k.root)),
+            },
+            None => Cursor::unknown(self),
+        }
+    }
+
+    /// [`Schema::root`] as kustomize's built-in schema (Kubernetes 1.21.2,
+    /// kyaml/openapi/kubernetesapi; `SchemaForResourceType`) sees kinds: a built-in kind it
+    /// lacks has no schema (every list replaced, kyaml's `IsAssociative` without a schema),
+    /// and an older version it still knows (batch/v1beta1 CronJob) is read as the table's
+    /// version of the kind. Both lists come from `kustomize-kinds.txt`.
+    pub fn kustomize_root(&self, gvk: &Gvk) -> Cursor<'_> {
+        let root = match self.kinds.get(gvk) {
+            Some(k) if k.kustomize_unknown => None,
+            Some(k) => Some(k.root),
+            None => self.kustomize_older.get(gvk).copied(),
+        };
+        match root {
+            Some(id) => Cursor {
+                schema: self,
+                at: At::Shape(ShapeRef::Object(id)),
             },
             None => Cursor::unknown(self),
         }
@@ -352,6 +379,11 @@ impl<'s> Cursor<'s> {
         }
     }
 
+    /// Whether the schema knows nothing here.
+    pub fn is_unknown(&self) -> bool {
+        matches!(self.at, At::Unknown)
+    }
+
     /// Like [`Cursor::lookup`], with an undeclared field treated as unknown (lenient).
     pub fn field(&self, key: &str) -> (Cursor<'s>, &'s PatchMeta) {
         self.lookup(key)
@@ -422,6 +454,43 @@ mod tests {
         assert!(
             builtin::mark_kustomize_replaced(&mut Schema::default(), "a.B\tc").is_err(),
             "a line naming no field is refused"
+        );
+    }
+
+    #[test]
+    fn kustomize_kinds_name_kinds_of_the_table() {
+        let mut s = builtin::parse_table(builtin::TABLE).expect("table parses");
+        builtin::mark_kustomize_kinds(&mut s, builtin::KUSTOMIZE_KINDS)
+            .expect("every line names a kind of the table");
+        let s = Schema::builtin();
+        let containers = |av: &str, k: &str| {
+            s.kustomize_root(&gvk(av, k))
+                .field("spec")
+                .0
+                .field("jobTemplate")
+                .0
+                .field("spec")
+                .0
+                .field("template")
+                .0
+                .field("spec")
+                .0
+                .kustomize_field("containers")
+                .1
+                .strategy
+                .merge
+        };
+        assert!(containers("batch/v1", "CronJob"));
+        assert!(containers("batch/v1beta1", "CronJob"));
+        assert!(s.root(&gvk("batch/v1beta1", "CronJob")).is_unknown());
+        let vap = gvk(
+            "admissionregistration.k8s.io/v1",
+            "ValidatingAdmissionPolicy",
+        );
+        assert!(s.kustomize_root(&vap).is_unknown());
+        assert!(!s.root(&vap).is_unknown());
+        assert!(
+            builtin::mark_kustomize_kinds(&mut Schema::default(), "older\tx\tv1\tK\tv2").is_err()
         );
     }
 

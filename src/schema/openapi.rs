@@ -178,6 +178,7 @@ pub(super) fn add_document_with(
                         KindInfo {
                             root: id,
                             namespaced,
+                            kustomize_unknown: false,
                         },
                     );
                 }
@@ -187,6 +188,7 @@ pub(super) fn add_document_with(
                         KindInfo {
                             root: id,
                             namespaced: scope,
+                            kustomize_unknown: false,
                         },
                     );
                 }
@@ -245,6 +247,7 @@ pub(super) fn add_crd(schema: &mut Schema, crd: &Node) -> Result<(), SchemaError
             KindInfo {
                 root: id,
                 namespaced,
+                kustomize_unknown: false,
             },
         );
     }
