@@ -844,13 +844,12 @@ impl Merger {
             return Ok(Some(kz_primitives(patch.iter().chain(&original))));
         }
         let Some(keys) = kz_keys(meta) else {
-            let mut out = Vec::with_capacity(patch.len());
-            for (i, v) in patch.iter().enumerate() {
-                if let Some(v) = kz_patch_item(v, items, &path.index(i), KzPatchOnly::Added)? {
-                    out.push(v);
-                }
-            }
-            return Ok(Some(out));
+            return Ok(Some(kz_patch_items(
+                patch,
+                items,
+                path,
+                KzPatchOnly::Added,
+            )?));
         };
         match kz_list_directive(patch, path)? {
             None => Ok(None),
@@ -861,9 +860,10 @@ impl Merger {
                     Ok(merged) => return Ok(Some(merged)),
                     Err(original) => original,
                 };
-                let mut list = KzList::new(original);
-                list.merge(self, KzSources::Patch(&mut elided), &keys, items, path)?;
-                Ok(Some(list.take()))
+                let mode = KzSources::Patch(&mut elided);
+                Ok(Some(KzList::walk(
+                    original, self, mode, &keys, items, path,
+                )?))
             }
         }
     }
@@ -890,30 +890,13 @@ impl Merger {
         let [key] = keys else {
             return Ok(Err(original));
         };
-        let value = |n: &Node| -> Option<String> {
-            let v = n
-                .as_map()?
-                .get(key)
-                .filter(|f| !f.is_null())
-                .and_then(kz_text)?;
-            (!v.is_empty()).then_some(v)
-        };
-        let distinct = |vs: &[String]| {
-            let mut sorted: Vec<&String> = vs.iter().collect();
-            sorted.sort_unstable();
-            sorted.windows(2).all(|w| w[0] != w[1])
-        };
-        let Some(pvs) = patch
-            .iter()
-            .map(|p| value(p).filter(|_| p.get(DIRECTIVE).is_none()))
-            .collect::<Option<Vec<String>>>()
-        else {
+        let (Some(pvs), Some(ovs)) = (
+            kz_keyed_values(patch, keys),
+            kz_keyed_values(&original, keys),
+        ) else {
             return Ok(Err(original));
         };
-        let Some(ovs) = original.iter().map(value).collect::<Option<Vec<String>>>() else {
-            return Ok(Err(original));
-        };
-        if !distinct(&pvs) || !distinct(&ovs) {
+        if patch.iter().any(|p| p.get(DIRECTIVE).is_some()) {
             return Ok(Err(original));
         }
         let mut objects: Vec<Option<Node>> = original.into_iter().map(Some).collect();
@@ -937,10 +920,7 @@ impl Merger {
             }
         }
         for mut o in objects.into_iter().flatten() {
-            let kv = o.get(key).cloned().unwrap_or(Node::Null);
-            if let Node::Map(m) = &mut o {
-                kz_settle_map(m, items, &path.elem(key, &kv))?;
-            }
+            kz_settle_element(&mut o, key, items, path)?;
             out.push(o);
         }
         Ok(Ok(out))
@@ -1009,15 +989,9 @@ fn kz_list_itself(
     keys: &[&str],
     path: &Path<'_>,
 ) -> R<Option<Vec<Node>>> {
-    let mut list = KzList::new(items_list);
-    list.merge(
-        &Merger::apply(Dialect::Kustomize),
-        KzSources::Itself,
-        keys,
-        items,
-        path,
-    )?;
-    Ok(Some(list.take()))
+    let merger = Merger::apply(Dialect::Kustomize);
+    let walked = KzList::walk(items_list, &merger, KzSources::Itself, keys, items, path)?;
+    Ok(Some(walked))
 }
 
 /// How a value only the patch has is walked.
@@ -1058,13 +1032,7 @@ fn kz_patch_value(
     }
     let items = cur.items();
     let Some(keys) = kz_keys(meta) else {
-        let mut out = Vec::with_capacity(list.len());
-        for (i, v) in list.iter().enumerate() {
-            if let Some(v) = kz_patch_item(v, items, &path.index(i), how)? {
-                out.push(v);
-            }
-        }
-        return Ok(Some(Node::Seq(out)));
+        return Ok(Some(Node::Seq(kz_patch_items(list, items, path, how)?)));
     };
     let list = match how {
         KzPatchOnly::Added => list.clone(),
@@ -1083,6 +1051,23 @@ fn kz_patch_item(v: &Node, cur: Cursor<'_>, path: &Path<'_>, how: KzPatchOnly) -
         _ if v.is_null() => Ok(None),
         other => Ok(Some(other.clone())),
     }
+}
+
+/// The elements of a merged list without a key, each walked as [`kz_patch_item`] says; those
+/// that go are left out.
+fn kz_patch_items(
+    list: &[Node],
+    items: Cursor<'_>,
+    path: &Path<'_>,
+    how: KzPatchOnly,
+) -> R<Vec<Node>> {
+    let mut out = Vec::with_capacity(list.len());
+    for (i, v) in list.iter().enumerate() {
+        if let Some(v) = kz_patch_item(v, items, &path.index(i), how)? {
+            out.push(v);
+        }
+    }
+    Ok(out)
 }
 
 /// Removes a map's known directive (`replace`, `merge`, `delete`), as merge2's
@@ -1152,6 +1137,20 @@ enum KzSources<'a> {
 }
 
 impl KzList {
+    /// `list` built by [`KzList::merge`] with `mode`.
+    fn walk(
+        list: Vec<Node>,
+        merger: &Merger,
+        mode: KzSources<'_>,
+        keys: &[&str],
+        items: Cursor<'_>,
+        path: &Path<'_>,
+    ) -> R<Vec<Node>> {
+        let mut list = KzList::new(list);
+        list.merge(merger, mode, keys, items, path)?;
+        Ok(list.take())
+    }
+
     fn new(list: Vec<Node>) -> KzList {
         let dest = (0..list.len()).collect();
         KzList { arena: list, dest }
@@ -1576,15 +1575,15 @@ fn kz_settle_list(
     if kz_settle_in_place(items, &keys, cur, path)? {
         return Ok(());
     }
-    let mut list = KzList::new(std::mem::take(items));
-    list.merge(
-        &Merger::apply(Dialect::Kustomize),
+    let merger = Merger::apply(Dialect::Kustomize);
+    *items = KzList::walk(
+        std::mem::take(items),
+        &merger,
         KzSources::Alone,
         &keys,
         cur,
         path,
     )?;
-    *items = list.take();
     Ok(())
 }
 
@@ -1600,28 +1599,39 @@ fn kz_settle_in_place(
     cur: Cursor<'_>,
     path: &Path<'_>,
 ) -> R<bool> {
-    let mut values = Vec::with_capacity(items.len());
-    for v in items.iter() {
-        if v.as_map().is_none() {
-            return Ok(false);
-        }
-        let vs = kz_values(v, keys);
-        if vs.iter().any(String::is_empty) {
-            return Ok(false);
-        }
-        values.push(vs);
-    }
-    values.sort_unstable();
-    if values.windows(2).any(|w| w[0] == w[1]) {
+    if kz_keyed_values(items, keys).is_none() {
         return Ok(false);
     }
     for v in items.iter_mut() {
-        let kv = v.get(keys[0]).cloned().unwrap_or(Node::Null);
-        if let Node::Map(m) = v {
-            kz_settle_map(m, cur, &path.elem(keys[0], &kv))?;
-        }
+        kz_settle_element(v, keys[0], cur, path)?;
     }
     Ok(true)
+}
+
+/// Each element's key values ([`kz_values`]) when the list has the shape the shortcuts take
+/// ([`kz_settle_in_place`], [`Merger::kz_merge_keyed`]): every element a map with a value for
+/// every key, no two elements with the same values. `None` otherwise.
+fn kz_keyed_values(list: &[Node], keys: &[&str]) -> Option<Vec<Vec<String>>> {
+    let values = list
+        .iter()
+        .map(|v| {
+            v.as_map()?;
+            Some(kz_values(v, keys)).filter(|vs| vs.iter().all(|x| !x.is_empty()))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    let mut sorted: Vec<&Vec<String>> = values.iter().collect();
+    sorted.sort_unstable();
+    sorted.windows(2).all(|w| w[0] != w[1]).then_some(values)
+}
+
+/// An element of a merged list walked alone (`[element, nil]`), in place; its path names it by
+/// its value of `key`.
+fn kz_settle_element(v: &mut Node, key: &str, cur: Cursor<'_>, path: &Path<'_>) -> R<()> {
+    let kv = v.get(key).cloned().unwrap_or(Node::Null);
+    match v {
+        Node::Map(m) => kz_settle_map(m, cur, &path.elem(key, &kv)),
+        _ => Ok(()),
+    }
 }
 
 fn kz_kind(c: Class) -> &'static str {
@@ -1946,21 +1956,13 @@ mod tests {
     /// `KzList::merge` itself, without the shortcuts `kz_merge_list` and `kz_settle_list` take.
     fn general(original: Vec<Node>, patch: &[Node], keys: &[&str], items: Cursor<'_>) -> Vec<Node> {
         let mut patch = patch.to_vec();
-        let mut list = KzList::new(original);
         let mode = if patch.is_empty() {
             KzSources::Alone
         } else {
             KzSources::Patch(&mut patch)
         };
-        list.merge(
-            &Merger::apply(Dialect::Kustomize),
-            mode,
-            keys,
-            items,
-            &Path::ROOT,
-        )
-        .expect("merges");
-        list.take()
+        let merger = Merger::apply(Dialect::Kustomize);
+        KzList::walk(original, &merger, mode, keys, items, &Path::ROOT).expect("merges")
     }
 
     /// The shortcuts give what the step-by-step walk gives, on lists of their shape (and hand
