@@ -146,10 +146,6 @@ impl Map {
         Some(&mut self.entries[i].value)
     }
 
-    pub fn get_key_value(&self, key: &str) -> Option<(&String, &Node)> {
-        self.get_index_of(key).map(|i| self.entries[i].pair())
-    }
-
     pub fn get_index(&self, i: usize) -> Option<(&String, &Node)> {
         self.entries.get(i).map(Bucket::pair)
     }
@@ -212,14 +208,6 @@ impl Map {
         let b = self.entries.remove(i);
         self.reindex();
         Some((b.key, b.value))
-    }
-
-    /// Removes `key`, moving the last entry into its place.
-    pub fn swap_remove(&mut self, key: &str) -> Option<Node> {
-        let i = self.get_index_of(key)?;
-        let b = self.entries.swap_remove(i);
-        self.reindex();
-        Some(b.value)
     }
 
     pub fn entry(&mut self, key: String) -> Entry<'_> {
