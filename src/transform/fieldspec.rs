@@ -188,7 +188,8 @@ pub fn apply_at(
     let mut cur = &mut *object;
     for step in at {
         let next = match (cur, step) {
-            (Node::Map(m), PathStep::Key(k)) => crate::yaml::map_index(m, k)
+            (Node::Map(m), PathStep::Key(k)) => m
+                .get_index_of(k)
                 .and_then(|i| m.get_index_mut(i))
                 .map(|(_, v)| v),
             (Node::Seq(items), PathStep::Index(i)) => items.get_mut(*i),
@@ -275,7 +276,7 @@ fn walk<'p>(
             } else {
                 Some(|| Node::Map(Map::default()))
             };
-            let field = match (crate::yaml::map_index(map, name), make) {
+            let field = match (map.get_index_of(name), make) {
                 (Some(i), _) => map.get_index_mut(i).map(|(_, v)| v),
                 (None, Some(f)) => Some(map.entry(name.to_string()).or_insert_with(f)),
                 (None, None) => None,

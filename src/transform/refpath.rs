@@ -110,7 +110,7 @@ pub fn walk_existing(
             if name.is_empty() {
                 return Err("cannot set or create an empty field name".into());
             }
-            match crate::yaml::map_index(m, name).and_then(|i| m.get_index_mut(i)) {
+            match m.get_index_of(name).and_then(|i| m.get_index_mut(i)) {
                 Some((_, child)) => walk_existing(child, rest, f),
                 None => Ok(()),
             }

@@ -192,14 +192,14 @@ impl Node {
     /// The value under `key` when this is a map.
     pub fn get(&self, key: &str) -> Option<&Node> {
         let m = self.as_map()?;
-        map_index(m, key)
+        m.get_index_of(key)
             .and_then(|i| m.get_index(i))
             .map(|(_, v)| v)
     }
 
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Node> {
         let m = self.as_map_mut()?;
-        map_index(m, key)
+        m.get_index_of(key)
             .and_then(|i| m.get_index_mut(i))
             .map(|(_, v)| v)
     }
@@ -281,11 +281,6 @@ impl From<Map> for Node {
     fn from(m: Map) -> Self {
         Node::Map(m)
     }
-}
-
-/// The position of `key` in `map` (scanned in a small map, hashed in a large one: [`Map`]).
-pub fn map_index(map: &Map, key: &str) -> Option<usize> {
-    map.get_index_of(key)
 }
 
 #[cfg(test)]
