@@ -1,7 +1,8 @@
 //! Files parsed once for many renders: a review's two revisions and all its overlays, or the
 //! overlays of one `ply render DIR DIR…` run, share a [`Shared`] store, so a resource file that
 //! holds the same bytes at the same path (a base shared by overlays, or a file the change did
-//! not touch) is parsed by the first render that reads it and copied by the others. A render
+//! not touch) is parsed by the first render that reads it and copied by the others (a copy
+//! shares every map with the stored parse until the render changes it: `yaml::Map`). A render
 //! still reads every file through its own `Fs` and checks the bytes it read against the stored
 //! parse, so a store never changes what a render sees. kustomize has no counterpart: it reads
 //! and parses per build (`api/internal/target`).
@@ -132,7 +133,10 @@ impl Shared {
             tag.to_string(),
             bytes,
             |bytes| {
-                let (file, docs) = parse_file(path, quoted, bytes, limits)?;
+                let (file, mut docs) = parse_file(path, quoted, bytes, limits)?;
+                // Every render copies them: frozen, a copy is one reference count per
+                // document, and a render copies only the maps it changes.
+                docs.iter_mut().for_each(|r| r.node.freeze());
                 Ok::<_, Error>((file, Arc::new(docs)))
             },
             |(file, _)| &file.text,
@@ -184,7 +188,13 @@ impl Shared {
             |bytes| {
                 let file = SourceFile::new(target, text_of(bytes));
                 match parse_patch_text(&file.text, Some(&file), source) {
-                    Ok(body) => Ok((file, body)),
+                    Ok(mut body) => {
+                        match &mut body {
+                            Body::Smp(docs) => docs.iter_mut().for_each(|(n, _)| n.freeze()),
+                            Body::Json(ops) => ops.freeze(),
+                        }
+                        Ok((file, body))
+                    }
                     Err(_) => Err(file),
                 }
             },

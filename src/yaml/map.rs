@@ -1,7 +1,8 @@
 //! [`Map`], the ordered string-keyed map of the document model: entries in document order in
-//! one vector, looked up by scanning while a map is small (most maps of a Kubernetes object
-//! have a handful of keys) and through a hash index, built on the first lookup, once it is
-//! large. It has the part of `IndexMap`'s interface that ply uses, with the same meanings.
+//! one vector (or, once frozen, one shared slice that copies of the map share until they
+//! change), looked up by scanning while a map is small (most maps of a Kubernetes object have
+//! a handful of keys) and through a hash index, built on the first lookup, once it is large.
+//! It has the part of `IndexMap`'s interface that ply uses, with the same meanings.
 //!
 //! Why not `IndexMap`: it hashes every key on insert and keeps a hash table beside every map,
 //! even the three-key ones; a render reads hundreds of thousands of small maps, and that table
@@ -11,7 +12,7 @@
 use std::fmt;
 use std::hash::BuildHasher;
 use std::ops::RangeBounds;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use hashbrown::HashTable;
 
@@ -24,16 +25,64 @@ use crate::fasthash::FastBuild;
 const SCAN_MAX: usize = 8;
 
 /// One entry: a key and its value.
-#[derive(Clone)]
+#[derive(Clone, Default)]
 struct Bucket {
     key: String,
     value: Node,
 }
 
+/// A map's entries: its own, or (after [`Map::freeze`]) shared with its copies.
+#[derive(Clone)]
+enum Entries {
+    Own(Vec<Bucket>),
+    /// Read in place; the first change through a map that shares them copies them into
+    /// `Own` (each value a copy, which for a frozen map is one reference count).
+    Shared(Arc<[Bucket]>),
+}
+
+impl Entries {
+    #[inline]
+    fn slice(&self) -> &[Bucket] {
+        match self {
+            Entries::Own(v) => v,
+            Entries::Shared(s) => s,
+        }
+    }
+}
+
+impl Default for Entries {
+    fn default() -> Self {
+        Entries::Own(Vec::new())
+    }
+}
+
+/// The entries of a shared slice as a vector: moved out when no other map shares them,
+/// copied otherwise.
+#[cold]
+fn copied(shared: &[Bucket]) -> Vec<Bucket> {
+    shared.to_vec()
+}
+
+#[cold]
+fn unshared(shared: &mut Arc<[Bucket]>) -> Vec<Bucket> {
+    match Arc::get_mut(shared) {
+        Some(only) => only.iter_mut().map(std::mem::take).collect(),
+        None => shared.to_vec(),
+    }
+}
+
 /// An ordered map from strings to [`Node`]s; keys are unique.
+///
+/// Copies of a map made after [`Map::freeze`] share its entries until one of them changes
+/// (copy on write, one map at a time): copying a frozen document is one reference count, and
+/// changing a value deep inside a copy copies only the maps on the way to it. The store of
+/// parses that the renders of one run share (`build::Shared`) freezes what it keeps, so a
+/// base's objects are neither copied whole nor held once per overlay (docs/performance.md,
+/// "Parsed maps shared until changed"). A map that was never frozen is a plain vector, as
+/// fast to change as one.
 #[derive(Default)]
 pub struct Map {
-    entries: Vec<Bucket>,
+    entries: Entries,
     /// Positions of the entries by key hash, for maps of more than [`SCAN_MAX`] entries; built
     /// on the first lookup that needs it, kept up to date by pushes, dropped by every other
     /// change of positions (and not copied by `clone`).
@@ -45,6 +94,7 @@ fn hash(key: &str) -> u64 {
 }
 
 impl Clone for Map {
+    /// A frozen map's copy shares its entries; any other map is copied whole.
     fn clone(&self) -> Self {
         Map {
             entries: self.entries.clone(),
@@ -60,7 +110,7 @@ impl Map {
 
     pub fn with_capacity(n: usize) -> Self {
         Map {
-            entries: Vec::with_capacity(n),
+            entries: Entries::Own(Vec::with_capacity(n)),
             index: OnceLock::new(),
         }
     }
@@ -70,49 +120,105 @@ impl Map {
         let mut out = Vec::with_capacity(entries.len());
         out.extend(entries.map(|(key, value)| Bucket { key, value }));
         Map {
-            entries: out,
+            entries: Entries::Own(out),
             index: OnceLock::new(),
         }
     }
 
+    /// The entries, in order.
+    #[inline]
+    fn entries(&self) -> &[Bucket] {
+        self.entries.slice()
+    }
+
+    /// The map's own entries, to change their number or order: copied out of a shared
+    /// slice first.
+    fn own(&mut self) -> &mut Vec<Bucket> {
+        if let Entries::Shared(s) = &mut self.entries {
+            self.entries = Entries::Own(unshared(s));
+        }
+        match &mut self.entries {
+            Entries::Own(v) => v,
+            Entries::Shared(_) => unreachable!("made own above"),
+        }
+    }
+
+    /// The entries, to change in place (positions stay): a shared slice no other map shares
+    /// is changed where it is; one that others share is copied first.
+    #[inline]
+    fn entries_mut(&mut self) -> &mut [Bucket] {
+        if let Entries::Shared(s) = &mut self.entries
+            && Arc::get_mut(s).is_none()
+        {
+            self.entries = Entries::Own(copied(s));
+        }
+        match &mut self.entries {
+            Entries::Own(v) => v,
+            Entries::Shared(s) => Arc::get_mut(s).expect("unshared above"),
+        }
+    }
+
+    /// Makes this map and every map under it shareable: their copies from now on share
+    /// entries with them until one side changes. Worth it for documents that are copied
+    /// more often than changed (the store of parses of a run); a frozen map costs a copy of
+    /// its entries at its first change.
+    pub fn freeze(&mut self) {
+        for b in self.entries_mut() {
+            b.value.freeze();
+        }
+        if let Entries::Own(v) = &mut self.entries {
+            self.entries = Entries::Shared(Arc::from(std::mem::take(v)));
+        }
+    }
+
+    /// Whether `self` and `other` are copies sharing their entries.
+    pub fn shares_with(&self, other: &Map) -> bool {
+        match (&self.entries, &other.entries) {
+            (Entries::Shared(a), Entries::Shared(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.entries().len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.entries().is_empty()
     }
 
     pub fn capacity(&self) -> usize {
-        self.entries.capacity()
+        match &self.entries {
+            Entries::Own(v) => v.capacity(),
+            Entries::Shared(s) => s.len(),
+        }
     }
 
     pub fn reserve(&mut self, additional: usize) {
-        self.entries.reserve(additional);
+        self.own().reserve(additional);
     }
 
     pub fn shrink_to_fit(&mut self) {
-        self.entries.shrink_to_fit();
+        if let Entries::Own(v) = &mut self.entries {
+            v.shrink_to_fit();
+        }
     }
 
     pub fn clear(&mut self) {
-        self.entries.clear();
+        self.entries = Entries::default();
         self.index = OnceLock::new();
     }
 
-    /// The index of the entries, building it if the map is large enough to need one.
-    fn index(&self) -> Option<&HashTable<usize>> {
-        if self.entries.len() <= SCAN_MAX {
-            return None;
-        }
-        Some(self.index.get_or_init(|| {
-            let mut table = HashTable::with_capacity(self.entries.len());
-            for (i, b) in self.entries.iter().enumerate() {
-                let entries = &self.entries;
+    /// The index of `entries`, this map's entries, more than [`SCAN_MAX`] of them: built
+    /// on the first lookup that needs it.
+    fn index_of_large<'a>(&'a self, entries: &[Bucket]) -> &'a HashTable<usize> {
+        self.index.get_or_init(|| {
+            let mut table = HashTable::with_capacity(entries.len());
+            for (i, b) in entries.iter().enumerate() {
                 table.insert_unique(hash(&b.key), i, |&j| hash(&entries[j].key));
             }
             Box::new(table)
-        }))
+        })
     }
 
     /// Forgets the index after a change of positions.
@@ -122,15 +228,15 @@ impl Map {
 
     /// The position of `key`.
     pub fn get_index_of(&self, key: &str) -> Option<usize> {
-        match self.index() {
-            Some(table) => table
-                .find(hash(key), |&i| self.entries[i].key == key)
-                .copied(),
-            None => self
-                .entries
+        let entries = self.entries();
+        if entries.len() <= SCAN_MAX {
+            return entries
                 .iter()
-                .position(|b| b.key.len() == key.len() && b.key == key),
+                .position(|b| b.key.len() == key.len() && b.key == key);
         }
+        self.index_of_large(entries)
+            .find(hash(key), |&i| entries[i].key == key)
+            .copied()
     }
 
     pub fn contains_key(&self, key: &str) -> bool {
@@ -138,37 +244,41 @@ impl Map {
     }
 
     pub fn get(&self, key: &str) -> Option<&Node> {
-        self.get_index_of(key).map(|i| &self.entries[i].value)
+        self.get_index_of(key).map(|i| &self.entries()[i].value)
     }
 
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Node> {
         let i = self.get_index_of(key)?;
-        Some(&mut self.entries[i].value)
+        Some(&mut self.entries_mut()[i].value)
     }
 
     pub fn get_index(&self, i: usize) -> Option<(&String, &Node)> {
-        self.entries.get(i).map(Bucket::pair)
+        self.entries().get(i).map(Bucket::pair)
     }
 
     pub fn get_index_mut(&mut self, i: usize) -> Option<(&String, &mut Node)> {
-        self.entries.get_mut(i).map(Bucket::pair_mut)
+        if i >= self.len() {
+            return None;
+        }
+        self.entries_mut().get_mut(i).map(Bucket::pair_mut)
     }
 
     pub fn first(&self) -> Option<(&String, &Node)> {
-        self.entries.first().map(Bucket::pair)
+        self.entries().first().map(Bucket::pair)
     }
 
     pub fn last(&self) -> Option<(&String, &Node)> {
-        self.entries.last().map(Bucket::pair)
+        self.entries().last().map(Bucket::pair)
     }
 
     /// Appends a key known not to be in the map.
     fn push(&mut self, key: String, value: Node) -> usize {
-        let i = self.entries.len();
         let h = self.index.get_mut().map(|_| hash(&key));
-        self.entries.push(Bucket { key, value });
+        let own = self.own();
+        let i = own.len();
+        own.push(Bucket { key, value });
         if let (Some(h), Some(table)) = (h, self.index.get_mut()) {
-            let entries = &self.entries;
+            let entries = self.entries.slice();
             table.insert_unique(h, i, |&j| hash(&entries[j].key));
         }
         i
@@ -185,7 +295,7 @@ impl Map {
         match self.get_index_of(&key) {
             Some(i) => (
                 i,
-                Some(std::mem::replace(&mut self.entries[i].value, value)),
+                Some(std::mem::replace(&mut self.entries_mut()[i].value, value)),
             ),
             None => (self.push(key, value), None),
         }
@@ -202,10 +312,10 @@ impl Map {
     }
 
     pub fn shift_remove_index(&mut self, i: usize) -> Option<(String, Node)> {
-        if i >= self.entries.len() {
+        if i >= self.len() {
             return None;
         }
-        let b = self.entries.remove(i);
+        let b = self.own().remove(i);
         self.reindex();
         Some((b.key, b.value))
     }
@@ -219,9 +329,12 @@ impl Map {
 
     /// Keeps the entries for which `keep` is true, in order.
     pub fn retain(&mut self, mut keep: impl FnMut(&String, &mut Node) -> bool) {
-        let before = self.entries.len();
-        self.entries.retain_mut(|b| keep(&b.key, &mut b.value));
-        if self.entries.len() != before {
+        if self.is_empty() {
+            return;
+        }
+        let before = self.len();
+        self.own().retain_mut(|b| keep(&b.key, &mut b.value));
+        if self.len() != before {
             self.reindex();
         }
     }
@@ -231,19 +344,19 @@ impl Map {
         &mut self,
         mut cmp: impl FnMut(&String, &Node, &String, &Node) -> std::cmp::Ordering,
     ) {
-        self.entries
+        self.own()
             .sort_by(|a, b| cmp(&a.key, &a.value, &b.key, &b.value));
         self.reindex();
     }
 
     pub fn reverse(&mut self) {
-        self.entries.reverse();
+        self.entries_mut().reverse();
         self.reindex();
     }
 
     pub fn truncate(&mut self, len: usize) {
-        if len < self.entries.len() {
-            self.entries.truncate(len);
+        if len < self.len() {
+            self.own().truncate(len);
             self.reindex();
         }
     }
@@ -254,36 +367,36 @@ impl Map {
         range: impl RangeBounds<usize>,
     ) -> impl Iterator<Item = (String, Node)> + '_ {
         self.reindex();
-        self.entries.drain(range).map(|b| (b.key, b.value))
+        self.own().drain(range).map(|b| (b.key, b.value))
     }
 
     pub fn iter(&self) -> Iter<'_> {
         Iter {
-            inner: self.entries.iter(),
+            inner: self.entries().iter(),
         }
     }
 
     pub fn iter_mut(&mut self) -> IterMut<'_> {
         IterMut {
-            inner: self.entries.iter_mut(),
+            inner: self.entries_mut().iter_mut(),
         }
     }
 
     pub fn keys(&self) -> Keys<'_> {
         Keys {
-            inner: self.entries.iter(),
+            inner: self.entries().iter(),
         }
     }
 
     pub fn values(&self) -> Values<'_> {
         Values {
-            inner: self.entries.iter(),
+            inner: self.entries().iter(),
         }
     }
 
     pub fn values_mut(&mut self) -> ValuesMut<'_> {
         ValuesMut {
-            inner: self.entries.iter_mut(),
+            inner: self.entries_mut().iter_mut(),
         }
     }
 }
@@ -302,6 +415,9 @@ impl PartialEq for Map {
     /// Maps are equal when they hold the same keys with equal values, in any order (as
     /// `IndexMap`'s equality).
     fn eq(&self, other: &Map) -> bool {
+        if self.shares_with(other) {
+            return true;
+        }
         self.len() == other.len()
             && self
                 .iter()
@@ -350,8 +466,12 @@ impl IntoIterator for Map {
     type Item = (String, Node);
     type IntoIter = IntoIter;
     fn into_iter(self) -> IntoIter {
+        let entries = match self.entries {
+            Entries::Own(v) => v,
+            Entries::Shared(mut s) => unshared(&mut s),
+        };
         IntoIter {
-            inner: self.entries.into_iter(),
+            inner: entries.into_iter(),
         }
     }
 }
@@ -406,7 +526,7 @@ impl<'a> Entry<'a> {
 
     pub fn key(&self) -> &str {
         match self {
-            Entry::Occupied(o) => &o.map.entries[o.index].key,
+            Entry::Occupied(o) => &o.map.entries()[o.index].key,
             Entry::Vacant(v) => &v.key,
         }
     }
@@ -414,15 +534,15 @@ impl<'a> Entry<'a> {
 
 impl<'a> OccupiedEntry<'a> {
     pub fn get(&self) -> &Node {
-        &self.map.entries[self.index].value
+        &self.map.entries()[self.index].value
     }
 
     pub fn get_mut(&mut self) -> &mut Node {
-        &mut self.map.entries[self.index].value
+        &mut self.map.entries_mut()[self.index].value
     }
 
     pub fn into_mut(self) -> &'a mut Node {
-        &mut self.map.entries[self.index].value
+        &mut self.map.entries_mut()[self.index].value
     }
 
     pub fn index(&self) -> usize {
@@ -437,7 +557,7 @@ impl<'a> OccupiedEntry<'a> {
 impl<'a> VacantEntry<'a> {
     pub fn insert(self, value: Node) -> &'a mut Node {
         let i = self.map.push(self.key, value);
-        &mut self.map.entries[i].value
+        &mut self.map.entries_mut()[i].value
     }
 }
 
@@ -601,6 +721,99 @@ mod tests {
     fn a_node_stays_small() {
         assert!(size_of::<Map>() <= 40);
         assert!(size_of::<Node>() <= 48);
+    }
+
+    /// A copy of a frozen map shares the entries until one side changes; a change deep inside
+    /// a copy (through every kind of mutable access) copies the maps on its way and leaves the
+    /// original, its untouched branches still shared, as it was. An unfrozen map is copied.
+    #[test]
+    fn copies_share_until_changed() {
+        let inner: Map = (0..SCAN_MAX + 3)
+            .map(|i| (key(i), Node::Int(i as i128)))
+            .collect();
+        let mut original = Map::new();
+        original.insert("inner".into(), Node::Map(inner));
+        original.insert("other".into(), Node::Map([(key(0), Node::Null)].into()));
+        assert!(!original.clone().shares_with(&original));
+        original.freeze();
+        let snapshot = format!("{original:?}");
+        let changes: Vec<fn(&mut Map)> = vec![
+            |m| {
+                let Some(Node::Map(i)) = m.get_mut("inner") else {
+                    panic!()
+                };
+                i.insert(key(1), Node::Bool(true));
+            },
+            |m| {
+                let Some(Node::Map(i)) = m.get_mut("inner") else {
+                    panic!()
+                };
+                i.insert("added".into(), Node::Bool(true));
+            },
+            |m| {
+                for (_, v) in m.iter_mut() {
+                    // Only `inner` has this key: `other` is reached mutably, not changed.
+                    if let Node::Map(i) = v {
+                        i.shift_remove(&key(5));
+                    }
+                }
+            },
+            |m| {
+                if let Some(Node::Map(i)) = m.values_mut().next() {
+                    i.retain(|k, _| k != &key(2));
+                }
+            },
+            |m| {
+                let Node::Map(i) = m.entry("inner".into()).or_default() else {
+                    panic!()
+                };
+                i.sort_by(|a, _, b, _| b.cmp(a));
+            },
+            |m| {
+                let (_, v) = m.get_index_mut(0).unwrap();
+                let Node::Map(i) = v else { panic!() };
+                i.drain(1..3).for_each(drop);
+            },
+        ];
+        for change in changes {
+            let mut copy = original.clone();
+            assert!(copy.shares_with(&original));
+            // The index built through the copy serves the original too.
+            assert_eq!(
+                copy["inner"].as_map().unwrap().get_index_of(&key(4)),
+                Some(4)
+            );
+            change(&mut copy);
+            assert!(!copy.shares_with(&original));
+            assert_ne!(format!("{copy:?}"), snapshot);
+            assert_eq!(format!("{original:?}"), snapshot);
+            let (Some(Node::Map(a)), Some(Node::Map(b))) =
+                (copy.get("other"), original.get("other"))
+            else {
+                panic!()
+            };
+            assert!(a.shares_with(b), "the untouched branch is still shared");
+            for i in 0..SCAN_MAX + 3 {
+                let inner = original["inner"].as_map().unwrap();
+                assert_eq!(inner.get_index_of(&key(i)), Some(i));
+            }
+        }
+        // Taking a shared map apart copies it; an empty map holds nothing.
+        let copy = original.clone();
+        let pairs: Vec<(String, Node)> = copy.into_iter().collect();
+        assert_eq!(pairs.len(), 2);
+        assert_eq!(format!("{original:?}"), snapshot);
+        assert!(!Map::new().shares_with(&Map::new()));
+        // A frozen map no copy shares changes in place.
+        let mut alone = original.clone();
+        drop((original, pairs));
+        alone.get_mut("other").unwrap().freeze();
+        let before = alone["inner"].as_map().unwrap().entries().as_ptr();
+        let Some(Node::Map(i)) = alone.get_mut("inner") else {
+            panic!()
+        };
+        i.insert(key(0), Node::Null);
+        assert_eq!(alone["inner"].as_map().unwrap().entries().as_ptr(), before);
     }
 
     #[test]

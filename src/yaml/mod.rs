@@ -69,6 +69,16 @@ impl PartialEq for Node {
 }
 
 impl Node {
+    /// Freezes every map in the tree ([`Map::freeze`]): copies of it share their maps until
+    /// they change them.
+    pub fn freeze(&mut self) {
+        match self {
+            Node::Map(m) => m.freeze(),
+            Node::Seq(items) => items.iter_mut().for_each(Node::freeze),
+            _ => {}
+        }
+    }
+
     /// Gives back the spare capacity of every map, list and string in the tree (a parsed
     /// document's maps and lists grow by doubling; a render keeps every object it read
     /// until the output is written).
