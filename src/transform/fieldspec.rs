@@ -188,10 +188,7 @@ pub fn apply_at(
     let mut cur = &mut *object;
     for step in at {
         let next = match (cur, step) {
-            (Node::Map(m), PathStep::Key(k)) => m
-                .get_index_of(k)
-                .and_then(|i| m.get_index_mut(i))
-                .map(|(_, v)| v),
+            (Node::Map(m), PathStep::Key(k)) => m.get_mut(k),
             (Node::Seq(items), PathStep::Index(i)) => items.get_mut(*i),
             _ => None,
         };

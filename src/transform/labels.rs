@@ -165,8 +165,7 @@ fn set_in<'p>(
             // This map's path, stored once when a key is created in it.
             let mut stored: Option<(usize, usize)> = None;
             for (p, (k, v)) in pairs.iter().enumerate() {
-                let found = map.get_index_of(k).and_then(|i| map.get_index_mut(i));
-                if let Some((_, old)) = found {
+                if let Some(old) = map.get_mut(k) {
                     *old = Node::str(*v);
                     for (g, group) in shared_entries.iter().enumerate() {
                         if group.key == *k

@@ -110,8 +110,8 @@ pub fn walk_existing(
             if name.is_empty() {
                 return Err("cannot set or create an empty field name".into());
             }
-            match m.get_index_of(name).and_then(|i| m.get_index_mut(i)) {
-                Some((_, child)) => walk_existing(child, rest, f),
+            match m.get_mut(name) {
+                Some(child) => walk_existing(child, rest, f),
                 None => Ok(()),
             }
         }

@@ -201,17 +201,11 @@ impl Node {
 
     /// The value under `key` when this is a map.
     pub fn get(&self, key: &str) -> Option<&Node> {
-        let m = self.as_map()?;
-        m.get_index_of(key)
-            .and_then(|i| m.get_index(i))
-            .map(|(_, v)| v)
+        self.as_map()?.get(key)
     }
 
     pub fn get_mut(&mut self, key: &str) -> Option<&mut Node> {
-        let m = self.as_map_mut()?;
-        m.get_index_of(key)
-            .and_then(|i| m.get_index_mut(i))
-            .map(|(_, v)| v)
+        self.as_map_mut()?.get_mut(key)
     }
 
     /// Follows a path of map keys.
