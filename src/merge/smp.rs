@@ -951,6 +951,13 @@ fn kz_primitives<'a>(values: impl Iterator<Item = &'a Node>) -> Vec<Node> {
     out
 }
 
+/// [`kz_primitives`] of a merged list walked alone, when it holds no map or list.
+fn kz_primitives_alone(list: &[Node]) -> Option<Vec<Node>> {
+    list.iter()
+        .all(|v| !matches!(v, Node::Map(_) | Node::Seq(_)))
+        .then(|| kz_primitives(list.iter()))
+}
+
 /// The directive of a patch's merged list (merge2's `determineSequenceNodePatchStrategy`,
 /// kyaml/yaml/merge2/smpdirective.go): the first map holding `$patch`, when that is its only
 /// key. `None` for `delete`; else whether it is `replace`, and the list with the directive
@@ -1024,11 +1031,8 @@ fn kz_patch_value(
     if !meta.strategy.merge {
         return Ok(Some(v.clone()));
     }
-    if list
-        .iter()
-        .all(|v| !matches!(v, Node::Map(_) | Node::Seq(_)))
-    {
-        return Ok(Some(Node::Seq(kz_primitives(list.iter()))));
+    if let Some(scalars) = kz_primitives_alone(list) {
+        return Ok(Some(Node::Seq(scalars)));
     }
     let items = cur.items();
     let Some(keys) = kz_keys(meta) else {
@@ -1562,11 +1566,8 @@ fn kz_settle_list(
     meta: &PatchMeta,
     path: &Path<'_>,
 ) -> R<()> {
-    if items
-        .iter()
-        .all(|v| !matches!(v, Node::Map(_) | Node::Seq(_)))
-    {
-        *items = kz_primitives(items.iter());
+    if let Some(scalars) = kz_primitives_alone(items) {
+        *items = scalars;
         return Ok(());
     }
     let Some(keys) = kz_keys(meta) else {
