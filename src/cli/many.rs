@@ -133,8 +133,8 @@ fn relative_name(cwd: &Path, dir: &Path) -> PathBuf {
 /// than cores share them through the scheduler, which keeps every core busy to the end: with
 /// one render per core, three overlays on two cores ran two, then the third alone on one
 /// core (docs/performance.md, "Renders at once"). The first failure (in the given order) is
-/// the error; the others are named in warnings. The last command of a process: it leaves the last renders and the shared
-/// parses for the process's end to reclaim.
+/// the error; the others are named in warnings. The last command of a process: it leaves the
+/// last renders and the shared parses for the process's end to reclaim.
 pub fn render_all(
     planned: &[(PathBuf, Target)],
     opts: &RenderOptions,

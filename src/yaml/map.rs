@@ -56,18 +56,19 @@ impl Default for Entries {
     }
 }
 
-/// The entries of a shared slice as a vector: moved out when no other map shares them,
-/// copied otherwise.
+/// A copy of shared entries (each value a copy: one reference count for a frozen map).
 #[cold]
 fn copied(shared: &[Bucket]) -> Vec<Bucket> {
     shared.to_vec()
 }
 
+/// The entries of a shared slice as a vector: moved out when no other map shares them,
+/// copied otherwise.
 #[cold]
 fn unshared(shared: &mut Arc<[Bucket]>) -> Vec<Bucket> {
     match Arc::get_mut(shared) {
         Some(only) => only.iter_mut().map(std::mem::take).collect(),
-        None => shared.to_vec(),
+        None => copied(shared),
     }
 }
 
@@ -77,9 +78,9 @@ fn unshared(shared: &mut Arc<[Bucket]>) -> Vec<Bucket> {
 /// (copy on write, one map at a time): copying a frozen document is one reference count, and
 /// changing a value deep inside a copy copies only the maps on the way to it. The store of
 /// parses that the renders of one run share (`build::Shared`) freezes what it keeps, so a
-/// base's objects are neither copied whole nor held once per overlay (docs/performance.md,
-/// "Parsed maps shared until changed"). A map that was never frozen is a plain vector, as
-/// fast to change as one.
+/// render's copy of a stored file costs one reference count per document and each render
+/// copies only the maps it changes (docs/performance.md, "Parsed maps shared until changed").
+/// A map that was never frozen is a plain vector, as fast to change as one.
 #[derive(Default)]
 pub struct Map {
     entries: Entries,
