@@ -5,6 +5,7 @@
 use super::{
     Field, KindInfo, ListType, MapType, PatchMeta, Schema, Shape, Strategy, TypeDef, TypeId,
 };
+use crate::fasthash::FastMap;
 use crate::resource::Gvk;
 
 /// The generated table (see `tools/gen_schema.py`; `just gen-schema` rewrites it).
@@ -18,11 +19,35 @@ pub(super) const KUSTOMIZE_REPLACED: &str = include_str!("kustomize-replaced-lis
 /// `tools/probe_kustomize_merge.py`).
 pub(super) const KUSTOMIZE_KINDS: &str = include_str!("kustomize-kinds.txt");
 
-/// Parses a table; the error names the first bad line.
-pub(super) fn parse_table(text: &str) -> Result<Schema, String> {
+/// Parses a table's kinds and types; the error names the first bad line. Each type's field
+/// lines are kept as text and read on first use ([`parse_fields`]).
+pub(super) fn parse_table(text: &'static str) -> Result<Schema, String> {
     let mut schema = Schema::default();
-    for (n, line) in text.lines().enumerate() {
-        let bad = || format!("schema table line {}: {line:?}", n + 1);
+    // Where the field lines of the last type begin and end in `text`.
+    let mut fields: Option<(usize, usize)> = None;
+    let line_number = |at: usize| text.get(..at).map_or(0, |t| t.matches('\n').count()) + 1;
+    let mut end = 0;
+    while end < text.len() {
+        let start = end;
+        let rest = &text[start..];
+        if rest.starts_with("F\t") {
+            if schema.types.is_empty() {
+                return Err(format!(
+                    "schema table line {}: a field line before any type",
+                    line_number(start)
+                ));
+            }
+            // A type's field lines run to the next type (the generator writes the kinds
+            // first): skipped here, read on first use.
+            end = rest.find("\nT\t").map_or(text.len(), |i| start + i + 1);
+            fields = Some((start, end));
+            continue;
+        }
+        end = rest.find('\n').map_or(text.len(), |i| start + i + 1);
+        let raw = &text[start..end];
+        let line = raw.strip_suffix('\n').unwrap_or(raw);
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        let bad = || format!("schema table line {}: {line:?}", line_number(start));
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
@@ -51,50 +76,85 @@ pub(super) fn parse_table(text: &str) -> Result<Schema, String> {
                 );
             }
             ["T", name, map_type] => {
-                schema.push_type(TypeDef {
-                    name: (*name).to_string(),
-                    map_type: opt(map_type).and_then(MapType::parse),
-                    fields: Default::default(),
-                });
-            }
-            [
-                "F",
-                field,
-                shape,
-                strategy,
-                merge_key,
-                list_type,
-                map_keys,
-                map_type,
-            ] => {
-                let shape = parse_shape(shape).ok_or_else(bad)?;
-                let meta = PatchMeta {
-                    strategy: opt(strategy).map(Strategy::parse).unwrap_or_default(),
-                    merge_key: opt(merge_key).map(str::to_string),
-                    list_type: opt(list_type).and_then(ListType::parse),
-                    list_map_keys: opt(map_keys)
-                        .map(|k| k.split(',').map(str::to_string).collect())
-                        .unwrap_or_default(),
-                    map_type: opt(map_type).and_then(MapType::parse),
-                };
-                let t = schema.types.last_mut().ok_or_else(bad)?;
-                t.fields.insert(
-                    (*field).to_string(),
-                    Field {
-                        shape,
-                        meta,
-                        kustomize_replaces: false,
-                    },
-                );
+                close_fields(&mut schema, text, fields.take());
+                schema.push_type(TypeDef::from_table(
+                    (*name).to_string(),
+                    opt(map_type).and_then(MapType::parse),
+                    "",
+                ));
             }
             _ => return Err(bad()),
         }
     }
+    close_fields(&mut schema, text, fields);
     let n = schema.types.len();
     if schema.kinds.values().any(|k| k.root.0 as usize >= n) {
         return Err("schema table: a kind names a type that does not exist".into());
     }
     Ok(schema)
+}
+
+/// Gives the last type of `schema` the field lines at `range` of `text`.
+fn close_fields(schema: &mut Schema, text: &'static str, range: Option<(usize, usize)>) {
+    if let (Some((start, end)), Some(t)) = (range, schema.types.last_mut())
+        && let Some(lines) = text.get(start..end)
+    {
+        t.field_lines = lines;
+    }
+}
+
+/// Reads one type's field lines (`F` lines; blank lines and `#` comments are skipped); the
+/// error names the first bad line.
+pub(super) fn parse_fields(lines: &str) -> Result<FastMap<String, Field>, String> {
+    let mut fields = FastMap::default();
+    for line in lines.lines() {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let bad = || format!("schema table field line: {line:?}");
+        let mut cols = [""; 8];
+        let mut n_cols = 0;
+        for col in line.split('\t') {
+            let slot = cols.get_mut(n_cols).ok_or_else(bad)?;
+            *slot = col;
+            n_cols += 1;
+        }
+        let [
+            "F",
+            field,
+            shape,
+            strategy,
+            merge_key,
+            list_type,
+            map_keys,
+            map_type,
+        ] = cols
+        else {
+            return Err(bad());
+        };
+        if n_cols != 8 {
+            return Err(bad());
+        }
+        let shape = parse_shape(shape).ok_or_else(bad)?;
+        let meta = PatchMeta {
+            strategy: opt(strategy).map(Strategy::parse).unwrap_or_default(),
+            merge_key: opt(merge_key).map(str::to_string),
+            list_type: opt(list_type).and_then(ListType::parse),
+            list_map_keys: opt(map_keys)
+                .map(|k| k.split(',').map(str::to_string).collect())
+                .unwrap_or_default(),
+            map_type: opt(map_type).and_then(MapType::parse),
+        };
+        fields.insert(
+            field.to_string(),
+            Field {
+                shape,
+                meta,
+                kustomize_replaces: false,
+            },
+        );
+    }
+    Ok(fields)
 }
 
 /// Marks the fields `list` names (`type<TAB>field` lines, `#` comments) as replaced by
@@ -110,7 +170,7 @@ pub(super) fn mark_kustomize_replaced(schema: &mut Schema, list: &str) -> Result
             .types
             .iter_mut()
             .find(|t| t.name == ty)
-            .and_then(|t| t.fields.get_mut(field))
+            .and_then(|t| t.fields_mut().get_mut(field))
             .ok_or_else(bad)?;
         f.kustomize_replaces = true;
     }

@@ -8,8 +8,9 @@
 mod builtin;
 mod openapi;
 
-use crate::fasthash::FastMap;
+use std::sync::OnceLock;
 
+use crate::fasthash::FastMap;
 use crate::resource::Gvk;
 
 pub use openapi::SchemaError;
@@ -136,7 +137,48 @@ pub struct Field {
 pub struct TypeDef {
     pub name: String,
     pub map_type: Option<MapType>,
-    pub fields: FastMap<String, Field>,
+    /// The built-in table's field lines of this type, read into `fields` on first use: a
+    /// render asks about a few dozen of the table's 834 types, and reading all of them was
+    /// most of a small render's instructions (docs/performance.md). Empty for other types.
+    field_lines: &'static str,
+    fields: OnceLock<FastMap<String, Field>>,
+}
+
+impl TypeDef {
+    /// A type of the built-in table whose fields are `field_lines` (its `F` lines).
+    fn from_table(name: String, map_type: Option<MapType>, field_lines: &'static str) -> TypeDef {
+        TypeDef {
+            name,
+            map_type,
+            field_lines,
+            fields: OnceLock::new(),
+        }
+    }
+
+    /// The fields, read from the table on first use. The embedded table is checked whole by
+    /// the tests (`builtin_table_parses_completely`).
+    pub fn fields(&self) -> &FastMap<String, Field> {
+        self.fields
+            .get_or_init(|| builtin::parse_fields(self.field_lines).unwrap_or_default())
+    }
+
+    pub fn fields_mut(&mut self) -> &mut FastMap<String, Field> {
+        if self.fields.get().is_none() {
+            let _ = self
+                .fields
+                .set(builtin::parse_fields(self.field_lines).unwrap_or_default());
+        }
+        match self.fields.get_mut() {
+            Some(fields) => fields,
+            None => unreachable!("set above"),
+        }
+    }
+
+    /// Replaces the fields (a definition read from an OpenAPI document).
+    pub fn set_fields(&mut self, fields: FastMap<String, Field>) {
+        self.field_lines = "";
+        self.fields = OnceLock::from(fields);
+    }
 }
 
 /// A kind the schema knows.
@@ -361,7 +403,7 @@ impl<'s> Cursor<'s> {
                 let Some(t) = self.schema.type_def(id) else {
                     return Ok((Cursor::unknown(self.schema), &NO_META));
                 };
-                match t.fields.get(key) {
+                match t.fields().get(key) {
                     Some(f) => Ok((Cursor::from_shape(self.schema, &f.shape), &f.meta)),
                     None => Err(UnknownField),
                 }
@@ -402,7 +444,7 @@ impl<'s> Cursor<'s> {
             && self
                 .schema
                 .type_def(id)
-                .and_then(|t| t.fields.get(key))
+                .and_then(|t| t.fields().get(key))
                 .is_some_and(|f| f.kustomize_replaces)
         {
             return (sub, &NO_META);
@@ -498,6 +540,35 @@ mod tests {
     fn builtin_table_parses_completely() {
         let s = builtin::parse_table(builtin::TABLE).expect("table parses");
         assert!(s.kinds.len() > 100);
+        // Field lines are read on first use, where a bad one would read as no fields: every
+        // type's must read, and together hold every `F` line of the table.
+        let mut read = 0;
+        for t in &s.types {
+            read += builtin::parse_fields(t.field_lines)
+                .unwrap_or_else(|e| panic!("type {}: {e}", t.name))
+                .len();
+        }
+        let lines = builtin::TABLE
+            .lines()
+            .filter(|l| l.starts_with("F\t"))
+            .count();
+        assert!(lines > 1000);
+        assert_eq!(read, lines);
+        assert!(builtin::parse_fields("F\ta\t.\t-\t-\t-\t-").is_err());
+        assert!(builtin::parse_fields("T\tb\t-").is_err());
+        assert!(builtin::parse_table("F\ta\t.\t-\t-\t-\t-\t-").is_err());
+    }
+
+    #[test]
+    fn field_lines_are_read_once_and_changes_stay() {
+        let mut s = Schema::builtin();
+        let id = s.kinds[&gvk("v1", "Pod")].root;
+        let t = &mut s.types[id.0 as usize];
+        assert!(t.fields().contains_key("spec"));
+        t.fields_mut().remove("spec");
+        assert!(!t.fields().contains_key("spec"));
+        t.set_fields(FastMap::default());
+        assert!(t.fields().is_empty());
     }
 
     #[test]

@@ -353,7 +353,7 @@ impl<'d> Builder<'d> {
             }
         }
         if let Some(t) = schema.types.get_mut(id.0 as usize) {
-            t.fields = fields;
+            t.set_fields(fields);
             t.map_type = map_type;
         }
     }

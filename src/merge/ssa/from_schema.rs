@@ -53,12 +53,12 @@ pub fn for_kind(schema: &Schema, gvk: &Gvk) -> Option<KindSchema> {
         let Some(def) = schema.type_def(id) else {
             continue;
         };
-        let mut names: Vec<&String> = def.fields.keys().collect();
+        let mut names: Vec<&String> = def.fields().keys().collect();
         names.sort();
         let mut fields: Vec<StructField> = names
             .into_iter()
             .filter_map(|name| {
-                let f = def.fields.get(name)?;
+                let f = def.fields().get(name)?;
                 Some(StructField {
                     name: name.clone(),
                     type_ref: shape_ref(&f.shape, &f.meta, &mut todo),
@@ -101,7 +101,7 @@ pub fn for_kind(schema: &Schema, gvk: &Gvk) -> Option<KindSchema> {
     }
     let has_status = schema
         .type_def(kind.root)
-        .is_some_and(|d| d.fields.contains_key("status"));
+        .is_some_and(|d| d.fields().contains_key("status"));
     Some(KindSchema {
         schema: out,
         root: TypeRef::named(type_name(kind.root)),
