@@ -77,11 +77,11 @@ pub(super) fn parse_table(text: &'static str) -> Result<Schema, String> {
             }
             ["T", name, map_type] => {
                 close_fields(&mut schema, text, fields.take());
-                schema.push_type(TypeDef::from_table(
-                    (*name).to_string(),
-                    opt(map_type).and_then(MapType::parse),
-                    "",
-                ));
+                schema.push_type(TypeDef {
+                    name: (*name).to_string(),
+                    map_type: opt(map_type).and_then(MapType::parse),
+                    ..TypeDef::default()
+                });
             }
             _ => return Err(bad()),
         }

@@ -145,16 +145,6 @@ pub struct TypeDef {
 }
 
 impl TypeDef {
-    /// A type of the built-in table whose fields are `field_lines` (its `F` lines).
-    fn from_table(name: String, map_type: Option<MapType>, field_lines: &'static str) -> TypeDef {
-        TypeDef {
-            name,
-            map_type,
-            field_lines,
-            fields: OnceLock::new(),
-        }
-    }
-
     /// The fields, read from the table on first use. The embedded table is checked whole by
     /// the tests (`builtin_table_parses_completely`).
     pub fn fields(&self) -> &FastMap<String, Field> {
