@@ -124,27 +124,44 @@ impl Node {
     }
 
     /// Whether collections nest deeper than `limit` in this node, counted as JSON nests them
-    /// (a scalar 0 levels, `[]` and `{}` 1, `{"a": [1]}` 2). One walk over the tree without
-    /// recursion (a deep tree cannot overflow the stack), stopping at the first level past
-    /// `limit`.
+    /// (a scalar 0 levels, `[]` and `{}` 1, `{"a": [1]}` 2), stopping at the first level past
+    /// `limit`. The first 64 levels (every object seen in practice) are walked
+    /// by recursion, which costs no allocation; below them, an explicit stack walks on, so a
+    /// deep tree cannot overflow the thread's stack.
     pub fn nests_deeper_than(&self, limit: usize) -> bool {
-        let mut open: Vec<(&Node, usize)> = vec![(self, 1)];
-        while let Some((node, depth)) = open.pop() {
-            let children: &mut dyn Iterator<Item = &Node> = match node {
-                Node::Seq(items) => &mut items.iter(),
-                Node::Map(map) => &mut map.values(),
-                _ => continue,
-            };
-            if depth > limit {
-                return true;
-            }
-            for child in children {
-                if matches!(child, Node::Seq(_) | Node::Map(_)) {
-                    open.push((child, depth + 1));
-                }
+        /// Levels walked by recursion before the explicit stack takes over.
+        const RECURSE_LEVELS: usize = 64;
+        fn walk(node: &Node, depth: usize, limit: usize) -> bool {
+            let deeper = |child: &Node| matches!(child, Node::Seq(_) | Node::Map(_));
+            match node {
+                _ if !deeper(node) => false,
+                _ if depth > limit => true,
+                _ if depth >= RECURSE_LEVELS => walk_on_heap(node, depth, limit),
+                Node::Seq(items) => items.iter().any(|c| deeper(c) && walk(c, depth + 1, limit)),
+                Node::Map(map) => map.values().any(|c| deeper(c) && walk(c, depth + 1, limit)),
+                _ => false,
             }
         }
-        false
+        fn walk_on_heap(node: &Node, depth: usize, limit: usize) -> bool {
+            let mut open: Vec<(&Node, usize)> = vec![(node, depth)];
+            while let Some((node, depth)) = open.pop() {
+                let children: &mut dyn Iterator<Item = &Node> = match node {
+                    Node::Seq(items) => &mut items.iter(),
+                    Node::Map(map) => &mut map.values(),
+                    _ => continue,
+                };
+                if depth > limit {
+                    return true;
+                }
+                for child in children {
+                    if matches!(child, Node::Seq(_) | Node::Map(_)) {
+                        open.push((child, depth + 1));
+                    }
+                }
+            }
+            false
+        }
+        walk(self, 1, limit)
     }
 
     pub fn str(s: impl Into<String>) -> Node {
@@ -310,5 +327,53 @@ mod tests {
         assert_eq!(items.capacity(), 1);
         let Node::Str(s) = &items[0] else { panic!() };
         assert_eq!(s.capacity(), 1);
+    }
+
+    /// Levels as JSON nests them, by plain recursion: the model `nests_deeper_than` is
+    /// checked against.
+    fn levels(n: &Node) -> usize {
+        match n {
+            Node::Seq(items) => 1 + items.iter().map(levels).max().unwrap_or(0),
+            Node::Map(m) => 1 + m.values().map(levels).max().unwrap_or(0),
+            _ => 0,
+        }
+    }
+
+    #[test]
+    fn nesting_is_counted_as_json_counts_it_above_and_below_the_recursion() {
+        let leaf = |i: usize| match i % 3 {
+            0 => Node::Int(1),
+            1 => Node::Seq(Vec::new()),
+            _ => Node::Map(Map::new()),
+        };
+        let mut trees = vec![Node::Str("x".into()), leaf(1), leaf(2)];
+        // Chains that cross the levels walked by recursion (64), with siblings of every kind
+        // at each level, and the deepest branch first, last or alone.
+        for depth in [1, 2, 63, 64, 65, 66, 150] {
+            for end in 0..3 {
+                let mut n = leaf(end);
+                for d in 0..depth {
+                    n = if d % 2 == 0 {
+                        Node::Seq(vec![leaf(d), n, leaf(d + 1)])
+                    } else {
+                        let mut m = Map::new();
+                        m.insert("a".into(), leaf(d));
+                        m.insert("deep".into(), n);
+                        Node::Map(m)
+                    };
+                }
+                trees.push(n);
+            }
+        }
+        for t in &trees {
+            let want = levels(t);
+            for limit in [0, 1, want.saturating_sub(1), want, want + 1, 200] {
+                assert_eq!(
+                    t.nests_deeper_than(limit),
+                    want > limit,
+                    "{want} levels, limit {limit}"
+                );
+            }
+        }
     }
 }
