@@ -23,24 +23,22 @@ pub(super) const KUSTOMIZE_KINDS: &str = include_str!("kustomize-kinds.txt");
 /// lines are kept as text and read on first use ([`parse_fields`]).
 pub(super) fn parse_table(text: &'static str) -> Result<Schema, String> {
     let mut schema = Schema::default();
-    // Where the field lines of the last type begin and end in `text`.
-    let mut fields: Option<(usize, usize)> = None;
     let line_number = |at: usize| text.get(..at).map_or(0, |t| t.matches('\n').count()) + 1;
     let mut end = 0;
     while end < text.len() {
         let start = end;
         let rest = &text[start..];
         if rest.starts_with("F\t") {
-            if schema.types.is_empty() {
+            let Some(t) = schema.types.last_mut() else {
                 return Err(format!(
                     "schema table line {}: a field line before any type",
                     line_number(start)
                 ));
-            }
-            // A type's field lines run to the next type (the generator writes the kinds
-            // first): skipped here, read on first use.
+            };
+            // The last type's field lines run to the next type (the generator writes the
+            // kinds first): kept as text, read on first use.
             end = rest.find("\nT\t").map_or(text.len(), |i| start + i + 1);
-            fields = Some((start, end));
+            t.field_lines = &text[start..end];
             continue;
         }
         end = rest.find('\n').map_or(text.len(), |i| start + i + 1);
@@ -51,13 +49,7 @@ pub(super) fn parse_table(text: &'static str) -> Result<Schema, String> {
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let mut cols = [""; 8];
-        let mut n_cols = 0;
-        for col in line.split('\t') {
-            let slot = cols.get_mut(n_cols).ok_or_else(bad)?;
-            *slot = col;
-            n_cols += 1;
-        }
+        let (cols, n_cols) = columns(line).ok_or_else(bad)?;
         match &cols[..n_cols] {
             ["K", group, version, kind, index, scope] => {
                 let root = TypeId(index.parse().map_err(|_| bad())?);
@@ -76,7 +68,6 @@ pub(super) fn parse_table(text: &'static str) -> Result<Schema, String> {
                 );
             }
             ["T", name, map_type] => {
-                close_fields(&mut schema, text, fields.take());
                 schema.push_type(TypeDef {
                     name: (*name).to_string(),
                     map_type: opt(map_type).and_then(MapType::parse),
@@ -86,7 +77,6 @@ pub(super) fn parse_table(text: &'static str) -> Result<Schema, String> {
             _ => return Err(bad()),
         }
     }
-    close_fields(&mut schema, text, fields);
     let n = schema.types.len();
     if schema.kinds.values().any(|k| k.root.0 as usize >= n) {
         return Err("schema table: a kind names a type that does not exist".into());
@@ -94,13 +84,15 @@ pub(super) fn parse_table(text: &'static str) -> Result<Schema, String> {
     Ok(schema)
 }
 
-/// Gives the last type of `schema` the field lines at `range` of `text`.
-fn close_fields(schema: &mut Schema, text: &'static str, range: Option<(usize, usize)>) {
-    if let (Some((start, end)), Some(t)) = (range, schema.types.last_mut())
-        && let Some(lines) = text.get(start..end)
-    {
-        t.field_lines = lines;
+/// The tab-separated columns of a table line (at most 8) and how many there are.
+fn columns(line: &str) -> Option<([&str; 8], usize)> {
+    let mut cols = [""; 8];
+    let mut n = 0;
+    for col in line.split('\t') {
+        *cols.get_mut(n)? = col;
+        n += 1;
     }
+    Some((cols, n))
 }
 
 /// Reads one type's field lines (`F` lines; blank lines and `#` comments are skipped); the
@@ -112,13 +104,7 @@ pub(super) fn parse_fields(lines: &str) -> Result<FastMap<String, Field>, String
             continue;
         }
         let bad = || format!("schema table field line: {line:?}");
-        let mut cols = [""; 8];
-        let mut n_cols = 0;
-        for col in line.split('\t') {
-            let slot = cols.get_mut(n_cols).ok_or_else(bad)?;
-            *slot = col;
-            n_cols += 1;
-        }
+        let (cols, n_cols) = columns(line).ok_or_else(bad)?;
         let [
             "F",
             field,
@@ -128,13 +114,10 @@ pub(super) fn parse_fields(lines: &str) -> Result<FastMap<String, Field>, String
             list_type,
             map_keys,
             map_type,
-        ] = cols
+        ] = cols[..n_cols]
         else {
             return Err(bad());
         };
-        if n_cols != 8 {
-            return Err(bad());
-        }
         let shape = parse_shape(shape).ok_or_else(bad)?;
         let meta = PatchMeta {
             strategy: opt(strategy).map(Strategy::parse).unwrap_or_default(),

@@ -550,7 +550,7 @@ mod tests {
     }
 
     #[test]
-    fn field_lines_are_read_once_and_changes_stay() {
+    fn a_type_keeps_changes_to_its_fields() {
         let mut s = Schema::builtin();
         let id = s.kinds[&gvk("v1", "Pod")].root;
         let t = &mut s.types[id.0 as usize];
