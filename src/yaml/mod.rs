@@ -131,14 +131,21 @@ impl Node {
     pub fn nests_deeper_than(&self, limit: usize) -> bool {
         /// Levels walked by recursion before the explicit stack takes over.
         const RECURSE_LEVELS: usize = 64;
+        fn is_collection(node: &Node) -> bool {
+            matches!(node, Node::Seq(_) | Node::Map(_))
+        }
+        /// `node`, a collection at `depth`; its scalars are passed over without a call.
         fn walk(node: &Node, depth: usize, limit: usize) -> bool {
-            let deeper = |child: &Node| matches!(child, Node::Seq(_) | Node::Map(_));
+            if depth > limit {
+                return true;
+            }
+            if depth >= RECURSE_LEVELS {
+                return walk_on_heap(node, depth, limit);
+            }
+            let deeper = |child: &Node| is_collection(child) && walk(child, depth + 1, limit);
             match node {
-                _ if !deeper(node) => false,
-                _ if depth > limit => true,
-                _ if depth >= RECURSE_LEVELS => walk_on_heap(node, depth, limit),
-                Node::Seq(items) => items.iter().any(|c| deeper(c) && walk(c, depth + 1, limit)),
-                Node::Map(map) => map.values().any(|c| deeper(c) && walk(c, depth + 1, limit)),
+                Node::Seq(items) => items.iter().any(deeper),
+                Node::Map(map) => map.values().any(deeper),
                 _ => false,
             }
         }
@@ -153,15 +160,13 @@ impl Node {
                 if depth > limit {
                     return true;
                 }
-                for child in children {
-                    if matches!(child, Node::Seq(_) | Node::Map(_)) {
-                        open.push((child, depth + 1));
-                    }
+                for child in children.filter(|c| is_collection(c)) {
+                    open.push((child, depth + 1));
                 }
             }
             false
         }
-        walk(self, 1, limit)
+        is_collection(self) && walk(self, 1, limit)
     }
 
     pub fn str(s: impl Into<String>) -> Node {
