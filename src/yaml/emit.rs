@@ -513,18 +513,18 @@ fn analyze_printable_ascii(b: &[u8]) -> Option<Analysis> {
         b'?' | b':' | b'-' if ws_at(1) => block_indicators = true,
         _ => {}
     }
-    for (i, &c) in b.iter().enumerate() {
+    let mut i = 0;
+    loop {
+        i = super::scan::ascii_stop(b, i);
+        let Some(&c) = b.get(i) else { break };
         match c {
-            b' '..=b'~' => {}
+            // The first character's indicators are the ones above.
+            b':' if i > 0 && ws_at(i + 1) => block_indicators = true,
+            b'#' if i > 0 && b[i - 1] == b' ' => block_indicators = true,
+            b':' | b'#' => {}
             _ => return None,
         }
-        if i > 0 {
-            match c {
-                b':' if ws_at(i + 1) => block_indicators = true,
-                b'#' if b[i - 1] == b' ' => block_indicators = true,
-                _ => {}
-            }
-        }
+        i += 1;
     }
     let leading_space = first == b' ';
     let trailing_space = last == b' ';

@@ -781,6 +781,7 @@ impl<'t> Reader<'t> {
         }
         let mut k = start;
         let colon = loop {
+            k = super::scan::plain_stop(self.b, k);
             match self.b.get(k) {
                 None | Some(b'\n') => break false,
                 Some(b'\t') => return Err(Fallback),

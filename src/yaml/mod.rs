@@ -13,6 +13,7 @@ pub mod json;
 pub mod limits;
 mod map;
 pub mod parse;
+mod scan;
 
 pub use de::{DeError, from_node};
 pub use emit::{EmitOptions, emit_document, emit_documents};

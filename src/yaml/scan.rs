@@ -1,0 +1,152 @@
+//! Byte scans shared by the reader and the emitter, eight bytes at a time: where the next
+//! byte of a small set is, and whether a run of text is printable ASCII. Plain integer
+//! arithmetic on `u64` words ("SWAR"), no `unsafe` and no target features; each function
+//! gives what its byte-at-a-time definition in the tests gives.
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// The word of the eight bytes at `at` (little-endian: byte `at` is the lowest).
+#[inline]
+fn word(b: &[u8], at: usize) -> Option<u64> {
+    let chunk: [u8; 8] = b.get(at..at + 8)?.try_into().ok()?;
+    Some(u64::from_le_bytes(chunk))
+}
+
+/// The high bit of each byte of `w` that is zero. Exact in its lowest set bit (a borrow only
+/// runs upwards, past a zero byte), which is all [`first`] reads.
+#[inline]
+fn zero_bytes(w: u64) -> u64 {
+    w.wrapping_sub(ONES) & !w & HIGHS
+}
+
+/// The high bit of each byte of `w` equal to `c` (lowest set bit exact).
+#[inline]
+fn bytes_equal(w: u64, c: u8) -> u64 {
+    zero_bytes(w ^ (ONES * u64::from(c)))
+}
+
+/// The index in its word of the lowest byte flagged in `mask` (not zero).
+#[inline]
+fn first(mask: u64) -> usize {
+    (mask.trailing_zeros() / 8) as usize
+}
+
+/// The index of the first byte at or after `from` that `hits` flags in its word, or
+/// `b.len()`. The last bytes are read as one word too (most scalars are shorter than eight
+/// bytes), padded with zeros: whether or not `hits` flags the padding, its lowest flag is a
+/// byte of `b` or the first byte of padding, which is at `b.len()`.
+#[inline]
+fn scan(b: &[u8], from: usize, hits: impl Fn(u64) -> u64) -> usize {
+    let mut i = from;
+    while let Some(w) = word(b, i) {
+        let h = hits(w);
+        if h != 0 {
+            return i + first(h);
+        }
+        i += 8;
+    }
+    let rest = b.get(i..).unwrap_or_default();
+    if rest.is_empty() {
+        return b.len();
+    }
+    let mut last = [0; 8];
+    last[..rest.len()].copy_from_slice(rest);
+    let h = hits(u64::from_le_bytes(last));
+    if h == 0 { b.len() } else { i + first(h) }
+}
+
+/// The index of the first byte at or after `from` that is a line feed, tab, `:` or `#`, or
+/// `b.len()` when there is none: where a one-line plain scalar of the block reader may stop.
+#[inline]
+pub(super) fn plain_stop(b: &[u8], from: usize) -> usize {
+    scan(b, from, |w| {
+        bytes_equal(w, b'\n') | bytes_equal(w, b'\t') | bytes_equal(w, b':') | bytes_equal(w, b'#')
+    })
+}
+
+/// The index of the first byte at or after `from` that is not printable ASCII (space to
+/// `~`) or is a `:` or `#`, or `b.len()` when there is none: what the emitter's analysis of
+/// a scalar must look at one by one.
+#[inline]
+pub(super) fn ascii_stop(b: &[u8], from: usize) -> usize {
+    scan(b, from, |w| {
+        // Bytes of 0x80 and above, below 0x20 (for a byte below 0x80, subtracting 0x20 sets
+        // its high bit exactly when it is below), and 0x7f; then `:` and `#`.
+        (w & HIGHS)
+            | (w.wrapping_sub(ONES * 0x20) & !w & HIGHS)
+            | bytes_equal(w, 0x7f)
+            | bytes_equal(w, b':')
+            | bytes_equal(w, b'#')
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn plain_stop_model(b: &[u8], from: usize) -> usize {
+        (from..b.len())
+            .find(|&i| matches!(b[i], b'\n' | b'\t' | b':' | b'#'))
+            .unwrap_or(b.len())
+    }
+
+    fn ascii_stop_model(b: &[u8], from: usize) -> usize {
+        (from..b.len())
+            .find(|&i| !(b' '..=b'~').contains(&b[i]) || b[i] == b':' || b[i] == b'#')
+            .unwrap_or(b.len())
+    }
+
+    /// Bytes drawn mostly from the ones the scans look for and their neighbours, where a
+    /// word trick would go wrong (borrows next to a match, 0x1f/0x20, 0x7e/0x7f/0x80, 0xff).
+    fn tricky() -> impl Strategy<Value = Vec<u8>> {
+        let byte = prop_oneof![
+            Just(b'\n'),
+            Just(b'\t'),
+            Just(b':'),
+            Just(b'#'),
+            Just(0u8),
+            Just(1u8),
+            Just(0x1f),
+            Just(0x20),
+            Just(0x7e),
+            Just(0x7f),
+            Just(0x80),
+            Just(0xff),
+            Just(b'9'),
+            Just(b';'),
+            Just(b'"'),
+            Just(b'$'),
+            any::<u8>(),
+            b'a'..=b'z',
+        ];
+        prop::collection::vec(byte, 0..40)
+    }
+
+    proptest! {
+        #[test]
+        fn scans_agree_with_byte_at_a_time(b in tricky(), from in 0usize..40) {
+            let from = from.min(b.len());
+            prop_assert_eq!(plain_stop(&b, from), plain_stop_model(&b, from));
+            prop_assert_eq!(ascii_stop(&b, from), ascii_stop_model(&b, from));
+        }
+    }
+
+    /// Every single byte value, at every position of a word and after every other value:
+    /// the cases where a borrow from a neighbour could make a false match.
+    #[test]
+    fn every_byte_pair_at_every_position() {
+        for a in 0..=255u8 {
+            for c in 0..=255u8 {
+                for at in 0..9 {
+                    let mut b = vec![b'x'; 17];
+                    b[at] = a;
+                    b[at + 1] = c;
+                    assert_eq!(plain_stop(&b, 0), plain_stop_model(&b, 0), "{a} {c} {at}");
+                    assert_eq!(ascii_stop(&b, 0), ascii_stop_model(&b, 0), "{a} {c} {at}");
+                }
+            }
+        }
+    }
+}
