@@ -72,20 +72,9 @@ pub(super) fn read(
 /// and line feed (so no carriage return), no DEL, and none of the characters libyaml treats as
 /// line breaks (NEL, U+2028, U+2029) or byte order marks.
 fn plain_characters(text: &str) -> bool {
-    let b = text.as_bytes();
-    let mut ascii = true;
-    for &c in b {
-        if c < 0x20 {
-            if c != b'\n' && c != b'\t' {
-                return false;
-            }
-        } else if c >= 0x7f {
-            if c == 0x7f {
-                return false;
-            }
-            ascii = false;
-        }
-    }
+    let Some(ascii) = super::scan::no_control_but_tab_and_lf(text.as_bytes()) else {
+        return false;
+    };
     ascii
         || text.chars().all(|c| {
             let u = c as u32;
@@ -433,6 +422,7 @@ impl<'t> Reader<'t> {
             _ => {
                 let mut k = 0;
                 loop {
+                    k = super::scan::plain_stop(r, k);
                     match r.get(k) {
                         None | Some(b'\n') => return Ok(false),
                         Some(b':') if is_blankz(r.get(k + 1)) => return Ok(true),

@@ -81,6 +81,42 @@ pub(super) fn ascii_stop(b: &[u8], from: usize) -> usize {
     })
 }
 
+/// The high bit of each byte of `w` that is zero, exactly (no borrow crosses a byte: each
+/// byte's low seven bits are summed apart from its high bit).
+#[inline]
+fn zero_bytes_exact(w: u64) -> u64 {
+    !(((w & !HIGHS).wrapping_add(!HIGHS)) | w | !HIGHS)
+}
+
+/// `None` when the text holds a control character other than tab and line feed (a byte
+/// below 0x20, or 0x7f); else whether it is all ASCII. What the fast reader checks of a whole
+/// file before reading it.
+pub(super) fn no_control_but_tab_and_lf(b: &[u8]) -> Option<bool> {
+    let mut high = 0;
+    let mut chunks = b.chunks_exact(8);
+    for chunk in &mut chunks {
+        let w = u64::from_le_bytes(chunk.try_into().ok()?);
+        // Bytes of 0x20 and above (and of 0x80 and above): the high bit set before
+        // subtracting keeps each byte's borrow in it.
+        let printable = ((w | HIGHS).wrapping_sub(ONES * 0x20)) & HIGHS;
+        let control = !printable & HIGHS & !w;
+        let allowed = zero_bytes_exact(w ^ (ONES * u64::from(b'\n')))
+            | zero_bytes_exact(w ^ (ONES * u64::from(b'\t')));
+        if control & !allowed != 0 || zero_bytes_exact(w ^ (ONES * 0x7f)) != 0 {
+            return None;
+        }
+        high |= w & HIGHS;
+    }
+    let mut ascii = high == 0;
+    for &c in chunks.remainder() {
+        if (c < 0x20 && c != b'\n' && c != b'\t') || c == 0x7f {
+            return None;
+        }
+        ascii &= c < 0x80;
+    }
+    Some(ascii)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -96,6 +132,15 @@ mod tests {
         (from..b.len())
             .find(|&i| !(b' '..=b'~').contains(&b[i]) || b[i] == b':' || b[i] == b'#')
             .unwrap_or(b.len())
+    }
+
+    fn no_control_model(b: &[u8]) -> Option<bool> {
+        if b.iter()
+            .any(|&c| (c < 0x20 && c != b'\n' && c != b'\t') || c == 0x7f)
+        {
+            return None;
+        }
+        Some(b.is_ascii())
     }
 
     /// Bytes drawn mostly from the ones the scans look for and their neighbours, where a
@@ -130,6 +175,7 @@ mod tests {
             let from = from.min(b.len());
             prop_assert_eq!(plain_stop(&b, from), plain_stop_model(&b, from));
             prop_assert_eq!(ascii_stop(&b, from), ascii_stop_model(&b, from));
+            prop_assert_eq!(no_control_but_tab_and_lf(&b), no_control_model(&b));
         }
     }
 
@@ -145,6 +191,11 @@ mod tests {
                     b[at + 1] = c;
                     assert_eq!(plain_stop(&b, 0), plain_stop_model(&b, 0), "{a} {c} {at}");
                     assert_eq!(ascii_stop(&b, 0), ascii_stop_model(&b, 0), "{a} {c} {at}");
+                    assert_eq!(
+                        no_control_but_tab_and_lf(&b),
+                        no_control_model(&b),
+                        "{a} {c} {at}"
+                    );
                 }
             }
         }
