@@ -193,9 +193,7 @@ impl<'t> Reader<'t> {
     fn next_line(&mut self) -> R<()> {
         loop {
             let start = self.i;
-            while self.b.get(self.i) == Some(&b' ') {
-                self.i += 1;
-            }
+            self.i = super::scan::past_spaces(self.b, self.i);
             let col = self.i - start;
             match self.b.get(self.i) {
                 None => {

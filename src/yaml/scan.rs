@@ -81,6 +81,15 @@ pub(super) fn ascii_stop(b: &[u8], from: usize) -> usize {
     })
 }
 
+/// The index of the first byte at or after `from` that is not a space, or `b.len()`: a
+/// line's indentation.
+#[inline]
+pub(super) fn past_spaces(b: &[u8], from: usize) -> usize {
+    scan(b, from, |w| {
+        !zero_bytes_exact(w ^ (ONES * u64::from(b' '))) & HIGHS
+    })
+}
+
 /// The high bit of each byte of `w` that is zero, exactly (no borrow crosses a byte: each
 /// byte's low seven bits are summed apart from its high bit).
 #[inline]
@@ -134,6 +143,10 @@ mod tests {
             .unwrap_or(b.len())
     }
 
+    fn past_spaces_model(b: &[u8], from: usize) -> usize {
+        (from..b.len()).find(|&i| b[i] != b' ').unwrap_or(b.len())
+    }
+
     fn no_control_model(b: &[u8]) -> Option<bool> {
         if b.iter()
             .any(|&c| (c < 0x20 && c != b'\n' && c != b'\t') || c == 0x7f)
@@ -163,6 +176,8 @@ mod tests {
             Just(b';'),
             Just(b'"'),
             Just(b'$'),
+            Just(b' '),
+            Just(b' '),
             any::<u8>(),
             b'a'..=b'z',
         ];
@@ -176,6 +191,7 @@ mod tests {
             prop_assert_eq!(plain_stop(&b, from), plain_stop_model(&b, from));
             prop_assert_eq!(ascii_stop(&b, from), ascii_stop_model(&b, from));
             prop_assert_eq!(no_control_but_tab_and_lf(&b), no_control_model(&b));
+            prop_assert_eq!(past_spaces(&b, from), past_spaces_model(&b, from));
         }
     }
 
