@@ -439,19 +439,32 @@ impl Emitter<'_> {
         self.indention = true;
         self.whitespace = true;
         let mut breaks = true;
-        for c in s.chars() {
-            if is_break(c) {
-                self.write_break(c);
-                self.indention = true;
-                breaks = true;
-            } else {
+        // A line at a time: each run of characters between breaks is written whole, after
+        // the indentation that the first character of a line gets (go-yaml writes it
+        // character by character, to the same text).
+        let mut rest = s;
+        while !rest.is_empty() {
+            let (run, tail) = rest.split_at(rest.find(is_break).unwrap_or(rest.len()));
+            if !run.is_empty() {
                 if breaks {
                     self.write_indent(indent);
                 }
-                self.put(c);
+                self.out.push_str(run);
+                self.column += if run.is_ascii() {
+                    run.len()
+                } else {
+                    run.chars().count()
+                };
                 self.indention = false;
                 breaks = false;
             }
+            let mut tail = tail.chars();
+            if let Some(c) = tail.next() {
+                self.write_break(c);
+                self.indention = true;
+                breaks = true;
+            }
+            rest = tail.as_str();
         }
     }
 }
