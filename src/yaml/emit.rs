@@ -509,7 +509,28 @@ struct Analysis {
 
 /// go-yaml `yaml_emitter_analyze_scalar`, block context, unicode output enabled.
 fn analyze(s: &str) -> Analysis {
-    analyze_printable_ascii(s.as_bytes()).unwrap_or_else(|| analyze_chars(s))
+    let b = s.as_bytes();
+    analyze_printable_ascii(b)
+        .or_else(|| analyze_ascii_lines(b))
+        .unwrap_or_else(|| analyze_chars(s))
+}
+
+/// [`analyze`] for multi-line text of printable ASCII and line feeds (the files a ConfigMap
+/// holds): never plain; single quotes and a literal block are ruled out by a space next to a
+/// line break, a literal block also by a trailing space. The same answer as
+/// [`analyze_chars`] (unit-tested); None for any other text.
+fn analyze_ascii_lines(b: &[u8]) -> Option<Analysis> {
+    if !b.contains(&b'\n') || !super::scan::printable_ascii_or_lf(b) {
+        return None;
+    }
+    let space_break = b.windows(2).any(|w| w == b" \n");
+    let break_space = b.windows(2).any(|w| w == b"\n ");
+    Some(Analysis {
+        multiline: true,
+        block_plain_allowed: false,
+        single_quoted_allowed: !(break_space || space_break),
+        block_allowed: !(space_break || b.last() == Some(&b' ')),
+    })
 }
 
 /// [`analyze`] for the scalars nearly every manifest is made of: non-empty, printable ASCII
@@ -1162,6 +1183,37 @@ fn shortest_fixed(f: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The fast path of `analyze` for lines of printable ASCII gives the character walk's
+    /// answer for every string of up to six characters over an alphabet of the classes the
+    /// analysis tells apart (and falls back for the others).
+    #[test]
+    fn ascii_lines_analysis_equals_the_character_walk() {
+        let alphabet = [' ', '\n', 'a', ':', '-', '\t', 'é'];
+        let mut checked = 0;
+        let mut word = Vec::new();
+        for len in 0..=6u32 {
+            for mut n in 0..alphabet.len().pow(len) {
+                word.clear();
+                for _ in 0..len {
+                    word.push(alphabet[n % alphabet.len()]);
+                    n /= alphabet.len();
+                }
+                let s: String = word.iter().collect();
+                let lines =
+                    s.contains('\n') && s.bytes().all(|b| b == b'\n' || (b' '..=b'~').contains(&b));
+                match analyze_ascii_lines(s.as_bytes()) {
+                    Some(fast) => {
+                        assert!(lines, "{s:?}");
+                        assert_eq!(fast, analyze_chars(&s), "{s:?}");
+                        checked += 1;
+                    }
+                    None => assert!(!lines, "{s:?}"),
+                }
+            }
+        }
+        assert!(checked > 5_000);
+    }
 
     /// The ASCII fast path of `analyze` gives the character walk's answer for every string of
     /// up to five characters over an alphabet of every character class the analysis tells

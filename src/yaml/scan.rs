@@ -90,6 +90,26 @@ pub(super) fn past_spaces(b: &[u8], from: usize) -> usize {
     })
 }
 
+/// Whether every byte is printable ASCII (space to `~`) or a line feed.
+pub(super) fn printable_ascii_or_lf(b: &[u8]) -> bool {
+    let mut chunks = b.chunks_exact(8);
+    for chunk in &mut chunks {
+        let Ok(bytes) = chunk.try_into() else {
+            return false;
+        };
+        let w = u64::from_le_bytes(bytes);
+        // Bytes from 0x20 to 0x7f (the high bit set before subtracting keeps each byte's
+        // borrow in it), less 0x7f, or a line feed.
+        let printable = ((w | HIGHS).wrapping_sub(ONES * 0x20)) & HIGHS & !w;
+        let fine = (printable & !zero_bytes_exact(w ^ (ONES * 0x7f)))
+            | zero_bytes_exact(w ^ (ONES * u64::from(b'\n')));
+        if fine != HIGHS {
+            return false;
+        }
+    }
+    (chunks.remainder().iter()).all(|&c| c == b'\n' || (b' '..=b'~').contains(&c))
+}
+
 /// The high bit of each byte of `w` that is zero, exactly (no borrow crosses a byte: each
 /// byte's low seven bits are summed apart from its high bit).
 #[inline]
@@ -147,6 +167,10 @@ mod tests {
         (from..b.len()).find(|&i| b[i] != b' ').unwrap_or(b.len())
     }
 
+    fn printable_or_lf_model(b: &[u8]) -> bool {
+        b.iter().all(|&c| c == b'\n' || (b' '..=b'~').contains(&c))
+    }
+
     fn no_control_model(b: &[u8]) -> Option<bool> {
         if b.iter()
             .any(|&c| (c < 0x20 && c != b'\n' && c != b'\t') || c == 0x7f)
@@ -192,6 +216,7 @@ mod tests {
             prop_assert_eq!(ascii_stop(&b, from), ascii_stop_model(&b, from));
             prop_assert_eq!(no_control_but_tab_and_lf(&b), no_control_model(&b));
             prop_assert_eq!(past_spaces(&b, from), past_spaces_model(&b, from));
+            prop_assert_eq!(printable_ascii_or_lf(&b), printable_or_lf_model(&b));
         }
     }
 
