@@ -480,7 +480,8 @@ enum Style {
 /// go-yaml v2 `encoder.stringv` (literal for text with `\n`, double quotes when the plain form
 /// would read back as another type) refined by `yaml_emitter_select_scalar_style`.
 fn select_style(s: &str, a: &Analysis, simple_key: bool) -> Style {
-    let mut style = if s.contains('\n') {
+    // Text without line breaks (`multiline` false) holds no line feed: no search then.
+    let mut style = if a.multiline && s.contains('\n') {
         Style::Literal
     } else if !resolves_to_non_string(s) {
         Style::Plain
