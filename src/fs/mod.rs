@@ -3,6 +3,8 @@
 //! ([`Restrictor`]): by default a kustomization may read files only inside its own directory
 //! tree. The only module that reads the disk. Knows no YAML and no kustomization fields.
 
+#[cfg(unix)]
+mod at;
 pub mod git;
 pub mod record;
 pub mod remote;
@@ -143,11 +145,12 @@ fn special_kind(t: std::fs::FileType) -> &'static str {
 /// resolved, and what it found at every path it looked at. A render asks, for every file it
 /// reads, what the path is (`kind`), where it really is (`canonicalize`) and what it holds
 /// (`read`); done separately that was `stat`, `realpath` (one system call per path component),
-/// then `open`, `fstat`, two `read`s and `close`. Here a path in a known directory costs one
-/// `lstat`, once, which answers the first two questions at once when the path is not a
-/// symlink, and reading that file then trusts the size `lstat` reported: `open`, one `read`,
-/// `close`. Shared by the threads of a render: what the reader thread looked up, the build
-/// does not look up again.
+/// then `open`, `fstat`, two `read`s and `close`. Here a path in a known directory is looked
+/// at once, which answers the first two questions at once when the path is not a symlink: a
+/// name with an extension is opened (without following a symlink, without waiting) and
+/// `fstat`ed, and the file stays open for its read; another name costs one `lstat`. Reading
+/// then trusts the size found: one `read`, `close`. Shared by the threads of a render: what
+/// the reader thread looked up, the build does not look up again.
 /// Meant for one command: a symlink or file changed while it runs is not seen.
 #[derive(Debug, Default)]
 pub struct CachingDiskFs {
@@ -156,6 +159,33 @@ pub struct CachingDiskFs {
     /// What `lstat` found, by the plain path it was asked under and by the canonical path
     /// (bytes of the path).
     found: std::sync::Mutex<FastMap<Vec<u8>, Found>>,
+    /// Files opened to learn what they are, kept for the read that follows.
+    opened: std::sync::Mutex<Opened>,
+}
+
+/// Files left open by a lookup, by canonical path (bytes), oldest first for closing: a read
+/// takes its file; one nobody reads is closed once [`KEEP_OPEN`] newer ones are kept.
+#[derive(Debug, Default)]
+struct Opened {
+    by_path: FastMap<Vec<u8>, std::fs::File>,
+    order: std::collections::VecDeque<Vec<u8>>,
+}
+
+/// How many looked-at files stay open for their reads. A render reads a file right after it
+/// looks at it (the reader thread and the build each a few ahead at most), so a few dozen
+/// serve nearly every read, far below any descriptor limit.
+#[cfg(unix)]
+const KEEP_OPEN: usize = 32;
+
+/// What `lstat` (or `open` and `fstat`) found at a path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stat {
+    Dir,
+    /// A regular file and its size.
+    File(u64),
+    Symlink,
+    /// A FIFO, socket or device: never read here.
+    Special,
 }
 
 /// What `lstat` found at a plain path in a canonical directory.
@@ -236,22 +266,27 @@ impl CachingDiskFs {
             return None;
         }
         let canonical = self.in_dir(parent, name).ok()?;
-        let found = match std::fs::symlink_metadata(&canonical) {
-            Ok(meta) if meta.file_type().is_symlink() => return None,
-            Ok(meta) => {
-                let kind = if meta.is_dir() {
-                    self.remember_dir(path, &canonical);
-                    FileKind::Dir
-                } else {
-                    FileKind::File
-                };
+        let found = match self.stat(&canonical) {
+            Ok(Stat::Symlink) => return None,
+            Ok(Stat::Dir) => {
+                self.remember_dir(path, &canonical);
                 Found::Known(Known {
                     canonical,
-                    kind,
-                    // A FIFO, socket or device is read (and refused) by `DiskFs::read`.
-                    len: if meta.is_file() { meta.len() } else { 0 },
+                    kind: FileKind::Dir,
+                    len: 0,
                 })
             }
+            Ok(Stat::File(len)) => Found::Known(Known {
+                canonical,
+                kind: FileKind::File,
+                len,
+            }),
+            // A FIFO, socket or device is read (and refused) by `DiskFs::read`.
+            Ok(Stat::Special) => Found::Known(Known {
+                canonical,
+                kind: FileKind::File,
+                len: 0,
+            }),
             Err(e) => match e.raw_os_error() {
                 Some(errno) => Found::Missing(errno),
                 None => return Some(Err(e)),
@@ -268,6 +303,67 @@ impl CachingDiskFs {
             map.insert(text.to_vec(), found);
         }
         Some(result)
+    }
+
+    /// What is at the canonical path `path` (its directory holds no symlink). A name with an
+    /// extension (`deployment.yaml`, `kustomization.yml`), most often a file read next, is
+    /// opened and asked, and a regular file is kept open for its read: one path walk instead
+    /// of two. Any other name, most often a directory (`base`, `../../apps/x/overlays/dev`),
+    /// and whatever opening cannot tell: `lstat`, which costs half an `open` and `close`.
+    /// Both give the same answer; only the cost differs.
+    fn stat(&self, path: &Path) -> io::Result<Stat> {
+        #[cfg(unix)]
+        if path.extension().is_some() {
+            match at::probe(path) {
+                at::Probe::Found(stat, file) => {
+                    if let Some(file) = file {
+                        self.keep_open(path, file);
+                    }
+                    return Ok(stat);
+                }
+                at::Probe::Symlink => return Ok(Stat::Symlink),
+                at::Probe::Missing(e) => return Err(e),
+                at::Probe::Unknown => {}
+            }
+        }
+        let meta = std::fs::symlink_metadata(path)?;
+        let t = meta.file_type();
+        Ok(if t.is_symlink() {
+            Stat::Symlink
+        } else if t.is_dir() {
+            Stat::Dir
+        } else if t.is_file() {
+            Stat::File(meta.len())
+        } else {
+            Stat::Special
+        })
+    }
+
+    /// Keeps `file`, opened at the canonical path `path`, for its read.
+    #[cfg(unix)]
+    fn keep_open(&self, path: &Path, file: std::fs::File) {
+        let Ok(mut opened) = self.opened.lock() else {
+            return;
+        };
+        if opened.order.len() >= KEEP_OPEN
+            && let Some(oldest) = opened.order.pop_front()
+        {
+            opened.by_path.remove(&oldest);
+        }
+        let key = path.as_os_str().as_encoded_bytes().to_vec();
+        opened.order.push_back(key.clone());
+        opened.by_path.insert(key, file);
+    }
+
+    /// The file at the canonical path `path` for reading: the one a lookup left open, or
+    /// opened now.
+    fn open(&self, path: &Path) -> io::Result<std::fs::File> {
+        let kept = (self.opened.lock().ok())
+            .and_then(|mut o| o.by_path.remove(path.as_os_str().as_encoded_bytes()));
+        match kept {
+            Some(file) => Ok(file),
+            None => std::fs::File::open(path),
+        }
     }
 
     /// The size `lstat` gave for the file at the canonical path `path`, if it was looked at.
@@ -294,7 +390,7 @@ impl Fs for CachingDiskFs {
         let Ok(len) = usize::try_from(len) else {
             return DiskFs.read(path);
         };
-        let mut file = std::fs::File::open(path)?;
+        let mut file = self.open(path)?;
         // Reading exactly the size spares std's `fstat` and the `read` that finds the end (a
         // file that shrank meanwhile ends early; one that grew is read to its old size).
         let mut bytes = vec![0; len];
@@ -752,7 +848,17 @@ mod tests {
         std::os::unix::fs::symlink(root.join("real"), root.join("link")).unwrap();
         std::os::unix::fs::symlink("sub/f.yaml", root.join("real/flink")).unwrap();
         std::os::unix::fs::symlink("nowhere.yaml", root.join("real/dangling")).unwrap();
+        // Names with an extension are opened to be looked at; these are not files.
+        std::fs::create_dir_all(root.join("real/dir.yaml")).unwrap();
+        std::os::unix::fs::symlink("sub/f.yaml", root.join("real/flink.yaml")).unwrap();
+        std::os::unix::fs::symlink("nowhere", root.join("real/dangling.yaml")).unwrap();
+        std::fs::write(root.join("real/Kustomization"), "b: 2\n").unwrap();
         let rels = [
+            "real/dir.yaml",
+            "real/flink.yaml",
+            "real/dangling.yaml",
+            "real/Kustomization",
+            "real/dir.yaml/missing.yaml",
             "real/sub/f.yaml",
             "link/sub/f.yaml",
             "link/flink",
@@ -807,6 +913,52 @@ mod tests {
                 );
             }
         }
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    /// Files a lookup leaves open are read from, and a file read twice, or looked at among
+    /// more files than are kept open, is opened again: every read gives the file's bytes.
+    #[cfg(unix)]
+    #[test]
+    fn caching_disk_fs_reads_whatever_stays_open() {
+        let root = std::env::temp_dir().join(format!("ply-fs-open-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).unwrap();
+        let n = KEEP_OPEN * 2 + 3;
+        let paths: Vec<PathBuf> = (0..n).map(|i| root.join(format!("f{i}.yaml"))).collect();
+        for (i, p) in paths.iter().enumerate() {
+            std::fs::write(p, format!("i: {i}\n")).unwrap();
+        }
+        let fs = CachingDiskFs::default();
+        for p in &paths {
+            assert_eq!(fs.kind(p), Some(FileKind::File));
+        }
+        for (i, p) in paths.iter().enumerate().rev() {
+            let want = format!("i: {i}\n").into_bytes();
+            assert_eq!(fs.read(p).unwrap(), want);
+            assert_eq!(fs.read(p).unwrap(), want);
+        }
+        let kept = fs.opened.lock().unwrap();
+        assert!(kept.by_path.is_empty() && kept.order.len() <= KEEP_OPEN);
+        drop(kept);
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    /// A FIFO named like a file is looked at without waiting for a writer, and its read is
+    /// refused, as `DiskFs` refuses it.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn caching_disk_fs_looks_at_a_fifo_without_waiting() {
+        let root = std::env::temp_dir().join(format!("ply-fs-fifo-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&root).unwrap();
+        let fifo = root.join("pipe.yaml");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+        let fs = CachingDiskFs::default();
+        assert_eq!(fs.kind(&fifo), Some(FileKind::File));
+        let err = fs.read(&fifo).unwrap_err();
+        assert!(err.to_string().contains("FIFO"), "{err}");
         let _ = std::fs::remove_dir_all(&root);
     }
 
