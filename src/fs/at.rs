@@ -30,7 +30,8 @@ pub(super) enum Probe {
 
 /// Opens `path` for reading without following a symlink at its end and without waiting (a
 /// FIFO opens at once and is never read; `O_NOCTTY`: a terminal does not become the
-/// process's), then asks the opened file what it is.
+/// process's), then asks the opened file what it is. Only a regular file stays open; a
+/// directory, FIFO or device is closed at once, unread.
 pub(super) fn probe(path: &Path) -> Probe {
     let flags =
         OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;

@@ -156,8 +156,8 @@ fn special_kind(t: std::fs::FileType) -> &'static str {
 pub struct CachingDiskFs {
     /// Canonical directories by the path they were asked under (bytes of the path).
     dirs: std::sync::Mutex<FastMap<Vec<u8>, PathBuf>>,
-    /// What `lstat` found, by the plain path it was asked under and by the canonical path
-    /// (bytes of the path).
+    /// What looking at a path found, by the plain path it was asked under and by the
+    /// canonical path (bytes of the path).
     found: std::sync::Mutex<FastMap<Vec<u8>, Found>>,
     /// Files opened to learn what they are, kept for the read that follows.
     opened: std::sync::Mutex<Opened>,
@@ -188,16 +188,16 @@ enum Stat {
     Special,
 }
 
-/// What `lstat` found at a plain path in a canonical directory.
+/// What looking at a plain path in a canonical directory found ([`CachingDiskFs::stat`]).
 #[derive(Clone, Debug)]
 enum Found {
     /// A file or directory (not a symlink).
     Known(Known),
-    /// Nothing, with the error number `lstat` gave (ENOENT, ENOTDIR, …).
+    /// Nothing, with the error number the lookup gave (ENOENT, ENOTDIR, …).
     Missing(i32),
 }
 
-/// A path that `lstat` found, in a canonical directory, and not a symlink.
+/// A path found in a canonical directory, and not a symlink.
 #[derive(Clone, Debug)]
 struct Known {
     canonical: PathBuf,
@@ -237,12 +237,12 @@ impl CachingDiskFs {
         }
     }
 
-    /// `lstat` of a plain absolute path (`/dir/.../name`, no `..`, no trailing `/` or `/.`,
-    /// which need a directory) in a directory whose canonical form is known or found, then
-    /// `answer` asked about what it found: `Some(Ok)` when it names a file or directory,
-    /// `Some(Err)` when `lstat` fails (then nothing is there for `stat` either: the directory
-    /// holds no symlink on the way), `None` when only `realpath` can tell (a symlink, an
-    /// unusual path, a directory that fails). Remembers what it found: a render asks about
+    /// A look ([`CachingDiskFs::stat`]) at a plain absolute path (`/dir/.../name`, no `..`,
+    /// no trailing `/` or `/.`, which need a directory) in a directory whose canonical form is
+    /// known or found, then `answer` asked about what it found: `Some(Ok)` when it names a file
+    /// or directory, `Some(Err)` when nothing is there (nor for `stat`: the directory holds no
+    /// symlink on the way), `None` when only `realpath` can tell (a symlink, an unusual path, a
+    /// directory that fails). Remembers what it found: a render asks about
     /// most paths more than once, and from two threads.
     fn look<R>(&self, path: &Path, answer: impl Fn(&Known) -> R) -> Option<io::Result<R>> {
         let text = path.as_os_str().as_encoded_bytes();
@@ -366,7 +366,7 @@ impl CachingDiskFs {
         }
     }
 
-    /// The size `lstat` gave for the file at the canonical path `path`, if it was looked at.
+    /// The size found for the file at the canonical path `path`, if it was looked at.
     fn known_len(&self, path: &Path) -> Option<u64> {
         let map = self.found.lock().ok()?;
         match map.get(path.as_os_str().as_encoded_bytes())? {
