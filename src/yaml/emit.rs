@@ -1185,6 +1185,74 @@ fn shortest_fixed(f: f64) -> String {
 mod tests {
     use super::*;
 
+    /// go-yaml's literal block body, character by character (`yaml_emitter_write_literal_scalar`
+    /// after its header), as `Emitter::literal` wrote it before it wrote a line at a time.
+    fn literal_body_by_characters(e: &mut Emitter, s: &str, indent: i32) {
+        let mut breaks = true;
+        for c in s.chars() {
+            if is_break(c) {
+                e.write_break(c);
+                e.indention = true;
+                breaks = true;
+            } else {
+                if breaks {
+                    e.write_indent(indent);
+                }
+                e.put(c);
+                e.indention = false;
+                breaks = false;
+            }
+        }
+    }
+
+    fn new(out: &mut String) -> Emitter<'_> {
+        Emitter {
+            out,
+            opts: EmitOptions::default(),
+            column: 0,
+            whitespace: true,
+            indention: true,
+        }
+    }
+
+    /// A literal block written a line at a time is the text, column and state the character
+    /// walk leaves, for every string of up to six characters over breaks, spaces, ASCII and
+    /// wider characters, at two indentations.
+    #[test]
+    fn literal_lines_equal_the_character_walk() {
+        let alphabet = ['a', ' ', '\n', 'é', '\u{2028}', '\r'];
+        let mut word = Vec::new();
+        for len in 0..=6u32 {
+            for mut n in 0..alphabet.len().pow(len) {
+                word.clear();
+                for _ in 0..len {
+                    word.push(alphabet[n % alphabet.len()]);
+                    n /= alphabet.len();
+                }
+                let s: String = word.iter().collect();
+                for indent in [0, 4] {
+                    let mut by_lines = String::new();
+                    let state = {
+                        let mut a = new(&mut by_lines);
+                        a.literal(&s, indent);
+                        (a.column, a.whitespace, a.indention)
+                    };
+                    // The header, up to its line break, is the same code on both sides; the
+                    // body starts at column 0 of a fresh line.
+                    let body = by_lines.find('\n').map_or(by_lines.len(), |i| i + 1);
+                    let mut by_chars = by_lines[..body].to_string();
+                    let want = {
+                        let mut b = new(&mut by_chars);
+                        literal_body_by_characters(&mut b, &s, indent);
+                        (b.column, b.whitespace, b.indention)
+                    };
+                    assert_eq!(by_lines, by_chars, "{s:?} at {indent}");
+                    assert_eq!(state, want, "{s:?} at {indent}");
+                }
+            }
+        }
+    }
+
     /// The fast path of `analyze` for lines of printable ASCII gives the character walk's
     /// answer for every string of up to six characters over an alphabet of the classes the
     /// analysis tells apart (and falls back for the others).
