@@ -1205,6 +1205,43 @@ mod tests {
         }
     }
 
+    /// Every string of up to `max_len` characters over `alphabet`, the shorter first.
+    fn words(alphabet: &[char], max_len: u32) -> impl Iterator<Item = String> + '_ {
+        (0..=max_len).flat_map(move |len| {
+            (0..alphabet.len().pow(len)).map(move |mut n| {
+                (0..len)
+                    .map(|_| {
+                        let c = alphabet[n % alphabet.len()];
+                        n /= alphabet.len();
+                        c
+                    })
+                    .collect()
+            })
+        })
+    }
+
+    /// Checks a fast path of `analyze` on `strings`: it answers exactly for the strings
+    /// `admitted` (with the character walk's answer) and falls back for the others. Returns how
+    /// many it answered.
+    fn fast_path_agrees(
+        strings: impl Iterator<Item = String>,
+        fast: fn(&[u8]) -> Option<Analysis>,
+        admitted: impl Fn(&str) -> bool,
+    ) -> usize {
+        let mut checked = 0;
+        for s in strings {
+            match fast(s.as_bytes()) {
+                Some(answer) => {
+                    assert!(admitted(&s), "{s:?}");
+                    assert_eq!(answer, analyze_chars(&s), "{s:?}");
+                    checked += 1;
+                }
+                None => assert!(!admitted(&s), "{s:?}"),
+            }
+        }
+        checked
+    }
+
     fn new(out: &mut String) -> Emitter<'_> {
         Emitter {
             out,
@@ -1221,34 +1258,25 @@ mod tests {
     #[test]
     fn literal_lines_equal_the_character_walk() {
         let alphabet = ['a', ' ', '\n', 'é', '\u{2028}', '\r'];
-        let mut word = Vec::new();
-        for len in 0..=6u32 {
-            for mut n in 0..alphabet.len().pow(len) {
-                word.clear();
-                for _ in 0..len {
-                    word.push(alphabet[n % alphabet.len()]);
-                    n /= alphabet.len();
-                }
-                let s: String = word.iter().collect();
-                for indent in [0, 4] {
-                    let mut by_lines = String::new();
-                    let state = {
-                        let mut a = new(&mut by_lines);
-                        a.literal(&s, indent);
-                        (a.column, a.whitespace, a.indention)
-                    };
-                    // The header, up to its line break, is the same code on both sides; the
-                    // body starts at column 0 of a fresh line.
-                    let body = by_lines.find('\n').map_or(by_lines.len(), |i| i + 1);
-                    let mut by_chars = by_lines[..body].to_string();
-                    let want = {
-                        let mut b = new(&mut by_chars);
-                        literal_body_by_characters(&mut b, &s, indent);
-                        (b.column, b.whitespace, b.indention)
-                    };
-                    assert_eq!(by_lines, by_chars, "{s:?} at {indent}");
-                    assert_eq!(state, want, "{s:?} at {indent}");
-                }
+        for s in words(&alphabet, 6) {
+            for indent in [0, 4] {
+                let mut by_lines = String::new();
+                let state = {
+                    let mut a = new(&mut by_lines);
+                    a.literal(&s, indent);
+                    (a.column, a.whitespace, a.indention)
+                };
+                // The header, up to its line break, is the same code on both sides; the
+                // body starts at column 0 of a fresh line.
+                let body = by_lines.find('\n').map_or(by_lines.len(), |i| i + 1);
+                let mut by_chars = by_lines[..body].to_string();
+                let want = {
+                    let mut b = new(&mut by_chars);
+                    literal_body_by_characters(&mut b, &s, indent);
+                    (b.column, b.whitespace, b.indention)
+                };
+                assert_eq!(by_lines, by_chars, "{s:?} at {indent}");
+                assert_eq!(state, want, "{s:?} at {indent}");
             }
         }
     }
@@ -1259,28 +1287,10 @@ mod tests {
     #[test]
     fn ascii_lines_analysis_equals_the_character_walk() {
         let alphabet = [' ', '\n', 'a', ':', '-', '\t', 'é'];
-        let mut checked = 0;
-        let mut word = Vec::new();
-        for len in 0..=6u32 {
-            for mut n in 0..alphabet.len().pow(len) {
-                word.clear();
-                for _ in 0..len {
-                    word.push(alphabet[n % alphabet.len()]);
-                    n /= alphabet.len();
-                }
-                let s: String = word.iter().collect();
-                let lines =
-                    s.contains('\n') && s.bytes().all(|b| b == b'\n' || (b' '..=b'~').contains(&b));
-                match analyze_ascii_lines(s.as_bytes()) {
-                    Some(fast) => {
-                        assert!(lines, "{s:?}");
-                        assert_eq!(fast, analyze_chars(&s), "{s:?}");
-                        checked += 1;
-                    }
-                    None => assert!(!lines, "{s:?}"),
-                }
-            }
-        }
+        let lines = |s: &str| {
+            s.contains('\n') && s.bytes().all(|b| b == b'\n' || (b' '..=b'~').contains(&b))
+        };
+        let checked = fast_path_agrees(words(&alphabet, 6), analyze_ascii_lines, lines);
         assert!(checked > 5_000);
     }
 
@@ -1292,27 +1302,8 @@ mod tests {
         let alphabet = [
             ' ', ':', '#', '-', '?', '.', 'a', '[', '\t', '\n', 'é', '\u{85}',
         ];
-        let mut checked = 0;
-        let mut word = Vec::new();
-        for len in 0..=5u32 {
-            for mut n in 0..alphabet.len().pow(len) {
-                word.clear();
-                for _ in 0..len {
-                    word.push(alphabet[n % alphabet.len()]);
-                    n /= alphabet.len();
-                }
-                let s: String = word.iter().collect();
-                let printable = !s.is_empty() && s.bytes().all(|b| (b' '..=b'~').contains(&b));
-                match analyze_printable_ascii(s.as_bytes()) {
-                    Some(fast) => {
-                        assert!(printable, "{s:?}");
-                        assert_eq!(fast, analyze_chars(&s), "{s:?}");
-                        checked += 1;
-                    }
-                    None => assert!(!printable, "{s:?}"),
-                }
-            }
-        }
+        let printable = |s: &str| !s.is_empty() && s.bytes().all(|b| (b' '..=b'~').contains(&b));
+        let checked = fast_path_agrees(words(&alphabet, 5), analyze_printable_ascii, printable);
         assert!(checked > 10_000);
         for s in [
             "--- a", "...", "a: b", "a #b", "a#b", "- x", "-x", "? x", "x:", " x", "x ",
