@@ -237,6 +237,18 @@ mod tests {
                         no_control_model(&b),
                         "{a} {c} {at}"
                     );
+                    assert_eq!(
+                        printable_ascii_or_lf(&b),
+                        printable_or_lf_model(&b),
+                        "{a} {c} {at}"
+                    );
+                    assert_eq!(past_spaces(&b, 0), past_spaces_model(&b, 0), "{a} {c} {at}");
+                    // Indentation: the pair in a run of spaces.
+                    let mut spaces = vec![b' '; 17];
+                    spaces[at] = a;
+                    spaces[at + 1] = c;
+                    let (got, want) = (past_spaces(&spaces, 0), past_spaces_model(&spaces, 0));
+                    assert_eq!(got, want, "{a} {c} {at}");
                 }
             }
         }
