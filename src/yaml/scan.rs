@@ -13,17 +13,48 @@ fn word(b: &[u8], at: usize) -> Option<u64> {
     Some(u64::from_le_bytes(chunk))
 }
 
-/// The high bit of each byte of `w` that is zero. Exact in its lowest set bit (a borrow only
-/// runs upwards, past a zero byte), which is all [`first`] reads.
+/// The high bit of each byte of `w` equal to `c`, exact in its lowest set bit only (a borrow
+/// runs upwards past a matching byte): enough for a [`scan`], which reads only that bit, of
+/// what is only ever added to (`|`), never taken away (`& !`). One operation fewer than
+/// [`equal`], in the scans that run over every scalar.
 #[inline]
-fn zero_bytes(w: u64) -> u64 {
-    w.wrapping_sub(ONES) & !w & HIGHS
+fn first_equal(w: u64, c: u8) -> u64 {
+    let x = w ^ (ONES * u64::from(c));
+    x.wrapping_sub(ONES) & !x & HIGHS
 }
 
-/// The high bit of each byte of `w` equal to `c` (lowest set bit exact).
+/// The high bit of each byte of `w` below `n` (at most 0x80), exact in its lowest set bit
+/// only, for bytes below 0x80 (see [`first_equal`]).
 #[inline]
-fn bytes_equal(w: u64, c: u8) -> u64 {
-    zero_bytes(w ^ (ONES * u64::from(c)))
+fn first_below(w: u64, n: u8) -> u64 {
+    w.wrapping_sub(ONES * u64::from(n)) & !w & HIGHS
+}
+
+/// The high bit of each byte of `w` equal to `c`, exactly: each byte's low seven bits are
+/// summed apart from its high bit, so no carry crosses into a neighbour.
+#[inline]
+fn equal(w: u64, c: u8) -> u64 {
+    let x = w ^ (ONES * u64::from(c));
+    !(((x & !HIGHS).wrapping_add(!HIGHS)) | x | !HIGHS)
+}
+
+/// The high bit of each byte of `w` below `n` (at most 0x80), exactly: the high bit is set
+/// before subtracting, so no borrow crosses into a neighbour.
+#[inline]
+fn below(w: u64, n: u8) -> u64 {
+    !((w | HIGHS).wrapping_sub(ONES * u64::from(n))) & HIGHS & !w
+}
+
+/// The high bit of each byte of `w` that is not printable ASCII (space to `~`).
+#[inline]
+fn unprintable(w: u64) -> u64 {
+    (w & HIGHS) | below(w, 0x20) | equal(w, 0x7f)
+}
+
+/// The high bit of each byte of `w` that is a control character other than tab and line feed.
+#[inline]
+fn control_but_tab_and_lf(w: u64) -> u64 {
+    (below(w, 0x20) & !(equal(w, b'\n') | equal(w, b'\t'))) | equal(w, 0x7f)
 }
 
 /// The index in its word of the lowest byte flagged in `mask` (not zero).
@@ -61,7 +92,7 @@ fn scan(b: &[u8], from: usize, hits: impl Fn(u64) -> u64) -> usize {
 #[inline]
 pub(super) fn plain_stop(b: &[u8], from: usize) -> usize {
     scan(b, from, |w| {
-        bytes_equal(w, b'\n') | bytes_equal(w, b'\t') | bytes_equal(w, b':') | bytes_equal(w, b'#')
+        first_equal(w, b'\n') | first_equal(w, b'\t') | first_equal(w, b':') | first_equal(w, b'#')
     })
 }
 
@@ -71,13 +102,12 @@ pub(super) fn plain_stop(b: &[u8], from: usize) -> usize {
 #[inline]
 pub(super) fn ascii_stop(b: &[u8], from: usize) -> usize {
     scan(b, from, |w| {
-        // Bytes of 0x80 and above, below 0x20 (for a byte below 0x80, subtracting 0x20 sets
-        // its high bit exactly when it is below), and 0x7f; then `:` and `#`.
+        // `unprintable`, in the operations of a scan.
         (w & HIGHS)
-            | (w.wrapping_sub(ONES * 0x20) & !w & HIGHS)
-            | bytes_equal(w, 0x7f)
-            | bytes_equal(w, b':')
-            | bytes_equal(w, b'#')
+            | first_below(w, 0x20)
+            | first_equal(w, 0x7f)
+            | first_equal(w, b':')
+            | first_equal(w, b'#')
     })
 }
 
@@ -85,65 +115,25 @@ pub(super) fn ascii_stop(b: &[u8], from: usize) -> usize {
 /// line's indentation.
 #[inline]
 pub(super) fn past_spaces(b: &[u8], from: usize) -> usize {
-    scan(b, from, |w| {
-        !zero_bytes_exact(w ^ (ONES * u64::from(b' '))) & HIGHS
-    })
+    scan(b, from, |w| !equal(w, b' ') & HIGHS)
 }
 
 /// Whether every byte is printable ASCII (space to `~`) or a line feed.
 pub(super) fn printable_ascii_or_lf(b: &[u8]) -> bool {
-    let mut chunks = b.chunks_exact(8);
-    for chunk in &mut chunks {
-        let Ok(bytes) = chunk.try_into() else {
-            return false;
-        };
-        let w = u64::from_le_bytes(bytes);
-        // Bytes from 0x20 to 0x7f (the high bit set before subtracting keeps each byte's
-        // borrow in it), less 0x7f, or a line feed.
-        let printable = ((w | HIGHS).wrapping_sub(ONES * 0x20)) & HIGHS & !w;
-        let fine = (printable & !zero_bytes_exact(w ^ (ONES * 0x7f)))
-            | zero_bytes_exact(w ^ (ONES * u64::from(b'\n')));
-        if fine != HIGHS {
-            return false;
-        }
-    }
-    (chunks.remainder().iter()).all(|&c| c == b'\n' || (b' '..=b'~').contains(&c))
-}
-
-/// The high bit of each byte of `w` that is zero, exactly (no borrow crosses a byte: each
-/// byte's low seven bits are summed apart from its high bit).
-#[inline]
-fn zero_bytes_exact(w: u64) -> u64 {
-    !(((w & !HIGHS).wrapping_add(!HIGHS)) | w | !HIGHS)
+    scan(b, 0, |w| unprintable(w) & !equal(w, b'\n')) == b.len()
 }
 
 /// `None` when the text holds a control character other than tab and line feed (a byte
 /// below 0x20, or 0x7f); else whether it is all ASCII. What the fast reader checks of a whole
 /// file before reading it.
 pub(super) fn no_control_but_tab_and_lf(b: &[u8]) -> Option<bool> {
-    let mut high = 0;
-    let mut chunks = b.chunks_exact(8);
-    for chunk in &mut chunks {
-        let w = u64::from_le_bytes(chunk.try_into().ok()?);
-        // Bytes of 0x20 and above (and of 0x80 and above): the high bit set before
-        // subtracting keeps each byte's borrow in it.
-        let printable = ((w | HIGHS).wrapping_sub(ONES * 0x20)) & HIGHS;
-        let control = !printable & HIGHS & !w;
-        let allowed = zero_bytes_exact(w ^ (ONES * u64::from(b'\n')))
-            | zero_bytes_exact(w ^ (ONES * u64::from(b'\t')));
-        if control & !allowed != 0 || zero_bytes_exact(w ^ (ONES * 0x7f)) != 0 {
-            return None;
-        }
-        high |= w & HIGHS;
+    let either = scan(b, 0, |w| control_but_tab_and_lf(w) | (w & HIGHS));
+    match b.get(either) {
+        None => Some(true),
+        Some(&c) if c < 0x80 => None,
+        // Past the first byte beyond ASCII, only control characters are looked for.
+        Some(_) => (scan(b, either, control_but_tab_and_lf) == b.len()).then_some(false),
     }
-    let mut ascii = high == 0;
-    for &c in chunks.remainder() {
-        if (c < 0x20 && c != b'\n' && c != b'\t') || c == 0x7f {
-            return None;
-        }
-        ascii &= c < 0x80;
-    }
-    Some(ascii)
 }
 
 #[cfg(test)]
