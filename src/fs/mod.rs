@@ -267,26 +267,23 @@ impl CachingDiskFs {
         }
         let canonical = self.in_dir(parent, name).ok()?;
         let found = match self.stat(&canonical) {
-            Ok(Stat::Symlink) => return None,
-            Ok(Stat::Dir) => {
-                self.remember_dir(path, &canonical);
+            Ok(stat) => {
+                let (kind, len) = match stat {
+                    Stat::Symlink => return None,
+                    Stat::Dir => (FileKind::Dir, 0),
+                    Stat::File(len) => (FileKind::File, len),
+                    // A FIFO, socket or device is read (and refused) by `DiskFs::read`.
+                    Stat::Special => (FileKind::File, 0),
+                };
+                if kind == FileKind::Dir {
+                    self.remember_dir(path, &canonical);
+                }
                 Found::Known(Known {
                     canonical,
-                    kind: FileKind::Dir,
-                    len: 0,
+                    kind,
+                    len,
                 })
             }
-            Ok(Stat::File(len)) => Found::Known(Known {
-                canonical,
-                kind: FileKind::File,
-                len,
-            }),
-            // A FIFO, socket or device is read (and refused) by `DiskFs::read`.
-            Ok(Stat::Special) => Found::Known(Known {
-                canonical,
-                kind: FileKind::File,
-                len: 0,
-            }),
             Err(e) => match e.raw_os_error() {
                 Some(errno) => Found::Missing(errno),
                 None => return Some(Err(e)),
