@@ -90,27 +90,11 @@ pub fn parse_resources(file: &Arc<SourceFile>, limits: ReaderLimits) -> Result<V
                     .at(loc()));
                 }
             }
-        } else if let Some(name @ (Node::Bool(_) | Node::Int(_) | Node::Float(_))) =
-            node.get("metadata").and_then(|m| m.get("name"))
-        {
-            // kustomize takes the text of a plain `name: 80` and prints it back unquoted; ply's
-            // ids hold string names, so it asks for quotes rather than print `"80"`.
-            let text = name.scalar_text().unwrap_or_default();
-            let at = crate::kustomization::load::locate_from(
-                file,
-                offset,
-                &[PathSeg::Key("metadata".into()), PathSeg::Key("name".into())],
-            );
-            return Err(Error::new(
-                ErrorKind::InvalidResource,
-                format!("metadata.name is the {} {text}, not a string", name.kind_name()),
-            )
-            .at(at)
-            .label("not a string")
-            .help(format!(
-                "quote the name (`name: \"{text}\"`): ply reads names as strings only (see docs/compatibility.md)"
-            )));
-        } else if node.str_at(&["metadata", "name"]).unwrap_or("").is_empty() {
+        } else {
+            // A plain `name: 80` is the name "80" (kyaml reads the scalar's text).
+            crate::resource::keep_id_text(&mut node);
+        }
+        if !kind.ends_with("List") && Resource::name_of(&node).is_empty() {
             let msg = if node.get("metadata").is_some_and(Node::is_scalar) {
                 "missing Resource metadata"
             } else {
@@ -263,6 +247,40 @@ mod tests {
     }
 
     #[test]
+    fn plain_numbers_and_booleans_as_names_are_their_text() {
+        // kyaml's `GetName`/`GetNamespace` read the scalar's text; the value still prints as
+        // a number or boolean.
+        let rs = parse(
+            "kind: A\nmetadata:\n  name: 80\n  namespace: 0x10\n---\nkind: A\nmetadata:\n  name: true\n",
+        )
+        .unwrap();
+        assert_eq!((rs[0].name(), rs[0].namespace()), ("80", "0x10"));
+        assert_eq!(rs[1].name(), "true");
+        assert_eq!(
+            rs[0].node.get_path(&["metadata", "name"]),
+            Some(&Node::Int(80))
+        );
+        assert_eq!(
+            rs[0].node.get_path(&["metadata", "namespace"]),
+            Some(&Node::Int(16))
+        );
+        assert_eq!(
+            rs[1].node.get_path(&["metadata", "name"]),
+            Some(&Node::Bool(true))
+        );
+        // An empty or null name is still no name.
+        for text in [
+            "kind: A\nmetadata:\n  name:\n",
+            "kind: A\nmetadata:\n  name: ~\n",
+        ] {
+            assert_eq!(
+                parse(text).unwrap_err().message,
+                "missing metadata.name in object"
+            );
+        }
+    }
+
+    #[test]
     fn invalid_resources() {
         assert_eq!(
             parse("apiVersion: v1\nmetadata:\n  name: x\n")
@@ -275,12 +293,6 @@ mod tests {
                 .unwrap_err()
                 .message,
             "missing metadata.name in object"
-        );
-        assert_eq!(
-            parse("kind: A\nmetadata:\n  name: 80\n")
-                .unwrap_err()
-                .message,
-            "metadata.name is the integer 80, not a string"
         );
         assert_eq!(parse("- a\n").unwrap_err().kind, ErrorKind::InvalidResource);
         let e = parse("kind: A\nmetadata:\n  name: \"x\n").unwrap_err();

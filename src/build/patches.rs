@@ -232,7 +232,7 @@ fn strategic_from(
         if m.is_empty() {
             continue;
         }
-        let kind = node.str_at(&["kind"]).unwrap_or("");
+        let kind = node.str_at(&["kind"]).unwrap_or("").to_string();
         if kind.is_empty() {
             let looks_like_op = m.contains_key("op") && m.contains_key("path");
             return Err(fail(
@@ -269,7 +269,9 @@ fn strategic_from(
             }
             continue;
         }
-        if node.str_at(&["metadata", "name"]).is_none_or(str::is_empty) {
+        let mut node = node;
+        crate::resource::keep_id_text(&mut node);
+        if Resource::name_of(&node).is_empty() {
             return Err(fail(
                 format!("missing metadata.name in the {kind} patch document{at}"),
                 Some(
@@ -815,9 +817,15 @@ fn has_annotations(r: &Resource) -> bool {
 /// as Go prints it (`9223372036854775807` → `9223372036854776000`). Then kustomize writes the
 /// annotations back (`Resource.SetAnnotations`, which drops an empty map; see
 /// `metadata::drop_empty_annotations`). Values of string maps lose their source spelling
-/// ([`string_maps::after_json_round_trip`]).
+/// ([`string_maps::after_json_round_trip`]), and a name or namespace written as a number or
+/// boolean reads as JSON printed it (`True` is the name "true", `0x10` the namespace "16").
 fn after_json_round_trip(node: &mut Node) {
     string_maps::after_json_round_trip(node);
+    for key in ["name", "namespace"] {
+        if let Some(v @ Node::Spelled(_)) = node.get_path_mut(&["metadata", key]) {
+            *v = std::mem::take(v).into_unspelled();
+        }
+    }
     fn floats(n: &mut Node) {
         match n {
             Node::Int(i) => {
@@ -832,6 +840,7 @@ fn after_json_round_trip(node: &mut Node) {
         }
     }
     floats(node);
+    crate::resource::keep_id_text(node);
     super::metadata::drop_empty_annotations(node);
 }
 
@@ -1039,14 +1048,14 @@ fn smp_into(
         *r.node.ensure_path(&["kind"]) = Node::str(kind);
     }
     if !p.allow_name_change {
-        r.set_name(&name);
+        r.reset_id_field("name", &name);
     }
     if namespace.is_empty() {
         if let Some(Node::Map(m)) = r.node.get_mut("metadata") {
             m.shift_remove("namespace");
         }
     } else {
-        r.set_namespace(&namespace);
+        r.reset_id_field("namespace", &namespace);
     }
     if p.allow_name_change || p.allow_kind_change {
         let r = &*r;

@@ -86,9 +86,36 @@ pub fn gvk_parts(node: &Node) -> (&str, &str, &str) {
     (group, version, text(kind))
 }
 
-/// A string field's text; empty when missing or not a string.
+/// Gives a `metadata.name` or `metadata.namespace` written as a plain number or boolean
+/// (`name: 80`, `namespace: 0x10`) its text, as a [`Node::Spelled`], so that ids read it as
+/// kustomize does: kyaml's `RNode.GetName` and `GetNamespace` return the scalar's text
+/// whatever its tag, while the value prints as it would (`namespace: 0x10` prints `16`, as
+/// kustomize's output does). A value the reader already spelled keeps its source text
+/// (`yaml::parse::Ctx`); a null, however written, is a plain null again (it has no text as
+/// an id, and the stages that look for nulls look for [`Node::Null`]).
+pub fn keep_id_text(node: &mut Node) {
+    let Some(meta) = node.get_mut("metadata").and_then(Node::as_map_mut) else {
+        return;
+    };
+    for key in ["name", "namespace"] {
+        let Some(v) = meta.get_mut(key) else {
+            continue;
+        };
+        match v {
+            Node::Bool(_) | Node::Int(_) | Node::Float(_) => {
+                let text = v.scalar_text().unwrap_or_default();
+                let value = std::mem::take(v);
+                *v = Node::Spelled(Box::new(crate::yaml::Spelled { value, text }));
+            }
+            Node::Spelled(s) if s.value.is_null() => *v = Node::Null,
+            _ => {}
+        }
+    }
+}
+
+/// A string field's text ([`Node::id_text`]); empty when missing or not a string.
 fn text(n: Option<&Node>) -> &str {
-    n.and_then(Node::as_str).unwrap_or("")
+    n.and_then(Node::id_text).unwrap_or("")
 }
 
 /// The values of `keys` in `m`. An object's top level and its `metadata` hold a handful of
@@ -262,6 +289,21 @@ impl Resource {
         self.prev_ids.push(id);
     }
 
+    /// Sets `metadata.name` or `metadata.namespace` (`key`) back to `text` after a strategic
+    /// merge patch, as kustomize's `Resource.ApplySmPatch` does with `SetName` and
+    /// `SetNamespace`: an untagged scalar ([`crate::transform::untagged_over`]), so a value that
+    /// was a number (`namespace: 0x10`) prints as one (`16`) and keeps `text` for the id.
+    pub fn reset_id_field(&mut self, key: &str, text: &str) {
+        let slot = self.node.ensure_path(&["metadata", key]);
+        *slot = match crate::transform::untagged_over(slot, text.to_string()) {
+            s @ Node::Str(_) => s,
+            value => Node::Spelled(Box::new(crate::yaml::Spelled {
+                value,
+                text: text.to_string(),
+            })),
+        };
+    }
+
     /// Sets `metadata.name` (creating `metadata` when missing).
     pub fn set_name(&mut self, name: &str) {
         *self.node.ensure_path(&["metadata", "name"]) = Node::str(name);
@@ -294,11 +336,16 @@ impl Resource {
     }
 
     pub fn name(&self) -> &str {
-        self.node.str_at(&["metadata", "name"]).unwrap_or("")
+        Resource::name_of(&self.node)
+    }
+
+    /// An object's `metadata.name` as its id reads it; empty when missing or not a string.
+    pub fn name_of(node: &Node) -> &str {
+        text(node.get_path(&["metadata", "name"]))
     }
 
     pub fn namespace(&self) -> &str {
-        self.node.str_at(&["metadata", "namespace"]).unwrap_or("")
+        text(self.node.get_path(&["metadata", "namespace"]))
     }
 
     pub fn kind(&self) -> &str {

@@ -88,6 +88,9 @@ fn add(
                 let current: Cow<str> = match &*n {
                     Node::Null => Cow::Borrowed(""),
                     Node::Str(s) => Cow::Borrowed(s),
+                    // The text kept as written (`name: 1.50`): kyaml prefixes the scalar's
+                    // `Value`.
+                    Node::Spelled(s) => Cow::Borrowed(&s.text),
                     other => Cow::Owned(other.scalar_text().unwrap_or_default()),
                 };
                 let text = if is_prefix {

@@ -532,13 +532,11 @@ fn apply_target(
                 ));
             }
         }
-        // kustomize rejects an object left without a name (kyaml's `GetValidatedMetadata`).
+        // kustomize rejects an object left without a name (kyaml's `GetValidatedMetadata`,
+        // which reads a number or boolean written there as its text).
+        crate::resource::keep_id_text(&mut r.node);
         let kind = r.kind().to_string();
-        if !kind.ends_with("List")
-            && r.node
-                .str_at(&["metadata", "name"])
-                .is_none_or(str::is_empty)
-        {
+        if !kind.ends_with("List") && r.name().is_empty() {
             return Err(err(format!(
                 "missing metadata.name in object {kind} (after a replacement wrote its name)"
             ))

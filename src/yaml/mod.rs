@@ -186,6 +186,18 @@ impl Node {
         }
     }
 
+    /// The text kyaml reads a resource's name or namespace as (`RNode.GetName`, the scalar's
+    /// `Value`): a string's text, or the source text of a number or boolean written there
+    /// (`metadata.name: 80`) as the reader kept it ([`Node::Spelled`]). A null, however
+    /// written, has none (`GetName` gives "" for it).
+    pub fn id_text(&self) -> Option<&str> {
+        match self {
+            Node::Str(s) => Some(s),
+            Node::Spelled(s) if !s.value.is_null() => Some(&s.text),
+            _ => None,
+        }
+    }
+
     pub fn as_map(&self) -> Option<&Map> {
         match self {
             Node::Map(m) => Some(m),

@@ -530,7 +530,9 @@ impl Ctx {
             (Ctx::Root, "data" | "binaryData") | (Ctx::Metadata, "labels" | "annotations") => {
                 Ctx::Spell
             }
-            (Ctx::Spell, _) => Ctx::SpellValue,
+            // kyaml reads a name or namespace as its text (`RNode.GetName`): `name: 0x10`
+            // is the name "0x10" (`resource::keep_id_text`).
+            (Ctx::Spell, _) | (Ctx::Metadata, "name" | "namespace") => Ctx::SpellValue,
             _ => Ctx::Other,
         }
     }
