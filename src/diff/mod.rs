@@ -116,11 +116,8 @@ impl ObjectId {
         ObjectId {
             api_version: node.str_at(&["apiVersion"]).unwrap_or("").to_string(),
             kind: node.str_at(&["kind"]).unwrap_or("").to_string(),
-            namespace: node
-                .str_at(&["metadata", "namespace"])
-                .unwrap_or("")
-                .to_string(),
-            name: node.str_at(&["metadata", "name"]).unwrap_or("").to_string(),
+            namespace: id_part(node, "namespace"),
+            name: id_part(node, "name"),
         }
     }
 
@@ -287,12 +284,22 @@ impl Key {
         Key {
             group: gvk.group,
             kind: gvk.kind,
-            namespace: node
-                .str_at(&["metadata", "namespace"])
-                .unwrap_or("")
-                .to_string(),
-            name: node.str_at(&["metadata", "name"]).unwrap_or("").to_string(),
+            namespace: id_part(node, "namespace"),
+            name: id_part(node, "name"),
         }
+    }
+}
+
+/// An object's `metadata.name` or `metadata.namespace` (`key`) as text: a string, or the text
+/// of a number or boolean written there (`name: 8080`, which kustomize renders as the name
+/// "8080"; `resource::keep_id_text`); empty when missing or null.
+fn id_part(node: &Node, key: &str) -> String {
+    match node.get_path(&["metadata", key]) {
+        Some(n @ (Node::Bool(_) | Node::Int(_) | Node::Float(_))) => {
+            n.scalar_text().unwrap_or_default()
+        }
+        Some(n) => n.id_text().unwrap_or("").to_string(),
+        None => String::new(),
     }
 }
 

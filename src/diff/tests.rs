@@ -130,6 +130,30 @@ fn pairs_by_group_kind_namespace_name_not_version() {
 }
 
 #[test]
+fn names_written_as_numbers_or_booleans_are_their_text() {
+    // `ply render` renders `name: 8080` as the name "8080" (as kustomize does), so a review
+    // of two renders keys such objects by that text, whether the name is a plain number or
+    // kept as written (`Node::Spelled`, as a render leaves it).
+    let read = |text: &str| crate::yaml::parse::parse_one(text).unwrap();
+    let a = read("kind: ConfigMap\napiVersion: v1\nmetadata: {name: 8080, namespace: true}\n");
+    let b = read("kind: ConfigMap\napiVersion: v1\nmetadata: {name: 9090}\n");
+    let keys = [Key::of(&a), Key::of(&b)];
+    assert_eq!(
+        (keys[0].name.as_str(), keys[0].namespace.as_str()),
+        ("8080", "true")
+    );
+    assert_eq!(keys[1].name, "9090");
+    let mut rendered = b.clone();
+    crate::resource::keep_id_text(&mut rendered);
+    assert!(matches!(
+        rendered.get_path(&["metadata", "name"]),
+        Some(Node::Spelled(_))
+    ));
+    assert_eq!(Key::of(&rendered), keys[1]);
+    assert_eq!(ObjectId::of(&rendered).name, "9090");
+}
+
+#[test]
 fn default_namespace_and_cluster_scope() {
     let desired = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: b}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: prod, namespace: stray}\n";
     let live = format!(
