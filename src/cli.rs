@@ -714,6 +714,7 @@ fn run_diff(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
         let render_opts = diff_render_options(args.load_restrictor, &args.limits);
         let rendered =
             crate::build::render_with(&crate::fs::DiskFs, desired_path, &render_opts, warnings)?;
+        crate::live::check_names_are_strings(&rendered.resources)?;
         (rendered.resources, rendered.crds)
     } else {
         (

@@ -71,6 +71,16 @@ fn flatten(node: Node, at: &Location, out: &mut Vec<Resource>) -> Result<(), Err
 }
 
 fn check_object(node: &Node, at: &Location) -> Result<(), Error> {
+    let not_a_string = |key| {
+        node.get_path(&["metadata", key])
+            .is_some_and(|n| !n.is_null() && n.is_scalar() && n.as_str().is_none())
+    };
+    if not_a_string("name") || not_a_string("namespace") {
+        // `name: 8080`: kustomize renders it, the API server refuses it.
+        let mut r = Resource::new(node.clone(), Some(at.clone()));
+        crate::resource::keep_id_text(&mut r.node);
+        return check_names_are_strings(&[r]);
+    }
     let missing = if node.str_at(&["apiVersion"]).is_none_or(str::is_empty) {
         Some("apiVersion")
     } else if node.str_at(&["kind"]).is_none_or(str::is_empty) {
@@ -122,6 +132,39 @@ pub fn last_applied(node: &Node) -> Result<Option<Node>, Error> {
     }
 }
 
+/// Refuses a rendered object whose `metadata.name` or `metadata.namespace` is a number or a
+/// boolean (`name: 8080`, which kustomize and `ply render` render as written): the API server
+/// decodes both as strings, so `kubectl apply` fails on it, and no apply can be predicted.
+pub fn check_names_are_strings(objects: &[Resource]) -> Result<(), Error> {
+    for r in objects {
+        for key in ["name", "namespace"] {
+            let Some(v) = r.node.get_path(&["metadata", key]) else {
+                continue;
+            };
+            if v.is_null() || v.as_str().is_some() {
+                continue;
+            }
+            let text = v.id_text().map(str::to_owned).or_else(|| v.scalar_text());
+            let text = text.unwrap_or_default();
+            return Err(Error::new(
+                ErrorKind::InvalidResource,
+                format!(
+                    "{}: metadata.{key} is the {} {text}, not a string",
+                    describe(&r.node),
+                    v.kind_name(),
+                ),
+            )
+            .at_opt(r.origin.clone())
+            .label(format!("its metadata.{key} is not a string"))
+            .help(format!(
+                "the API server reads metadata.{key} as a string only, so `kubectl apply` \
+                 refuses this object; quote it in the source (`{key}: \"{text}\"`)"
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Checks what `ply diff` reads from a live object beyond its identity, before any prediction:
 /// the last-applied annotation must be one JSON object, and `metadata.managedFields` must
 /// decode as the API server decodes it (entries, operations, fieldsType, fieldsV1 sets). A
@@ -151,8 +194,9 @@ pub fn check_snapshot(objects: &[Resource]) -> Result<(), Error> {
 /// `Kind namespace/name` for messages.
 fn describe(node: &Node) -> String {
     let kind = node.str_at(&["kind"]).unwrap_or("");
-    let name = node.str_at(&["metadata", "name"]).unwrap_or("");
-    match node.str_at(&["metadata", "namespace"]) {
+    let id = |key| node.get_path(&["metadata", key]).and_then(Node::id_text);
+    let name = id("name").unwrap_or("");
+    match id("namespace") {
         Some(ns) if !ns.is_empty() => format!("{kind} {ns}/{name}"),
         _ => format!("{kind} {name}"),
     }
@@ -168,6 +212,42 @@ mod tests {
 
     fn names(rs: &[Resource]) -> Vec<String> {
         rs.iter().map(|r| r.name().to_string()).collect()
+    }
+
+    #[test]
+    fn rendered_names_that_are_not_strings_are_refused_for_apply() {
+        let object = |meta: &str| {
+            let mut node = crate::yaml::parse::parse_one(&format!(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata: {meta}\n"
+            ))
+            .unwrap();
+            // As a render leaves it (`build::accumulate`).
+            crate::resource::keep_id_text(&mut node);
+            Resource::new(node, None)
+        };
+        let ok = [object("{name: a, namespace: b}"), object("{name: \"80\"}")];
+        assert!(check_names_are_strings(&ok).is_ok());
+        let e = check_names_are_strings(&[object("{name: 8080}")]).unwrap_err();
+        assert_eq!(
+            e.message,
+            "ConfigMap 8080: metadata.name is the integer 8080, not a string"
+        );
+        let e = check_names_are_strings(&[object("{name: a, namespace: 0x10}")]).unwrap_err();
+        assert_eq!(
+            e.message,
+            "ConfigMap 0x10/a: metadata.namespace is the integer 0x10, not a string"
+        );
+        // Read from a file (a snapshot, or a rendered file given to `ply diff`).
+        let e = read("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: true}\n").unwrap_err();
+        assert_eq!(
+            e.message,
+            "ConfigMap true: metadata.name is the boolean true, not a string"
+        );
+        let e = read("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: 7}\n");
+        assert_eq!(
+            e.unwrap_err().message,
+            "ConfigMap 7/a: metadata.namespace is the integer 7, not a string"
+        );
     }
 
     #[test]
