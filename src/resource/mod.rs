@@ -94,11 +94,17 @@ pub fn gvk_parts(node: &Node) -> (&str, &str, &str) {
 /// (`yaml::parse::Ctx`); a null, however written, is a plain null again (it has no text as
 /// an id, and the stages that look for nulls look for [`Node::Null`]).
 pub fn keep_id_text(node: &mut Node) {
-    let Some(meta) = node.get_mut("metadata").and_then(Node::as_map_mut) else {
-        return;
-    };
     for key in ["name", "namespace"] {
-        let Some(v) = meta.get_mut(key) else {
+        // Looked at first: taking a map to change it copies one the parse store shares
+        // (`yaml::Map`), and most names are strings.
+        let respell = |v: &Node| {
+            matches!(v, Node::Bool(_) | Node::Int(_) | Node::Float(_))
+                || matches!(v, Node::Spelled(s) if s.value.is_null())
+        };
+        if !node.get_path(&["metadata", key]).is_some_and(respell) {
+            continue;
+        }
+        let Some(v) = node.get_mut("metadata").and_then(|m| m.get_mut(key)) else {
             continue;
         };
         match v {
