@@ -71,16 +71,8 @@ fn flatten(node: Node, at: &Location, out: &mut Vec<Resource>) -> Result<(), Err
 }
 
 fn check_object(node: &Node, at: &Location) -> Result<(), Error> {
-    let not_a_string = |key| {
-        node.get_path(&["metadata", key])
-            .is_some_and(|n| !n.is_null() && n.is_scalar() && n.as_str().is_none())
-    };
-    if not_a_string("name") || not_a_string("namespace") {
-        // `name: 8080`: kustomize renders it, the API server refuses it.
-        let mut r = Resource::new(node.clone(), Some(at.clone()));
-        crate::resource::keep_id_text(&mut r.node);
-        return check_names_are_strings(&[r]);
-    }
+    // `name: 8080`: kustomize renders it, the API server refuses it.
+    names_are_strings(node, Some(at))?;
     let missing = if node.str_at(&["apiVersion"]).is_none_or(str::is_empty) {
         Some("apiVersion")
     } else if node.str_at(&["kind"]).is_none_or(str::is_empty) {
@@ -136,31 +128,35 @@ pub fn last_applied(node: &Node) -> Result<Option<Node>, Error> {
 /// boolean (`name: 8080`, which kustomize and `ply render` render as written): the API server
 /// decodes both as strings, so `kubectl apply` fails on it, and no apply can be predicted.
 pub fn check_names_are_strings(objects: &[Resource]) -> Result<(), Error> {
-    for r in objects {
-        for key in ["name", "namespace"] {
-            let Some(v) = r.node.get_path(&["metadata", key]) else {
-                continue;
-            };
-            if v.is_null() || v.as_str().is_some() {
-                continue;
-            }
-            let text = v.id_text().map(str::to_owned).or_else(|| v.scalar_text());
-            let text = text.unwrap_or_default();
-            return Err(Error::new(
-                ErrorKind::InvalidResource,
-                format!(
-                    "{}: metadata.{key} is the {} {text}, not a string",
-                    describe(&r.node),
-                    v.kind_name(),
-                ),
-            )
-            .at_opt(r.origin.clone())
-            .label(format!("its metadata.{key} is not a string"))
-            .help(format!(
-                "the API server reads metadata.{key} as a string only, so `kubectl apply` \
-                 refuses this object; quote it in the source (`{key}: \"{text}\"`)"
-            )));
+    objects
+        .iter()
+        .try_for_each(|r| names_are_strings(&r.node, r.origin.as_ref()))
+}
+
+/// [`check_names_are_strings`] of one object, read from `at`.
+fn names_are_strings(node: &Node, at: Option<&Location>) -> Result<(), Error> {
+    for key in ["name", "namespace"] {
+        let Some(v) = node.get_path(&["metadata", key]) else {
+            continue;
+        };
+        if v.is_null() || !v.is_scalar() || v.as_str().is_some() {
+            continue;
         }
+        let text = crate::resource::id_field_text(node, key).unwrap_or_default();
+        return Err(Error::new(
+            ErrorKind::InvalidResource,
+            format!(
+                "{}: metadata.{key} is the {} {text}, not a string",
+                describe(node),
+                v.kind_name(),
+            ),
+        )
+        .at_opt(at.cloned())
+        .label(format!("its metadata.{key} is not a string"))
+        .help(format!(
+            "the API server reads metadata.{key} as a string only, so `kubectl apply` \
+             refuses this object; quote it in the source (`{key}: \"{text}\"`)"
+        )));
     }
     Ok(())
 }
@@ -194,8 +190,8 @@ pub fn check_snapshot(objects: &[Resource]) -> Result<(), Error> {
 /// `Kind namespace/name` for messages.
 fn describe(node: &Node) -> String {
     let kind = node.str_at(&["kind"]).unwrap_or("");
-    let id = |key| node.get_path(&["metadata", key]).and_then(Node::id_text);
-    let name = id("name").unwrap_or("");
+    let id = |key| crate::resource::id_field_text(node, key);
+    let name = id("name").unwrap_or_default();
     match id("namespace") {
         Some(ns) if !ns.is_empty() => format!("{kind} {ns}/{name}"),
         _ => format!("{kind} {name}"),

@@ -17,7 +17,7 @@ use std::collections::HashMap;
 
 use crate::diag::{Error, ErrorKind, Warnings, exit};
 use crate::live::{self, LAST_APPLIED};
-use crate::resource::{Gvk, Resource};
+use crate::resource::{Gvk, Resource, id_field_text};
 use crate::yaml::json::{JsonStyle, to_json};
 use crate::yaml::{EmitOptions, Node, emit_document};
 
@@ -116,8 +116,8 @@ impl ObjectId {
         ObjectId {
             api_version: node.str_at(&["apiVersion"]).unwrap_or("").to_string(),
             kind: node.str_at(&["kind"]).unwrap_or("").to_string(),
-            namespace: id_part(node, "namespace"),
-            name: id_part(node, "name"),
+            namespace: id_field_text(node, "namespace").unwrap_or_default(),
+            name: id_field_text(node, "name").unwrap_or_default(),
         }
     }
 
@@ -284,22 +284,10 @@ impl Key {
         Key {
             group: gvk.group,
             kind: gvk.kind,
-            namespace: id_part(node, "namespace"),
-            name: id_part(node, "name"),
+            // `name: 8080` renders as the name "8080", and pairs by that text.
+            namespace: id_field_text(node, "namespace").unwrap_or_default(),
+            name: id_field_text(node, "name").unwrap_or_default(),
         }
-    }
-}
-
-/// An object's `metadata.name` or `metadata.namespace` (`key`) as text: a string, or the text
-/// of a number or boolean written there (`name: 8080`, which kustomize renders as the name
-/// "8080"; `resource::keep_id_text`); empty when missing or null.
-fn id_part(node: &Node, key: &str) -> String {
-    match node.get_path(&["metadata", key]) {
-        Some(n @ (Node::Bool(_) | Node::Int(_) | Node::Float(_))) => {
-            n.scalar_text().unwrap_or_default()
-        }
-        Some(n) => n.id_text().unwrap_or("").to_string(),
-        None => String::new(),
     }
 }
 

@@ -119,6 +119,17 @@ pub fn keep_id_text(node: &mut Node) {
     }
 }
 
+/// The text of an object's `metadata.name` or `metadata.namespace` (`key`) whatever scalar it
+/// is: a string, the text kept for a number or boolean ([`keep_id_text`]), or a plain
+/// number's or boolean's own (`name: 8080` read from a file). `None` when missing, null or
+/// not a scalar.
+pub fn id_field_text(node: &Node, key: &str) -> Option<String> {
+    match node.get_path(&["metadata", key])? {
+        n @ (Node::Bool(_) | Node::Int(_) | Node::Float(_)) => n.scalar_text(),
+        n => n.id_text().map(str::to_owned),
+    }
+}
+
 /// A string field's text ([`Node::id_text`]); empty when missing or not a string.
 fn text(n: Option<&Node>) -> &str {
     n.and_then(Node::id_text).unwrap_or("")
