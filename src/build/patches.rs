@@ -213,7 +213,9 @@ fn strategic_from(
     let mut queue: std::collections::VecDeque<_> =
         docs.into_iter().map(|d| (d.node, d.offset)).collect();
     let mut out = Vec::new();
-    while let Some((node, offset)) = queue.pop_front() {
+    while let Some((mut node, offset)) = queue.pop_front() {
+        // A plain `name: 80` names the object "80" (`resource::keep_id_text`).
+        crate::resource::keep_id_text(&mut node);
         let at = format!(" (line {})", line(offset));
         let Node::Map(m) = &node else {
             if node.is_null() || matches!(&node, Node::Seq(s) if s.is_empty()) {
@@ -232,7 +234,7 @@ fn strategic_from(
         if m.is_empty() {
             continue;
         }
-        let kind = node.str_at(&["kind"]).unwrap_or("").to_string();
+        let kind = node.str_at(&["kind"]).unwrap_or("");
         if kind.is_empty() {
             let looks_like_op = m.contains_key("op") && m.contains_key("path");
             return Err(fail(
@@ -269,8 +271,6 @@ fn strategic_from(
             }
             continue;
         }
-        let mut node = node;
-        crate::resource::keep_id_text(&mut node);
         if Resource::name_of(&node).is_empty() {
             return Err(fail(
                 format!("missing metadata.name in the {kind} patch document{at}"),
