@@ -11,6 +11,12 @@
 //!   go-yaml (`parserc.go` keeps one anchor table, overwritten); serde_yaml resolves such
 //!   aliases wrongly, so the later definitions are renamed (same length, so every offset stays)
 //!   before parsing.
+//!
+//! To tell an anchor from text, the scan follows what libyaml's scanner follows: the block
+//! indentation (`yaml_parser_roll_indent` / `yaml_parser_unroll_indent`) and plain scalars
+//! that go on over several lines (`yaml_parser_scan_plain_scalar`). A `&` or `*` that starts a
+//! continuation line of a plain scalar (a CRD's CEL rule folded before `&&`) is text, never a
+//! property: reading it as an anchor once renamed the second `&&` of a file to `&Z`.
 
 use super::ParseError;
 
@@ -70,6 +76,34 @@ fn node_column(line: &[u8]) -> usize {
     }
 }
 
+/// libyaml's stack of block indentation columns (`parser->indents` and `parser->indent`):
+/// a block mapping or sequence pushes the column of its first key or `-`, and a token in
+/// block context at a smaller column pops back to it.
+#[derive(Default)]
+struct Indents(Vec<usize>);
+
+impl Indents {
+    /// The column a plain scalar's continuation lines must pass (`parser->indent`); `None` at
+    /// the top level (-1 in libyaml), where any column does.
+    fn current(&self) -> Option<usize> {
+        self.0.last().copied()
+    }
+
+    /// `yaml_parser_roll_indent`: a collection starting at `column` deeper than the current one.
+    fn roll(&mut self, column: usize) {
+        if self.current().is_none_or(|c| c < column) {
+            self.0.push(column);
+        }
+    }
+
+    /// `yaml_parser_unroll_indent`: a token at `column` closes the collections deeper than it.
+    fn unroll(&mut self, column: usize) {
+        while self.current().is_some_and(|c| c > column) {
+            self.0.pop();
+        }
+    }
+}
+
 fn scan(text: &str) -> Result<Scan, ParseError> {
     let b = text.as_bytes();
     let mut props = Vec::new();
@@ -79,9 +113,13 @@ fn scan(text: &str) -> Result<Scan, ParseError> {
     // Inside a block scalar: its content lines are blank or indented past this column.
     let mut block: Option<usize> = None;
     let mut at_line_start = true;
+    let mut indents = Indents::default();
+    // The first token of a line in block context has not been met yet.
+    let mut first_token = true;
     while i < b.len() {
         if at_line_start {
             at_line_start = false;
+            first_token = true;
             line_start = i;
             if let Some(col) = block {
                 let indent = b[i..].iter().take_while(|&&c| c == b' ').count();
@@ -99,6 +137,19 @@ fn scan(text: &str) -> Result<Scan, ParseError> {
         let token_start = i == line_start
             || is_ws(b[i - 1])
             || (flow > 0 && (is_flow_indicator(b[i - 1]) || b[i - 1] == b':'));
+        if first_token && flow == 0 && !is_ws(c) && c != b'#' {
+            first_token = false;
+            let marker = i == line_start
+                && (b[i..].starts_with(b"---") || b[i..].starts_with(b"..."))
+                && b.get(i + 3).is_none_or(|c| is_ws(*c));
+            if marker {
+                // A document marker: the next document starts at the top level
+                // (`yaml_parser_fetch_document_indicator` unrolls the indentation to -1).
+                indents = Indents::default();
+            } else {
+                indents.unroll(i - line_start);
+            }
+        }
         match c {
             b'\n' => {
                 i += 1;
@@ -147,6 +198,10 @@ fn scan(text: &str) -> Result<Scan, ParseError> {
                 i += 3;
             }
             b'-' | b'?' | b':' if token_start && b.get(i + 1).is_none_or(|c| is_ws(*c)) => {
+                if flow == 0 && c != b':' {
+                    // A block sequence entry or a complex key.
+                    indents.roll(i - line_start);
+                }
                 i += 1;
             }
             // Each step moves on by one byte at least: a `:` that ends a flow scalar where it
@@ -154,7 +209,14 @@ fn scan(text: &str) -> Result<Scan, ParseError> {
             _ if token_start && flow > 0 => i = flow_plain(b, i, flow)?.max(i + 1),
             _ if token_start => {
                 // A block plain scalar or a key: up to `: `, ` #` or the line's end.
-                i = block_token(b, i).max(i + 1);
+                let (end, key) = block_token(b, i);
+                if key {
+                    // A simple key starts a block mapping at its column.
+                    indents.roll(i - line_start);
+                    i = end.max(i + 1);
+                } else {
+                    i = plain_continuation(b, end, indents.current()).max(i + 1);
+                }
             }
             _ => i += 1,
         }
@@ -206,13 +268,32 @@ fn single_quoted(b: &[u8], start: usize) -> usize {
     i
 }
 
-/// A plain scalar inside a flow collection, up to what ends it for go-yaml.
+/// A plain scalar inside a flow collection, up to what ends it for go-yaml. It goes on over
+/// line breaks (`yaml_parser_scan_plain_scalar` in flow context has no indentation to keep),
+/// and a comment ends it.
 fn flow_plain(b: &[u8], start: usize, _flow: usize) -> Result<usize, ParseError> {
     let mut i = start;
     while i < b.len() {
         let c = b[i];
-        if is_flow_indicator(c) || c == b'\n' || c == b'\r' {
+        if is_flow_indicator(c) {
             return Ok(i);
+        }
+        if c == b'\n' || c == b'\r' {
+            // The scalar goes on at the next line's first character unless that line is a
+            // comment or a document marker.
+            let mut j = i;
+            while j < b.len() && is_ws(b[j]) {
+                j += 1;
+            }
+            let line_start = b[..j].iter().rposition(|&c| c == b'\n').map_or(0, |p| p + 1);
+            let marker = j == line_start
+                && (b[j..].starts_with(b"---") || b[j..].starts_with(b"..."))
+                && b.get(j + 3).is_none_or(|c| is_ws(*c));
+            if j >= b.len() || b[j] == b'#' || marker {
+                return Ok(i);
+            }
+            i = j;
+            continue;
         }
         if c == b':'
             && b.get(i + 1)
@@ -236,22 +317,68 @@ fn flow_plain(b: &[u8], start: usize, _flow: usize) -> Result<usize, ParseError>
     Ok(i)
 }
 
-fn block_token(b: &[u8], start: usize) -> usize {
+/// A block plain scalar or a simple key on one line, from `start`: where it ends (after the
+/// `:` of a key, at ` #`, or at the line's end) and whether it is a key.
+fn block_token(b: &[u8], start: usize) -> (usize, bool) {
     let mut i = start;
     while i < b.len() {
         let c = b[i];
         if c == b'\n' {
-            return i;
+            return (i, false);
         }
         if c == b':' && b.get(i + 1).is_none_or(|n| is_ws(*n)) {
-            return i + 1;
+            return (i + 1, true);
         }
         if c == b'#' && i > start && is_ws(b[i - 1]) {
-            return i;
+            return (i, false);
         }
         i += 1;
     }
-    i
+    (i, false)
+}
+
+/// Where a block plain scalar whose first line ends at `end` really ends: libyaml's
+/// `yaml_parser_scan_plain_scalar` goes on over line breaks while the next non-blank line is
+/// indented past the block indentation `indent` (`None`: the top level, any column), is not a
+/// comment and is not a document marker at column 0. Blank lines belong to the scalar. The
+/// result is the line break after its last line (or where `: ` or ` #` ends it), so that no
+/// character of a continuation line is read as the start of a token.
+fn plain_continuation(b: &[u8], mut end: usize, indent: Option<usize>) -> usize {
+    loop {
+        if end >= b.len() || b[end] != b'\n' {
+            return end;
+        }
+        // Skip blank lines; find the next line with content.
+        let mut line = end + 1;
+        let (col, first) = loop {
+            let mut j = line;
+            while j < b.len() && matches!(b[j], b' ' | b'\t') {
+                j += 1;
+            }
+            match b.get(j) {
+                Some(b'\n') => line = j + 1,
+                Some(b'\r') if b.get(j + 1) == Some(&b'\n') => line = j + 2,
+                _ => break (j - line, j),
+            }
+        };
+        if first >= b.len() {
+            return end;
+        }
+        let marker = col == 0
+            && (b[first..].starts_with(b"---") || b[first..].starts_with(b"..."))
+            && b.get(first + 3).is_none_or(|c| is_ws(*c));
+        if b[first] == b'#' || marker || indent.is_some_and(|n| col <= n) {
+            return end;
+        }
+        let (next, key) = block_token(b, first);
+        if key {
+            // `: ` on a continuation line: go-yaml fails there ("could not find expected ':'"
+            // or "mapping values are not allowed"), and so does the parser after this scan;
+            // the scan stops before the `:`.
+            return next - 1;
+        }
+        end = next;
+    }
 }
 
 /// Renames every anchor defined more than once, and the aliases that refer to it, so that each
@@ -352,6 +479,106 @@ mod tests {
         assert!(check("data: {a: b?}\n").is_err());
         assert!(check("data: [x?y]\n").is_err());
         assert!(check("data: {a: \"b?\"}\nb: c?\nc: [\"?\"]\n").is_ok());
+    }
+
+    /// The text each key of `text` reads as, after the scan (and any renaming) and the parse.
+    fn read(text: &str) -> Vec<(String, String)> {
+        let scanned = check(text).unwrap();
+        let docs = super::super::parse::parse_documents(scanned.as_deref().unwrap_or(text))
+            .unwrap();
+        let mut out = Vec::new();
+        for doc in docs {
+            collect(&doc.node, String::new(), &mut out);
+        }
+        out
+    }
+
+    fn collect(node: &super::super::Node, path: String, out: &mut Vec<(String, String)>) {
+        use super::super::Node;
+        match node {
+            Node::Map(m) => {
+                for (k, v) in m.iter() {
+                    collect(v, format!("{path}/{k}"), out);
+                }
+            }
+            Node::Seq(items) => {
+                for (n, v) in items.iter().enumerate() {
+                    collect(v, format!("{path}/{n}"), out);
+                }
+            }
+            other => out.push((path, other.as_str().unwrap_or("").to_string())),
+        }
+    }
+
+    /// A plain scalar's continuation line that starts with `&` or `*` is text (issue #25: the
+    /// second `&&` of a file became `&Z`, the third `&Y`). Every shape of block nesting that
+    /// lets a plain scalar go on over lines, and several documents.
+    #[test]
+    fn continuation_lines_starting_with_anchor_characters_are_text() {
+        let text = "\
+a: has(self.a)
+  && has(self.b)
+b: has(self.c)
+  && has(self.d)
+c:
+  x: one
+    && two
+  y:
+    three
+    && four
+  z:
+  - five
+    && six
+  - k: seven
+      && eight
+      *  nine
+---
+d: ten
+   && eleven
+
+   && twelve
+e: [thirteen
+  && fourteen]
+f: fifteen
+  & sixteen
+";
+        assert_eq!(check(text).unwrap(), None, "nothing here is an anchor");
+        let got = read(text);
+        let want = [
+            ("/a", "has(self.a) && has(self.b)"),
+            ("/b", "has(self.c) && has(self.d)"),
+            ("/c/x", "one && two"),
+            ("/c/y", "three && four"),
+            ("/c/z/0", "five && six"),
+            ("/c/z/1/k", "seven && eight *  nine"),
+            ("/d", "ten && eleven\n&& twelve"),
+            ("/e/0", "thirteen && fourteen"),
+            ("/f", "fifteen & sixteen"),
+        ];
+        let want: Vec<(String, String)> =
+            want.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        assert_eq!(got, want);
+    }
+
+    /// Real anchors still count after multi-line scalars: a line that is not a continuation
+    /// (at the key's column, or after a comment) starts a token again.
+    #[test]
+    fn anchors_after_multi_line_scalars_still_count() {
+        let text = "\
+a: one
+  && two
+b: &x first
+c: three
+  && four
+# a comment
+d: &x second
+e: *x
+";
+        let out = check(text).unwrap().expect("the second &x is renamed");
+        assert_eq!(out.len(), text.len());
+        assert!(out.contains("one\n  && two") && out.contains("three\n  && four"));
+        let got = read(text);
+        assert!(got.contains(&("/e".to_string(), "second".to_string())), "{got:?}");
     }
 
     #[test]
