@@ -118,14 +118,14 @@ impl From<LoadRestrictor> for crate::fs::Restrictor {
 pub(crate) fn diff_render_options(
     restrictor: LoadRestrictor,
     limits: &crate::limits::LimitFlags,
-) -> crate::build::RenderOptions {
-    crate::build::RenderOptions {
+) -> crate::render::RenderOptions {
+    crate::render::RenderOptions {
         load_restrictor: restrictor.into(),
         limits: limits.limits(),
-        reorder: crate::build::OutputOrder::Unspecified,
+        reorder: crate::render::OutputOrder::Unspecified,
         strict: false,
-        reading: crate::build::Reading::Ahead,
-        ..crate::build::RenderOptions::default()
+        reading: crate::render::Reading::Ahead,
+        ..crate::render::RenderOptions::default()
     }
 }
 
@@ -476,9 +476,10 @@ pub fn render_error_with(e: &Error, fancy: bool, show: crate::snippet::ShowOptio
 }
 
 fn run_render(args: &RenderArgs, warnings: &mut Warnings) -> Result<(), Error> {
-    use crate::build::{OutputOrder, Reading, RenderOptions};
     use crate::output::{Target, write};
+    use crate::render::{OutputOrder, Reading, RenderOptions};
     let opts = RenderOptions {
+        kustomize: Default::default(),
         load_restrictor: args.load_restrictor.into(),
         reorder: match args.reorder {
             None => OutputOrder::Unspecified,
@@ -529,7 +530,7 @@ fn run_render(args: &RenderArgs, warnings: &mut Warnings) -> Result<(), Error> {
         }
     };
     let rendered =
-        crate::build::render_with(&crate::fs::CachingDiskFs::default(), dir, &opts, warnings)?;
+        crate::render::render_with(&crate::fs::CachingDiskFs::default(), dir, &opts, warnings)?;
     let tables = &rendered.tables;
     // A closed pipe (`Written::PipeClosed`) is a quiet success, like a complete write.
     write(
@@ -563,9 +564,9 @@ fn run_fetch(args: &FetchArgs, warnings: &mut Warnings) -> Result<(), Error> {
             timeout: std::time::Duration::from_secs(args.http_timeout),
             ..crate::remote::http::Limits::default()
         },
-        render: crate::build::RenderOptions {
+        render: crate::render::RenderOptions {
             load_restrictor: args.load_restrictor.into(),
-            ..crate::build::RenderOptions::default()
+            ..crate::render::RenderOptions::default()
         },
     };
     let report = fetch(&args.dir, &opts, warnings)?;
@@ -713,7 +714,7 @@ fn run_diff(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
     let (mut desired, crd_definitions) = if desired_path.is_dir() {
         let render_opts = diff_render_options(args.load_restrictor, &args.limits);
         let rendered =
-            crate::build::render_with(&crate::fs::DiskFs, desired_path, &render_opts, warnings)?;
+            crate::render::render_with(&crate::fs::DiskFs, desired_path, &render_opts, warnings)?;
         crate::live::check_names_are_strings(&rendered.resources)?;
         (rendered.resources, rendered.crds)
     } else {

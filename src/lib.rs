@@ -2,7 +2,6 @@
 //! strategic-merge semantics, and predict what `kubectl apply` would change. This file lists the
 //! modules; it holds no logic.
 
-pub mod build;
 pub mod cli;
 pub mod diag;
 pub mod diff;
@@ -18,6 +17,7 @@ pub mod par;
 pub mod patch_cmd;
 pub mod pattern;
 pub mod remote;
+pub mod render;
 pub mod resource;
 pub mod review;
 pub mod schema;
@@ -26,5 +26,5 @@ pub mod source;
 pub mod transform;
 pub mod yaml;
 
-pub use build::{RenderOptions, render};
 pub use diag::{Error, ErrorKind, Warnings};
+pub use render::{RenderOptions, render};

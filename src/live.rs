@@ -217,7 +217,7 @@ mod tests {
                 "apiVersion: v1\nkind: ConfigMap\nmetadata: {meta}\n"
             ))
             .unwrap();
-            // As a render leaves it (`build::accumulate`).
+            // As a render leaves it (`render::accumulate`).
             crate::resource::keep_id_text(&mut node);
             Resource::new(node, None)
         };

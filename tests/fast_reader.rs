@@ -80,7 +80,7 @@ fn compare(text: &str, tally: &mut Tally) -> Result<(), String> {
     Ok(())
 }
 
-/// The two readers marking values written as nothing (`build::patches` rereads objects so)
+/// The two readers marking values written as nothing (`render::patches` rereads objects so)
 /// must agree wherever the fast reader reads (deep texts are compared with `compare`).
 fn compare_marking_empty_nulls(text: &str) -> Result<(), String> {
     let Some(Ok(fast)) = parse_documents_marking_empty_nulls_fast_reader(text) else {

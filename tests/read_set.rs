@@ -1,4 +1,4 @@
-//! The read-set walk (`ply::build::reads`, used by `ply diff --changed-only`) against recorded
+//! The read-set walk (`ply::render::reads`, used by `ply diff --changed-only`) against recorded
 //! renders: for every kustomization where the walk gives a list, every path the render asks
 //! its file system about (read, looked up, resolved, listed; through `fs::record::Recording`)
 //! must be in that list — compared by canonical path, or by normalized path where nothing is
@@ -9,10 +9,10 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use ply::build::{RenderOptions, reads::reads, render_with};
 use ply::diag::Warnings;
 use ply::fs::record::Recording;
 use ply::fs::{DiskFs, Fs, normalize};
+use ply::render::{RenderOptions, reads::reads, render_with};
 
 #[derive(Default, Debug)]
 struct Tally {

@@ -4,7 +4,7 @@
 //! the same files. Output or an error (rendered as a diagnostic), never a panic or a hang.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use ply::build::{OutputOrder, Reading, RenderOptions, render_with};
+use ply::render::{OutputOrder, Reading, RenderOptions, render_with};
 use ply::fs::{MemFs, Restrictor};
 
 #[path = "common.rs"]

@@ -4,8 +4,8 @@
 //! into: the helm options, the plugin options and the deprecation notes kustomize prints. A
 //! flag whose feature a kustomization does not use changes nothing.
 
-use crate::build::{HelmOptions, PluginOptions};
 use crate::diag::Warnings;
+use crate::render::{HelmOptions, PluginOptions};
 
 #[derive(clap::Args, Debug, Default)]
 #[command(next_help_heading = "kustomize build flags")]

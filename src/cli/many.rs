@@ -1,15 +1,15 @@
 //! `ply render DIR DIR… --output-dir OUT` and `ply render --all [DIR] --output-dir OUT`: many
 //! kustomizations rendered in one process, on every core, each file parsed once for all of
-//! them (`build::Shared`), each written to OUT/<DIR>.yaml as `ply render DIR -o FILE` writes
+//! them (`render::Shared`), each written to OUT/<DIR>.yaml as `ply render DIR -o FILE` writes
 //! it (or, with `--per-resource`, into OUT/<DIR>/ as `ply render DIR --output-dir` does).
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::build::{Reading, RenderOptions, Rendered};
 use crate::diag::{Error, ErrorKind, Warnings};
 use crate::output::{Target, write};
+use crate::render::{Reading, RenderOptions, Rendered};
 
 /// How each kustomization's output is laid out under OUT.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,8 +49,8 @@ pub fn kustomizations(
         // Canonical, as the includes that `roots` compares them with.
         let dir = std::fs::canonicalize(dir).map_err(|e| Error::io(dir, &e))?;
         let files = crate::fs::files_under(&dir).map_err(|e| Error::io(&dir, &e))?;
-        let candidates = crate::build::roots::kustomization_dirs(&files);
-        let roots = crate::build::roots::roots(&crate::fs::DiskFs, &candidates, None);
+        let candidates = crate::render::roots::kustomization_dirs(&files);
+        let roots = crate::render::roots::roots(&crate::fs::DiskFs, &candidates, None);
         if roots.is_empty() {
             return Err(Error::new(
                 ErrorKind::NotFound,
@@ -143,7 +143,7 @@ pub fn render_all(
     let jobs = (2 * crate::par::cores()).clamp(1, planned.len().max(1));
     let mut opts = opts.clone();
     opts.shared
-        .get_or_insert_with(|| std::sync::Arc::new(crate::build::Shared::default()));
+        .get_or_insert_with(|| std::sync::Arc::new(crate::render::Shared::default()));
     if jobs > 1 {
         // The cores go to whole renders.
         opts.reading = Reading::OneThread;
@@ -154,7 +154,7 @@ pub fn render_all(
         started.fetch_add(1, Ordering::Relaxed);
         let (dir, target) = &planned[i];
         let mut own = Warnings::default();
-        let done = crate::build::render_with(&fs, dir, &opts, &mut own).and_then(|rendered| {
+        let done = crate::render::render_with(&fs, dir, &opts, &mut own).and_then(|rendered| {
             let written = write_one(&rendered, target, opts.limits.output_size);
             // Once every render has started, none comes to reuse this one's memory, and the
             // process ends after them: freeing every node one by one would only cost time

@@ -109,9 +109,9 @@ pub fn run(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
         ));
     }
     let opts = ReviewOptions {
-        render: crate::build::RenderOptions {
+        render: crate::render::RenderOptions {
             // Files both revisions and all overlays hold alike are parsed once.
-            shared: Some(std::sync::Arc::new(crate::build::Shared::default())),
+            shared: Some(std::sync::Arc::new(crate::render::Shared::default())),
             ..super::diff_render_options(args.load_restrictor, &args.limits)
         },
         show_secrets: args.show_secrets,
@@ -169,7 +169,7 @@ fn two_sides(args: &DiffArgs, opts: &ReviewOptions) -> Result<Review, Error> {
     let objects = |p: &Path| -> Result<Vec<crate::resource::Resource>, Error> {
         if p.is_dir() {
             let mut w = Warnings::default();
-            Ok(crate::build::render_with(&disk, p, &opts.render, &mut w)?.resources)
+            Ok(crate::render::render_with(&disk, p, &opts.render, &mut w)?.resources)
         } else {
             crate::live::read_objects(&crate::fs::read_input(p)?)
         }
@@ -217,8 +217,8 @@ fn against_revision(args: &DiffArgs, base: &str, opts: &ReviewOptions) -> Result
     };
     let all_dirs = || {
         (
-            crate::build::roots::kustomization_dirs(&old_fs.files()),
-            crate::build::roots::kustomization_dirs(&new_files),
+            crate::render::roots::kustomization_dirs(&old_fs.files()),
+            crate::render::roots::kustomization_dirs(&new_files),
         )
     };
     let mut overlays = if r.all {
@@ -228,8 +228,8 @@ fn against_revision(args: &DiffArgs, base: &str, opts: &ReviewOptions) -> Result
         let (old_dirs, new_dirs) = all_dirs();
         review::overlays_in(
             root,
-            &crate::build::roots::roots(&old_fs, &old_dirs, opts.render.shared.as_deref()),
-            &crate::build::roots::roots(new_fs, &new_dirs, opts.render.shared.as_deref()),
+            &crate::render::roots::roots(&old_fs, &old_dirs, opts.render.shared.as_deref()),
+            &crate::render::roots::roots(new_fs, &new_dirs, opts.render.shared.as_deref()),
         )
     } else {
         named_overlays(args, &cwd, root, &old_fs, new_fs, all_dirs)?

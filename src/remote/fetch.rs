@@ -34,7 +34,7 @@ pub struct FetchOptions {
     /// Resolve every ref again (`--update`) instead of keeping the locked commits.
     pub update: bool,
     /// How the walk renders (load restrictor, and the rest of a render's options).
-    pub render: crate::build::RenderOptions,
+    pub render: crate::render::RenderOptions,
     /// The bounds of each HTTP(S) file download.
     pub http: Limits,
 }
@@ -79,11 +79,11 @@ pub fn fetch(dir: &Path, opts: &FetchOptions, warnings: &mut Warnings) -> Result
         tried: Mutex::new(BTreeMap::new()),
         serial: AtomicUsize::new(0),
     };
-    let render = crate::build::RenderOptions {
-        reading: crate::build::Reading::OneThread,
+    let render = crate::render::RenderOptions {
+        reading: crate::render::Reading::OneThread,
         ..opts.render.clone()
     };
-    crate::build::render_with_remotes(
+    crate::render::render_with_remotes(
         &crate::fs::DiskFs,
         &root,
         &render,

@@ -275,7 +275,7 @@ pub struct Resource {
     pub shared_entries: Vec<SharedEntry>,
     /// Set once a JSON 6902 patch ran over the resource: kustomize's JSON round trip then
     /// wrote every null as `null`, so none is the empty kind a strategic merge patch drops
-    /// (`build::patches`).
+    /// (`render::patches`).
     pub json_round_trip: bool,
 }
 

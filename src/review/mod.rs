@@ -13,7 +13,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use crate::build::RenderOptions;
 use crate::diag::{Error, ErrorKind, Warnings};
 use crate::diff::Action;
 use crate::diff::adapters::Builtin;
@@ -21,6 +20,7 @@ use crate::fasthash::FastMap;
 use crate::fs::record::Recording;
 use crate::fs::{FileKind, Fs};
 use crate::kustomization::load::FILE_NAMES;
+use crate::render::RenderOptions;
 use crate::resource::Resource;
 
 pub use compare::Object;
@@ -153,9 +153,9 @@ pub fn review(
     // Every file both revisions and all overlays hold alike is parsed once.
     render
         .shared
-        .get_or_insert_with(|| std::sync::Arc::new(crate::build::Shared::default()));
+        .get_or_insert_with(|| std::sync::Arc::new(crate::render::Shared::default()));
     if jobs > 1 {
-        render.reading = crate::build::Reading::OneThread;
+        render.reading = crate::render::Reading::OneThread;
     }
     let done = crate::par::map(overlays.len(), jobs, |i| {
         one(&overlays[i], old, new, &render, opts, &same, &kinds)
@@ -210,12 +210,12 @@ fn render_on(
     opts: &RenderOptions,
     warnings: &mut Warnings,
 ) -> Result<Vec<Resource>, Error> {
-    let rendered = crate::build::render_with(fs, dir, opts, warnings)?;
+    let rendered = crate::render::render_with(fs, dir, opts, warnings)?;
     Ok(rendered.resources)
 }
 
 /// Whether nothing the overlay may read differs between the two sides (`None`: the walk of
-/// its kustomization graph cannot tell; [`crate::build::reads`]).
+/// its kustomization graph cannot tell; [`crate::render::reads`]).
 fn untouched(
     overlay: &Overlay,
     dir: &Path,
@@ -228,7 +228,7 @@ fn untouched(
         return Some(false);
     }
     // The walk stops at the first path that differs.
-    crate::build::reads::walk(new.fs, dir, render, &mut |p| same.same(p, old.fs, new.fs))
+    crate::render::reads::walk(new.fs, dir, render, &mut |p| same.same(p, old.fs, new.fs))
 }
 
 /// The head render of an overlay, with its base rendered at the same time on a second thread

@@ -222,7 +222,7 @@ impl Schema {
     /// Like [`Schema::add_openapi`], but what the schema already holds wins: the document only
     /// adds definitions and kinds of new names, and its `$ref`s to names the schema defines
     /// resolve to the schema's types. What kustomize's global schema ends up as when the
-    /// built-in definitions are parsed after a custom document (see `build::plugins`).
+    /// built-in definitions are parsed after a custom document (see `render::plugins`).
     pub fn add_openapi_beneath(&mut self, doc: &crate::yaml::Node) -> Result<(), SchemaError> {
         openapi::add_document_with(self, doc, openapi::Precedence::Existing)
     }

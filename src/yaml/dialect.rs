@@ -285,7 +285,10 @@ fn flow_plain(b: &[u8], start: usize, _flow: usize) -> Result<usize, ParseError>
             while j < b.len() && is_ws(b[j]) {
                 j += 1;
             }
-            let line_start = b[..j].iter().rposition(|&c| c == b'\n').map_or(0, |p| p + 1);
+            let line_start = b[..j]
+                .iter()
+                .rposition(|&c| c == b'\n')
+                .map_or(0, |p| p + 1);
             let marker = j == line_start
                 && (b[j..].starts_with(b"---") || b[j..].starts_with(b"..."))
                 && b.get(j + 3).is_none_or(|c| is_ws(*c));
@@ -484,8 +487,8 @@ mod tests {
     /// The text each key of `text` reads as, after the scan (and any renaming) and the parse.
     fn read(text: &str) -> Vec<(String, String)> {
         let scanned = check(text).unwrap();
-        let docs = super::super::parse::parse_documents(scanned.as_deref().unwrap_or(text))
-            .unwrap();
+        let docs =
+            super::super::parse::parse_documents(scanned.as_deref().unwrap_or(text)).unwrap();
         let mut out = Vec::new();
         for doc in docs {
             collect(&doc.node, String::new(), &mut out);
@@ -555,8 +558,10 @@ f: fifteen
             ("/e/0", "thirteen && fourteen"),
             ("/f", "fifteen & sixteen"),
         ];
-        let want: Vec<(String, String)> =
-            want.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let want: Vec<(String, String)> = want
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
         assert_eq!(got, want);
     }
 
@@ -578,7 +583,10 @@ e: *x
         assert_eq!(out.len(), text.len());
         assert!(out.contains("one\n  && two") && out.contains("three\n  && four"));
         let got = read(text);
-        assert!(got.contains(&("/e".to_string(), "second".to_string())), "{got:?}");
+        assert!(
+            got.contains(&("/e".to_string(), "second".to_string())),
+            "{got:?}"
+        );
     }
 
     #[test]

@@ -77,7 +77,7 @@ fn unshared(shared: &mut Arc<[Bucket]>) -> Vec<Bucket> {
 /// Copies of a map made after [`Map::freeze`] share its entries until one of them changes
 /// (copy on write, one map at a time): copying a frozen document is one reference count, and
 /// changing a value deep inside a copy copies only the maps on the way to it. The store of
-/// parses that the renders of one run share (`build::Shared`) freezes what it keeps, so a
+/// parses that the renders of one run share (`render::Shared`) freezes what it keeps, so a
 /// render's copy of a stored file costs one reference count per document and each render
 /// copies only the maps it changes (docs/performance.md, "Parsed maps shared until changed").
 /// A map that was never frozen is a plain vector, as fast to change as one.

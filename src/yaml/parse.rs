@@ -163,7 +163,7 @@ pub const EMPTY_NULL: &str = "\u{0}ply:empty-null";
 /// [`parse_documents`] where a map value written as nothing (`replicas:`) reads as the string
 /// [`EMPTY_NULL`] instead of null, and one written `null` or `~` stays null: kustomize keeps
 /// the second and drops the first when a strategic merge patch walks the object
-/// (`merge2.VisitMap`). Used only to find those fields again (`build::patches`).
+/// (`merge2.VisitMap`). Used only to find those fields again (`render::patches`).
 pub fn parse_documents_marking_empty_nulls(text: &str) -> Result<Vec<ParsedDoc>, ParseError> {
     parse_documents_in(text, false, None, false, true, ReaderLimits::DEFAULT)
 }

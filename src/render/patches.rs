@@ -1259,7 +1259,7 @@ fn selected(c: &Compiled, r: &Resource, cluster_scoped: ScopeFn<'_>) -> bool {
 /// Reads a file named by a kustomization (relative path) for a patch.
 pub type ReadFn<'a> = &'a mut dyn FnMut(&str) -> Result<PatchFile>;
 
-/// A patch file as read, and maybe already parsed (by the reader thread of `build::ahead`).
+/// A patch file as read, and maybe already parsed (by the reader thread of `render::ahead`).
 pub struct PatchFile {
     pub file: std::sync::Arc<crate::source::SourceFile>,
     /// [`parse_patch_text`] of the file's text under the name (`source`) it was given then.

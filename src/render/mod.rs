@@ -10,12 +10,14 @@
 
 mod accumulate;
 mod ahead;
+mod context;
 mod exec;
 mod helm;
 mod ids;
 mod image_refs;
 mod json_text;
 mod metadata;
+mod options;
 mod patches;
 mod plugins;
 pub mod reads;
@@ -40,59 +42,13 @@ use crate::transform::vars::VarSet;
 use crate::yaml::Node;
 
 pub use accumulate::parse_resources;
+pub use context::Context;
 pub use exec::PluginOptions;
 pub use helm::HelmOptions;
 pub use ids::{id_string, same_id};
+pub use options::{KustomizeVersion, Reading, RenderOptions};
 pub use shared::{Shared, load_kustomization};
 pub use steps::OutputOrder;
-
-/// Validated options of one render.
-#[derive(Clone, Debug, Default)]
-pub struct RenderOptions {
-    pub load_restrictor: Restrictor,
-    /// `--reorder`; the root kustomization's `sortOptions` win over it (as in kustomize).
-    pub reorder: OutputOrder,
-    /// `--strict` (or `PLY_STRICT=1`): a patch that matches nothing is an error.
-    pub strict: bool,
-    /// Which thread reads and parses the files.
-    pub reading: Reading,
-    /// Where fetched remote trees are cached (`--cache-dir`); `None` for the default
-    /// (`fs::remote::default_cache_dir`).
-    pub cache_dir: Option<PathBuf>,
-    /// `--managed-by-value`: the value of `app.kubernetes.io/managed-by` that
-    /// `buildMetadata: [managedByLabel]` writes; `None` writes what `kubectl kustomize` writes
-    /// ([`metadata::KUBECTL_MANAGED_BY`]).
-    pub managed_by_value: Option<String>,
-    /// The helm flags (`--enable-helm`, `--helm-command`, …).
-    pub helm: HelmOptions,
-    /// `--enable-managedby-label` (or `KUSTOMIZE_ENABLE_MANAGEDBY_LABEL=on`): the managed-by
-    /// label on every resource, as the root's `buildMetadata: [managedByLabel]` asks
-    /// (`api/krusty/kustomizer.go`, `Run`).
-    pub managed_by_label: bool,
-    /// The plugin flags (`--enable-alpha-plugins`, `--enable-exec`, `-e`).
-    pub plugins: PluginOptions,
-    /// The limits on hostile input (`--max-alias-expansion`, `--max-document-size`,
-    /// `--max-json-patch-growth`, `--max-output-size`).
-    pub limits: crate::limits::Limits,
-    /// Resource files parsed once for every render given the same store (a review's two
-    /// revisions, the overlays of one run); `None` parses per render.
-    pub shared: Option<Arc<Shared>>,
-}
-
-/// Which thread of a render reads and parses its files. The output, errors and warnings are
-/// the same every way (the golden tests render every case all three ways).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Reading {
-    /// A second thread reads and parses files ahead of the build ([`ahead`]); the build does
-    /// those it gets to first.
-    #[default]
-    Ahead,
-    /// The building thread reads everything (`--single-thread`).
-    OneThread,
-    /// The second thread reads everything it can before the build goes on past the root
-    /// kustomization, so that the build takes every file from it (for tests).
-    AheadFirst,
-}
 
 /// What a render produces: the resources in output order, and the OpenAPI definitions named
 /// by `crds:` (kept for the schema-aware stages).
@@ -284,12 +240,11 @@ fn build_root(
         ..opts.clone()
     };
     let mut b = Builder {
-        tables,
+        ctx: Context::new(opts, tables),
+        remote_ctx: Context::new(&remote_opts, tables),
         config: BuildConfig::builtin(tables),
         vars: VarSet::default(),
         fs,
-        opts,
-        remote_opts: &remote_opts,
         remotes,
         repos: Vec::new(),
         warnings,
@@ -312,7 +267,7 @@ fn build_root(
     steps::finish_root(
         &loaded,
         &mut resources,
-        opts,
+        b.ctx,
         &b.config,
         &b.vars,
         b.warnings,
@@ -340,18 +295,16 @@ enum CachedFile {
 
 /// State of one render: the caches and the chain of kustomizations being built.
 struct Builder<'a> {
-    /// Where the transformers write (kustomize's default tables).
-    tables: &'a FieldSpecTables,
+    /// The render context of the kustomization being built: the render's, or `remote_ctx`
+    /// inside a remote base.
+    ctx: Context<'a>,
+    remote_ctx: Context<'a>,
     /// The field-spec configuration of the kustomization being built (built-in tables plus
     /// `configurations:` of it and of the kustomizations below it).
     config: BuildConfig,
     /// Every var declared so far (`vars:`), bound to its object.
     vars: VarSet,
     fs: &'a dyn Fs,
-    /// The options of the kustomization being built: the render's, or `remote_opts` inside a
-    /// remote base.
-    opts: &'a RenderOptions,
-    remote_opts: &'a RenderOptions,
     /// Where remote bases are found.
     remotes: &'a dyn RemoteTrees,
     /// The remote bases being built, outermost first: the URL as written and its clone.
@@ -396,13 +349,13 @@ impl Builder<'_> {
             None => load_kustomization(
                 self.fs,
                 dir,
-                self.opts.load_restrictor,
-                self.opts.shared.as_deref(),
+                self.ctx.opts.load_restrictor,
+                self.ctx.opts.shared.as_deref(),
                 self.warnings,
             )?,
         };
         let k = loaded;
-        if self.opts.strict
+        if self.ctx.opts.strict
             && let Some(repeated) = k.repeated_keys.first()
         {
             return Err(repeated.clone());
@@ -459,8 +412,8 @@ impl Builder<'_> {
 
     fn build_loaded(&mut self, loaded: &Loaded, mut acc: Vec<Resource>) -> Result<Vec<Resource>> {
         let k = &loaded.kustomization;
-        image_refs::check(loaded, self.opts.strict, self.warnings)?;
-        let mut index = ids::IdIndex::new(&acc, &|g: &Gvk| self.tables.is_cluster_scoped(g));
+        image_refs::check(loaded, self.ctx.opts.strict, self.warnings)?;
+        let mut index = ids::IdIndex::new(&acc, &|g: &Gvk| self.ctx.tables.is_cluster_scoped(g));
         for path in &k.resources {
             self.accumulate(loaded, "resources", path, &mut acc, &mut index)?;
         }
@@ -484,7 +437,7 @@ impl Builder<'_> {
             self.config.add_crd_definitions(&defs)?;
             self.crds.push(defs);
         }
-        steps::configurations(self.fs, self.opts, loaded, &mut self.config)?;
+        steps::configurations(self.fs, self.ctx, loaded, &mut self.config)?;
         let before = self
             .plugin_state
             .meta
@@ -492,10 +445,10 @@ impl Builder<'_> {
             .then(|| metadata::origins(&acc));
         let charts = helm::kustomization_charts(loaded, self.warnings)?;
         for c in &charts {
-            helm::check_enabled(&self.opts.helm, c)?;
+            helm::check_enabled(&self.ctx.opts.helm, c)?;
             helm::configure_api_versions(&mut self.plugin_state.helm_api_versions, &c.chart);
         }
-        steps::generate(self.fs, self.ahead, self.opts, loaded, &mut acc)?;
+        steps::generate(self.fs, self.ahead, self.ctx, loaded, &mut acc)?;
         if let Some(before) = &before {
             let here = self.plugin_state.meta.kustomization_file(loaded);
             let replaced = metadata::replaced_by_fields(loaded);
@@ -508,7 +461,7 @@ impl Builder<'_> {
                     &mut acc,
                     helm::inflate(
                         self.fs,
-                        self.opts,
+                        self.ctx,
                         loaded,
                         c,
                         &self.plugin_state.helm_api_versions,
@@ -550,7 +503,7 @@ impl Builder<'_> {
         let patches = self.load_patches(loaded)?;
         self.apply_field_patches(loaded, &patches.early, &mut acc)?;
         // Lent out for the transformers instead of cloned per kustomization (the JSON patches
-        // run in between use `self.tables`, not the configuration).
+        // run in between use `self.ctx.tables`, not the configuration).
         let fields = std::mem::take(&mut self.config.fields);
         let transformed = steps::transform(loaded, &mut acc, &fields, &mut |acc| {
             self.apply_field_patches(loaded, &patches.json6902, acc)
@@ -559,10 +512,10 @@ impl Builder<'_> {
         transformed?;
         steps::replacements(
             self.fs,
-            self.opts,
+            self.ctx,
             loaded,
             &mut acc,
-            self.tables,
+            self.ctx.tables,
             self.warnings,
         )?;
         if self.plugin_state.meta.transformers {
@@ -578,7 +531,7 @@ impl Builder<'_> {
         self.run_transformer_plugins(loaded, &transformers, &mut acc)?;
         let validators = self.plugin_configs(loaded, "validators", &k.validators)?;
         plugins::run_validator_plugins(&validators)?;
-        steps::bind_vars(loaded, &mut acc, &mut self.vars, self.tables)?;
+        steps::bind_vars(loaded, &mut acc, &mut self.vars, self.ctx.tables)?;
         Ok(acc)
     }
 
@@ -606,12 +559,12 @@ impl Builder<'_> {
             && accumulate::is_remote_file(path)
             && let Some(docs) = self.remote_file_resources(loaded, field, path)?
         {
-            return index.append_all(acc, docs, &|g: &Gvk| self.tables.is_cluster_scoped(g));
+            return index.append_all(acc, docs, &|g: &Gvk| self.ctx.tables.is_cluster_scoped(g));
         }
         if kind != Some(FileKind::File) && crate::remote::is_remote(path) {
             let tree = self.remote_tree(loaded, field, path)?;
             let built = self.in_remote(path, &tree, |b| b.build_base(None, &tree.root))?;
-            return index.append_all(acc, built, &|g: &Gvk| self.tables.is_cluster_scoped(g));
+            return index.append_all(acc, built, &|g: &Gvk| self.ctx.tables.is_cluster_scoped(g));
         }
         match kind {
             Some(FileKind::File) => {
@@ -630,12 +583,12 @@ impl Builder<'_> {
                     }
                     r
                 });
-                index.append_all(acc, docs, &|g: &Gvk| self.tables.is_cluster_scoped(g))
+                index.append_all(acc, docs, &|g: &Gvk| self.ctx.tables.is_cluster_scoped(g))
             }
             Some(FileKind::Dir) => {
                 let dir = self.resolve_dir_at(loaded, field, path, &target, kind)?;
                 let built = self.build_base(Some(path), &dir)?;
-                index.append_all(acc, built, &|g: &Gvk| self.tables.is_cluster_scoped(g))
+                index.append_all(acc, built, &|g: &Gvk| self.ctx.tables.is_cluster_scoped(g))
             }
             None => Err(self.missing(loaded, field, path, &target)),
         }
@@ -666,7 +619,7 @@ impl Builder<'_> {
         };
         let shown = crate::remote::url::redact(url);
         let file = SourceFile::new(PathBuf::from(&shown), ahead::text_of(bytes));
-        let docs = match parse_resources(&file, self.opts.limits.reader) {
+        let docs = match parse_resources(&file, self.ctx.opts.limits.reader) {
             Ok(docs) => docs,
             Err(e) if spec.is_some() => {
                 return match self.remote_tree(loaded, field, url) {
@@ -709,7 +662,7 @@ impl Builder<'_> {
         let fresh = self
             .spare_configs
             .pop()
-            .unwrap_or_else(|| BuildConfig::builtin(self.tables));
+            .unwrap_or_else(|| BuildConfig::builtin(self.ctx.tables));
         let parent = std::mem::replace(&mut self.config, fresh);
         if let Some(path) = path {
             self.plugin_state.meta.enter(path);
@@ -761,15 +714,15 @@ impl Builder<'_> {
     ) -> Result<T> {
         // Origins name the repository, its ref and the path in it (`Origin.Append`).
         let spec = crate::fs::remote::repo_spec(url)?;
-        let outer = self.opts;
-        self.opts = self.remote_opts;
+        let outer = self.ctx;
+        self.ctx = self.remote_ctx;
         self.repos.push((url.to_string(), tree.clone.clone()));
         let meta = &mut self.plugin_state.meta;
         meta.enter_remote(&spec.root_path, &spec.clone_spec(), &spec.git_ref);
         let result = build(self);
         self.plugin_state.meta.leave_remote();
         self.repos.pop();
-        self.opts = outer;
+        self.ctx = outer;
         result
     }
 
@@ -887,7 +840,7 @@ impl Builder<'_> {
         let loc = || accumulate::item_location(loaded, field, path);
         let canonical = self.canonical_as(FileKind::File, loaded, field, path, target, kind)?;
         crate::fs::check_restriction_shown(
-            self.opts.load_restrictor,
+            self.ctx.opts.load_restrictor,
             &loaded.dir,
             &canonical,
             path,
@@ -983,8 +936,8 @@ impl Builder<'_> {
             let docs = match entry {
                 CachedFile::Parsed(docs) => Arc::clone(docs),
                 CachedFile::Read(file) => {
-                    let limits = self.opts.limits.reader;
-                    let docs = Arc::new(match self.opts.shared.as_deref() {
+                    let limits = self.ctx.opts.limits.reader;
+                    let docs = Arc::new(match self.ctx.opts.shared.as_deref() {
                         // Another listing of a file shared with other renders: a copy.
                         Some(shared) => {
                             let quoted = file.quote == crate::source::Quote::Yes;
@@ -1005,8 +958,8 @@ impl Builder<'_> {
                 self.fs,
                 path,
                 root,
-                self.opts.shared.as_deref(),
-                self.opts.limits.reader,
+                self.ctx.opts.shared.as_deref(),
+                self.ctx.opts.limits.reader,
             )?,
         };
         self.files

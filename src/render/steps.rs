@@ -18,7 +18,7 @@ use crate::transform::{self, FieldSpecTables};
 use crate::yaml::Node;
 use crate::yaml::de::PathSeg;
 
-use super::RenderOptions;
+use super::Context;
 use super::ahead::Ahead;
 
 /// Output order requested on the command line (`--reorder`): the transform module's own.
@@ -30,7 +30,7 @@ pub use crate::transform::sort::Reorder as OutputOrder;
 pub fn generate(
     fs: &dyn Fs,
     ahead: Option<&Ahead>,
-    opts: &RenderOptions,
+    ctx: Context<'_>,
     loaded: &Loaded,
     acc: &mut Vec<Resource>,
 ) -> Result<()> {
@@ -38,7 +38,7 @@ pub fn generate(
     if k.config_map_generator.is_empty() && k.secret_generator.is_empty() {
         return Ok(());
     }
-    let loader = |rel: &str| -> Result<Vec<u8>> { read_named_file(fs, ahead, opts, loaded, rel) };
+    let loader = |rel: &str| -> Result<Vec<u8>> { read_named_file(fs, ahead, ctx, loaded, rel) };
     crate::generate::run(
         &k.config_map_generator,
         &k.secret_generator,
@@ -61,14 +61,14 @@ pub fn generate(
 pub(super) fn read_named_file(
     fs: &dyn Fs,
     ahead: Option<&Ahead>,
-    opts: &RenderOptions,
+    ctx: Context<'_>,
     loaded: &Loaded,
     rel: &str,
 ) -> Result<Vec<u8>> {
     if let Some(remote) = remote_named_file(fs, loaded, rel) {
         return remote;
     }
-    let (target, canonical) = resolve_named_file(fs, opts, loaded, rel)?;
+    let (target, canonical) = resolve_named_file(fs, ctx, loaded, rel)?;
     if let Some(bytes) = ahead.and_then(|a| a.take_bytes(&canonical)) {
         return Ok(bytes);
     }
@@ -100,7 +100,7 @@ pub(super) fn remote_named_file(
 /// when it is a file the load restrictor lets the kustomization read.
 pub(super) fn resolve_named_file(
     fs: &dyn Fs,
-    opts: &RenderOptions,
+    ctx: Context<'_>,
     loaded: &Loaded,
     rel: &str,
 ) -> Result<(PathBuf, PathBuf)> {
@@ -148,7 +148,7 @@ pub(super) fn resolve_named_file(
             .label("not found"));
         }
     };
-    crate::fs::check_restriction_shown(opts.load_restrictor, &loaded.dir, &canonical, rel)
+    crate::fs::check_restriction_shown(ctx.opts.load_restrictor, &loaded.dir, &canonical, rel)
         .map_err(|e| e.at_opt(loc()))?;
     Ok((target, canonical))
 }
@@ -158,12 +158,12 @@ pub(super) fn resolve_named_file(
 /// are plugins (refused) or not supported yet.
 pub fn run_generator_configs(
     fs: &dyn Fs,
-    opts: &RenderOptions,
+    ctx: Context<'_>,
     loaded: &Loaded,
     configs: &[(Resource, Location)],
     acc: &mut Vec<Resource>,
 ) -> Result<()> {
-    let loader = |rel: &str| -> Result<Vec<u8>> { read_named_file(fs, None, opts, loaded, rel) };
+    let loader = |rel: &str| -> Result<Vec<u8>> { read_named_file(fs, None, ctx, loaded, rel) };
     for (config, loc) in configs {
         match crate::generate::from_builtin_config(&config.node, &loader)
             .map_err(|e| e.at(loc.clone()))?
@@ -289,7 +289,7 @@ pub fn transform(
 pub fn finish_root(
     root: &Loaded,
     resources: &mut Vec<Resource>,
-    opts: &RenderOptions,
+    ctx: Context<'_>,
     config: &BuildConfig,
     vars: &VarSet,
     warnings: &mut Warnings,
@@ -313,7 +313,7 @@ pub fn finish_root(
     super::ids::check_unique(resources, &|g: &Gvk| config.fields.is_cluster_scoped(g))?;
     let choice = transform::sort::choose(
         root.kustomization.sort_options.as_ref(),
-        opts.reorder,
+        ctx.opts.reorder,
         warnings,
     )
     .map_err(|e| e.at(root.key_location(&[PathSeg::Key("sortOptions".into())])))?;
@@ -395,12 +395,12 @@ fn check_metadata(resources: &[Resource]) -> Result<()> {
 /// `MakeTransformerConfig`, merged after the resources are accumulated).
 pub fn configurations(
     fs: &dyn Fs,
-    opts: &RenderOptions,
+    ctx: Context<'_>,
     loaded: &Loaded,
     config: &mut BuildConfig,
 ) -> Result<()> {
     for rel in &loaded.kustomization.configurations {
-        let bytes = read_named_file(fs, None, opts, loaded, rel)?;
+        let bytes = read_named_file(fs, None, ctx, loaded, rel)?;
         let text = String::from_utf8_lossy(&bytes);
         // Read with sigs.k8s.io/yaml (`makeTransformerConfigFromBytes`): YAML 1.1 booleans.
         let node = crate::yaml::parse::parse_config_one(&text).map_err(|e| {
@@ -418,7 +418,7 @@ pub fn configurations(
 /// name files read relative to the kustomization.
 pub fn replacements(
     fs: &dyn Fs,
-    opts: &RenderOptions,
+    ctx: Context<'_>,
     loaded: &Loaded,
     acc: &mut [Resource],
     tables: &FieldSpecTables,
@@ -430,7 +430,7 @@ pub fn replacements(
     }
     let at = loaded.key_location(&[PathSeg::Key("replacements".into())]);
     let mut load = |rel: &str| -> Result<crate::yaml::Node> {
-        let bytes = read_named_file(fs, None, opts, loaded, rel)?;
+        let bytes = read_named_file(fs, None, ctx, loaded, rel)?;
         // Read with sigs.k8s.io/yaml (`ReplacementTransformerPlugin.Config`): YAML 1.1 booleans.
         crate::yaml::parse::parse_config_one(&String::from_utf8_lossy(&bytes))
             .map_err(|e| Error::new(ErrorKind::Yaml, format!("replacements file '{rel}': {e}")))

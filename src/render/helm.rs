@@ -17,7 +17,7 @@ use crate::resource::Resource;
 use crate::source::{Location, SourceFile};
 use crate::yaml::{EmitOptions, Node, emit_document, from_node};
 
-use super::RenderOptions;
+use super::Context;
 
 /// The helm flags of `kustomize build` (`kustomize/commands/build/flagenablehelm.go`).
 #[derive(Clone, Debug)]
@@ -272,13 +272,13 @@ enum ValuesMerge {
 /// [`configure_api_versions`]).
 pub fn inflate(
     fs: &dyn Fs,
-    opts: &RenderOptions,
+    ctx: Context<'_>,
     loaded: &Loaded,
     entry: &ChartEntry,
     cli_api_versions: &[String],
 ) -> Result<Vec<Resource>> {
-    check_enabled(&opts.helm, entry)?;
-    let helm = &opts.helm;
+    check_enabled(&ctx.opts.helm, entry)?;
+    let helm = &ctx.opts.helm;
     let mut chart = entry.chart.clone();
     let at = || entry.at.clone();
     let fail = |m: String| Error::new(ErrorKind::Plugin, m).at(at());
@@ -328,7 +328,7 @@ pub fn inflate(
     // Additional values files: under the load restrictor, relative to the kustomization.
     let mut additional = Vec::with_capacity(chart.additional_values_files.len());
     for f in &chart.additional_values_files {
-        let (_, canonical) = super::steps::resolve_named_file(fs, opts, loaded, f)
+        let (_, canonical) = super::steps::resolve_named_file(fs, ctx, loaded, f)
             .map_err(|e| e.at(at()).help("could not load additionalValuesFile"))?;
         additional.push(canonical);
     }
@@ -373,7 +373,7 @@ pub fn inflate(
     };
     let read_values = || -> Result<Vec<u8>> {
         let rel = values_path.to_string_lossy().into_owned();
-        super::steps::read_named_file(fs, None, opts, loaded, &rel).map_err(|e| {
+        super::steps::read_named_file(fs, None, ctx, loaded, &rel).map_err(|e| {
             Error::new(
                 e.kind,
                 format!(

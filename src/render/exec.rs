@@ -256,7 +256,7 @@ pub fn transform(
                 format!(
                     "plugin {} generated duplicate resource: {}",
                     describe(config),
-                    crate::build::id_string(&id)
+                    crate::render::id_string(&id)
                 ),
             )
             .at(at.clone()));

@@ -117,7 +117,7 @@ impl Builder<'_> {
             .at(at()));
         }
         if let Some(path) = fields.get("path") {
-            let bytes = steps::read_named_file(self.fs, None, self.opts, loaded, path)
+            let bytes = steps::read_named_file(self.fs, None, self.ctx, loaded, path)
                 .map_err(|e| e.at(at()))?;
             let doc = parse_one(&String::from_utf8_lossy(&bytes)).map_err(|e| {
                 Error::new(ErrorKind::Schema, format!("openapi file '{path}': {e}")).at(at())
@@ -203,7 +203,7 @@ impl Builder<'_> {
                     parsed: None,
                 });
             }
-            let (target, canonical) = steps::resolve_named_file(self.fs, self.opts, loaded, rel)?;
+            let (target, canonical) = steps::resolve_named_file(self.fs, self.ctx, loaded, rel)?;
             if let Some(ahead) = self.ahead.and_then(|a| a.take_patch(&canonical)) {
                 return Ok(ahead);
             }
@@ -211,7 +211,7 @@ impl Builder<'_> {
                 .fs
                 .read(&canonical)
                 .map_err(|e| Error::io(&target, &e))?;
-            if let Some(shared) = self.opts.shared.as_deref() {
+            if let Some(shared) = self.ctx.opts.shared.as_deref() {
                 let source = patches::source_name(Some(rel), None);
                 return Ok(shared.patch(&target, &canonical, &source, bytes));
             }
@@ -283,13 +283,13 @@ impl Builder<'_> {
             self.plugin_state.builtin_use = BuiltinUse::Parsed;
         }
         let schema = self.schema();
-        let tables = self.tables;
+        let tables = self.ctx.tables;
         let scope = |g: &Gvk| tables.is_cluster_scoped(g);
         let cx = patches::Context {
             schema: &schema,
             cluster_scoped: &scope,
-            strict: self.opts.strict,
-            json_patch_growth: self.opts.limits.json_patch_growth,
+            strict: self.ctx.opts.strict,
+            json_patch_growth: self.ctx.opts.limits.json_patch_growth,
         };
         patches::apply_all(acc, list, &cx, self.warnings)
     }
@@ -304,7 +304,7 @@ impl Builder<'_> {
             let plugin = if config.node.str_at(&["apiVersion"]) == Some("builtin") {
                 None
             } else {
-                super::exec::generate(&self.opts.plugins, loaded, config, loc)?
+                super::exec::generate(&self.ctx.opts.plugins, loaded, config, loc)?
             };
             if plugin.is_none() {
                 check_builtin(config, loc, "generators")?;
@@ -319,15 +319,15 @@ impl Builder<'_> {
                 super::helm::absorb(acc, generated, loc)?;
             } else if kind == "HelmChartInflationGenerator" {
                 let chart = super::helm::config_chart(&config.node, loc)?;
-                super::helm::check_enabled(&self.opts.helm, &chart)?;
+                super::helm::check_enabled(&self.ctx.opts.helm, &chart)?;
                 let versions = &mut self.plugin_state.helm_api_versions;
                 super::helm::configure_api_versions(versions, &chart.chart);
-                let inflated = super::helm::inflate(self.fs, self.opts, loaded, &chart, versions)?;
+                let inflated = super::helm::inflate(self.fs, self.ctx, loaded, &chart, versions)?;
                 super::helm::absorb(acc, inflated, loc)?;
             } else {
                 steps::run_generator_configs(
                     self.fs,
-                    self.opts,
+                    self.ctx,
                     loaded,
                     &[(config.clone(), loc.clone())],
                     acc,
@@ -373,7 +373,7 @@ impl Builder<'_> {
     ) -> Result<()> {
         for (config, loc) in configs {
             let ran = config.node.str_at(&["apiVersion"]) != Some("builtin")
-                && super::exec::transform(&self.opts.plugins, loaded, config, loc, acc)?;
+                && super::exec::transform(&self.ctx.opts.plugins, loaded, config, loc, acc)?;
             if !ran {
                 check_builtin(config, loc, "transformers")?;
                 self.run_transformer(loaded, config, loc, acc)
@@ -479,17 +479,16 @@ impl Builder<'_> {
                 self.apply_patches(&list, acc)
             }
             "ReplacementTransformer" => {
-                let fs = self.fs;
-                let opts = self.opts;
+                let (fs, ctx) = (self.fs, self.ctx);
                 let mut load = |rel: &str| -> Result<Node> {
-                    let bytes = steps::read_named_file(fs, None, opts, loaded, rel)?;
+                    let bytes = steps::read_named_file(fs, None, ctx, loaded, rel)?;
                     // sigs.k8s.io/yaml reads it: YAML 1.1 booleans.
                     crate::yaml::parse::parse_config_one(&String::from_utf8_lossy(&bytes)).map_err(
                         |e| Error::new(ErrorKind::Yaml, format!("replacements file '{rel}': {e}")),
                     )
                 };
                 let mut ignored = Vec::new();
-                let tables = self.tables;
+                let tables = self.ctx.tables;
                 crate::transform::replacements::apply_plugin_config(
                     node,
                     acc,
@@ -556,9 +555,9 @@ impl Builder<'_> {
         acc: &mut [Resource],
     ) -> Result<()> {
         use crate::transform::value_add;
-        let (fs, opts) = (self.fs, self.opts);
+        let (fs, ctx) = (self.fs, self.ctx);
         let mut load = |rel: &str| -> Result<Node> {
-            let bytes = steps::read_named_file(fs, None, opts, loaded, rel)?;
+            let bytes = steps::read_named_file(fs, None, ctx, loaded, rel)?;
             parse_one(&String::from_utf8_lossy(&bytes)).map_err(|e| {
                 Error::new(
                     ErrorKind::Yaml,
@@ -585,7 +584,7 @@ impl Builder<'_> {
             ))
         };
         let cfg = value_add::Config::from_node(&config.node, &base, &mut load, &locate)?;
-        let tables = self.tables;
+        let tables = self.ctx.tables;
         let scope = |g: &Gvk| tables.is_cluster_scoped(g);
         let select = |sel: &crate::kustomization::Selector, all: &[Resource]| {
             let slots: Vec<Option<Resource>> = all.iter().cloned().map(Some).collect();

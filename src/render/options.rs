@@ -1,0 +1,86 @@
+//! The options of one render, validated: what the command line (or a library caller) asks
+//! for, before any file is read. The render turns them into a [`super::Context`], which
+//! every stage takes.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::fs::Restrictor;
+
+use super::exec::PluginOptions;
+use super::helm::HelmOptions;
+use super::shared::Shared;
+use super::steps::OutputOrder;
+
+/// The kustomize release whose output a render matches, byte for byte and error for error.
+/// Each rule that differs between releases asks the render context which one it is
+/// ([`super::Context::kustomize`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum KustomizeVersion {
+    /// kustomize v5.5.0, as embedded in kubectl 1.32 (v5.6.0, in kubectl 1.33, renders valid
+    /// input the same).
+    #[default]
+    V5_5_0,
+}
+
+impl KustomizeVersion {
+    /// Every version ply can render as, oldest first.
+    pub const ALL: &[KustomizeVersion] = &[KustomizeVersion::V5_5_0];
+
+    /// The version as kustomize prints it (`v5.5.0`).
+    pub fn tag(self) -> &'static str {
+        match self {
+            KustomizeVersion::V5_5_0 => "v5.5.0",
+        }
+    }
+}
+
+/// Validated options of one render.
+#[derive(Clone, Debug, Default)]
+pub struct RenderOptions {
+    /// The kustomize release to match (`--kustomize-version`).
+    pub kustomize: KustomizeVersion,
+    pub load_restrictor: Restrictor,
+    /// `--reorder`; the root kustomization's `sortOptions` win over it (as in kustomize).
+    pub reorder: OutputOrder,
+    /// `--strict` (or `PLY_STRICT=1`): a patch that matches nothing is an error.
+    pub strict: bool,
+    /// Which thread reads and parses the files.
+    pub reading: Reading,
+    /// Where fetched remote trees are cached (`--cache-dir`); `None` for the default
+    /// (`fs::remote::default_cache_dir`).
+    pub cache_dir: Option<PathBuf>,
+    /// `--managed-by-value`: the value of `app.kubernetes.io/managed-by` that
+    /// `buildMetadata: [managedByLabel]` writes; `None` writes what `kubectl kustomize` writes
+    /// ([`super::metadata::KUBECTL_MANAGED_BY`]).
+    pub managed_by_value: Option<String>,
+    /// The helm flags (`--enable-helm`, `--helm-command`, …).
+    pub helm: HelmOptions,
+    /// `--enable-managedby-label` (or `KUSTOMIZE_ENABLE_MANAGEDBY_LABEL=on`): the managed-by
+    /// label on every resource, as the root's `buildMetadata: [managedByLabel]` asks
+    /// (`api/krusty/kustomizer.go`, `Run`).
+    pub managed_by_label: bool,
+    /// The plugin flags (`--enable-alpha-plugins`, `--enable-exec`, `-e`).
+    pub plugins: PluginOptions,
+    /// The limits on hostile input (`--max-alias-expansion`, `--max-document-size`,
+    /// `--max-json-patch-growth`, `--max-output-size`).
+    pub limits: crate::limits::Limits,
+    /// Resource files parsed once for every render given the same store (a review's two
+    /// revisions, the overlays of one run); `None` parses per render.
+    pub shared: Option<Arc<Shared>>,
+}
+
+/// Which thread of a render reads and parses its files. The output, errors and warnings are
+/// the same every way (the golden tests render every case all three ways).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Reading {
+    /// A second thread reads and parses files ahead of the build ([`ahead`]); the build does
+    /// those it gets to first.
+    #[default]
+    Ahead,
+    /// The building thread reads everything (`--single-thread`).
+    OneThread,
+    /// The second thread reads everything it can before the build goes on past the root
+    /// kustomization, so that the build takes every file from it (for tests).
+    AheadFirst,
+}
