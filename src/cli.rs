@@ -13,7 +13,7 @@ mod build_flags;
 mod error_format;
 mod many;
 mod review;
-pub use about::{KUSTOMIZE_VERSION, Shell};
+pub use about::Shell;
 pub use build_flags::BuildFlags;
 pub use error_format::ErrorFormat;
 
@@ -94,6 +94,8 @@ pub struct FetchArgs {
     /// theirs from the URL's `?timeout=`).
     #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86400))]
     pub http_timeout: u64,
+    #[command(flatten)]
+    pub version: VersionFlag,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -113,13 +115,37 @@ impl From<LoadRestrictor> for crate::fs::Restrictor {
     }
 }
 
+/// `--kustomize-version` (or `PLY_KUSTOMIZE_VERSION`): the kustomize release to render as,
+/// a flag of `ply render`, `ply diff` and `ply fetch`.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct VersionFlag {
+    /// The kustomize release whose output to match: 5.8.1 (kubectl 1.36 and 1.37, Argo CD,
+    /// Flux) or 5.5.0 (kubectl 1.32 and 1.33).
+    #[arg(
+        long = "kustomize-version",
+        env = "PLY_KUSTOMIZE_VERSION",
+        value_name = "VERSION",
+        value_parser = crate::render::KustomizeVersion::parse
+    )]
+    pub kustomize_version: Option<crate::render::KustomizeVersion>,
+}
+
+impl VersionFlag {
+    /// The version asked for, or the default.
+    pub fn version(&self) -> crate::render::KustomizeVersion {
+        self.kustomize_version.unwrap_or_default()
+    }
+}
+
 /// How `ply diff` renders a kustomization: its desired side against a live snapshot, or either
 /// side of a review (the output order is the kustomization's own; warnings, not `--strict`).
 pub(crate) fn diff_render_options(
     restrictor: LoadRestrictor,
     limits: &crate::limits::LimitFlags,
+    version: &VersionFlag,
 ) -> crate::render::RenderOptions {
     crate::render::RenderOptions {
+        kustomize: version.version(),
         load_restrictor: restrictor.into(),
         limits: limits.limits(),
         reorder: crate::render::OutputOrder::Unspecified,
@@ -188,10 +214,13 @@ pub struct RenderArgs {
     #[arg(long, value_name = "DIR")]
     pub cache_dir: Option<PathBuf>,
     /// The value `buildMetadata: [managedByLabel]` gives the label
-    /// app.kubernetes.io/managed-by (default: `kustomize-(devel)`, what `kubectl kustomize`
-    /// writes, so that switching tools does not relabel live objects).
+    /// app.kubernetes.io/managed-by (default: what that kubectl writes: `kustomize-v5.8.1`
+    /// for kustomize 5.8.1, `kustomize-(devel)` for 5.5.0; so that switching tools does not
+    /// relabel live objects).
     #[arg(long, value_name = "VALUE")]
     pub managed_by_value: Option<String>,
+    #[command(flatten)]
+    pub version: VersionFlag,
     #[command(flatten)]
     pub build: BuildFlags,
     #[command(flatten)]
@@ -359,6 +388,8 @@ pub struct DiffArgs {
     #[arg(long, value_enum, default_value = "LoadRestrictionsRootOnly")]
     pub load_restrictor: LoadRestrictor,
     #[command(flatten)]
+    pub version: VersionFlag,
+    #[command(flatten)]
     pub limits: crate::limits::LimitFlags,
 }
 
@@ -479,7 +510,7 @@ fn run_render(args: &RenderArgs, warnings: &mut Warnings) -> Result<(), Error> {
     use crate::output::{Target, write};
     use crate::render::{OutputOrder, Reading, RenderOptions};
     let opts = RenderOptions {
-        kustomize: Default::default(),
+        kustomize: args.version.version(),
         load_restrictor: args.load_restrictor.into(),
         reorder: match args.reorder {
             None => OutputOrder::Unspecified,
@@ -565,6 +596,7 @@ fn run_fetch(args: &FetchArgs, warnings: &mut Warnings) -> Result<(), Error> {
             ..crate::remote::http::Limits::default()
         },
         render: crate::render::RenderOptions {
+            kustomize: args.version.version(),
             load_restrictor: args.load_restrictor.into(),
             ..crate::render::RenderOptions::default()
         },
@@ -712,7 +744,7 @@ fn run_diff(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
 
     // The kustomization's `crds:` files describe custom kinds for the schema.
     let (mut desired, crd_definitions) = if desired_path.is_dir() {
-        let render_opts = diff_render_options(args.load_restrictor, &args.limits);
+        let render_opts = diff_render_options(args.load_restrictor, &args.limits, &args.version);
         let rendered =
             crate::render::render_with(&crate::fs::DiskFs, desired_path, &render_opts, warnings)?;
         crate::live::check_names_are_strings(&rendered.resources)?;

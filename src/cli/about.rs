@@ -4,8 +4,7 @@
 
 use clap::CommandFactory;
 
-/// The kustomize release ply renders like (as embedded in kubectl 1.32).
-pub const KUSTOMIZE_VERSION: &str = "v5.5.0";
+use crate::render::KustomizeVersion;
 
 /// The shells `ply completion` writes for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -16,13 +15,28 @@ pub enum Shell {
     Powershell,
 }
 
-/// `ply version`: ply's version and commit, and the kustomize version it matches.
+/// `ply version`: ply's version and commit, and the kustomize versions it renders as (the
+/// default first), each with the kubectl releases that embed it.
 pub fn version_text() -> String {
-    format!(
-        "ply {} (commit {})\nrenders like kustomize {KUSTOMIZE_VERSION} (kubectl 1.32)\n",
+    let default = KustomizeVersion::default();
+    let mut out = format!(
+        "ply {} (commit {})\nrenders like kustomize {default} ({}) by default\n",
         env!("CARGO_PKG_VERSION"),
         option_env!("PLY_COMMIT").unwrap_or("unknown"),
-    )
+        default.kubectl_releases(),
+    );
+    for v in KustomizeVersion::ALL
+        .iter()
+        .rev()
+        .filter(|v| **v != default)
+    {
+        out.push_str(&format!(
+            "renders like kustomize {v} ({}) with --kustomize-version {}\n",
+            v.kubectl_releases(),
+            &v.tag()[1..]
+        ));
+    }
+    out
 }
 
 /// `ply completion SHELL`: the completion script, to be sourced by the shell.
@@ -49,6 +63,8 @@ mod tests {
         let v = version_text();
         assert!(v.starts_with(&format!("ply {} (commit ", env!("CARGO_PKG_VERSION"))));
         assert!(v.contains("kustomize v5.5.0"));
+        assert!(v.contains("kustomize v5.8.1"));
+        assert!(v.contains("by default"));
     }
 
     #[test]

@@ -112,7 +112,7 @@ pub fn run(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
         render: crate::render::RenderOptions {
             // Files both revisions and all overlays hold alike are parsed once.
             shared: Some(std::sync::Arc::new(crate::render::Shared::default())),
-            ..super::diff_render_options(args.load_restrictor, &args.limits)
+            ..super::diff_render_options(args.load_restrictor, &args.limits, &args.version)
         },
         show_secrets: args.show_secrets,
         changed_only: args.review.changed_only,

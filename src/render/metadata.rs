@@ -15,14 +15,28 @@ use crate::kustomization::Loaded;
 use crate::resource::{ResId, Resource};
 use crate::yaml::Node;
 
+use super::KustomizeVersion;
+
 pub const ORIGIN: &str = "config.kubernetes.io/origin";
 pub const TRANSFORMATIONS: &str = "alpha.config.kubernetes.io/transformations";
 pub const MANAGED_BY: &str = "app.kubernetes.io/managed-by";
-/// What `kubectl kustomize` writes under [`MANAGED_BY`]: `kustomize-` and the version of the
-/// kustomize module it was built with, which a kubectl build does not stamp
+/// What `kubectl kustomize` of kustomize v5.5.0 writes under [`MANAGED_BY`]: `kustomize-` and
+/// the version of the kustomize module it was built with, which a kubectl build does not stamp
 /// (`provenance.GetProvenance().Semver()` in `api/krusty/kustomizer.go` gives `(devel)`).
 /// Writing the same keeps live objects from being relabelled when a team switches tools.
 pub const KUBECTL_MANAGED_BY: &str = "kustomize-(devel)";
+
+/// What [`MANAGED_BY`] gets when no `--managed-by-value` is given: v5.5.0's
+/// [`KUBECTL_MANAGED_BY`]; from v5.7.0 the provenance falls back to the version of the
+/// kustomize module in the binary's build information (kustomize PR #5846, "Get version
+/// from the BuildInfo.Main.Version if not found in deps"), so kubectl 1.36 and 1.37 write
+/// `kustomize-v5.8.1`.
+pub fn default_managed_by(version: KustomizeVersion) -> &'static str {
+    match version {
+        KustomizeVersion::V5_5_0 => KUBECTL_MANAGED_BY,
+        KustomizeVersion::V5_8_1 => "kustomize-v5.8.1",
+    }
+}
 
 /// What the root asked for, and where the build is (relative to the root).
 #[derive(Debug, Default)]
@@ -311,7 +325,7 @@ pub fn field_transformers(loaded: &Loaded) -> Vec<&'static str> {
 
 /// The end of a render: the managed-by label when asked for, and the annotations not asked
 /// for removed (kustomize removes them even when an input carried them).
-pub fn finish(acc: &mut [Resource], meta: &Meta, managed_by_value: Option<&str>) {
+pub fn finish(acc: &mut [Resource], meta: &Meta, managed_by_value: &str) {
     for r in acc.iter_mut() {
         if meta.managed_by {
             let labels = r.node.ensure_path(&["metadata", "labels"]);
@@ -319,10 +333,7 @@ pub fn finish(acc: &mut [Resource], meta: &Meta, managed_by_value: Option<&str>)
                 *labels = Node::Map(Default::default());
             }
             if let Node::Map(m) = labels {
-                m.insert(
-                    MANAGED_BY.into(),
-                    Node::str(managed_by_value.unwrap_or(KUBECTL_MANAGED_BY)),
-                );
+                m.insert(MANAGED_BY.into(), Node::str(managed_by_value));
             }
         }
         if meta.origin && meta.transformers {

@@ -147,7 +147,7 @@ pub fn render_with_remotes(
             ));
         }
     };
-    let tables = FieldSpecTables::builtin()?;
+    let tables = FieldSpecTables::builtin_for(opts.kustomize)?;
     let ahead = ahead::Ahead::default();
     let locked;
     let remotes = match remotes {
@@ -275,7 +275,9 @@ fn build_root(
     metadata::finish(
         &mut resources,
         &b.plugin_state.meta,
-        opts.managed_by_value.as_deref(),
+        opts.managed_by_value
+            .as_deref()
+            .unwrap_or(metadata::default_managed_by(opts.kustomize)),
     );
     let cache = RenderCache {
         _files: b.files,

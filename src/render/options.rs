@@ -6,34 +6,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::fs::Restrictor;
+pub use crate::kustomization::KustomizeVersion;
 
 use super::exec::PluginOptions;
 use super::helm::HelmOptions;
 use super::shared::Shared;
 use super::steps::OutputOrder;
-
-/// The kustomize release whose output a render matches, byte for byte and error for error.
-/// Each rule that differs between releases asks the render context which one it is
-/// ([`super::Context::kustomize`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum KustomizeVersion {
-    /// kustomize v5.5.0, as embedded in kubectl 1.32 (v5.6.0, in kubectl 1.33, renders valid
-    /// input the same).
-    #[default]
-    V5_5_0,
-}
-
-impl KustomizeVersion {
-    /// Every version ply can render as, oldest first.
-    pub const ALL: &[KustomizeVersion] = &[KustomizeVersion::V5_5_0];
-
-    /// The version as kustomize prints it (`v5.5.0`).
-    pub fn tag(self) -> &'static str {
-        match self {
-            KustomizeVersion::V5_5_0 => "v5.5.0",
-        }
-    }
-}
 
 /// Validated options of one render.
 #[derive(Clone, Debug, Default)]
@@ -52,7 +30,8 @@ pub struct RenderOptions {
     pub cache_dir: Option<PathBuf>,
     /// `--managed-by-value`: the value of `app.kubernetes.io/managed-by` that
     /// `buildMetadata: [managedByLabel]` writes; `None` writes what `kubectl kustomize` writes
-    /// ([`super::metadata::KUBECTL_MANAGED_BY`]).
+    /// ([`super::metadata::default_managed_by`]: `kustomize-(devel)` for v5.5.0,
+    /// `kustomize-v5.8.1` for v5.8.1).
     pub managed_by_value: Option<String>,
     /// The helm flags (`--enable-helm`, `--helm-command`, …).
     pub helm: HelmOptions,

@@ -19,6 +19,8 @@ use crate::resource::shared::Snapshot;
 use crate::resource::{Gvk, IdRef, ResId, Resource, gvk_parts, string_maps};
 use crate::schema::Schema;
 use crate::source::Location;
+
+use super::KustomizeVersion;
 use crate::yaml::{Node, parse_documents};
 
 use super::ids::id_string;
@@ -33,6 +35,12 @@ pub enum Body {
     Smp(Vec<(Node, Option<Location>)>),
     /// A JSON 6902 operation list.
     Json(Node),
+    /// Nothing to apply: the text reads both as strategic merge patches and as a JSON 6902
+    /// list, each empty (an empty file, only comments, `---`, `[]`, `null`). kustomize v5.5.0
+    /// refuses it ("illegally qualifies as both an SM and JSON patch"); from v5.8.0 such a
+    /// patch is ignored (PR #5771, `PatchTransformerPlugin.Config`), which [`load_patch`]
+    /// decides by the render's version.
+    Nothing,
 }
 
 /// Which kustomize transformer a patch belongs to: their rules differ in small ways.
@@ -112,14 +120,7 @@ pub fn parse_patch_text(
         _ => json_operations(text),
     };
     match (sm, json) {
-        (Ok(_), Ok(_)) => Err(Error::new(
-            ErrorKind::Patch,
-            format!("illegally qualifies as both an SM and JSON patch: {source}"),
-        )
-        .help(
-            "the patch holds nothing to apply: write a strategic merge patch (a map with kind \
-             and metadata.name) or a list of JSON 6902 operations",
-        )),
+        (Ok(_), Ok(_)) => Ok(Body::Nothing),
         (Ok(docs), Err(_)) => Ok(Body::Smp(docs)),
         (Err(_), Ok(ops)) => Ok(Body::Json(ops)),
         (Err(sm), Err(json)) => {
@@ -528,7 +529,7 @@ fn untargeted_documents(patches: &[Patch]) -> usize {
         .map(|p| match (&p.body, &p.target) {
             (Body::Smp(_), Some(_)) if p.flavor == Flavor::Patch => 0,
             (Body::Smp(docs), _) => docs.len(),
-            (Body::Json(_), _) => 0,
+            (Body::Json(_) | Body::Nothing, _) => 0,
         })
         .sum()
 }
@@ -665,6 +666,8 @@ fn apply_one(
 ) -> Result<()> {
     let located = |e: Error| e.at_opt(p.declared.clone());
     match (&p.body, &p.target) {
+        // An empty patch that the render's kustomize version ignores ([`load_patch`]).
+        (Body::Nothing, _) => Ok(()),
         (Body::Smp(docs), Some(target)) if p.flavor == Flavor::Patch => {
             if docs.len() > 1 {
                 return Err(located(Error::new(
@@ -1359,11 +1362,18 @@ pub fn load_patches(
     field: &str,
     read: ReadFn<'_>,
     locate: LocateFn<'_>,
+    kustomize: KustomizeVersion,
 ) -> Result<Vec<Patch>> {
     let mut out = Vec::new();
     for (i, entry) in entries.iter().enumerate() {
         let declared = locate(field, i);
-        out.push(load_patch(entry, Flavor::Patch, read, Some(declared))?);
+        out.push(load_patch(
+            entry,
+            Flavor::Patch,
+            read,
+            Some(declared),
+            kustomize,
+        )?);
     }
     Ok(out)
 }
@@ -1377,7 +1387,13 @@ pub fn load_json6902(
     let mut out = Vec::new();
     for (i, entry) in entries.iter().enumerate() {
         let declared = locate("patchesJson6902", i);
-        out.push(load_patch(entry, Flavor::Json6902, read, Some(declared))?);
+        out.push(load_patch(
+            entry,
+            Flavor::Json6902,
+            read,
+            Some(declared),
+            KustomizeVersion::default(),
+        )?);
     }
     Ok(out)
 }
@@ -1417,6 +1433,7 @@ pub fn load_patch(
     flavor: Flavor,
     read: ReadFn<'_>,
     declared: Option<Location>,
+    kustomize: KustomizeVersion,
 ) -> Result<Patch> {
     let err = |m: String| Error::new(ErrorKind::Patch, m).at_opt(declared.clone());
     // Only PatchTransformer trims its inline patch (`strings.TrimSpace(p.Patch)` in
@@ -1441,6 +1458,8 @@ pub fn load_patch(
     {
         return Err(err("must specify the target name".into()));
     }
+    // An empty patch file (zero bytes; an inline patch is never empty here).
+    let mut empty_file = false;
     let (body, source) = match (inline, path) {
         (None, None) => {
             return Err(err(match flavor {
@@ -1464,6 +1483,7 @@ pub fn load_patch(
         }
         (None, Some(p)) => {
             let f = read(p).map_err(|e| e.at_opt(declared.clone()))?;
+            empty_file = f.file.text.is_empty();
             let source = source_name(Some(p), None);
             let body = match flavor {
                 Flavor::Json6902 => json6902_body(&f.file.text, Some(&f.file), &source),
@@ -1472,7 +1492,32 @@ pub fn load_patch(
             (body, source)
         }
     };
-    let body = body.map_err(|e| e.at_opt(declared.clone()))?;
+    let mut body = body.map_err(|e| e.at_opt(declared.clone()))?;
+    // A patch that holds nothing: kustomize v5.8 ignores it, whether it reads as both kinds
+    // or only as strategic merge patches without a document (PR #5771 and PR #5990:
+    // `PatchTransformerPlugin.Transform` runs the JSON patches only when there are some).
+    let empty = match &body {
+        Body::Nothing => true,
+        Body::Smp(docs) => docs.is_empty(),
+        Body::Json(_) => false,
+    };
+    if empty && kustomize.at_least(KustomizeVersion::V5_8_1) && flavor == Flavor::Patch {
+        body = Body::Nothing;
+    } else if empty_file && entry.target.is_some() && flavor == Flavor::Patch {
+        // v5.5.0 applies a zero-byte file with a target as a JSON patch
+        // (`PatchTransformerPlugin.transformJson6902`), whose filter reads no text as no
+        // operations: the selected objects stay as they are (`{}` instead fails there).
+        body = Body::Nothing;
+    } else if matches!(body, Body::Nothing) {
+        return Err(err(format!(
+            "illegally qualifies as both an SM and JSON patch: {source}"
+        ))
+        .help(
+            "the patch holds nothing to apply: write a strategic merge patch (a map with kind \
+             and metadata.name) or a list of JSON 6902 operations (kustomize 5.8 ignores such \
+             a patch: --kustomize-version 5.8.1)",
+        ));
+    }
     // A patch with no document (only empty maps) is no strategic merge patch, and kustomize
     // then applies it as a JSON patch (`PatchTransformerPlugin.Transform`): without a target
     // that fails at once ("must specify a target for JSON patch"); with one it fails on the
@@ -1660,17 +1705,28 @@ mod tests {
         assert!(parse_patch_text("just text", None, "p").is_err());
     }
 
-    /// kustomize's `PatchTransformerPlugin.Config`: exactly one of the two readings succeeds.
+    /// kustomize's `PatchTransformerPlugin.Config`: exactly one of the two readings succeeds
+    /// (v5.5.0), or both do and the patch holds nothing (ignored from v5.8.0).
     #[test]
     fn one_reading_must_succeed_as_in_kustomize() {
         let msg = |t: &str| parse_patch_text(t, None, "p").unwrap_err().message;
         // Both readings succeed: nothing to apply.
         for t in ["\n", "---\n", "---\n---\n", "# c\n", "[]", "null\n"] {
+            let body = parse_patch_text(t, None, "p").unwrap();
+            assert!(matches!(body, Body::Nothing), "{t:?}");
+            let entry = crate::kustomization::Patch {
+                patch: Some(format!("# keep\n{t}")),
+                ..Default::default()
+            };
+            let mut read = |_: &str| -> Result<PatchFile> { unreachable!() };
+            let mut load = |v| load_patch(&entry, Flavor::Patch, &mut read, None, v);
+            let refused = load(KustomizeVersion::V5_5_0).err().unwrap().message;
             assert!(
-                msg(t).starts_with("illegally qualifies as both"),
-                "{t:?}: {}",
-                msg(t)
+                refused.starts_with("illegally qualifies as both"),
+                "{t:?}: {refused}"
             );
+            let ignored = load(KustomizeVersion::V5_8_1).unwrap();
+            assert!(matches!(ignored.body, Body::Nothing), "{t:?}");
         }
         // Both fail.
         for (t, why) in [

@@ -18,7 +18,7 @@ use crate::yaml::de::PathSeg;
 use crate::yaml::{Node, parse::parse_one};
 
 use super::patches::{self, Flavor, Patch};
-use super::{Builder, steps};
+use super::{Builder, KustomizeVersion, steps};
 
 /// Render-wide state of this stage.
 #[derive(Default)]
@@ -224,13 +224,18 @@ impl Builder<'_> {
 
     pub(super) fn load_patches(&mut self, loaded: &Loaded) -> Result<LoadedPatches> {
         let k = &loaded.kustomization;
+        check_patch_options(loaded, self.ctx.kustomize())?;
         let entries = EntryLocations::new(loaded);
         let locate = |field: &str, i: usize| entries.get(field, i);
         let mut read = self.patch_reader(loaded);
         let mut early =
             patches::load_strategic_merge(&k.patches_strategic_merge, &mut read, &locate)?;
         early.extend(patches::load_patches(
-            &k.patches, "patches", &mut read, &locate,
+            &k.patches,
+            "patches",
+            &mut read,
+            &locate,
+            self.ctx.kustomize(),
         )?);
         let json6902 = patches::load_json6902(&k.patches_json6902, &mut read, &locate)?;
         Ok(LoadedPatches { early, json6902 })
@@ -449,9 +454,10 @@ impl Builder<'_> {
                         Error::new(ErrorKind::Patch, format!("builtin {kind} options: {e}"))
                     })?);
                 }
+                let kustomize = self.ctx.kustomize();
                 let p = {
                     let mut read = self.patch_reader(loaded);
-                    patches::load_patch(&entry, flavor, &mut read, declared)?
+                    patches::load_patch(&entry, flavor, &mut read, declared, kustomize)?
                 };
                 self.apply_patches(&[p], acc)
             }
@@ -666,4 +672,40 @@ fn lenient_specs(node: &Node) -> Node {
             })
             .collect(),
     )
+}
+
+/// `patches[].options` is a map of booleans for kustomize v5.5.0, which ignores keys it does
+/// not know; from v5.7.0 it is `types.PatchArgs` (PR #5930), and the kustomization's strict
+/// decoding refuses any key but `allowNameChange` and `allowKindChange`.
+fn check_patch_options(loaded: &Loaded, kustomize: KustomizeVersion) -> Result<()> {
+    if !kustomize.at_least(KustomizeVersion::V5_8_1) {
+        return Ok(());
+    }
+    for (i, entry) in loaded.kustomization.patches.iter().enumerate() {
+        let Some(options) = &entry.options else {
+            continue;
+        };
+        if let Some(key) = options
+            .keys()
+            .find(|k| !matches!(k.as_str(), "allowNameChange" | "allowKindChange"))
+        {
+            let path = [
+                PathSeg::Key("patches".into()),
+                PathSeg::Index(i),
+                PathSeg::Key("options".into()),
+                PathSeg::Key(key.clone()),
+            ];
+            return Err(Error::new(
+                ErrorKind::Kustomization,
+                format!("invalid Kustomization: json: unknown field \"{key}\""),
+            )
+            .at(loaded.key_location(&path))
+            .label("unknown option")
+            .help(
+                "kustomize 5.8 knows two patch options, allowNameChange and allowKindChange \
+                 (kustomize 5.5.0 ignored other keys: --kustomize-version 5.5.0)",
+            ));
+        }
+    }
+    Ok(())
 }

@@ -192,6 +192,7 @@ impl Shared {
                         match &mut body {
                             Body::Smp(docs) => docs.iter_mut().for_each(|(n, _)| n.freeze()),
                             Body::Json(ops) => ops.freeze(),
+                            Body::Nothing => {}
                         }
                         Ok((file, body))
                     }

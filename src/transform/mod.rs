@@ -23,7 +23,7 @@ pub mod vars;
 pub mod builtin;
 
 use crate::diag::{Error, ErrorKind, Result};
-use crate::kustomization::FieldSpec;
+use crate::kustomization::{FieldSpec, KustomizeVersion};
 use crate::resource::Gvk;
 use crate::yaml::Node;
 
@@ -66,6 +66,19 @@ pub struct FieldSpecTables {
 }
 
 impl FieldSpecTables {
+    /// The default tables of a kustomize release: v5.5.0's ([`FieldSpecTables::builtin`]),
+    /// with what later releases added.
+    pub fn builtin_for(version: KustomizeVersion) -> Result<FieldSpecTables> {
+        let mut tables = FieldSpecTables::builtin()?;
+        if version.at_least(KustomizeVersion::V5_8_1) {
+            tables.images.extend(parse_table(
+                "images-since-v5.7.yaml",
+                include_str!("fieldspecs/images-since-v5.7.yaml"),
+            )?);
+        }
+        Ok(tables)
+    }
+
     /// kustomize v5.5's default tables, parsed from the files in `fieldspecs/`.
     pub fn builtin() -> Result<FieldSpecTables> {
         Ok(FieldSpecTables {
@@ -360,6 +373,7 @@ mod tests {
             include_str!("fieldspecs/nameprefix.yaml"),
             include_str!("fieldspecs/namesuffix.yaml"),
             include_str!("fieldspecs/images.yaml"),
+            include_str!("fieldspecs/images-since-v5.7.yaml"),
             include_str!("fieldspecs/replicas.yaml"),
         ];
         for text in tables {
