@@ -30,6 +30,14 @@ Families:
                $retainKeys and $deleteFromPrimitiveList, and bring lists and objects the
                object does not have; finalizers, resources, args and tolerations beside
                them; an inline targeted patch may hit two Deployments
+  crds         multi-document files of CustomResourceDefinitions (deep openAPIV3Schema:
+               properties several levels down, items, x-kubernetes-validations), ConfigMaps and
+               kyverno-like policies whose rules, descriptions, patterns and messages are
+               multi-line plain scalars folded before every indicator character (& * ! | > ' "
+               % @ ` \\ # - ? : , [ ] { }) at every indentation past their parent, after a key
+               on its line or alone on its line, after `- ` or a lone `-`, in indentless
+               sequences; real anchors and aliases beside them (named Z and Y too, redefined);
+               now and then a `: x` line, which kubectl refuses (ply must too)
   workloads    the same pod specs in every workload kind (Deployment, StatefulSet, DaemonSet,
                Job, CronJob, Pod), webhooks keyed by name, and a custom resource without a
                schema (its lists replaced), patched the same way
@@ -456,9 +464,141 @@ def fam_workloads(rng):
     return smp_kustomization(rng, files, docs, inline=False)
 
 
+# Indicator characters, each starting a continuation line of a multi-line plain scalar
+# (issue #25: a CEL rule folded before `&&` once read as an anchor and was renamed `&Z`).
+INDICATORS = ["&", "*", "!", "|", ">", "'", '"', "%", "@", "`", "\\", "#", "-", "?", ":", ",",
+              "[", "]", "{", "}"]
+# Texts of a line's middle and end: no `: `, no ` #`, no final `:`.
+SEGMENTS = ["self.spec.replicas", "<= self.maxReplicas", "has(self.x)", "size(self.name) < 64",
+            "the value must be set", "a-b_c", "^[a-z]([-a-z0-9]*[a-z0-9])?$", "x#y", "a:b", "'q'",
+            '"dq"', "{k:v}", "[0]", "50%", "&& self.y", "|| !self.z", "*x", "&a",
+            "\\d+\\.\\d+", "@type", "`code`", "- not an item"]
+FIRST = ["self", "The", "Rule", "spec.x", "value", "^[a-z]"]
+
+
+def crd_plain(rng, parent, same_line, st):
+    """A multi-line plain scalar whose parent collection stands at column `parent`, after a
+    `key:` or `-` already written: its first line on that line or the next, then continuation
+    lines at columns past `parent`, each starting with an indicator (doubled, then a space, or
+    glued), blank lines between some; a `#` line is a comment that ends it. Now and then an
+    anchor (names Z and Y too, some redefined) or an alias to one. `st["bad"]` lets one
+    `: x` line through (kubectl fails on it; ply must too)."""
+    if st["anchors"] and rng.random() < 0.2:
+        return " *" + rng.choice(sorted(st["anchors"])) + "\n"
+    seg = lambda: " ".join(rng.choice(SEGMENTS) for _ in range(rng.randint(1, 3)))
+    anchor = ""
+    if rng.random() < 0.15:
+        name = rng.choice(["Z", "Y", "rule", "a"])
+        st["anchors"].add(name)
+        anchor = "&" + name + " "
+    first = rng.choice(FIRST) + " " + seg()
+    if same_line:
+        out = " " + anchor + first
+    else:
+        out = (" " + anchor.strip() if anchor else "") + "\n" + " " * (parent + rng.randint(1, 6)) + first
+    for _ in range(rng.randint(1, 4)):
+        if rng.random() < 0.15:
+            out += "\n" * rng.randint(1, 2)
+        c = rng.choice(INDICATORS)
+        how = rng.randrange(3)
+        if c == ":" and not st["bad"]:
+            how = 2
+        elif c == ":" and how < 2:
+            st["bad"] = False  # one failing line at most
+        rest = seg()
+        text = [c + c + " " + rest, c + " " + rest, c + rest][how]
+        out += "\n" + " " * (parent + rng.randint(1, 6)) + text + ("  " if rng.random() < 0.2 else "")
+        if c == "#":
+            break
+    return out + "\n"
+
+
+def crd_schema(rng, col, depth, st):
+    out = " " * col + "type: " + ("object" if depth else "string") + "\n"
+    next_line = rng.random() < 0.4
+    out += " " * col + "description:" + crd_plain(rng, col, not next_line, st)
+    if depth == 0:
+        if rng.random() < 0.6:
+            out += " " * col + "pattern:" + crd_plain(rng, col, rng.random() < 0.6, st)
+        if rng.random() < 0.4:
+            out += crd_list(rng, col, "enum", st)
+        return out
+    if rng.random() < 0.7:
+        out += " " * col + "x-kubernetes-validations:\n"
+        dash = col if rng.random() < 0.4 else col + 2
+        for _ in range(rng.randint(1, 3)):
+            out += " " * dash + "- rule:" + crd_plain(rng, dash + 2, True, st)
+            if rng.random() < 0.7:
+                out += " " * (dash + 2) + "message:" + crd_plain(rng, dash + 2, rng.random() < 0.7, st)
+    step = rng.randint(1, 4)
+    out += " " * col + "properties:\n"
+    for i in range(rng.randint(1, 3)):
+        out += " " * (col + step) + f"field{depth}x{i}:\n"
+        inner = col + step + rng.randint(1, 4)
+        if rng.random() < 0.25:
+            out += " " * inner + "type: array\n" + " " * inner + "items:\n"
+            out += crd_schema(rng, inner + 2, depth - 1, st)
+        else:
+            out += crd_schema(rng, inner, depth - 1, st)
+    if rng.random() < 0.3:
+        out += crd_list(rng, col, "required", st)
+    return out
+
+
+def crd_list(rng, col, key, st):
+    out = " " * col + key + ":\n"
+    dash = col if rng.random() < 0.4 else col + rng.randint(1, 3)
+    for _ in range(rng.randint(1, 3)):
+        out += " " * dash + "-" + crd_plain(rng, dash, rng.random() < 0.6, st)
+    return out
+
+
+def fam_crds(rng):
+    """Multi-document files of CRDs with deep openAPIV3Schema trees, ConfigMaps and
+    kyverno-like policies whose rules, descriptions, patterns, messages and annotations are
+    multi-line plain scalars folded before every indicator character at every indentation,
+    beside real anchors and aliases (some redefined)."""
+    docs = []
+    st = {"bad": rng.random() < 0.05}
+    for n in range(rng.randint(2, 5)):
+        st["anchors"] = set()  # anchors belong to their document
+        r = rng.random()
+        if r < 0.5:
+            dash = rng.choice([2, 4])
+            step = rng.randint(1, 4)
+            d = ("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
+                 f"metadata:\n  name: widgets{n}.example.com\nspec:\n  group: example.com\n"
+                 f"  names:\n    kind: Widget{n}\n    plural: widgets{n}\n  scope: Namespaced\n"
+                 f"  versions:\n{' ' * dash}- name: v1\n{' ' * (dash + 2)}served: true\n"
+                 f"{' ' * (dash + 2)}storage: true\n{' ' * (dash + 2)}schema:\n"
+                 f"{' ' * (dash + 2 + step)}openAPIV3Schema:\n")
+            d += crd_schema(rng, dash + 4 + step, rng.randint(1, 4), st)
+        elif r < 0.75:
+            d = f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm{n}\n  annotations:\n"
+            d += "    policies.kyverno.io/description:" + crd_plain(rng, 4, rng.random() < 0.6, st)
+            d += "data:\n"
+            for i in range(rng.randint(1, 4)):
+                d += f"  k{i}:" + crd_plain(rng, 2, rng.random() < 0.6, st)
+        else:
+            d = (f"apiVersion: kyverno.io/v1\nkind: ClusterPolicy\nmetadata:\n  name: policy{n}\n"
+                 "  annotations:\n    policies.kyverno.io/title:" + crd_plain(rng, 4, True, st)
+                 + "spec:\n  rules:\n")
+            dash = rng.choice([2, 4])
+            for i in range(rng.randint(1, 3)):
+                d += " " * dash + f"- name: rule{i}\n" + " " * (dash + 2) + "validate:\n"
+                d += " " * (dash + 4) + "message:" + crd_plain(rng, dash + 4, rng.random() < 0.6, st)
+                d += " " * (dash + 4) + "cel:\n" + " " * (dash + 6) + "expressions:\n"
+                d += " " * (dash + 6) + "- expression:" + crd_plain(rng, dash + 8, True, st)
+        docs.append(d)
+    text = rng.choice(["", "---\n"]) + "".join(
+        (rng.choice(["---\n", "--- # next\n", "---\n# c\n"]) if i else "") + d
+        for i, d in enumerate(docs))
+    return {"kustomization.yaml": kust(["resources:", "- r.yaml"]), "r.yaml": text}
+
+
 FAMILIES = {"styles": fam_styles, "annotations": fam_annotations, "multiline": fam_multiline,
             "patches": fam_patches, "nulls": fam_nulls, "lists": fam_lists,
-            "workloads": fam_workloads}
+            "workloads": fam_workloads, "crds": fam_crds}
 
 
 def render(cmd, d):
