@@ -17,7 +17,7 @@ use crate::resource::Resource;
 use crate::source::{Location, SourceFile};
 use crate::yaml::{EmitOptions, Node, emit_document, from_node};
 
-use super::Context;
+use super::{Context, KustomizeVersion};
 
 /// The helm flags of `kustomize build` (`kustomize/commands/build/flagenablehelm.go`).
 #[derive(Clone, Debug)]
@@ -77,6 +77,8 @@ pub struct HelmChart {
     pub name_template: String,
     pub skip_tests: bool,
     pub debug: bool,
+    /// `helm template --devel` (kustomize v5.7 and later, PR #5865).
+    pub devel: bool,
     // A builtin configuration carries the globals beside the chart fields.
     pub chart_home: Option<String>,
     pub config_home: Option<String>,
@@ -108,7 +110,11 @@ struct HelmChartArgs {
 /// `helmChartInflationGenerator:` entries converted as kustomize's `FixKustomization` does
 /// (`types.SplitHelmParameters`: their last non-empty `chartHome`/`helmHome` become the
 /// globals when `helmGlobals` is absent; fields without a counterpart are dropped).
-pub fn kustomization_charts(loaded: &Loaded, warnings: &mut Warnings) -> Result<Vec<ChartEntry>> {
+pub fn kustomization_charts(
+    loaded: &Loaded,
+    kustomize: KustomizeVersion,
+    warnings: &mut Warnings,
+) -> Result<Vec<ChartEntry>> {
     use crate::yaml::de::PathSeg;
     let k = &loaded.kustomization;
     let key_at = |field: &str, i: Option<usize>| {
@@ -145,6 +151,26 @@ pub fn kustomization_charts(loaded: &Loaded, warnings: &mut Warnings) -> Result<
     let mut out = Vec::with_capacity(charts.len() + old.len());
     for (i, item) in charts.iter().enumerate() {
         let at = key_at("helmCharts", Some(i));
+        // `devel` joined `types.HelmChart` in v5.7.0 (PR #5865); v5.5.0's strict decoding
+        // of the kustomization refuses it.
+        if !kustomize.at_least(KustomizeVersion::V5_8_1) && item.get("devel").is_some() {
+            use crate::yaml::de::PathSeg;
+            let path = [
+                PathSeg::Key("helmCharts".into()),
+                PathSeg::Index(i),
+                PathSeg::Key("devel".into()),
+            ];
+            return Err(Error::new(
+                ErrorKind::Kustomization,
+                "invalid Kustomization: json: unknown field \"devel\"",
+            )
+            .at(loaded.key_location(&path))
+            .label("a field of kustomize v5.7 and later")
+            .help(format!(
+                "`devel` needs kustomize v5.7 or later; ply renders as kustomize {kustomize} \
+                 because of --kustomize-version (or PLY_KUSTOMIZE_VERSION)"
+            )));
+        }
         let chart: HelmChart = from_node(item).map_err(|e| {
             Error::new(ErrorKind::Kustomization, format!("helmCharts[{i}]: {e}")).at(at.clone())
         })?;
@@ -209,14 +235,20 @@ pub fn absorb(acc: &mut Vec<Resource>, generated: Vec<Resource>, at: &Location) 
 }
 
 /// A builtin `HelmChartInflationGenerator` configuration (globals and chart in one document).
-pub fn config_chart(config: &Node, at: &Location) -> Result<ChartEntry> {
-    let chart: HelmChart = from_node(config).map_err(|e| {
+pub fn config_chart(
+    config: &Node,
+    at: &Location,
+    kustomize: KustomizeVersion,
+) -> Result<ChartEntry> {
+    let mut chart: HelmChart = from_node(config).map_err(|e| {
         Error::new(
             ErrorKind::Kustomization,
             format!("HelmChartInflationGenerator: {e}"),
         )
         .at(at.clone())
     })?;
+    // A plugin configuration decodes leniently: v5.5.0 ignores a `devel` it does not know.
+    chart.devel &= kustomize.at_least(KustomizeVersion::V5_8_1);
     let globals = HelmGlobals {
         chart_home: chart.chart_home.clone(),
         config_home: chart.config_home.clone(),
@@ -270,16 +302,25 @@ enum ValuesMerge {
 /// builds (`HelmChart.AsHelmArgs`), and parses what it prints.
 /// `cli_api_versions` is `--helm-api-versions` as configuring the charts has left it (see
 /// [`configure_api_versions`]).
+///
+/// `namespace` is what kustomize v5.8 passes as `--namespace` to a chart of `helmCharts:`
+/// that names none (PR #5940, #6044: the kustomization's `namespace`, else the nearest one
+/// of the kustomizations above it, `helmRootNamespace`); `None` for v5.5.0 and for plugin
+/// configurations.
 pub fn inflate(
     fs: &dyn Fs,
     ctx: Context<'_>,
     loaded: &Loaded,
     entry: &ChartEntry,
     cli_api_versions: &[String],
+    namespace: Option<&str>,
 ) -> Result<Vec<Resource>> {
     check_enabled(&ctx.opts.helm, entry)?;
     let helm = &ctx.opts.helm;
     let mut chart = entry.chart.clone();
+    if let Some(ns) = namespace.filter(|_| chart.namespace.is_empty()) {
+        chart.namespace = ns.to_string();
+    }
     let at = || entry.at.clone();
     let fail = |m: String| Error::new(ErrorKind::Plugin, m).at(at());
     // `Config` sets the command line's versions and debug flag, then decodes the chart over
@@ -437,12 +478,22 @@ pub fn inflate(
         run_helm(&helm.command, args, &config_home, &tmp.path)
             .map_err(|m| fail(m).label("this chart"))
     };
-    // `checkHelmVersion`: kustomize needs helm 3.
-    let version = run(&["version".into(), "-c".into(), "--short".into()])?;
-    check_version(&String::from_utf8_lossy(&version)).map_err(|m| {
+    // `checkHelmVersion`: kustomize v5.5.0 needs helm 3 and asks `helm version -c --short`;
+    // v5.8 takes helm 3 or 4 and asks without `-c`, which helm 4 no longer knows (PR #6016).
+    let v58 = ctx.kustomize().at_least(KustomizeVersion::V5_8_1);
+    let mut version_args: Vec<String> = vec!["version".into(), "-c".into(), "--short".into()];
+    if v58 {
+        version_args.remove(1);
+    }
+    let version = run(&version_args)?;
+    check_version(&String::from_utf8_lossy(&version), v58).map_err(|m| {
         fail(format!("'{}': {m}", helm.command))
             .label("this chart")
-            .help("charts are inflated with helm 3: point --helm-command at a helm 3 binary")
+            .help(if v58 {
+                "charts are inflated with helm 3 or 4: point --helm-command at one"
+            } else {
+                "charts are inflated with helm 3: point --helm-command at a helm 3 binary"
+            })
     })?;
     let args = template_args(&chart, &chart_dir, &values_tmp, &additional);
     let stdout = run(&args)?;
@@ -452,15 +503,28 @@ pub fn inflate(
         format!("<helm template of chart '{}'>", chart.name),
         text,
     ));
-    super::accumulate::parse_resources(&file, crate::yaml::limits::ReaderLimits::DEFAULT).map_err(
-        |e| {
-            let message = format!(
-                "the output of helm template for chart '{}': {}",
-                chart.name, e.message
-            );
-            Error::new(e.kind, message).at(at())
-        },
-    )
+    let mut resources =
+        super::accumulate::parse_resources(&file, crate::yaml::limits::ReaderLimits::DEFAULT)
+            .map_err(|e| {
+                let message = format!(
+                    "the output of helm template for chart '{}': {}",
+                    chart.name, e.message
+                );
+                Error::new(e.kind, message).at(at())
+            })?;
+    if v58 {
+        // `markHelmGeneratedResources` (PR #5940): the namespace transformer leaves these.
+        for r in &mut resources {
+            let annotations = r.node.ensure_path(&["metadata", "annotations"]);
+            if !matches!(annotations, Node::Map(_)) {
+                *annotations = Node::Map(Default::default());
+            }
+            if let Node::Map(m) = annotations {
+                m.insert(super::metadata::HELM_GENERATED.into(), Node::str("true"));
+            }
+        }
+    }
+    Ok(resources)
 }
 
 /// `HelmChart.AsHelmArgs`: the arguments of `helm template`, in kustomize's order.
@@ -502,6 +566,7 @@ fn template_args(
         (chart.skip_tests, "--skip-tests"),
         (chart.skip_hooks, "--no-hooks"),
         (chart.debug, "--debug"),
+        (chart.devel, "--devel"),
     ] {
         if set {
             args.push(flag.into());
@@ -546,14 +611,19 @@ fn run_helm(
     ))
 }
 
-/// `checkHelmVersion`: the first `v?N(.N)+` of `helm version -c --short` must be 3.x.
-fn check_version(out: &str) -> std::result::Result<(), String> {
+/// `checkHelmVersion`: the first `v?N(.N)+` of `helm version --short` must be 3.x (or, with
+/// `helm4`, for kustomize v5.8, 3.x or 4.x).
+fn check_version(out: &str, helm4: bool) -> std::result::Result<(), String> {
     let re = regex::Regex::new(r"v?\d+(\.\d+)+").expect("valid pattern");
     let Some(m) = re.find(out) else {
         return Err(format!("cannot find version string in {out}"));
     };
     let v = m.as_str().trim_start_matches('v');
-    if v.split('.').next() != Some("3") {
+    let major = v.split('.').next();
+    if helm4 && !matches!(major, Some("3" | "4")) {
+        return Err(format!("this plugin requires helm V3 or V4 but got v{v}"));
+    }
+    if !helm4 && major != Some("3") {
         return Err(format!("this plugin requires helm V3 but got v{v}"));
     }
     Ok(())
@@ -621,12 +691,15 @@ mod tests {
 
     #[test]
     fn version_check_wants_helm_3() {
-        assert!(check_version("v3.16.2+g13654a5").is_ok());
+        assert!(check_version("v3.16.2+g13654a5", false).is_ok());
+        assert!(check_version("v4.0.1+g13654a5", true).is_ok());
+        assert!(check_version("v4.0.1+g13654a5", false).is_err());
+        assert!(check_version("v3.16.2+g13654a5", true).is_ok());
         assert_eq!(
-            check_version("v2.17.0+ga690bad").unwrap_err(),
+            check_version("v2.17.0+ga690bad", false).unwrap_err(),
             "this plugin requires helm V3 but got v2.17.0"
         );
-        assert!(check_version("no version").is_err());
+        assert!(check_version("no version", true).is_err());
     }
 
     #[test]

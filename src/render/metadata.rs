@@ -20,6 +20,7 @@ use super::KustomizeVersion;
 pub const ORIGIN: &str = "config.kubernetes.io/origin";
 pub const TRANSFORMATIONS: &str = "alpha.config.kubernetes.io/transformations";
 pub const MANAGED_BY: &str = "app.kubernetes.io/managed-by";
+pub use crate::transform::namespace::HELM_GENERATED;
 /// What `kubectl kustomize` of kustomize v5.5.0 writes under [`MANAGED_BY`]: `kustomize-` and
 /// the version of the kustomize module it was built with, which a kubectl build does not stamp
 /// (`provenance.GetProvenance().Semver()` in `api/krusty/kustomizer.go` gives `(devel)`).
@@ -325,8 +326,21 @@ pub fn field_transformers(loaded: &Loaded) -> Vec<&'static str> {
 
 /// The end of a render: the managed-by label when asked for, and the annotations not asked
 /// for removed (kustomize removes them even when an input carried them).
-pub fn finish(acc: &mut [Resource], meta: &Meta, managed_by_value: &str) {
+pub fn finish(
+    acc: &mut [Resource],
+    meta: &Meta,
+    managed_by_value: &str,
+    kustomize: KustomizeVersion,
+) {
+    let helm_generated_is_build = kustomize.at_least(KustomizeVersion::V5_8_1);
     for r in acc.iter_mut() {
+        // v5.8's build annotations include helm's mark (`resource.BuildAnnotations`).
+        if helm_generated_is_build
+            && let Some(Node::Map(m)) = r.node.get_path_mut(&["metadata", "annotations"])
+            && m.shift_remove(HELM_GENERATED).is_some()
+        {
+            drop_empty_annotations(&mut r.node);
+        }
         if meta.managed_by {
             let labels = r.node.ensure_path(&["metadata", "labels"]);
             if !matches!(labels, Node::Map(_)) {

@@ -252,6 +252,7 @@ fn build_root(
         files: FastMap::default(),
         kustomizations: FastMap::default(),
         chain: Vec::new(),
+        helm_namespaces: Vec::new(),
         crds: Vec::new(),
         plugin_state: plugins::State::default(),
         spare_configs: Vec::new(),
@@ -278,6 +279,7 @@ fn build_root(
         opts.managed_by_value
             .as_deref()
             .unwrap_or(metadata::default_managed_by(opts.kustomize)),
+        opts.kustomize,
     );
     let cache = RenderCache {
         _files: b.files,
@@ -320,6 +322,10 @@ struct Builder<'a> {
     kustomizations: FastMap<PathKey, Arc<Loaded>>,
     /// The kustomizations being built, outermost first (canonical directories).
     chain: Vec<PathBuf>,
+    /// Beside `chain`: the namespace kustomize v5.8 gives the charts of each kustomization
+    /// being built when they name none: its own `namespace`, else the one it inherited from
+    /// the kustomizations above it (`KustTarget.helmRootNamespace`, PR #6044).
+    helm_namespaces: Vec<Option<String>>,
     crds: Vec<Node>,
     /// Patches, plugin configurations and schemas (`plugins`).
     plugin_state: plugins::State,
@@ -407,7 +413,15 @@ impl Builder<'_> {
         }
         self.note_openapi(&loaded)?;
         self.chain.push(dir.to_path_buf());
+        let helm_namespace = loaded
+            .kustomization
+            .namespace
+            .clone()
+            .filter(|n| !n.is_empty())
+            .or_else(|| self.helm_namespaces.last().cloned().flatten());
+        self.helm_namespaces.push(helm_namespace);
         let result = self.build_loaded(&loaded, acc);
+        self.helm_namespaces.pop();
         self.chain.pop();
         result.map_err(|e| e.in_kustomization(step))
     }
@@ -445,7 +459,7 @@ impl Builder<'_> {
             .meta
             .origin
             .then(|| metadata::origins(&acc));
-        let charts = helm::kustomization_charts(loaded, self.warnings)?;
+        let charts = helm::kustomization_charts(loaded, self.ctx.kustomize(), self.warnings)?;
         for c in &charts {
             helm::check_enabled(&self.ctx.opts.helm, c)?;
             helm::configure_api_versions(&mut self.plugin_state.helm_api_versions, &c.chart);
@@ -467,6 +481,10 @@ impl Builder<'_> {
                         loaded,
                         c,
                         &self.plugin_state.helm_api_versions,
+                        self.helm_namespaces
+                            .last()
+                            .and_then(Option::as_deref)
+                            .filter(|_| self.ctx.kustomize().at_least(KustomizeVersion::V5_8_1)),
                     )?,
                     &c.at,
                 )?;

@@ -76,6 +76,8 @@ pub struct Context<'a> {
     pub strict: bool,
     /// `--max-json-patch-growth`: the most memory an object may take after a JSON 6902 `copy`.
     pub json_patch_growth: usize,
+    /// The kustomize release the render matches.
+    pub kustomize: KustomizeVersion,
 }
 
 /// Reads patch text the way kustomize v5.5's PatchTransformer does (`Config` in
@@ -720,6 +722,32 @@ fn apply_one(
             Ok(())
         }
         (Body::Smp(docs), _) => {
+            // kustomize v5.5.0 leaves a deleted object in its list as a nil node until the
+            // `patches:` entry is done, and the id lookup of the entry's next document
+            // dereferences it (`resWrangler.GetMatchingResourcesByAnyId`): it panics. v5.7
+            // skips such nodes (PR #5859).
+            if p.flavor == Flavor::Patch
+                && !cx.kustomize.at_least(KustomizeVersion::V5_8_1)
+                && let Some((_, loc)) = docs[..docs.len().saturating_sub(1)]
+                    .iter()
+                    .find(|(doc, _)| smp::deletes_object(doc))
+            {
+                return Err(Error::new(
+                    ErrorKind::Patch,
+                    format!(
+                        "{}: kustomize v5.5.0 fails on a `$patch: delete` document followed by \
+                         another document in one patch (a nil pointer dereference in \
+                         GetMatchingResourcesByAnyId)",
+                        p.source
+                    ),
+                )
+                .at_opt(loc.clone().or_else(|| p.declared.clone()))
+                .label("this document deletes its object")
+                .help(
+                    "kustomize v5.7 and later render it (PR #5859): --kustomize-version 5.8.1; \
+                     or put each `$patch: delete` document last, or in a patch of its own",
+                ));
+            }
             for (doc, loc) in docs {
                 // `patchesStrategicMerge` goes through `resWrangler.ApplySmPatch` too; an
                 // untargeted `patches:` entry does not (`Resource.ApplySmPatch` directly).
@@ -1838,6 +1866,7 @@ mod tests {
             cluster_scoped: &no_scope,
             strict: false,
             json_patch_growth: json6902::MAX_COPY_GROWTH,
+            kustomize: KustomizeVersion::default(),
         };
         let mut w = Warnings::default();
         // The patch names namespace x: no object has it.
@@ -1862,6 +1891,7 @@ mod tests {
             cluster_scoped: &no_scope,
             strict: false,
             json_patch_growth: json6902::MAX_COPY_GROWTH,
+            kustomize: KustomizeVersion::default(),
         };
         let patch = |text: &str| Patch {
             body: parse_patch_text(text, None, "p").unwrap(),
@@ -1919,6 +1949,7 @@ mod tests {
             cluster_scoped: &no_scope,
             strict: false,
             json_patch_growth: json6902::MAX_COPY_GROWTH,
+            kustomize: KustomizeVersion::default(),
         };
         let mut resources = vec![res(
             "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\n",

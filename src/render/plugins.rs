@@ -295,6 +295,7 @@ impl Builder<'_> {
             cluster_scoped: &scope,
             strict: self.ctx.opts.strict,
             json_patch_growth: self.ctx.opts.limits.json_patch_growth,
+            kustomize: self.ctx.kustomize(),
         };
         patches::apply_all(acc, list, &cx, self.warnings)
     }
@@ -323,11 +324,12 @@ impl Builder<'_> {
             if let Some(generated) = plugin {
                 super::helm::absorb(acc, generated, loc)?;
             } else if kind == "HelmChartInflationGenerator" {
-                let chart = super::helm::config_chart(&config.node, loc)?;
+                let chart = super::helm::config_chart(&config.node, loc, self.ctx.kustomize())?;
                 super::helm::check_enabled(&self.ctx.opts.helm, &chart)?;
                 let versions = &mut self.plugin_state.helm_api_versions;
                 super::helm::configure_api_versions(versions, &chart.chart);
-                let inflated = super::helm::inflate(self.fs, self.ctx, loaded, &chart, versions)?;
+                let inflated =
+                    super::helm::inflate(self.fs, self.ctx, loaded, &chart, versions, None)?;
                 super::helm::absorb(acc, inflated, loc)?;
             } else {
                 steps::run_generator_configs(

@@ -63,6 +63,9 @@ pub struct FieldSpecTables {
     pub replicas: Vec<FieldSpec>,
     /// `apiVersion`+`kind` pairs known to be cluster-scoped.
     pub cluster_scoped: Vec<(String, String)>,
+    /// The kustomize release these tables are for; the transformers that differ between
+    /// releases ask it.
+    pub kustomize: KustomizeVersion,
 }
 
 impl FieldSpecTables {
@@ -70,6 +73,7 @@ impl FieldSpecTables {
     /// with what later releases added.
     pub fn builtin_for(version: KustomizeVersion) -> Result<FieldSpecTables> {
         let mut tables = FieldSpecTables::builtin()?;
+        tables.kustomize = version;
         if version.at_least(KustomizeVersion::V5_8_1) {
             tables.images.extend(parse_table(
                 "images-since-v5.7.yaml",
@@ -107,6 +111,7 @@ impl FieldSpecTables {
             images: parse_table("images.yaml", include_str!("fieldspecs/images.yaml"))?,
             replicas: parse_table("replicas.yaml", include_str!("fieldspecs/replicas.yaml"))?,
             cluster_scoped: parse_cluster_scoped(include_str!("fieldspecs/clusterscoped.yaml"))?,
+            kustomize: KustomizeVersion::V5_5_0,
         })
     }
 

@@ -2,16 +2,30 @@
 //! `metadata.namespace` of every object not known to be cluster-scoped, the namespace of
 //! (Cluster)RoleBinding subjects named `default`, and the other places of the namespace table
 //! (a `v1` Namespace object's own name, APIService and CRD webhook service namespaces).
-//! Records each object's previous id. Two objects ending with one id is an error.
+//! Records each object's previous id. Two objects ending with one id is an error. From
+//! kustomize v5.8 it leaves objects that helm generated as they are ([`HELM_GENERATED`]).
 
 use crate::diag::{Error, ErrorKind, Result};
 use crate::fasthash::FastMap;
-use crate::kustomization::FieldSpec;
+use crate::kustomization::{FieldSpec, KustomizeVersion};
 use crate::resource::Resource;
 use crate::yaml::Node;
 
 use super::FieldSpecTables;
 use super::fieldspec::{self, Create, GvkRef};
+
+/// The annotation kustomize v5.8 puts on every object that `helm template` printed
+/// (`HelmChartInflationGeneratorPlugin.markHelmGeneratedResources`, PR #5940 and #6044;
+/// `konfig.HelmGeneratedAnnotation`): the namespace transformer leaves such objects as they
+/// are ("Helm should take care of it"), and it is a build annotation, removed from the
+/// output. An input that writes it itself is treated the same (as kustomize does).
+pub const HELM_GENERATED: &str = "internal.config.kubernetes.io/helm-generated";
+
+/// Whether the namespace transformer of `kustomize` leaves `node` alone as helm's output.
+fn helm_generated(node: &Node, kustomize: KustomizeVersion) -> bool {
+    kustomize.at_least(KustomizeVersion::V5_8_1)
+        && node.str_at(&["metadata", "annotations", HELM_GENERATED]) == Some("true")
+}
 
 /// Which RoleBinding/ClusterRoleBinding subjects get the namespace (the NamespaceTransformer
 /// plugin's `setRoleBindingSubjects`).
@@ -63,7 +77,8 @@ pub fn apply_with(
         ..FieldSpec::default()
     };
     for r in resources.iter_mut() {
-        if r.node.as_map().is_none_or(|m| m.is_empty()) {
+        if r.node.as_map().is_none_or(|m| m.is_empty()) || helm_generated(&r.node, tables.kustomize)
+        {
             continue;
         }
         r.store_previous_id();
