@@ -42,6 +42,9 @@ Families:
                Job, CronJob, Pod), webhooks keyed by name, and a custom resource without a
                schema (its lists replaced), patched the same way
 
+`--kustomize-version 5.8.1` renders with that flag against `kubectl-1.37` (kustomize v5.8.1);
+the default is 5.5.0 against `kubectl` (1.32).
+
 Python 3 standard library only; needs kubectl (kustomize v5.5) on PATH. Exits 1 when any seed
 disagrees. Run by .ci/run for a bounded time (see the block there).
 """
@@ -601,6 +604,10 @@ FAMILIES = {"styles": fam_styles, "annotations": fam_annotations, "multiline": f
             "workloads": fam_workloads, "crds": fam_crds}
 
 
+# The kubectl that embeds each kustomize version ply renders as (.ci/run installs kubectl-1.37).
+ORACLES = {"5.5.0": "kubectl", "5.8.1": "kubectl-1.37"}
+
+
 def render(cmd, d):
     try:
         p = subprocess.run(cmd + [d], capture_output=True, text=True, timeout=60)
@@ -616,8 +623,8 @@ def check(args, family, seed):
         for name, text in files.items():
             with open(os.path.join(t, name), "w") as f:
                 f.write(text)
-        krc, kout = render(["kubectl", "kustomize"], t)
-        prc, pout = render([args.ply, "render"], t)
+        krc, kout = render([args.kubectl, "kustomize"], t)
+        prc, pout = render([args.ply, "render", "--kustomize-version", args.kustomize_version], t)
     agree = (krc != 0 and prc != 0) or (krc == 0 and prc == 0 and kout == pout)
     if agree:
         return None
@@ -640,10 +647,13 @@ def main():
     ap.add_argument("--seconds", type=float, default=60)
     ap.add_argument("--family", action="append", choices=sorted(FAMILIES))
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--kustomize-version", default="5.5.0", choices=sorted(ORACLES),
+                    help="the version ply renders as; its kubectl is the oracle")
     a = ap.parse_args()
     a.ply = os.path.abspath(a.ply)
-    if not shutil.which("kubectl"):
-        sys.exit("differential_yaml: kubectl is not on PATH (it is the oracle)")
+    a.kubectl = ORACLES[a.kustomize_version]
+    if not shutil.which(a.kubectl):
+        sys.exit(f"differential_yaml: {a.kubectl} is not on PATH (it is the oracle)")
     families = a.family or sorted(FAMILIES)
     deadline = time.monotonic() + a.seconds
     done = failed = 0
@@ -657,7 +667,8 @@ def main():
                     failed += 1
                     print(report, flush=True)
             seed += 8
-    print(f"differential_yaml: families {','.join(families)}, seeds {a.seed}..{seed - 1}: "
+    print(f"differential_yaml: kustomize {a.kustomize_version} ({a.kubectl}), "
+          f"families {','.join(families)}, seeds {a.seed}..{seed - 1}: "
           f"{done} cases, {failed} disagreements")
     sys.exit(1 if failed else 0)
 

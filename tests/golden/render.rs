@@ -10,9 +10,16 @@
 //! `testdata/bin` comes first on `PATH`: it holds the stand-in `helm` of the `helm-*` cases.
 //! `KUSTOMIZE_PLUGIN_HOME` is `testdata/plugins`, the legacy exec plugins of `plugin-exec-*`.
 //!
-//! Every case renders three ways, which must all give the expected bytes: as usual (a second
-//! thread reads files ahead of the build), with `--single-thread`, and with the hidden
-//! `--read-ahead-first` (the build takes every file from the reader thread).
+//! Every case renders as both kustomize versions ply matches (`--kustomize-version 5.5.0` and
+//! `5.8.1`): the expectation files of the case directory hold for both, unless a
+//! subdirectory named for a version (`v5.5.0/`, `v5.8.1/`) holds that version's own. A case
+//! whose `args` name a version renders as that one only. Each expectation was checked
+//! against the kubectl that embeds its version (`tools/check_render_goldens.py`, run by CI).
+//!
+//! Every case renders three ways as the default version, which must all give the expected
+//! bytes: as usual (a second thread reads files ahead of the build), with `--single-thread`,
+//! and with the hidden `--read-ahead-first` (the build takes every file from the reader
+//! thread); the other version renders the usual way.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -92,20 +99,42 @@ fn check(failures: &mut Failures, case: &Path, cwd: &Path, args: &[String], expe
 /// The flags of the three ways of reading files.
 const READINGS: [&[&str]; 3] = [&[], &["--single-thread"], &["--read-ahead-first"]];
 
+/// The kustomize versions every case renders as; the first is ply's default.
+const VERSIONS: [&str; 2] = ["5.8.1", "5.5.0"];
+
+/// Where the expectations of `case` rendered as `version` are: `case/v<version>/` when the
+/// case has one, else the case directory.
+fn expectations(case: &Path, version: &str) -> PathBuf {
+    let own = case.join(format!("v{version}"));
+    if own.is_dir() {
+        own
+    } else {
+        case.to_path_buf()
+    }
+}
+
 #[test]
 fn render_cases() {
     let all = cases("render");
     let mut failures = Failures::default();
     for case in &all {
         let args = case_args(case);
-        for reading in READINGS {
-            let label = PathBuf::from(format!("{} {}", case.display(), reading.join(" ")));
-            let args: Vec<String> = reading
-                .iter()
-                .map(|a| a.to_string())
-                .chain(args.iter().cloned())
-                .collect();
-            check(&mut failures, &label, &case.join("input"), &args, case);
+        let named = args.iter().any(|a| a == "--kustomize-version");
+        for (n, version) in VERSIONS.iter().enumerate() {
+            if named && n > 0 {
+                break;
+            }
+            let readings: &[&[&str]] = if n == 0 { &READINGS } else { &READINGS[..1] };
+            for reading in readings {
+                let mut flags: Vec<String> = reading.iter().map(|a| a.to_string()).collect();
+                if !named {
+                    flags.extend(["--kustomize-version".to_string(), version.to_string()]);
+                }
+                let label = PathBuf::from(format!("{} {}", case.display(), flags.join(" ")));
+                flags.extend(args.iter().cloned());
+                let expect = expectations(case, version);
+                check(&mut failures, &label, &case.join("input"), &flags, &expect);
+            }
         }
     }
     failures.finish("render", all.len());
