@@ -10,10 +10,10 @@
 pub enum KustomizeVersion {
     /// kustomize v5.5.0, as embedded in kubectl 1.32 (v5.6.0, in kubectl 1.33, renders valid
     /// input the same).
-    #[default]
     V5_5_0,
     /// kustomize v5.8.1, as embedded in kubectl 1.36 and 1.37, Argo CD 3.3 and later, and
-    /// Flux's kustomize API v0.21; the standalone release.
+    /// Flux's kustomize API v0.21; the standalone release. The default: what teams run today.
+    #[default]
     V5_8_1,
 }
 
