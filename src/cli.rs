@@ -787,13 +787,8 @@ fn run_diff(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
         crate::output::write_atomic(path, text.as_bytes())?;
     }
 
-    let color = review::color(args.color, args.review.output.is_some());
-    let text = match args.format {
-        DiffFormat::Unified => diff::format::unified(&report, color),
-        DiffFormat::Summary => diff::format::summary(&report),
-        DiffFormat::Json => diff::format::json_report(&report),
-        DiffFormat::Markdown => diff::format::markdown(&report),
-    };
+    let text =
+        crate::report::write_live(&report, review::format(args.format), &review::style(args));
     review::emit(&text, args.review.output.as_deref())?;
     let mut err = std::io::stderr().lock();
     for m in report.conflict_messages() {

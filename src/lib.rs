@@ -18,6 +18,7 @@ pub mod patch_cmd;
 pub mod pattern;
 pub mod remote;
 pub mod render;
+pub mod report;
 pub mod resource;
 pub mod review;
 pub mod schema;

@@ -59,8 +59,8 @@ fuzz_target!(|data: &[u8]| ply::limits::with_deep_stack(|| {
         let mut warnings = ply::Warnings::default();
         match diff::diff(desired.clone(), live.clone(), &opts, engines, &mut warnings) {
             Ok(r) => {
-                let _ = diff::format::unified(&r, false);
-                let _ = diff::format::json_report(&r);
+                let _ = ply::report::unified::live(&r, false);
+                let _ = ply::report::json::live(&r);
             }
             Err(e) => report(e),
         }

@@ -1,13 +1,13 @@
-//! The command line of `ply diff` between two renders (`--base REF`, or OLD NEW): its flags,
-//! turned into a [`crate::review`] run over the right file systems, and the report written to
-//! stdout or `-o FILE`. Owns no rendering or comparing.
+//! The command line of `ply diff` between two renders (`--base REF`, or OLD NEW): its flags
+//! turned into [`crate::review`] options and calls, the report's format and style, and the
+//! text written to stdout or `-o FILE` (also for `ply diff --live`). Owns no revisions,
+//! overlays, rendering or comparing.
 
 use std::path::{Path, PathBuf};
 
 use crate::diag::{Error, ErrorKind, Warnings};
-use crate::fs::git::Repo;
-use crate::fs::{CachingDiskFs, Fs};
-use crate::review::{self, Overlay, Review, ReviewOptions, Side, report};
+use crate::report::{self, Format, Style};
+use crate::review::{self, ReviewOptions, RevisionPlan, Revisions};
 
 use super::{ColorChoice, DiffArgs, DiffFormat};
 
@@ -41,7 +41,7 @@ pub struct ReviewArgs {
     pub title: String,
     /// The size budget of the Markdown report, in characters (GitHub's comment limit is
     /// 65,536; GitLab's is 1,000,000).
-    #[arg(long, value_name = "CHARS", default_value_t = report::DEFAULT_BUDGET)]
+    #[arg(long, value_name = "CHARS", default_value_t = report::markdown::DEFAULT_BUDGET)]
     pub budget: usize,
     /// Write the report to FILE (atomically) instead of stdout.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
@@ -74,6 +74,26 @@ pub fn color(choice: ColorChoice, to_file: bool) -> bool {
                 && std::io::stdout().is_terminal()
                 && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
         }
+    }
+}
+
+/// The report's format.
+pub fn format(f: DiffFormat) -> Format {
+    match f {
+        DiffFormat::Unified => Format::Unified,
+        DiffFormat::Summary => Format::Summary,
+        DiffFormat::Json => Format::Json,
+        DiffFormat::Markdown => Format::Markdown,
+    }
+}
+
+/// How the report is written: colours (unified, on a terminal), a review's title and budget.
+pub fn style(args: &DiffArgs) -> Style {
+    let r = &args.review;
+    Style {
+        color: color(args.color, r.output.is_some()),
+        title: r.title.clone(),
+        budget: r.budget,
     }
 }
 
@@ -120,206 +140,39 @@ pub fn run(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
         describe,
     };
     let review = match &args.review.base {
-        Some(base) => against_revision(args, base, &opts)?,
-        None => two_sides(args, &opts)?,
+        Some(base) => {
+            let r = &args.review;
+            let req = Revisions {
+                base: base.clone(),
+                head: r.head.clone(),
+                base_exact: r.base_exact,
+                all: r.all,
+                paths: args.paths.clone(),
+            };
+            let mut plan = RevisionPlan::open(&req, &opts)?;
+            if let Some(spec) = &r.shard {
+                let (i, n) = parse_shard(spec)?;
+                plan.shard(i, n);
+            }
+            plan.run(&opts)
+        }
+        None => {
+            let [old, new] = args.paths.as_slice() else {
+                return Err(usage(
+                    "give --live SNAPSHOT (predict an apply), --base REF (compare with a git revision), or two paths OLD NEW (directories or rendered YAML files)",
+                ));
+            };
+            review::two_paths(old, new, &opts)?
+        }
     };
     for o in &review.overlays {
         for w in &o.warnings {
             warnings.warn(format!("{}: {w}", o.name));
         }
     }
-    let r = &args.review;
-    let text = match args.format {
-        DiffFormat::Unified => report::unified(&review, color(args.color, r.output.is_some())),
-        DiffFormat::Summary => report::summary(&review),
-        DiffFormat::Json => report::json(&review, &r.title),
-        DiffFormat::Markdown => report::markdown(&review, &r.title, r.budget),
-    };
-    emit(&text, r.output.as_deref())?;
+    let text = report::write_review(&review, format(args.format), &style(args));
+    emit(&text, args.review.output.as_deref())?;
     Ok(review.exit_code())
-}
-
-/// `ply diff OLD NEW`.
-fn two_sides(args: &DiffArgs, opts: &ReviewOptions) -> Result<Review, Error> {
-    let [old, new] = args.paths.as_slice() else {
-        return Err(usage(
-            "give --live SNAPSHOT (predict an apply), --base REF (compare with a git revision), or two paths OLD NEW (directories or rendered YAML files)",
-        ));
-    };
-    let disk = CachingDiskFs::default();
-    let shown = |p: &Path| crate::source::display_path(p);
-    if old.is_dir() && new.is_dir() {
-        let overlay = Overlay {
-            name: shown(new),
-            old: Some(old.clone()),
-            new: Some(new.clone()),
-        };
-        let (a, b) = (
-            Side {
-                fs: &disk,
-                label: shown(old),
-            },
-            Side {
-                fs: &disk,
-                label: shown(new),
-            },
-        );
-        return Ok(review::review(&[overlay], &a, &b, opts));
-    }
-    let objects = |p: &Path| -> Result<Vec<crate::resource::Resource>, Error> {
-        if p.is_dir() {
-            let mut w = Warnings::default();
-            Ok(crate::render::render_with(&disk, p, &opts.render, &mut w)?.resources)
-        } else {
-            crate::live::read_objects(&crate::fs::read_input(p)?)
-        }
-    };
-    let (a, b) = (objects(old)?, objects(new)?);
-    Ok(review::review_objects(
-        shown(new),
-        (shown(old), a),
-        (shown(new), b),
-        opts.show_secrets,
-    ))
-}
-
-/// `ply diff --base REF [--head REF] [DIR...|--all]`.
-fn against_revision(args: &DiffArgs, base: &str, opts: &ReviewOptions) -> Result<Review, Error> {
-    let r = &args.review;
-    let cwd = std::env::current_dir()
-        .and_then(std::fs::canonicalize)
-        .map_err(|e| Error::io(Path::new("."), &e))?;
-    let repo = Repo::discover(&cwd)?;
-    let head_rev = r.head.as_deref().map(|h| repo.resolve(h)).transpose()?;
-    let given = repo.resolve(base)?;
-    let base_rev = if r.base_exact {
-        given
-    } else {
-        let head_commit = match &head_rev {
-            Some(h) => h.clone(),
-            None => repo.resolve("HEAD")?,
-        };
-        let mut mb = repo.merge_base(&given, &head_commit)?;
-        mb.spec = format!("merge base of {base}");
-        mb
-    };
-    let old_fs = repo.files_at(&base_rev)?;
-    let head_git = head_rev.as_ref().map(|h| repo.files_at(h)).transpose()?;
-    let disk = CachingDiskFs::default();
-    let (new_fs, new_label): (&dyn Fs, String) = match &head_git {
-        Some(g) => (g, g.label().to_string()),
-        None => (&disk, "working tree".to_string()),
-    };
-    let root = repo.workdir();
-    let new_files = match &head_git {
-        Some(g) => g.files(),
-        None => repo.tracked_files()?,
-    };
-    let all_dirs = || {
-        (
-            crate::render::roots::kustomization_dirs(&old_fs.files()),
-            crate::render::roots::kustomization_dirs(&new_files),
-        )
-    };
-    let mut overlays = if r.all {
-        if !args.paths.is_empty() {
-            return Err(usage("--all finds every overlay: give no DIR with it"));
-        }
-        let (old_dirs, new_dirs) = all_dirs();
-        review::overlays_in(
-            root,
-            &crate::render::roots::roots(&old_fs, &old_dirs, opts.render.shared.as_deref()),
-            &crate::render::roots::roots(new_fs, &new_dirs, opts.render.shared.as_deref()),
-        )
-    } else {
-        named_overlays(args, &cwd, root, &old_fs, new_fs, all_dirs)?
-    };
-    if let Some(spec) = &r.shard {
-        let (i, n) = parse_shard(spec)?;
-        overlays = review::shard(overlays, i, n);
-    }
-    let old_side = Side {
-        fs: &old_fs,
-        label: old_fs.label().to_string(),
-    };
-    let new_side = Side {
-        fs: new_fs,
-        label: new_label,
-    };
-    Ok(review::review(&overlays, &old_side, &new_side, opts))
-}
-
-/// The overlays named on the command line (globs matched against the kustomization
-/// directories of both sides), or the current directory.
-fn named_overlays(
-    args: &DiffArgs,
-    cwd: &Path,
-    root: &Path,
-    old_fs: &dyn Fs,
-    new_fs: &dyn Fs,
-    all_dirs: impl Fn() -> (
-        std::collections::BTreeSet<PathBuf>,
-        std::collections::BTreeSet<PathBuf>,
-    ),
-) -> Result<Vec<Overlay>, Error> {
-    let mut dirs: Vec<PathBuf> = Vec::new();
-    // Directories taken, by their bytes (comparing `Path`s walks their components: hundreds
-    // of overlays matched by a glob made this quadratic scan a fifth of a review's work).
-    let mut taken: crate::fasthash::FastSet<Vec<u8>> = Default::default();
-    let mut take = |dirs: &mut Vec<PathBuf>, d: &PathBuf| {
-        if taken.insert(d.as_os_str().as_encoded_bytes().to_vec()) {
-            dirs.push(d.clone());
-        }
-    };
-    let given: Vec<PathBuf> = if args.paths.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        args.paths.clone()
-    };
-    let mut known = None;
-    for p in &given {
-        let text = p.to_string_lossy();
-        if text.contains(['*', '?', '[', '{']) {
-            let pattern = crate::fs::normalize(&cwd.join(p));
-            let glob = globset::Glob::new(&pattern.to_string_lossy())
-                .map_err(|e| usage(&format!("'{text}' is not a valid glob: {e}")))?
-                .compile_matcher();
-            let (old, new) = known.get_or_insert_with(&all_dirs);
-            let before = dirs.len();
-            for d in old.iter().chain(new.iter()) {
-                if glob.is_match(d) {
-                    take(&mut dirs, d);
-                }
-            }
-            if dirs.len() == before {
-                return Err(usage(&format!(
-                    "'{text}' matches no kustomization directory at either side"
-                )));
-            }
-        } else {
-            take(&mut dirs, &crate::fs::normalize(&cwd.join(p)));
-        }
-    }
-    let mut out = Vec::new();
-    for d in dirs {
-        let old = review::has_kustomization(old_fs, &d).then(|| d.clone());
-        let new = review::has_kustomization(new_fs, &d).then(|| d.clone());
-        if old.is_none() && new.is_none() {
-            return Err(Error::new(
-                ErrorKind::NotFound,
-                format!(
-                    "no kustomization in '{}' at either side",
-                    crate::source::display_path(&d)
-                ),
-            ));
-        }
-        out.push(Overlay {
-            name: review::overlay_name(root, &d),
-            old,
-            new,
-        });
-    }
-    Ok(out)
 }
 
 /// `I/N`, 1 ≤ I ≤ N.

@@ -34,17 +34,8 @@ pub trait ClientSideApply {
     ) -> Result<Node, Error>;
 }
 
-/// One field manager of `metadata.managedFields`.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub struct Manager {
-    pub name: String,
-    /// `Apply` or `Update`.
-    pub operation: String,
-    /// Empty for the main resource.
-    pub subresource: String,
-    pub api_version: String,
-    pub time: String,
-}
+/// One field manager of `metadata.managedFields` (the report layer's, since reports print it).
+pub use crate::report::Manager;
 
 /// One element of a field path, as structured-merge-diff names them.
 #[derive(Clone, Debug, PartialEq)]

@@ -58,6 +58,23 @@ pub fn mask_pair(before: Option<&mut Node>, after: Option<&mut Node>) {
     mask_annotation(before, after);
 }
 
+/// Masks the values of a Secret's changes found on unmasked objects: every value under
+/// `data`, `stringData` or the last-applied annotation (or holding one of them) becomes `***`.
+pub fn mask_changes(changes: &mut [crate::report::Change]) {
+    let annotation = format!(".metadata.annotations.{LAST_APPLIED}");
+    let sensitive = [".data", ".stringData", annotation.as_str()];
+    for c in changes {
+        let hit = sensitive
+            .iter()
+            .any(|s| c.path.starts_with(s) || s.starts_with(c.path.as_str()));
+        if hit {
+            for v in [&mut c.before, &mut c.after].into_iter().flatten() {
+                *v = Node::str(MASK);
+            }
+        }
+    }
+}
+
 /// Masks two rendered Secrets for display, `data` and `stringData` each by the Masker rule
 /// (a render-to-render diff has no last-applied annotation and nothing folded by a server).
 pub fn mask_rendered_pair(before: Option<&mut Node>, after: Option<&mut Node>) {

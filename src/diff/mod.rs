@@ -1,12 +1,12 @@
 //! `ply diff`: pairs desired objects with a live snapshot by (API group, kind, namespace,
 //! name), predicts what `kubectl apply` (client-side three-way merge, or server-side apply)
-//! would store, hides server-managed noise, masks Secret data, and returns a [`Report`] that
-//! `format` renders. Pure: reads no files and prints nothing; the merge engines come in
-//! through the traits of `engine`. Must not implement strategic merge or field ownership itself.
+//! would store, hides server-managed noise, masks Secret data, and returns a [`Report`] of
+//! the report layer's object changes, which `crate::report` writes in every format. Pure:
+//! reads no files and prints nothing; the merge engines come in through the traits of
+//! `engine`. Must not implement strategic merge or field ownership itself.
 
 pub mod adapters;
 pub mod engine;
-pub mod format;
 pub mod mask;
 pub mod mergepatch3;
 pub mod noise;
@@ -15,17 +15,19 @@ pub mod selector;
 
 use std::collections::HashMap;
 
-use crate::diag::{Error, ErrorKind, Warnings, exit};
+use crate::diag::{Error, ErrorKind, Warnings};
 use crate::live::{self, LAST_APPLIED};
+use crate::report::Change;
 use crate::resource::{Gvk, Resource, id_field_text};
 use crate::yaml::json::{JsonStyle, to_json};
 use crate::yaml::{EmitOptions, Node, emit_document};
 
-use engine::{Engines, Manager, SsaOutcome, kubectl_path, value_at};
+use engine::{Engines, SsaOutcome, kubectl_path, value_at};
 pub use selector::Selector;
 
-/// What offline prediction cannot see; said once per run.
-pub const OFFLINE_NOTE: &str = "ply predicts offline from the snapshot: it cannot see server-side defaulting, mutating admission webhooks or API version conversion, so fields those set may differ from this prediction.";
+pub use crate::report::{
+    Action, Conflict, OFFLINE_NOTE, ObjectChange, ObjectId, Report, conflict_message, print_manager,
+};
 
 /// Which apply to predict.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,208 +67,6 @@ impl DiffOptions {
     pub fn server_side(&self) -> bool {
         matches!(self.mode, Mode::ServerSide { .. })
     }
-}
-
-/// What the apply does to one object.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Action {
-    Create,
-    Update,
-    /// A generated name whose hash suffix changed: shown as one object.
-    Rename,
-    Delete,
-    /// The server-side apply would fail on ownership conflicts; nothing changes.
-    Conflict,
-    Unchanged,
-}
-
-impl Action {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Action::Create => "create",
-            Action::Update => "update",
-            Action::Rename => "rename",
-            Action::Delete => "delete",
-            Action::Conflict => "conflict",
-            Action::Unchanged => "unchanged",
-        }
-    }
-
-    pub const ALL: [Action; 6] = [
-        Action::Create,
-        Action::Update,
-        Action::Rename,
-        Action::Delete,
-        Action::Conflict,
-        Action::Unchanged,
-    ];
-}
-
-/// An object's identity as printed.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub struct ObjectId {
-    pub api_version: String,
-    pub kind: String,
-    pub namespace: String,
-    pub name: String,
-}
-
-impl ObjectId {
-    pub fn of(node: &Node) -> ObjectId {
-        ObjectId {
-            api_version: node.str_at(&["apiVersion"]).unwrap_or("").to_string(),
-            kind: node.str_at(&["kind"]).unwrap_or("").to_string(),
-            namespace: id_field_text(node, "namespace").unwrap_or_default(),
-            name: id_field_text(node, "name").unwrap_or_default(),
-        }
-    }
-
-    /// kubectl diff's file name: `<group>.<version>.<Kind>.<namespace>.<name>`, the group
-    /// and its dot omitted for the core group (`pkg/cmd/diff/diff.go`, `InfoObject.Name`).
-    pub fn file_name(&self) -> String {
-        format!(
-            "{}.{}.{}.{}",
-            self.api_version.replace('/', "."),
-            self.kind,
-            self.namespace,
-            self.name
-        )
-    }
-
-    /// `apps/v1 Deployment default/web` (cluster-scoped: `v1 Namespace prod`).
-    pub fn display(&self) -> String {
-        if self.namespace.is_empty() {
-            format!("{} {} {}", self.api_version, self.kind, self.name)
-        } else {
-            format!(
-                "{} {} {}/{}",
-                self.api_version, self.kind, self.namespace, self.name
-            )
-        }
-    }
-}
-
-/// A field another manager owns that the server-side apply would change.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Conflict {
-    pub manager: Manager,
-    /// kubectl's form: `.spec.replicas`.
-    pub path: String,
-    /// The live value (absent: `None`); masked for Secret data unless `--show-secrets`.
-    pub live: Option<Node>,
-    /// The value the applied configuration sets.
-    pub desired: Option<Node>,
-}
-
-/// One object of the report.
-#[derive(Clone, Debug)]
-pub struct ObjectDiff {
-    pub action: Action,
-    /// The object after the apply (the live one for deletions).
-    pub id: ObjectId,
-    /// For a rename: the live object it replaces.
-    pub renamed_from: Option<ObjectId>,
-    /// The live side as shown (YAML; empty when absent).
-    pub before: String,
-    /// The predicted side as shown (YAML; empty when deleted).
-    pub after: String,
-    pub changed_paths: Vec<String>,
-    pub conflicts: Vec<Conflict>,
-    /// The full predicted object (with managedFields), for `--output-merged`; `None` for
-    /// deletions.
-    pub predicted: Option<Node>,
-}
-
-/// The outcome of a diff run.
-#[derive(Clone, Debug)]
-pub struct Report {
-    pub server_side: bool,
-    pub field_manager: String,
-    pub objects: Vec<ObjectDiff>,
-}
-
-impl Report {
-    /// kubectl diff's rule: 0 no differences, 1 differences, 2 an error (conflicts included).
-    pub fn exit_code(&self) -> i32 {
-        if self.objects.iter().any(|o| o.action == Action::Conflict) {
-            exit::DIFF_ERROR
-        } else if self.objects.iter().any(|o| o.action != Action::Unchanged) {
-            1
-        } else {
-            exit::OK
-        }
-    }
-
-    pub fn count(&self, action: Action) -> usize {
-        self.objects.iter().filter(|o| o.action == action).count()
-    }
-
-    /// The predicted objects, as the cluster would hold them after the apply: created and
-    /// updated objects as predicted, objects whose apply fails unchanged, deletions left out.
-    pub fn merged_objects(&self) -> Vec<&Node> {
-        self.objects
-            .iter()
-            .filter_map(|o| o.predicted.as_ref())
-            .collect()
-    }
-
-    /// kubectl's conflict error for each failing object (`Apply failed with …`), for stderr.
-    pub fn conflict_messages(&self) -> Vec<String> {
-        self.objects
-            .iter()
-            .filter(|o| o.action == Action::Conflict)
-            .map(|o| format!("{}: {}", o.id.display(), conflict_message(&o.conflicts)))
-            .collect()
-    }
-}
-
-/// apimachinery's conflict message (`internal/conflict.go`, `NewConflictError`).
-pub fn conflict_message(conflicts: &[Conflict]) -> String {
-    let n = conflicts.len();
-    let mut managers: Vec<String> = Vec::new();
-    for c in conflicts {
-        let m = print_manager(&c.manager);
-        if !managers.contains(&m) {
-            managers.push(m);
-        }
-    }
-    managers.sort();
-    if n == 1 {
-        if let Some(c) = conflicts.first() {
-            return format!(
-                "Apply failed with 1 conflict: conflict with {}: {}",
-                print_manager(&c.manager),
-                c.path
-            );
-        }
-    }
-    let mut s = format!("Apply failed with {n} conflicts: ");
-    let mut first = true;
-    for m in &managers {
-        if !first {
-            s.push('\n');
-        }
-        first = false;
-        s.push_str(&format!("conflicts with {m}:"));
-        for c in conflicts.iter().filter(|c| &print_manager(&c.manager) == m) {
-            s.push_str(&format!("\n- {}", c.path));
-        }
-    }
-    s
-}
-
-/// `printManager` of apimachinery's `internal/conflict.go`.
-pub fn print_manager(m: &Manager) -> String {
-    let mut s = format!("{:?}", m.name);
-    if !m.subresource.is_empty() {
-        s.push_str(&format!(" with subresource {:?}", m.subresource));
-    }
-    // The server prints the manager from its identity, which has no time: "using <version>"
-    // and never " at <time>".
-    if m.operation == "Update" {
-        s.push_str(&format!(" using {}", m.api_version));
-    }
-    s
 }
 
 /// Pairing identity: (API group, kind, namespace, name) — not the version.
@@ -468,13 +268,9 @@ pub fn diff(
         let mut before = old.node.clone();
         let mut after = obj.predicted.clone().unwrap_or(Node::Null);
         noise::strip_pair(&mut before, &mut after, opts.show_managed_fields);
-        obj.changed_paths = quiet_paths(paths::changed_paths(
-            eng.kinds,
-            &Gvk::of(&after),
-            &before,
-            &after,
-        ));
-        if !opts.show_secrets && (mask::is_secret(&after) || mask::is_secret(&before)) {
+        let masked = !opts.show_secrets && (mask::is_secret(&after) || mask::is_secret(&before));
+        obj.changes = shown_changes(eng, &Gvk::of(&after), &before, &after, masked);
+        if masked {
             mask::mask_pair(Some(&mut before), Some(&mut after));
         }
         let updated = !opts.show_last_applied && noise::quiet_last_applied(&mut before, &mut after);
@@ -522,13 +318,13 @@ pub fn diff(
             if !opts.show_secrets && mask::is_secret(&before) {
                 mask::mask_pair(Some(&mut before), None);
             }
-            objects.push(ObjectDiff {
+            objects.push(ObjectChange {
                 action: Action::Delete,
                 id: ObjectId::of(&r.node),
                 renamed_from: None,
                 before: yaml_text(&before),
                 after: String::new(),
-                changed_paths: Vec::new(),
+                changes: Vec::new(),
                 conflicts: Vec::new(),
                 predicted: None,
             });
@@ -552,14 +348,25 @@ pub fn hash_base(name: &str) -> Option<&str> {
     ok.then_some(base)
 }
 
-/// The last-applied annotation changes with every other change: listed only when it is the
-/// only change.
-fn quiet_paths(mut paths: Vec<String>) -> Vec<String> {
+/// The changes of a pair as reported, found before masking (so that they are the fields that
+/// differ) and then masked as the texts will be. The last-applied annotation changes with
+/// every other change: listed only when it is the only change.
+fn shown_changes(
+    eng: Engines<'_>,
+    gvk: &Gvk,
+    before: &Node,
+    after: &Node,
+    masked: bool,
+) -> Vec<Change> {
+    let mut changes = paths::changes(eng.kinds, gvk, before, after);
     let annotation = format!(".metadata.annotations.{LAST_APPLIED}");
-    if paths.len() > 1 {
-        paths.retain(|p| p != &annotation);
+    if changes.len() > 1 {
+        changes.retain(|c| c.path != annotation);
     }
-    paths
+    if masked {
+        mask::mask_changes(&mut changes);
+    }
+    changes
 }
 
 pub fn yaml_text(node: &Node) -> String {
@@ -575,7 +382,7 @@ fn predict(
     opts: &DiffOptions,
     eng: Engines<'_>,
     warnings: &mut Warnings,
-) -> Result<ObjectDiff, Error> {
+) -> Result<ObjectChange, Error> {
     let gvk = Gvk::of(desired);
     let id = ObjectId::of(desired);
     let predicted = match opts.mode {
@@ -609,13 +416,13 @@ fn predict(
                             }
                         })
                         .collect();
-                    return Ok(ObjectDiff {
+                    return Ok(ObjectChange {
                         action: Action::Conflict,
                         id,
                         renamed_from: None,
                         before: String::new(),
                         after: String::new(),
-                        changed_paths: Vec::new(),
+                        changes: Vec::new(),
                         conflicts,
                         predicted: live.cloned(),
                     });
@@ -624,7 +431,7 @@ fn predict(
         }
     };
 
-    let (action, before, after, changed_paths) = match live {
+    let (action, before, after, changes) = match live {
         None => {
             let mut after = predicted.clone();
             noise::strip_one(&mut after, opts.show_managed_fields);
@@ -638,8 +445,10 @@ fn predict(
             let mut before = l.clone();
             let mut after = predicted.clone();
             noise::strip_pair(&mut before, &mut after, opts.show_managed_fields);
-            let changed = quiet_paths(paths::changed_paths(eng.kinds, &gvk, &before, &after));
-            if !opts.show_secrets && (mask::is_secret(&after) || mask::is_secret(&before)) {
+            let masked =
+                !opts.show_secrets && (mask::is_secret(&after) || mask::is_secret(&before));
+            let changed = shown_changes(eng, &gvk, &before, &after, masked);
+            if masked {
                 mask::mask_pair(Some(&mut before), Some(&mut after));
             }
             let updated =
@@ -656,13 +465,13 @@ fn predict(
             (action, b, a, changed)
         }
     };
-    Ok(ObjectDiff {
+    Ok(ObjectChange {
         action,
         id,
         renamed_from: None,
         before,
         after,
-        changed_paths,
+        changes,
         conflicts: Vec::new(),
         predicted: Some(predicted),
     })

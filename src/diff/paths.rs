@@ -16,13 +16,8 @@ pub fn changed_paths(kinds: &dyn KindInfo, gvk: &Gvk, before: &Node, after: &Nod
         .collect()
 }
 
-/// One changed path with its value on each side (`None` where absent).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Change {
-    pub path: String,
-    pub before: Option<Node>,
-    pub after: Option<Node>,
-}
+/// One changed path with its value on each side (`None` where absent): the report layer's.
+pub use crate::report::Change;
 
 /// The changes between `before` and `after`: the paths of [`changed_paths`] with their values.
 pub fn changes(kinds: &dyn KindInfo, gvk: &Gvk, before: &Node, after: &Node) -> Vec<Change> {

@@ -124,7 +124,7 @@ fn pairs_by_group_kind_namespace_name_not_version() {
         w.messages()
     );
     assert_eq!(
-        r.objects[0].changed_paths,
+        r.objects[0].paths(),
         [".metadata.annotations.kubectl.kubernetes.io/last-applied-configuration"]
     );
 }
@@ -185,7 +185,7 @@ fn unknown_kinds_take_their_scope_from_the_snapshot() {
     let (r, w) = run(desired, &live, &opts());
     assert!(w.is_empty());
     assert_eq!(r.objects[0].action, Action::Update);
-    assert_eq!(r.objects[0].changed_paths, [".spec.a"]);
+    assert_eq!(r.objects[0].paths(), [".spec.a"]);
 }
 
 #[test]
@@ -262,8 +262,8 @@ fn hash_suffix_rename_is_one_object() {
         obj.renamed_from.as_ref().map(|f| f.name.as_str()),
         Some("cfg-g9h8d6k2b4")
     );
-    assert!(obj.changed_paths.contains(&".data.a".to_string()));
-    assert!(obj.changed_paths.contains(&".metadata.name".to_string()));
+    assert!(obj.paths().contains(&".data.a"));
+    assert!(obj.paths().contains(&".metadata.name"));
     assert_eq!(hash_base("web-1234567890"), None);
     assert_eq!(hash_base("web-bcdfghkmt2"), Some("web"));
 }
@@ -290,6 +290,13 @@ fn secrets_are_masked_in_reports() {
     );
     assert!(o.after.contains("user: '***'"));
     assert!(!o.after.contains("stringData:\n"));
+    // The changes hold masked values too (the paths are those of the unmasked objects).
+    assert!(o.paths().contains(&".data.password"), "{:?}", o.paths());
+    let values = format!("{:?}", o.changes);
+    assert!(
+        !values.contains("aHVudGVyMg==") && !values.contains("b2xk"),
+        "{values}"
+    );
     // The prediction itself keeps the values (folded into data).
     let p = o.predicted.as_ref().unwrap();
     assert_eq!(p.str_at(&["data", "password"]), Some("aHVudGVyMg=="));
@@ -326,7 +333,7 @@ fn server_side_conflicts_fail_the_object() {
     };
     let (r, _) = run(desired, live, &o);
     assert_eq!(r.objects[0].action, Action::Update);
-    assert_eq!(r.objects[0].changed_paths, [".spec.replicas"]);
+    assert_eq!(r.objects[0].paths(), [".spec.replicas"]);
 }
 
 #[test]

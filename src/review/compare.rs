@@ -2,31 +2,16 @@
 //! creations, deletions, updates, unchanged objects, and hash-suffix renames (a generated name
 //! that differs only by kustomize's suffix is one object). Secret values are masked unless
 //! asked for. Pure: no apply is modelled, so there is no last-applied annotation to show.
+//! Each pair becomes the report layer's [`ObjectChange`].
 
 use std::collections::HashMap;
 
 use crate::diff::engine::KindInfo;
-use crate::diff::paths::{Change, changes};
-use crate::diff::{Action, Key, ObjectId, hash_base, mask, yaml_text};
+use crate::diff::paths::changes;
+use crate::diff::{Key, hash_base, mask, yaml_text};
+use crate::report::{Action, ObjectChange, ObjectId};
 use crate::resource::{Gvk, Resource};
 use crate::yaml::Node;
-
-/// One object of a render-to-render comparison.
-#[derive(Clone, Debug)]
-pub struct Object {
-    pub action: Action,
-    /// The object at head (at base for a deletion).
-    pub id: ObjectId,
-    /// For a rename: the object at base it replaces.
-    pub renamed_from: Option<ObjectId>,
-    /// The base side as shown (YAML; empty for a creation).
-    pub before: String,
-    /// The head side as shown (YAML; empty for a deletion).
-    pub after: String,
-    /// Changed leaves with their values (masked as the texts are); none for a creation or
-    /// deletion.
-    pub changes: Vec<Change>,
-}
 
 /// Compares the objects of the base render (`old`) with those of the head render (`new`):
 /// head order first (creations, updates, renames, unchanged), then deletions in base order.
@@ -35,7 +20,7 @@ pub fn compare(
     new: &[Resource],
     kinds: &dyn KindInfo,
     show_secrets: bool,
-) -> Vec<Object> {
+) -> Vec<ObjectChange> {
     let mut old_index: HashMap<Key, usize> = HashMap::new();
     for (i, r) in old.iter().enumerate() {
         old_index.entry(Key::of(&r.node)).or_insert(i);
@@ -106,17 +91,19 @@ fn pair(
     after: Option<&Node>,
     kinds: &dyn KindInfo,
     show_secrets: bool,
-) -> Object {
+) -> ObjectChange {
     if let (Some(b), Some(a)) = (before, after) {
         if b == a {
             // The same object: nothing to print or walk (most objects of a review).
-            return Object {
+            return ObjectChange {
                 action: Action::Unchanged,
                 id: ObjectId::of(a),
                 renamed_from: None,
                 before: String::new(),
                 after: String::new(),
                 changes: Vec::new(),
+                conflicts: Vec::new(),
+                predicted: None,
             };
         }
     }
@@ -141,13 +128,15 @@ fn pair(
         (None, _) => (Action::Create, Vec::new()),
         (_, None) => (Action::Delete, Vec::new()),
     };
-    Object {
+    ObjectChange {
         action,
         id,
         renamed_from: None,
         before: before_text,
         after: after_text,
         changes: list,
+        conflicts: Vec::new(),
+        predicted: None,
     }
 }
 

@@ -1,0 +1,187 @@
+//! `--format json`: a stable document (docs/diff.md, docs/review.md), written through the one
+//! JSON writer of `yaml::json`. Both documents share the object row's head (`action`,
+//! `apiVersion`, `kind`, `namespace`, `name`, `renamedFrom`); a live row goes on with
+//! `changedPaths`, `conflicts` and `message` (`schemaVersion` 1), a review row with `changes`
+//! and `diff` (`schemaVersion` 2). Fields are only ever added.
+
+use crate::yaml::json::{JsonStyle, to_json};
+use crate::yaml::{Map, Node};
+
+use super::model::{Action, OFFLINE_NOTE, ObjectChange, Report, Review, Status, conflict_message};
+use super::unified::review_object;
+
+/// The head of an object's row, the same in both documents.
+fn object_row(o: &ObjectChange) -> Map {
+    let mut m = Map::default();
+    m.insert("action".into(), Node::str(o.action.as_str()));
+    m.insert("apiVersion".into(), Node::str(o.id.api_version.clone()));
+    m.insert("kind".into(), Node::str(o.id.kind.clone()));
+    m.insert("namespace".into(), Node::str(o.id.namespace.clone()));
+    m.insert("name".into(), Node::str(o.id.name.clone()));
+    m.insert(
+        "renamedFrom".into(),
+        o.renamed_from
+            .as_ref()
+            .map_or(Node::Null, |f| Node::str(f.name.clone())),
+    );
+    m
+}
+
+/// Objects per action, as a map in the order given.
+fn counts(actions: &[Action], count: impl Fn(Action) -> usize) -> Node {
+    let mut m = Map::default();
+    for a in actions {
+        m.insert(a.as_str().into(), Node::Int(count(*a) as i128));
+    }
+    Node::Map(m)
+}
+
+fn document(root: Map) -> String {
+    let mut text = to_json(&Node::Map(root), JsonStyle::PRETTY);
+    text.push('\n');
+    text
+}
+
+/// A live report (`schemaVersion` 1).
+pub fn live(report: &Report) -> String {
+    let mut root = Map::default();
+    root.insert("schemaVersion".into(), Node::Int(1));
+    root.insert(
+        "mode".into(),
+        Node::str(if report.server_side {
+            "server-side"
+        } else {
+            "client-side"
+        }),
+    );
+    root.insert(
+        "fieldManager".into(),
+        Node::str(report.field_manager.clone()),
+    );
+    root.insert("exitCode".into(), Node::Int(i128::from(report.exit_code())));
+    root.insert("totals".into(), counts(&Action::ALL, |a| report.count(a)));
+    let objects = report
+        .objects
+        .iter()
+        .map(|o| {
+            let mut m = object_row(o);
+            m.insert(
+                "changedPaths".into(),
+                Node::Seq(
+                    o.changes
+                        .iter()
+                        .map(|c| Node::str(c.path.clone()))
+                        .collect(),
+                ),
+            );
+            let conflicts = o
+                .conflicts
+                .iter()
+                .map(|c| {
+                    let mut cm = Map::default();
+                    cm.insert("path".into(), Node::str(c.path.clone()));
+                    cm.insert("manager".into(), Node::str(c.manager.name.clone()));
+                    cm.insert("operation".into(), Node::str(c.manager.operation.clone()));
+                    cm.insert(
+                        "subresource".into(),
+                        Node::str(c.manager.subresource.clone()),
+                    );
+                    cm.insert(
+                        "apiVersion".into(),
+                        Node::str(c.manager.api_version.clone()),
+                    );
+                    cm.insert("live".into(), c.live.clone().unwrap_or(Node::Null));
+                    cm.insert("desired".into(), c.desired.clone().unwrap_or(Node::Null));
+                    Node::Map(cm)
+                })
+                .collect();
+            m.insert("conflicts".into(), Node::Seq(conflicts));
+            m.insert(
+                "message".into(),
+                if o.conflicts.is_empty() {
+                    Node::Null
+                } else {
+                    Node::str(conflict_message(&o.conflicts))
+                },
+            );
+            Node::Map(m)
+        })
+        .collect();
+    root.insert("objects".into(), Node::Seq(objects));
+    root.insert("notes".into(), Node::Seq(vec![Node::str(OFFLINE_NOTE)]));
+    document(root)
+}
+
+/// A review (`schemaVersion` 2: an overlay without changes is `unchanged` with
+/// `totals: null`).
+pub fn review(r: &Review, title: &str) -> String {
+    let mut root = Map::default();
+    root.insert("schemaVersion".into(), Node::Int(2));
+    root.insert("title".into(), Node::str(title));
+    root.insert("base".into(), Node::str(r.base.clone()));
+    root.insert("head".into(), Node::str(r.head.clone()));
+    root.insert("exitCode".into(), Node::Int(i128::from(r.exit_code())));
+    root.insert("totals".into(), counts(&Action::REVIEWED, |a| r.count(a)));
+    let overlays = r
+        .overlays
+        .iter()
+        .map(|o| {
+            let mut m = Map::default();
+            m.insert("path".into(), Node::str(o.name.clone()));
+            let status = match &o.status {
+                Status::Compared if o.no_changes() => "unchanged",
+                Status::Compared => "compared",
+                Status::Added => "added",
+                Status::Removed => "removed",
+                Status::BaseFailed(_) => "base-failed",
+                Status::HeadFailed(_) => "head-failed",
+            };
+            m.insert("status".into(), Node::str(status));
+            m.insert(
+                "error".into(),
+                match &o.status {
+                    Status::HeadFailed(e) | Status::BaseFailed(e) => Node::str(e.clone()),
+                    _ => Node::Null,
+                },
+            );
+            m.insert(
+                "totals".into(),
+                if o.no_changes() {
+                    Node::Null
+                } else {
+                    counts(&Action::REVIEWED, |a| o.count(a))
+                },
+            );
+            let objects = o
+                .objects
+                .iter()
+                .filter(|x| x.action != Action::Unchanged)
+                .map(|x| {
+                    let mut om = object_row(x);
+                    let changes = x
+                        .changes
+                        .iter()
+                        .map(|c| {
+                            let mut cm = Map::default();
+                            cm.insert("path".into(), Node::str(c.path.clone()));
+                            cm.insert("before".into(), c.before.clone().unwrap_or(Node::Null));
+                            cm.insert("after".into(), c.after.clone().unwrap_or(Node::Null));
+                            Node::Map(cm)
+                        })
+                        .collect();
+                    om.insert("changes".into(), Node::Seq(changes));
+                    om.insert("diff".into(), Node::str(review_object(&o.name, x)));
+                    Node::Map(om)
+                })
+                .collect();
+            m.insert("objects".into(), Node::Seq(objects));
+            m.insert(
+                "warnings".into(),
+                Node::Seq(o.warnings.iter().map(|w| Node::str(w.clone())).collect()),
+            );
+            Node::Map(m)
+        })
+        .collect();
+    root.insert("overlays".into(), Node::Seq(overlays));
+    document(root)
+}

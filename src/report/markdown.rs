@@ -1,0 +1,563 @@
+//! `--format markdown`, for a pull-request comment: totals, a table of the changed objects,
+//! then one collapsible `<details>` section per object holding its diff, within a size budget
+//! (GitHub refuses comments over 65,536 characters). A live report has one table and fills
+//! its budget in object order, cutting the last diff that does not fit; a review opens with a
+//! hidden marker and a table per overlay, and gives room in turns across overlays — first
+//! creations, deletions and updates, then renames whose content alone changed. Returns
+//! strings.
+
+use std::fmt::Write as _;
+
+use super::model::{Action, OFFLINE_NOTE, ObjectChange, OverlayReview, Report, Review, Status};
+use super::text::{conflict_text, live_totals, owned_path, review_totals, short, status_note};
+use super::unified::{live_object, review_object};
+
+/// A live report stays below this many characters (GitHub's comment limit is 65,536).
+pub const MARKDOWN_LIMIT: usize = 65_000;
+
+/// The default size budget of a review, in characters.
+pub const DEFAULT_BUDGET: usize = 65_000;
+
+/// Inline code for a table cell: backticks that hold, pipes escaped.
+pub fn code(s: &str) -> String {
+    let s = s.replace('|', "\\|");
+    if s.contains('`') {
+        format!("`` {s} ``")
+    } else {
+        format!("`{s}`")
+    }
+}
+
+/// A backtick fence longer than any run of backticks in the body (a diff line can open with a
+/// space or a sign before a fence of its own).
+pub fn fence_for(body: &str) -> String {
+    let mut longest = 0;
+    let mut run = 0;
+    for c in body.chars() {
+        if c == '`' {
+            run += 1;
+            longest = longest.max(run);
+        } else {
+            run = 0;
+        }
+    }
+    "`".repeat(longest.max(2) + 1)
+}
+
+pub fn html_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// The hidden marker a CI job finds its own review comment by.
+pub fn marker(title: &str) -> String {
+    format!("<!-- ply-diff: {} -->", title.replace("--", "- -"))
+}
+
+fn chars(s: &str) -> usize {
+    s.chars().count()
+}
+
+/// A table row: the action, the object (and the name it replaces), and `cell`.
+fn row(o: &ObjectChange, cell: &str) -> String {
+    let mut object = code(&o.id.display());
+    if let Some(from) = &o.renamed_from {
+        let _ = write!(object, " (from {})", code(&from.name));
+    }
+    format!("| {} | {} | {} |\n", o.action.as_str(), object, cell)
+}
+
+/// One collapsible section titled `summary`, holding `body` in a `lang` fence; `cut` says the
+/// body was cut short.
+fn details(action: Action, summary: &str, lang: &str, body: &str, cut: bool) -> String {
+    let fence = fence_for(body);
+    let mut s = format!(
+        "<details><summary><b>{}</b> <code>{}</code></summary>\n\n{fence}{lang}\n{body}{fence}\n",
+        action.as_str(),
+        html_escape(summary)
+    );
+    if cut {
+        s.push_str("\n*(this diff is cut short)*\n");
+    }
+    s.push_str("\n</details>\n\n");
+    s
+}
+
+/// A live row's cell: up to five changed paths (or conflicting fields), then how many more.
+fn live_row(o: &ObjectChange) -> String {
+    let fields: Vec<String> = if o.action == Action::Conflict {
+        o.conflicts.iter().map(owned_path).collect()
+    } else {
+        o.changes.iter().map(|c| c.path.clone()).collect()
+    };
+    let shown: Vec<String> = fields.iter().take(5).map(|f| code(f)).collect();
+    let mut cell = shown.join(", ");
+    if cell.is_empty() {
+        cell = match o.action {
+            Action::Create => "*new object*".into(),
+            Action::Delete => "*pruned*".into(),
+            _ => String::new(),
+        };
+    }
+    if fields.len() > 5 {
+        let _ = write!(cell, " and {} more", fields.len() - 5);
+    }
+    row(o, &cell)
+}
+
+/// A live object's section; `room` cuts the diff body to that many characters.
+fn live_details(o: &ObjectChange, room: Option<usize>) -> String {
+    let mut body = if o.action == Action::Conflict {
+        conflict_text(o)
+    } else {
+        live_object(o)
+    };
+    let mut cut = false;
+    if let Some(room) = room {
+        if body.chars().count() > room {
+            let mut n = 0;
+            let mut end = 0;
+            for line in body.split_inclusive('\n') {
+                n += line.chars().count();
+                if n > room {
+                    break;
+                }
+                end += line.len();
+            }
+            body.truncate(end);
+            cut = true;
+        }
+    }
+    let lang = if o.action == Action::Conflict {
+        "text"
+    } else {
+        "diff"
+    };
+    details(o.action, &o.id.display(), lang, &body, cut)
+}
+
+/// A live report, under [`MARKDOWN_LIMIT`].
+pub fn live(report: &Report) -> String {
+    let mode = if report.server_side {
+        "server-side apply"
+    } else {
+        "client-side apply"
+    };
+    let changed: Vec<&ObjectChange> = report
+        .objects
+        .iter()
+        .filter(|o| o.action != Action::Unchanged)
+        .collect();
+    let mut head = format!("### ply diff ({mode})\n\n{}\n\n", live_totals(report));
+    if changed.is_empty() {
+        head.push_str("No changes.\n\n");
+    } else {
+        head.push_str("| Action | Object | Changed fields |\n|---|---|---|\n");
+    }
+    let footer = format!("> {OFFLINE_NOTE}\n");
+    // Room kept for the truncation note and the footer.
+    let reserve = footer.chars().count() + 400;
+    let mut out = String::new();
+    let mut used = 0usize;
+    let mut truncated = false;
+    let push = |out: &mut String, used: &mut usize, piece: &str| -> bool {
+        let n = piece.chars().count();
+        if *used + n + reserve > MARKDOWN_LIMIT {
+            return false;
+        }
+        out.push_str(piece);
+        *used += n;
+        true
+    };
+    push(&mut out, &mut used, &head);
+    let mut rows_shown = 0;
+    for o in &changed {
+        let row = live_row(o);
+        if !push(&mut out, &mut used, &row) {
+            truncated = true;
+            break;
+        }
+        rows_shown += 1;
+    }
+    if !changed.is_empty() {
+        push(&mut out, &mut used, "\n");
+    }
+    let mut details_shown = 0;
+    if !truncated {
+        for o in &changed {
+            let section = live_details(o, None);
+            if push(&mut out, &mut used, &section) {
+                details_shown += 1;
+                continue;
+            }
+            // Cut this one object's diff to the room left, then stop.
+            let room = MARKDOWN_LIMIT.saturating_sub(used + reserve + 300);
+            if room > 500 {
+                let section = live_details(o, Some(room));
+                if push(&mut out, &mut used, &section) {
+                    details_shown += 1;
+                }
+            }
+            truncated = true;
+            break;
+        }
+    }
+    if truncated {
+        let _ = write!(
+            out,
+            "**Output truncated** to stay under GitHub's 65,536-character comment limit: {} of {} changed objects are listed and {} shown in detail. Run `ply diff` locally (or with `--format unified`) for the full diff.\n\n",
+            rows_shown,
+            changed.len(),
+            details_shown
+        );
+    }
+    out.push_str(&footer);
+    out
+}
+
+/// A review row's cell: up to five changes as `path`: `old` → `new`, then how many more.
+fn review_row(o: &ObjectChange) -> String {
+    let mut cell: Vec<String> = o
+        .changes
+        .iter()
+        .take(5)
+        .map(|c| {
+            format!(
+                "{}: {} → {}",
+                code(&c.path),
+                code(&short(c.before.as_ref())),
+                code(&short(c.after.as_ref()))
+            )
+        })
+        .collect();
+    if o.changes.len() > 5 {
+        cell.push(format!("and {} more", o.changes.len() - 5));
+    }
+    if cell.is_empty() {
+        cell.push(match o.action {
+            Action::Create => "*new object*".into(),
+            Action::Delete => "*deleted*".into(),
+            _ => String::new(),
+        });
+    }
+    row(o, &cell.join("<br>"))
+}
+
+fn review_details(overlay: &str, o: &ObjectChange) -> String {
+    details(
+        o.action,
+        &o.title(),
+        "diff",
+        &review_object(overlay, o),
+        false,
+    )
+}
+
+/// A review within `budget` characters. The summary table and each overlay's heading always
+/// come; rows and then diffs are given room in turns across overlays — first creations,
+/// deletions and updates, then renames whose content alone changed — and a note says what was
+/// left out.
+pub fn review(r: &Review, title: &str, budget: usize) -> String {
+    let mut head = format!("{}\n### {}\n\n", marker(title), title);
+    let _ = write!(
+        head,
+        "Base **{}** → head **{}**. {}.\n\n",
+        html_escape(&r.base),
+        html_escape(&r.head),
+        review_totals(r)
+    );
+    let changed: Vec<&OverlayReview> = r.overlays.iter().filter(|o| o.changed()).collect();
+    if changed.is_empty() {
+        head.push_str("No changes in the rendered output.\n");
+        return head;
+    }
+    head.push_str("| Overlay | Create | Update | Rename | Delete | Unchanged | Note |\n|---|---:|---:|---:|---:|---:|---|\n");
+    for o in &changed {
+        let note = match &o.status {
+            Status::HeadFailed(_) => "**error at head**",
+            Status::Added => "added",
+            Status::Removed => "removed",
+            Status::BaseFailed(_) => "failed at base",
+            Status::Compared => "",
+        };
+        let _ = write!(head, "| {} ", code(&o.name));
+        for a in Action::REVIEWED {
+            let _ = write!(head, "| {} ", o.count(a));
+        }
+        let _ = writeln!(head, "| {note} |");
+    }
+    let unchanged = r.overlays.len() - changed.len();
+    if unchanged > 0 {
+        let _ = writeln!(
+            head,
+            "\n{unchanged} overlay{} without changes not listed.",
+            if unchanged == 1 { "" } else { "s" }
+        );
+    }
+    head.push('\n');
+
+    // The fixed part of each overlay: heading, note, error, table head.
+    let sections: Vec<String> = changed
+        .iter()
+        .map(|o| {
+            let mut s = format!("#### {}\n\n", code(&o.name));
+            if let Some(note) = status_note(o) {
+                let _ = write!(s, "*{note}.*\n\n");
+            }
+            if let Status::HeadFailed(e) | Status::BaseFailed(e) = &o.status {
+                let f = fence_for(e);
+                let _ = write!(
+                    s,
+                    "{f}text\n{e}{}{f}\n\n",
+                    if e.ends_with('\n') { "" } else { "\n" }
+                );
+            }
+            if o.objects.iter().any(|x| x.action != Action::Unchanged) {
+                s.push_str("| Action | Object | Changes |\n|---|---|---|\n");
+            }
+            s
+        })
+        .collect();
+    let reserve = 600;
+    let mut used = chars(&head) + sections.iter().map(|s| chars(s) + 1).sum::<usize>() + reserve;
+    // Objects per overlay, changed ones only; (overlay, object index) in turns.
+    let lists: Vec<Vec<&ObjectChange>> = changed
+        .iter()
+        .map(|o| {
+            o.objects
+                .iter()
+                .filter(|x| x.action != Action::Unchanged)
+                .collect()
+        })
+        .collect();
+    let turns = |keep: &dyn Fn(&ObjectChange) -> bool| -> Vec<(usize, usize)> {
+        let longest = lists.iter().map(Vec::len).max().unwrap_or(0);
+        let mut out = Vec::new();
+        for j in 0..longest {
+            for (i, list) in lists.iter().enumerate() {
+                if let Some(x) = list.get(j) {
+                    if keep(x) {
+                        out.push((i, j));
+                    }
+                }
+            }
+        }
+        out
+    };
+    let content_rename = |x: &ObjectChange| x.action == Action::Rename;
+    let mut order = turns(&|x| !content_rename(x));
+    order.extend(turns(&content_rename));
+    let mut rows = vec![Vec::new(); lists.len()];
+    let mut rows_left = 0;
+    for &(i, j) in &order {
+        let Some(x) = lists.get(i).and_then(|l| l.get(j)) else {
+            continue;
+        };
+        let row = review_row(x);
+        if used + chars(&row) <= budget {
+            used += chars(&row);
+            if let Some(r) = rows.get_mut(i) {
+                r.push(j);
+            }
+        } else {
+            rows_left += 1;
+        }
+    }
+    let mut shown_details = vec![Vec::new(); lists.len()];
+    let (mut details_left, mut renames_left) = (0, 0);
+    for &(i, j) in &order {
+        let Some(x) = lists.get(i).and_then(|l| l.get(j)) else {
+            continue;
+        };
+        let d = review_details(changed.get(i).map_or("", |o| o.name.as_str()), x);
+        if used + chars(&d) <= budget {
+            used += chars(&d);
+            if let Some(v) = shown_details.get_mut(i) {
+                v.push(j);
+            }
+        } else {
+            details_left += 1;
+            if content_rename(x) {
+                renames_left += 1;
+            }
+        }
+    }
+    let mut out = head;
+    for (i, section) in sections.iter().enumerate() {
+        out.push_str(section);
+        let (Some(list), Some(o)) = (lists.get(i), changed.get(i)) else {
+            continue;
+        };
+        let mut shown_rows = rows.get(i).cloned().unwrap_or_default();
+        shown_rows.sort_unstable();
+        for j in &shown_rows {
+            if let Some(x) = list.get(*j) {
+                out.push_str(&review_row(x));
+            }
+        }
+        if !list.is_empty() {
+            if shown_rows.len() < list.len() {
+                let _ = writeln!(
+                    out,
+                    "| … | {} more objects not listed | |",
+                    list.len() - shown_rows.len()
+                );
+            }
+            out.push('\n');
+        }
+        let mut shown = shown_details.get(i).cloned().unwrap_or_default();
+        shown.sort_unstable();
+        for j in shown {
+            if let Some(x) = list.get(j) {
+                out.push_str(&review_details(&o.name, x));
+            }
+        }
+    }
+    if rows_left + details_left > 0 {
+        let _ = writeln!(
+            out,
+            "**Left out to stay within {budget} characters:** {rows_left} table row{} and the diffs of {details_left} object{} ({renames_left} of them renames whose content alone changed). Run `ply diff` locally (`--format unified`) for everything.",
+            if rows_left == 1 { "" } else { "s" },
+            if details_left == 1 { "" } else { "s" },
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::model::{Change, ObjectId};
+    use crate::yaml::Node;
+
+    fn object(action: Action, name: &str, before: String, after: String) -> ObjectChange {
+        ObjectChange {
+            action,
+            id: ObjectId {
+                api_version: "v1".into(),
+                kind: "ConfigMap".into(),
+                namespace: "ns".into(),
+                name: name.into(),
+            },
+            renamed_from: (action == Action::Rename).then(|| ObjectId {
+                name: format!("{name}-old"),
+                ..ObjectId::default()
+            }),
+            before,
+            after,
+            changes: vec![Change {
+                path: ".data.a|b".into(),
+                before: Some(Node::str("v0")),
+                after: Some(Node::str("w0")),
+            }],
+            conflicts: Vec::new(),
+            predicted: None,
+        }
+    }
+
+    fn live_report(objects: Vec<ObjectChange>) -> Report {
+        Report {
+            server_side: false,
+            field_manager: "kubectl-client-side-apply".into(),
+            objects,
+        }
+    }
+
+    #[test]
+    fn live_escapes_and_fences() {
+        let r = live_report(vec![object(
+            Action::Update,
+            "c",
+            "a: |\n  ```\n".into(),
+            "a: 2\n".into(),
+        )]);
+        let md = live(&r);
+        assert!(md.contains("`.data.a\\|b`"), "{md}");
+        assert!(md.contains("````diff\n"), "{md}");
+        assert!(md.ends_with(&format!("> {OFFLINE_NOTE}\n")));
+    }
+
+    #[test]
+    fn live_stays_under_the_comment_limit() {
+        let big: String = (0..4000).map(|i| format!("k{i}: value-{i}\n")).collect();
+        let objects = (0..20)
+            .map(|i| object(Action::Update, &format!("c{i}"), String::new(), big.clone()))
+            .collect();
+        let md = live(&live_report(objects));
+        assert!(chars(&md) < MARKDOWN_LIMIT, "{}", chars(&md));
+        assert!(md.contains("**Output truncated**"));
+        assert!(
+            md.contains("20 of 20 changed objects are listed and 1 shown in detail"),
+            "{}",
+            &md[md.len() - 600..]
+        );
+        // Every opened section is closed.
+        assert_eq!(
+            md.matches("<details>").count(),
+            md.matches("</details>").count()
+        );
+    }
+
+    fn overlay(name: &str) -> OverlayReview {
+        let lines = |c: char| -> String { (0..40).map(|i| format!("k{i}: {c}{i}\n")).collect() };
+        let mut objects: Vec<ObjectChange> = (0..5)
+            .map(|i| object(Action::Rename, &format!("r{i}"), lines('v'), lines('w')))
+            .collect();
+        objects.extend(
+            (0..8).map(|i| object(Action::Update, &format!("u{i}"), lines('v'), lines('w'))),
+        );
+        for o in &mut objects {
+            o.changes[0].path = ".data.k0".into();
+        }
+        OverlayReview {
+            name: name.into(),
+            status: Status::Compared,
+            objects,
+            warnings: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn review_budget_goes_to_updates_first_across_overlays() {
+        let r = Review {
+            base: "main".into(),
+            head: "working tree".into(),
+            overlays: vec![overlay("a"), overlay("b")],
+        };
+        let md = review(&r, "T", 12_000);
+        assert!(chars(&md) <= 12_000, "{}", chars(&md));
+        assert!(md.starts_with("<!-- ply-diff: T -->\n### T\n"));
+        let details = |o: &str, what: &str| {
+            let section = md
+                .split("#### ")
+                .find(|s| s.starts_with(&format!("`{o}`")))
+                .unwrap_or("");
+            section.matches(&format!("<b>{what}</b>")).count()
+        };
+        // Both overlays get diffs, updates before renames.
+        assert!(
+            details("a", "update") > 0 && details("b", "update") > 0,
+            "{md}"
+        );
+        assert!(details("a", "update").abs_diff(details("b", "update")) <= 1);
+        assert_eq!(details("a", "rename") + details("b", "rename"), 0, "{md}");
+        assert!(
+            md.contains("**Left out to stay within 12000 characters:**"),
+            "{md}"
+        );
+        assert!(
+            md.contains("(10 of them renames whose content alone changed)"),
+            "{md}"
+        );
+        // Generous budget: everything, no note.
+        let full = review(&r, "T", 1_000_000);
+        assert_eq!(full.matches("<details>").count(), 26);
+        assert!(!full.contains("Left out"));
+    }
+
+    #[test]
+    fn marker_is_a_comment() {
+        assert_eq!(marker("a -- b"), "<!-- ply-diff: a - - b -->");
+    }
+}

@@ -1,0 +1,335 @@
+//! The one object-change model that `ply diff --live` and the review both fill and every
+//! output format reads: an object's identity, what happens to it (create, update, rename,
+//! delete, conflict, unchanged), its two sides as masked text, its field changes and
+//! ownership conflicts; and the two documents made of such objects — a live [`Report`] (one
+//! object set against a snapshot) and a [`Review`] (overlays, each compared between two
+//! renders). Data only: computes no diff, masks nothing itself (the producers hand it masked
+//! text and values), prints nothing.
+
+use crate::diag::exit;
+use crate::resource::id_field_text;
+use crate::yaml::Node;
+
+/// What offline prediction cannot see; said once per live run.
+pub const OFFLINE_NOTE: &str = "ply predicts offline from the snapshot: it cannot see server-side defaulting, mutating admission webhooks or API version conversion, so fields those set may differ from this prediction.";
+
+/// What happens to one object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Action {
+    Create,
+    Update,
+    /// A generated name whose hash suffix changed: shown as one object.
+    Rename,
+    Delete,
+    /// The server-side apply would fail on ownership conflicts; nothing changes (live only).
+    Conflict,
+    Unchanged,
+}
+
+impl Action {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Action::Create => "create",
+            Action::Update => "update",
+            Action::Rename => "rename",
+            Action::Delete => "delete",
+            Action::Conflict => "conflict",
+            Action::Unchanged => "unchanged",
+        }
+    }
+
+    /// Every action, in the order of the live report's totals.
+    pub const ALL: [Action; 6] = [
+        Action::Create,
+        Action::Update,
+        Action::Rename,
+        Action::Delete,
+        Action::Conflict,
+        Action::Unchanged,
+    ];
+
+    /// The actions a review counts per overlay, in table order (a review has no conflicts).
+    pub const REVIEWED: [Action; 5] = [
+        Action::Create,
+        Action::Update,
+        Action::Rename,
+        Action::Delete,
+        Action::Unchanged,
+    ];
+}
+
+/// An object's identity as printed.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct ObjectId {
+    pub api_version: String,
+    pub kind: String,
+    pub namespace: String,
+    pub name: String,
+}
+
+impl ObjectId {
+    pub fn of(node: &Node) -> ObjectId {
+        ObjectId {
+            api_version: node.str_at(&["apiVersion"]).unwrap_or("").to_string(),
+            kind: node.str_at(&["kind"]).unwrap_or("").to_string(),
+            namespace: id_field_text(node, "namespace").unwrap_or_default(),
+            name: id_field_text(node, "name").unwrap_or_default(),
+        }
+    }
+
+    /// kubectl diff's file name: `<group>.<version>.<Kind>.<namespace>.<name>`, the group
+    /// and its dot omitted for the core group (`pkg/cmd/diff/diff.go`, `InfoObject.Name`).
+    pub fn file_name(&self) -> String {
+        format!(
+            "{}.{}.{}.{}",
+            self.api_version.replace('/', "."),
+            self.kind,
+            self.namespace,
+            self.name
+        )
+    }
+
+    /// `apps/v1 Deployment default/web` (cluster-scoped: `v1 Namespace prod`).
+    pub fn display(&self) -> String {
+        if self.namespace.is_empty() {
+            format!("{} {} {}", self.api_version, self.kind, self.name)
+        } else {
+            format!(
+                "{} {} {}/{}",
+                self.api_version, self.kind, self.namespace, self.name
+            )
+        }
+    }
+}
+
+/// One changed field: its path in kubectl's form with its value on each side (`None` where
+/// absent), masked as the object's texts are.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Change {
+    pub path: String,
+    pub before: Option<Node>,
+    pub after: Option<Node>,
+}
+
+/// One field manager of `metadata.managedFields`.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Manager {
+    pub name: String,
+    /// `Apply` or `Update`.
+    pub operation: String,
+    /// Empty for the main resource.
+    pub subresource: String,
+    pub api_version: String,
+    pub time: String,
+}
+
+/// A field another manager owns that the server-side apply would change.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Conflict {
+    pub manager: Manager,
+    /// kubectl's form: `.spec.replicas`.
+    pub path: String,
+    /// The live value (absent: `None`); masked for Secret data unless `--show-secrets`.
+    pub live: Option<Node>,
+    /// The value the applied configuration sets.
+    pub desired: Option<Node>,
+}
+
+/// One object of a report: what happens to it and how it reads on both sides.
+#[derive(Clone, Debug)]
+pub struct ObjectChange {
+    pub action: Action,
+    /// The object after the change (before it, for a deletion).
+    pub id: ObjectId,
+    /// For a rename: the object it replaces.
+    pub renamed_from: Option<ObjectId>,
+    /// The old side as shown (YAML, masked; empty when absent).
+    pub before: String,
+    /// The new side as shown (YAML, masked; empty when absent).
+    pub after: String,
+    /// The changed fields; none for a creation or deletion.
+    pub changes: Vec<Change>,
+    /// Ownership conflicts (a server-side apply that fails); none otherwise.
+    pub conflicts: Vec<Conflict>,
+    /// The full predicted object (with managedFields, unmasked), for `--output-merged`;
+    /// `None` for deletions and in a review.
+    pub predicted: Option<Node>,
+}
+
+impl ObjectChange {
+    /// The changed paths, in order.
+    pub fn paths(&self) -> Vec<&str> {
+        self.changes.iter().map(|c| c.path.as_str()).collect()
+    }
+
+    /// `v1 ConfigMap prod/web-config-47668c6k28 (from web-config-hf678c7m2b)`.
+    pub fn title(&self) -> String {
+        let mut s = self.id.display();
+        if let Some(from) = &self.renamed_from {
+            s.push_str(&format!(" (from {})", from.name));
+        }
+        s
+    }
+}
+
+/// The outcome of `ply diff --live`: one object set against a live snapshot.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub server_side: bool,
+    pub field_manager: String,
+    pub objects: Vec<ObjectChange>,
+}
+
+impl Report {
+    /// kubectl diff's rule: 0 no differences, 1 differences, 2 an error (conflicts included).
+    pub fn exit_code(&self) -> i32 {
+        if self.objects.iter().any(|o| o.action == Action::Conflict) {
+            exit::DIFF_ERROR
+        } else if self.objects.iter().any(|o| o.action != Action::Unchanged) {
+            1
+        } else {
+            exit::OK
+        }
+    }
+
+    pub fn count(&self, action: Action) -> usize {
+        self.objects.iter().filter(|o| o.action == action).count()
+    }
+
+    /// The predicted objects, as the cluster would hold them after the apply: created and
+    /// updated objects as predicted, objects whose apply fails unchanged, deletions left out.
+    pub fn merged_objects(&self) -> Vec<&Node> {
+        self.objects
+            .iter()
+            .filter_map(|o| o.predicted.as_ref())
+            .collect()
+    }
+
+    /// kubectl's conflict error for each failing object (`Apply failed with …`), for stderr.
+    pub fn conflict_messages(&self) -> Vec<String> {
+        self.objects
+            .iter()
+            .filter(|o| o.action == Action::Conflict)
+            .map(|o| format!("{}: {}", o.id.display(), conflict_message(&o.conflicts)))
+            .collect()
+    }
+}
+
+/// apimachinery's conflict message (`internal/conflict.go`, `NewConflictError`).
+pub fn conflict_message(conflicts: &[Conflict]) -> String {
+    let n = conflicts.len();
+    let mut managers: Vec<String> = Vec::new();
+    for c in conflicts {
+        let m = print_manager(&c.manager);
+        if !managers.contains(&m) {
+            managers.push(m);
+        }
+    }
+    managers.sort();
+    if n == 1 {
+        if let Some(c) = conflicts.first() {
+            return format!(
+                "Apply failed with 1 conflict: conflict with {}: {}",
+                print_manager(&c.manager),
+                c.path
+            );
+        }
+    }
+    let mut s = format!("Apply failed with {n} conflicts: ");
+    let mut first = true;
+    for m in &managers {
+        if !first {
+            s.push('\n');
+        }
+        first = false;
+        s.push_str(&format!("conflicts with {m}:"));
+        for c in conflicts.iter().filter(|c| &print_manager(&c.manager) == m) {
+            s.push_str(&format!("\n- {}", c.path));
+        }
+    }
+    s
+}
+
+/// `printManager` of apimachinery's `internal/conflict.go`.
+pub fn print_manager(m: &Manager) -> String {
+    let mut s = format!("{:?}", m.name);
+    if !m.subresource.is_empty() {
+        s.push_str(&format!(" with subresource {:?}", m.subresource));
+    }
+    // The server prints the manager from its identity, which has no time: "using <version>"
+    // and never " at <time>".
+    if m.operation == "Update" {
+        s.push_str(&format!(" using {}", m.api_version));
+    }
+    s
+}
+
+/// How an overlay of a review came out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Rendered on both sides.
+    Compared,
+    /// No kustomization at the base: every object is a creation.
+    Added,
+    /// No kustomization at the head: every object is a deletion.
+    Removed,
+    /// It fails to render at the base and renders at the head: every object is a creation.
+    BaseFailed(String),
+    /// It fails to render at the head: an error (exit 2).
+    HeadFailed(String),
+}
+
+/// The comparison of one overlay.
+#[derive(Clone, Debug)]
+pub struct OverlayReview {
+    pub name: String,
+    pub status: Status,
+    pub objects: Vec<ObjectChange>,
+    pub warnings: Vec<String>,
+}
+
+impl OverlayReview {
+    pub fn count(&self, action: Action) -> usize {
+        self.objects.iter().filter(|o| o.action == action).count()
+    }
+
+    pub fn changed(&self) -> bool {
+        self.objects.iter().any(|o| o.action != Action::Unchanged)
+            || matches!(self.status, Status::HeadFailed(_))
+    }
+
+    /// Compared without a change: reported by name only. Its objects are not counted: with
+    /// `--changed-only` it may not have been rendered at all.
+    pub fn no_changes(&self) -> bool {
+        self.status == Status::Compared && !self.changed()
+    }
+}
+
+/// The outcome of a review: every overlay compared between a base and a head.
+#[derive(Clone, Debug)]
+pub struct Review {
+    pub base: String,
+    pub head: String,
+    pub overlays: Vec<OverlayReview>,
+}
+
+impl Review {
+    /// 0 no change, 1 changes, 2 an overlay fails to render at the head.
+    pub fn exit_code(&self) -> i32 {
+        if self
+            .overlays
+            .iter()
+            .any(|o| matches!(o.status, Status::HeadFailed(_)))
+        {
+            exit::DIFF_ERROR
+        } else if self.overlays.iter().any(OverlayReview::changed) {
+            1
+        } else {
+            exit::OK
+        }
+    }
+
+    pub fn count(&self, action: Action) -> usize {
+        self.overlays.iter().map(|o| o.count(action)).sum()
+    }
+}

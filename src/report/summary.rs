@@ -1,0 +1,85 @@
+//! `--format summary`: one line per object with what changed, and totals. A live report lists
+//! every object (unchanged ones too) with its changed paths, or the fields its conflicts are
+//! about; a review opens with the two sides and a table of counts per overlay, then lists each
+//! changed overlay's objects with every change as `path: old → new`. Returns strings.
+
+use std::fmt::Write as _;
+
+use super::model::{Action, Report, Review, Status};
+use super::text::{change_line, live_totals, owned_path, review_totals, status_note};
+
+/// A live report.
+pub fn live(report: &Report) -> String {
+    let mut out = String::new();
+    for o in &report.objects {
+        let _ = write!(out, "{:<10} {}", o.action.as_str(), o.title());
+        if o.action == Action::Conflict {
+            let parts: Vec<String> = o.conflicts.iter().map(owned_path).collect();
+            let _ = write!(out, ": {}", parts.join(", "));
+        } else if !o.changes.is_empty() {
+            let _ = write!(out, ": {}", o.paths().join(", "));
+        }
+        out.push('\n');
+    }
+    if !report.objects.is_empty() {
+        out.push('\n');
+    }
+    out.push_str(&live_totals(report));
+    out.push('\n');
+    out
+}
+
+/// A review.
+pub fn review(r: &Review) -> String {
+    let mut out = format!("ply diff: base {} → head {}\n\n", r.base, r.head);
+    let width = r
+        .overlays
+        .iter()
+        .map(|o| o.name.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(7);
+    let _ = writeln!(
+        out,
+        "{:<width$}  create  update  rename  delete  unchanged",
+        "overlay"
+    );
+    for o in &r.overlays {
+        let _ = write!(out, "{:<width$}", o.name);
+        if o.no_changes() {
+            out.push_str("  no changes\n");
+            continue;
+        }
+        for (a, w) in Action::REVIEWED.iter().zip([8, 8, 8, 8, 11]) {
+            let _ = write!(out, "{:>w$}", o.count(*a));
+        }
+        match &o.status {
+            Status::HeadFailed(_) => out.push_str("  ERROR at head"),
+            Status::Added => out.push_str("  added"),
+            Status::Removed => out.push_str("  removed"),
+            Status::BaseFailed(_) => out.push_str("  failed at base"),
+            Status::Compared => {}
+        }
+        out.push('\n');
+    }
+    for o in r.overlays.iter().filter(|o| o.changed()) {
+        let _ = writeln!(out, "\n== {} ==", o.name);
+        if let Some(note) = status_note(o) {
+            let _ = writeln!(out, "note: {note}");
+        }
+        if let Status::HeadFailed(e) | Status::BaseFailed(e) = &o.status {
+            out.push_str(e);
+            if !e.ends_with('\n') {
+                out.push('\n');
+            }
+        }
+        for obj in o.objects.iter().filter(|x| x.action != Action::Unchanged) {
+            let _ = writeln!(out, "{:<10} {}", obj.action.as_str(), obj.title());
+            for c in &obj.changes {
+                let _ = writeln!(out, "    {}", change_line(c));
+            }
+        }
+    }
+    let _ = write!(out, "\n{}\n", review_totals(r));
+    out
+}

@@ -1,0 +1,144 @@
+//! Which overlays a review compares: those named (directories, or globs matched against the
+//! kustomization directories of both sides) or, with `--all`, every kustomization root of
+//! either side (render/roots.rs), paired by directory into an [`Overlay`] that says where it
+//! is on each side; and the shards of `--shard I/N`. Reads only through the sides' [`Fs`].
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use crate::diag::{Error, ErrorKind};
+use crate::fs::{FileKind, Fs};
+use crate::kustomization::load::FILE_NAMES;
+
+/// An overlay to compare: its name in the report and its directory on each side (`None`:
+/// absent there).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Overlay {
+    pub name: String,
+    pub old: Option<PathBuf>,
+    pub new: Option<PathBuf>,
+}
+
+/// Shard `index` of `count` (1-based): overlays in name order, every `count`-th.
+pub fn shard(overlays: Vec<Overlay>, index: usize, count: usize) -> Vec<Overlay> {
+    let mut sorted = overlays;
+    sorted.sort_by(|a, b| a.name.cmp(&b.name));
+    sorted
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| count == 0 || i % count + 1 == index)
+        .map(|(_, o)| o)
+        .collect()
+}
+
+/// Whether a directory holds a kustomization on a side.
+pub fn has_kustomization(fs: &dyn Fs, dir: &Path) -> bool {
+    FILE_NAMES
+        .iter()
+        .any(|n| fs.kind(&dir.join(n)) == Some(FileKind::File))
+}
+
+/// Overlays named by the user or found (`--all`), as the union over both sides, keyed by
+/// their directory relative to `root` (the repository's working tree).
+pub fn overlays_in(root: &Path, old: &BTreeSet<PathBuf>, new: &BTreeSet<PathBuf>) -> Vec<Overlay> {
+    let mut by_path: BTreeMap<PathBuf, Overlay> = BTreeMap::new();
+    for (dirs, is_old) in [(old, true), (new, false)] {
+        for d in dirs {
+            let o = by_path.entry(d.clone()).or_insert_with(|| Overlay {
+                name: overlay_name(root, d),
+                old: None,
+                new: None,
+            });
+            if is_old {
+                o.old = Some(d.clone());
+            } else {
+                o.new = Some(d.clone());
+            }
+        }
+    }
+    by_path.into_values().collect()
+}
+
+/// An overlay's name in the report: its directory relative to `root` (`.` for the root).
+pub fn overlay_name(root: &Path, dir: &Path) -> String {
+    match dir.strip_prefix(root) {
+        Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
+        Ok(rel) => rel.display().to_string(),
+        Err(_) => dir.display().to_string(),
+    }
+}
+
+/// The overlays named on the command line (globs matched against the kustomization
+/// directories of both sides, `all_dirs`), or the current directory when none is.
+pub fn named(
+    paths: &[PathBuf],
+    cwd: &Path,
+    root: &Path,
+    old_fs: &dyn Fs,
+    new_fs: &dyn Fs,
+    all_dirs: impl Fn() -> (BTreeSet<PathBuf>, BTreeSet<PathBuf>),
+) -> Result<Vec<Overlay>, Error> {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    // Directories taken, by their bytes (comparing `Path`s walks their components: hundreds
+    // of overlays matched by a glob made this quadratic scan a fifth of a review's work).
+    let mut taken: crate::fasthash::FastSet<Vec<u8>> = Default::default();
+    let mut take = |dirs: &mut Vec<PathBuf>, d: &PathBuf| {
+        if taken.insert(d.as_os_str().as_encoded_bytes().to_vec()) {
+            dirs.push(d.clone());
+        }
+    };
+    let given: Vec<PathBuf> = if paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        paths.to_vec()
+    };
+    let mut known = None;
+    for p in &given {
+        let text = p.to_string_lossy();
+        if text.contains(['*', '?', '[', '{']) {
+            let pattern = crate::fs::normalize(&cwd.join(p));
+            let glob = globset::Glob::new(&pattern.to_string_lossy())
+                .map_err(|e| usage(format!("'{text}' is not a valid glob: {e}")))?
+                .compile_matcher();
+            let (old, new) = known.get_or_insert_with(&all_dirs);
+            let before = dirs.len();
+            for d in old.iter().chain(new.iter()) {
+                if glob.is_match(d) {
+                    take(&mut dirs, d);
+                }
+            }
+            if dirs.len() == before {
+                return Err(usage(format!(
+                    "'{text}' matches no kustomization directory at either side"
+                )));
+            }
+        } else {
+            take(&mut dirs, &crate::fs::normalize(&cwd.join(p)));
+        }
+    }
+    let mut out = Vec::new();
+    for d in dirs {
+        let old = has_kustomization(old_fs, &d).then(|| d.clone());
+        let new = has_kustomization(new_fs, &d).then(|| d.clone());
+        if old.is_none() && new.is_none() {
+            return Err(Error::new(
+                ErrorKind::NotFound,
+                format!(
+                    "no kustomization in '{}' at either side",
+                    crate::source::display_path(&d)
+                ),
+            ));
+        }
+        out.push(Overlay {
+            name: overlay_name(root, &d),
+            old,
+            new,
+        });
+    }
+    Ok(out)
+}
+
+/// A usage error.
+pub fn usage(message: impl Into<String>) -> Error {
+    Error::new(ErrorKind::Usage, message.into())
+}

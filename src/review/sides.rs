@@ -1,0 +1,166 @@
+//! The two sides of a review and the overlays on them: a git revision against the working
+//! tree or another revision (`--base REF [--head REF]`, the merge base unless `--base-exact`,
+//! read from the object database without a checkout), or two paths (`OLD NEW`: kustomization
+//! directories or rendered YAML files); then the engine's run over them. Opens the repository
+//! and names the sides; renders and compares through [`super::engine`].
+
+use std::path::{Path, PathBuf};
+
+use crate::diag::{Error, Warnings};
+use crate::fs::git::{GitFs, Repo};
+use crate::fs::{CachingDiskFs, Fs};
+use crate::report::Review;
+use crate::resource::Resource;
+
+use super::engine::{ReviewOptions, Side, review, review_objects};
+use super::overlays::{self, Overlay, usage};
+
+/// What `--base REF` compares: the revisions and the overlays asked for.
+#[derive(Clone, Debug, Default)]
+pub struct Revisions {
+    /// The base revision, as given.
+    pub base: String,
+    /// The head revision; `None`: the working tree.
+    pub head: Option<String>,
+    /// Compare with `base` itself, not with its merge base with the head.
+    pub base_exact: bool,
+    /// Every kustomization root of either side.
+    pub all: bool,
+    /// The overlays named (directories or globs); none: the current directory.
+    pub paths: Vec<PathBuf>,
+}
+
+/// A review against a git revision, its sides open and its overlays found: run it once it is
+/// sharded as wanted.
+pub struct RevisionPlan {
+    old_fs: GitFs,
+    head_git: Option<GitFs>,
+    disk: CachingDiskFs,
+    /// The overlays to compare, in name order per side.
+    pub overlays: Vec<Overlay>,
+}
+
+impl RevisionPlan {
+    /// Opens the repository of the current directory, resolves both sides and finds the
+    /// overlays.
+    pub fn open(req: &Revisions, opts: &ReviewOptions) -> Result<RevisionPlan, Error> {
+        let base = req.base.as_str();
+        let cwd = std::env::current_dir()
+            .and_then(std::fs::canonicalize)
+            .map_err(|e| Error::io(Path::new("."), &e))?;
+        let repo = Repo::discover(&cwd)?;
+        let head_rev = req.head.as_deref().map(|h| repo.resolve(h)).transpose()?;
+        let given = repo.resolve(base)?;
+        let base_rev = if req.base_exact {
+            given
+        } else {
+            let head_commit = match &head_rev {
+                Some(h) => h.clone(),
+                None => repo.resolve("HEAD")?,
+            };
+            let mut mb = repo.merge_base(&given, &head_commit)?;
+            mb.spec = format!("merge base of {base}");
+            mb
+        };
+        let old_fs = repo.files_at(&base_rev)?;
+        let head_git = head_rev.as_ref().map(|h| repo.files_at(h)).transpose()?;
+        let disk = CachingDiskFs::default();
+        let new_fs: &dyn Fs = match &head_git {
+            Some(g) => g,
+            None => &disk,
+        };
+        let root = repo.workdir();
+        let new_files = match &head_git {
+            Some(g) => g.files(),
+            None => repo.tracked_files()?,
+        };
+        let all_dirs = || {
+            (
+                crate::render::roots::kustomization_dirs(&old_fs.files()),
+                crate::render::roots::kustomization_dirs(&new_files),
+            )
+        };
+        let overlays = if req.all {
+            if !req.paths.is_empty() {
+                return Err(usage("--all finds every overlay: give no DIR with it"));
+            }
+            let (old_dirs, new_dirs) = all_dirs();
+            let shared = opts.render.shared.as_deref();
+            overlays::overlays_in(
+                root,
+                &crate::render::roots::roots(&old_fs, &old_dirs, shared),
+                &crate::render::roots::roots(new_fs, &new_dirs, shared),
+            )
+        } else {
+            overlays::named(&req.paths, &cwd, root, &old_fs, new_fs, all_dirs)?
+        };
+        Ok(RevisionPlan {
+            old_fs,
+            head_git,
+            disk,
+            overlays,
+        })
+    }
+
+    /// Keeps shard `index` of `count` (1-based) of the overlays.
+    pub fn shard(&mut self, index: usize, count: usize) {
+        self.overlays = overlays::shard(std::mem::take(&mut self.overlays), index, count);
+    }
+
+    /// Renders and compares every overlay at both sides.
+    pub fn run(&self, opts: &ReviewOptions) -> Review {
+        let (new_fs, new_label): (&dyn Fs, String) = match &self.head_git {
+            Some(g) => (g, g.label().to_string()),
+            None => (&self.disk, "working tree".to_string()),
+        };
+        let old_side = Side {
+            fs: &self.old_fs,
+            label: self.old_fs.label().to_string(),
+        };
+        let new_side = Side {
+            fs: new_fs,
+            label: new_label,
+        };
+        review(&self.overlays, &old_side, &new_side, opts)
+    }
+}
+
+/// `ply diff OLD NEW`: two kustomization directories (one overlay, rendered at both), or
+/// rendered YAML files (either side may be one, a directory being rendered).
+pub fn two_paths(old: &Path, new: &Path, opts: &ReviewOptions) -> Result<Review, Error> {
+    let disk = CachingDiskFs::default();
+    let shown = |p: &Path| crate::source::display_path(p);
+    if old.is_dir() && new.is_dir() {
+        let overlay = Overlay {
+            name: shown(new),
+            old: Some(old.to_path_buf()),
+            new: Some(new.to_path_buf()),
+        };
+        let (a, b) = (
+            Side {
+                fs: &disk,
+                label: shown(old),
+            },
+            Side {
+                fs: &disk,
+                label: shown(new),
+            },
+        );
+        return Ok(review(&[overlay], &a, &b, opts));
+    }
+    let objects = |p: &Path| -> Result<Vec<Resource>, Error> {
+        if p.is_dir() {
+            let mut w = Warnings::default();
+            Ok(crate::render::render_with(&disk, p, &opts.render, &mut w)?.resources)
+        } else {
+            crate::live::read_objects(&crate::fs::read_input(p)?)
+        }
+    };
+    let (a, b) = (objects(old)?, objects(new)?);
+    Ok(review_objects(
+        shown(new),
+        (shown(old), a),
+        (shown(new), b),
+        opts.show_secrets,
+    ))
+}
