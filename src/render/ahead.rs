@@ -20,9 +20,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
-use super::accumulate::{is_remote, parse_resources};
-use crate::yaml::limits::ReaderLimits;
-
+use super::accumulate::is_remote;
+// `plugins.rs` names `text_of` through here.
+pub(super) use super::parse::text_of;
+use super::parse::{ParsedFile, parse_file};
 use super::patches::{PatchFile, parse_patch_text, source_name};
 use super::shared::{Shared, load_kustomization};
 use super::{PathKey, RenderOptions, key};
@@ -30,14 +31,11 @@ use crate::diag::{Error, Result, Warnings};
 use crate::fasthash::{FastMap, FastSet};
 use crate::fs::{FileKind, Fs, Restrictor, check_restriction_shown, join};
 use crate::kustomization::Loaded;
-use crate::resource::Resource;
 use crate::source::SourceFile;
+use crate::yaml::limits::ReaderLimits;
 
 /// A kustomization as [`load`] gave it, with the warnings it raised.
 pub(super) type LoadedAhead = (Result<Arc<Loaded>>, Vec<String>);
-
-/// A resource file read and parsed, or the error reading or parsing it gave.
-pub(super) type ParsedAhead = Result<(Arc<SourceFile>, Vec<Resource>)>;
 
 /// What the reader and the build share.
 #[derive(Default)]
@@ -73,7 +71,7 @@ enum Slot {
     /// The reader is at it.
     Busy,
     Kustomization(LoadedAhead),
-    File(ParsedAhead),
+    File(ParsedFile),
     /// `None` when the reader could not read it: the build reads it and reports why not.
     Patch(Option<PatchFile>),
     /// `None` as for `Patch`.
@@ -97,7 +95,7 @@ impl Ahead {
 
     /// The resource file at the canonical path `path`, if the reader parsed it; `None` when
     /// the build must read it itself.
-    pub(super) fn take_file(&self, path: &Path) -> Option<ParsedAhead> {
+    pub(super) fn take_file(&self, path: &Path) -> Option<ParsedFile> {
         match self.take(Item::File(key(path).to_vec()))? {
             Slot::File(parsed) => Some(parsed),
             _ => None,
@@ -416,12 +414,6 @@ fn generator_files(args: &crate::kustomization::GeneratorArgs) -> Vec<String> {
     all
 }
 
-/// A file's bytes as text: valid UTF-8 (the usual case) without a copy, anything else with
-/// U+FFFD for what is not.
-pub(super) fn text_of(bytes: Vec<u8>) -> String {
-    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
-}
-
 /// Reads and parses the resource file at the canonical path `path`, listed by the
 /// kustomization rooted at `root` (canonical). A file outside it (read under
 /// `LoadRestrictionsNone`) is named in errors but never quoted. (A file listed by two
@@ -432,28 +424,10 @@ pub(super) fn read_resources(
     root: &Path,
     shared: Option<&Shared>,
     limits: ReaderLimits,
-) -> ParsedAhead {
+) -> ParsedFile {
     let bytes = fs.read(&path).map_err(|e| Error::io(&path, &e))?;
     if let Some(shared) = shared {
         return shared.resources(&path, path.starts_with(root), bytes, limits);
     }
     parse_file(&path, path.starts_with(root), bytes, limits)
-}
-
-/// A resource file's text and resources from its bytes (`quoted`: whether diagnostics may
-/// print its lines), as every render makes them, shared or not.
-pub(super) fn parse_file(
-    path: &Path,
-    quoted: bool,
-    bytes: Vec<u8>,
-    limits: ReaderLimits,
-) -> ParsedAhead {
-    let mut file = SourceFile::from_bytes(path, bytes)?;
-    if !quoted {
-        file = SourceFile::unquoted(path, file.text.clone());
-    }
-    // Parsed documents hold no spare room (`yaml::parse`), so a render keeping them until it
-    // prints keeps no more than it needs.
-    let docs = parse_resources(&file, limits)?;
-    Ok((file, docs))
 }

@@ -18,6 +18,7 @@ mod image_refs;
 mod json_text;
 mod metadata;
 mod options;
+mod parse;
 mod patches;
 mod plugins;
 pub mod reads;
@@ -421,7 +422,7 @@ impl Builder<'_> {
             // kustomize's loader downloads a URL here too (`LoadConfigFromCRDs`).
             let source = match steps::remote_named_file(self.fs, loaded, path) {
                 Some(bytes) => {
-                    SourceFile::new(crate::remote::url::redact(path), ahead::text_of(bytes?))
+                    SourceFile::new(crate::remote::url::redact(path), parse::text_of(bytes?))
                 }
                 None => {
                     let file = self.resolve_file(loaded, "crds", path)?;
@@ -618,7 +619,7 @@ impl Builder<'_> {
             return Ok(None);
         };
         let shown = crate::remote::url::redact(url);
-        let file = SourceFile::new(PathBuf::from(&shown), ahead::text_of(bytes));
+        let file = SourceFile::new(PathBuf::from(&shown), parse::text_of(bytes));
         let docs = match parse_resources(&file, self.ctx.opts.limits.reader) {
             Ok(docs) => docs,
             Err(e) if spec.is_some() => {
