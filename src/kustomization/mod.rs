@@ -1,8 +1,11 @@
-//! The kustomization file: its typed form ([`types`]) and loading. Decoding only; what the
-//! fields do lives in `build`, `generate` and `transform`.
+//! The kustomization file: its typed form ([`types`]), loading, and the one list of the files,
+//! directories and remotes it references ([`refs`]). Decoding only; what the fields do lives in
+//! `render`, `generate` and `transform`.
 
 pub mod load;
+pub mod refs;
 pub mod types;
 
 pub use load::{Loaded, load};
+pub use refs::{Ref, RefKind};
 pub use types::*;

@@ -30,7 +30,7 @@ use super::{PathKey, RenderOptions, key};
 use crate::diag::{Error, Result, Warnings};
 use crate::fasthash::{FastMap, FastSet};
 use crate::fs::{FileKind, Fs, Restrictor, check_restriction_shown, join};
-use crate::kustomization::Loaded;
+use crate::kustomization::{Loaded, RefKind};
 use crate::source::SourceFile;
 use crate::yaml::limits::ReaderLimits;
 
@@ -244,34 +244,44 @@ impl Reader<'_> {
     /// The entries of the kustomization `loaded` (in `dir`), last first: the build takes them
     /// first to last, so the two meet once, somewhere in the middle. False when they met.
     fn entries(&mut self, dir: &Path, loaded: &Loaded) -> bool {
-        let k = &loaded.kustomization;
-        // The build reads the patches last: strategic merge files, `patches`, JSON 6902.
-        let json6902 = k.patches_json6902.iter().rev().filter_map(patch_path);
-        let patches = k.patches.iter().rev().filter_map(patch_path);
-        let strategic = k.patches_strategic_merge.iter().rev().map(String::as_str);
-        for entry in json6902.chain(patches).chain(strategic) {
-            if self.ahead.stop.load(Ordering::Relaxed) || !self.patch(dir, entry) {
+        // The kustomization's references (`kustomization::refs`) are in the order the build
+        // reads them: resources, the generators' files, components, then the patches
+        // (strategic merge files, `patches`, JSON 6902). Walked backwards, of those kinds.
+        for r in loaded.kustomization.refs().rev() {
+            let parsed;
+            let (entry, item) = match r.kind {
+                RefKind::PatchFile { inline } if inline || r.text.is_empty() => continue,
+                RefKind::PatchFile { .. } | RefKind::StrategicMergePatch => (r.text, Walked::Patch),
+                RefKind::Component => (r.text, Walked::Entry { files: false }),
+                RefKind::GeneratorFile => match crate::generate::kv::parse_file_source(r.text) {
+                    Ok((_, path)) if !path.is_empty() => {
+                        parsed = path;
+                        (parsed.as_str(), Walked::Bytes)
+                    }
+                    _ => continue,
+                },
+                RefKind::EnvFile if r.text.is_empty() => continue,
+                RefKind::EnvFile => (r.text, Walked::Bytes),
+                RefKind::Resource => (r.text, Walked::Entry { files: true }),
+                // Read by the build alone (plugins and helm are not read ahead).
+                RefKind::Crds
+                | RefKind::Configurations
+                | RefKind::OpenApi
+                | RefKind::Replacements
+                | RefKind::Generator
+                | RefKind::Transformer
+                | RefKind::Validator
+                | RefKind::Helm => continue,
+            };
+            if self.ahead.stop.load(Ordering::Relaxed) {
                 return false;
             }
-        }
-        // Before them: components, then the generators' files, then the resources.
-        for entry in k.components.iter().rev() {
-            if self.ahead.stop.load(Ordering::Relaxed) || !self.entry(dir, entry, false) {
-                return false;
-            }
-        }
-        let generators = k
-            .config_map_generator
-            .iter()
-            .chain(&k.secret_generator)
-            .rev();
-        for path in generators.flat_map(generator_files) {
-            if self.ahead.stop.load(Ordering::Relaxed) || !self.bytes(dir, &path) {
-                return false;
-            }
-        }
-        for entry in k.resources.iter().rev() {
-            if self.ahead.stop.load(Ordering::Relaxed) || !self.entry(dir, entry, true) {
+            let go_on = match item {
+                Walked::Patch => self.patch(dir, entry),
+                Walked::Entry { files } => self.entry(dir, entry, files),
+                Walked::Bytes => self.bytes(dir, entry),
+            };
+            if !go_on {
                 return false;
             }
         }
@@ -397,21 +407,14 @@ enum Next {
     Met,
 }
 
-/// The file a `patches` or `patchesJson6902` entry reads, if it reads one.
-fn patch_path(entry: &crate::kustomization::Patch) -> Option<&str> {
-    let inline = entry.patch.as_deref().is_some_and(|p| !p.trim().is_empty());
-    entry.path.as_deref().filter(|p| !p.is_empty() && !inline)
-}
-
-/// The files a generator reads, last first (the reader walks backwards).
-fn generator_files(args: &crate::kustomization::GeneratorArgs) -> Vec<String> {
-    let files = (args.files.iter())
-        .filter_map(|f| crate::generate::kv::parse_file_source(f).ok())
-        .map(|(_, path)| path);
-    let envs = args.envs.iter().chain(&args.env).cloned();
-    let mut all: Vec<String> = envs.chain(files).filter(|p| !p.is_empty()).collect();
-    all.reverse();
-    all
+/// What the reader does with a reference it reads ahead.
+enum Walked {
+    /// A patch file, read and parsed.
+    Patch,
+    /// A `resources:` (`files`) or `components:` entry: a file or a kustomization directory.
+    Entry { files: bool },
+    /// A generator's file, read.
+    Bytes,
 }
 
 /// Reads and parses the resource file at the canonical path `path`, listed by the
