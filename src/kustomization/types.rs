@@ -1,6 +1,7 @@
 //! The typed kustomization: every field kustomize v5.5 knows (`api/types/kustomization.go`
 //! and the types it names), decoded with serde from a [`Node`]. Unknown fields are errors, as
-//! in kustomize. Holds data only; meaning lives in `build`, `generate` and `transform`.
+//! in kustomize. Holds data only; meaning lives in `render`, `generate` and `transform`; the
+//! fields that name files are listed once, in `refs.rs`.
 
 use indexmap::IndexMap;
 use serde::Deserialize;

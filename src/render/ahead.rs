@@ -20,24 +20,22 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
-use super::accumulate::{is_remote, parse_resources};
-use crate::yaml::limits::ReaderLimits;
-
+use super::accumulate::is_remote;
+// `plugins.rs` names `text_of` through here.
+pub(super) use super::parse::text_of;
+use super::parse::{ParsedFile, parse_file};
 use super::patches::{PatchFile, parse_patch_text, source_name};
 use super::shared::{Shared, load_kustomization};
 use super::{PathKey, RenderOptions, key};
 use crate::diag::{Error, Result, Warnings};
 use crate::fasthash::{FastMap, FastSet};
 use crate::fs::{FileKind, Fs, Restrictor, check_restriction_shown, join};
-use crate::kustomization::Loaded;
-use crate::resource::Resource;
+use crate::kustomization::{Loaded, RefKind};
 use crate::source::SourceFile;
+use crate::yaml::limits::ReaderLimits;
 
 /// A kustomization as [`load`] gave it, with the warnings it raised.
 pub(super) type LoadedAhead = (Result<Arc<Loaded>>, Vec<String>);
-
-/// A resource file read and parsed, or the error reading or parsing it gave.
-pub(super) type ParsedAhead = Result<(Arc<SourceFile>, Vec<Resource>)>;
 
 /// What the reader and the build share.
 #[derive(Default)]
@@ -73,7 +71,7 @@ enum Slot {
     /// The reader is at it.
     Busy,
     Kustomization(LoadedAhead),
-    File(ParsedAhead),
+    File(ParsedFile),
     /// `None` when the reader could not read it: the build reads it and reports why not.
     Patch(Option<PatchFile>),
     /// `None` as for `Patch`.
@@ -97,7 +95,7 @@ impl Ahead {
 
     /// The resource file at the canonical path `path`, if the reader parsed it; `None` when
     /// the build must read it itself.
-    pub(super) fn take_file(&self, path: &Path) -> Option<ParsedAhead> {
+    pub(super) fn take_file(&self, path: &Path) -> Option<ParsedFile> {
         match self.take(Item::File(key(path).to_vec()))? {
             Slot::File(parsed) => Some(parsed),
             _ => None,
@@ -246,34 +244,44 @@ impl Reader<'_> {
     /// The entries of the kustomization `loaded` (in `dir`), last first: the build takes them
     /// first to last, so the two meet once, somewhere in the middle. False when they met.
     fn entries(&mut self, dir: &Path, loaded: &Loaded) -> bool {
-        let k = &loaded.kustomization;
-        // The build reads the patches last: strategic merge files, `patches`, JSON 6902.
-        let json6902 = k.patches_json6902.iter().rev().filter_map(patch_path);
-        let patches = k.patches.iter().rev().filter_map(patch_path);
-        let strategic = k.patches_strategic_merge.iter().rev().map(String::as_str);
-        for entry in json6902.chain(patches).chain(strategic) {
-            if self.ahead.stop.load(Ordering::Relaxed) || !self.patch(dir, entry) {
+        // The kustomization's references (`kustomization::refs`) are in the order the build
+        // reads them: resources, the generators' files, components, then the patches
+        // (strategic merge files, `patches`, JSON 6902). Walked backwards, of those kinds.
+        for r in loaded.kustomization.refs().rev() {
+            let parsed;
+            let (entry, item) = match r.kind {
+                RefKind::PatchFile { inline } if inline || r.text.is_empty() => continue,
+                RefKind::PatchFile { .. } | RefKind::StrategicMergePatch => (r.text, Walked::Patch),
+                RefKind::Component => (r.text, Walked::Entry { files: false }),
+                RefKind::GeneratorFile => match crate::generate::kv::parse_file_source(r.text) {
+                    Ok((_, path)) if !path.is_empty() => {
+                        parsed = path;
+                        (parsed.as_str(), Walked::Bytes)
+                    }
+                    _ => continue,
+                },
+                RefKind::EnvFile if r.text.is_empty() => continue,
+                RefKind::EnvFile => (r.text, Walked::Bytes),
+                RefKind::Resource => (r.text, Walked::Entry { files: true }),
+                // Read by the build alone (plugins and helm are not read ahead).
+                RefKind::Crds
+                | RefKind::Configurations
+                | RefKind::OpenApi
+                | RefKind::Replacements
+                | RefKind::Generator
+                | RefKind::Transformer
+                | RefKind::Validator
+                | RefKind::Helm => continue,
+            };
+            if self.ahead.stop.load(Ordering::Relaxed) {
                 return false;
             }
-        }
-        // Before them: components, then the generators' files, then the resources.
-        for entry in k.components.iter().rev() {
-            if self.ahead.stop.load(Ordering::Relaxed) || !self.entry(dir, entry, false) {
-                return false;
-            }
-        }
-        let generators = k
-            .config_map_generator
-            .iter()
-            .chain(&k.secret_generator)
-            .rev();
-        for path in generators.flat_map(generator_files) {
-            if self.ahead.stop.load(Ordering::Relaxed) || !self.bytes(dir, &path) {
-                return false;
-            }
-        }
-        for entry in k.resources.iter().rev() {
-            if self.ahead.stop.load(Ordering::Relaxed) || !self.entry(dir, entry, true) {
+            let go_on = match item {
+                Walked::Patch => self.patch(dir, entry),
+                Walked::Entry { files } => self.entry(dir, entry, files),
+                Walked::Bytes => self.bytes(dir, entry),
+            };
+            if !go_on {
                 return false;
             }
         }
@@ -399,27 +407,14 @@ enum Next {
     Met,
 }
 
-/// The file a `patches` or `patchesJson6902` entry reads, if it reads one.
-fn patch_path(entry: &crate::kustomization::Patch) -> Option<&str> {
-    let inline = entry.patch.as_deref().is_some_and(|p| !p.trim().is_empty());
-    entry.path.as_deref().filter(|p| !p.is_empty() && !inline)
-}
-
-/// The files a generator reads, last first (the reader walks backwards).
-fn generator_files(args: &crate::kustomization::GeneratorArgs) -> Vec<String> {
-    let files = (args.files.iter())
-        .filter_map(|f| crate::generate::kv::parse_file_source(f).ok())
-        .map(|(_, path)| path);
-    let envs = args.envs.iter().chain(&args.env).cloned();
-    let mut all: Vec<String> = envs.chain(files).filter(|p| !p.is_empty()).collect();
-    all.reverse();
-    all
-}
-
-/// A file's bytes as text: valid UTF-8 (the usual case) without a copy, anything else with
-/// U+FFFD for what is not.
-pub(super) fn text_of(bytes: Vec<u8>) -> String {
-    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+/// What the reader does with a reference it reads ahead.
+enum Walked {
+    /// A patch file, read and parsed.
+    Patch,
+    /// A `resources:` (`files`) or `components:` entry: a file or a kustomization directory.
+    Entry { files: bool },
+    /// A generator's file, read.
+    Bytes,
 }
 
 /// Reads and parses the resource file at the canonical path `path`, listed by the
@@ -432,28 +427,10 @@ pub(super) fn read_resources(
     root: &Path,
     shared: Option<&Shared>,
     limits: ReaderLimits,
-) -> ParsedAhead {
+) -> ParsedFile {
     let bytes = fs.read(&path).map_err(|e| Error::io(&path, &e))?;
     if let Some(shared) = shared {
         return shared.resources(&path, path.starts_with(root), bytes, limits);
     }
     parse_file(&path, path.starts_with(root), bytes, limits)
-}
-
-/// A resource file's text and resources from its bytes (`quoted`: whether diagnostics may
-/// print its lines), as every render makes them, shared or not.
-pub(super) fn parse_file(
-    path: &Path,
-    quoted: bool,
-    bytes: Vec<u8>,
-    limits: ReaderLimits,
-) -> ParsedAhead {
-    let mut file = SourceFile::from_bytes(path, bytes)?;
-    if !quoted {
-        file = SourceFile::unquoted(path, file.text.clone());
-    }
-    // Parsed documents hold no spare room (`yaml::parse`), so a render keeping them until it
-    // prints keeps no more than it needs.
-    let docs = parse_resources(&file, limits)?;
-    Ok((file, docs))
 }

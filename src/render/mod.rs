@@ -18,6 +18,7 @@ mod image_refs;
 mod json_text;
 mod metadata;
 mod options;
+mod parse;
 mod patches;
 mod plugins;
 pub mod reads;
@@ -32,7 +33,7 @@ use crate::diag::{Error, ErrorKind, Result, Warnings};
 use crate::fasthash::FastMap;
 use crate::fs::remote::{LockedTrees, RemoteTree, RemoteTrees, WithCache};
 use crate::fs::{CachingDiskFs, FileKind, Fs, Restrictor};
-use crate::kustomization::Loaded;
+use crate::kustomization::{Loaded, Ref, RefKind};
 use crate::resource::Gvk;
 use crate::resource::Resource;
 use crate::source::{Location, SourceFile, display_path};
@@ -427,20 +428,27 @@ impl Builder<'_> {
     }
 
     fn build_loaded(&mut self, loaded: &Loaded, mut acc: Vec<Resource>) -> Result<Vec<Resource>> {
-        let k = &loaded.kustomization;
+        // Which fields name resources, CRD files, components and plugin configurations comes
+        // from the kustomization's one list of references (`kustomization::refs`); the stages
+        // that read other files (generators, configurations, patches, replacements, openapi,
+        // helm) take them with the rest of their entries.
+        let refs = loaded.kustomization.refs();
         image_refs::check(loaded, self.ctx.opts.strict, self.warnings)?;
         let mut index = ids::IdIndex::new(&acc, &|g: &Gvk| self.ctx.tables.is_cluster_scoped(g));
-        for path in &k.resources {
-            self.accumulate(loaded, "resources", path, &mut acc, &mut index)?;
+        for r in refs.clone().filter(|r| r.kind == RefKind::Resource) {
+            self.accumulate(loaded, r.key, r.text, &mut acc, &mut index)?;
         }
-        for path in &k.crds {
+        for Ref {
+            key, text: path, ..
+        } in refs.clone().filter(|r| r.kind == RefKind::Crds)
+        {
             // kustomize's loader downloads a URL here too (`LoadConfigFromCRDs`).
             let source = match steps::remote_named_file(self.fs, loaded, path) {
                 Some(bytes) => {
-                    SourceFile::new(crate::remote::url::redact(path), ahead::text_of(bytes?))
+                    SourceFile::new(crate::remote::url::redact(path), parse::text_of(bytes?))
                 }
                 None => {
-                    let file = self.resolve_file(loaded, "crds", path)?;
+                    let file = self.resolve_file(loaded, key, path)?;
                     let text = self
                         .fs
                         .read_to_string(&file)
@@ -449,7 +457,7 @@ impl Builder<'_> {
                 }
             };
             let defs = accumulate::parse_crd_definitions(&source, path)
-                .map_err(|e| e.at(accumulate::item_location(loaded, "crds", path)))?;
+                .map_err(|e| e.at(accumulate::item_location(loaded, key, path)))?;
             self.config.add_crd_definitions(&defs)?;
             self.crds.push(defs);
         }
@@ -502,17 +510,20 @@ impl Builder<'_> {
                 );
             }
         }
-        let generators = self.plugin_configs(loaded, "generators", &k.generators)?;
+        let generators = self.plugin_configs(loaded, RefKind::Generator)?;
         self.run_generator_plugins(loaded, &generators, &mut acc)?;
-        for path in &k.components {
+        for Ref {
+            key, text: path, ..
+        } in refs.clone().filter(|r| r.kind == RefKind::Component)
+        {
             if crate::remote::is_remote(path) {
-                let tree = self.remote_tree(loaded, "components", path)?;
+                let tree = self.remote_tree(loaded, key, path)?;
                 acc = self.in_remote(path, &tree, |b| {
                     b.build_dir(&tree.root, acc, Some(Role::Component))
                 })?;
                 continue;
             }
-            let dir = self.resolve_dir(loaded, "components", path)?;
+            let dir = self.resolve_dir(loaded, key, path)?;
             // Origins name a component's files through its directory, as they do a base's
             // (`accumulateComponents` appends the path to the origin).
             self.plugin_state.meta.enter(path);
@@ -547,9 +558,9 @@ impl Builder<'_> {
                 metadata::annotate_transformer(&mut acc, &here, kind, None, source);
             }
         }
-        let transformers = self.plugin_configs(loaded, "transformers", &k.transformers)?;
+        let transformers = self.plugin_configs(loaded, RefKind::Transformer)?;
         self.run_transformer_plugins(loaded, &transformers, &mut acc)?;
-        let validators = self.plugin_configs(loaded, "validators", &k.validators)?;
+        let validators = self.plugin_configs(loaded, RefKind::Validator)?;
         plugins::run_validator_plugins(&validators)?;
         steps::bind_vars(loaded, &mut acc, &mut self.vars, self.ctx.tables)?;
         Ok(acc)
@@ -638,7 +649,7 @@ impl Builder<'_> {
             return Ok(None);
         };
         let shown = crate::remote::url::redact(url);
-        let file = SourceFile::new(PathBuf::from(&shown), ahead::text_of(bytes));
+        let file = SourceFile::new(PathBuf::from(&shown), parse::text_of(bytes));
         let docs = match parse_resources(&file, self.ctx.opts.limits.reader) {
             Ok(docs) => docs,
             Err(e) if spec.is_some() => {
@@ -746,17 +757,23 @@ impl Builder<'_> {
         result
     }
 
-    /// The plugin configurations listed under `generators:` or `transformers:`: inline YAML,
-    /// files, or kustomization directories whose output is the configurations (kustomize's
-    /// `configureExternalGenerators` / `configureExternalTransformers`).
+    /// The plugin configurations listed under `generators:`, `transformers:` or `validators:`
+    /// (the references of `kind`): inline YAML, files, or kustomization directories whose
+    /// output is the configurations (kustomize's `configureExternalGenerators` /
+    /// `configureExternalTransformers`).
     fn plugin_configs(
         &mut self,
         loaded: &Loaded,
-        field: &str,
-        entries: &[String],
+        kind: RefKind,
     ) -> Result<Vec<(Resource, Location)>> {
         let mut out = Vec::new();
-        for entry in entries {
+        let refs = loaded.kustomization.refs().filter(|r| r.kind == kind);
+        for Ref {
+            key: field,
+            text: entry,
+            ..
+        } in refs
+        {
             let loc = accumulate::item_location(loaded, field, entry);
             if let Some(inline) = accumulate::inline_configs(entry) {
                 self.note_kinds_read(&inline);

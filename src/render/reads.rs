@@ -1,8 +1,9 @@
 //! What a render of a kustomization may read, known without rendering it: a walk of the
 //! kustomization graph (each kustomization file loaded, nothing built) that lists every path a
-//! render would look at — kustomization files and the names probed for them, resource files
-//! and directories, components, patch, generator, replacement, `openapi`, `crds` and
-//! `configurations` files. The list is a superset of what the render asks of its [`Fs`]
+//! render would look at — kustomization files and the names probed for them, and every
+//! reference of each kustomization (`kustomization::refs`, the one list the render and the
+//! reader thread take too): resource files and directories, components, patch, generator,
+//! replacement, `openapi`, `crds` and `configurations` files. The list is a superset of what the render asks of its [`Fs`]
 //! (`tests/read_set.rs` checks that against recorded renders). Where the graph holds what the
 //! walk does not model — plugins, helm charts, remote bases and files, a path that names
 //! nothing, a file the restrictor refuses, a kustomization that fails to load — the answer is
@@ -18,8 +19,8 @@ use super::shared::load_kustomization;
 use crate::diag::Warnings;
 use crate::fasthash::FastSet;
 use crate::fs::{FileKind, Fs, check_restriction_shown, join};
-use crate::kustomization::Loaded;
 use crate::kustomization::load::FILE_NAMES;
+use crate::kustomization::{Loaded, RefKind};
 
 /// Every path a render of the kustomization in `dir` may ask `fs` about, or `None` when the
 /// walk cannot know them all (see the module's note). Kustomization files are loaded through
@@ -96,61 +97,50 @@ impl Walk<'_> {
             &mut warnings,
         )
         .ok()?;
-        let k = &loaded.kustomization;
+        // The kustomization's references (`kustomization::refs`, the one list of them).
+        let refs = loaded.kustomization.refs();
         // Plugins run programs or read their own configuration's files; helm reads a chart.
-        let unmodelled = !k.generators.is_empty()
-            || !k.transformers.is_empty()
-            || !k.validators.is_empty()
-            || k.helm_globals.is_some()
-            || k.helm_charts.is_some()
-            || k.helm_chart_inflation_generator.is_some();
-        if unmodelled {
+        if refs.clone().any(|r| r.kind.runs_plugins_or_helm()) {
             return None;
         }
-        // `bases` were merged into `resources` on load.
-        for entry in &k.resources {
-            match self.entry(dir, entry)? {
-                FileKind::File => self.file_at(&loaded, entry)?,
-                FileKind::Dir => self.directory(dir, entry, todo)?,
-            }
-        }
-        for entry in &k.components {
-            if self.entry(dir, entry)? != FileKind::Dir {
-                return None;
-            }
-            self.directory(dir, entry, todo)?;
-        }
-        for entry in k.crds.iter().chain(&k.configurations) {
-            self.file_at(&loaded, entry)?;
-        }
-        if let Some(path) = k.openapi.as_ref().and_then(|o| o.get("path")) {
-            self.file_at(&loaded, path)?;
-        }
-        // An entry that reads as strategic merge patches is one; anything else names a file
-        // (`load_strategic_merge`).
-        for entry in &k.patches_strategic_merge {
-            if super::patches::strategic_documents(entry, None).is_err() {
-                self.file_at(&loaded, entry)?;
-            } else {
-                // The render still asks whether a file of that name is there.
-                self.note(&join(dir, entry));
-            }
-        }
-        let patch_files = k.patches.iter().chain(&k.patches_json6902);
-        let replacement_files = k.replacements.iter().filter_map(|r| r.path.as_ref());
-        for path in patch_files
-            .filter_map(|p| p.path.as_ref())
-            .chain(replacement_files)
-        {
-            self.file_at(&loaded, path)?;
-        }
-        for args in k.config_map_generator.iter().chain(&k.secret_generator) {
-            for source in &args.files {
-                let (_, path) = crate::generate::kv::parse_file_source(source).ok()?;
-                self.file_at(&loaded, &path)?;
-            }
-            for path in args.envs.iter().chain(&args.env) {
-                self.file_at(&loaded, path)?;
+        for r in refs {
+            match r.kind {
+                // `bases` were merged into `resources` on load.
+                RefKind::Resource => match self.entry(dir, r.text)? {
+                    FileKind::File => self.file_at(&loaded, r.text)?,
+                    FileKind::Dir => self.directory(dir, r.text, todo)?,
+                },
+                RefKind::Component => {
+                    if self.entry(dir, r.text)? != FileKind::Dir {
+                        return None;
+                    }
+                    self.directory(dir, r.text, todo)?;
+                }
+                // An entry that reads as strategic merge patches is one; anything else names a
+                // file (`load_strategic_merge`).
+                RefKind::StrategicMergePatch => {
+                    if super::patches::strategic_documents(r.text, None).is_err() {
+                        self.file_at(&loaded, r.text)?;
+                    } else {
+                        // The render still asks whether a file of that name is there.
+                        self.note(&join(dir, r.text));
+                    }
+                }
+                RefKind::GeneratorFile => {
+                    let (_, path) = crate::generate::kv::parse_file_source(r.text).ok()?;
+                    self.file_at(&loaded, &path)?;
+                }
+                // A patch file with an inline patch beside it is listed all the same.
+                RefKind::Crds
+                | RefKind::Configurations
+                | RefKind::OpenApi
+                | RefKind::PatchFile { .. }
+                | RefKind::Replacements
+                | RefKind::EnvFile => self.file_at(&loaded, r.text)?,
+                // Refused above.
+                RefKind::Generator | RefKind::Transformer | RefKind::Validator | RefKind::Helm => {
+                    return None;
+                }
             }
         }
         Some(())

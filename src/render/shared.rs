@@ -11,7 +11,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::PathKey;
-use super::ahead::{ParsedAhead, parse_file, text_of};
+use super::parse::{ParsedFile, parse_file, text_of};
 use super::patches::{Body, PatchFile, parse_patch_text};
 use crate::diag::{Error, Result, Warnings};
 use crate::fasthash::{FastHasher, FastMap};
@@ -117,7 +117,7 @@ impl std::fmt::Debug for Shared {
 
 impl Shared {
     /// The resources of the file at the canonical `path`, whose bytes are `bytes`, as
-    /// [`super::ahead::parse_file`] makes them (`quoted`: whether
+    /// [`super::parse::parse_file`] makes them (`quoted`: whether
     /// diagnostics may print its lines). One store serves the renders of one command, so of
     /// one set of reader `limits`.
     pub(super) fn resources(
@@ -126,7 +126,7 @@ impl Shared {
         quoted: bool,
         bytes: Vec<u8>,
         limits: ReaderLimits,
-    ) -> ParsedAhead {
+    ) -> ParsedFile {
         let tag = if quoted { "" } else { "unquoted" };
         let (file, docs) = self.resources.get(
             path,
