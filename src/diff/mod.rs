@@ -11,7 +11,6 @@ pub mod mask;
 pub mod mergepatch3;
 pub mod noise;
 pub mod paths;
-pub mod selector;
 
 use std::collections::HashMap;
 
@@ -21,8 +20,8 @@ use crate::resource::{Gvk, Resource, id_field_text};
 use crate::yaml::json::{JsonStyle, to_json};
 use crate::yaml::{EmitOptions, Node, emit_document};
 
+pub use crate::resource::selector::Selector;
 use engine::{Engines, Manager, SsaOutcome, kubectl_path, value_at};
-pub use selector::Selector;
 
 /// What offline prediction cannot see; said once per run.
 pub const OFFLINE_NOTE: &str = "ply predicts offline from the snapshot: it cannot see server-side defaulting, mutating admission webhooks or API version conversion, so fields those set may differ from this prediction.";

@@ -562,7 +562,7 @@ pub fn read_input(path: &Path) -> Result<std::sync::Arc<crate::source::SourceFil
         return Ok(crate::source::SourceFile::new("<stdin>", text));
     }
     let bytes = DiskFs.read(path).map_err(|e| Error::io(path, &e))?;
-    crate::source::SourceFile::from_bytes(path, bytes)
+    Ok(crate::source::SourceFile::from_bytes(path, bytes)?)
 }
 
 /// Every file under the directory `dir` on the disk, sorted, without following symlinks
