@@ -577,7 +577,7 @@ fn run_render(args: &RenderArgs, warnings: &mut Warnings) -> Result<(), Error> {
 }
 
 fn run_fetch(args: &FetchArgs, warnings: &mut Warnings) -> Result<(), Error> {
-    use crate::remote::fetch::{FetchOptions, describe, fetch};
+    use crate::fetch::{FetchOptions, describe, fetch};
     let cache = args
         .cache_dir
         .clone()
@@ -591,9 +591,9 @@ fn run_fetch(args: &FetchArgs, warnings: &mut Warnings) -> Result<(), Error> {
     let opts = FetchOptions {
         cache,
         update: args.update,
-        http: crate::remote::http::Limits {
+        http: crate::fetch::http::Limits {
             timeout: std::time::Duration::from_secs(args.http_timeout),
-            ..crate::remote::http::Limits::default()
+            ..crate::fetch::http::Limits::default()
         },
         render: crate::render::RenderOptions {
             kustomize: args.version.version(),

@@ -242,6 +242,16 @@ impl Diagnostic for Error {
 }
 
 /// A source file names itself in miette's report header (`,-[path:line:col]`).
+impl From<crate::source::NotText> for Error {
+    fn from(e: crate::source::NotText) -> Error {
+        Error::new(ErrorKind::Encoding, e.message).help(
+            "kustomize reads YAML as UTF-8 text without NUL or control characters; save the \
+             file as UTF-8 (without a UTF-16 byte order mark) and remove the character (the \
+             column counts bytes)",
+        )
+    }
+}
+
 impl SourceCode for crate::source::SourceFile {
     fn read_span<'a>(
         &'a self,

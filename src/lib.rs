@@ -6,6 +6,7 @@ pub mod cli;
 pub mod diag;
 pub mod diff;
 pub mod fasthash;
+pub mod fetch;
 pub mod fs;
 pub mod generate;
 pub mod kustomization;

@@ -15,6 +15,13 @@ pub struct SourceFile {
     pub quote: Quote,
 }
 
+/// Bytes that are not a text file ([`SourceFile::from_bytes`]): the message names the file, the
+/// line and the byte column, and says what was found. `diag` makes it an encoding error.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotText {
+    pub message: String,
+}
+
 /// Whether a diagnostic may print a file's lines in its snippet.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Quote {
@@ -54,10 +61,12 @@ impl SourceFile {
     /// a NUL or another control character. A UTF-8 byte order mark is kept (the YAML reader
     /// skips it, as go-yaml does). Tabs, line feeds and carriage returns are text; so is DEL
     /// and the C1 range, which YAML allows in quoted scalars and go-yaml reads.
+    /// The error is a [`NotText`], which `diag` turns into an encoding error (this leaf knows
+    /// no diagnostics).
     pub fn from_bytes(
         path: impl Into<PathBuf>,
         bytes: Vec<u8>,
-    ) -> Result<Arc<SourceFile>, crate::diag::Error> {
+    ) -> Result<Arc<SourceFile>, NotText> {
         let path = path.into();
         // One UTF-8 validation and one scan for control bytes in the usual (valid) case.
         let (problem, bytes) = match String::from_utf8(bytes) {
@@ -75,15 +84,9 @@ impl SourceFile {
         };
         let (offset, what) = problem;
         let (line, col) = byte_line_col(&bytes, offset);
-        Err(crate::diag::Error::new(
-            crate::diag::ErrorKind::Encoding,
-            format!("{}:{line}:{col}: {what}", display_path(&path)),
-        )
-        .help(
-            "kustomize reads YAML as UTF-8 text without NUL or control characters; save the \
-             file as UTF-8 (without a UTF-16 byte order mark) and remove the character (the \
-             column counts bytes)",
-        ))
+        Err(NotText {
+            message: format!("{}:{line}:{col}: {what}", display_path(&path)),
+        })
     }
 
     /// 1-based line and column of a byte offset.

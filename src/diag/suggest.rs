@@ -32,6 +32,26 @@ pub fn unknown_field(message: &str) -> Option<String> {
     nearest(wrong, names.iter().copied()).map(str::to_string)
 }
 
+/// Plain Levenshtein distance over characters (a transposition is two edits): how far a patch
+/// target's name is from an existing id's, to list the closest ids (`render/patches.rs`). Kept
+/// apart from [`distance`], which counts a transposition as one: the ids listed, and their
+/// order, are pinned by the goldens.
+pub fn levenshtein(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != *cb);
+            let del = prev[j + 1] + 1;
+            let ins = cur[j] + 1;
+            cur.push(sub.min(del).min(ins));
+        }
+        prev = cur;
+    }
+    prev.last().copied().unwrap_or(0)
+}
+
 /// Levenshtein distance over characters, with a transposition counting as one edit (optimal
 /// string alignment), so `resoruces` is one edit from `resources`.
 pub fn distance(a: &str, b: &str) -> usize {

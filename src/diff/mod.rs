@@ -11,7 +11,6 @@ pub mod mask;
 pub mod mergepatch3;
 pub mod noise;
 pub mod paths;
-pub mod selector;
 
 use std::collections::HashMap;
 
@@ -22,8 +21,8 @@ use crate::resource::{Gvk, Resource, id_field_text};
 use crate::yaml::json::{JsonStyle, to_json};
 use crate::yaml::{EmitOptions, Node, emit_document};
 
+pub use crate::resource::selector::Selector;
 use engine::{Engines, SsaOutcome, kubectl_path, value_at};
-pub use selector::Selector;
 
 pub use crate::report::{
     Action, Conflict, OFFLINE_NOTE, ObjectChange, ObjectId, Report, conflict_message, print_manager,

@@ -338,70 +338,11 @@ impl GitFs {
     /// The path with every symlink followed, and what is there. Walks from `/` as the system
     /// does; a path through a submodule stops there.
     fn walk(&self, path: &Path) -> io::Result<(PathBuf, Option<&Entry>)> {
-        let not_found = || {
-            io::Error::new(
-                io::ErrorKind::NotFound,
-                format!("no such file or directory at {}", self.label),
-            )
+        let rules = super::links::Rules {
+            normalize: true,
+            dotdot_after_file: true,
         };
-        let mut hops = 0;
-        let mut cur = PathBuf::from("/");
-        let mut rest: Vec<PathBuf> = normalize(path)
-            .components()
-            .map(|c| PathBuf::from(c.as_os_str()))
-            .collect();
-        rest.reverse();
-        let mut here: Option<&Entry> = None;
-        while let Some(part) = rest.pop() {
-            let s = part.as_os_str();
-            if s == "/" || s == "." {
-                continue;
-            }
-            if s == ".." {
-                cur.pop();
-                here = match self.at(&cur) {
-                    At::Entry(e) => Some(e),
-                    _ => None,
-                };
-                continue;
-            }
-            if matches!(here, Some(Entry::File(_))) {
-                return Err(not_found());
-            }
-            let next = cur.join(&part);
-            match self.at(&next) {
-                At::Nothing => return Err(not_found()),
-                At::Ancestor => {
-                    cur = next;
-                    here = None;
-                }
-                At::Entry(Entry::Submodule) => return Err(self.submodule_error(&next)),
-                At::Entry(Entry::Symlink(target)) => {
-                    hops += 1;
-                    if hops > 40 {
-                        return Err(io::Error::other("too many levels of symbolic links"));
-                    }
-                    let target = if target.is_absolute() {
-                        target.clone()
-                    } else {
-                        cur.join(target)
-                    };
-                    cur = PathBuf::from("/");
-                    here = None;
-                    let mut parts: Vec<PathBuf> = normalize(&target)
-                        .components()
-                        .map(|c| PathBuf::from(c.as_os_str()))
-                        .collect();
-                    parts.reverse();
-                    rest.extend(parts);
-                }
-                At::Entry(e) => {
-                    cur = next;
-                    here = Some(e);
-                }
-            }
-        }
-        Ok((cur, here))
+        super::links::follow(&GitTree(self), path, rules)
     }
 
     /// The submodule at or above `path`, if any (the path is then unreadable).
@@ -421,6 +362,38 @@ impl GitFs {
                 return None;
             }
         }
+    }
+}
+
+/// [`GitFs`] as the symlink walk sees it: a submodule on the way is an error naming it.
+struct GitTree<'a>(&'a GitFs);
+
+impl<'a> super::links::LinkTree for GitTree<'a> {
+    type Entry = &'a Entry;
+    fn at(&self, path: &Path) -> io::Result<super::links::At<'_, &'a Entry>> {
+        use super::links::At as Walk;
+        Ok(match self.0.at(path) {
+            At::Nothing => Walk::Nothing,
+            At::Ancestor => Walk::Here(None),
+            At::Entry(Entry::Submodule) => return Err(self.0.submodule_error(path)),
+            At::Entry(Entry::Symlink(target)) => Walk::Link(target),
+            At::Entry(e) => Walk::Here(Some(e)),
+        })
+    }
+    fn entry(&self, path: &Path) -> Option<&'a Entry> {
+        match self.0.at(path) {
+            At::Entry(e) => Some(e),
+            _ => None,
+        }
+    }
+    fn is_file(entry: &'a Entry) -> bool {
+        matches!(entry, Entry::File(_))
+    }
+    fn not_found(&self) -> io::Error {
+        io::Error::new(
+            io::ErrorKind::NotFound,
+            format!("no such file or directory at {}", self.0.label),
+        )
     }
 }
 

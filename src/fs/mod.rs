@@ -6,6 +6,7 @@
 #[cfg(unix)]
 mod at;
 pub mod git;
+mod links;
 pub mod record;
 pub mod remote;
 
@@ -476,49 +477,34 @@ impl MemFs {
     }
 
     fn resolve(&self, path: &Path) -> io::Result<PathBuf> {
-        let not_found = || io::Error::new(io::ErrorKind::NotFound, "no such file or directory");
-        let mut hops = 0;
-        let mut cur = PathBuf::from("/");
-        let mut rest: Vec<PathBuf> = path
-            .components()
-            .map(|c| PathBuf::from(c.as_os_str()))
-            .collect();
-        rest.reverse();
-        while let Some(part) = rest.pop() {
-            let s = part.as_os_str();
-            if s == "/" || s == "." {
-                continue;
-            }
-            if s == ".." {
-                cur.pop();
-                continue;
-            }
-            let next = cur.join(&part);
-            match self.entries.get(&next) {
-                None => return Err(not_found()),
-                Some(Entry::Symlink(target)) => {
-                    hops += 1;
-                    if hops > 40 {
-                        return Err(io::Error::other("too many levels of symbolic links"));
-                    }
-                    let target = if target.is_absolute() {
-                        target.clone()
-                    } else {
-                        cur.join(target)
-                    };
-                    cur = PathBuf::from("/");
-                    let mut parts: Vec<PathBuf> = target
-                        .components()
-                        .map(|c| PathBuf::from(c.as_os_str()))
-                        .collect();
-                    parts.reverse();
-                    rest.extend(parts);
-                }
-                Some(Entry::File(_)) if !rest.is_empty() => return Err(not_found()),
-                Some(_) => cur = next,
-            }
-        }
-        Ok(cur)
+        let rules = links::Rules {
+            normalize: false,
+            dotdot_after_file: false,
+        };
+        links::follow(&MemTree(self), path, rules).map(|(p, _)| p)
+    }
+}
+
+/// [`MemFs`] as the symlink walk sees it.
+struct MemTree<'a>(&'a MemFs);
+
+impl<'a> links::LinkTree for MemTree<'a> {
+    type Entry = &'a Entry;
+    fn at(&self, path: &Path) -> io::Result<links::At<'_, &'a Entry>> {
+        Ok(match self.0.entries.get(path) {
+            None => links::At::Nothing,
+            Some(Entry::Symlink(target)) => links::At::Link(target),
+            Some(e) => links::At::Here(Some(e)),
+        })
+    }
+    fn entry(&self, path: &Path) -> Option<&'a Entry> {
+        self.0.entries.get(path)
+    }
+    fn is_file(entry: &'a Entry) -> bool {
+        matches!(entry, Entry::File(_))
+    }
+    fn not_found(&self) -> io::Error {
+        io::Error::new(io::ErrorKind::NotFound, "no such file or directory")
     }
 }
 
@@ -562,7 +548,7 @@ pub fn read_input(path: &Path) -> Result<std::sync::Arc<crate::source::SourceFil
         return Ok(crate::source::SourceFile::new("<stdin>", text));
     }
     let bytes = DiskFs.read(path).map_err(|e| Error::io(path, &e))?;
-    crate::source::SourceFile::from_bytes(path, bytes)
+    Ok(crate::source::SourceFile::from_bytes(path, bytes)?)
 }
 
 /// Every file under the directory `dir` on the disk, sorted, without following symlinks

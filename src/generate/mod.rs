@@ -335,9 +335,8 @@ pub fn absorb(
 /// kustomize's id equality: same group, version, kind and name; namespaces equal when both are
 /// empty-or-`default`.
 fn same_id(a: IdRef<'_>, b: IdRef<'_>) -> bool {
-    fn ns(s: &str) -> &str {
-        if s.is_empty() { "default" } else { s }
-    }
+    use crate::resource::effective_namespace as ns_of;
+    let ns = |n| ns_of(n, false);
     a.group == b.group
         && a.version == b.version
         && a.kind == b.kind

@@ -1306,7 +1306,7 @@ impl KzList {
                 {
                     m.insert(
                         (*k).to_string(),
-                        crate::transform::refpath::resolve_plain(v),
+                        crate::yaml::resolve::resolve_plain_lenient(v),
                     );
                 }
             }

@@ -8,36 +8,17 @@ use std::hash::BuildHasher as _;
 use crate::fasthash::{FastBuild, FastMap};
 
 use crate::diag::{Error, ErrorKind, Result};
-use crate::resource::{Gvk, IdRef, ResId, Resource};
+use crate::resource::{ClusterScoped, Gvk, IdRef, ResId, Resource, effective_namespace};
 
-/// Decides which kinds are cluster-scoped.
-pub type ScopeFn<'a> = &'a dyn Fn(&Gvk) -> bool;
-
-/// The effective namespace of every cluster-scoped object (no namespace can be this text).
-const CLUSTER: &str = "\u{0}cluster";
-
-/// The namespace used for equality: `None` for cluster-scoped kinds, `default` for none.
-fn effective_namespace<'a>(namespace: &'a str, gvk: &Gvk, cluster_scoped: ScopeFn<'_>) -> &'a str {
-    effective(namespace, cluster_scoped(gvk))
-}
-
-/// [`effective_namespace`] once the scope is known.
-fn effective(namespace: &str, cluster_scoped: bool) -> &str {
-    if cluster_scoped {
-        CLUSTER
-    } else if namespace.is_empty() {
-        "default"
-    } else {
-        namespace
-    }
-}
+/// Decides which kinds are cluster-scoped (`resource::ClusterScoped`).
+pub type ScopeFn<'a> = ClusterScoped<'a>;
 
 /// Whether two ids name the same object.
 pub fn same_id(a: &ResId, b: &ResId, cluster_scoped: ScopeFn<'_>) -> bool {
     a.gvk == b.gvk
         && a.name == b.name
-        && effective_namespace(&a.namespace, &a.gvk, cluster_scoped)
-            == effective_namespace(&b.namespace, &b.gvk, cluster_scoped)
+        && effective_namespace(&a.namespace, cluster_scoped(&a.gvk))
+            == effective_namespace(&b.namespace, cluster_scoped(&b.gvk))
 }
 
 /// kustomize's text for an id in its messages (`ResId.String`):
@@ -136,7 +117,7 @@ impl IdIndex {
             field.push_str(part);
         }
         let scoped = cluster_scoped(&self.gvk);
-        let ns = effective(id.namespace, scoped);
+        let ns = effective_namespace(id.namespace, scoped);
         let h = FastBuild::default().hash_one((id.group, id.version, id.kind, ns, id.name));
         (h, scoped)
     }
@@ -145,7 +126,7 @@ impl IdIndex {
     /// recorded, if one is.
     fn find(&self, acc: &[Resource], h: u64, id: IdRef<'_>, scoped: bool) -> Option<Slot> {
         // A resource with the same group, version and kind has the same scope.
-        let ns = effective(id.namespace, scoped);
+        let ns = effective_namespace(id.namespace, scoped);
         let same = |i: usize| {
             acc.get(i).is_some_and(|r| {
                 let other = r.id_ref();
@@ -153,7 +134,7 @@ impl IdIndex {
                     && other.version == id.version
                     && other.kind == id.kind
                     && other.name == id.name
-                    && effective(other.namespace, scoped) == ns
+                    && effective_namespace(other.namespace, scoped) == ns
             })
         };
         let first = *self.first.get(&h)?;

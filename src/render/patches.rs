@@ -16,7 +16,7 @@ use crate::diag::{Error, ErrorKind, Result, Warnings};
 use crate::kustomization::Selector;
 use crate::merge::{json6902, smp};
 use crate::resource::shared::Snapshot;
-use crate::resource::{Gvk, IdRef, ResId, Resource, gvk_parts, string_maps};
+use crate::resource::{IdRef, ResId, Resource, effective_namespace, gvk_parts, string_maps};
 use crate::schema::Schema;
 use crate::source::Location;
 
@@ -26,7 +26,7 @@ use crate::yaml::{Node, parse_documents};
 use super::ids::id_string;
 
 /// Decides which kinds are cluster-scoped.
-pub type ScopeFn<'a> = &'a dyn Fn(&Gvk) -> bool;
+pub type ScopeFn<'a> = crate::resource::ClusterScoped<'a>;
 
 /// What a patch does.
 #[derive(Clone, Debug)]
@@ -396,18 +396,6 @@ fn selector_is_empty(s: &Selector) -> bool {
     .all(|v| v.as_deref().is_none_or(str::is_empty))
 }
 
-/// The namespace ids compare by: none for cluster-scoped kinds, `default` for an empty one
-/// (kustomize's `ResId.EffectiveNamespace`).
-fn effective_namespace<'a>(namespace: &'a str, gvk: &Gvk, cluster_scoped: ScopeFn<'_>) -> &'a str {
-    if cluster_scoped(gvk) {
-        "_non_namespaceable_"
-    } else if namespace.is_empty() {
-        "default"
-    } else {
-        namespace
-    }
-}
-
 /// How many untargeted strategic-merge documents (or exact-name targets) one `apply_all` may
 /// have before their targets are found through the id maps (the name map) of [`Index`] rather
 /// than by comparing every id of every resource (testing every resource). Hashing every id costs far more than comparing it (several thousand
@@ -460,14 +448,7 @@ fn cluster_key(key: &mut Vec<u8>, id: IdRef<'_>) {
 /// The key of `id` with its namespace (`default` for none) in `key`.
 fn namespaced_key(key: &mut Vec<u8>, id: IdRef<'_>) {
     cluster_key(key, id);
-    push_part(
-        key,
-        if id.namespace.is_empty() {
-            "default"
-        } else {
-            id.namespace
-        },
-    );
+    push_part(key, effective_namespace(id.namespace, false));
 }
 
 /// Records slot `i` under `key` (once).
@@ -487,14 +468,12 @@ fn record(map: &mut FastMap<Vec<u8>, Vec<usize>>, key: &[u8], i: usize) {
 /// Whether `a` and `b` are the same id as kustomize's `ResId.Equals` decides, `cluster`
 /// telling whether their kind is cluster-scoped (then namespaces are not compared).
 fn same_id(a: IdRef<'_>, b: IdRef<'_>, cluster: bool) -> bool {
-    fn ns(n: &str) -> &str {
-        if n.is_empty() { "default" } else { n }
-    }
     a.name == b.name
         && a.kind == b.kind
         && a.group == b.group
         && a.version == b.version
-        && (cluster || ns(a.namespace) == ns(b.namespace))
+        && (cluster
+            || effective_namespace(a.namespace, false) == effective_namespace(b.namespace, false))
 }
 
 /// Whether `r` has (or had) the id `id`.
@@ -966,7 +945,7 @@ fn no_match(
             if rid.namespace != id.namespace {
                 score += 1;
             }
-            score += edit_distance(&rid.name, &id.name);
+            score += crate::diag::suggest::levenshtein(&rid.name, &id.name);
             (score, id_string(&rid))
         })
         .collect();
@@ -985,22 +964,6 @@ fn no_match(
         ))
     };
     e
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != *cb);
-            let del = prev[j + 1] + 1;
-            let ins = cur[j] + 1;
-            cur.push(sub.min(del).min(ins));
-        }
-        prev = cur;
-    }
-    prev.last().copied().unwrap_or(0)
 }
 
 /// Strategic-merges `patch` into the resource at `i` as kustomize's `Resource.ApplySmPatch`
@@ -1183,8 +1146,8 @@ struct Compiled {
     kind: Option<Anchored>,
     name: Option<Anchored>,
     namespace: Option<Anchored>,
-    labels: Option<crate::diff::selector::Selector>,
-    annotations: Option<crate::diff::selector::Selector>,
+    labels: Option<crate::resource::selector::Selector>,
+    annotations: Option<crate::resource::selector::Selector>,
 }
 
 fn compile(s: &Selector) -> Result<Compiled> {
@@ -1199,10 +1162,10 @@ fn compile(s: &Selector) -> Result<Compiled> {
             }),
         }
     };
-    let sel = |part: &Option<String>| -> Result<Option<crate::diff::selector::Selector>> {
+    let sel = |part: &Option<String>| -> Result<Option<crate::resource::selector::Selector>> {
         match part.as_deref().filter(|p| !p.trim().is_empty()) {
             None => Ok(None),
-            Some(p) => crate::diff::selector::Selector::parse(p)
+            Some(p) => crate::resource::selector::Selector::parse(p)
                 .map(Some)
                 .map_err(|e| Error::new(ErrorKind::Patch, e.message)),
         }
@@ -1261,7 +1224,7 @@ fn selected(c: &Compiled, r: &Resource, cluster_scoped: ScopeFn<'_>) -> bool {
     let ns_matches = |id: IdRef<'_>| {
         is(
             &c.namespace,
-            effective_namespace(id.namespace, &id.gvk(), cluster_scoped),
+            effective_namespace(id.namespace, cluster_scoped(&id.gvk())),
         )
     };
     if c.namespace.is_some() && !ns_matches(org) && !ns_matches(cur) {
@@ -1585,6 +1548,7 @@ pub fn select_indices(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::resource::Gvk;
 
     #[test]
     fn operation_lists_are_told_from_objects_by_their_first_content_line() {

@@ -2,9 +2,12 @@
 //! [`Resource`] (an object with its current and original id and where it came from), and
 //! [`ResourceSet`] (insertion-ordered, indexed by id). Knows no kustomization fields.
 
+pub mod scope;
+pub mod selector;
 pub mod shared;
 pub mod string_maps;
 
+pub use scope::{ClusterScoped, NOT_NAMESPACED, effective_namespace};
 pub use shared::SharedEntry;
 
 use std::fmt;
@@ -308,11 +311,11 @@ impl Resource {
 
     /// Sets `metadata.name` or `metadata.namespace` (`key`) back to `text` after a strategic
     /// merge patch, as kustomize's `Resource.ApplySmPatch` does with `SetName` and
-    /// `SetNamespace`: an untagged scalar ([`crate::transform::untagged_over`]), so a value that
+    /// `SetNamespace`: an untagged scalar ([`crate::yaml::resolve::untagged_over`]), so a value that
     /// was a number (`namespace: 0x10`) prints as one (`16`) and keeps `text` for the id.
     pub fn reset_id_field(&mut self, key: &str, text: &str) {
         let slot = self.node.ensure_path(&["metadata", key]);
-        *slot = match crate::transform::untagged_over(slot, text.to_string()) {
+        *slot = match crate::yaml::resolve::untagged_over(slot, text.to_string()) {
             s @ Node::Str(_) => s,
             value => Node::Spelled(Box::new(crate::yaml::Spelled {
                 value,

@@ -8,6 +8,7 @@
 //! every object), for strategic merge patches kustomize prepares with
 //! `CopyMergeMetaDataFieldsFrom`, and for generators with `behavior: merge` or `replace`.
 
+use crate::yaml::resolve::plain_reads_as_string;
 use crate::yaml::{Map, Node};
 
 /// The text kustomize reads for one value of a labels or annotations map (`yaml.Node.Value`):
@@ -133,7 +134,7 @@ pub fn unprintable(map: &Map) -> Option<String> {
             return Some(format!(
                 "the key {k:?} is written unquoted by kustomize and then reads as a {}, which \
                  its JSON step cannot encode",
-                if k.parse::<f64>().is_ok() || crate::yaml::emit::resolve_number(k).is_some() {
+                if k.parse::<f64>().is_ok() || crate::yaml::resolve::resolve_number(k).is_some() {
                     "number"
                 } else {
                     "non-string value"
@@ -151,41 +152,6 @@ pub fn unprintable(map: &Map) -> Option<String> {
         }
     }
     None
-}
-
-/// Whether a string, written plain and untagged, reads as a string in go-yaml v3 (`resolve.go`).
-pub fn plain_reads_as_string(s: &str) -> bool {
-    if s.is_empty() || s == "<<" {
-        return true;
-    }
-    let special = matches!(
-        s,
-        "~" | "null"
-            | "Null"
-            | "NULL"
-            | "true"
-            | "True"
-            | "TRUE"
-            | "false"
-            | "False"
-            | "FALSE"
-            | ".inf"
-            | ".Inf"
-            | ".INF"
-            | "+.inf"
-            | "+.Inf"
-            | "+.INF"
-            | "-.inf"
-            | "-.Inf"
-            | "-.INF"
-            | ".nan"
-            | ".NaN"
-            | ".NAN"
-    );
-    !(special
-        || crate::yaml::emit::is_timestamp(s)
-        || (s.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '.'))
-            && crate::yaml::emit::resolve_number(s).is_some()))
 }
 
 /// Whether go-yaml v3 writes `s` (a string without a kept style) as a literal block whose

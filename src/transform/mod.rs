@@ -27,21 +27,8 @@ use crate::kustomization::{FieldSpec, KustomizeVersion};
 use crate::resource::Gvk;
 use crate::yaml::Node;
 
-/// The value kustomize leaves after writing `text` over `old` with kyaml's
-/// `FieldSetter{StringValue}` (`filtersutil.SetScalar`; kyaml `fns.go`), as namePrefix,
-/// nameSuffix, name references and images do: an untagged scalar that keeps the style of the
-/// node it replaces (a created field is plain). go-yaml writes an untagged plain scalar bare
-/// and kustomize's output reads it back as YAML 1.2, so `8080` becomes a number and `true` a
-/// boolean. ply knows the old node was plain when it was not a string (a number, a boolean,
-/// null, or a field just created); a string's quoting in the input is not kept in [`Node`], so
-/// the result stays a string (a known gap, `docs/compatibility.md`).
-pub(crate) fn untagged_over(old: &Node, text: String) -> Node {
-    match old.unspelled() {
-        Node::Spelled(_) => unreachable!("`unspelled` never returns a spelled node"),
-        Node::Str(_) | Node::Seq(_) | Node::Map(_) => Node::Str(text),
-        Node::Null | Node::Bool(_) | Node::Int(_) | Node::Float(_) => value_add::plain(&text),
-    }
-}
+/// Moved to `yaml/resolve.rs` (a rule of go-yaml's scalars); the transformers call it here.
+pub(crate) use crate::yaml::resolve::untagged_over;
 
 /// Where each built-in transformer applies: kustomize's `TransformerConfig`. Start from
 /// [`FieldSpecTables::builtin`]; a kustomization's `configurations:` files add entries with

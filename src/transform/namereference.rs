@@ -59,15 +59,7 @@ struct Index<'a> {
     by_orig_ns: FastMap<&'a str, Vec<usize>>,
 }
 
-fn effective_ns(ns: &str, cluster_scoped: bool) -> &str {
-    if cluster_scoped {
-        NOT_NAMESPACED
-    } else if ns.is_empty() {
-        "default"
-    } else {
-        ns
-    }
-}
+use crate::resource::effective_namespace as effective_ns;
 
 impl<'a> Index<'a> {
     /// `ids` are the current ids of `resources`, in order.
@@ -382,7 +374,7 @@ impl Filter<'_> {
             let ns = c.id.namespace.clone();
             let ns = match map.get("namespace") {
                 Some(old) => super::untagged_over(old, ns),
-                None if crate::yaml::emit::resolves_to_non_string(&ns) => Node::Str(ns),
+                None if crate::yaml::resolve::resolves_to_non_string(&ns) => Node::Str(ns),
                 None => super::untagged_over(&Node::Null, ns),
             };
             map.insert("namespace".into(), ns);

@@ -4,11 +4,10 @@
 //! writes only the nodes it is handed; knows no kustomization fields.
 
 use crate::kustomization::FieldSpec;
-use crate::resource::{Gvk, ResId, Resource};
+use crate::resource::{Gvk, ResId, Resource, effective_namespace};
 use crate::yaml::Node;
 
-/// kustomize's name for the namespace of a cluster-scoped object (`resid.TotallyNotANamespace`).
-pub const NOT_NAMESPACED: &str = "_non_namespaceable_";
+pub use crate::resource::{ClusterScoped, NOT_NAMESPACED};
 
 /// Splits `path` on `delim`, joining pieces whose delimiter is escaped with a backslash
 /// (`metadata/annotations/a\/b` → `metadata`, `annotations`, `a/b`). A leading delimiter is
@@ -119,21 +118,6 @@ pub fn walk_existing(
     }
 }
 
-/// Tells which kinds are cluster-scoped (`FieldSpecTables::is_cluster_scoped`).
-pub type ClusterScoped<'a> = &'a dyn Fn(&Gvk) -> bool;
-
-/// kustomize's `ResId.EffectiveNamespace`: `_non_namespaceable_` for cluster-scoped kinds,
-/// `default` for an empty namespace.
-pub fn effective_namespace<'a>(id: &'a ResId, cluster_scoped: ClusterScoped) -> &'a str {
-    if cluster_scoped(&id.gvk) {
-        NOT_NAMESPACED
-    } else if id.namespace.is_empty() {
-        "default"
-    } else {
-        &id.namespace
-    }
-}
-
 /// The previous ids of a resource as kustomize reads them from its build annotations: the
 /// current group and version with each earlier kind, name and namespace (`utils.PrevIds`).
 pub fn prev_ids(r: &Resource) -> Vec<ResId> {
@@ -182,7 +166,7 @@ pub fn id_selected_by(
         }
     }
     if let Some(ns) = namespace.filter(|n| !n.is_empty()) {
-        if ns != effective_namespace(id, cluster_scoped) {
+        if ns != effective_namespace(&id.namespace, cluster_scoped(&id.gvk)) {
             return false;
         }
     }
@@ -276,53 +260,6 @@ pub fn go_kind(n: &Node) -> &'static str {
     }
 }
 
-/// How go-yaml reads a plain (unquoted, untagged) scalar: null, bool, int, float or string.
-/// Used where kustomize creates a scalar without a tag and prints it as plain text.
-pub fn resolve_plain(text: &str) -> Node {
-    match text {
-        "" | "~" | "null" | "Null" | "NULL" => return Node::Null,
-        "true" | "True" | "TRUE" => return Node::Bool(true),
-        "false" | "False" | "FALSE" => return Node::Bool(false),
-        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => {
-            return Node::Float(f64::INFINITY);
-        }
-        "-.inf" | "-.Inf" | "-.INF" => return Node::Float(f64::NEG_INFINITY),
-        ".nan" | ".NaN" | ".NAN" => return Node::Float(f64::NAN),
-        _ => {}
-    }
-    let first = text.as_bytes().first().copied().unwrap_or(b'x');
-    if !(first.is_ascii_digit() || matches!(first, b'-' | b'+' | b'.')) {
-        return Node::Str(text.to_string());
-    }
-    let plain = text.replace('_', "");
-    let (neg, digits) = match plain.strip_prefix('-') {
-        Some(d) => (true, d),
-        None => (false, plain.strip_prefix('+').unwrap_or(&plain)),
-    };
-    let parsed = if let Some(h) = digits.strip_prefix("0x") {
-        i128::from_str_radix(h, 16).ok()
-    } else if let Some(o) = digits.strip_prefix("0o") {
-        i128::from_str_radix(o, 8).ok()
-    } else if let Some(b) = digits.strip_prefix("0b") {
-        i128::from_str_radix(b, 2).ok()
-    } else if digits.bytes().all(|c| c.is_ascii_digit()) && !digits.is_empty() {
-        digits.parse::<i128>().ok()
-    } else {
-        None
-    };
-    if let Some(i) = parsed {
-        return Node::Int(if neg { -i } else { i });
-    }
-    let float_like = text
-        .bytes()
-        .all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'+' | b'-'))
-        && text.bytes().any(|c| c.is_ascii_digit());
-    match text.parse::<f64>() {
-        Ok(f) if float_like => Node::Float(f),
-        _ => Node::Str(text.to_string()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -384,17 +321,6 @@ mod tests {
     }
 
     #[test]
-    fn plain_scalars_resolve_like_go_yaml() {
-        assert_eq!(resolve_plain("8080"), Node::Int(8080));
-        assert_eq!(resolve_plain("true"), Node::Bool(true));
-        assert_eq!(resolve_plain("1.5"), Node::Float(1.5));
-        assert_eq!(resolve_plain(""), Node::Null);
-        assert_eq!(resolve_plain("1.2.3"), Node::str("1.2.3"));
-        assert_eq!(resolve_plain("abc"), Node::str("abc"));
-        assert_eq!(resolve_plain("yes"), Node::str("yes"));
-    }
-
-    #[test]
     fn selection_uses_effective_namespaces() {
         let id = ResId {
             gvk: Gvk::from_api_version("v1", "ConfigMap"),
@@ -434,6 +360,9 @@ mod tests {
             namespace: String::new(),
             name: "x".into(),
         };
-        assert_eq!(effective_namespace(&ns, &cs), NOT_NAMESPACED);
+        assert_eq!(
+            effective_namespace(&ns.namespace, cs(&ns.gvk)),
+            NOT_NAMESPACED
+        );
     }
 }

@@ -20,10 +20,10 @@ use crate::resource::shared::Snapshot;
 use crate::resource::{ResId, Resource, Step};
 use crate::yaml::Node;
 use crate::yaml::emit::format_float;
+use crate::yaml::resolve::resolve_plain_lenient as resolve_plain;
 
 use super::refpath::{
-    ClusterScoped, all_ids, id_selected_by, list_selector, lookup, resolve_plain,
-    smarter_split_path,
+    ClusterScoped, all_ids, id_selected_by, list_selector, lookup, smarter_split_path,
 };
 
 const DEFAULT_FIELD_PATH: &str = "metadata.name";

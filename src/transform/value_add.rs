@@ -14,6 +14,7 @@ use crate::resource::Resource;
 use crate::source::Location;
 use crate::yaml::Node;
 use crate::yaml::de::PathSeg;
+use crate::yaml::resolve::resolve_plain_v3;
 
 use super::FieldSpecTables;
 use super::namespace;
@@ -330,22 +331,6 @@ fn wrong_kind(want: &str, got: &Node) -> String {
     format!("wrong node kind: expected {want} but got {}", go_kind(got))
 }
 
-/// How go-yaml reads a plain, untagged scalar (kustomize writes the value without a tag).
-pub(crate) fn plain(text: &str) -> Node {
-    match super::refpath::resolve_plain(text) {
-        n @ (Node::Null | Node::Bool(_)) => return n,
-        Node::Float(f) if !f.is_finite() => return Node::Float(f),
-        _ => {}
-    }
-    if text.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '.'))
-        && !crate::yaml::emit::is_timestamp(text)
-        && let Some(n) = crate::yaml::emit::resolve_number(text)
-    {
-        return n;
-    }
-    Node::Str(text.to_string())
-}
-
 /// Writes `value` at `parts` (from [`split_field_path`]) in `node`, creating missing map
 /// fields (kyaml's `LookupCreate`): a part before `[k=v]` or a number becomes a list, the
 /// last part a scalar, others maps. A list index out of range, or a path through a null,
@@ -403,10 +388,10 @@ pub fn set_value(
                         });
                         Some(found.unwrap_or_else(|| {
                             items.push(if name.is_empty() {
-                                plain(want)
+                                resolve_plain_v3(want)
                             } else {
                                 let mut m = crate::yaml::Map::default();
-                                m.insert((*name).to_string(), plain(want));
+                                m.insert((*name).to_string(), resolve_plain_v3(want));
                                 Node::Map(m)
                             });
                             items.len() - 1
@@ -428,7 +413,7 @@ pub fn set_value(
         Node::Null => String::new(),
         other => other.scalar_text().unwrap_or_default(),
     };
-    let quoted = matches!(&*cur, Node::Str(s) if !matches!(plain(s), Node::Str(_)));
+    let quoted = matches!(&*cur, Node::Str(s) if !matches!(resolve_plain_v3(s), Node::Str(_)));
     let text = if position > 0 {
         insert_path_part(&old, position - 1, value)
     } else {
@@ -437,7 +422,7 @@ pub fn set_value(
     *cur = if quoted {
         Node::Str(text)
     } else {
-        plain(&text)
+        resolve_plain_v3(&text)
     };
     Ok(())
 }

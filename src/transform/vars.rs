@@ -13,13 +13,12 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::diag::{Error, ErrorKind, Warnings};
 use crate::kustomization::{FieldSpec, Var};
-use crate::resource::{Gvk, ResId, Resource};
+use crate::resource::{Gvk, ResId, Resource, effective_namespace};
 use crate::yaml::Node;
 use crate::yaml::emit::format_float;
 
 use super::refpath::{
-    ClusterScoped, effective_namespace, lookup, smarter_split_path, spec_selects, split_path,
-    walk_existing,
+    ClusterScoped, lookup, smarter_split_path, spec_selects, split_path, walk_existing,
 };
 
 /// kustomize's default `fieldref.fieldPath`.
@@ -156,8 +155,8 @@ pub fn bind_vars(
             id.name == name
                 && id.gvk == gvk
                 && (namespace.is_empty()
-                    || effective_namespace(&target, cluster_scoped)
-                        == effective_namespace(id, cluster_scoped))
+                    || effective_namespace(&target.namespace, cluster_scoped(&target.gvk))
+                        == effective_namespace(&id.namespace, cluster_scoped(&id.gvk)))
         };
         let matched: Vec<usize> = by_name
             .get(&name)

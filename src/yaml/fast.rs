@@ -13,9 +13,9 @@
 //! generated documents and on deep ones; the `fastread` fuzz target does so on arbitrary
 //! bytes.
 
-use super::ParseError;
 use super::limits::{MAX_FLOW_DEPTH, MAX_INDENTS};
-use super::parse::{Ctx, tag_before, u128_node, yaml11_bool};
+use super::reading::{Ctx, EMPTY_NULL, ParseError, Reread, nothing_after_key, spell, tag_before};
+use super::resolve::{serde_resolve, yaml11_bool};
 use super::{Map, Node};
 
 /// libyaml refuses an implicit key longer than 1024 characters; longer keys fall back.
@@ -44,6 +44,7 @@ pub(super) fn read(
     text: &str,
     yaml11: bool,
     mark_empty_nulls: bool,
+    reread: Reread,
 ) -> Option<Result<Vec<(usize, Node)>, ParseError>> {
     if !plain_characters(text) || flow_heavy(text) || dialect_matters(text) {
         return None;
@@ -55,6 +56,7 @@ pub(super) fn read(
         cur: Line::Eof,
         yaml11,
         mark_empty_nulls,
+        reread,
         indent: -1,
         indents: 0,
         flow: 0,
@@ -116,6 +118,8 @@ struct Reader<'t> {
     cur: Line,
     yaml11: bool,
     mark_empty_nulls: bool,
+    /// How the caller reads one document (`parse::parse_one`), for [`spell`].
+    reread: Reread,
     /// The column of the innermost open block collection (-1 outside any), and how many are
     /// open at increasing columns: go-yaml v3's `parser.indent` and `len(parser.indents)`
     /// (`yaml_parser_roll_indent`, `scannerc.go`). A sequence at its key's column ("- " under
@@ -350,11 +354,8 @@ impl<'t> Reader<'t> {
                 ctx.child(&key)
             };
             let mut value = self.value(col, child, Some(key_end))?;
-            if self.mark_empty_nulls
-                && value.is_null()
-                && super::parse::nothing_after_key(self.s, key_end)
-            {
-                value = Node::Str(super::parse::EMPTY_NULL.into());
+            if self.mark_empty_nulls && value.is_null() && nothing_after_key(self.s, key_end) {
+                value = Node::Str(EMPTY_NULL.into());
             }
             self.add_entry(&mut map, key, value)?;
             match self.cur {
@@ -805,7 +806,7 @@ impl<'t> Reader<'t> {
             if ctx != Ctx::SpellValue {
                 return Ok(n);
             }
-            return Ok(spelled(n, on_key_line.then_some(v), false));
+            return Ok(spelled(n, on_key_line.then_some(v), false, self.reread));
         }
         // What serde_yaml lends out as a string: ply's rules apply to plain untagged text.
         if tag_before(&self.s[..start]).is_some() {
@@ -817,13 +818,13 @@ impl<'t> Reader<'t> {
             return Ok(Node::Bool(b));
         }
         if v.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '.'))
-            && !super::emit::is_timestamp(v)
-            && let Some(n) = super::emit::resolve_number(v)
+            && !super::resolve::is_timestamp(v)
+            && let Some(n) = super::resolve::resolve_number(v)
         {
             if ctx != Ctx::SpellValue {
                 return Ok(n);
             }
-            return Ok(spelled(n, Some(v), true));
+            return Ok(spelled(n, Some(v), true, self.reread));
         }
         Ok(Node::Str(v.to_string()))
     }
@@ -1026,111 +1027,16 @@ fn key_is_string(v: &str, yaml11: bool) -> bool {
         || (serde_resolve(v).is_none()
             && !(yaml11 && yaml11_bool(v).is_some())
             && !(v.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '.'))
-                && super::emit::resolve_number(v).is_some()))
-}
-
-/// A plain scalar as serde_yaml resolves it (`de.rs`, `visit_untagged_scalar`): null, a
-/// boolean, an integer or a float; `None` for a string.
-fn serde_resolve(v: &str) -> Option<Node> {
-    if matches!(v, "" | "~" | "null" | "Null" | "NULL") {
-        return Some(Node::Null);
-    }
-    match v {
-        "true" | "True" | "TRUE" => return Some(Node::Bool(true)),
-        "false" | "False" | "FALSE" => return Some(Node::Bool(false)),
-        _ => {}
-    }
-    // Integers and finite floats start so (Rust's float syntax also takes `inf` and `nan`,
-    // which serde_yaml then refuses as not finite).
-    if !v.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '.')) {
-        return None;
-    }
-    if let Some(n) = unsigned(v, u64::from_str_radix) {
-        return Some(Node::Int(n.into()));
-    }
-    if let Some(n) = negative(v, i64::from_str_radix) {
-        return Some(Node::Int(n.into()));
-    }
-    if let Some(n) = unsigned(v, u128::from_str_radix) {
-        return Some(u128_node(n));
-    }
-    if let Some(n) = negative(v, i128::from_str_radix) {
-        return Some(Node::Int(n));
-    }
-    if !digits_but_not_number(v)
-        && let Some(f) = serde_f64(v)
-    {
-        return Some(Node::Float(f));
-    }
-    None
-}
-
-/// serde_yaml's `parse_unsigned_int`.
-fn unsigned<T>(v: &str, from: fn(&str, u32) -> Result<T, std::num::ParseIntError>) -> Option<T> {
-    let unpositive = v.strip_prefix('+').unwrap_or(v);
-    for (prefix, radix) in [("0x", 16), ("0o", 8), ("0b", 2)] {
-        if let Some(rest) = unpositive.strip_prefix(prefix) {
-            if rest.starts_with(['+', '-']) {
-                return None;
-            }
-            if let Ok(n) = from(rest, radix) {
-                return Some(n);
-            }
-        }
-    }
-    if unpositive.starts_with(['+', '-']) || digits_but_not_number(v) {
-        return None;
-    }
-    from(unpositive, 10).ok()
-}
-
-/// serde_yaml's `parse_negative_int`.
-fn negative<T>(v: &str, from: fn(&str, u32) -> Result<T, std::num::ParseIntError>) -> Option<T> {
-    for (prefix, radix) in [("-0x", 16), ("-0o", 8), ("-0b", 2)] {
-        if let Some(rest) = v.strip_prefix(prefix)
-            && let Ok(n) = from(&format!("-{rest}"), radix)
-        {
-            return Some(n);
-        }
-    }
-    if digits_but_not_number(v) {
-        return None;
-    }
-    from(v, 10).ok()
-}
-
-/// serde_yaml's `digits_but_not_number`: a leading zero followed by digits is a string.
-fn digits_but_not_number(v: &str) -> bool {
-    let v = v.strip_prefix(['-', '+']).unwrap_or(v);
-    v.len() > 1 && v.starts_with('0') && v[1..].bytes().all(|b| b.is_ascii_digit())
-}
-
-/// serde_yaml's `parse_f64`.
-fn serde_f64(v: &str) -> Option<f64> {
-    let unpositive = match v.strip_prefix('+') {
-        Some(u) if u.starts_with(['+', '-']) => return None,
-        Some(u) => u,
-        None => v,
-    };
-    if matches!(unpositive, ".inf" | ".Inf" | ".INF") {
-        return Some(f64::INFINITY);
-    }
-    if matches!(v, "-.inf" | "-.Inf" | "-.INF") {
-        return Some(f64::NEG_INFINITY);
-    }
-    if matches!(v, ".nan" | ".NaN" | ".NAN") {
-        return Some(f64::NAN.copysign(1.0));
-    }
-    unpositive.parse::<f64>().ok().filter(|f| f.is_finite())
+                && super::resolve::resolve_number(v).is_some()))
 }
 
 /// A resolved scalar of a label, annotation or data map, with its source text kept as the
-/// reference reader keeps it (`parse.rs`, [`super::parse::spell`]). `text`: the scalar's text
+/// reference reader keeps it (`parse.rs`, [`super::reading::spell`]). `text`: the scalar's text
 /// when the reference reader finds it (written on the key's line, or resolved by ply's own
 /// rules: `written`).
-fn spelled(value: Node, text: Option<&str>, written: bool) -> Node {
+fn spelled(value: Node, text: Option<&str>, written: bool, reread: Reread) -> Node {
     match text {
-        Some(text) => super::parse::spell(value, text, written),
+        Some(text) => spell(value, text, written, reread),
         None => value,
     }
 }

@@ -8,24 +8,8 @@
 //! starts with a blank loses the empty line that keeps two normal lines apart. Reading the
 //! printed text back turns that into a changed value; ply computes it once, when it reads the
 //! scalar, which is where the value is first printed in kustomize too (each later print starts
-//! from JSON, without the folded style).
-
-use super::Node;
-
-/// The value `v`, written as a folded scalar by go-yaml v3 and read back.
-pub fn reread(v: &str) -> String {
-    let text = emit(v);
-    // Read as kustomize's configuration is read, which leaves folded scalars alone (the text
-    // holds nothing else).
-    match super::parse::parse_config_one(&text) {
-        Ok(Node::Map(m)) => match m.get("k") {
-            Some(Node::Str(s)) => s.clone(),
-            // An empty folded scalar reads as "".
-            _ => v.to_string(),
-        },
-        _ => v.to_string(),
-    }
-}
+//! from JSON, without the folded style). This file prints the scalar; the reader reads it back
+//! (`parse.rs`, `reread_folded`).
 
 fn is_break(c: char) -> bool {
     matches!(c, '\n' | '\r' | '\u{85}' | '\u{2028}' | '\u{2029}')
@@ -36,8 +20,9 @@ fn is_blank(c: char) -> bool {
 }
 
 /// `k: >` and the value, as go-yaml v3's emitter writes it (line folding at the best width
-/// left out: a folded line reads back as the space it replaced).
-fn emit(v: &str) -> String {
+/// left out: a folded line reads back as the space it replaced). `parse.rs` reads it back
+/// (`reread_folded`): this file only prints, so that it needs no reader.
+pub(super) fn emit(v: &str) -> String {
     let chars: Vec<char> = v.chars().collect();
     let mut out = String::from("k: >");
     // yaml_emitter_write_block_scalar_hints
@@ -90,7 +75,9 @@ fn emit(v: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    fn reread(v: &str) -> String {
+        super::super::parse::reread_folded(v)
+    }
 
     #[test]
     fn more_indented_lines_gain_an_empty_line() {

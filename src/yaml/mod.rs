@@ -13,6 +13,8 @@ pub mod json;
 pub mod limits;
 mod map;
 pub mod parse;
+mod reading;
+pub mod resolve;
 mod scan;
 
 pub use de::{DeError, from_node};

@@ -14,6 +14,9 @@ use serde::Deserialize;
 use serde::de::{self, MapAccess, SeqAccess, Visitor};
 
 use super::limits::ReaderLimits;
+use super::reading::{Ctx, nothing_after_key, spell, tag_before};
+pub use super::reading::{EMPTY_NULL, ParseError};
+use super::resolve::{u128_node, yaml11_bool};
 use super::{Map, Node};
 
 /// One document of a multi-document stream.
@@ -23,21 +26,6 @@ pub struct ParsedDoc {
     pub offset: usize,
     pub node: Node,
 }
-
-/// A syntax error, with its byte offset in the text when the parser knows it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ParseError {
-    pub message: String,
-    pub offset: Option<usize>,
-}
-
-impl fmt::Display for ParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for ParseError {}
 
 impl From<serde_yaml::Error> for ParseError {
     fn from(e: serde_yaml::Error) -> Self {
@@ -101,7 +89,7 @@ fn fast_reader(
     yaml11: bool,
     mark_empty_nulls: bool,
 ) -> Option<Result<Vec<ParsedDoc>, ParseError>> {
-    let docs = super::fast::read(text, yaml11, mark_empty_nulls)?;
+    let docs = super::fast::read(text, yaml11, mark_empty_nulls, parse_one)?;
     Some(docs.map(|docs| {
         docs.into_iter()
             .map(|(offset, node)| ParsedDoc { offset, node })
@@ -157,9 +145,6 @@ pub fn parse_operation_documents(text: &str) -> Result<Vec<ParsedDoc>, ParseErro
     parse_documents_in(text, true, None, true, false, ReaderLimits::DEFAULT)
 }
 
-/// Stands in, in [`parse_documents_marking_empty_nulls`], for a null written as nothing.
-pub const EMPTY_NULL: &str = "\u{0}ply:empty-null";
-
 /// [`parse_documents`] where a map value written as nothing (`replicas:`) reads as the string
 /// [`EMPTY_NULL`] instead of null, and one written `null` or `~` stays null: kustomize keeps
 /// the second and drops the first when a strategic merge patch walks the object
@@ -213,22 +198,6 @@ fn node_start(rest: &str, column: impl Fn() -> usize, seq_at_column: bool) -> Op
         return belongs.then(|| &same_line[pos + indent..]);
     }
     None
-}
-
-/// Whether a map key whose text (closing quote included) ends at `end` in `text` has no value
-/// written after its colon.
-pub(super) fn nothing_after_key(text: &str, end: usize) -> bool {
-    let rest = text.as_bytes().get(end..).unwrap_or_default();
-    let skip = |r: &[u8]| -> usize { r.iter().take_while(|c| matches!(c, b' ' | b'\t')).count() };
-    let rest = &rest[skip(rest)..];
-    let Some(rest) = rest.strip_prefix(b":") else {
-        return false;
-    };
-    let rest = &rest[skip(rest)..];
-    matches!(
-        rest.first(),
-        None | Some(b'\n' | b'\r' | b'#' | b',' | b'}')
-    )
 }
 
 fn parse_documents_with(text: &str, yaml11: bool) -> Result<Vec<ParsedDoc>, ParseError> {
@@ -465,76 +434,18 @@ impl<'t> Text<'t> {
     }
 }
 
-/// The tag token that ends `before` (the text before a scalar, its opening quote left out),
-/// separated from the scalar by blanks: `!!str`, `!Foo`, or one after a flow indicator.
-pub(super) fn tag_before(before: &str) -> Option<&str> {
-    let trimmed = before.trim_end_matches([' ', '\t']);
-    if trimmed.len() == before.len() {
-        return None;
-    }
-    let token_start = trimmed.rfind([' ', '\t', '\n', '\r']).map_or(0, |i| i + 1);
-    let token = &trimmed[token_start..];
-    if token.starts_with('!') {
-        return Some(token);
-    }
-    // In a flow collection the tag may follow an indicator: `[1,!!str 2]`.
-    let i = token.rfind([',', '[', '{'])?;
-    token[i + 1..].starts_with('!').then(|| &token[i + 1..])
-}
-
-/// A resolved scalar of a [`Ctx::SpellValue`] position written as `text`: the value itself
-/// when `text` is what ply prints, else a [`Node::Spelled`] keeping the text. `written`: the
-/// text is the scalar's own (else it was found after the key, and must read back as the value).
-pub(super) fn spell(value: Node, text: &str, written: bool) -> Node {
-    // The text ply prints for the value; a null prints as `null` but an empty value reads
-    // as "" in kustomize, so every spelling of null is kept.
-    let printed = match value {
-        Node::Null => None,
-        _ => value.scalar_text(),
-    };
-    if printed.as_deref() == Some(text) {
-        return value;
-    }
-    // The text found must read as the same value, else it is not this value's text.
-    let reads_back =
-        written || parse_one(text).is_ok_and(|n| n == value && !matches!(n, Node::Str(_)));
-    if !reads_back {
-        return value;
-    }
-    Node::Spelled(Box::new(super::Spelled {
-        value,
-        text: text.to_string(),
-    }))
-}
-
-/// Where a node sits in its document, for the values whose source text kustomize reads back
-/// (see [`Node::Spelled`]).
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Ctx {
-    /// The document's top-level node.
-    Root,
-    /// The top-level `metadata`.
-    Metadata,
-    /// Top-level `data` and `binaryData`, `metadata.labels` and `metadata.annotations`.
-    Spell,
-    /// A value of a [`Ctx::Spell`] map: a scalar keeps its source text when it is not printed
-    /// as written.
-    SpellValue,
-    Other,
-}
-
-impl Ctx {
-    pub(super) fn child(self, key: &str) -> Ctx {
-        match (self, key) {
-            (Ctx::Root, "metadata") => Ctx::Metadata,
-            (Ctx::Root, "data" | "binaryData") | (Ctx::Metadata, "labels" | "annotations") => {
-                Ctx::Spell
-            }
-            // kyaml reads a name or namespace as its text (`RNode.GetName`): `name: 0x10`
-            // is the name "0x10" (`resource::keep_id_text`).
-            (Ctx::Spell, _) | (Ctx::Metadata, "name" | "namespace") => Ctx::SpellValue,
-            _ => Ctx::Other,
-        }
+/// The value `v`, written as a folded scalar by go-yaml v3 (`folded.rs`) and read back.
+pub(super) fn reread_folded(v: &str) -> String {
+    let text = super::folded::emit(v);
+    // Read as kustomize's configuration is read, which leaves folded scalars alone (the text
+    // holds nothing else).
+    match parse_config_one(&text) {
+        Ok(Node::Map(m)) => match m.get("k") {
+            Some(Node::Str(s)) => s.clone(),
+            // An empty folded scalar reads as "".
+            _ => v.to_string(),
+        },
+        _ => v.to_string(),
     }
 }
 
@@ -648,20 +559,6 @@ impl<'de> de::DeserializeSeed<'de> for KeySeed<'_> {
 }
 
 /// The booleans of YAML 1.1 that YAML 1.2 (serde_yaml, go-yaml v3) reads as strings.
-pub(super) fn yaml11_bool(v: &str) -> Option<bool> {
-    match v {
-        "y" | "Y" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" => Some(true),
-        "n" | "N" | "no" | "No" | "NO" | "off" | "Off" | "OFF" => Some(false),
-        _ => None,
-    }
-}
-
-pub(super) fn u128_node(v: u128) -> Node {
-    // Beyond i128 (39 digits) ply can no longer keep the integer; it becomes a float, as in
-    // kustomize for anything beyond uint64.
-    i128::try_from(v).map_or(Node::Float(v as f64), Node::Int)
-}
-
 struct NodeVisitor<'t> {
     text: Option<Text<'t>>,
     /// Inside a value with a custom tag (`!Foo 0777`): go-yaml v3 resolves no scalar under an
@@ -699,7 +596,7 @@ impl<'t> NodeVisitor<'t> {
         let Some(text) = written.or_else(|| self.value_text()) else {
             return value;
         };
-        spell(value, text, written.is_some())
+        spell(value, text, written.is_some(), parse_one)
     }
 
     /// The text of this node when it is a plain scalar on the line of its mapping key (what
@@ -844,7 +741,7 @@ impl<'t> NodeVisitor<'t> {
             return binary(&v);
         }
         if self.is_folded() {
-            let reread = super::folded::reread(&v);
+            let reread = reread_folded(&v);
             // Where kustomize may read the value back as its text (kyaml's `Node.Value`, the
             // value as written) before printing it, keep that text (see [`Node::Spelled`]).
             if self.ctx == Ctx::SpellValue && reread != v {
@@ -929,8 +826,8 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
         if !self.tagged
             && v.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '.'))
             && self.text.is_some_and(|t| t.is_plain_untagged(v))
-            && !super::emit::is_timestamp(v)
-            && let Some(n) = super::emit::resolve_number(v)
+            && !super::resolve::is_timestamp(v)
+            && let Some(n) = super::resolve::resolve_number(v)
         {
             return Ok(self.scalar(n, Some(v)));
         }

@@ -6,6 +6,11 @@
 //! cache (the lock goes through `output`).
 //! git runs with hooks off, only the https, ssh and file protocols, no prompt, and a timeout on
 //! every command; submodules are cloned only when the URL says `submodules=true`.
+//! A room above the renderer (it renders to find the remote bases); `remote/` below keeps
+//! what the file systems need of remotes (URL forms, the lock), and `fs::remote` reads the
+//! cache this fills.
+
+pub mod http;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -14,6 +19,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use self::http::{Failure, Limits};
 use crate::diag::{Error, ErrorKind, Result, Warnings};
 use crate::fs::Fs;
 use crate::fs::remote::{
@@ -21,7 +27,6 @@ use crate::fs::remote::{
     tree_dir, tree_hash, verify,
 };
 use crate::remote::RepoSpec;
-use crate::remote::http::{Failure, Limits};
 use crate::remote::lock::{LOCK_FILE, Lock, Pin};
 use crate::remote::url::redact;
 use crate::source::display_path;
@@ -276,7 +281,7 @@ impl Fetcher {
     /// The bytes of the file `url` (shown as `shown`, without credentials) as the server gives
     /// them now: any failure is an error naming the URL.
     fn download(&self, url: &str, shown: &str) -> std::result::Result<Vec<u8>, (Failure, Error)> {
-        crate::remote::http::get(url, &self.http).map_err(|f| {
+        http::get(url, &self.http).map_err(|f| {
             let said = f.to_string().replace(url, shown);
             // The user part may appear alone in a message (a parsed URL, a proxy's words).
             let said = match url.split_once("://").and_then(|(_, r)| r.split_once('@')) {

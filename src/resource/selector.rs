@@ -1,5 +1,7 @@
 //! Label selectors as `kubectl -l` takes them (`a=b,c!=d,e in (x,y),f notin (z),g,!h`), for
-//! choosing the live objects `--prune` may delete. Parses and matches; nothing else.
+//! choosing the live objects `--prune` may delete (`diff`) and the objects a patch target's
+//! `labelSelector`/`annotationSelector` names (`render/patches.rs`). Parses and matches;
+//! nothing else.
 
 use crate::diag::{Error, ErrorKind};
 use crate::yaml::Node;

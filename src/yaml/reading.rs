@@ -1,0 +1,120 @@
+//! What ply's two readers of YAML text share — the reference reader (`parse.rs`, over
+//! serde_yaml) and the fast reader (`fast.rs`): the error they return, where a node sits in
+//! its document ([`Ctx`]), what the text around a scalar says (its tag, a key written without
+//! a value) and how a scalar keeps its source text ([`spell`]). Owns no reading: both readers
+//! import it, neither imports the other's internals (`parse.rs` only calls `fast::read`).
+
+use std::fmt;
+
+use super::Node;
+
+/// A reader of one document, handed to [`spell`] (`parse::parse_one`).
+pub(super) type Reread = fn(&str) -> Result<Node, ParseError>;
+
+/// A syntax error, with its byte offset in the text when the parser knows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParseError {
+    pub message: String,
+    pub offset: Option<usize>,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// Stands in, in `parse::parse_documents_marking_empty_nulls`, for a null written as nothing.
+pub const EMPTY_NULL: &str = "\u{0}ply:empty-null";
+
+/// Whether a map key whose text (closing quote included) ends at `end` in `text` has no value
+/// written after its colon.
+pub(super) fn nothing_after_key(text: &str, end: usize) -> bool {
+    let rest = text.as_bytes().get(end..).unwrap_or_default();
+    let skip = |r: &[u8]| -> usize { r.iter().take_while(|c| matches!(c, b' ' | b'\t')).count() };
+    let rest = &rest[skip(rest)..];
+    let Some(rest) = rest.strip_prefix(b":") else {
+        return false;
+    };
+    let rest = &rest[skip(rest)..];
+    matches!(
+        rest.first(),
+        None | Some(b'\n' | b'\r' | b'#' | b',' | b'}')
+    )
+}
+
+/// The tag token that ends `before` (the text before a scalar, its opening quote left out),
+/// separated from the scalar by blanks: `!!str`, `!Foo`, or one after a flow indicator.
+pub(super) fn tag_before(before: &str) -> Option<&str> {
+    let trimmed = before.trim_end_matches([' ', '\t']);
+    if trimmed.len() == before.len() {
+        return None;
+    }
+    let token_start = trimmed.rfind([' ', '\t', '\n', '\r']).map_or(0, |i| i + 1);
+    let token = &trimmed[token_start..];
+    if token.starts_with('!') {
+        return Some(token);
+    }
+    // In a flow collection the tag may follow an indicator: `[1,!!str 2]`.
+    let i = token.rfind([',', '[', '{'])?;
+    token[i + 1..].starts_with('!').then(|| &token[i + 1..])
+}
+
+/// A resolved scalar of a [`Ctx::SpellValue`] position written as `text`: the value itself
+/// when `text` is what ply prints, else a [`Node::Spelled`] keeping the text. `written`: the
+/// text is the scalar's own (else it was found after the key, and must read back as the value:
+/// `reread` is the reader's `parse_one`, handed down so that this file needs no reader).
+pub(super) fn spell(value: Node, text: &str, written: bool, reread: Reread) -> Node {
+    // The text ply prints for the value; a null prints as `null` but an empty value reads
+    // as "" in kustomize, so every spelling of null is kept.
+    let printed = match value {
+        Node::Null => None,
+        _ => value.scalar_text(),
+    };
+    if printed.as_deref() == Some(text) {
+        return value;
+    }
+    // The text found must read as the same value, else it is not this value's text.
+    let reads_back =
+        written || reread(text).is_ok_and(|n| n == value && !matches!(n, Node::Str(_)));
+    if !reads_back {
+        return value;
+    }
+    Node::Spelled(Box::new(super::Spelled {
+        value,
+        text: text.to_string(),
+    }))
+}
+
+/// Where a node sits in its document, for the values whose source text kustomize reads back
+/// (see [`Node::Spelled`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Ctx {
+    /// The document's top-level node.
+    Root,
+    /// The top-level `metadata`.
+    Metadata,
+    /// Top-level `data` and `binaryData`, `metadata.labels` and `metadata.annotations`.
+    Spell,
+    /// A value of a [`Ctx::Spell`] map: a scalar keeps its source text when it is not printed
+    /// as written.
+    SpellValue,
+    Other,
+}
+
+impl Ctx {
+    pub(super) fn child(self, key: &str) -> Ctx {
+        match (self, key) {
+            (Ctx::Root, "metadata") => Ctx::Metadata,
+            (Ctx::Root, "data" | "binaryData") | (Ctx::Metadata, "labels" | "annotations") => {
+                Ctx::Spell
+            }
+            // kyaml reads a name or namespace as its text (`RNode.GetName`): `name: 0x10`
+            // is the name "0x10" (`resource::keep_id_text`).
+            (Ctx::Spell, _) | (Ctx::Metadata, "name" | "namespace") => Ctx::SpellValue,
+            _ => Ctx::Other,
+        }
+    }
+}
