@@ -219,6 +219,9 @@ pub struct ReplacementField {
     pub path: Option<String>,
     pub source: Option<ReplacementSource>,
     pub targets: Vec<ReplacementTarget>,
+    /// A literal value instead of a source object (kustomize v5.7 and later, PR #5630;
+    /// refused by `transform::replacements` when rendering as v5.5.0).
+    pub source_value: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]

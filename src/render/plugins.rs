@@ -503,6 +503,7 @@ impl Builder<'_> {
                     &|g: &Gvk| tables.is_cluster_scoped(g),
                     &mut load,
                     &mut ignored,
+                    self.ctx.kustomize(),
                 )?;
                 for field in ignored {
                     self.warnings.warn(format!(

@@ -436,15 +436,21 @@ pub fn replacements(
             .map_err(|e| Error::new(ErrorKind::Yaml, format!("replacements file '{rel}': {e}")))
     };
     let mut ignored = Vec::new();
-    let list = transform::replacements::collect(&k.replacements, &mut load, &mut ignored)
-        .map_err(|e| e.at(at.clone()).label("reading these replacements"))?;
+    let list =
+        transform::replacements::collect(&k.replacements, &mut load, &mut ignored, ctx.kustomize())
+            .map_err(|e| e.at(at.clone()).label("reading these replacements"))?;
     for field in ignored {
         warnings.warn(format!(
             "replacements file {field}: unknown field ignored (as kustomize does)"
         ));
     }
-    transform::replacements::apply(acc, &list, &|g: &Gvk| tables.is_cluster_scoped(g))
-        .map_err(|e| e.at(at).label("applying these replacements"))
+    transform::replacements::apply(
+        acc,
+        &list,
+        &|g: &Gvk| tables.is_cluster_scoped(g),
+        ctx.kustomize(),
+    )
+    .map_err(|e| e.at(at).label("applying these replacements"))
 }
 
 /// Binds the kustomization's `vars:` to the objects accumulated so far.

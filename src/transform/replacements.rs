@@ -14,8 +14,10 @@ use regex::Regex;
 
 use crate::diag::{Error, ErrorKind};
 use crate::kustomization::{
-    FieldOptions, ReplacementField, ReplacementSource, ReplacementTarget, Selector,
+    FieldOptions, KustomizeVersion, ReplacementField, ReplacementSource, ReplacementTarget,
+    Selector,
 };
+use crate::pattern::Anchored;
 use crate::resource::shared::Snapshot;
 use crate::resource::{ResId, Resource, Step};
 use crate::yaml::Node;
@@ -40,6 +42,7 @@ pub fn collect(
     fields: &[ReplacementField],
     load: &mut dyn FnMut(&str) -> Result<Node, Error>,
     ignored: &mut Vec<String>,
+    version: KustomizeVersion,
 ) -> Result<Vec<ReplacementField>, Error> {
     let mut out = Vec::new();
     for f in fields {
@@ -54,13 +57,19 @@ pub fn collect(
         }
         let mut node = load(path)?;
         let mut dropped = Vec::new();
+        // kustomize v5.5.0 reads a file's `sourceValue` as an unknown field and drops it.
+        let shape = if version.at_least(KustomizeVersion::V5_8_1) {
+            Shape::Replacement
+        } else {
+            Shape::ReplacementV550
+        };
         match &mut node {
             Node::Seq(items) => {
                 for (i, item) in items.iter_mut().enumerate() {
-                    prune(item, Shape::Replacement, &format!("[{i}]"), &mut dropped);
+                    prune(item, shape, &format!("[{i}]"), &mut dropped);
                 }
             }
-            other => prune(other, Shape::Replacement, "", &mut dropped),
+            other => prune(other, shape, "", &mut dropped),
         }
         ignored.extend(dropped.into_iter().map(|d| format!("{path}: {d}")));
         let decode = |n: &Node| -> Result<ReplacementField, Error> {
@@ -104,23 +113,45 @@ pub fn apply_plugin_config(
     cluster_scoped: ClusterScoped,
     load: &mut dyn FnMut(&str) -> Result<Node, Error>,
     ignored: &mut Vec<String>,
+    version: KustomizeVersion,
 ) -> Result<(), Error> {
-    let list = config.get("replacements").cloned().unwrap_or(Node::Null);
-    let fields: Vec<ReplacementField> = crate::yaml::de::from_node(&list).map_err(|e| {
-        err(format!(
-            "ReplacementTransformer: replacements{}: {}",
-            e.path_string(),
-            e.message
-        ))
-    })?;
-    let list = collect(&fields, load, ignored)?;
-    apply(resources, &list, cluster_scoped)
+    let read = |key: &str| -> Result<Vec<ReplacementField>, Error> {
+        let list = config.get(key).cloned().unwrap_or(Node::Null);
+        crate::yaml::de::from_node(&list).map_err(|e| {
+            err(format!(
+                "ReplacementTransformer: {key}{}: {}",
+                e.path_string(),
+                e.message
+            ))
+        })
+    };
+    let mut list = Vec::new();
+    if !version.at_least(KustomizeVersion::V5_8_1) {
+        // kustomize v5.5.0's `ReplacementTransformerPlugin` has a field `Replacements` tagged
+        // `json:"omitempty"`: a top-level `omitempty:` list (its name matched ignoring case,
+        // as Go's JSON decoding does) is read as replacements and runs before the
+        // `replacements:` ones. PR #5877 (v5.8.1) made the field private: the key is ignored.
+        if let Node::Map(m) = config {
+            if let Some((key, _)) = m
+                .iter()
+                .rev()
+                .find(|(k, _)| k.eq_ignore_ascii_case("omitempty"))
+            {
+                list.extend(read(key)?);
+            }
+        }
+    }
+    let fields = read("replacements")?;
+    list.extend(collect(&fields, load, ignored, version)?);
+    apply(resources, &list, cluster_scoped, version)
 }
 
 /// The shapes of a replacement file's maps, for dropping unknown fields.
 #[derive(Clone, Copy)]
 enum Shape {
     Replacement,
+    /// A replacement as kustomize v5.5.0 knows it: no `sourceValue`.
+    ReplacementV550,
     Source,
     Target,
     Selector,
@@ -140,6 +171,12 @@ impl Shape {
         ];
         match self {
             Shape::Replacement => &[
+                ("path", None),
+                ("source", Some((Shape::Source, false))),
+                ("targets", Some((Shape::Target, true))),
+                ("sourceValue", None),
+            ],
+            Shape::ReplacementV550 => &[
                 ("path", None),
                 ("source", Some((Shape::Source, false))),
                 ("targets", Some((Shape::Target, true))),
@@ -235,19 +272,50 @@ pub fn apply(
     resources: &mut [Resource],
     replacements: &[ReplacementField],
     cluster_scoped: ClusterScoped,
+    version: KustomizeVersion,
 ) -> Result<(), Error> {
+    let v581 = version.at_least(KustomizeVersion::V5_8_1);
     for r in replacements {
-        let (Some(source), false) = (r.source.as_ref(), r.targets.is_empty()) else {
+        if r.source_value.is_some() && !v581 {
+            return Err(err(format!(
+                "`sourceValue` needs kustomize v5.7 or later; ply renders as {version} because of \
+                 --kustomize-version (kustomize {version} refuses it: unknown field \"sourceValue\")"
+            ))
+            .help("render with `--kustomize-version 5.8.1`, or take the value from a `source` object"));
+        }
+        // kustomize PR #5630 (v5.7): `sourceValue`, a literal, instead of a source object.
+        let literal = r.source_value.as_deref().filter(|_| v581);
+        if (r.source.is_none() && literal.is_none()) || r.targets.is_empty() {
             return Err(err(
                 "replacements must specify a source and at least one target",
             ));
+        }
+        let value = match (literal, r.source.as_ref()) {
+            (Some(_), Some(_)) => {
+                return Err(err("value and resource selectors are mutually exclusive")
+                    .help("a replacement takes either `sourceValue` or `source`, not both"));
+            }
+            (Some(text), None) => literal_value(text),
+            (None, Some(source)) => source_value(resources, source, cluster_scoped)?,
+            (None, None) => unreachable!("checked above"),
         };
-        let value = source_value(resources, source, cluster_scoped)?;
         for target in &r.targets {
-            apply_target(resources, &value, target, cluster_scoped)?;
+            apply_target(resources, &value, target, cluster_scoped, version)?;
         }
     }
     Ok(())
+}
+
+/// kustomize's `yaml.NewScalarRNode(sourceValue)`: an untagged scalar, which reads as the type
+/// its text resolves to where it replaces a whole node, and gives its text to a scalar target.
+/// A text that does not print back as itself (`1.50`, `0x10`) is kept as a string so that
+/// scalar targets take it unchanged.
+fn literal_value(text: &str) -> Node {
+    match resolve_plain(text) {
+        n @ Node::Str(_) => n,
+        n if text_of(&n) == text => n,
+        _ => Node::Str(text.to_string()),
+    }
 }
 
 /// kustomize's `SourceSelector.String`: `group_version_kind|namespace|name:fieldPath:options`.
@@ -455,12 +523,113 @@ fn id_part_empty(s: &Selector) -> bool {
         .all(|p| p.is_none_or(str::is_empty))
 }
 
+/// A target's `select` or `reject` as kustomize v5.8.1 matches it (`types.SelectorRegex`,
+/// kustomize PR #5863): group, version, kind, name and namespace are anchored regular
+/// expressions (`^(?:p)$`); the namespace is matched as written, not as an effective
+/// namespace (an object without one is not in `default`).
+struct IdRegex {
+    parts: [Option<Anchored>; 5],
+}
+
+impl IdRegex {
+    fn new(s: &Selector) -> Result<IdRegex, Error> {
+        let re = |p: Option<&str>| -> Result<Option<Anchored>, Error> {
+            match p.filter(|p| !p.is_empty()) {
+                None => Ok(None),
+                Some(p) => Anchored::new(p).map(Some).map_err(|e| {
+                    err(format!(
+                        "error creating target selector: invalid regular expression {p:?}: {e}"
+                    ))
+                    .help(
+                        "since kustomize v5.8, `select` and `reject` parts are regular expressions",
+                    )
+                }),
+            }
+        };
+        let [g, v, k, n, ns] = selector_parts(s);
+        Ok(IdRegex {
+            parts: [re(g)?, re(v)?, re(k)?, re(n)?, re(ns)?],
+        })
+    }
+
+    fn is_empty(&self) -> bool {
+        self.parts.iter().all(Option::is_none)
+    }
+
+    fn selects(&self, id: &ResId) -> bool {
+        let is = |re: &Option<Anchored>, a: &str| re.as_ref().is_none_or(|re| re.is_match(a));
+        let [g, v, k, n, ns] = &self.parts;
+        is(g, &id.gvk.group)
+            && is(v, &id.gvk.version)
+            && is(k, &id.gvk.kind)
+            && is(n, &id.name)
+            && is(ns, &id.namespace)
+    }
+}
+
+/// How a target's `select` and `reject` pick objects by id: exact parts (kustomize v5.5.0,
+/// `ResId.IsSelectedBy`) or anchored regular expressions (v5.8.1, PR #5863).
+enum IdMatch<'a> {
+    Exact {
+        select: &'a Selector,
+        reject: Vec<&'a Selector>,
+    },
+    Regex {
+        select: IdRegex,
+        reject: Vec<IdRegex>,
+    },
+}
+
+impl<'a> IdMatch<'a> {
+    fn new(
+        t: &'a ReplacementTarget,
+        select: &'a Selector,
+        version: KustomizeVersion,
+    ) -> Result<Self, Error> {
+        if version.at_least(KustomizeVersion::V5_8_1) {
+            // kustomize's `types.NewTargetSelectorRegex`.
+            let reject = t
+                .reject
+                .iter()
+                .map(IdRegex::new)
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(IdMatch::Regex {
+                select: IdRegex::new(select)?,
+                reject: reject.into_iter().filter(|r| !r.is_empty()).collect(),
+            })
+        } else {
+            Ok(IdMatch::Exact {
+                select,
+                reject: t.reject.iter().filter(|rj| !id_part_empty(rj)).collect(),
+            })
+        }
+    }
+
+    /// Whether an object with these ids is a target: no id rejected, one id selected.
+    fn picks(&self, ids: &[ResId], cluster_scoped: ClusterScoped) -> bool {
+        match self {
+            IdMatch::Exact { select, reject } => {
+                let rejected = reject
+                    .iter()
+                    .any(|rj| ids.iter().any(|id| selects_id(rj, id, cluster_scoped)));
+                !rejected && ids.iter().any(|id| selects_id(select, id, cluster_scoped))
+            }
+            IdMatch::Regex { select, reject } => {
+                let rejected = reject.iter().any(|rj| ids.iter().any(|id| rj.selects(id)));
+                !rejected && ids.iter().any(|id| select.selects(id))
+            }
+        }
+    }
+}
+
 fn apply_target(
     resources: &mut [Resource],
     value: &Node,
     t: &ReplacementTarget,
     cluster_scoped: ClusterScoped,
+    version: KustomizeVersion,
 ) -> Result<(), Error> {
+    let v581 = version.at_least(KustomizeVersion::V5_8_1);
     let Some(select) = &t.select else {
         return Err(err("target must specify resources to select"));
     };
@@ -481,17 +650,12 @@ fn apply_target(
         })
         .map(LabelMatch::new)
         .collect::<Result<_, _>>()?;
+    let ids_match = IdMatch::new(t, select, version)?;
     for r in resources.iter_mut() {
         if !select_labels.matches(&r.node) || reject_labels.iter().any(|m| m.matches(&r.node)) {
             continue;
         }
-        let ids = all_ids(r);
-        let rejected = t
-            .reject
-            .iter()
-            .filter(|rj| !id_part_empty(rj))
-            .any(|rj| ids.iter().any(|id| selects_id(rj, id, cluster_scoped)));
-        if rejected || !ids.iter().any(|id| selects_id(select, id, cluster_scoped)) {
+        if !ids_match.picks(&all_ids(r), cluster_scoped) {
             continue;
         }
         let options = t.options.as_ref();
@@ -505,6 +669,11 @@ fn apply_target(
             };
             let mut count = 0usize;
             let created_kind = if create { Some(kind_of(value)) } else { None };
+            // kustomize v5.8.1 first tries the path as one into JSON or YAML held in a scalar
+            // (PR #5679, `setValueInStructuredData`), and falls back to the plain path.
+            if v581 && structured::write(&mut r.node, &parts, value, created_kind)? {
+                continue;
+            }
             let mut setter = |n: &mut Node, fresh: bool| -> Result<(), Error> {
                 count += 1;
                 set_field(options, n, value, fresh)
@@ -512,7 +681,7 @@ fn apply_target(
             // An existing field is written in place (`setFieldValue`: `SetYNode`), so a value
             // shared between maps changes in all of them (`resource::shared`).
             let shared = Snapshot::take(r);
-            match_path(&mut r.node, &parts, created_kind, &mut setter, false).map_err(
+            match_path(&mut r.node, &parts, created_kind, &mut setter, false, v581).map_err(
                 |e| match e {
                     MatchError::Path(m) => err(format!("{what}: {m}")),
                     MatchError::Set(e) => e,
@@ -600,6 +769,7 @@ fn match_path(
     create: Option<Kind>,
     f: &mut dyn FnMut(&mut Node, bool) -> Result<(), Error>,
     fresh: bool,
+    into_scalars: bool,
 ) -> Result<(), MatchError> {
     let Some((part, rest)) = parts.split_first() else {
         return f(node, fresh).map_err(MatchError::Set);
@@ -623,7 +793,7 @@ fn match_path(
                 "index {idx} specified but only {len} elements found"
             )));
         };
-        return match_path(elem, rest, create, f, fresh_elem);
+        return match_path(elem, rest, create, f, fresh_elem, into_scalars);
     }
     if let Some((field, pattern)) = list_selector(part).map_err(MatchError::Path)? {
         let Node::Seq(items) = node else {
@@ -644,7 +814,7 @@ fn match_path(
                         // A matched list item is the end of the path (kyaml ignores the rest).
                         f(item, false).map_err(MatchError::Set)?;
                     } else {
-                        match_path(item, rest, create, f, false)?;
+                        match_path(item, rest, create, f, false, into_scalars)?;
                     }
                 }
             }
@@ -668,7 +838,7 @@ fn match_path(
             return Err(wrong_kind("SequenceNode", node));
         };
         for item in items.iter_mut() {
-            match_path(item, rest, create, f, false)?;
+            match_path(item, rest, create, f, false, into_scalars)?;
         }
         return Ok(());
     }
@@ -691,7 +861,21 @@ fn match_path(
                 m.insert(part.clone(), n);
             }
             match m.get_mut(part.as_str()) {
-                Some(child) => match_path(child, rest, create, f, fresh_child),
+                // kyaml v5.8.1 `PathMatcher.handleStructuredDataInScalar` (PR #5679): a scalar
+                // field with more path after it is read as YAML and the rest of the path is
+                // matched in that copy; what is set there is lost (the text is unchanged).
+                Some(child) if into_scalars && child.is_scalar() && !rest.is_empty() => {
+                    let mut copy = structured::parse(child)
+                        .map_err(|e| MatchError::Path(format!("yaml: {e}")))?;
+                    // The matches still count (`f` counts before it writes); a value that
+                    // would not fit is never printed, so it is no error.
+                    let mut counted = |n: &mut Node, fresh: bool| {
+                        let _ = f(n, fresh);
+                        Ok(())
+                    };
+                    match_path(&mut copy, rest, create, &mut counted, false, true)
+                }
+                Some(child) => match_path(child, rest, create, f, fresh_child, into_scalars),
                 None => Ok(()),
             }
         }
@@ -750,6 +934,270 @@ fn set_field(
         *target = value.clone();
     }
     Ok(())
+}
+
+/// kustomize v5.8.1's replacements into JSON or YAML held in a string field (PR #5679,
+/// `api/filters/replacement` `setValueInStructuredData` and `serializeStructuredData`).
+mod structured {
+    use super::{Kind, match_path, text_of};
+    use crate::diag::Error;
+    use crate::transform::refpath::{lookup, resolve_plain};
+    use crate::yaml::Node;
+    use crate::yaml::emit::{EmitOptions, emit_document};
+
+    /// The text of a scalar as kyaml holds it (`Node.Value`), read as YAML (go-yaml v3's
+    /// `yaml.Unmarshal`; JSON is YAML).
+    pub(super) fn parse(scalar: &Node) -> Result<Node, String> {
+        let text = match scalar {
+            Node::Spelled(s) => s.text.clone(),
+            other => text_of(other),
+        };
+        crate::yaml::parse::parse_one(&text).map_err(|e| e.to_string())
+    }
+
+    /// `setValueInStructuredData`: the first prefix of the path (shorter than the path) that
+    /// is a scalar reading as YAML holds the rest of the path; the value is written there (a
+    /// scalar keeps its type and takes the text; anything else is replaced; `options`
+    /// delimiters do not apply) and the scalar is rewritten as JSON (when its text starts
+    /// with `{` or `[`) or as YAML. `Ok(false)` when kustomize falls back to the plain path:
+    /// no such scalar, the rest of the path not found, or JSON that cannot be written.
+    pub(super) fn write(
+        node: &mut Node,
+        parts: &[String],
+        value: &Node,
+        create: Option<Kind>,
+    ) -> Result<bool, Error> {
+        let Some((at, original, mut data)) = (1..parts.len()).find_map(|i| {
+            let field = lookup(node, &parts[..i]).ok()??;
+            if !field.is_scalar() || field.unspelled().is_null() {
+                return None;
+            }
+            let data = parse(field).ok()?;
+            let text = match field {
+                Node::Spelled(s) => s.text.clone(),
+                other => text_of(other),
+            };
+            Some((i, text, data))
+        }) else {
+            return Ok(false);
+        };
+        if original.trim().is_empty() {
+            return Ok(false);
+        }
+        let text = if value.is_scalar() {
+            text_of(value)
+        } else {
+            String::new()
+        };
+        let (mut count, mut mismatch) = (0usize, false);
+        let mut setter = |n: &mut Node, fresh: bool| -> Result<(), Error> {
+            count += 1;
+            if fresh {
+                // A created scalar has no tag: it reads as its text.
+                *n = resolve_plain(&text);
+            } else if n.is_scalar() {
+                // Only the text changes; the tag stays, and text that does not read as it
+                // fails when kustomize reads the document back.
+                let new = match (n.unspelled(), resolve_plain(&text)) {
+                    (Node::Str(_), _) => Some(Node::Str(text.clone())),
+                    (Node::Int(_), v @ Node::Int(_)) => Some(v),
+                    (Node::Float(_), Node::Int(i)) => Some(Node::Float(i as f64)),
+                    (Node::Float(_), v @ Node::Float(_)) => Some(v),
+                    (Node::Bool(_), v @ Node::Bool(_)) => Some(v),
+                    (Node::Null, Node::Null) => Some(Node::Null),
+                    _ => None,
+                };
+                match new {
+                    Some(v) => *n = v,
+                    None => mismatch = true,
+                }
+            } else {
+                *n = value.clone();
+            }
+            Ok(())
+        };
+        if match_path(&mut data, &parts[at..], create, &mut setter, false, true).is_err()
+            || count == 0
+        {
+            return Ok(false);
+        }
+        let trimmed = original.trim();
+        let serialized = if trimmed.starts_with(['{', '[']) {
+            // `serializeAsJSON`: `encoding/json`, indented by two spaces when the text had a
+            // line break and two spaces in a row.
+            if mismatch {
+                return Ok(false);
+            }
+            let pretty = original.contains('\n') && original.contains("  ");
+            let mut out = String::new();
+            if go_json(&data, pretty, 0, &mut out).is_none() {
+                return Ok(false);
+            }
+            out
+        } else {
+            // `serializeAsYAML`: go-yaml v3 writes the document back keeping key order,
+            // quoting, flow style and comments. ply keeps none of the last three, so it writes
+            // only documents it prints back exactly as they were.
+            let unsupported = |why: &str| {
+                super::err(format!(
+                    "ply cannot yet rewrite this YAML held in a string as kustomize v5.8.1 does \
+                     ({why})"
+                ))
+                .help("hold the data as JSON, or in block YAML without comments, quotes or flow style")
+            };
+            if mismatch {
+                return Err(unsupported(
+                    "the new value does not read as the type of the field it replaces, which kustomize writes with a tag",
+                ));
+            }
+            if quoted_by_v2_only(&text) {
+                return Err(unsupported(
+                    "go-yaml v3 writes the new value unquoted, where ply's writer quotes it",
+                ));
+            }
+            let same = parse(&Node::Str(original.clone()))
+                .map(|n| yaml_text(&n) == trimmed)
+                .unwrap_or(false);
+            if !same {
+                return Err(unsupported(
+                    "its comments, quoting, flow style or layout are not what ply would print",
+                ));
+            }
+            yaml_text(&data)
+        };
+        let mut done = false;
+        let mut write_back = |n: &mut Node, _: bool| -> Result<(), Error> {
+            if !done {
+                *n = Node::Str(serialized.clone());
+                done = true;
+            }
+            Ok(())
+        };
+        let _ = match_path(node, &parts[..at], None, &mut write_back, false, false);
+        Ok(done)
+    }
+
+    /// Strings go-yaml v2 (ply's writer) quotes and v3 does not: YAML 1.1 booleans and
+    /// base-60 numbers.
+    fn quoted_by_v2_only(text: &str) -> bool {
+        const WORDS: &[&str] = &[
+            "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "on", "On", "ON", "off",
+            "Off", "OFF",
+        ];
+        let t = text.trim_start_matches(['-', '+']);
+        let sexagesimal = t.contains(':')
+            && t.starts_with(|c: char| c.is_ascii_digit())
+            && t.chars()
+                .all(|c| c.is_ascii_digit() || matches!(c, ':' | '_' | '.'));
+        WORDS.contains(&text) || sexagesimal
+    }
+
+    fn yaml_text(n: &Node) -> String {
+        let mut out = String::new();
+        emit_document(&mut out, n, EmitOptions { sort_keys: false });
+        out.trim().to_string()
+    }
+
+    /// Go's `encoding/json` `Marshal` (`MarshalIndent(v, "", "  ")` when `pretty`) of what
+    /// go-yaml v3 reads into an `interface{}`: keys sorted bytewise, HTML characters escaped.
+    /// `None` where Go fails (non-finite floats).
+    fn go_json(n: &Node, pretty: bool, depth: usize, out: &mut String) -> Option<()> {
+        let newline = |out: &mut String, depth: usize| {
+            if pretty {
+                out.push('\n');
+                out.push_str(&"  ".repeat(depth));
+            }
+        };
+        match n.unspelled() {
+            Node::Null => out.push_str("null"),
+            Node::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            // go-yaml reads an integer beyond int64 and uint64 as a float64.
+            Node::Int(i) if *i > i128::from(u64::MAX) || *i < i128::from(i64::MIN) => {
+                out.push_str(&go_float(*i as f64)?);
+            }
+            Node::Int(i) => out.push_str(&i.to_string()),
+            Node::Float(f) => out.push_str(&go_float(*f)?),
+            Node::Str(s) => go_string(s, out),
+            Node::Seq(items) if items.is_empty() => out.push_str("[]"),
+            Node::Seq(items) => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    newline(out, depth + 1);
+                    go_json(item, pretty, depth + 1, out)?;
+                }
+                newline(out, depth);
+                out.push(']');
+            }
+            Node::Map(m) if m.is_empty() => out.push_str("{}"),
+            Node::Map(m) => {
+                let mut keys: Vec<&String> = m.keys().collect();
+                keys.sort();
+                out.push('{');
+                for (i, k) in keys.into_iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    newline(out, depth + 1);
+                    go_string(k, out);
+                    out.push(':');
+                    if pretty {
+                        out.push(' ');
+                    }
+                    go_json(m.get(k.as_str())?, pretty, depth + 1, out)?;
+                }
+                newline(out, depth);
+                out.push('}');
+            }
+            Node::Spelled(_) => unreachable!("`unspelled` never returns a spelled node"),
+        }
+        Some(())
+    }
+
+    /// `encoding/json`'s float: shortest digits, fixed notation unless below 1e-6 or from
+    /// 1e21 (then `1e-7`, `1.5e+21`).
+    pub(super) fn go_float(f: f64) -> Option<String> {
+        if !f.is_finite() {
+            return None;
+        }
+        let abs = f.abs();
+        if abs != 0.0 && !(1e-6..1e21).contains(&abs) {
+            let e = format!("{f:e}");
+            let (mantissa, exp) = e.split_once('e')?;
+            let exp: i32 = exp.parse().ok()?;
+            return Some(if exp < 0 {
+                format!("{mantissa}e-{}", -exp)
+            } else {
+                format!("{mantissa}e+{exp:02}")
+            });
+        }
+        Some(format!("{f}"))
+    }
+
+    /// `encoding/json`'s string, with HTML escaping (`<`, `>`, `&` as `\u003c`...) and U+2028,
+    /// U+2029 escaped.
+    pub(super) fn go_string(s: &str, out: &mut String) {
+        out.push('"');
+        for c in s.chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                '\r' => out.push_str("\\r"),
+                '\t' => out.push_str("\\t"),
+                '\u{8}' => out.push_str("\\b"),
+                '\u{c}' => out.push_str("\\f"),
+                '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
+                    out.push_str(&format!("\\u{:04x}", c as u32));
+                }
+                c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+                c => out.push(c),
+            }
+        }
+        out.push('"');
+    }
 }
 
 /// A target's `labelSelector` and `annotationSelector` (Kubernetes label-selector syntax).
@@ -909,7 +1357,11 @@ mod tests {
     }
 
     fn apply_t(rs: &mut [Resource], r: &[ReplacementField]) -> Result<(), Error> {
-        apply(rs, r, &|_| false)
+        apply(rs, r, &|_| false, KustomizeVersion::V5_5_0)
+    }
+
+    fn apply_v581(rs: &mut [Resource], r: &[ReplacementField]) -> Result<(), Error> {
+        apply(rs, r, &|_| false, KustomizeVersion::V5_8_1)
     }
 
     fn resources() -> Vec<Resource> {
@@ -1036,7 +1488,13 @@ mod tests {
         let file = parse_one("source: {kind: ConfigMap, name: src, fieldPath: data.image, comment: x}\ntargets:\n- select: {kind: Deployment, note: y}\n  fieldPaths: [metadata.name]\nextra: 1\n").unwrap();
         let fields = repls("- path: r.yaml\n");
         let mut ignored = Vec::new();
-        let got = collect(&fields, &mut |_| Ok(file.clone()), &mut ignored).unwrap();
+        let got = collect(
+            &fields,
+            &mut |_| Ok(file.clone()),
+            &mut ignored,
+            KustomizeVersion::V5_5_0,
+        )
+        .unwrap();
         assert_eq!(got.len(), 1);
         assert_eq!(
             ignored,
@@ -1087,12 +1545,138 @@ mod tests {
             &|_| false,
             &mut |_| Ok(Node::Null),
             &mut ignored,
+            KustomizeVersion::V5_5_0,
         )
         .unwrap();
         assert_eq!(
             rs[1].node.str_at(&["metadata", "labels", "app"]),
             Some("a.b.c")
         );
+    }
+
+    #[test]
+    fn v581_selects_by_anchored_regex_and_written_namespace() {
+        let r = repls(
+            "- source: {kind: ConfigMap, name: src, fieldPath: data.port}\n  targets:\n  - select: {kind: Deploy|ConfigMap, name: s.*}\n    fieldPaths: [metadata.labels.p]\n    options: {create: true}\n  - select: {kind: Deployment, namespace: default}\n    fieldPaths: [metadata.labels.q]\n    options: {create: true}\n",
+        );
+        let mut rs = resources();
+        apply_v581(&mut rs, &r).unwrap();
+        assert_eq!(
+            rs[0].node.get_path(&["metadata", "labels", "p"]),
+            Some(&Node::Int(8080))
+        );
+        assert!(rs[1].node.get_path(&["metadata", "labels", "q"]).is_none());
+        let mut rs = resources();
+        apply_t(&mut rs, &r).unwrap();
+        assert!(rs[0].node.get_path(&["metadata", "labels", "p"]).is_none());
+        assert_eq!(
+            rs[1].node.get_path(&["metadata", "labels", "q"]),
+            Some(&Node::Int(8080))
+        );
+        let bad =
+            repls("- source: {kind: ConfigMap, name: src}\n  targets:\n  - select: {name: '('}\n");
+        let e = apply_v581(&mut resources(), &bad).unwrap_err();
+        assert!(
+            e.message.contains("error creating target selector"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn source_value_needs_v581() {
+        let r = repls(
+            "- sourceValue: '7'\n  targets:\n  - select: {kind: Deployment}\n    fieldPaths: [spec.replicas]\n",
+        );
+        let mut rs = resources();
+        apply_v581(&mut rs, &r).unwrap();
+        assert_eq!(
+            rs[1].node.get_path(&["spec", "replicas"]),
+            Some(&Node::Int(7))
+        );
+        let e = apply_t(&mut resources(), &r).unwrap_err();
+        assert!(e.message.contains("needs kustomize v5.7"), "{}", e.message);
+        let both = repls(
+            "- sourceValue: x\n  source: {kind: ConfigMap}\n  targets:\n  - select: {kind: Deployment}\n",
+        );
+        let e = apply_v581(&mut resources(), &both).unwrap_err();
+        assert!(e.message.contains("mutually exclusive"), "{}", e.message);
+    }
+
+    #[test]
+    fn v581_writes_into_json_and_yaml_strings() {
+        let doc = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: t\ndata:\n  j: '{\"z\": 1, \"a\": {\"b\": \"x\"}, \"n\": 2}'\n  y: \"a:\\n  b: x\\n\"\n";
+        let r = repls(
+            "- sourceValue: '<&>'\n  targets:\n  - select: {name: t}\n    fieldPaths: ['data.j.a.b', 'data.y.a.b', 'data.j.a.c']\n    options: {create: true}\n",
+        );
+        let mut rs = vec![res(doc)];
+        apply_v581(&mut rs, &r).unwrap();
+        assert_eq!(
+            rs[0].node.str_at(&["data", "j"]),
+            Some(r#"{"a":{"b":"\u003c\u0026\u003e","c":"\u003c\u0026\u003e"},"n":2,"z":1}"#)
+        );
+        assert_eq!(rs[0].node.str_at(&["data", "y"]), Some("a:\n  b: <&>"));
+        // A number keeps its type: text that is no number leaves the JSON as it was.
+        let r = repls(
+            "- sourceValue: abc\n  targets:\n  - select: {name: t}\n    fieldPaths: ['data.j.n']\n",
+        );
+        apply_v581(&mut rs, &r).unwrap();
+        assert!(
+            rs[0]
+                .node
+                .str_at(&["data", "j"])
+                .unwrap()
+                .contains("\"n\":2")
+        );
+        // v5.5.0 cannot go past a scalar.
+        let mut rs = vec![res(doc)];
+        let r = repls(
+            "- source: {name: t}\n  targets:\n  - select: {name: t}\n    fieldPaths: ['data.j.a.b']\n",
+        );
+        assert!(
+            apply_t(&mut rs, &r)
+                .unwrap_err()
+                .message
+                .contains("wrong node kind")
+        );
+    }
+
+    #[test]
+    fn go_json_numbers_and_strings() {
+        let f = |x: f64| structured::go_float(x).unwrap();
+        assert_eq!(f(1e-7), "1e-7");
+        assert_eq!(f(1e-10), "1e-10");
+        assert_eq!(f(1.5e21), "1.5e+21");
+        assert_eq!(f(1000.0), "1000");
+        assert_eq!(f(0.25), "0.25");
+        assert!(structured::go_float(f64::NAN).is_none());
+        let mut out = String::new();
+        structured::go_string("a\"\\\n\u{1}<\u{2028}é", &mut out);
+        assert_eq!(out, r#""a\"\\\n\u0001\u003c\u2028é""#);
+    }
+
+    #[test]
+    fn v550_plugins_read_omitempty_as_replacements() {
+        let config = parse_one("apiVersion: builtin\nkind: ReplacementTransformer\nmetadata:\n  name: r\nomitempty:\n- source: {kind: ConfigMap, name: src, fieldPath: data.host}\n  targets:\n  - select: {kind: Deployment}\n    fieldPaths: [metadata.labels.app]\n").unwrap();
+        for (version, want) in [
+            (KustomizeVersion::V5_5_0, "a.b.c"),
+            (KustomizeVersion::V5_8_1, "web"),
+        ] {
+            let mut rs = resources();
+            apply_plugin_config(
+                &config,
+                &mut rs,
+                &|_| false,
+                &mut |_| Ok(Node::Null),
+                &mut Vec::new(),
+                version,
+            )
+            .unwrap();
+            assert_eq!(
+                rs[1].node.str_at(&["metadata", "labels", "app"]),
+                Some(want)
+            );
+        }
     }
 
     #[test]
