@@ -54,7 +54,7 @@ def check(ply, path):
         with open(os.path.join(t, "kustomization.yaml"), "w") as f:
             f.write("resources:\n- r.yaml\n")
         krc, kout = render(["kubectl", "kustomize"], t)
-        prc, pout = render([ply, "render"], t)
+        prc, pout = render([ply, "render", "--kustomize-version", "5.5.0"], t)
     if (krc != 0 and prc != 0) or (krc == 0 and prc == 0 and kout == pout):
         return krc == 0, None
     report = [f"DISAGREE {path}: kubectl exit {krc}, ply exit {prc}"]

@@ -303,6 +303,7 @@ fn replacement_paths(
         let ReplacementField {
             path,
             source: _,
+            source_value: _,
             targets: _,
         } = entry;
         path.as_deref().map(|text| Ref {
@@ -408,6 +409,7 @@ mod tests {
             "patchesJson6902[].target",
             "patchesJson6902[].options",
             "replacements[].source",
+            "replacements[].sourceValue",
             "replacements[].targets",
         ];
         // Fields whose entries hold both kinds: looked at through their entries' fields.

@@ -941,9 +941,10 @@ fn set_field(
 mod structured {
     use super::{Kind, match_path, text_of};
     use crate::diag::Error;
-    use crate::transform::refpath::{lookup, resolve_plain};
+    use crate::transform::refpath::lookup;
     use crate::yaml::Node;
     use crate::yaml::emit::{EmitOptions, emit_document};
+    use crate::yaml::resolve::resolve_plain_lenient as resolve_plain;
 
     /// The text of a scalar as kyaml holds it (`Node.Value`), read as YAML (go-yaml v3's
     /// `yaml.Unmarshal`; JSON is YAML).
