@@ -32,7 +32,7 @@ impl KustomizeVersion {
     /// The kubectl releases that embed this version (and render as it).
     pub fn kubectl_releases(self) -> &'static str {
         match self {
-            KustomizeVersion::V5_5_0 => "kubectl 1.32 (and 1.33, kustomize v5.6.0)",
+            KustomizeVersion::V5_5_0 => "kubectl 1.32; 1.33 renders valid input alike",
             KustomizeVersion::V5_8_1 => "kubectl 1.36 and 1.37; Argo CD 3.3+; Flux",
         }
     }
@@ -50,8 +50,8 @@ impl KustomizeVersion {
             "5.5.0" | "5.5" => Ok(KustomizeVersion::V5_5_0),
             "5.8.1" | "5.8" => Ok(KustomizeVersion::V5_8_1),
             _ => Err(format!(
-                "ply renders as kustomize 5.8.1 or 5.5.0, not '{text}' (other releases cannot \
-                 be checked against a kubectl build here)"
+                "ply renders as kustomize 5.8.1 or 5.5.0, not '{text}' (ply offers only the \
+                 releases its tests check against kubectl)"
             )),
         }
     }
