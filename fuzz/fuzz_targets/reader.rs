@@ -11,7 +11,7 @@ fuzz_target!(|data: &[u8]| ply::limits::with_deep_stack(|| {
     let file = match SourceFile::from_bytes("/f/in.yaml", data.to_vec()) {
         Ok(f) => f,
         Err(e) => {
-            ply::cli::render_error(&e, false);
+            ply::cli::render_error(&ply::diag::Error::from(e), false);
             return;
         }
     };
