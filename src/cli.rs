@@ -143,9 +143,13 @@ pub(crate) fn diff_render_options(
     restrictor: LoadRestrictor,
     limits: &crate::limits::LimitFlags,
     version: &VersionFlag,
+    build: &BuildFlags,
 ) -> crate::render::RenderOptions {
     crate::render::RenderOptions {
         kustomize: version.version(),
+        helm: build.helm(),
+        managed_by_label: build.managed_by_label(),
+        plugins: build.plugins(),
         load_restrictor: restrictor.into(),
         limits: limits.limits(),
         reorder: crate::render::OutputOrder::Unspecified,
@@ -389,6 +393,8 @@ pub struct DiffArgs {
     pub load_restrictor: LoadRestrictor,
     #[command(flatten)]
     pub version: VersionFlag,
+    #[command(flatten)]
+    pub build: BuildFlags,
     #[command(flatten)]
     pub limits: crate::limits::LimitFlags,
 }
@@ -744,7 +750,13 @@ fn run_diff(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
 
     // The kustomization's `crds:` files describe custom kinds for the schema.
     let (mut desired, crd_definitions) = if desired_path.is_dir() {
-        let render_opts = diff_render_options(args.load_restrictor, &args.limits, &args.version);
+        args.build.deprecations(false, warnings);
+        let render_opts = diff_render_options(
+            args.load_restrictor,
+            &args.limits,
+            &args.version,
+            &args.build,
+        );
         let rendered =
             crate::render::render_with(&crate::fs::DiskFs, desired_path, &render_opts, warnings)?;
         crate::live::check_names_are_strings(&rendered.resources)?;

@@ -1,4 +1,5 @@
-//! The command line of `ply diff` between two renders (`--base REF`, or OLD NEW): its flags
+//! The command line of `ply diff` between two renders (`--base REF`, the working tree as two
+//! kustomize versions, or OLD NEW): its flags
 //! turned into [`crate::review`] options and calls, the report's format and style, and the
 //! text written to stdout or `-o FILE` (also for `ply diff --live`). Owns no revisions,
 //! overlays, rendering or comparing.
@@ -25,17 +26,29 @@ pub struct ReviewArgs {
     /// Compare with --base itself, not with its merge base with the head.
     #[arg(long, requires = "base")]
     pub base_exact: bool,
-    /// Every kustomization root of the repository: each kustomization no other one includes
-    /// (as a resource, component, generator, transformer or validator), components excepted.
-    #[arg(long, requires = "base")]
+    /// Every kustomization root of the repository (without --base: under the current
+    /// directory): each kustomization no other one includes (as a resource, component,
+    /// generator, transformer or validator), components excepted.
+    #[arg(long)]
     pub all: bool,
     /// Render only the overlays that read a file that differs between the two sides (the
-    /// same report, less work; docs/review.md).
-    #[arg(long, requires = "base")]
+    /// same report, less work; docs/review.md). Ignored when the sides render as different
+    /// kustomize versions: every overlay is rendered then.
+    #[arg(long)]
     pub changed_only: bool,
     /// Only the I-th of N shards of the overlays (in name order, every N-th), for CI matrices.
-    #[arg(long, value_name = "I/N", requires = "base")]
+    #[arg(long, value_name = "I/N")]
     pub shard: Option<String>,
+    /// The kustomize release the base side renders as (default: --kustomize-version): with
+    /// another version than --kustomize-version, the review shows what a kustomize upgrade
+    /// changes. Without --base (and without OLD NEW), both sides are the working tree.
+    #[arg(
+        long,
+        env = "PLY_BASE_KUSTOMIZE_VERSION",
+        value_name = "VERSION",
+        value_parser = crate::render::KustomizeVersion::parse
+    )]
+    pub base_kustomize_version: Option<crate::render::KustomizeVersion>,
     /// The report's title (Markdown heading and hidden marker).
     #[arg(long, value_name = "TEXT", default_value = "ply diff")]
     pub title: String,
@@ -51,9 +64,14 @@ pub struct ReviewArgs {
 /// Refuses render-to-render flags in the live mode.
 pub fn refuse_review_flags(args: &DiffArgs) -> Result<(), Error> {
     let r = &args.review;
-    if r.base.is_some() || r.all || r.changed_only || r.shard.is_some() {
+    if r.base.is_some()
+        || r.all
+        || r.changed_only
+        || r.shard.is_some()
+        || r.base_kustomize_version.is_some()
+    {
         return Err(usage(
-            "--base, --all, --changed-only and --shard compare two renders; they do not go with --live",
+            "--base, --all, --changed-only, --shard and --base-kustomize-version compare two renders; they do not go with --live",
         ));
     }
     Ok(())
@@ -128,14 +146,24 @@ pub fn run(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
             "--server-side, --prune, -l, --field-manager and --output-merged predict an apply: they need --live SNAPSHOT",
         ));
     }
+    args.build.deprecations(false, warnings);
+    let head_version = args.version.version();
+    let base_version = args.review.base_kustomize_version.unwrap_or(head_version);
+    let upgrade = base_version != head_version;
     let opts = ReviewOptions {
         render: crate::render::RenderOptions {
             // Files both revisions and all overlays hold alike are parsed once.
             shared: Some(std::sync::Arc::new(crate::render::Shared::default())),
-            ..super::diff_render_options(args.load_restrictor, &args.limits, &args.version)
+            ..super::diff_render_options(
+                args.load_restrictor,
+                &args.limits,
+                &args.version,
+                &args.build,
+            )
         },
         show_secrets: args.show_secrets,
         changed_only: args.review.changed_only,
+        base_kustomize: base_version,
         jobs: std::thread::available_parallelism().map_or(1, usize::from),
         describe,
     };
@@ -156,10 +184,27 @@ pub fn run(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
             }
             plan.run(&opts)
         }
+        // A kustomize upgrade of the working tree: the same files on both sides, unless two
+        // paths OLD NEW are given (without --all).
+        None if upgrade && (args.review.all || args.paths.len() != 2) => {
+            let r = &args.review;
+            let mut plan = review::WorkingTreePlan::open(r.all, &args.paths, &opts)?;
+            if let Some(spec) = &r.shard {
+                let (i, n) = parse_shard(spec)?;
+                plan.shard(i, n);
+            }
+            plan.run(&opts)
+        }
         None => {
+            let r = &args.review;
+            if r.all || r.changed_only || r.shard.is_some() {
+                return Err(usage(
+                    "--all, --changed-only and --shard need --base REF (or a --base-kustomize-version other than --kustomize-version, to review a kustomize upgrade of the working tree)",
+                ));
+            }
             let [old, new] = args.paths.as_slice() else {
                 return Err(usage(
-                    "give --live SNAPSHOT (predict an apply), --base REF (compare with a git revision), or two paths OLD NEW (directories or rendered YAML files)",
+                    "give --live SNAPSHOT (predict an apply), --base REF (compare with a git revision), --base-kustomize-version VERSION (review a kustomize upgrade), or two paths OLD NEW (directories or rendered YAML files)",
                 ));
             };
             review::two_paths(old, new, &opts)?

@@ -3,7 +3,10 @@
 //! ([`super::compare`]) into a [`Review`]. With `--changed-only` an overlay whose reads do not
 //! differ between the sides is not rendered, and where the walk of its kustomization graph
 //! cannot tell, the base is rendered only if the head render asked about a file that differs
-//! — the exact set of paths, recorded through [`crate::fs::record`]. Prints nothing.
+//! — the exact set of paths, recorded through [`crate::fs::record`]. The base side renders as
+//! `opts.base_kustomize`, the head side as `opts.render.kustomize` (a kustomize upgrade's
+//! review: then every overlay is rendered at both sides, `changed_only` or not, since what
+//! differs is the renderer, not the files). Prints nothing.
 
 use std::path::Path;
 use std::sync::Mutex;
@@ -32,8 +35,12 @@ pub struct Side<'a> {
 pub struct ReviewOptions {
     pub render: RenderOptions,
     pub show_secrets: bool,
-    /// Compare at the base only overlays whose head render read something that changed.
+    /// Compare at the base only overlays whose head render read something that changed
+    /// (ignored when the two sides render as different kustomize versions).
     pub changed_only: bool,
+    /// The kustomize version the base side renders as (`--base-kustomize-version`; the head
+    /// side renders as `render.kustomize`).
+    pub base_kustomize: crate::render::KustomizeVersion,
     /// Overlays rendered at once (each render then reads on its own thread only).
     pub jobs: usize,
     /// How an error is written into the report (the CLI's diagnostic text).
@@ -60,14 +67,45 @@ pub fn review(
     if jobs > 1 {
         render.reading = crate::render::Reading::OneThread;
     }
+    // The parse store holds nothing version-dependent (resource files, kustomization loads
+    // and patch bodies are read alike by every version; each rule that differs asks the
+    // render's own options), so both sides share it.
+    let base_render = RenderOptions {
+        kustomize: opts.base_kustomize,
+        ..render.clone()
+    };
+    let upgrade = opts.base_kustomize != render.kustomize;
+    let opts = &ReviewOptions {
+        // Every file is the same to a kustomize upgrade: each overlay is rendered at both.
+        changed_only: opts.changed_only && !upgrade,
+        ..opts.clone()
+    };
+    let renders = Renders {
+        head: &render,
+        base: &base_render,
+    };
     let done = crate::par::map(overlays.len(), jobs, |i| {
-        one(&overlays[i], old, new, &render, opts, &same, &kinds)
+        one(&overlays[i], old, new, &renders, opts, &same, &kinds)
     });
+    // The sides' versions are named only when they differ (a kustomize upgrade's review).
+    let label = |side: &Side<'_>, version: crate::render::KustomizeVersion| {
+        if upgrade {
+            format!("{} as kustomize {version}", side.label)
+        } else {
+            side.label.clone()
+        }
+    };
     Review {
-        base: old.label.clone(),
-        head: new.label.clone(),
+        base: label(old, opts.base_kustomize),
+        head: label(new, render.kustomize),
         overlays: done.into_iter().flatten().collect(),
     }
+}
+
+/// How each side renders: the same options but for the kustomize version.
+struct Renders<'a> {
+    head: &'a RenderOptions,
+    base: &'a RenderOptions,
 }
 
 /// What each path holds on both sides is the same: answers remembered for all overlays, by
@@ -141,17 +179,19 @@ fn both(
     dir: &Path,
     old: &Side<'_>,
     new: &Side<'_>,
-    render: &RenderOptions,
+    renders: &Renders<'_>,
     warnings: &mut Warnings,
     base: &mut Option<Result<Vec<Resource>, Error>>,
 ) -> Result<Vec<Resource>, Error> {
+    let render = renders.head;
+    let base_render = renders.base;
     // Warnings of the base render are not the change's: not reported.
     let mut base_warnings = Warnings::default();
     std::thread::scope(|scope| {
         let spawned = overlay.old.as_ref().and_then(|old_dir| {
             let bw = &mut base_warnings;
             crate::limits::thread("ply-review-base")
-                .spawn_scoped(scope, move || render_on(old.fs, old_dir, render, bw))
+                .spawn_scoped(scope, move || render_on(old.fs, old_dir, base_render, bw))
                 .ok()
         });
         let head = render_on(new.fs, dir, render, warnings);
@@ -169,11 +209,12 @@ fn one(
     overlay: &Overlay,
     old: &Side<'_>,
     new: &Side<'_>,
-    render: &RenderOptions,
+    renders: &Renders<'_>,
     opts: &ReviewOptions,
     same: &SameCache,
     kinds: &Builtin,
 ) -> OverlayReview {
+    let render = renders.head;
     let mut warnings = Warnings::default();
     let result = |status: Status, objects: Vec<ObjectChange>, warnings: &Warnings| OverlayReview {
         name: overlay.name.clone(),
@@ -198,7 +239,7 @@ fn one(
             return result(Status::Compared, Vec::new(), &Warnings::default());
         }
         (Some(dir), Some(false)) => {
-            let head = both(overlay, dir, old, new, render, &mut warnings, &mut base);
+            let head = both(overlay, dir, old, new, renders, &mut warnings, &mut base);
             (Some(head), None)
         }
         // The walk cannot tell (plugins, helm, remote bases…): the head render records what
@@ -228,7 +269,7 @@ fn one(
         None => overlay
             .old
             .as_ref()
-            .map(|dir| render_on(old.fs, dir, render, &mut base_warnings)),
+            .map(|dir| render_on(old.fs, dir, renders.base, &mut base_warnings)),
     };
     match (base, head) {
         (Some(Ok(b)), Some(h)) => {

@@ -1,7 +1,9 @@
 //! The two sides of a review and the overlays on them: a git revision against the working
 //! tree or another revision (`--base REF [--head REF]`, the merge base unless `--base-exact`,
-//! read from the object database without a checkout), or two paths (`OLD NEW`: kustomization
-//! directories or rendered YAML files); then the engine's run over them. Opens the repository
+//! read from the object database without a checkout), the working tree against itself (a
+//! kustomize upgrade's review: `--base-kustomize-version` other than `--kustomize-version`,
+//! no `--base`), or two paths (`OLD NEW`: kustomization directories or rendered YAML files);
+//! then the engine's run over them. Opens the repository
 //! and names the sides; renders and compares through [`super::engine`].
 
 use std::path::{Path, PathBuf};
@@ -125,6 +127,60 @@ impl RevisionPlan {
     }
 }
 
+/// A kustomize upgrade's review of the working tree: the same files on both sides (the
+/// overlays named, or with `all` every kustomization root under the current directory), the
+/// sides rendered as two kustomize versions.
+pub struct WorkingTreePlan {
+    disk: CachingDiskFs,
+    /// The overlays to compare, in name order.
+    pub overlays: Vec<Overlay>,
+}
+
+impl WorkingTreePlan {
+    /// Finds the overlays under the current directory (their names are relative to it).
+    pub fn open(
+        all: bool,
+        paths: &[PathBuf],
+        opts: &ReviewOptions,
+    ) -> Result<WorkingTreePlan, Error> {
+        let cwd = std::env::current_dir()
+            .and_then(std::fs::canonicalize)
+            .map_err(|e| Error::io(Path::new("."), &e))?;
+        let disk = CachingDiskFs::default();
+        let all_dirs = || {
+            let files = crate::fs::files_under(&cwd).unwrap_or_default();
+            let dirs = crate::render::roots::kustomization_dirs(&files);
+            (dirs.clone(), dirs)
+        };
+        let overlays = if all {
+            if !paths.is_empty() {
+                return Err(usage("--all finds every overlay: give no DIR with it"));
+            }
+            let files = crate::fs::files_under(&cwd).map_err(|e| Error::io(&cwd, &e))?;
+            let dirs = crate::render::roots::kustomization_dirs(&files);
+            let roots = crate::render::roots::roots(&disk, &dirs, opts.render.shared.as_deref());
+            overlays::overlays_in(&cwd, &roots, &roots)
+        } else {
+            overlays::named(paths, &cwd, &cwd, &disk, &disk, all_dirs)?
+        };
+        Ok(WorkingTreePlan { disk, overlays })
+    }
+
+    /// Keeps shard `index` of `count` (1-based) of the overlays.
+    pub fn shard(&mut self, index: usize, count: usize) {
+        self.overlays = overlays::shard(std::mem::take(&mut self.overlays), index, count);
+    }
+
+    /// Renders every overlay as both versions and compares.
+    pub fn run(&self, opts: &ReviewOptions) -> Review {
+        let side = || Side {
+            fs: &self.disk,
+            label: "working tree".to_string(),
+        };
+        review(&self.overlays, &side(), &side(), opts)
+    }
+}
+
 /// `ply diff OLD NEW`: two kustomization directories (one overlay, rendered at both), or
 /// rendered YAML files (either side may be one, a directory being rendered).
 pub fn two_paths(old: &Path, new: &Path, opts: &ReviewOptions) -> Result<Review, Error> {
@@ -148,15 +204,22 @@ pub fn two_paths(old: &Path, new: &Path, opts: &ReviewOptions) -> Result<Review,
         );
         return Ok(review(&[overlay], &a, &b, opts));
     }
-    let objects = |p: &Path| -> Result<Vec<Resource>, Error> {
+    let objects = |p: &Path, kustomize| -> Result<Vec<Resource>, Error> {
         if p.is_dir() {
             let mut w = Warnings::default();
-            Ok(crate::render::render_with(&disk, p, &opts.render, &mut w)?.resources)
+            let render = crate::render::RenderOptions {
+                kustomize,
+                ..opts.render.clone()
+            };
+            Ok(crate::render::render_with(&disk, p, &render, &mut w)?.resources)
         } else {
             crate::live::read_objects(&crate::fs::read_input(p)?)
         }
     };
-    let (a, b) = (objects(old)?, objects(new)?);
+    let (a, b) = (
+        objects(old, opts.base_kustomize)?,
+        objects(new, opts.render.kustomize)?,
+    );
     Ok(review_objects(
         shown(new),
         (shown(old), a),

@@ -5,7 +5,10 @@
 //! the working tree, a checkout of the second commit) in each format and compares with
 //! `expected.unified`, `expected.summary`, `expected.json`, `expected.md` and `expected.exit`.
 //! `args` (optional) adds flags. Every case also runs with `--changed-only`, and with
-//! `--head HEAD` (both sides read from git), which must give the same reports.
+//! `--head HEAD` (both sides read from git), which must give the same reports. A kustomize
+//! upgrade's case (`args` with `--base-kustomize-version`, the same tree at both commits) also
+//! runs without `--base` (the working tree as both versions), which must give the same
+//! reports but for the base's name. `testdata/bin` (the stand-in helm) is first on PATH.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -87,11 +90,22 @@ pub fn rev_parse(repo: &Path, rev: &str) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
+/// PATH with `testdata/bin` (the stand-in helm) first.
+fn path_with_stand_ins() -> std::ffi::OsString {
+    let bin = crate::support::testdata("bin");
+    let mut paths = vec![bin];
+    paths.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    std::env::join_paths(paths).unwrap_or_default()
+}
+
 pub fn ply(dir: &Path, args: &[String]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_ply"))
         .current_dir(dir)
         .args(args)
         .env("NO_COLOR", "1")
+        .env("PATH", path_with_stand_ins())
         .output()
         .unwrap_or_else(|e| panic!("cannot run ply: {e}"));
     (
@@ -116,6 +130,13 @@ fn review_golden_cases() {
         let extra = case_args(case);
         let repo = build_repo(case, "r");
         let head_label = format!("HEAD ({})", &rev_parse(&repo, "HEAD")[..12]);
+        let base_label = format!(
+            "merge base of HEAD~1 ({})",
+            &rev_parse(&repo, "HEAD~1")[..12]
+        );
+        // A kustomize upgrade of an unchanged tree: also reviewed without --base.
+        let upgrade_only = extra.iter().any(|a| a == "--base-kustomize-version")
+            && same_tree(&case.join("base"), &case.join("head"));
         let mut codes = Vec::new();
         for (format, expected) in FORMATS {
             let base = ["diff", "--base", "HEAD~1", "--all"];
@@ -144,6 +165,17 @@ fn review_golden_cases() {
                     crate::support::unified(&stdout, &out3)
                 ));
             }
+            if upgrade_only {
+                let (c4, out4, _) = ply(&repo, &args(&["diff", "--all"], &extra, format));
+                let expected = stdout.replace(&base_label, "working tree");
+                if (c4, &out4) != (code, &expected) {
+                    failures.fail(format!(
+                        "{}: {format}: without --base, another report (exit {c4}, not {code}):\n{}",
+                        case.display(),
+                        crate::support::unified(&expected, &out4)
+                    ));
+                }
+            }
         }
         if codes.iter().any(|c| Some(c) != codes.first()) {
             failures.fail(format!(
@@ -156,6 +188,27 @@ fn review_golden_cases() {
         let _ = std::fs::remove_dir_all(&repo);
     }
     failures.finish("review", all.len());
+}
+
+/// Whether two directories hold the same files with the same bytes.
+fn same_tree(a: &Path, b: &Path) -> bool {
+    let files = |root: &Path| -> Vec<(PathBuf, Vec<u8>)> {
+        walkdir::WalkDir::new(root)
+            .sort_by_file_name()
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_file())
+            .map(|e| {
+                let rel = e
+                    .path()
+                    .strip_prefix(root)
+                    .unwrap_or(e.path())
+                    .to_path_buf();
+                (rel, std::fs::read(e.path()).unwrap_or_default())
+            })
+            .collect()
+    };
+    files(a) == files(b)
 }
 
 /// Reading a revision follows symlinks as the disk does, names a submodule it cannot read,
