@@ -17,6 +17,8 @@ use crate::resource::Resource;
 use crate::source::{Location, SourceFile, display_path};
 use crate::yaml::{EmitOptions, Map, Node, emit_documents};
 
+use super::KustomizeVersion;
+
 /// The plugin flags of `kustomize build`.
 #[derive(Clone, Debug, Default)]
 pub struct PluginOptions {
@@ -52,6 +54,7 @@ enum Runner {
 /// plugins are off (the caller refuses it as before).
 fn runner(
     opts: &PluginOptions,
+    kustomize: KustomizeVersion,
     loaded: &Loaded,
     config: &Resource,
     at: &Location,
@@ -132,7 +135,15 @@ fn runner(
     }
     let mut args = Vec::new();
     if let Some(line) = config.node.str_at(&["argsOneLiner"]) {
-        args.extend(line.split_whitespace().map(str::to_string));
+        if kustomize.at_least(KustomizeVersion::V5_8_1) {
+            args.extend(shlex_split_v58(line).map_err(|m| {
+                fail(format!("{what}: failed to parse argsOneLiner: {m}"))
+                    .label("a plugin configuration")
+                    .help("close the quote (kustomize 5.5.0 ignored it: --kustomize-version 5.5.0)")
+            })?);
+        } else {
+            args.extend(shlex_split_v55(line));
+        }
     }
     if let Some(file) = config.node.str_at(&["argsFromFile"]) {
         let text = std::fs::read_to_string(loaded.dir.join(file))
@@ -145,6 +156,111 @@ fn runner(
         );
     }
     Ok(Some(Runner::Legacy { path, shown, args }))
+}
+
+/// A legacy exec plugin's `argsOneLiner` as kustomize v5.5.0 splits it: google/shlex's
+/// `Split` (`execplugin.ExecPlugin.Config`), whose error kustomize ignores, keeping the words
+/// read before it. Words split at spaces, tabs and line breaks; `'…'` is literal; `"…"` takes
+/// `\` escapes; `\` outside quotes escapes the next character; `#` at the start of a word
+/// comments out the rest of its line. An empty quoted word is a word.
+fn shlex_split_v55(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut chars = line.chars().peekable();
+    loop {
+        // Between words.
+        let Some(c) = chars.next() else {
+            return words;
+        };
+        match c {
+            ' ' | '\t' | '\r' | '\n' => continue,
+            '#' => {
+                for c in chars.by_ref() {
+                    if c == '\n' {
+                        break;
+                    }
+                }
+                continue;
+            }
+            _ => {}
+        }
+        let mut word = String::new();
+        let mut next = Some(c);
+        loop {
+            let Some(c) = next else {
+                words.push(word);
+                return words;
+            };
+            match c {
+                ' ' | '\t' | '\r' | '\n' => break,
+                '\\' => match chars.next() {
+                    Some(e) => word.push(e),
+                    None => return words, // EOF after an escape: an error, ignored
+                },
+                '\'' => loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(q) => word.push(q),
+                        None => return words, // unclosed quote: an error, ignored
+                    }
+                },
+                '"' => loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
+                            Some(e) => word.push(e),
+                            None => return words,
+                        },
+                        Some(q) => word.push(q),
+                        None => return words,
+                    }
+                },
+                other => word.push(other),
+            }
+            next = chars.next();
+        }
+        words.push(word);
+    }
+}
+
+/// A legacy exec plugin's `argsOneLiner` as kustomize v5.7 and later split it
+/// (`execplugin.ShlexSplit`, PR #5943, which replaced google/shlex): `\` escapes the next
+/// character except inside `'…'`; quotes group; `#` outside quotes ends the line anywhere;
+/// Unicode white space splits; an empty word is dropped; an unclosed quote is an error.
+fn shlex_split_v58(line: &str) -> std::result::Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for c in line.chars() {
+        if escaped {
+            word.push(c);
+            escaped = false;
+        } else if c == '\\' && quote != Some('\'') {
+            escaped = true;
+        } else if (c == '\'' || c == '"') && quote.is_none() {
+            quote = Some(c);
+        } else if Some(c) == quote {
+            quote = None;
+        } else if c == '#' && quote.is_none() {
+            if !word.is_empty() {
+                words.push(word);
+            }
+            return Ok(words);
+        } else if c.is_whitespace() && quote.is_none() {
+            if !word.is_empty() {
+                words.push(std::mem::take(&mut word));
+            }
+        } else {
+            word.push(c);
+        }
+    }
+    if quote.is_some() {
+        return Err("unclosed quote in string".into());
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    Ok(words)
 }
 
 /// kustomize's plugin home (`konfig.DefaultAbsPluginHome`): the first that exists of
@@ -171,11 +287,12 @@ fn plugin_home() -> Option<PathBuf> {
 /// Runs a generator plugin when the options allow it: `Ok(None)` when plugins are off.
 pub fn generate(
     opts: &PluginOptions,
+    kustomize: KustomizeVersion,
     loaded: &Loaded,
     config: &Resource,
     at: &Location,
 ) -> Result<Option<Vec<Resource>>> {
-    let Some(runner) = runner(opts, loaded, config, at)? else {
+    let Some(runner) = runner(opts, kustomize, loaded, config, at)? else {
         return Ok(None);
     };
     let out = match &runner {
@@ -217,12 +334,13 @@ pub fn generate(
 /// appended, missing ones removed.
 pub fn transform(
     opts: &PluginOptions,
+    kustomize: KustomizeVersion,
     loaded: &Loaded,
     config: &Resource,
     at: &Location,
     acc: &mut Vec<Resource>,
 ) -> Result<bool> {
-    let Some(runner) = runner(opts, loaded, config, at)? else {
+    let Some(runner) = runner(opts, kustomize, loaded, config, at)? else {
         return Ok(false);
     };
     let input: Vec<Node> = acc
@@ -520,4 +638,36 @@ pub(super) fn failed(what: &str, output: &std::process::Output) -> String {
         m.push_str(stderr.trim_end());
     }
     m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The splitting of `argsOneLiner` of each version, as kubectl 1.32 and kubectl 1.37 pass
+    /// the words to a plugin (checked by hand on each of these).
+    #[test]
+    fn args_one_liner_splits_as_each_version() {
+        let v55 = |s: &str| shlex_split_v55(s);
+        let v58 = |s: &str| shlex_split_v58(s).unwrap();
+        for (line, want) in [
+            ("one 'two three' four", vec!["one", "two three", "four"]),
+            ("a \"b c\" d", vec!["a", "b c", "d"]),
+            ("x # comment", vec!["x"]),
+            ("a''b", vec!["ab"]),
+            ("  lead  trail  ", vec!["lead", "trail"]),
+            ("\"#notcomment\" z", vec!["#notcomment", "z"]),
+            ("esc\\ aped", vec!["esc aped"]),
+        ] {
+            assert_eq!(v55(line), want, "{line}");
+            assert_eq!(v58(line), want, "{line}");
+        }
+        assert_eq!(v55("x#y"), ["x#y"]);
+        assert_eq!(v58("x#y"), ["x"]);
+        assert_eq!(v55("a '' b"), ["a", "", "b"]);
+        assert_eq!(v58("a '' b"), ["a", "b"]);
+        assert!(v55("un'closed").is_empty());
+        assert!(shlex_split_v58("un'closed").is_err());
+        assert_eq!(v55("ok 'unclosed"), ["ok"]);
+    }
 }

@@ -310,7 +310,13 @@ impl Builder<'_> {
             let plugin = if config.node.str_at(&["apiVersion"]) == Some("builtin") {
                 None
             } else {
-                super::exec::generate(&self.ctx.opts.plugins, loaded, config, loc)?
+                super::exec::generate(
+                    &self.ctx.opts.plugins,
+                    self.ctx.kustomize(),
+                    loaded,
+                    config,
+                    loc,
+                )?
             };
             if plugin.is_none() {
                 check_builtin(config, loc, "generators")?;
@@ -380,7 +386,14 @@ impl Builder<'_> {
     ) -> Result<()> {
         for (config, loc) in configs {
             let ran = config.node.str_at(&["apiVersion"]) != Some("builtin")
-                && super::exec::transform(&self.ctx.opts.plugins, loaded, config, loc, acc)?;
+                && super::exec::transform(
+                    &self.ctx.opts.plugins,
+                    self.ctx.kustomize(),
+                    loaded,
+                    config,
+                    loc,
+                    acc,
+                )?;
             if !ran {
                 check_builtin(config, loc, "transformers")?;
                 self.run_transformer(loaded, config, loc, acc)
