@@ -159,8 +159,22 @@ fn scan(text: &str) -> Result<Scan, ParseError> {
                 i = skip_line(b, i);
                 at_line_start = true;
             }
-            b'"' if token_start => i = double_quoted(b, i)?,
-            b'\'' if token_start => i = single_quoted(b, i),
+            b'"' | b'\'' if token_start => {
+                let end = if c == b'"' {
+                    double_quoted(b, i)?
+                } else {
+                    single_quoted(b, i)
+                };
+                // A quoted simple key starts a block mapping at its column, as a plain one
+                // does (`"k": value`).
+                if flow == 0
+                    && b.get(end) == Some(&b':')
+                    && b.get(end + 1).is_none_or(|n| is_ws(*n))
+                {
+                    indents.roll(i - line_start);
+                }
+                i = end;
+            }
             b'[' | b'{' if token_start || flow > 0 => {
                 flow += 1;
                 i += 1;
@@ -587,6 +601,27 @@ e: *x
             got.contains(&("/e".to_string(), "second".to_string())),
             "{got:?}"
         );
+    }
+
+    /// A quoted key opens a mapping as a plain key does: a line at its column is not more of
+    /// the value before it, so an anchor there counts (here on a complex key, whose line has
+    /// no `: ` to end the value by itself).
+    #[test]
+    fn quoted_keys_keep_the_indentation() {
+        let text = "\
+\"a\": one
+? &x k
+: v
+b: &x second
+c: *x
+";
+        let out = check(text).unwrap().expect("the second &x is renamed");
+        assert_eq!(out.len(), text.len());
+        assert!(out.starts_with("\"a\": one\n? &x k\n"), "{out}");
+        assert!(!out.contains("b: &x second"), "{out}");
+        // A quoted key's value still goes on over deeper lines.
+        let got = read("o:\n  \"k\": one\n    && two\n");
+        assert_eq!(got, [("/o/k".to_string(), "one && two".to_string())]);
     }
 
     #[test]
