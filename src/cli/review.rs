@@ -14,7 +14,7 @@ use super::{ColorChoice, DiffArgs, DiffFormat};
 
 /// Flags of `ply diff` for comparing two renders.
 #[derive(clap::Args, Debug)]
-pub struct ReviewArgs {
+pub(crate) struct ReviewArgs {
     /// Compare with the git revision REF: with the merge base of REF and the head (as
     /// `git diff REF...HEAD`), or REF itself with --base-exact. Read from the repository,
     /// without a checkout.
@@ -62,7 +62,7 @@ pub struct ReviewArgs {
 }
 
 /// Refuses render-to-render flags in the live mode.
-pub fn refuse_review_flags(args: &DiffArgs) -> Result<(), Error> {
+pub(super) fn refuse_review_flags(args: &DiffArgs) -> Result<(), Error> {
     let r = &args.review;
     if r.base.is_some()
         || r.all
@@ -82,7 +82,7 @@ fn usage(m: &str) -> Error {
 }
 
 /// Whether the unified diff is coloured.
-pub fn color(choice: ColorChoice, to_file: bool) -> bool {
+pub(super) fn color(choice: ColorChoice, to_file: bool) -> bool {
     use std::io::IsTerminal;
     match choice {
         ColorChoice::Always => true,
@@ -96,7 +96,7 @@ pub fn color(choice: ColorChoice, to_file: bool) -> bool {
 }
 
 /// The report's format.
-pub fn format(f: DiffFormat) -> Format {
+pub(super) fn format(f: DiffFormat) -> Format {
     match f {
         DiffFormat::Unified => Format::Unified,
         DiffFormat::Summary => Format::Summary,
@@ -106,7 +106,7 @@ pub fn format(f: DiffFormat) -> Format {
 }
 
 /// How the report is written: colours (unified, on a terminal), a review's title and budget.
-pub fn style(args: &DiffArgs) -> Style {
+pub(super) fn style(args: &DiffArgs) -> Style {
     let r = &args.review;
     Style {
         color: color(args.color, r.output.is_some()),
@@ -117,7 +117,7 @@ pub fn style(args: &DiffArgs) -> Style {
 
 /// Writes the report to `output` (atomically) or stdout. A closed stdout (`| head`) is not an
 /// error: the exit status stays the diff's.
-pub fn emit(text: &str, output: Option<&Path>) -> Result<(), Error> {
+pub(super) fn emit(text: &str, output: Option<&Path>) -> Result<(), Error> {
     use std::io::Write;
     if let Some(path) = output {
         return crate::output::write_atomic(path, text.as_bytes());
@@ -135,7 +135,7 @@ fn describe(e: &Error) -> String {
 }
 
 /// `ply diff --base REF [DIR...]` and `ply diff OLD NEW`.
-pub fn run(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
+pub(super) fn run(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
     if args.server_side
         || args.prune
         || args.selector.is_some()

@@ -11,7 +11,7 @@ use crate::fs::{FileKind, Fs};
 use crate::kustomization::load::FILE_NAMES;
 
 /// The directories of `files` that hold a kustomization file.
-pub fn kustomization_dirs(files: &[PathBuf]) -> BTreeSet<PathBuf> {
+pub(crate) fn kustomization_dirs(files: &[PathBuf]) -> BTreeSet<PathBuf> {
     files
         .iter()
         .filter(|f| {
@@ -26,7 +26,11 @@ pub fn kustomization_dirs(files: &[PathBuf]) -> BTreeSet<PathBuf> {
 /// `resources`, `components`, `generators`, `transformers` or `validators`, and not
 /// components. One that cannot be loaded is a root (rendering it reports why).
 /// Kustomizations are loaded through `shared`, when given, for the renders to reuse.
-pub fn roots(fs: &dyn Fs, dirs: &BTreeSet<PathBuf>, shared: Option<&Shared>) -> BTreeSet<PathBuf> {
+pub(crate) fn roots(
+    fs: &dyn Fs,
+    dirs: &BTreeSet<PathBuf>,
+    shared: Option<&Shared>,
+) -> BTreeSet<PathBuf> {
     let mut included: BTreeSet<PathBuf> = BTreeSet::new();
     let mut components: BTreeSet<PathBuf> = BTreeSet::new();
     let mut warnings = Warnings::default();

@@ -216,7 +216,7 @@ impl Report {
 }
 
 /// apimachinery's conflict message (`internal/conflict.go`, `NewConflictError`).
-pub fn conflict_message(conflicts: &[Conflict]) -> String {
+pub(crate) fn conflict_message(conflicts: &[Conflict]) -> String {
     let n = conflicts.len();
     let mut managers: Vec<String> = Vec::new();
     for c in conflicts {
@@ -251,7 +251,7 @@ pub fn conflict_message(conflicts: &[Conflict]) -> String {
 }
 
 /// `printManager` of apimachinery's `internal/conflict.go`.
-pub fn print_manager(m: &Manager) -> String {
+pub(crate) fn print_manager(m: &Manager) -> String {
     let mut s = format!("{:?}", m.name);
     if !m.subresource.is_empty() {
         s.push_str(&format!(" with subresource {:?}", m.subresource));
@@ -266,7 +266,7 @@ pub fn print_manager(m: &Manager) -> String {
 
 /// How an overlay of a review came out.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Status {
+pub(crate) enum Status {
     /// Rendered on both sides.
     Compared,
     /// No kustomization at the base: every object is a creation.
@@ -281,7 +281,7 @@ pub enum Status {
 
 /// The comparison of one overlay.
 #[derive(Clone, Debug)]
-pub struct OverlayReview {
+pub(crate) struct OverlayReview {
     pub name: String,
     pub status: Status,
     pub objects: Vec<ObjectChange>,
@@ -289,25 +289,25 @@ pub struct OverlayReview {
 }
 
 impl OverlayReview {
-    pub fn count(&self, action: Action) -> usize {
+    pub(crate) fn count(&self, action: Action) -> usize {
         self.objects.iter().filter(|o| o.action == action).count()
     }
 
-    pub fn changed(&self) -> bool {
+    pub(crate) fn changed(&self) -> bool {
         self.objects.iter().any(|o| o.action != Action::Unchanged)
             || matches!(self.status, Status::HeadFailed(_))
     }
 
     /// Compared without a change: reported by name only. Its objects are not counted: with
     /// `--changed-only` it may not have been rendered at all.
-    pub fn no_changes(&self) -> bool {
+    pub(crate) fn no_changes(&self) -> bool {
         self.status == Status::Compared && !self.changed()
     }
 }
 
 /// The outcome of a review: every overlay compared between a base and a head.
 #[derive(Clone, Debug)]
-pub struct Review {
+pub(crate) struct Review {
     pub base: String,
     pub head: String,
     pub overlays: Vec<OverlayReview>,
@@ -315,7 +315,7 @@ pub struct Review {
 
 impl Review {
     /// 0 no change, 1 changes, 2 an overlay fails to render at the head.
-    pub fn exit_code(&self) -> i32 {
+    pub(crate) fn exit_code(&self) -> i32 {
         if self
             .overlays
             .iter()
@@ -329,7 +329,7 @@ impl Review {
         }
     }
 
-    pub fn count(&self, action: Action) -> usize {
+    pub(crate) fn count(&self, action: Action) -> usize {
         self.overlays.iter().map(|o| o.count(action)).sum()
     }
 }

@@ -9,7 +9,7 @@ use super::model::{Action, Report, Review, Status};
 use super::text::{change_line, live_totals, owned_path, review_totals, status_note};
 
 /// A live report.
-pub fn live(report: &Report) -> String {
+pub(crate) fn live(report: &Report) -> String {
     let mut out = String::new();
     for o in &report.objects {
         let _ = write!(out, "{:<10} {}", o.action.as_str(), o.title());
@@ -30,7 +30,7 @@ pub fn live(report: &Report) -> String {
 }
 
 /// A review.
-pub fn review(r: &Review) -> String {
+pub(crate) fn review(r: &Review) -> String {
     let mut out = format!("ply diff: base {} → head {}\n\n", r.base, r.head);
     let width = r
         .overlays
