@@ -112,6 +112,37 @@ pub fn live(report: &Report) -> String {
     document(root)
 }
 
+/// Every overlay's risks, most severe first: `overlay`, `kind`, `object` (`apiVersion`,
+/// `kind`, `namespace`, `name`), `path` (or `null`), `message`, `rule`.
+fn risks(r: &Review) -> Node {
+    let list = r
+        .risks()
+        .into_iter()
+        .map(|(overlay, risk)| {
+            let mut m = Map::default();
+            m.insert("overlay".into(), Node::str(overlay));
+            m.insert("kind".into(), Node::str(risk.kind.as_str()));
+            let mut object = Map::default();
+            object.insert(
+                "apiVersion".into(),
+                Node::str(risk.object.api_version.clone()),
+            );
+            object.insert("kind".into(), Node::str(risk.object.kind.clone()));
+            object.insert("namespace".into(), Node::str(risk.object.namespace.clone()));
+            object.insert("name".into(), Node::str(risk.object.name.clone()));
+            m.insert("object".into(), Node::Map(object));
+            m.insert(
+                "path".into(),
+                risk.path.clone().map_or(Node::Null, Node::Str),
+            );
+            m.insert("message".into(), Node::str(risk.what.clone()));
+            m.insert("rule".into(), Node::str(risk.rule));
+            Node::Map(m)
+        })
+        .collect();
+    Node::Seq(list)
+}
+
 /// A review (`schemaVersion` 2: an overlay without changes is `unchanged` with
 /// `totals: null`).
 pub(crate) fn review(r: &Review, title: &str) -> String {
@@ -122,6 +153,7 @@ pub(crate) fn review(r: &Review, title: &str) -> String {
     root.insert("head".into(), Node::str(r.head.clone()));
     root.insert("exitCode".into(), Node::Int(i128::from(r.exit_code())));
     root.insert("totals".into(), counts(&Action::REVIEWED, |a| r.count(a)));
+    root.insert("risks".into(), risks(r));
     let overlays = r
         .overlays
         .iter()

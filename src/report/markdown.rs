@@ -254,6 +254,46 @@ fn review_details(overlay: &str, o: &ObjectChange) -> String {
     )
 }
 
+/// At most this many risks are listed in a comment; the rest are counted.
+const RISKS_SHOWN: usize = 30;
+
+/// The "Risks" section that opens a review (empty without risks): one line per risk, most
+/// severe first, each with the rule it follows.
+fn risks_section(r: &Review) -> String {
+    let risks = r.risks();
+    if risks.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from(
+        "#### Risks\n\nWhat `kubectl apply` of the head would do beyond the diff:\n\n",
+    );
+    for (overlay, risk) in risks.iter().take(RISKS_SHOWN) {
+        let path = risk
+            .path
+            .as_deref()
+            .map(|p| format!(" {}", code(p)))
+            .unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "- **{}** {} in {}{path}: {}. <sub>Rule: {}.</sub>",
+            risk.kind.as_str(),
+            code(&risk.object.display()),
+            code(overlay),
+            html_escape(&risk.what),
+            html_escape(risk.rule)
+        );
+    }
+    if risks.len() > RISKS_SHOWN {
+        let _ = writeln!(
+            s,
+            "- … and {} more risks, listed by `ply diff --format json` (`risks`).",
+            risks.len() - RISKS_SHOWN
+        );
+    }
+    s.push('\n');
+    s
+}
+
 /// A review within `budget` characters. The summary table and each overlay's heading always
 /// come; rows and then diffs are given room in turns across overlays — first creations,
 /// deletions and updates, then renames whose content alone changed — and a note says what was
@@ -272,6 +312,7 @@ pub(crate) fn review(r: &Review, title: &str, budget: usize) -> String {
         head.push_str("No changes in the rendered output.\n");
         return head;
     }
+    head.push_str(&risks_section(r));
     head.push_str("| Overlay | Create | Update | Rename | Delete | Unchanged | Note |\n|---|---:|---:|---:|---:|---:|---|\n");
     for o in &changed {
         let note = match &o.status {
@@ -515,6 +556,7 @@ mod tests {
             status: Status::Compared,
             objects,
             warnings: Vec::new(),
+            risks: Vec::new(),
         }
     }
 

@@ -3,8 +3,8 @@
 //! delete, conflict, unchanged), its two sides as masked text, its field changes and
 //! ownership conflicts; and the two documents made of such objects — a live [`Report`] (one
 //! object set against a snapshot) and a [`Review`] (overlays, each compared between two
-//! renders). Data only: computes no diff, masks nothing itself (the producers hand it masked
-//! text and values), prints nothing.
+//! renders, with the [`Risk`]s of applying its head). Data only: computes no diff, masks
+//! nothing itself (the producers hand it masked text and values), prints nothing.
 
 use crate::diag::exit;
 use crate::resource::id_field_text;
@@ -264,6 +264,59 @@ pub(crate) fn print_manager(m: &Manager) -> String {
     s
 }
 
+// ---- Risks: what an apply of a review's head does beyond its diff (`review::risks` finds
+// them, each format lays them out).
+
+/// The kind of a risk, in the order the reports list them (most severe first).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum RiskKind {
+    /// The apiserver refuses the update: an immutable field changes.
+    Immutable,
+    /// A deletion that takes more than the object with it (a namespace's objects, a claim's
+    /// volume, a definition's custom resources).
+    Deletion,
+    /// An `replicas` value an autoscaler owns: each apply resets it.
+    HpaReplicas,
+    /// The pod template changes: the workload's pods are replaced.
+    Rollout,
+}
+
+impl RiskKind {
+    /// The name the reports and `--format json` use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RiskKind::Immutable => "immutable",
+            RiskKind::Deletion => "deletion",
+            RiskKind::HpaReplicas => "hpa-replicas",
+            RiskKind::Rollout => "rollout",
+        }
+    }
+}
+
+/// One risk of one object of one overlay.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Risk {
+    pub kind: RiskKind,
+    /// The object at the head (at the base, for a deletion).
+    pub object: ObjectId,
+    /// The field in kubectl's form (`.spec.selector`), or `None` for the whole object.
+    pub path: Option<String>,
+    /// What happens, in one sentence without a final period (`kubectl apply` is refused: …).
+    pub what: String,
+    /// The Kubernetes rule: the upstream file and function (or documentation page) it follows.
+    pub rule: &'static str,
+}
+
+impl Risk {
+    /// `apps/v1 Deployment prod/web .spec.selector: …` as one plain line (no rule).
+    pub fn line(&self) -> String {
+        match &self.path {
+            Some(p) => format!("{} {}: {}", self.object.display(), p, self.what),
+            None => format!("{}: {}", self.object.display(), self.what),
+        }
+    }
+}
+
 /// How an overlay of a review came out.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Status {
@@ -286,6 +339,8 @@ pub(crate) struct OverlayReview {
     pub status: Status,
     pub objects: Vec<ObjectChange>,
     pub warnings: Vec<String>,
+    /// What the apply would do beyond the diff (`review::risks`), most severe first.
+    pub(crate) risks: Vec<Risk>,
 }
 
 impl OverlayReview {
@@ -331,5 +386,17 @@ impl Review {
 
     pub(crate) fn count(&self, action: Action) -> usize {
         self.overlays.iter().map(|o| o.count(action)).sum()
+    }
+
+    /// Every overlay's risks with the overlay's name, most severe kind first (then in
+    /// overlay order).
+    pub(crate) fn risks(&self) -> Vec<(&str, &Risk)> {
+        let mut all: Vec<(&str, &Risk)> = self
+            .overlays
+            .iter()
+            .flat_map(|o| o.risks.iter().map(|r| (o.name.as_str(), r)))
+            .collect();
+        all.sort_by_key(|(_, r)| r.kind);
+        all
     }
 }

@@ -32,6 +32,20 @@ pub(crate) fn live(report: &Report) -> String {
 /// A review.
 pub(crate) fn review(r: &Review) -> String {
     let mut out = format!("ply diff: base {} → head {}\n\n", r.base, r.head);
+    let risks = r.risks();
+    if !risks.is_empty() {
+        out.push_str("risks (what the apply does beyond the diff):\n");
+        for (overlay, risk) in &risks {
+            let _ = writeln!(
+                out,
+                "  {:<12} {overlay}: {}",
+                risk.kind.as_str(),
+                risk.line()
+            );
+            let _ = writeln!(out, "  {:<12} rule: {}", "", risk.rule);
+        }
+        out.push('\n');
+    }
     let width = r
         .overlays
         .iter()

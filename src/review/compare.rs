@@ -21,6 +21,29 @@ pub(crate) fn compare(
     kinds: &dyn KindInfo,
     show_secrets: bool,
 ) -> Vec<ObjectChange> {
+    compare_sides(old, new, kinds, show_secrets)
+        .into_iter()
+        .map(|c| c.change)
+        .collect()
+}
+
+/// One object of [`compare_sides`]: its change and where its two sides are in the renders.
+pub(crate) struct Compared {
+    pub(crate) change: ObjectChange,
+    /// Its index in the base render (`None` for a creation).
+    pub(crate) old: Option<usize>,
+    /// Its index in the head render (`None` for a deletion).
+    pub(crate) new: Option<usize>,
+}
+
+/// [`compare`], each change with the indices of its two sides (for `review::risks`, which
+/// reads the unmasked objects).
+pub(crate) fn compare_sides(
+    old: &[Resource],
+    new: &[Resource],
+    kinds: &dyn KindInfo,
+    show_secrets: bool,
+) -> Vec<Compared> {
     let mut old_index: HashMap<Key, usize> = HashMap::new();
     for (i, r) in old.iter().enumerate() {
         old_index.entry(Key::of(&r.node)).or_insert(i);
@@ -28,7 +51,7 @@ pub(crate) fn compare(
     let mut used = vec![false; old.len()];
     let mut out = Vec::with_capacity(new.len());
     let mut created = Vec::new();
-    for r in new {
+    for (n, r) in new.iter().enumerate() {
         let key = Key::of(&r.node);
         match old_index.get(&key).copied() {
             Some(i) if !used.get(i).copied().unwrap_or(true) => {
@@ -36,18 +59,28 @@ pub(crate) fn compare(
                     *u = true;
                 }
                 let before = old.get(i).map(|o| &o.node);
-                out.push(pair(before, Some(&r.node), kinds, show_secrets));
+                out.push(Compared {
+                    change: pair(before, Some(&r.node), kinds, show_secrets),
+                    old: Some(i),
+                    new: Some(n),
+                });
             }
             _ => {
                 created.push(out.len());
-                out.push(pair(None, Some(&r.node), kinds, show_secrets));
+                out.push(Compared {
+                    change: pair(None, Some(&r.node), kinds, show_secrets),
+                    old: None,
+                    new: Some(n),
+                });
             }
         }
     }
     // Renames: a created object whose name differs from an unpaired base object of the same
     // group, kind and namespace only by the hash suffix.
     for at in created {
-        let Some(obj) = out.get(at) else { continue };
+        let Some(obj) = out.get(at).map(|c| &c.change) else {
+            continue;
+        };
         let Some(base) = hash_base(&obj.id.name).map(str::to_string) else {
             continue;
         };
@@ -74,12 +107,17 @@ pub(crate) fn compare(
         renamed.renamed_from = Some(ObjectId::of(&old_obj.node));
         renamed.action = Action::Rename;
         if let Some(slot) = out.get_mut(at) {
-            *slot = renamed;
+            slot.change = renamed;
+            slot.old = Some(i);
         }
     }
     for (i, r) in old.iter().enumerate() {
         if !used.get(i).copied().unwrap_or(true) {
-            out.push(pair(Some(&r.node), None, kinds, show_secrets));
+            out.push(Compared {
+                change: pair(Some(&r.node), None, kinds, show_secrets),
+                old: Some(i),
+                new: None,
+            });
         }
     }
     out

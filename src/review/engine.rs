@@ -17,6 +17,7 @@ use crate::fasthash::FastMap;
 use crate::fs::record::Recording;
 use crate::fs::{FileKind, Fs};
 use crate::render::RenderOptions;
+use crate::report::model::Risk;
 use crate::report::{Action, ObjectChange, OverlayReview, Review, Status};
 use crate::resource::Resource;
 
@@ -216,11 +217,12 @@ fn one(
 ) -> OverlayReview {
     let render = renders.head;
     let mut warnings = Warnings::default();
-    let result = |status: Status, objects: Vec<ObjectChange>, warnings: &Warnings| OverlayReview {
+    let result = |status: Status, (objects, risks): Compared, warnings: &Warnings| OverlayReview {
         name: overlay.name.clone(),
         status,
         objects,
         warnings: warnings.messages().to_vec(),
+        risks,
     };
     // Warnings of the base render are not the change's: not reported.
     let mut base_warnings = Warnings::default();
@@ -236,7 +238,7 @@ fn one(
         // Nothing it may read differs: it renders the same at both sides, and neither is
         // rendered.
         (Some(_), Some(true)) => {
-            return result(Status::Compared, Vec::new(), &Warnings::default());
+            return result(Status::Compared, Compared::default(), &Warnings::default());
         }
         (Some(dir), Some(false)) => {
             let head = both(overlay, dir, old, new, renders, &mut warnings, &mut base);
@@ -253,7 +255,7 @@ fn one(
     if let Some(Err(e)) = &head {
         return result(
             Status::HeadFailed((opts.describe)(e)),
-            Vec::new(),
+            Compared::default(),
             &warnings,
         );
     }
@@ -261,7 +263,7 @@ fn one(
     // Nothing the head render asked about differs: the base render is the same.
     if let (Some(_), Some(asked), Some(_)) = (&head, &asked, &overlay.old) {
         if asked.iter().all(|p| same.same(p, old.fs, new.fs)) {
-            return result(Status::Compared, Vec::new(), &Warnings::default());
+            return result(Status::Compared, Compared::default(), &Warnings::default());
         }
     }
     let base = match base {
@@ -273,28 +275,41 @@ fn one(
     };
     match (base, head) {
         (Some(Ok(b)), Some(h)) => {
-            let objects = compare::compare(&b, &h, kinds, opts.show_secrets);
-            if objects.iter().all(|o| o.action == Action::Unchanged) {
+            let objects = compared(&b, &h, kinds, opts.show_secrets);
+            if objects.0.iter().all(|o| o.action == Action::Unchanged) {
                 // Reported as an overlay that was not rendered is: no objects, no warnings,
                 // so that `--changed-only` gives the same report.
-                return result(Status::Compared, Vec::new(), &Warnings::default());
+                return result(Status::Compared, Compared::default(), &Warnings::default());
             }
             result(Status::Compared, objects, &warnings)
         }
         (Some(Err(e)), Some(h)) => {
-            let objects = compare::compare(&[], &h, kinds, opts.show_secrets);
+            let objects = compared(&[], &h, kinds, opts.show_secrets);
             result(Status::BaseFailed((opts.describe)(&e)), objects, &warnings)
         }
         (None, Some(h)) => {
-            let objects = compare::compare(&[], &h, kinds, opts.show_secrets);
+            let objects = compared(&[], &h, kinds, opts.show_secrets);
             result(Status::Added, objects, &warnings)
         }
         (Some(Ok(b)), None) => {
-            let objects = compare::compare(&b, &[], kinds, opts.show_secrets);
+            let objects = compared(&b, &[], kinds, opts.show_secrets);
             result(Status::Removed, objects, &warnings)
         }
-        (Some(Err(_)), None) | (None, None) => result(Status::Removed, Vec::new(), &warnings),
+        (Some(Err(_)), None) | (None, None) => {
+            result(Status::Removed, Compared::default(), &warnings)
+        }
     }
+}
+
+/// An overlay's objects compared, and the risks of applying its head.
+type Compared = (Vec<ObjectChange>, Vec<Risk>);
+
+/// Compares two renders object by object ([`compare::compare_sides`]) and finds the risks
+/// of applying the head over the base ([`super::risks`]).
+fn compared(old: &[Resource], new: &[Resource], kinds: &Builtin, show_secrets: bool) -> Compared {
+    let sides = compare::compare_sides(old, new, kinds, show_secrets);
+    let risks = super::risks::risks(old, new, &sides);
+    (sides.into_iter().map(|c| c.change).collect(), risks)
 }
 
 /// A review of two object sets given directly (rendered YAML files).
@@ -304,7 +319,7 @@ pub(crate) fn review_objects(
     head: (String, Vec<Resource>),
     show_secrets: bool,
 ) -> Review {
-    let objects = compare::compare(&base.1, &head.1, &Builtin::new(), show_secrets);
+    let (objects, risks) = compared(&base.1, &head.1, &Builtin::new(), show_secrets);
     Review {
         base: base.0,
         head: head.0,
@@ -313,6 +328,7 @@ pub(crate) fn review_objects(
             status: Status::Compared,
             objects,
             warnings: Vec::new(),
+            risks,
         }],
     }
 }

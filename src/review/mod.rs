@@ -8,6 +8,7 @@
 pub(crate) mod compare;
 pub(crate) mod engine;
 pub(crate) mod overlays;
+pub(crate) mod risks;
 pub(crate) mod sides;
 
 pub(crate) use engine::ReviewOptions;
