@@ -156,7 +156,8 @@ fn pair(
     let after_text = a.as_ref().map(yaml_text).unwrap_or_default();
     let (action, list) = match (&b, &a) {
         (Some(b), Some(a)) => {
-            let list = changes(kinds, &Gvk::of(a), b, a);
+            let mut list = changes(kinds, &Gvk::of(a), b, a);
+            list.sort_by_key(|c| rank(&c.path));
             if list.is_empty() && before_text == after_text {
                 (Action::Unchanged, list)
             } else {
@@ -176,6 +177,67 @@ fn pair(
         conflicts: Vec::new(),
         predicted: None,
     }
+}
+
+/// Where a changed field goes among an object's changes: what a reviewer needs first —
+/// images, then commands and arguments, environment, replicas, resources, then the rest
+/// (each group in the object's order).
+fn rank(path: &str) -> u8 {
+    if path == ".spec.replicas" {
+        return 3;
+    }
+    if under(path, ".spec.resources") {
+        // A claim's requested storage.
+        return 4;
+    }
+    // The field of a container (containers, initContainers, ephemeralContainers), or of a
+    // pod volume (an image volume's `image.reference`).
+    let field = |list: &str| {
+        let at = path.rfind(list)? + list.len();
+        let rest = path.get(at..)?;
+        let end = bracket_end(rest)?;
+        rest.get(end..)
+    };
+    if let Some(f) = field("ontainers[") {
+        for (prefix, rank) in [
+            (".image", 0),
+            (".command", 1),
+            (".args", 1),
+            (".env", 2),
+            (".envFrom", 2),
+            (".resources", 4),
+        ] {
+            if under(f, prefix) {
+                return rank;
+            }
+        }
+    }
+    if field("volumes[").is_some_and(|f| under(f, ".image")) {
+        return 0;
+    }
+    5
+}
+
+/// Whether `path` is `prefix` or a field under it (kubectl's form: `.a.b[k="v"]`).
+pub(crate) fn under(path: &str, prefix: &str) -> bool {
+    path.strip_prefix(prefix)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('.') || rest.starts_with('['))
+}
+
+/// The end of a list key (`name="web"]…`: just past its `]`), quotes skipped.
+fn bracket_end(s: &str) -> Option<usize> {
+    let mut quoted = false;
+    let mut escaped = false;
+    for (i, c) in s.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if quoted => escaped = true,
+            '"' => quoted = !quoted,
+            ']' if !quoted => return Some(i + 1),
+            _ => {}
+        }
+    }
+    None
 }
 
 #[cfg(test)]
@@ -225,6 +287,33 @@ mod tests {
         let paths: Vec<&str> = got[1].changes.iter().map(|c| c.path.as_str()).collect();
         assert_eq!(paths, [".data.a"]);
         assert_eq!(got[0].changes[0].after, Some(Node::Int(2)));
+    }
+
+    #[test]
+    fn changes_what_a_reviewer_needs_first() {
+        let d = |label: &str, image: &str, level: &str, replicas: i32, cpu: &str| {
+            res(&format!(
+                "{{apiVersion: apps/v1, kind: Deployment, metadata: {{name: web, labels: {{app: {label}}}}}, spec: {{replicas: {replicas}, template: {{spec: {{containers: [{{name: \"a.b]\", resources: {{limits: {{cpu: {cpu}}}}}, env: [{{name: L, value: {level}}}], args: [\"--level={level}\"], image: {image}}}]}}}}}}}}"
+            ))
+        };
+        let got = compare(
+            &[d("a", "x:1", "info", 1, "1")],
+            &[d("b", "x:2", "debug", 2, "2")],
+            &Builtin::new(),
+            false,
+        );
+        let paths: Vec<&str> = got[0].changes.iter().map(|c| c.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                ".spec.template.spec.containers[name=\"a.b]\"].image",
+                ".spec.template.spec.containers[name=\"a.b]\"].args",
+                ".spec.template.spec.containers[name=\"a.b]\"].env[name=\"L\"].value",
+                ".spec.replicas",
+                ".spec.template.spec.containers[name=\"a.b]\"].resources.limits.cpu",
+                ".metadata.labels.app",
+            ]
+        );
     }
 
     #[test]

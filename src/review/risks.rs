@@ -11,7 +11,7 @@ use crate::report::{Action, Change, ObjectChange, ObjectId};
 use crate::resource::{Gvk, Resource};
 use crate::yaml::Node;
 
-use super::compare::Compared;
+use super::compare::{Compared, under};
 
 const DEPLOYMENT_SELECTOR_RULE: &str = "pkg/registry/apps/deployment/strategy.go, deploymentStrategy.ValidateUpdate: spec.selector is immutable";
 const REPLICASET_SELECTOR_RULE: &str = "pkg/registry/apps/replicaset/strategy.go, rsStrategy.ValidateUpdate: spec.selector is immutable";
@@ -96,12 +96,6 @@ fn risk(
         what,
         rule,
     }
-}
-
-/// Whether `path` is `prefix` or a field under it.
-fn under(path: &str, prefix: &str) -> bool {
-    path.strip_prefix(prefix)
-        .is_some_and(|rest| rest.is_empty() || rest.starts_with('.') || rest.starts_with('['))
 }
 
 /// The changes at or under `prefix`.
