@@ -9,7 +9,7 @@
 use std::fmt::Write as _;
 
 use super::model::{Action, OFFLINE_NOTE, ObjectChange, OverlayReview, Report, Review, Status};
-use super::text::{conflict_text, live_totals, owned_path, review_totals, short, status_note};
+use super::text::{conflict_text, live_totals, owned_path, review_totals, short_pair, status_note};
 use super::unified::{live_object, review_object};
 
 /// A live report stays below this many characters (GitHub's comment limit is 65,536).
@@ -223,12 +223,8 @@ fn review_row(o: &ObjectChange) -> String {
         .iter()
         .take(5)
         .map(|c| {
-            format!(
-                "{}: {} → {}",
-                code(&c.path),
-                code(&short(c.before.as_ref())),
-                code(&short(c.after.as_ref()))
-            )
+            let (before, after) = short_pair(c.before.as_ref(), c.after.as_ref());
+            format!("{}: {} → {}", code(&c.path), code(&before), code(&after))
         })
         .collect();
     if o.changes.len() > 5 {

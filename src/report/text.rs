@@ -59,9 +59,8 @@ pub(crate) fn status_note(o: &OverlayReview) -> Option<String> {
     }
 }
 
-/// A value as one short line: scalars as text, the rest as compact JSON, cut to
-/// [`VALUE_WIDTH`].
-pub(crate) fn short(v: Option<&Node>) -> String {
+/// A value as one line of text (`(none)` when absent).
+fn one_line(v: Option<&Node>) -> String {
     let text = match v {
         None => return "(none)".into(),
         Some(n) => match n.scalar_text() {
@@ -69,23 +68,62 @@ pub(crate) fn short(v: Option<&Node>) -> String {
             _ => to_json(n, JsonStyle::COMPACT),
         },
     };
-    let one_line = text.replace('\n', "\\n");
-    if one_line.chars().count() > VALUE_WIDTH {
-        let cut: String = one_line.chars().take(VALUE_WIDTH - 1).collect();
-        format!("{cut}…")
+    text.replace('\n', "\\n")
+}
+
+/// A value cut to one short line.
+#[cfg(test)]
+fn short(v: Option<&Node>) -> String {
+    window(&one_line(v), 0)
+}
+
+/// Characters kept before the first difference when a long value is cut.
+const CONTEXT: usize = 20;
+
+/// The two sides of a change as short lines that show where they differ: a long value is cut
+/// around the first character that differs (with `…` where text is left out), never at it
+/// (`"--level=info …"` → `"--level=debug …"`, not `"--level=i…"` → `"--level=d…"`).
+pub(crate) fn short_pair(before: Option<&Node>, after: Option<&Node>) -> (String, String) {
+    let (b, a) = (one_line(before), one_line(after));
+    let first = if before.is_some() && after.is_some() {
+        b.chars().zip(a.chars()).take_while(|(x, y)| x == y).count()
     } else {
-        one_line
+        0
+    };
+    (window(&b, first), window(&a, first))
+}
+
+/// At most [`VALUE_WIDTH`] characters of `s`, showing the one at `first` with [`CONTEXT`]
+/// characters before it where the value is longer.
+fn window(s: &str, first: usize) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    let n = chars.len();
+    if n <= VALUE_WIDTH {
+        return s.to_string();
     }
+    // The window starts CONTEXT characters before the difference, and never so late that it
+    // ends short of the value's end.
+    let start = first.saturating_sub(CONTEXT).min(n - (VALUE_WIDTH - 1));
+    let mut out = String::new();
+    let mut room = VALUE_WIDTH;
+    if start > 0 {
+        out.push('…');
+        room -= 1;
+    }
+    let end = start + room;
+    if end >= n {
+        out.extend(&chars[start..]);
+    } else {
+        out.extend(&chars[start..end - 1]);
+        out.push('…');
+    }
+    out
 }
 
 /// `.data.LOG_LEVEL: info → debug`.
 pub(crate) fn change_line(c: &Change) -> String {
-    format!(
-        "{}: {} → {}",
-        c.path,
-        short(c.before.as_ref()),
-        short(c.after.as_ref())
-    )
+    let (before, after) = short_pair(c.before.as_ref(), c.after.as_ref());
+    format!("{}: {before} → {after}", c.path)
 }
 
 /// `.spec.replicas (owned by "kube-controller-manager")`.
@@ -165,5 +203,31 @@ mod tests {
         assert_eq!(short(Some(&long)).chars().count(), VALUE_WIDTH);
         assert_eq!(short(None), "(none)");
         assert_eq!(short(Some(&Node::str("a\nb"))), "a\\nb");
+    }
+
+    #[test]
+    fn long_values_are_cut_around_the_first_difference() {
+        let arg = |level: &str| {
+            Node::str(format!(
+                "--log-format=json --port=9898 --level={level} --random-delay=false --random-error=false"
+            ))
+        };
+        let (b, a) = short_pair(Some(&arg("info")), Some(&arg("debug")));
+        assert!(
+            b.contains("--level=info") && a.contains("--level=debug"),
+            "{b} / {a}"
+        );
+        assert!(b.starts_with('…') && b.ends_with('…'), "{b}");
+        assert!(b.chars().count() <= VALUE_WIDTH && a.chars().count() <= VALUE_WIDTH);
+        // A difference near the end: the window ends at the value's end.
+        let tail = |c: char| Node::str(format!("{}{c}", "x".repeat(100)));
+        let (b, a) = short_pair(Some(&tail('1')), Some(&tail('2')));
+        assert!(b.ends_with('1') && a.ends_with('2'), "{b} / {a}");
+        assert_eq!(b.chars().count(), VALUE_WIDTH);
+        // Short values are whole; an absent side is `(none)`.
+        assert_eq!(
+            short_pair(None, Some(&Node::str("v"))),
+            ("(none)".to_string(), "v".to_string())
+        );
     }
 }
