@@ -8,6 +8,7 @@
 
 use std::fmt::Write as _;
 
+use super::group::{self, Same};
 use super::model::{Action, OFFLINE_NOTE, ObjectChange, OverlayReview, Report, Review, Status};
 use super::text::{conflict_text, live_totals, owned_path, review_totals, short_pair, status_note};
 use super::unified::{live_object, review_object};
@@ -216,6 +217,33 @@ pub(crate) fn live(report: &Report) -> String {
     out
 }
 
+/// A review row, its object among identical changes in other overlays (`names`: the
+/// overlays' names by index): changed as in another overlay, it says so instead of its
+/// changes; the first of such a group lists them all.
+fn grouped_row(o: &ObjectChange, same: &Same, names: &[&str]) -> String {
+    match same {
+        Same::Alone => review_row(o),
+        Same::As(first) => row(
+            o,
+            &format!(
+                "*same change as in {}*",
+                code(names.get(*first).copied().unwrap_or(""))
+            ),
+        ),
+        Same::First(all) => {
+            let list: Vec<String> = all
+                .iter()
+                .map(|i| code(names.get(*i).copied().unwrap_or("")))
+                .collect();
+            let mut r = review_row(o);
+            // The note goes at the end of the changes cell.
+            r.truncate(r.trim_end_matches(" |\n").len());
+            let _ = writeln!(r, "<br>*same change in {}* |", list.join(", "));
+            r
+        }
+    }
+}
+
 /// A review row's cell: up to five changes as `path`: `old` → `new`, then how many more.
 fn review_row(o: &ObjectChange) -> String {
     let mut cell: Vec<String> = o
@@ -256,25 +284,37 @@ const RISKS_SHOWN: usize = 30;
 /// The "Risks" section that opens a review (empty without risks): one line per risk, most
 /// severe first, each with the rule it follows.
 fn risks_section(r: &Review) -> String {
-    let risks = r.risks();
-    if risks.is_empty() {
+    let all = r.risks();
+    if all.is_empty() {
         return String::new();
     }
+    let risks = group::risks(&all);
     let mut s = String::from(
         "#### Risks\n\nWhat `kubectl apply` of the head would do beyond the diff:\n\n",
     );
-    for (overlay, risk) in risks.iter().take(RISKS_SHOWN) {
+    for (risk, overlays) in risks.iter().take(RISKS_SHOWN) {
         let path = risk
             .path
             .as_deref()
             .map(|p| format!(" {}", code(p)))
             .unwrap_or_default();
+        // One risk in several overlays: the object by name (each overlay may set its own
+        // namespace).
+        let object = if overlays.len() > 1 {
+            format!(
+                "{} {} {}",
+                risk.object.api_version, risk.object.kind, risk.object.name
+            )
+        } else {
+            risk.object.display()
+        };
+        let names: Vec<String> = overlays.iter().map(|o| code(o)).collect();
         let _ = writeln!(
             s,
             "- **{}** {} in {}{path}: {}. <sub>Rule: {}.</sub>",
             risk.kind.as_str(),
-            code(&risk.object.display()),
-            code(overlay),
+            code(&object),
+            names.join(", "),
             html_escape(&risk.what),
             html_escape(risk.rule)
         );
@@ -382,6 +422,12 @@ pub(crate) fn review(r: &Review, title: &str, budget: usize) -> String {
         }
         out
     };
+    // An object changed as in an earlier overlay is shown there: one row, no diff.
+    let same = group::objects(&lists);
+    let names: Vec<&str> = changed.iter().map(|o| o.name.as_str()).collect();
+    let same_at = |i: usize, j: usize| -> &Same {
+        same.get(i).and_then(|l| l.get(j)).unwrap_or(&Same::Alone)
+    };
     let content_rename = |x: &ObjectChange| x.action == Action::Rename;
     let mut order = turns(&|x| !content_rename(x));
     order.extend(turns(&content_rename));
@@ -391,7 +437,7 @@ pub(crate) fn review(r: &Review, title: &str, budget: usize) -> String {
         let Some(x) = lists.get(i).and_then(|l| l.get(j)) else {
             continue;
         };
-        let row = review_row(x);
+        let row = grouped_row(x, same_at(i, j), &names);
         if used + chars(&row) <= budget {
             used += chars(&row);
             if let Some(r) = rows.get_mut(i) {
@@ -407,6 +453,9 @@ pub(crate) fn review(r: &Review, title: &str, budget: usize) -> String {
         let Some(x) = lists.get(i).and_then(|l| l.get(j)) else {
             continue;
         };
+        if matches!(same_at(i, j), Same::As(_)) {
+            continue;
+        }
         let d = review_details(changed.get(i).map_or("", |o| o.name.as_str()), x);
         if used + chars(&d) <= budget {
             used += chars(&d);
@@ -430,7 +479,7 @@ pub(crate) fn review(r: &Review, title: &str, budget: usize) -> String {
         shown_rows.sort_unstable();
         for j in &shown_rows {
             if let Some(x) = list.get(*j) {
-                out.push_str(&review_row(x));
+                out.push_str(&grouped_row(x, same_at(i, *j), &names));
             }
         }
         if !list.is_empty() {
@@ -546,6 +595,8 @@ mod tests {
         );
         for o in &mut objects {
             o.changes[0].path = ".data.k0".into();
+            // Each overlay's own value: no change is the same in both (see group.rs).
+            o.changes[0].after = Some(Node::str(format!("w0-{name}")));
         }
         OverlayReview {
             name: name.into(),

@@ -7,6 +7,7 @@
 //! A new output format is one new file here, one [`Format`] variant and its two arms below
 //! (and the CLI's `--format` value that names it).
 
+pub(crate) mod group;
 pub(crate) mod json;
 pub(crate) mod markdown;
 pub(crate) mod model;
