@@ -16,6 +16,9 @@ use super::unified::{live_object, review_object};
 /// A live report stays below this many characters (GitHub's comment limit is 65,536).
 pub(crate) const MARKDOWN_LIMIT: usize = 65_000;
 
+/// Room kept in a review's budget for the note naming what was left out.
+const NOTE_ROOM: usize = 1200;
+
 /// The default size budget of a review, in characters.
 pub(crate) const DEFAULT_BUDGET: usize = 65_000;
 
@@ -396,7 +399,8 @@ pub(crate) fn review(r: &Review, title: &str, budget: usize) -> String {
             s
         })
         .collect();
-    let reserve = 600;
+    // Room kept for the closing note, which names what was left out.
+    let reserve = NOTE_ROOM + 200;
     let mut used = chars(&head) + sections.iter().map(|s| chars(s) + 1).sum::<usize>() + reserve;
     // Objects per overlay, changed ones only; (overlay, object index) in turns.
     let lists: Vec<Vec<&ObjectChange>> = changed
@@ -408,13 +412,13 @@ pub(crate) fn review(r: &Review, title: &str, budget: usize) -> String {
                 .collect()
         })
         .collect();
-    let turns = |keep: &dyn Fn(&ObjectChange) -> bool| -> Vec<(usize, usize)> {
+    let turns = |keep: &dyn Fn(usize, &ObjectChange) -> bool| -> Vec<(usize, usize)> {
         let longest = lists.iter().map(Vec::len).max().unwrap_or(0);
         let mut out = Vec::new();
         for j in 0..longest {
             for (i, list) in lists.iter().enumerate() {
                 if let Some(x) = list.get(j) {
-                    if keep(x) {
+                    if keep(i, x) {
                         out.push((i, j));
                     }
                 }
@@ -429,10 +433,20 @@ pub(crate) fn review(r: &Review, title: &str, budget: usize) -> String {
         same.get(i).and_then(|l| l.get(j)).unwrap_or(&Same::Alone)
     };
     let content_rename = |x: &ObjectChange| x.action == Action::Rename;
-    let mut order = turns(&|x| !content_rename(x));
-    order.extend(turns(&content_rename));
+    // What matters least goes last, and so is left out first: objects with a risk come
+    // first, then creations, deletions and updates, then renames whose content alone changed.
+    let risky = |i: usize, x: &ObjectChange| {
+        changed
+            .get(i)
+            .is_some_and(|o| o.risks.iter().any(|r| r.object == x.id))
+    };
+    let mut order = turns(&|i, x| risky(i, x));
+    order.extend(turns(&|i, x| !risky(i, x) && !content_rename(x)));
+    order.extend(turns(&|i, x| !risky(i, x) && content_rename(x)));
     let mut rows = vec![Vec::new(); lists.len()];
     let mut rows_left = 0;
+    // What was left out, by (overlay, object): not listed at all, or listed without its diff.
+    let (mut unlisted, mut undiffed) = (Vec::new(), Vec::new());
     for &(i, j) in &order {
         let Some(x) = lists.get(i).and_then(|l| l.get(j)) else {
             continue;
@@ -445,6 +459,7 @@ pub(crate) fn review(r: &Review, title: &str, budget: usize) -> String {
             }
         } else {
             rows_left += 1;
+            unlisted.push((i, j));
         }
     }
     let mut shown_details = vec![Vec::new(); lists.len()];
@@ -466,6 +481,9 @@ pub(crate) fn review(r: &Review, title: &str, budget: usize) -> String {
             details_left += 1;
             if content_rename(x) {
                 renames_left += 1;
+            }
+            if !unlisted.contains(&(i, j)) {
+                undiffed.push((i, j));
             }
         }
     }
@@ -501,12 +519,55 @@ pub(crate) fn review(r: &Review, title: &str, budget: usize) -> String {
         }
     }
     if rows_left + details_left > 0 {
-        let _ = writeln!(
+        let _ = write!(
             out,
-            "**Left out to stay within {budget} characters:** {rows_left} table row{} and the diffs of {details_left} object{} ({renames_left} of them renames whose content alone changed). Run `ply diff` locally (`--format unified`) for everything.",
+            "**Left out to stay within {budget} characters**, least important first (renames whose content alone changed, then objects without a risk; risks are never left out): {rows_left} table row{} and the diffs of {details_left} object{} ({renames_left} of them renames whose content alone changed).",
             if rows_left == 1 { "" } else { "s" },
             if details_left == 1 { "" } else { "s" },
         );
+        let object = |&(i, j): &(usize, usize)| -> Option<(usize, String)> {
+            let x = lists.get(i)?.get(j)?;
+            Some((i, format!("{} {}", x.id.kind, x.id.name)))
+        };
+        let mut room = NOTE_ROOM;
+        for (what, list) in [
+            ("Not listed", &unlisted),
+            ("Listed without their diff", &undiffed),
+        ] {
+            let mut named: Vec<(usize, String)> = list.iter().filter_map(object).collect();
+            named.sort_by_key(|(i, _)| *i);
+            if named.is_empty() {
+                continue;
+            }
+            let mut text = format!(" {what}:");
+            let mut shown = 0;
+            let mut last = None;
+            for (i, name) in &named {
+                let piece = if last == Some(*i) {
+                    format!(", {}", code(name))
+                } else {
+                    let sep = if last.is_none() { "" } else { ";" };
+                    format!(
+                        "{sep} in {}: {}",
+                        code(names.get(*i).copied().unwrap_or("")),
+                        code(name)
+                    )
+                };
+                if chars(&text) + chars(&piece) > room {
+                    break;
+                }
+                text.push_str(&piece);
+                last = Some(*i);
+                shown += 1;
+            }
+            if shown < named.len() {
+                let _ = write!(text, "; and {} more", named.len() - shown);
+            }
+            text.push('.');
+            room = room.saturating_sub(chars(&text));
+            out.push_str(&text);
+        }
+        out.push_str(" Run `ply diff` locally (`--format unified`) for everything.\n");
     }
     out
 }
@@ -632,9 +693,15 @@ mod tests {
         assert!(details("a", "update").abs_diff(details("b", "update")) <= 1);
         assert_eq!(details("a", "rename") + details("b", "rename"), 0, "{md}");
         assert!(
-            md.contains("**Left out to stay within 12000 characters:**"),
+            md.contains("**Left out to stay within 12000 characters**"),
             "{md}"
         );
+        // It names exactly what it left out.
+        assert!(
+            md.contains("Listed without their diff: in `a`: `ConfigMap u4`, `ConfigMap u5`"),
+            "{md}"
+        );
+        assert_eq!(md.matches("`ConfigMap r").count(), 10, "{md}");
         assert!(
             md.contains("(10 of them renames whose content alone changed)"),
             "{md}"
@@ -643,6 +710,32 @@ mod tests {
         let full = review(&r, "T", 1_000_000);
         assert_eq!(full.matches("<details>").count(), 26);
         assert!(!full.contains("Left out"));
+    }
+
+    #[test]
+    fn review_budget_keeps_objects_with_risks_first() {
+        let mut b = overlay("b");
+        // A risk on the last rename of `b`: its diff comes before every other object's.
+        let risky = b.objects[4].id.clone();
+        b.risks.push(crate::report::model::Risk {
+            kind: crate::report::model::RiskKind::Immutable,
+            object: risky,
+            path: Some(".data".into()),
+            what: "changes".into(),
+            rule: "rule",
+        });
+        let r = Review {
+            base: "main".into(),
+            head: "working tree".into(),
+            overlays: vec![overlay("a"), b],
+        };
+        let md = review(&r, "T", 12_000);
+        assert!(chars(&md) <= 12_000, "{}", chars(&md));
+        assert!(
+            md.contains("<b>rename</b> <code>v1 ConfigMap ns/r4"),
+            "{md}"
+        );
+        assert!(md.contains("#### Risks"), "{md}");
     }
 
     #[test]
