@@ -320,6 +320,8 @@ pub(crate) enum DiffFormat {
     Summary,
     Json,
     Markdown,
+    /// One self-contained HTML page (every section collapsible, no size budget).
+    Html,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -102,6 +102,7 @@ pub(super) fn format(f: DiffFormat) -> Format {
         DiffFormat::Summary => Format::Summary,
         DiffFormat::Json => Format::Json,
         DiffFormat::Markdown => Format::Markdown,
+        DiffFormat::Html => Format::Html,
     }
 }
 

@@ -1,6 +1,6 @@
 //! The report layer under `diff/` (`ply diff --live`) and `review/` (`ply diff --base`): the
 //! one object-change model both fill ([`model`]) and one file per output format (`unified`,
-//! `summary`, `json`, `markdown`), each writing both documents, as jaq keeps one file per
+//! `summary`, `json`, `markdown`, `html`), each writing both documents, as jaq keeps one file per
 //! format. Pure: turns a [`Report`] or a [`Review`] into text; computes no diff, reads and
 //! writes nothing, and imports neither `diff`, `review`, `render` nor `cli`.
 //!
@@ -8,6 +8,7 @@
 //! (and the CLI's `--format` value that names it).
 
 pub(crate) mod group;
+pub(crate) mod html;
 pub(crate) mod json;
 pub(crate) mod markdown;
 pub(crate) mod model;
@@ -25,6 +26,8 @@ pub(crate) enum Format {
     Summary,
     Json,
     Markdown,
+    /// One self-contained HTML page, every section collapsible, no budget.
+    Html,
 }
 
 /// How a report is written, beyond its format.
@@ -55,6 +58,7 @@ pub(crate) fn write_live(report: &Report, format: Format, style: &Style) -> Stri
         Format::Summary => summary::live(report),
         Format::Json => json::live(report),
         Format::Markdown => markdown::live(report),
+        Format::Html => html::live(report),
     }
 }
 
@@ -65,5 +69,6 @@ pub(crate) fn write_review(review: &Review, format: Format, style: &Style) -> St
         Format::Summary => summary::review(review),
         Format::Json => json::review(review, &style.title),
         Format::Markdown => markdown::review(review, &style.title, style.budget),
+        Format::Html => html::review(review, &style.title),
     }
 }

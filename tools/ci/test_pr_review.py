@@ -117,6 +117,12 @@ def main():
         assert mine["body"].startswith("<!-- ply-diff: Rendered manifests -->\n### Rendered manifests\n"), mine
         assert "`nginx:1.25` → `nginx:1.26`" in mine["body"], mine["body"]
         assert "changed=true" in open(out_file).read()
+        # The full report as one HTML page, named in the outputs (the action uploads it).
+        html = os.path.join(tmp, "report.html")
+        assert f"html={html}" in open(out_file).read()
+        with open(html, encoding="utf-8") as f:
+            page = f.read()
+        assert page.startswith("<!DOCTYPE html>") and "nginx:1.26" in page, page[:500]
 
         # A second push: the same comment is updated, no new one.
         path = os.path.join(repo, "apps/web/overlays/prod/kustomization.yaml")

@@ -1,0 +1,256 @@
+//! `--format html`: the full report as one self-contained page (styles inline, one inline
+//! script of a few lines, nothing fetched from elsewhere), every overlay and object a
+//! collapsible `<details>` section, with no size budget: the file a CI job uploads as an
+//! artifact and links from its comment. A review opens with its risks (grouped across
+//! overlays) and marks identical changes as the Markdown does; a live report lists its
+//! objects. Returns strings.
+
+use std::fmt::Write as _;
+
+use super::group::{self, Same};
+use super::model::{Action, OFFLINE_NOTE, ObjectChange, OverlayReview, Report, Review, Status};
+use super::text::{live_totals, review_totals, short_pair, status_note};
+use super::unified::{live_object, review_object};
+
+/// Text escaped for HTML content and attribute values.
+pub(crate) fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+const STYLE: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:1.5em auto;max-width:80em;padding:0 1em;color:#1f2328}\
+code,pre{font:12px/1.4 ui-monospace,monospace}pre{background:#f6f8fa;padding:.6em;overflow:auto}\
+details{border:1px solid #d0d7de;border-radius:6px;margin:.4em 0;padding:.2em .6em}\
+summary{cursor:pointer;font-weight:600}table{border-collapse:collapse;margin:.5em 0}\
+td,th{border:1px solid #d0d7de;padding:.25em .5em;text-align:left;vertical-align:top}\
+.risk{background:#fff8c5}.same{color:#57606a;font-style:italic}.add{color:#1a7f37}.del{color:#cf222e}";
+
+/// Opens the section named by the address's `#fragment` (a link to one overlay or object).
+const SCRIPT: &str = "addEventListener('DOMContentLoaded',function(){var h=decodeURIComponent(location.hash.slice(1));\
+var e=h&&document.getElementById(h);for(;e;e=e.parentElement){if(e.tagName==='DETAILS')e.open=true;}});";
+
+fn page(title: &str, body: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>{}</title>\n<style>{STYLE}</style>\n<script>{SCRIPT}</script>\n</head>\n<body>\n{body}</body>\n</html>\n",
+        escape(title)
+    )
+}
+
+/// A diff as a `<pre>` with added and removed lines coloured.
+fn diff(text: &str) -> String {
+    let mut s = String::from("<pre>");
+    for line in text.split_inclusive('\n') {
+        let class = match line.as_bytes().first() {
+            Some(b'+') if !line.starts_with("+++") => "add",
+            Some(b'-') if !line.starts_with("---") => "del",
+            _ => "",
+        };
+        if class.is_empty() {
+            s.push_str(&escape(line));
+        } else {
+            let _ = write!(s, "<span class=\"{class}\">{}</span>", escape(line));
+        }
+    }
+    s.push_str("</pre>\n");
+    s
+}
+
+/// An object's section: its changes as a table, then its diff.
+fn object(id: &str, o: &ObjectChange, note: &str, body: &str) -> String {
+    let mut s = format!(
+        "<details id=\"{}\"><summary>{} <code>{}</code>{note}</summary>\n",
+        escape(id),
+        o.action.as_str(),
+        escape(&o.title())
+    );
+    if !o.changes.is_empty() {
+        s.push_str("<table><tr><th>Field</th><th>Before</th><th>After</th></tr>\n");
+        for c in &o.changes {
+            let (before, after) = short_pair(c.before.as_ref(), c.after.as_ref());
+            let _ = writeln!(
+                s,
+                "<tr><td><code>{}</code></td><td><code>{}</code></td><td><code>{}</code></td></tr>",
+                escape(&c.path),
+                escape(&before),
+                escape(&after)
+            );
+        }
+        s.push_str("</table>\n");
+    }
+    s.push_str(&diff(body));
+    s.push_str("</details>\n");
+    s
+}
+
+/// A review: title, sides and totals, risks, then one section per changed overlay holding
+/// one per changed object; everything, no budget.
+pub fn review(r: &Review, title: &str) -> String {
+    let mut b = format!(
+        "<h1>{}</h1>\n<p>Base <b>{}</b> → head <b>{}</b>. {}.</p>\n",
+        escape(title),
+        escape(&r.base),
+        escape(&r.head),
+        escape(&review_totals(r))
+    );
+    let changed: Vec<&OverlayReview> = r.overlays.iter().filter(|o| o.changed()).collect();
+    if changed.is_empty() {
+        b.push_str("<p>No changes in the rendered output.</p>\n");
+        return page(title, &b);
+    }
+    let all = r.risks();
+    if !all.is_empty() {
+        b.push_str("<h2>Risks</h2>\n<ul>\n");
+        for (risk, overlays) in group::risks(&all) {
+            let names: Vec<String> = overlays
+                .iter()
+                .map(|o| format!("<code>{}</code>", escape(o)))
+                .collect();
+            let _ = writeln!(
+                b,
+                "<li class=\"risk\"><b>{}</b> <code>{}</code> in {}{}: {}. <small>Rule: {}.</small></li>",
+                risk.kind.as_str(),
+                escape(&risk.object.display()),
+                names.join(", "),
+                risk.path
+                    .as_deref()
+                    .map(|p| format!(" <code>{}</code>", escape(p)))
+                    .unwrap_or_default(),
+                escape(&risk.what),
+                escape(risk.rule)
+            );
+        }
+        b.push_str("</ul>\n");
+    }
+    let lists: Vec<Vec<&ObjectChange>> = changed
+        .iter()
+        .map(|o| {
+            o.objects
+                .iter()
+                .filter(|x| x.action != Action::Unchanged)
+                .collect()
+        })
+        .collect();
+    let same = group::objects(&lists);
+    b.push_str("<h2>Overlays</h2>\n");
+    for (i, o) in changed.iter().enumerate() {
+        let counts: Vec<String> = Action::REVIEWED
+            .iter()
+            .map(|a| format!("{} {}", o.count(*a), a.as_str()))
+            .collect();
+        let _ = writeln!(
+            b,
+            "<details id=\"overlay-{}\"><summary><code>{}</code> — {}</summary>",
+            i + 1,
+            escape(&o.name),
+            counts.join(", ")
+        );
+        if let Some(note) = status_note(o) {
+            let _ = writeln!(b, "<p><i>{}.</i></p>", escape(&note));
+        }
+        if let Status::HeadFailed(e) | Status::BaseFailed(e) = &o.status {
+            let _ = writeln!(b, "<pre>{}</pre>", escape(e));
+        }
+        for (j, x) in lists.get(i).into_iter().flatten().enumerate() {
+            let id = format!("overlay-{}-object-{}", i + 1, j + 1);
+            let name = |k: usize| changed.get(k).map_or("", |o| o.name.as_str());
+            let note = match same.get(i).and_then(|l| l.get(j)) {
+                Some(Same::First(all)) => {
+                    let names: Vec<String> = all.iter().map(|k| escape(name(*k))).collect();
+                    format!(
+                        " <span class=\"same\">same change in {}</span>",
+                        names.join(", ")
+                    )
+                }
+                Some(Same::As(k)) => format!(
+                    " <span class=\"same\">same change as in {}</span>",
+                    escape(name(*k))
+                ),
+                _ => String::new(),
+            };
+            b.push_str(&object(&id, x, &note, &review_object(&o.name, x)));
+        }
+        b.push_str("</details>\n");
+    }
+    page(title, &b)
+}
+
+/// A live report: totals, then one section per changed object.
+pub fn live(report: &Report) -> String {
+    let mut b = format!(
+        "<h1>ply diff</h1>\n<p>{}</p>\n",
+        escape(&live_totals(report))
+    );
+    for (j, o) in report
+        .objects
+        .iter()
+        .filter(|o| o.action != Action::Unchanged)
+        .enumerate()
+    {
+        b.push_str(&object(
+            &format!("object-{}", j + 1),
+            o,
+            "",
+            &live_object(o),
+        ));
+    }
+    let _ = writeln!(b, "<p><small>{}</small></p>", escape(OFFLINE_NOTE));
+    page("ply diff", &b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::model::{Change, ObjectId};
+    use crate::yaml::Node;
+
+    #[test]
+    fn self_contained_escaped_and_collapsible() {
+        let o = ObjectChange {
+            action: Action::Update,
+            id: ObjectId {
+                api_version: "v1".into(),
+                kind: "ConfigMap".into(),
+                namespace: "ns".into(),
+                name: "<c>".into(),
+            },
+            renamed_from: None,
+            before: "a: 1\n".into(),
+            after: "a: 2\n".into(),
+            changes: vec![Change {
+                path: ".data.a".into(),
+                before: Some(Node::Int(1)),
+                after: Some(Node::Int(2)),
+            }],
+            conflicts: Vec::new(),
+            predicted: None,
+        };
+        let r = Review {
+            base: "main".into(),
+            head: "working tree".into(),
+            overlays: vec![OverlayReview {
+                name: "apps/<x>".into(),
+                status: Status::Compared,
+                objects: vec![o],
+                warnings: Vec::new(),
+                risks: Vec::new(),
+            }],
+        };
+        let html = review(&r, "T & U");
+        assert!(html.starts_with("<!DOCTYPE html>"), "{html}");
+        assert!(html.contains("<title>T &amp; U</title>"));
+        assert!(
+            !html.contains("<c>") && html.contains("&lt;c&gt;"),
+            "{html}"
+        );
+        assert!(html.contains("<details id=\"overlay-1\">"));
+        assert!(
+            html.contains("<span class=\"add\">+  a: 2\n</span>") || html.contains("class=\"add\"")
+        );
+        // Nothing from elsewhere.
+        for outside in ["src=", "href=", "http://", "https://", "@import"] {
+            assert!(!html.contains(outside), "{outside} in {html}");
+        }
+    }
+}
