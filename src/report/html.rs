@@ -86,7 +86,7 @@ fn object(id: &str, o: &ObjectChange, note: &str, body: &str) -> String {
 
 /// A review: title, sides and totals, risks, then one section per changed overlay holding
 /// one per changed object; everything, no budget.
-pub fn review(r: &Review, title: &str) -> String {
+pub(crate) fn review(r: &Review, title: &str) -> String {
     let mut b = format!(
         "<h1>{}</h1>\n<p>Base <b>{}</b> → head <b>{}</b>. {}.</p>\n",
         escape(title),
@@ -177,7 +177,7 @@ pub fn review(r: &Review, title: &str) -> String {
 }
 
 /// A live report: totals, then one section per changed object.
-pub fn live(report: &Report) -> String {
+pub(crate) fn live(report: &Report) -> String {
     let mut b = format!(
         "<h1>ply diff</h1>\n<p>{}</p>\n",
         escape(&live_totals(report))

@@ -269,7 +269,7 @@ pub(crate) fn print_manager(m: &Manager) -> String {
 
 /// The kind of a risk, in the order the reports list them (most severe first).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum RiskKind {
+pub(crate) enum RiskKind {
     /// The apiserver refuses the update: an immutable field changes.
     Immutable,
     /// A deletion that takes more than the object with it (a namespace's objects, a claim's
@@ -283,7 +283,7 @@ pub enum RiskKind {
 
 impl RiskKind {
     /// The name the reports and `--format json` use.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             RiskKind::Immutable => "immutable",
             RiskKind::Deletion => "deletion",
@@ -295,21 +295,21 @@ impl RiskKind {
 
 /// One risk of one object of one overlay.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Risk {
-    pub kind: RiskKind,
+pub(crate) struct Risk {
+    pub(crate) kind: RiskKind,
     /// The object at the head (at the base, for a deletion).
-    pub object: ObjectId,
+    pub(crate) object: ObjectId,
     /// The field in kubectl's form (`.spec.selector`), or `None` for the whole object.
-    pub path: Option<String>,
+    pub(crate) path: Option<String>,
     /// What happens, in one sentence without a final period (`kubectl apply` is refused: …).
-    pub what: String,
+    pub(crate) what: String,
     /// The Kubernetes rule: the upstream file and function (or documentation page) it follows.
-    pub rule: &'static str,
+    pub(crate) rule: &'static str,
 }
 
 impl Risk {
     /// `apps/v1 Deployment prod/web .spec.selector: …` as one plain line (no rule).
-    pub fn line(&self) -> String {
+    pub(crate) fn line(&self) -> String {
         match &self.path {
             Some(p) => format!("{} {}: {}", self.object.display(), p, self.what),
             None => format!("{}: {}", self.object.display(), self.what),
