@@ -421,7 +421,7 @@ pub fn run() -> i32 {
             exit::FAILURE,
         ),
         Command::Completion { shell } => (print_stdout(&about::completion(shell)), exit::FAILURE),
-        Command::Diff(args) => match run_diff(&args, &mut warnings) {
+        Command::Diff(args) => match run_diff(&args, annotate(format), &mut warnings) {
             Ok(code) => {
                 print_warnings(&warnings, format);
                 return code;
@@ -687,13 +687,20 @@ fn print_stdout(bytes: &[u8]) -> Result<(), Error> {
     }
 }
 
-fn run_diff(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
+/// Whether `ply diff` writes GitHub annotations for the overlays a change breaks: with
+/// `--error-format github`, or when running in GitHub Actions (`GITHUB_ACTIONS=true`, which
+/// every Actions step has).
+fn annotate(format: ErrorFormat) -> bool {
+    format == ErrorFormat::Github || std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true")
+}
+
+fn run_diff(args: &DiffArgs, annotate: bool, warnings: &mut Warnings) -> Result<i32, Error> {
     use crate::diff::{self, DiffOptions, Mode, Prune, Selector, adapters, engine::Engines};
 
     let read_text = crate::fs::read_input;
 
     let Some(live_path) = &args.live else {
-        return review::run(args, warnings);
+        return review::run(args, annotate, warnings);
     };
     review::refuse_review_flags(args)?;
     let desired_path = match args.paths.as_slice() {

@@ -15,8 +15,8 @@ pub mod text;
 pub mod unified;
 
 pub use model::{
-    Action, Change, Conflict, Manager, OFFLINE_NOTE, ObjectChange, ObjectId, OverlayReview, Report,
-    Review, Status, conflict_message, print_manager,
+    Action, Change, Conflict, FailOn, Failure, Manager, OFFLINE_NOTE, ObjectChange, ObjectId,
+    OverlayReview, Report, Review, Status, conflict_message, print_manager,
 };
 
 /// An output format (`--format`).

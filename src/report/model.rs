@@ -264,6 +264,42 @@ pub fn print_manager(m: &Manager) -> String {
     s
 }
 
+/// A render that failed, as a review reports it: the diagnostic's kind and headline (what
+/// decides whether two failures are the same), where it points, and its full text.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Failure {
+    /// The diagnostic's code (`ply::not-found`).
+    pub code: String,
+    /// Its message, one line. Paths in it are named as in the working tree on both sides
+    /// (relative to the current directory), so the same failure reads the same at both.
+    pub message: String,
+    /// The file it points at (as in the working tree) and the line there, 1-based.
+    pub file: Option<String>,
+    pub line: Option<usize>,
+    /// The whole diagnostic as the CLI prints it.
+    pub text: String,
+}
+
+impl Failure {
+    /// The same diagnostic: the same kind and message. Where it points (the line moves when
+    /// lines above it change) and the source excerpt are not compared.
+    pub fn same(&self, other: &Failure) -> bool {
+        self.code == other.code && self.message == other.message
+    }
+
+    /// `ply::not-found: 'x.yaml' does not exist (a/kustomization.yaml:8)`.
+    pub fn one_line(&self) -> String {
+        let mut s = format!("{}: {}", self.code, self.message);
+        if let Some(f) = &self.file {
+            match self.line {
+                Some(l) => s.push_str(&format!(" ({f}:{l})")),
+                None => s.push_str(&format!(" ({f})")),
+            }
+        }
+        s
+    }
+}
+
 /// How an overlay of a review came out.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Status {
@@ -273,10 +309,25 @@ pub enum Status {
     Added,
     /// No kustomization at the head: every object is a deletion.
     Removed,
-    /// It fails to render at the base and renders at the head: every object is a creation.
-    BaseFailed(String),
-    /// It fails to render at the head: an error (exit 2).
-    HeadFailed(String),
+    /// Fixed by this change: it fails to render at the base and renders at the head; every
+    /// object is a creation.
+    BaseFailed(Failure),
+    /// Broken by this change: it fails to render at the head, and rendered at the base, or
+    /// failed there with another diagnostic, or was not there. An error (exit 2).
+    HeadFailed(Failure),
+    /// Broken before this change: it fails with the same diagnostic at both sides. Not the
+    /// change's: an error only with `--fail-on=any-error`.
+    BrokenBefore(Failure),
+}
+
+/// Which failures make a review an error (`--fail-on`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum FailOn {
+    /// Only overlays broken by the change.
+    #[default]
+    NewErrors,
+    /// Also overlays broken before it.
+    AnyError,
 }
 
 /// The comparison of one overlay.
@@ -298,10 +349,26 @@ impl OverlayReview {
             || matches!(self.status, Status::HeadFailed(_))
     }
 
+    /// Fails with the same diagnostic at both sides.
+    pub fn broken_before(&self) -> Option<&Failure> {
+        match &self.status {
+            Status::BrokenBefore(f) => Some(f),
+            _ => None,
+        }
+    }
+
     /// Compared without a change: reported by name only. Its objects are not counted: with
     /// `--changed-only` it may not have been rendered at all.
     pub fn no_changes(&self) -> bool {
         self.status == Status::Compared && !self.changed()
+    }
+
+    /// Its failure, at the head (broken before or by the change) or at the base (fixed).
+    pub fn failure(&self) -> Option<&Failure> {
+        match &self.status {
+            Status::BaseFailed(f) | Status::HeadFailed(f) | Status::BrokenBefore(f) => Some(f),
+            _ => None,
+        }
     }
 }
 
@@ -311,16 +378,20 @@ pub struct Review {
     pub base: String,
     pub head: String,
     pub overlays: Vec<OverlayReview>,
+    /// Which failures are errors.
+    pub fail_on: FailOn,
 }
 
 impl Review {
-    /// 0 no change, 1 changes, 2 an overlay fails to render at the head.
+    /// 0 no change, 1 changes (an overlay fixed by the change included), 2 an overlay broken
+    /// by the change (with [`FailOn::AnyError`], also one broken before it).
     pub fn exit_code(&self) -> i32 {
-        if self
-            .overlays
-            .iter()
-            .any(|o| matches!(o.status, Status::HeadFailed(_)))
-        {
+        let strict = self.fail_on == FailOn::AnyError;
+        if self.overlays.iter().any(|o| match o.status {
+            Status::HeadFailed(_) => true,
+            Status::BrokenBefore(_) => strict,
+            _ => false,
+        }) {
             exit::DIFF_ERROR
         } else if self.overlays.iter().any(OverlayReview::changed) {
             1
@@ -331,5 +402,13 @@ impl Review {
 
     pub fn count(&self, action: Action) -> usize {
         self.overlays.iter().map(|o| o.count(action)).sum()
+    }
+
+    /// The overlays broken before this change.
+    pub fn broken_before(&self) -> Vec<(&str, &Failure)> {
+        self.overlays
+            .iter()
+            .filter_map(|o| o.broken_before().map(|f| (o.name.as_str(), f)))
+            .collect()
     }
 }

@@ -7,7 +7,9 @@ use std::fmt::Write as _;
 use crate::yaml::Node;
 use crate::yaml::json::{JsonStyle, to_json};
 
-use super::model::{Action, Change, Conflict, ObjectChange, OverlayReview, Report, Review, Status};
+use super::model::{
+    Action, Change, Conflict, FailOn, Failure, ObjectChange, OverlayReview, Report, Review, Status,
+};
 
 /// Values in review tables and summaries are cut to this many characters.
 pub const VALUE_WIDTH: usize = 60;
@@ -34,12 +36,44 @@ pub fn review_totals(r: &Review) -> String {
         .iter()
         .map(|a| format!("{} {}", r.count(*a), a.as_str()))
         .collect();
-    format!(
+    let mut s = format!(
         "{n} overlay{}, {changed} changed: {}",
         if n == 1 { "" } else { "s" },
         parts.join(", ")
+    );
+    let broken = r.broken_before().len();
+    if broken > 0 {
+        let _ = write!(s, "; {broken} broken before this change");
+    }
+    s
+}
+
+/// The heading of the section of overlays broken before the change.
+pub fn broken_before_heading(r: &Review) -> String {
+    let n = r.broken_before().len();
+    let error = match r.fail_on {
+        FailOn::NewErrors => "not an error of this change",
+        FailOn::AnyError => "an error with --fail-on=any-error",
+    };
+    format!(
+        "{n} overlay{} broken before this change (the same failure at both sides; {error})",
+        if n == 1 { "" } else { "s" }
     )
 }
+
+/// A failure on one line, cut to [`FAILURE_WIDTH`] characters.
+pub fn failure_line(f: &Failure) -> String {
+    let line = f.one_line().replace('\n', " ");
+    if line.chars().count() > FAILURE_WIDTH {
+        let cut: String = line.chars().take(FAILURE_WIDTH - 1).collect();
+        format!("{cut}…")
+    } else {
+        line
+    }
+}
+
+/// Lines of the broken-before section are cut to this many characters.
+pub const FAILURE_WIDTH: usize = 240;
 
 /// What an overlay's status means, in words (`None` for a plain comparison).
 pub fn status_note(o: &OverlayReview) -> Option<String> {
@@ -52,10 +86,15 @@ pub fn status_note(o: &OverlayReview) -> Option<String> {
             "overlay removed (no kustomization at the head): every object is a deletion".into(),
         ),
         Status::BaseFailed(_) => Some(
-            "failed to render at the base and renders now: every object is shown as a creation"
+            "fixed by this change: it failed to render at the base and renders now; every object is shown as a creation"
                 .into(),
         ),
-        Status::HeadFailed(_) => Some("fails to render at the head".into()),
+        Status::HeadFailed(_) => {
+            Some("broken by this change: fails to render at the head".into())
+        }
+        Status::BrokenBefore(_) => Some(
+            "broken before this change: fails with the same diagnostic at both sides".into(),
+        ),
     }
 }
 

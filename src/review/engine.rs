@@ -17,7 +17,7 @@ use crate::fasthash::FastMap;
 use crate::fs::record::Recording;
 use crate::fs::{FileKind, Fs};
 use crate::render::RenderOptions;
-use crate::report::{Action, ObjectChange, OverlayReview, Review, Status};
+use crate::report::{Action, FailOn, Failure, ObjectChange, OverlayReview, Review, Status};
 use crate::resource::Resource;
 
 use super::compare;
@@ -45,6 +45,8 @@ pub struct ReviewOptions {
     pub jobs: usize,
     /// How an error is written into the report (the CLI's diagnostic text).
     pub describe: fn(&Error) -> String,
+    /// Which failures make the review an error (`--fail-on`).
+    pub fail_on: FailOn,
 }
 
 /// Renders and compares every overlay, `opts.jobs` at a time; the result keeps the overlays'
@@ -99,6 +101,7 @@ pub fn review(
         base: label(old, opts.base_kustomize),
         head: label(new, render.kustomize),
         overlays: done.into_iter().flatten().collect(),
+        fail_on: opts.fail_on,
     }
 }
 
@@ -251,11 +254,30 @@ fn one(
         }
     };
     if let Some(Err(e)) = &head {
-        return result(
-            Status::HeadFailed((opts.describe)(e)),
-            Vec::new(),
-            &warnings,
-        );
+        let at_head = failure(e, opts);
+        let Some(old_dir) = &overlay.old else {
+            return result(Status::HeadFailed(at_head), Vec::new(), &warnings);
+        };
+        // Nothing the head render asked about differs: the base fails the same way.
+        let same_reads = asked
+            .as_ref()
+            .is_some_and(|asked| asked.iter().all(|p| same.same(p, old.fs, new.fs)));
+        let broken_before = same_reads || {
+            let at_base = match base.take() {
+                Some(b) => b,
+                None => render_on(old.fs, old_dir, renders.base, &mut base_warnings),
+            };
+            at_base.is_err_and(|b| failure(&b, opts).same(&at_head))
+        };
+        if broken_before {
+            // Not the change's: neither is any warning.
+            return result(
+                Status::BrokenBefore(at_head),
+                Vec::new(),
+                &Warnings::default(),
+            );
+        }
+        return result(Status::HeadFailed(at_head), Vec::new(), &warnings);
     }
     let head = head.and_then(Result::ok);
     // Nothing the head render asked about differs: the base render is the same.
@@ -283,7 +305,7 @@ fn one(
         }
         (Some(Err(e)), Some(h)) => {
             let objects = compare::compare(&[], &h, kinds, opts.show_secrets);
-            result(Status::BaseFailed((opts.describe)(&e)), objects, &warnings)
+            result(Status::BaseFailed(failure(&e, opts)), objects, &warnings)
         }
         (None, Some(h)) => {
             let objects = compare::compare(&[], &h, kinds, opts.show_secrets);
@@ -294,6 +316,26 @@ fn one(
             result(Status::Removed, objects, &warnings)
         }
         (Some(Err(_)), None) | (None, None) => result(Status::Removed, Vec::new(), &warnings),
+    }
+}
+
+/// A failed render as the report shows it. Both sides name their files by their path in the
+/// working tree (the base's git file system reads a revision under the same paths), so the
+/// same failure at both sides has the same message and compares [`Failure::same`].
+fn failure(e: &Error, opts: &ReviewOptions) -> Failure {
+    let (file, line) = match &e.location {
+        Some(l) => (
+            Some(l.file.display.clone()),
+            Some(l.file.line_col(l.offset).0),
+        ),
+        None => (None, None),
+    };
+    Failure {
+        code: e.kind.code().to_string(),
+        message: e.message.lines().next().unwrap_or("").to_string(),
+        file,
+        line,
+        text: (opts.describe)(e),
     }
 }
 
@@ -314,5 +356,6 @@ pub fn review_objects(
             objects,
             warnings: Vec::new(),
         }],
+        fail_on: FailOn::default(),
     }
 }
