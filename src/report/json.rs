@@ -180,6 +180,10 @@ pub fn review(r: &Review, title: &str) -> String {
                 .filter(|x| x.action != Action::Unchanged)
                 .map(|x| {
                     let mut om = object_row(x);
+                    om.insert(
+                        "movedFrom".into(),
+                        x.moved_from.clone().map_or(Node::Null, Node::str),
+                    );
                     let changes = x
                         .changes
                         .iter()

@@ -241,6 +241,7 @@ fn review_row(o: &ObjectChange) -> String {
         cell.push(match o.action {
             Action::Create => "*new object*".into(),
             Action::Delete => "*deleted*".into(),
+            Action::Move => "*moved, unchanged*".into(),
             _ => String::new(),
         });
     }
@@ -298,7 +299,17 @@ pub fn review(r: &Review, title: &str, budget: usize) -> String {
         }
         return head;
     }
-    head.push_str("| Overlay | Create | Update | Rename | Delete | Unchanged | Note |\n|---|---:|---:|---:|---:|---:|---|\n");
+    let actions = r.actions();
+    head.push_str("| Overlay |");
+    for a in &actions {
+        let name = a.as_str();
+        let _ = write!(head, " {}{} |", name[..1].to_uppercase(), &name[1..]);
+    }
+    head.push_str(" Note |\n|---|");
+    for _ in &actions {
+        head.push_str("---:|");
+    }
+    head.push_str("---|\n");
     for o in &changed {
         let note = match &o.status {
             Status::HeadFailed(_) => "**error: broken by this change**",
@@ -308,7 +319,7 @@ pub fn review(r: &Review, title: &str, budget: usize) -> String {
             Status::Compared | Status::BrokenBefore(_) => "",
         };
         let _ = write!(head, "| {} ", code(&o.name));
-        for a in Action::REVIEWED {
+        for a in actions.iter().copied() {
             let _ = write!(head, "| {} ", o.count(a));
         }
         let _ = writeln!(head, "| {note} |");
@@ -472,6 +483,7 @@ mod tests {
                 name: format!("{name}-old"),
                 ..ObjectId::default()
             }),
+            moved_from: None,
             before,
             after,
             changes: vec![Change {
@@ -543,6 +555,7 @@ mod tests {
             status: Status::Compared,
             objects,
             warnings: Vec::new(),
+            moved_out: 0,
         }
     }
 

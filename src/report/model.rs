@@ -21,6 +21,10 @@ pub enum Action {
     /// A generated name whose hash suffix changed: shown as one object.
     Rename,
     Delete,
+    /// An object that one overlay rendered at the base and another renders at the head (a
+    /// directory that became part of a new root): one object, shown with its changes (review
+    /// only).
+    Move,
     /// The server-side apply would fail on ownership conflicts; nothing changes (live only).
     Conflict,
     Unchanged,
@@ -33,6 +37,7 @@ impl Action {
             Action::Update => "update",
             Action::Rename => "rename",
             Action::Delete => "delete",
+            Action::Move => "move",
             Action::Conflict => "conflict",
             Action::Unchanged => "unchanged",
         }
@@ -48,12 +53,14 @@ impl Action {
         Action::Unchanged,
     ];
 
-    /// The actions a review counts per overlay, in table order (a review has no conflicts).
-    pub const REVIEWED: [Action; 5] = [
+    /// The actions a review counts per overlay, in table order (a review has no conflicts;
+    /// `move` is a column only when something moved: [`Review::actions`]).
+    pub const REVIEWED: [Action; 6] = [
         Action::Create,
         Action::Update,
         Action::Rename,
         Action::Delete,
+        Action::Move,
         Action::Unchanged,
     ];
 }
@@ -143,6 +150,8 @@ pub struct ObjectChange {
     pub id: ObjectId,
     /// For a rename: the object it replaces.
     pub renamed_from: Option<ObjectId>,
+    /// For a move: the overlay that rendered it at the base.
+    pub moved_from: Option<String>,
     /// The old side as shown (YAML, masked; empty when absent).
     pub before: String,
     /// The new side as shown (YAML, masked; empty when absent).
@@ -167,6 +176,9 @@ impl ObjectChange {
         let mut s = self.id.display();
         if let Some(from) = &self.renamed_from {
             s.push_str(&format!(" (from {})", from.name));
+        }
+        if let Some(from) = &self.moved_from {
+            s.push_str(&format!(" (moved from {from})"));
         }
         s
     }
@@ -337,6 +349,9 @@ pub struct OverlayReview {
     pub status: Status,
     pub objects: Vec<ObjectChange>,
     pub warnings: Vec<String>,
+    /// Objects it rendered at the base that another overlay renders at the head (shown
+    /// there as moves, not here as deletions).
+    pub moved_out: usize,
 }
 
 impl OverlayReview {
@@ -346,7 +361,10 @@ impl OverlayReview {
 
     pub fn changed(&self) -> bool {
         self.objects.iter().any(|o| o.action != Action::Unchanged)
-            || matches!(self.status, Status::HeadFailed(_))
+            || matches!(
+                self.status,
+                Status::HeadFailed(_) | Status::Added | Status::Removed
+            )
     }
 
     /// Fails with the same diagnostic at both sides.
@@ -402,6 +420,16 @@ impl Review {
 
     pub fn count(&self, action: Action) -> usize {
         self.overlays.iter().map(|o| o.count(action)).sum()
+    }
+
+    /// The actions the tables and totals of the text formats count: [`Action::REVIEWED`],
+    /// `move` only when an object moved.
+    pub fn actions(&self) -> Vec<Action> {
+        let moved = self.count(Action::Move) > 0;
+        Action::REVIEWED
+            .into_iter()
+            .filter(|a| *a != Action::Move || moved)
+            .collect()
     }
 
     /// The overlays broken before this change.

@@ -42,11 +42,16 @@ pub fn review(r: &Review) -> String {
         .max()
         .unwrap_or(0)
         .max(7);
-    let _ = writeln!(
-        out,
-        "{:<width$}  create  update  rename  delete  unchanged",
-        "overlay"
-    );
+    let actions = r.actions();
+    let widths: Vec<usize> = actions
+        .iter()
+        .map(|a| a.as_str().len().max(6) + 2)
+        .collect();
+    let _ = write!(out, "{:<width$}", "overlay");
+    for (a, w) in actions.iter().zip(&widths) {
+        let _ = write!(out, "{:>w$}", a.as_str());
+    }
+    out.push('\n');
     for o in &r.overlays {
         let _ = write!(out, "{:<width$}", o.name);
         if o.no_changes() {
@@ -57,7 +62,7 @@ pub fn review(r: &Review) -> String {
             out.push_str("  broken before this change\n");
             continue;
         }
-        for (a, w) in Action::REVIEWED.iter().zip([8, 8, 8, 8, 11]) {
+        for (a, w) in actions.iter().zip(widths.iter().copied()) {
             let _ = write!(out, "{:>w$}", o.count(*a));
         }
         match &o.status {

@@ -32,7 +32,8 @@ pub fn live_totals(report: &Report) -> String {
 pub fn review_totals(r: &Review) -> String {
     let changed = r.overlays.iter().filter(|o| o.changed()).count();
     let n = r.overlays.len();
-    let parts: Vec<String> = Action::REVIEWED
+    let parts: Vec<String> = r
+        .actions()
         .iter()
         .map(|a| format!("{} {}", r.count(*a), a.as_str()))
         .collect();
@@ -79,9 +80,17 @@ pub const FAILURE_WIDTH: usize = 240;
 pub fn status_note(o: &OverlayReview) -> Option<String> {
     match &o.status {
         Status::Compared => None,
+        Status::Added if o.count(Action::Move) > 0 => Some(
+            "new overlay (no kustomization at the base): every object is a creation, or a move from the overlay that rendered it at the base"
+                .into(),
+        ),
         Status::Added => {
             Some("new overlay (no kustomization at the base): every object is a creation".into())
         }
+        Status::Removed if o.moved_out > 0 => Some(format!(
+            "overlay removed (no kustomization at the head): {} of its objects moved to another overlay (shown there as moves); the others are deletions",
+            o.moved_out
+        )),
         Status::Removed => Some(
             "overlay removed (no kustomization at the head): every object is a deletion".into(),
         ),

@@ -33,8 +33,10 @@ pub fn live_object(o: &ObjectChange) -> String {
 }
 
 /// A reviewed object's diff: `base/<overlay>/<file>` → `head/<overlay>/<file>`.
+/// A moved object's base side is named by the overlay it moved from.
 pub fn review_object(overlay: &str, o: &ObjectChange) -> String {
-    object_diff(o, &format!("base/{overlay}"), &format!("head/{overlay}"))
+    let from = o.moved_from.as_deref().unwrap_or(overlay);
+    object_diff(o, &format!("base/{from}"), &format!("head/{overlay}"))
 }
 
 /// A `diff -u -N` of two texts under two names, three lines of context.
@@ -147,6 +149,7 @@ mod tests {
                 name: "c".into(),
             },
             renamed_from: None,
+            moved_from: None,
             before: before.into(),
             after: after.into(),
             changes: Vec::new(),
