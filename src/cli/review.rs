@@ -152,7 +152,12 @@ fn describe(e: &Error) -> String {
 /// With `annotate`, each overlay broken by the change (and with `--fail-on=any-error`, each
 /// broken before it) is also a GitHub `::error` annotation on stderr, at its diagnostic's file
 /// and line.
-pub fn run(args: &DiffArgs, annotate: bool, warnings: &mut Warnings) -> Result<i32, Error> {
+pub fn run(
+    args: &DiffArgs,
+    errors: super::ErrorFormat,
+    warnings: &mut Warnings,
+) -> Result<i32, Error> {
+    let annotate = super::annotate(errors);
     if args.server_side
         || args.prune
         || args.selector.is_some()
@@ -238,9 +243,15 @@ pub fn run(args: &DiffArgs, annotate: bool, warnings: &mut Warnings) -> Result<i
     }
     let text = report::write_review(&review, format(args.format), &style(args));
     emit(&text, args.review.output.as_deref())?;
+    let mut err = std::io::stderr().lock();
     if annotate {
-        let mut err = std::io::stderr().lock();
         let _ = std::io::Write::write_all(&mut err, annotations(&review).as_bytes());
+    }
+    if args.review.all {
+        // What the review did, as the last line: the warnings before it.
+        super::print_warnings(&std::mem::take(warnings), errors);
+        let account = report::text::review_account(&review);
+        let _ = std::io::Write::write_all(&mut err, format!("ply diff: {account}\n").as_bytes());
     }
     Ok(review.exit_code())
 }

@@ -50,7 +50,7 @@ pub fn review_totals(r: &Review) -> String {
 }
 
 /// The heading of the section of overlays broken before the change.
-pub fn broken_before_heading(r: &Review) -> String {
+pub(crate) fn broken_before_heading(r: &Review) -> String {
     let n = r.broken_before().len();
     let error = match r.fail_on {
         FailOn::NewErrors => "not an error of this change",
@@ -63,7 +63,7 @@ pub fn broken_before_heading(r: &Review) -> String {
 }
 
 /// A failure on one line, cut to [`FAILURE_WIDTH`] characters.
-pub fn failure_line(f: &Failure) -> String {
+pub(crate) fn failure_line(f: &Failure) -> String {
     let line = f.one_line().replace('\n', " ");
     if line.chars().count() > FAILURE_WIDTH {
         let cut: String = line.chars().take(FAILURE_WIDTH - 1).collect();
@@ -73,8 +73,83 @@ pub fn failure_line(f: &Failure) -> String {
     }
 }
 
+/// What a set of failures were, by the diagnostic's kind, most first: `16 need \`ply
+/// fetch\`, 1 missing file` (`ply::remote`: a remote base or file not in the cache;
+/// `ply::not-found`: a missing file; any other kind by its code).
+pub(crate) fn failure_kinds<'a>(codes: impl Iterator<Item = &'a str>) -> String {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for c in codes {
+        let what = match c {
+            "ply::remote" => "need `ply fetch`",
+            "ply::not-found" => "missing file",
+            other => other,
+        };
+        match counts.iter_mut().find(|(w, _)| *w == what) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((what, 1)),
+        }
+    }
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let parts: Vec<String> = counts
+        .iter()
+        .map(|(what, n)| {
+            if *what == "missing file" && *n > 1 {
+                format!("{n} missing files")
+            } else {
+                format!("{n} {what}")
+            }
+        })
+        .collect();
+    parts.join(", ")
+}
+
+/// `48 rendered, 17 failed (16 need \`ply fetch\`, 1 missing file)`, or `48 rendered`.
+pub(crate) fn rendered_line(rendered: usize, failed: &[&str]) -> String {
+    if failed.is_empty() {
+        return format!("{rendered} rendered");
+    }
+    format!(
+        "{rendered} rendered, {} failed ({})",
+        failed.len(),
+        failure_kinds(failed.iter().copied())
+    )
+}
+
+/// A review's account of its overlays, for stderr: `65 overlays: 3 changed, 45 without
+/// changes, 17 broken before this change, 0 broken by it, 0 fixed by it (16 need \`ply
+/// fetch\`, 1 missing file)`; the kinds are those of the failures at the head.
+pub(crate) fn review_account(r: &Review) -> String {
+    let n = r.overlays.len();
+    let by = |f: fn(&Status) -> bool| r.overlays.iter().filter(|o| f(&o.status)).count();
+    let before = by(|s| matches!(s, Status::BrokenBefore(_)));
+    let broken = by(|s| matches!(s, Status::HeadFailed(_)));
+    let fixed = by(|s| matches!(s, Status::BaseFailed(_)));
+    let changed = r
+        .overlays
+        .iter()
+        .filter(|o| o.changed() && !matches!(o.status, Status::HeadFailed(_)))
+        .count();
+    let unchanged = r.overlays.iter().filter(|o| o.no_changes()).count();
+    let mut s = format!(
+        "{n} overlay{}: {changed} changed, {unchanged} without changes, {before} broken before this change, {broken} broken by it, {fixed} fixed by it",
+        if n == 1 { "" } else { "s" }
+    );
+    let failed: Vec<&str> = r
+        .overlays
+        .iter()
+        .filter_map(|o| match &o.status {
+            Status::BrokenBefore(f) | Status::HeadFailed(f) => Some(f.code.as_str()),
+            _ => None,
+        })
+        .collect();
+    if !failed.is_empty() {
+        let _ = write!(s, " ({})", failure_kinds(failed.into_iter()));
+    }
+    s
+}
+
 /// Lines of the broken-before section are cut to this many characters.
-pub const FAILURE_WIDTH: usize = 240;
+pub(crate) const FAILURE_WIDTH: usize = 240;
 
 /// What an overlay's status means, in words (`None` for a plain comparison).
 pub fn status_note(o: &OverlayReview) -> Option<String> {
@@ -213,5 +288,20 @@ mod tests {
         assert_eq!(short(Some(&long)).chars().count(), VALUE_WIDTH);
         assert_eq!(short(None), "(none)");
         assert_eq!(short(Some(&Node::str("a\nb"))), "a\\nb");
+    }
+
+    #[test]
+    fn rendered_lines_count_failures_by_kind() {
+        let mut codes = vec!["ply::remote"; 16];
+        codes.push("ply::not-found");
+        assert_eq!(
+            rendered_line(48, &codes),
+            "48 rendered, 17 failed (16 need `ply fetch`, 1 missing file)"
+        );
+        assert_eq!(rendered_line(3, &[]), "3 rendered");
+        assert_eq!(
+            rendered_line(0, &["ply::patch", "ply::not-found", "ply::not-found"]),
+            "0 rendered, 3 failed (2 missing files, 1 ply::patch)"
+        );
     }
 }

@@ -247,6 +247,13 @@ fn review_annotations_name_the_overlays_the_change_breaks() {
             Some(line) => assert_eq!(errors, [line.trim_end()], "{case} {extra:?}"),
             None => assert!(errors.is_empty(), "{case} {extra:?}: {stderr}"),
         }
+        // `--all` ends with what the review did.
+        let account = if case == "broken-before-readme" {
+            "ply diff: 2 overlays: 0 changed, 1 without changes, 1 broken before this change, 0 broken by it, 0 fixed by it (1 missing file)"
+        } else {
+            "ply diff: 1 overlay: 0 changed, 0 without changes, 0 broken before this change, 1 broken by it, 0 fixed by it (1 missing file)"
+        };
+        assert_eq!(stderr.lines().last(), Some(account), "{case} {extra:?}");
         let _ = std::fs::remove_dir_all(&repo);
     }
 }
