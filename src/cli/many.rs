@@ -236,23 +236,22 @@ pub(crate) struct Tally {
 
 impl Tally {
     /// The account for stderr: one line per failure, its kustomization and first diagnostic
-    /// (`error: apps/x: ply::not-found: 'a.yaml' does not exist (apps/x/kustomization.yaml:3)`;
+    /// (`error: apps/x: ply::not-found (apps/x/kustomization.yaml:3): 'a.yaml' does not exist`;
     /// with `--error-format github|json`, each failure in that format), then the last line
     /// `48 rendered, 17 failed (16 need \`ply fetch\`, 1 missing file)`.
     pub(crate) fn account(&self, format: super::ErrorFormat) -> String {
         let mut out = String::new();
         for (name, e) in &self.failed {
             if format == super::ErrorFormat::Human {
-                let mut line = format!(
-                    "error: {name}: {}: {}",
+                let place = match &e.location {
+                    Some(l) => format!(" ({}:{})", l.file.display, l.file.line_col(l.offset).0),
+                    None => String::new(),
+                };
+                out.push_str(&format!(
+                    "error: {name}: {}{place}: {}",
                     e.kind.code(),
                     e.message.lines().next().unwrap_or("")
-                );
-                if let Some(l) = &e.location {
-                    let (row, _) = l.file.line_col(l.offset);
-                    line.push_str(&format!(" ({}:{row})", l.file.display));
-                }
-                out.push_str(&line);
+                ));
                 out.push('\n');
             } else {
                 out.push_str(&super::error_format::error(e, format));

@@ -299,16 +299,15 @@ impl Failure {
         self.code == other.code && self.message == other.message
     }
 
-    /// `ply::not-found: 'x.yaml' does not exist (a/kustomization.yaml:8)`.
+    /// `ply::not-found (a/kustomization.yaml:8): 'x.yaml' does not exist`: the place before
+    /// the message, so that a long message cut short keeps it.
     pub fn one_line(&self) -> String {
-        let mut s = format!("{}: {}", self.code, self.message);
-        if let Some(f) = &self.file {
-            match self.line {
-                Some(l) => s.push_str(&format!(" ({f}:{l})")),
-                None => s.push_str(&format!(" ({f})")),
-            }
-        }
-        s
+        let place = match (&self.file, self.line) {
+            (Some(f), Some(l)) => format!(" ({f}:{l})"),
+            (Some(f), None) => format!(" ({f})"),
+            _ => String::new(),
+        };
+        format!("{}{place}: {}", self.code, self.message)
     }
 }
 

@@ -341,14 +341,13 @@ fn render_all_accounts_for_every_root_and_lists_them() {
         "{stderr}"
     );
     assert!(
-        stderr.contains("error: missing: ply::not-found: 'gone.yaml' named under `resources` does not exist: no file or directory at 'missing/gone.yaml' (missing/kustomization.yaml:3)\n"),
+        stderr.contains("error: missing: ply::not-found (missing/kustomization.yaml:3): 'gone.yaml' named under `resources` does not exist: no file or directory at 'missing/gone.yaml'\n"),
         "{stderr}"
     );
     assert!(
         lines
             .iter()
-            .any(|l| l.starts_with("error: remote: ply::remote: ")
-                && l.ends_with("(remote/kustomization.yaml:2)")),
+            .any(|l| l.starts_with("error: remote: ply::remote (remote/kustomization.yaml:2): ")),
         "{stderr}"
     );
     assert!(!stderr.contains("as well"), "{stderr}");

@@ -513,7 +513,7 @@ fn changed_only_renders_no_overlay_whose_files_did_not_change() {
     );
     assert!(
         all.contains("broken   broken before this change\n")
-            && all.contains("  broken: ply::yaml: "),
+            && all.contains("  broken: ply::yaml (broken/bad.yaml:2): "),
         "{all}"
     );
     let (code, only, _) = run(&["--changed-only"]);
