@@ -439,3 +439,85 @@ impl Review {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failure(code: &str, message: &str, line: usize) -> Failure {
+        Failure {
+            code: code.into(),
+            message: message.into(),
+            file: Some("a/kustomization.yaml".into()),
+            line: Some(line),
+            text: format!("{code}\n  x {message}\n  at line {line}\n"),
+        }
+    }
+
+    fn overlay(status: Status) -> OverlayReview {
+        OverlayReview {
+            name: "a".into(),
+            status,
+            objects: Vec::new(),
+            warnings: Vec::new(),
+            moved_out: 0,
+        }
+    }
+
+    #[test]
+    fn the_same_failure_is_the_same_kind_and_message_wherever_it_points() {
+        let base = failure("ply::not-found", "'x.yaml' does not exist", 8);
+        assert!(base.same(&failure("ply::not-found", "'x.yaml' does not exist", 12)));
+        assert!(!base.same(&failure("ply::not-found", "'y.yaml' does not exist", 8)));
+        assert!(!base.same(&failure("ply::remote", "'x.yaml' does not exist", 8)));
+        assert_eq!(
+            base.one_line(),
+            "ply::not-found (a/kustomization.yaml:8): 'x.yaml' does not exist"
+        );
+    }
+
+    #[test]
+    fn only_failures_the_change_brings_are_errors_unless_any_error() {
+        let f = failure("ply::not-found", "gone", 1);
+        let review = |status: Status, fail_on: FailOn| Review {
+            base: "b".into(),
+            head: "h".into(),
+            overlays: vec![overlay(status)],
+            fail_on,
+        };
+        let cases = [
+            (Status::BrokenBefore(f.clone()), FailOn::NewErrors, 0),
+            (Status::BrokenBefore(f.clone()), FailOn::AnyError, 2),
+            (Status::HeadFailed(f.clone()), FailOn::NewErrors, 2),
+            (Status::HeadFailed(f.clone()), FailOn::AnyError, 2),
+            (Status::Compared, FailOn::AnyError, 0),
+        ];
+        for (status, fail_on, code) in cases {
+            assert_eq!(
+                review(status.clone(), fail_on).exit_code(),
+                code,
+                "{status:?} {fail_on:?}"
+            );
+        }
+        // Fixed by the change: its objects are creations, a change.
+        let mut fixed = overlay(Status::BaseFailed(f));
+        fixed.objects.push(ObjectChange {
+            action: Action::Create,
+            id: ObjectId::default(),
+            renamed_from: None,
+            moved_from: None,
+            before: String::new(),
+            after: "a: 1\n".into(),
+            changes: Vec::new(),
+            conflicts: Vec::new(),
+            predicted: None,
+        });
+        let r = Review {
+            base: "b".into(),
+            head: "h".into(),
+            overlays: vec![fixed],
+            fail_on: FailOn::AnyError,
+        };
+        assert_eq!(r.exit_code(), 1);
+    }
+}
