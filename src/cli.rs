@@ -13,9 +13,9 @@ mod build_flags;
 mod error_format;
 mod many;
 mod review;
-pub use about::Shell;
-pub use build_flags::BuildFlags;
-pub use error_format::ErrorFormat;
+pub(crate) use about::Shell;
+pub(crate) use build_flags::BuildFlags;
+pub(crate) use error_format::ErrorFormat;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -25,7 +25,7 @@ pub use error_format::ErrorFormat;
     after_help = "Exit status: 0 success; 1 failure or a wrong command line (for `ply diff`: 1 changes, 2 errors). `ply COMMAND --help` says more.",
     propagate_version = true
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     pub command: Command,
     /// How errors and warnings are printed on stderr: human (a report with the source),
@@ -35,7 +35,7 @@ pub struct Cli {
 }
 
 #[derive(Subcommand, Debug)]
-pub enum Command {
+pub(crate) enum Command {
     /// Build a kustomization directory into multi-document YAML (like `kustomize build`).
     #[command(
         visible_alias = "build",
@@ -76,7 +76,7 @@ pub enum Command {
 }
 
 #[derive(clap::Args, Debug)]
-pub struct FetchArgs {
+pub(crate) struct FetchArgs {
     /// The kustomization directory (its `ply.lock` is written there).
     #[arg(default_value = ".")]
     pub dir: PathBuf,
@@ -118,7 +118,7 @@ impl From<LoadRestrictor> for crate::fs::Restrictor {
 /// `--kustomize-version` (or `PLY_KUSTOMIZE_VERSION`): the kustomize release to render as,
 /// a flag of `ply render`, `ply diff` and `ply fetch`.
 #[derive(clap::Args, Debug, Clone, Default)]
-pub struct VersionFlag {
+pub(crate) struct VersionFlag {
     /// The kustomize release whose output to match: 5.8.1 (kubectl 1.36 and 1.37, Argo CD,
     /// Flux) or 5.5.0 (kubectl 1.32 and 1.33).
     #[arg(
@@ -132,7 +132,7 @@ pub struct VersionFlag {
 
 impl VersionFlag {
     /// The version asked for, or the default.
-    pub fn version(&self) -> crate::render::KustomizeVersion {
+    pub(crate) fn version(&self) -> crate::render::KustomizeVersion {
         self.kustomize_version.unwrap_or_default()
     }
 }
@@ -160,7 +160,7 @@ pub(crate) fn diff_render_options(
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Reorder {
+pub(crate) enum Reorder {
     /// kustomize's legacy kind order (Namespaces first, webhooks last).
     Legacy,
     /// Keep the order in which resources were read.
@@ -168,7 +168,7 @@ pub enum Reorder {
 }
 
 #[derive(clap::Args, Debug)]
-pub struct RenderArgs {
+pub(crate) struct RenderArgs {
     /// The kustomization directory. Several (or --all) render in one run, on every core, each
     /// shared file parsed once; they need --output-dir OUT, and each goes to the one file
     /// OUT/<DIR>.yaml (OUT/root.yaml for `.`), byte for byte what `ply render DIR` prints.
@@ -239,7 +239,7 @@ pub struct RenderArgs {
 }
 
 #[derive(clap::Args, Debug)]
-pub struct PatchArgs {
+pub(crate) struct PatchArgs {
     /// The object(s) to patch (YAML or JSON; `-` reads stdin). With --last-applied and
     /// --desired: the live object.
     #[arg(conflicts_with = "filename")]
@@ -301,26 +301,26 @@ pub struct PatchArgs {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum PatchType {
+pub(crate) enum PatchType {
     Strategic,
     Merge,
     Json,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum PatchOutput {
+pub(crate) enum PatchOutput {
     Yaml,
     Json,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum DialectArg {
+pub(crate) enum DialectArg {
     Kubectl,
     Kustomize,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum DiffFormat {
+pub(crate) enum DiffFormat {
     Unified,
     Summary,
     Json,
@@ -328,14 +328,14 @@ pub enum DiffFormat {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ColorChoice {
+pub(crate) enum ColorChoice {
     Auto,
     Always,
     Never,
 }
 
 #[derive(clap::Args, Debug)]
-pub struct DiffArgs {
+pub(crate) struct DiffArgs {
     /// With --live: DESIRED, a kustomization directory (rendered as `ply render` renders it),
     /// a YAML or JSON file, or `-` for stdin. With --base: the kustomization directories to
     /// compare (globs allowed). Otherwise: OLD NEW, two kustomization directories or rendered
@@ -487,7 +487,7 @@ fn print_warnings(warnings: &Warnings, format: ErrorFormat) {
 /// Renders an error once, with miette, on stderr: colours and Unicode on a terminal (unless
 /// `NO_COLOR` is set), otherwise plain ASCII at a fixed width, so that logs and the golden
 /// tests see the same text on every machine.
-pub fn report(e: Error, show: crate::snippet::ShowOptions) {
+pub(crate) fn report(e: Error, show: crate::snippet::ShowOptions) {
     use std::io::IsTerminal;
     let fancy = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let _ = write!(

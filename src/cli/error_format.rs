@@ -9,7 +9,7 @@ use crate::yaml::json::{JsonStyle, to_json};
 
 /// How diagnostics are printed on stderr.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum ErrorFormat {
+pub(crate) enum ErrorFormat {
     /// miette's report with the source snippet.
     #[default]
     Human,
@@ -138,7 +138,7 @@ fn json_line(
 }
 
 /// An error, and each related diagnostic after it, in `format` (not `Human`).
-pub fn error(e: &Error, format: ErrorFormat) -> String {
+pub(super) fn error(e: &Error, format: ErrorFormat) -> String {
     let mut out = String::new();
     for (i, d) in std::iter::once(e).chain(e.related.iter()).enumerate() {
         let p = place(d);
@@ -185,7 +185,7 @@ pub(crate) fn annotation(
 }
 
 /// A warning in `format` (not `Human`).
-pub fn warning(w: &str, format: ErrorFormat) -> String {
+pub(super) fn warning(w: &str, format: ErrorFormat) -> String {
     let (p, rest) = split_warning(w);
     match format {
         ErrorFormat::Github => github_line("warning", p.as_ref(), None, rest),

@@ -13,7 +13,7 @@ use crate::render::{Reading, RenderOptions, Rendered};
 
 /// How each kustomization's output is laid out under OUT.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Layout {
+pub(super) enum Layout {
     /// One file, OUT/<DIR>.yaml (OUT/root.yaml for the current directory).
     OneFile,
     /// One file per resource in OUT/<DIR>/ (OUT itself for the current directory).
@@ -27,7 +27,7 @@ const ROOT_NAME: &str = "root.yaml";
 /// with where under `out` its output goes. Two kustomizations whose outputs would be the same
 /// path, or one a file where the other needs a directory, are a usage error before anything
 /// renders.
-pub fn kustomizations(
+pub(super) fn kustomizations(
     dirs: &[PathBuf],
     all: bool,
     out: &Path,
@@ -167,7 +167,7 @@ fn relative_name(cwd: &Path, dir: &Path) -> PathBuf {
 /// core (docs/performance.md, "Renders at once"). Every failure is kept, with its
 /// kustomization ([`Tally`]). The last command of a process: it leaves the last renders and the
 /// shared parses for the process's end to reclaim.
-pub(crate) fn render_all(
+pub(super) fn render_all(
     planned: &[(PathBuf, Target)],
     opts: &RenderOptions,
     warnings: &mut Warnings,

@@ -14,7 +14,7 @@ use super::{ColorChoice, DiffArgs, DiffFormat};
 
 /// Flags of `ply diff` for comparing two renders.
 #[derive(clap::Args, Debug)]
-pub struct ReviewArgs {
+pub(crate) struct ReviewArgs {
     /// Compare with the git revision REF: with the merge base of REF and the head (as
     /// `git diff REF...HEAD`), or REF itself with --base-exact. Read from the repository,
     /// without a checkout.
@@ -68,7 +68,7 @@ pub struct ReviewArgs {
 
 /// `--fail-on`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum FailOnArg {
+pub(crate) enum FailOnArg {
     /// Only overlays broken by the change.
     NewErrors,
     /// Also overlays broken before the change.
@@ -76,7 +76,7 @@ pub enum FailOnArg {
 }
 
 /// Refuses render-to-render flags in the live mode.
-pub fn refuse_review_flags(args: &DiffArgs) -> Result<(), Error> {
+pub(super) fn refuse_review_flags(args: &DiffArgs) -> Result<(), Error> {
     let r = &args.review;
     if r.base.is_some()
         || r.all
@@ -96,7 +96,7 @@ fn usage(m: &str) -> Error {
 }
 
 /// Whether the unified diff is coloured.
-pub fn color(choice: ColorChoice, to_file: bool) -> bool {
+pub(super) fn color(choice: ColorChoice, to_file: bool) -> bool {
     use std::io::IsTerminal;
     match choice {
         ColorChoice::Always => true,
@@ -110,7 +110,7 @@ pub fn color(choice: ColorChoice, to_file: bool) -> bool {
 }
 
 /// The report's format.
-pub fn format(f: DiffFormat) -> Format {
+pub(super) fn format(f: DiffFormat) -> Format {
     match f {
         DiffFormat::Unified => Format::Unified,
         DiffFormat::Summary => Format::Summary,
@@ -120,7 +120,7 @@ pub fn format(f: DiffFormat) -> Format {
 }
 
 /// How the report is written: colours (unified, on a terminal), a review's title and budget.
-pub fn style(args: &DiffArgs) -> Style {
+pub(super) fn style(args: &DiffArgs) -> Style {
     let r = &args.review;
     Style {
         color: color(args.color, r.output.is_some()),
@@ -131,7 +131,7 @@ pub fn style(args: &DiffArgs) -> Style {
 
 /// Writes the report to `output` (atomically) or stdout. A closed stdout (`| head`) is not an
 /// error: the exit status stays the diff's.
-pub fn emit(text: &str, output: Option<&Path>) -> Result<(), Error> {
+pub(super) fn emit(text: &str, output: Option<&Path>) -> Result<(), Error> {
     use std::io::Write;
     if let Some(path) = output {
         return crate::output::write_atomic(path, text.as_bytes());
@@ -152,7 +152,7 @@ fn describe(e: &Error) -> String {
 /// With `annotate`, each overlay broken by the change (and with `--fail-on=any-error`, each
 /// broken before it) is also a GitHub `::error` annotation on stderr, at its diagnostic's file
 /// and line.
-pub fn run(
+pub(super) fn run(
     args: &DiffArgs,
     errors: super::ErrorFormat,
     warnings: &mut Warnings,

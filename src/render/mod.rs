@@ -21,8 +21,8 @@ mod options;
 mod parse;
 mod patches;
 mod plugins;
-pub mod reads;
-pub mod roots;
+pub(crate) mod reads;
+pub(crate) mod roots;
 mod shared;
 mod steps;
 

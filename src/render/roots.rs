@@ -11,7 +11,7 @@ use crate::fs::{FileKind, Fs};
 use crate::kustomization::load::{COMPONENT_KIND, FILE_NAMES};
 
 /// The directories of `files` that hold a kustomization file.
-pub fn kustomization_dirs(files: &[PathBuf]) -> BTreeSet<PathBuf> {
+pub(crate) fn kustomization_dirs(files: &[PathBuf]) -> BTreeSet<PathBuf> {
     files
         .iter()
         .filter(|f| {
@@ -47,7 +47,11 @@ fn declares_component(fs: &dyn Fs, dir: &Path) -> bool {
 /// what anything deploys. One that cannot be loaded is a root (rendering it reports
 /// why), unless its file still says `kind: Component` ([`declares_component`]).
 /// Kustomizations are loaded through `shared`, when given, for the renders to reuse.
-pub fn roots(fs: &dyn Fs, dirs: &BTreeSet<PathBuf>, shared: Option<&Shared>) -> BTreeSet<PathBuf> {
+pub(crate) fn roots(
+    fs: &dyn Fs,
+    dirs: &BTreeSet<PathBuf>,
+    shared: Option<&Shared>,
+) -> BTreeSet<PathBuf> {
     let mut included: BTreeSet<PathBuf> = BTreeSet::new();
     let mut components: BTreeSet<PathBuf> = BTreeSet::new();
     let mut warnings = Warnings::default();

@@ -116,7 +116,7 @@ pub fn live(report: &Report) -> String {
 
 /// A review (`schemaVersion` 2: an overlay without changes is `unchanged` with
 /// `totals: null`).
-pub fn review(r: &Review, title: &str) -> String {
+pub(crate) fn review(r: &Review, title: &str) -> String {
     let mut root = Map::default();
     root.insert("schemaVersion".into(), Node::Int(2));
     root.insert("title".into(), Node::str(title));

@@ -16,13 +16,13 @@ use super::text::{
 use super::unified::{live_object, review_object};
 
 /// A live report stays below this many characters (GitHub's comment limit is 65,536).
-pub const MARKDOWN_LIMIT: usize = 65_000;
+pub(crate) const MARKDOWN_LIMIT: usize = 65_000;
 
 /// The default size budget of a review, in characters.
-pub const DEFAULT_BUDGET: usize = 65_000;
+pub(crate) const DEFAULT_BUDGET: usize = 65_000;
 
 /// Inline code for a table cell: backticks that hold, pipes escaped.
-pub fn code(s: &str) -> String {
+pub(crate) fn code(s: &str) -> String {
     let s = s.replace('|', "\\|");
     if s.contains('`') {
         format!("`` {s} ``")
@@ -33,7 +33,7 @@ pub fn code(s: &str) -> String {
 
 /// A backtick fence longer than any run of backticks in the body (a diff line can open with a
 /// space or a sign before a fence of its own).
-pub fn fence_for(body: &str) -> String {
+pub(crate) fn fence_for(body: &str) -> String {
     let mut longest = 0;
     let mut run = 0;
     for c in body.chars() {
@@ -47,14 +47,14 @@ pub fn fence_for(body: &str) -> String {
     "`".repeat(longest.max(2) + 1)
 }
 
-pub fn html_escape(s: &str) -> String {
+pub(crate) fn html_escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
 }
 
 /// The hidden marker a CI job finds its own review comment by.
-pub fn marker(title: &str) -> String {
+pub(crate) fn marker(title: &str) -> String {
     format!("<!-- ply-diff: {} -->", title.replace("--", "- -"))
 }
 
@@ -141,7 +141,7 @@ fn live_details(o: &ObjectChange, room: Option<usize>) -> String {
 }
 
 /// A live report, under [`MARKDOWN_LIMIT`].
-pub fn live(report: &Report) -> String {
+pub(crate) fn live(report: &Report) -> String {
     let mode = if report.server_side {
         "server-side apply"
     } else {
@@ -262,7 +262,7 @@ fn review_details(overlay: &str, o: &ObjectChange) -> String {
 /// come; rows and then diffs are given room in turns across overlays — first creations,
 /// deletions and updates, then renames whose content alone changed — and a note says what was
 /// left out.
-pub fn review(r: &Review, title: &str, budget: usize) -> String {
+pub(crate) fn review(r: &Review, title: &str, budget: usize) -> String {
     let mut head = format!("{}\n### {}\n\n", marker(title), title);
     let _ = write!(
         head,

@@ -7,21 +7,19 @@
 //! A new output format is one new file here, one [`Format`] variant and its two arms below
 //! (and the CLI's `--format` value that names it).
 
-pub mod json;
-pub mod markdown;
-pub mod model;
-pub mod summary;
-pub mod text;
-pub mod unified;
+pub(crate) mod json;
+pub(crate) mod markdown;
+pub(crate) mod model;
+pub(crate) mod summary;
+pub(crate) mod text;
+pub(crate) mod unified;
 
-pub use model::{
-    Action, Change, Conflict, FailOn, Failure, Manager, OFFLINE_NOTE, ObjectChange, ObjectId,
-    OverlayReview, Report, Review, Status, conflict_message, print_manager,
-};
+pub use model::{Action, Conflict, Manager, OFFLINE_NOTE, ObjectChange, ObjectId, Report};
+pub(crate) use model::{Change, FailOn, Failure, OverlayReview, Review, Status};
 
 /// An output format (`--format`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     Unified,
     Summary,
     Json,
@@ -30,7 +28,7 @@ pub enum Format {
 
 /// How a report is written, beyond its format.
 #[derive(Clone, Debug)]
-pub struct Style {
+pub(crate) struct Style {
     /// ANSI colours in unified diffs.
     pub color: bool,
     /// A review's title (Markdown heading and hidden marker, JSON `title`).
@@ -50,7 +48,7 @@ impl Default for Style {
 }
 
 /// A live report as text.
-pub fn write_live(report: &Report, format: Format, style: &Style) -> String {
+pub(crate) fn write_live(report: &Report, format: Format, style: &Style) -> String {
     match format {
         Format::Unified => unified::live(report, style.color),
         Format::Summary => summary::live(report),
@@ -60,7 +58,7 @@ pub fn write_live(report: &Report, format: Format, style: &Style) -> String {
 }
 
 /// A review as text.
-pub fn write_review(review: &Review, format: Format, style: &Style) -> String {
+pub(crate) fn write_review(review: &Review, format: Format, style: &Style) -> String {
     match format {
         Format::Unified => unified::review(review, style.color),
         Format::Summary => summary::review(review),

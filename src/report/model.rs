@@ -228,7 +228,7 @@ impl Report {
 }
 
 /// apimachinery's conflict message (`internal/conflict.go`, `NewConflictError`).
-pub fn conflict_message(conflicts: &[Conflict]) -> String {
+pub(crate) fn conflict_message(conflicts: &[Conflict]) -> String {
     let n = conflicts.len();
     let mut managers: Vec<String> = Vec::new();
     for c in conflicts {
@@ -263,7 +263,7 @@ pub fn conflict_message(conflicts: &[Conflict]) -> String {
 }
 
 /// `printManager` of apimachinery's `internal/conflict.go`.
-pub fn print_manager(m: &Manager) -> String {
+pub(crate) fn print_manager(m: &Manager) -> String {
     let mut s = format!("{:?}", m.name);
     if !m.subresource.is_empty() {
         s.push_str(&format!(" with subresource {:?}", m.subresource));
@@ -279,7 +279,7 @@ pub fn print_manager(m: &Manager) -> String {
 /// A render that failed, as a review reports it: the diagnostic's kind and headline (what
 /// decides whether two failures are the same), where it points, and its full text.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub struct Failure {
+pub(crate) struct Failure {
     /// The diagnostic's code (`ply::not-found`).
     pub code: String,
     /// Its message, one line. Paths in it are named as in the working tree on both sides
@@ -295,13 +295,13 @@ pub struct Failure {
 impl Failure {
     /// The same diagnostic: the same kind and message. Where it points (the line moves when
     /// lines above it change) and the source excerpt are not compared.
-    pub fn same(&self, other: &Failure) -> bool {
+    pub(crate) fn same(&self, other: &Failure) -> bool {
         self.code == other.code && self.message == other.message
     }
 
     /// `ply::not-found (a/kustomization.yaml:8): 'x.yaml' does not exist`: the place before
     /// the message, so that a long message cut short keeps it.
-    pub fn one_line(&self) -> String {
+    pub(crate) fn one_line(&self) -> String {
         let place = match (&self.file, self.line) {
             (Some(f), Some(l)) => format!(" ({f}:{l})"),
             (Some(f), None) => format!(" ({f})"),
@@ -313,7 +313,7 @@ impl Failure {
 
 /// How an overlay of a review came out.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Status {
+pub(crate) enum Status {
     /// Rendered on both sides.
     Compared,
     /// No kustomization at the base: every object is a creation.
@@ -333,7 +333,7 @@ pub enum Status {
 
 /// Which failures make a review an error (`--fail-on`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum FailOn {
+pub(crate) enum FailOn {
     /// Only overlays broken by the change.
     #[default]
     NewErrors,
@@ -343,7 +343,7 @@ pub enum FailOn {
 
 /// The comparison of one overlay.
 #[derive(Clone, Debug)]
-pub struct OverlayReview {
+pub(crate) struct OverlayReview {
     pub name: String,
     pub status: Status,
     pub objects: Vec<ObjectChange>,
@@ -354,11 +354,11 @@ pub struct OverlayReview {
 }
 
 impl OverlayReview {
-    pub fn count(&self, action: Action) -> usize {
+    pub(crate) fn count(&self, action: Action) -> usize {
         self.objects.iter().filter(|o| o.action == action).count()
     }
 
-    pub fn changed(&self) -> bool {
+    pub(crate) fn changed(&self) -> bool {
         self.objects.iter().any(|o| o.action != Action::Unchanged)
             || matches!(
                 self.status,
@@ -367,7 +367,7 @@ impl OverlayReview {
     }
 
     /// Fails with the same diagnostic at both sides.
-    pub fn broken_before(&self) -> Option<&Failure> {
+    pub(crate) fn broken_before(&self) -> Option<&Failure> {
         match &self.status {
             Status::BrokenBefore(f) => Some(f),
             _ => None,
@@ -376,12 +376,12 @@ impl OverlayReview {
 
     /// Compared without a change: reported by name only. Its objects are not counted: with
     /// `--changed-only` it may not have been rendered at all.
-    pub fn no_changes(&self) -> bool {
+    pub(crate) fn no_changes(&self) -> bool {
         self.status == Status::Compared && !self.changed()
     }
 
     /// Its failure, at the head (broken before or by the change) or at the base (fixed).
-    pub fn failure(&self) -> Option<&Failure> {
+    pub(crate) fn failure(&self) -> Option<&Failure> {
         match &self.status {
             Status::BaseFailed(f) | Status::HeadFailed(f) | Status::BrokenBefore(f) => Some(f),
             _ => None,
@@ -391,7 +391,7 @@ impl OverlayReview {
 
 /// The outcome of a review: every overlay compared between a base and a head.
 #[derive(Clone, Debug)]
-pub struct Review {
+pub(crate) struct Review {
     pub base: String,
     pub head: String,
     pub overlays: Vec<OverlayReview>,
@@ -402,7 +402,7 @@ pub struct Review {
 impl Review {
     /// 0 no change, 1 changes (an overlay fixed by the change included), 2 an overlay broken
     /// by the change (with [`FailOn::AnyError`], also one broken before it).
-    pub fn exit_code(&self) -> i32 {
+    pub(crate) fn exit_code(&self) -> i32 {
         let strict = self.fail_on == FailOn::AnyError;
         if self.overlays.iter().any(|o| match o.status {
             Status::HeadFailed(_) => true,
@@ -417,13 +417,13 @@ impl Review {
         }
     }
 
-    pub fn count(&self, action: Action) -> usize {
+    pub(crate) fn count(&self, action: Action) -> usize {
         self.overlays.iter().map(|o| o.count(action)).sum()
     }
 
     /// The actions the tables and totals of the text formats count: [`Action::REVIEWED`],
     /// `move` only when an object moved.
-    pub fn actions(&self) -> Vec<Action> {
+    pub(crate) fn actions(&self) -> Vec<Action> {
         let moved = self.count(Action::Move) > 0;
         Action::REVIEWED
             .into_iter()
@@ -432,7 +432,7 @@ impl Review {
     }
 
     /// The overlays broken before this change.
-    pub fn broken_before(&self) -> Vec<(&str, &Failure)> {
+    pub(crate) fn broken_before(&self) -> Vec<(&str, &Failure)> {
         self.overlays
             .iter()
             .filter_map(|o| o.broken_before().map(|f| (o.name.as_str(), f)))

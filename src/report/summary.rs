@@ -12,7 +12,7 @@ use super::text::{
 };
 
 /// A live report.
-pub fn live(report: &Report) -> String {
+pub(crate) fn live(report: &Report) -> String {
     let mut out = String::new();
     for o in &report.objects {
         let _ = write!(out, "{:<10} {}", o.action.as_str(), o.title());
@@ -33,7 +33,7 @@ pub fn live(report: &Report) -> String {
 }
 
 /// A review.
-pub fn review(r: &Review) -> String {
+pub(crate) fn review(r: &Review) -> String {
     let mut out = format!("ply diff: base {} → head {}\n\n", r.base, r.head);
     let width = r
         .overlays

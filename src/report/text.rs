@@ -12,10 +12,10 @@ use super::model::{
 };
 
 /// Values in review tables and summaries are cut to this many characters.
-pub const VALUE_WIDTH: usize = 60;
+pub(crate) const VALUE_WIDTH: usize = 60;
 
 /// `3 objects: 1 create, 1 update, …` (a live report: every action, conflicts included).
-pub fn live_totals(report: &Report) -> String {
+pub(crate) fn live_totals(report: &Report) -> String {
     let n = report.objects.len();
     let parts: Vec<String> = Action::ALL
         .iter()
@@ -29,7 +29,7 @@ pub fn live_totals(report: &Report) -> String {
 }
 
 /// `1 overlay, 1 changed: 0 create, …` (a review: overlays, then objects per action).
-pub fn review_totals(r: &Review) -> String {
+pub(crate) fn review_totals(r: &Review) -> String {
     let changed = r.overlays.iter().filter(|o| o.changed()).count();
     let n = r.overlays.len();
     let parts: Vec<String> = r
@@ -152,7 +152,7 @@ pub(crate) fn review_account(r: &Review) -> String {
 pub(crate) const FAILURE_WIDTH: usize = 240;
 
 /// What an overlay's status means, in words (`None` for a plain comparison).
-pub fn status_note(o: &OverlayReview) -> Option<String> {
+pub(crate) fn status_note(o: &OverlayReview) -> Option<String> {
     match &o.status {
         Status::Compared => None,
         Status::Added if o.count(Action::Move) > 0 => Some(
@@ -184,7 +184,7 @@ pub fn status_note(o: &OverlayReview) -> Option<String> {
 
 /// A value as one short line: scalars as text, the rest as compact JSON, cut to
 /// [`VALUE_WIDTH`].
-pub fn short(v: Option<&Node>) -> String {
+pub(crate) fn short(v: Option<&Node>) -> String {
     let text = match v {
         None => return "(none)".into(),
         Some(n) => match n.scalar_text() {
@@ -202,7 +202,7 @@ pub fn short(v: Option<&Node>) -> String {
 }
 
 /// `.data.LOG_LEVEL: info → debug`.
-pub fn change_line(c: &Change) -> String {
+pub(crate) fn change_line(c: &Change) -> String {
     format!(
         "{}: {} → {}",
         c.path,
@@ -212,13 +212,13 @@ pub fn change_line(c: &Change) -> String {
 }
 
 /// `.spec.replicas (owned by "kube-controller-manager")`.
-pub fn owned_path(c: &Conflict) -> String {
+pub(crate) fn owned_path(c: &Conflict) -> String {
     format!("{} (owned by {:?})", c.path, c.manager.name)
 }
 
 /// A conflict block in plain text: the message, each field with its owner and both values,
 /// and the ways out.
-pub fn conflict_text(o: &ObjectChange) -> String {
+pub(crate) fn conflict_text(o: &ObjectChange) -> String {
     let mut s = format!(
         "conflict: {} — the server-side apply would fail and change nothing\n",
         o.id.display()

@@ -14,7 +14,7 @@ use super::text::{broken_before_heading, conflict_text, failure_line, status_not
 /// The unified diff of one object (empty when both sides read the same), its old side named
 /// `<old_dir>/<file>` (the replaced object's file for a rename) and its new side
 /// `<new_dir>/<file>`.
-pub fn object_diff(o: &ObjectChange, old_dir: &str, new_dir: &str) -> String {
+pub(crate) fn object_diff(o: &ObjectChange, old_dir: &str, new_dir: &str) -> String {
     if o.before == o.after {
         return String::new();
     }
@@ -28,19 +28,19 @@ pub fn object_diff(o: &ObjectChange, old_dir: &str, new_dir: &str) -> String {
 }
 
 /// A live object's diff: `live/<file>` → `merged/<file>`.
-pub fn live_object(o: &ObjectChange) -> String {
+pub(crate) fn live_object(o: &ObjectChange) -> String {
     object_diff(o, "live", "merged")
 }
 
 /// A reviewed object's diff: `base/<overlay>/<file>` → `head/<overlay>/<file>`.
 /// A moved object's base side is named by the overlay it moved from.
-pub fn review_object(overlay: &str, o: &ObjectChange) -> String {
+pub(crate) fn review_object(overlay: &str, o: &ObjectChange) -> String {
     let from = o.moved_from.as_deref().unwrap_or(overlay);
     object_diff(o, &format!("base/{from}"), &format!("head/{overlay}"))
 }
 
 /// A `diff -u -N` of two texts under two names, three lines of context.
-pub fn unified_text(old_name: &str, new_name: &str, before: &str, after: &str) -> String {
+pub(crate) fn unified_text(old_name: &str, new_name: &str, before: &str, after: &str) -> String {
     let diff = TextDiff::from_lines(before, after);
     let mut out = format!("diff -u -N {old_name} {new_name}\n");
     let body = diff
@@ -54,7 +54,7 @@ pub fn unified_text(old_name: &str, new_name: &str, before: &str, after: &str) -
 
 /// ANSI colours for a unified diff: bold headers, cyan hunk lines, red removals, green
 /// additions.
-pub fn colorize(text: &str) -> String {
+pub(crate) fn colorize(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 4);
     let mut header_lines = 0;
     for line in text.split_inclusive('\n') {
@@ -105,7 +105,7 @@ pub fn live(report: &Report, color: bool) -> String {
 
 /// A review: each changed overlay's heading (its status note and error as `#` lines), then
 /// its objects' diffs.
-pub fn review(r: &Review, color: bool) -> String {
+pub(crate) fn review(r: &Review, color: bool) -> String {
     let mut out = String::new();
     for o in &r.overlays {
         if !o.changed() {

@@ -15,7 +15,7 @@ use crate::yaml::Node;
 
 /// Compares the objects of the base render (`old`) with those of the head render (`new`):
 /// head order first (creations, updates, renames, unchanged), then deletions in base order.
-pub fn compare(
+pub(crate) fn compare(
     old: &[Resource],
     new: &[Resource],
     kinds: &dyn KindInfo,

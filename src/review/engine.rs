@@ -26,7 +26,7 @@ use super::compare;
 use super::overlays::Overlay;
 
 /// One side of the comparison: where its files come from, and what to call it.
-pub struct Side<'a> {
+pub(crate) struct Side<'a> {
     pub fs: &'a dyn Fs,
     /// `main (0123456789ab)`, `working tree`, a directory.
     pub label: String,
@@ -34,7 +34,7 @@ pub struct Side<'a> {
 
 /// Validated options of a review.
 #[derive(Clone, Debug)]
-pub struct ReviewOptions {
+pub(crate) struct ReviewOptions {
     pub render: RenderOptions,
     pub show_secrets: bool,
     /// Compare at the base only overlays whose head render read something that changed
@@ -53,7 +53,7 @@ pub struct ReviewOptions {
 
 /// Renders and compares every overlay, `opts.jobs` at a time; the result keeps the overlays'
 /// order.
-pub fn review(
+pub(crate) fn review(
     overlays: &[Overlay],
     old: &Side<'_>,
     new: &Side<'_>,
@@ -453,7 +453,7 @@ fn failure(e: &Error, opts: &ReviewOptions) -> Failure {
 }
 
 /// A review of two object sets given directly (rendered YAML files).
-pub fn review_objects(
+pub(crate) fn review_objects(
     name: String,
     base: (String, Vec<Resource>),
     head: (String, Vec<Resource>),

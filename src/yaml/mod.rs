@@ -4,17 +4,17 @@
 //! only writer).
 
 mod bom;
-pub mod de;
+pub(crate) mod de;
 mod dialect;
-pub mod emit;
+pub(crate) mod emit;
 mod fast;
 mod folded;
-pub mod json;
-pub mod limits;
+pub(crate) mod json;
+pub(crate) mod limits;
 mod map;
-pub mod parse;
+pub(crate) mod parse;
 mod reading;
-pub mod resolve;
+pub(crate) mod resolve;
 mod scan;
 
 pub use de::{DeError, from_node};
