@@ -122,6 +122,7 @@ mod tests {
                 name: name.into(),
             },
             renamed_from: None,
+            moved_from: None,
             before: String::new(),
             after: String::new(),
             changes: vec![Change {

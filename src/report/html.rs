@@ -149,8 +149,8 @@ pub(crate) fn review(r: &Review, title: &str) -> String {
         if let Some(note) = status_note(o) {
             let _ = writeln!(b, "<p><i>{}.</i></p>", escape(&note));
         }
-        if let Status::HeadFailed(e) | Status::BaseFailed(e) = &o.status {
-            let _ = writeln!(b, "<pre>{}</pre>", escape(e));
+        if let Status::HeadFailed(e) | Status::BaseFailed(e) | Status::BrokenBefore(e) = &o.status {
+            let _ = writeln!(b, "<pre>{}</pre>", escape(&e.text));
         }
         for (j, x) in lists.get(i).into_iter().flatten().enumerate() {
             let id = format!("overlay-{}-object-{}", i + 1, j + 1);
@@ -216,6 +216,7 @@ mod tests {
                 name: "<c>".into(),
             },
             renamed_from: None,
+            moved_from: None,
             before: "a: 1\n".into(),
             after: "a: 2\n".into(),
             changes: vec![Change {
@@ -234,8 +235,10 @@ mod tests {
                 status: Status::Compared,
                 objects: vec![o],
                 warnings: Vec::new(),
+                moved_out: 0,
                 risks: Vec::new(),
             }],
+            fail_on: Default::default(),
         };
         let html = review(&r, "T & U");
         assert!(html.starts_with("<!DOCTYPE html>"), "{html}");
