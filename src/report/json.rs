@@ -135,12 +135,15 @@ pub(crate) fn review(r: &Review, title: &str) -> String {
                 Status::Removed => "removed",
                 Status::BaseFailed(_) => "base-failed",
                 Status::HeadFailed(_) => "head-failed",
+                Status::NotFetched(_) => "not-fetched",
             };
             m.insert("status".into(), Node::str(status));
             m.insert(
                 "error".into(),
                 match &o.status {
-                    Status::HeadFailed(e) | Status::BaseFailed(e) => Node::str(e.clone()),
+                    Status::HeadFailed(e) | Status::BaseFailed(e) | Status::NotFetched(e) => {
+                        Node::str(e.clone())
+                    }
                     _ => Node::Null,
                 },
             );

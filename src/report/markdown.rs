@@ -279,6 +279,7 @@ pub(crate) fn review(r: &Review, title: &str, budget: usize) -> String {
             Status::Added => "added",
             Status::Removed => "removed",
             Status::BaseFailed(_) => "failed at base",
+            Status::NotFetched(_) => "**not fetched**",
             Status::Compared => "",
         };
         let _ = write!(head, "| {} ", code(&o.name));
@@ -305,7 +306,8 @@ pub(crate) fn review(r: &Review, title: &str, budget: usize) -> String {
             if let Some(note) = status_note(o) {
                 let _ = write!(s, "*{note}.*\n\n");
             }
-            if let Status::HeadFailed(e) | Status::BaseFailed(e) = &o.status {
+            if let Status::HeadFailed(e) | Status::BaseFailed(e) | Status::NotFetched(e) = &o.status
+            {
                 let f = fence_for(e);
                 let _ = write!(
                     s,

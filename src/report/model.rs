@@ -277,6 +277,10 @@ pub(crate) enum Status {
     BaseFailed(String),
     /// It fails to render at the head: an error (exit 2).
     HeadFailed(String),
+    /// A side reads a remote base or file that is not in the cache: the diagnostic and the
+    /// `ply fetch` command that fixes it. Nothing is compared (never shown as creations); an
+    /// error (exit 2), since the review cannot say what the change does.
+    NotFetched(String),
 }
 
 /// The comparison of one overlay.
@@ -295,7 +299,7 @@ impl OverlayReview {
 
     pub(crate) fn changed(&self) -> bool {
         self.objects.iter().any(|o| o.action != Action::Unchanged)
-            || matches!(self.status, Status::HeadFailed(_))
+            || matches!(self.status, Status::HeadFailed(_) | Status::NotFetched(_))
     }
 
     /// Compared without a change: reported by name only. Its objects are not counted: with
@@ -319,7 +323,7 @@ impl Review {
         if self
             .overlays
             .iter()
-            .any(|o| matches!(o.status, Status::HeadFailed(_)))
+            .any(|o| matches!(o.status, Status::HeadFailed(_) | Status::NotFetched(_)))
         {
             exit::DIFF_ERROR
         } else if self.overlays.iter().any(OverlayReview::changed) {

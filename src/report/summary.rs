@@ -58,6 +58,7 @@ pub(crate) fn review(r: &Review) -> String {
             Status::Added => out.push_str("  added"),
             Status::Removed => out.push_str("  removed"),
             Status::BaseFailed(_) => out.push_str("  failed at base"),
+            Status::NotFetched(_) => out.push_str("  NOT FETCHED"),
             Status::Compared => {}
         }
         out.push('\n');
@@ -67,7 +68,7 @@ pub(crate) fn review(r: &Review) -> String {
         if let Some(note) = status_note(o) {
             let _ = writeln!(out, "note: {note}");
         }
-        if let Status::HeadFailed(e) | Status::BaseFailed(e) = &o.status {
+        if let Status::HeadFailed(e) | Status::BaseFailed(e) | Status::NotFetched(e) = &o.status {
             out.push_str(e);
             if !e.ends_with('\n') {
                 out.push('\n');

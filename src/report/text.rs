@@ -56,6 +56,10 @@ pub(crate) fn status_note(o: &OverlayReview) -> Option<String> {
                 .into(),
         ),
         Status::HeadFailed(_) => Some("fails to render at the head".into()),
+        Status::NotFetched(_) => Some(
+            "remote bases not fetched: not compared (run the `ply fetch` below, then review again)"
+                .into(),
+        ),
     }
 }
 

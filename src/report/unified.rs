@@ -113,7 +113,7 @@ pub(crate) fn review(r: &Review, color: bool) -> String {
         if let Some(note) = status_note(o) {
             let _ = writeln!(out, "# {note}");
         }
-        if let Status::HeadFailed(e) = &o.status {
+        if let Status::HeadFailed(e) | Status::NotFetched(e) = &o.status {
             for line in e.lines() {
                 let _ = writeln!(out, "# {line}");
             }

@@ -28,6 +28,22 @@ pub(crate) struct Side<'a> {
     pub fs: &'a dyn Fs,
     /// `main (0123456789ab)`, `working tree`, a directory.
     pub label: String,
+    /// The command that fetches the remote bases this side's locks pin (`ply fetch
+    /// --revision 0123456789ab --all`), named when a render finds them not in the cache.
+    pub fetch: String,
+}
+
+/// A render error that says a remote base or file of `side` is not in the cache: the
+/// diagnostic and the command that fixes it.
+fn not_fetched(e: &Error, side: &Side<'_>, opts: &ReviewOptions) -> Option<Status> {
+    (e.kind == crate::diag::ErrorKind::NotFetched).then(|| {
+        let d = (opts.describe)(e);
+        let nl = if d.ends_with('\n') { "" } else { "\n" };
+        Status::NotFetched(format!(
+            "{d}{nl}not fetched at {}: run `{}` at the repository's root, then review again\n",
+            side.label, side.fetch
+        ))
+    })
 }
 
 /// Validated options of a review.
@@ -251,6 +267,9 @@ fn one(
         }
     };
     if let Some(Err(e)) = &head {
+        if let Some(status) = not_fetched(e, new, opts) {
+            return result(status, Vec::new(), &warnings);
+        }
         return result(
             Status::HeadFailed((opts.describe)(e)),
             Vec::new(),
@@ -281,10 +300,14 @@ fn one(
             }
             result(Status::Compared, objects, &warnings)
         }
-        (Some(Err(e)), Some(h)) => {
-            let objects = compare::compare(&[], &h, kinds, opts.show_secrets);
-            result(Status::BaseFailed((opts.describe)(&e)), objects, &warnings)
-        }
+        (Some(Err(e)), Some(h)) => match not_fetched(&e, old, opts) {
+            // Not the base's objects: never shown as creations.
+            Some(status) => result(status, Vec::new(), &warnings),
+            None => {
+                let objects = compare::compare(&[], &h, kinds, opts.show_secrets);
+                result(Status::BaseFailed((opts.describe)(&e)), objects, &warnings)
+            }
+        },
         (None, Some(h)) => {
             let objects = compare::compare(&[], &h, kinds, opts.show_secrets);
             result(Status::Added, objects, &warnings)
