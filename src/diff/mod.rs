@@ -324,6 +324,7 @@ pub fn diff(
                 changes: Vec::new(),
                 conflicts: Vec::new(),
                 predicted: None,
+                stored_diff: None,
             });
         }
     }
@@ -422,6 +423,7 @@ fn predict(
                         changes: Vec::new(),
                         conflicts,
                         predicted: live.cloned(),
+                        stored_diff: None,
                     });
                 }
             }
@@ -471,6 +473,7 @@ fn predict(
         changes,
         conflicts: Vec::new(),
         predicted: Some(predicted),
+        stored_diff: None,
     })
 }
 

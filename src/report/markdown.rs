@@ -455,6 +455,7 @@ mod tests {
             }],
             conflicts: Vec::new(),
             predicted: None,
+            stored_diff: None,
         }
     }
 

@@ -9,6 +9,7 @@
 
 pub(crate) mod json;
 pub(crate) mod markdown;
+pub(crate) mod merge;
 pub(crate) mod model;
 pub(crate) mod summary;
 pub(crate) mod text;

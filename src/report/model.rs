@@ -154,6 +154,9 @@ pub struct ObjectChange {
     /// The full predicted object (with managedFields, unmasked), for `--output-merged`;
     /// `None` for deletions and in a review.
     pub predicted: Option<Node>,
+    /// A review's diff as a JSON report wrote it (`ply diff --merge-reports` reads it back,
+    /// without `before` and `after`); `None`: computed from `before` and `after`.
+    pub(crate) stored_diff: Option<String>,
 }
 
 impl ObjectChange {

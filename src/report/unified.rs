@@ -34,6 +34,9 @@ pub(crate) fn live_object(o: &ObjectChange) -> String {
 
 /// A reviewed object's diff: `base/<overlay>/<file>` → `head/<overlay>/<file>`.
 pub(crate) fn review_object(overlay: &str, o: &ObjectChange) -> String {
+    if let Some(diff) = &o.stored_diff {
+        return diff.clone();
+    }
     object_diff(o, &format!("base/{overlay}"), &format!("head/{overlay}"))
 }
 
@@ -145,6 +148,7 @@ mod tests {
             changes: Vec::new(),
             conflicts: Vec::new(),
             predicted: None,
+            stored_diff: None,
         }
     }
 

@@ -104,6 +104,7 @@ fn pair(
                 changes: Vec::new(),
                 conflicts: Vec::new(),
                 predicted: None,
+                stored_diff: None,
             };
         }
     }
@@ -137,6 +138,7 @@ fn pair(
         changes: list,
         conflicts: Vec::new(),
         predicted: None,
+        stored_diff: None,
     }
 }
 

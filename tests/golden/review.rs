@@ -460,3 +460,115 @@ fn changed_only_renders_no_overlay_whose_files_did_not_change() {
     let _ = std::fs::remove_dir_all(&repo);
     let _ = std::fs::remove_dir_all(&case);
 }
+
+/// `--merge-reports`: one repository holding every review case without `args` (each under its
+/// own directory, so overlays added, removed, failing at either side, unchanged and changed
+/// lie side by side), reviewed unsharded in every format, then as 2, 3 and 5 shards written
+/// as JSON and merged in every format: byte for byte the unsharded report, with its exit
+/// status. Parts from two different runs, or one part given twice, are refused.
+#[test]
+fn merged_shards_equal_the_unsharded_report() {
+    let staging = std::env::temp_dir().join(format!("ply-review-{}-merge-src", std::process::id()));
+    let _ = std::fs::remove_dir_all(&staging);
+    let mut overlays = 0;
+    for case in cases("review") {
+        if !case_args(&case).is_empty() {
+            continue;
+        }
+        let name = case.file_name().unwrap_or_default();
+        for side in ["base", "head"] {
+            let dest = staging.join(side).join(name);
+            std::fs::create_dir_all(&dest).unwrap();
+            if case.join(side).is_dir() {
+                copy_tree(&case.join(side), &dest);
+            }
+        }
+        overlays += 1;
+    }
+    assert!(overlays >= 10, "{overlays} cases");
+    let repo = build_repo(&staging, "merge");
+    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    let mut shards_seen = 0;
+    for n in [2, 3, 5] {
+        let mut parts = Vec::new();
+        for i in 1..=n {
+            let shard = format!("{i}/{n}");
+            let file = format!("part-{i}-of-{n}.json");
+            let (code, _, err) = ply(
+                &repo,
+                &s(&[
+                    "diff", "--base", "HEAD~1", "--all", "--shard", &shard, "--format", "json",
+                    "-o", &file,
+                ]),
+            );
+            assert!(code == 0 || code == 1 || code == 2, "{shard}: {err}");
+            let text = std::fs::read_to_string(repo.join(&file)).unwrap();
+            if text.contains("\"path\"") {
+                shards_seen += 1;
+            }
+            parts.push(file);
+        }
+        // Markdown also under a small budget: the same rows and diffs are left out.
+        let runs = FORMATS
+            .iter()
+            .map(|(f, _)| vec![*f])
+            .chain([vec!["markdown", "--budget", "3000"]]);
+        for run in runs {
+            let format = run.join(" ");
+            let mut unsharded = s(&["diff", "--base", "HEAD~1", "--all", "--format"]);
+            unsharded.extend(s(&run));
+            let (code, whole, err) = ply(&repo, &unsharded);
+            assert!(!whole.is_empty(), "{err}");
+            let mut merge = s(&["diff", "--format"]);
+            merge.extend(s(&run));
+            merge.push("--merge-reports".to_string());
+            merge.extend(parts.iter().cloned());
+            let (c2, merged, err2) = ply(&repo, &merge);
+            assert_eq!(
+                (c2, &merged),
+                (code, &whole),
+                "{n} shards, {format}: {err2}\n{}",
+                crate::support::unified(&whole, &merged)
+            );
+        }
+    }
+    assert!(
+        shards_seen >= 10,
+        "every shard held overlays: {shards_seen}"
+    );
+    // One part twice; parts of two runs (another base).
+    let (c, _, err) = ply(
+        &repo,
+        &s(&[
+            "diff",
+            "--merge-reports",
+            "part-1-of-2.json",
+            "part-1-of-2.json",
+        ]),
+    );
+    assert_ne!(c, 0);
+    assert!(err.contains("is in an earlier part too"), "{err}");
+    let (_, other, _) = ply(
+        &repo,
+        &s(&[
+            "diff",
+            "--base",
+            "HEAD",
+            "--base-exact",
+            "--all",
+            "--shard",
+            "2/2",
+            "--format",
+            "json",
+        ]),
+    );
+    std::fs::write(repo.join("other.json"), other).unwrap();
+    let (c, _, err) = ply(
+        &repo,
+        &s(&["diff", "--merge-reports", "part-1-of-2.json", "other.json"]),
+    );
+    assert_ne!(c, 0);
+    assert!(err.contains("its base is 'HEAD ("), "{err}");
+    let _ = std::fs::remove_dir_all(&repo);
+    let _ = std::fs::remove_dir_all(&staging);
+}
