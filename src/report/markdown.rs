@@ -137,8 +137,9 @@ fn live_details(o: &ObjectChange, room: Option<usize>) -> String {
     details(o.action, &o.id.display(), lang, &body, cut)
 }
 
-/// A live report, under [`MARKDOWN_LIMIT`].
-pub(crate) fn live(report: &Report) -> String {
+/// A live report, under `budget` characters, opened by the hidden [`marker`] of `title` (so
+/// that the review's comment script finds and updates it) and `title` as its heading.
+pub(crate) fn live(report: &Report, title: &str, budget: usize) -> String {
     let mode = if report.server_side {
         "server-side apply"
     } else {
@@ -149,7 +150,11 @@ pub(crate) fn live(report: &Report) -> String {
         .iter()
         .filter(|o| o.action != Action::Unchanged)
         .collect();
-    let mut head = format!("### ply diff ({mode})\n\n{}\n\n", live_totals(report));
+    let mut head = format!(
+        "{}\n### {title} ({mode})\n\n{}\n\n",
+        marker(title),
+        live_totals(report)
+    );
     if changed.is_empty() {
         head.push_str("No changes.\n\n");
     } else {
@@ -163,7 +168,7 @@ pub(crate) fn live(report: &Report) -> String {
     let mut truncated = false;
     let push = |out: &mut String, used: &mut usize, piece: &str| -> bool {
         let n = piece.chars().count();
-        if *used + n + reserve > MARKDOWN_LIMIT {
+        if *used + n + reserve > budget {
             return false;
         }
         out.push_str(piece);
@@ -192,7 +197,7 @@ pub(crate) fn live(report: &Report) -> String {
                 continue;
             }
             // Cut this one object's diff to the room left, then stop.
-            let room = MARKDOWN_LIMIT.saturating_sub(used + reserve + 300);
+            let room = budget.saturating_sub(used + reserve + 300);
             if room > 500 {
                 let section = live_details(o, Some(room));
                 if push(&mut out, &mut used, &section) {
@@ -475,7 +480,7 @@ mod tests {
             "a: |\n  ```\n".into(),
             "a: 2\n".into(),
         )]);
-        let md = live(&r);
+        let md = live(&r, "ply diff", MARKDOWN_LIMIT);
         assert!(md.contains("`.data.a\\|b`"), "{md}");
         assert!(md.contains("````diff\n"), "{md}");
         assert!(md.ends_with(&format!("> {OFFLINE_NOTE}\n")));
@@ -487,7 +492,7 @@ mod tests {
         let objects = (0..20)
             .map(|i| object(Action::Update, &format!("c{i}"), String::new(), big.clone()))
             .collect();
-        let md = live(&live_report(objects));
+        let md = live(&live_report(objects), "ply diff", MARKDOWN_LIMIT);
         assert!(chars(&md) < MARKDOWN_LIMIT, "{}", chars(&md));
         assert!(md.contains("**Output truncated**"));
         assert!(

@@ -54,7 +54,7 @@ pub(crate) fn write_live(report: &Report, format: Format, style: &Style) -> Stri
         Format::Unified => unified::live(report, style.color),
         Format::Summary => summary::live(report),
         Format::Json => json::live(report),
-        Format::Markdown => markdown::live(report),
+        Format::Markdown => markdown::live(report, &style.title, style.budget),
     }
 }
 
