@@ -376,11 +376,32 @@ fn two_sides_output_file_shards_and_closed_stdout() {
 }
 
 /// The action's script (tools/ci/pr-review.sh) against a stand-in for the GitHub API on
-/// 127.0.0.1: one comment created, then updated in place; another title keeps its own; an
-/// overlay failing at the head fails the job after updating the comment.
+/// 127.0.0.1: one comment created, then updated in place; another title keeps its own; a
+/// fork's pull request and a refused comment (403) write the job summary and keep ply's
+/// result; the `--live` Markdown posted by the same comment script; an overlay failing at the
+/// head fails the job after updating the comment; a sharded run merged into one comment.
 #[test]
 fn action_script_keeps_one_comment() {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/ci/test_pr_review.py");
+    let out = Command::new("python3")
+        .arg(&script)
+        .arg(env!("CARGO_BIN_EXE_ply"))
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run python3 {}: {e}", script.display()));
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The Action's install step (tools/ci/install-ply.sh) against a local file server standing
+/// in for the release downloads: a release archive installed after its checksum is checked, a
+/// mismatching one refused, a tag without a release served by the cached build.
+#[test]
+fn action_installs_the_release_binary() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/ci/test_install_ply.py");
     let out = Command::new("python3")
         .arg(&script)
         .arg(env!("CARGO_BIN_EXE_ply"))
