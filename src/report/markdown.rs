@@ -97,6 +97,10 @@ fn live_row(o: &ObjectChange) -> String {
         cell = match o.action {
             Action::Create => "*new object*".into(),
             Action::Delete => "*pruned*".into(),
+            Action::Unknown => format!(
+                "*namespace `{}` not in the snapshot: not compared*",
+                o.id.namespace
+            ),
             _ => String::new(),
         };
     }
@@ -108,6 +112,10 @@ fn live_row(o: &ObjectChange) -> String {
 
 /// A live object's section; `room` cuts the diff body to that many characters.
 fn live_details(o: &ObjectChange, room: Option<usize>) -> String {
+    // Not compared: its row says why, and there is no diff.
+    if o.action == Action::Unknown {
+        return String::new();
+    }
     let mut body = if o.action == Action::Conflict {
         conflict_text(o)
     } else {

@@ -24,6 +24,11 @@ pub enum Action {
     /// The server-side apply would fail on ownership conflicts; nothing changes (live only).
     Conflict,
     Unchanged,
+    /// A desired object in a namespace the live snapshot does not cover (it holds no object
+    /// there and lists no namespaces): whether it exists is not known, so it is not compared
+    /// (never shown as a creation). Live reports only; not in [`Action::ALL`], counted only
+    /// when there is one.
+    Unknown,
 }
 
 impl Action {
@@ -35,6 +40,7 @@ impl Action {
             Action::Delete => "delete",
             Action::Conflict => "conflict",
             Action::Unchanged => "unchanged",
+            Action::Unknown => "unknown",
         }
     }
 

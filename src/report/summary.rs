@@ -16,6 +16,8 @@ pub(crate) fn live(report: &Report) -> String {
         if o.action == Action::Conflict {
             let parts: Vec<String> = o.conflicts.iter().map(owned_path).collect();
             let _ = write!(out, ": {}", parts.join(", "));
+        } else if o.action == Action::Unknown {
+            let _ = write!(out, ": {}", super::text::unknown_note(o));
         } else if !o.changes.is_empty() {
             let _ = write!(out, ": {}", o.paths().join(", "));
         }

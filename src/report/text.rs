@@ -15,14 +15,26 @@ pub(crate) const VALUE_WIDTH: usize = 60;
 /// `3 objects: 1 create, 1 update, …` (a live report: every action, conflicts included).
 pub(crate) fn live_totals(report: &Report) -> String {
     let n = report.objects.len();
-    let parts: Vec<String> = Action::ALL
+    let mut parts: Vec<String> = Action::ALL
         .iter()
         .map(|a| format!("{} {}", report.count(*a), a.as_str()))
         .collect();
+    let unknown = report.count(Action::Unknown);
+    if unknown > 0 {
+        parts.push(format!("{unknown} unknown (namespace not in the snapshot)"));
+    }
     format!(
         "{n} object{}: {}",
         if n == 1 { "" } else { "s" },
         parts.join(", ")
+    )
+}
+
+/// Why an [`Action::Unknown`] object is not compared.
+pub fn unknown_note(o: &ObjectChange) -> String {
+    format!(
+        "namespace '{}' not in the snapshot: not compared (snapshot it too, e.g. `kubectl get … -n {} -o yaml`, or list namespaces with `kubectl get namespaces -o yaml`)",
+        o.id.namespace, o.id.namespace
     )
 }
 

@@ -99,6 +99,15 @@ pub fn live(report: &Report, color: bool) -> String {
             out.push_str(&conflict_text(o));
             continue;
         }
+        if o.action == Action::Unknown {
+            let _ = writeln!(
+                out,
+                "# {}: {}",
+                o.id.display(),
+                super::text::unknown_note(o)
+            );
+            continue;
+        }
         out.push_str(&painted(live_object(o), color));
     }
     out
