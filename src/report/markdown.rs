@@ -12,10 +12,8 @@ use super::model::{Action, OFFLINE_NOTE, ObjectChange, OverlayReview, Report, Re
 use super::text::{conflict_text, live_totals, owned_path, review_totals, short, status_note};
 use super::unified::{live_object, review_object};
 
-/// A live report stays below this many characters (GitHub's comment limit is 65,536).
-pub(crate) const MARKDOWN_LIMIT: usize = 65_000;
-
-/// The default size budget of a review, in characters.
+/// The default size budget of a review's or a live report's Markdown, in characters (GitHub's
+/// comment limit is 65,536).
 pub(crate) const DEFAULT_BUDGET: usize = 65_000;
 
 /// Inline code for a table cell: backticks that hold, pipes escaped.
@@ -488,7 +486,7 @@ mod tests {
             "a: |\n  ```\n".into(),
             "a: 2\n".into(),
         )]);
-        let md = live(&r, "ply diff", MARKDOWN_LIMIT);
+        let md = live(&r, "ply diff", DEFAULT_BUDGET);
         assert!(md.contains("`.data.a\\|b`"), "{md}");
         assert!(md.contains("````diff\n"), "{md}");
         assert!(md.ends_with(&format!("> {OFFLINE_NOTE}\n")));
@@ -500,8 +498,8 @@ mod tests {
         let objects = (0..20)
             .map(|i| object(Action::Update, &format!("c{i}"), String::new(), big.clone()))
             .collect();
-        let md = live(&live_report(objects), "ply diff", MARKDOWN_LIMIT);
-        assert!(chars(&md) < MARKDOWN_LIMIT, "{}", chars(&md));
+        let md = live(&live_report(objects), "ply diff", DEFAULT_BUDGET);
+        assert!(chars(&md) < DEFAULT_BUDGET, "{}", chars(&md));
         assert!(md.contains("**Output truncated**"));
         assert!(
             md.contains("20 of 20 changed objects are listed and 1 shown in detail"),

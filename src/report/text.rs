@@ -31,7 +31,7 @@ pub(crate) fn live_totals(report: &Report) -> String {
 }
 
 /// Why an [`Action::Unknown`] object is not compared.
-pub fn unknown_note(o: &ObjectChange) -> String {
+pub(crate) fn unknown_note(o: &ObjectChange) -> String {
     format!(
         "namespace '{}' not in the snapshot: not compared (snapshot it too, e.g. `kubectl get … -n {} -o yaml`, or list namespaces with `kubectl get namespaces -o yaml`)",
         o.id.namespace, o.id.namespace
