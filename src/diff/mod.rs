@@ -207,8 +207,18 @@ pub fn diff(
     let lists_namespaces = live.iter().any(|r| is_namespace(&r.node));
     let mut covered: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for r in &live {
-        if let Some(ns) = r.node.str_at(&["metadata", "namespace"]) {
-            covered.insert(ns);
+        match r.node.str_at(&["metadata", "namespace"]) {
+            Some(ns) if !ns.is_empty() => {
+                covered.insert(ns);
+            }
+            // A namespaced (or unknown) kind without a namespace, as a hand-made snapshot
+            // may hold: read as the default namespace's, as desired objects are.
+            _ => {
+                let gvk = Gvk::of(&r.node);
+                if eng.kinds.namespaced(&gvk.group, &gvk.kind) != Some(false) {
+                    covered.insert(opts.namespace.as_str());
+                }
+            }
         }
         if is_namespace(&r.node) {
             if let Some(name) = r.node.str_at(&["metadata", "name"]) {
