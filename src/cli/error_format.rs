@@ -161,6 +161,29 @@ pub(super) fn error(e: &Error, format: ErrorFormat) -> String {
     out
 }
 
+/// A GitHub Actions `::error` annotation at `file` and `line` (when known) with a title.
+pub(crate) fn annotation(
+    file: Option<&str>,
+    line: Option<usize>,
+    title: &str,
+    message: &str,
+) -> String {
+    let props = match (file, line) {
+        (Some(file), Some(line)) => format!(
+            " file={},line={line},title={}",
+            escape_property(file),
+            escape_property(title)
+        ),
+        (Some(file), None) => format!(
+            " file={},title={}",
+            escape_property(file),
+            escape_property(title)
+        ),
+        _ => format!(" title={}", escape_property(title)),
+    };
+    format!("::error{props}::{}\n", escape_data(message))
+}
+
 /// A warning in `format` (not `Human`).
 pub(super) fn warning(w: &str, format: ErrorFormat) -> String {
     let (p, rest) = split_warning(w);
@@ -199,6 +222,23 @@ mod tests {
         assert_eq!(
             warning("patch matched nothing: x", ErrorFormat::Github),
             "::warning::patch matched nothing: x\n"
+        );
+    }
+
+    #[test]
+    fn review_annotations() {
+        assert_eq!(
+            annotation(
+                Some("a/k.yaml"),
+                Some(8),
+                "ply diff: a, b",
+                "'x' does not exist"
+            ),
+            "::error file=a/k.yaml,line=8,title=ply diff%3A a%2C b::'x' does not exist\n"
+        );
+        assert_eq!(
+            annotation(None, None, "t", "m\nn"),
+            "::error title=t::m%0An\n"
         );
     }
 

@@ -49,6 +49,11 @@ pub(crate) struct ReviewArgs {
         value_parser = crate::render::KustomizeVersion::parse
     )]
     pub base_kustomize_version: Option<crate::render::KustomizeVersion>,
+    /// Which failures are errors (exit 2): `new-errors`, overlays broken by the change (they
+    /// render at the base, or fail there otherwise); `any-error`, also those broken before it
+    /// (the same diagnostic at both sides).
+    #[arg(long, value_enum, value_name = "WHICH", default_value = "new-errors")]
+    pub fail_on: FailOnArg,
     /// The report's title (Markdown heading and hidden marker).
     #[arg(long, value_name = "TEXT", default_value = "ply diff")]
     pub title: String,
@@ -63,6 +68,15 @@ pub(crate) struct ReviewArgs {
     /// Write the report to FILE (atomically) instead of stdout.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+/// `--fail-on`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum FailOnArg {
+    /// Only overlays broken by the change.
+    NewErrors,
+    /// Also overlays broken before the change.
+    AnyError,
 }
 
 /// Refuses render-to-render flags in the live mode.
@@ -140,7 +154,15 @@ fn describe(e: &Error) -> String {
 }
 
 /// `ply diff --base REF [DIR...]` and `ply diff OLD NEW`.
-pub(super) fn run(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
+/// With `annotate`, each overlay broken by the change (and with `--fail-on=any-error`, each
+/// broken before it) is also a GitHub `::error` annotation on stderr, at its diagnostic's file
+/// and line.
+pub(super) fn run(
+    args: &DiffArgs,
+    errors: super::ErrorFormat,
+    warnings: &mut Warnings,
+) -> Result<i32, Error> {
+    let annotate = super::annotate(errors);
     if args.server_side
         || args.prune
         || args.selector.is_some()
@@ -174,6 +196,10 @@ pub(super) fn run(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error
         base_kustomize: base_version,
         jobs: std::thread::available_parallelism().map_or(1, usize::from),
         describe,
+        fail_on: match args.review.fail_on {
+            FailOnArg::NewErrors => report::FailOn::NewErrors,
+            FailOnArg::AnyError => report::FailOn::AnyError,
+        },
     };
     let review = match &args.review.base {
         Some(base) => {
@@ -225,6 +251,16 @@ pub(super) fn run(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error
     }
     let text = report::write_review(&review, format(args.format), &style(args));
     emit(&text, args.review.output.as_deref())?;
+    let mut err = std::io::stderr().lock();
+    if annotate {
+        let _ = std::io::Write::write_all(&mut err, annotations(&review).as_bytes());
+    }
+    if args.review.all {
+        // What the review did, as the last line: the warnings before it.
+        super::print_warnings(&std::mem::take(warnings), errors);
+        let account = report::text::review_account(&review);
+        let _ = std::io::Write::write_all(&mut err, format!("ply diff: {account}\n").as_bytes());
+    }
     Ok(review.exit_code())
 }
 
@@ -252,6 +288,26 @@ fn merge_reports(args: &DiffArgs) -> Result<i32, Error> {
     let text = report::write_review(&review, format(args.format), &style);
     emit(&text, args.review.output.as_deref())?;
     Ok(review.exit_code())
+}
+
+/// The annotations of the overlays that are errors.
+fn annotations(review: &report::Review) -> String {
+    let strict = review.fail_on == report::FailOn::AnyError;
+    let mut out = String::new();
+    for o in &review.overlays {
+        let (f, what) = match &o.status {
+            report::Status::HeadFailed(f) => (f, "broken by this change"),
+            report::Status::BrokenBefore(f) if strict => (f, "broken before this change"),
+            _ => continue,
+        };
+        out.push_str(&super::error_format::annotation(
+            f.file.as_deref(),
+            f.line,
+            &format!("ply diff: {} {what}", o.name),
+            &format!("{}: {}", f.code, f.message),
+        ));
+    }
+    out
 }
 
 /// `I/N`, 1 ≤ I ≤ N.

@@ -256,6 +256,7 @@ pub fn diff(
                 conflicts: Vec::new(),
                 predicted: None,
                 stored_diff: None,
+                moved_from: None,
             });
             continue;
         }
@@ -368,6 +369,7 @@ pub fn diff(
                 action: Action::Delete,
                 id: ObjectId::of(&r.node),
                 renamed_from: None,
+                moved_from: None,
                 before: yaml_text(&before),
                 after: String::new(),
                 changes: Vec::new(),
@@ -467,6 +469,7 @@ fn predict(
                         action: Action::Conflict,
                         id,
                         renamed_from: None,
+                        moved_from: None,
                         before: String::new(),
                         after: String::new(),
                         changes: Vec::new(),
@@ -517,6 +520,7 @@ fn predict(
         action,
         id,
         renamed_from: None,
+        moved_from: None,
         before,
         after,
         changes,

@@ -9,7 +9,10 @@
 use std::fmt::Write as _;
 
 use super::model::{Action, OFFLINE_NOTE, ObjectChange, OverlayReview, Report, Review, Status};
-use super::text::{conflict_text, live_totals, owned_path, review_totals, short, status_note};
+use super::text::{
+    broken_before_heading, conflict_text, failure_line, live_totals, owned_path, review_totals,
+    short, status_note,
+};
 use super::unified::{live_object, review_object};
 
 /// The default size budget of a review's or a live report's Markdown, in characters (GitHub's
@@ -249,6 +252,7 @@ fn review_row(o: &ObjectChange) -> String {
         cell.push(match o.action {
             Action::Create => "*new object*".into(),
             Action::Delete => "*deleted*".into(),
+            Action::Move => "*moved, unchanged*".into(),
             _ => String::new(),
         });
     }
@@ -279,27 +283,60 @@ pub(crate) fn review(r: &Review, title: &str, budget: usize) -> String {
         review_totals(r)
     );
     let changed: Vec<&OverlayReview> = r.overlays.iter().filter(|o| o.changed()).collect();
+    // Overlays broken before the change: one line each, collapsed, before any diff.
+    let broken = r.broken_before();
+    let mut broken_section = String::new();
+    if !broken.is_empty() {
+        let _ = write!(
+            broken_section,
+            "<details><summary>{}</summary>\n\n",
+            html_escape(&broken_before_heading(r))
+        );
+        for (name, f) in &broken {
+            let _ = writeln!(
+                broken_section,
+                "- {}: {}",
+                code(name),
+                html_escape(&failure_line(f))
+            );
+        }
+        broken_section.push_str("\n</details>\n\n");
+    }
     if changed.is_empty() {
         head.push_str("No changes in the rendered output.\n");
+        if !broken.is_empty() {
+            head.push('\n');
+            head.push_str(&broken_section);
+        }
         return head;
     }
-    head.push_str("| Overlay | Create | Update | Rename | Delete | Unchanged | Note |\n|---|---:|---:|---:|---:|---:|---|\n");
+    let actions = r.actions();
+    head.push_str("| Overlay |");
+    for a in &actions {
+        let name = a.as_str();
+        let _ = write!(head, " {}{} |", name[..1].to_uppercase(), &name[1..]);
+    }
+    head.push_str(" Note |\n|---|");
+    for _ in &actions {
+        head.push_str("---:|");
+    }
+    head.push_str("---|\n");
     for o in &changed {
         let note = match &o.status {
-            Status::HeadFailed(_) => "**error at head**",
+            Status::HeadFailed(_) => "**error: broken by this change**",
+            Status::NotFetched(_) => "**not fetched**",
             Status::Added => "added",
             Status::Removed => "removed",
-            Status::BaseFailed(_) => "failed at base",
-            Status::NotFetched(_) => "**not fetched**",
-            Status::Compared => "",
+            Status::BaseFailed(_) => "fixed by this change",
+            Status::Compared | Status::BrokenBefore(_) => "",
         };
         let _ = write!(head, "| {} ", code(&o.name));
-        for a in Action::REVIEWED {
+        for a in actions.iter().copied() {
             let _ = write!(head, "| {} ", o.count(a));
         }
         let _ = writeln!(head, "| {note} |");
     }
-    let unchanged = r.overlays.len() - changed.len();
+    let unchanged = r.overlays.len() - changed.len() - broken.len();
     if unchanged > 0 {
         let _ = writeln!(
             head,
@@ -308,6 +345,7 @@ pub(crate) fn review(r: &Review, title: &str, budget: usize) -> String {
         );
     }
     head.push('\n');
+    head.push_str(&broken_section);
 
     // The fixed part of each overlay: heading, note, error, table head.
     let sections: Vec<String> = changed
@@ -317,8 +355,11 @@ pub(crate) fn review(r: &Review, title: &str, budget: usize) -> String {
             if let Some(note) = status_note(o) {
                 let _ = write!(s, "*{note}.*\n\n");
             }
-            if let Status::HeadFailed(e) | Status::BaseFailed(e) | Status::NotFetched(e) = &o.status
+            if let Status::HeadFailed(failure)
+            | Status::BaseFailed(failure)
+            | Status::NotFetched(failure) = &o.status
             {
+                let e = &failure.text;
                 let f = fence_for(e);
                 let _ = write!(
                     s,
@@ -457,6 +498,7 @@ mod tests {
                 name: format!("{name}-old"),
                 ..ObjectId::default()
             }),
+            moved_from: None,
             before,
             after,
             changes: vec![Change {
@@ -529,6 +571,7 @@ mod tests {
             status: Status::Compared,
             objects,
             warnings: Vec::new(),
+            moved_out: 0,
         }
     }
 
@@ -538,6 +581,7 @@ mod tests {
             base: "main".into(),
             head: "working tree".into(),
             overlays: vec![overlay("a"), overlay("b")],
+            fail_on: Default::default(),
         };
         let md = review(&r, "T", 12_000);
         assert!(chars(&md) <= 12_000, "{}", chars(&md));

@@ -9,7 +9,9 @@ use std::path::Path;
 use crate::diag::{Error, ErrorKind};
 use crate::yaml::Node;
 
-use super::model::{Action, Change, ObjectChange, ObjectId, OverlayReview, Review, Status};
+use super::model::{
+    Action, Change, FailOn, Failure, ObjectChange, ObjectId, OverlayReview, Review, Status,
+};
 
 /// One part: a name for messages (its file) and its text.
 pub(crate) type Part<'a> = (&'a str, &'a str);
@@ -24,6 +26,10 @@ pub(crate) fn merge(parts: &[Part<'_>]) -> Result<(Review, String), Error> {
         match &mut merged {
             None => merged = Some((review, title)),
             Some((all, all_title)) => {
+                if all.fail_on != review.fail_on {
+                    return Err(bad(name, "its --fail-on is not an earlier part's")
+                        .help("merge only the shards of one run"));
+                }
                 for (what, a, b) in [
                     ("base", &all.base, &review.base),
                     ("head", &all.head, &review.head),
@@ -55,6 +61,23 @@ pub(crate) fn merge(parts: &[Part<'_>]) -> Result<(Review, String), Error> {
     review
         .overlays
         .sort_by(|a, b| order(&a.name).cmp(&order(&b.name)));
+    // What each overlay lost to moves: the objects other overlays say moved from it (another
+    // shard's, possibly).
+    let moved: Vec<usize> = review
+        .overlays
+        .iter()
+        .map(|o| {
+            review
+                .overlays
+                .iter()
+                .flat_map(|x| &x.objects)
+                .filter(|x| x.moved_from.as_deref() == Some(o.name.as_str()))
+                .count()
+        })
+        .collect();
+    for (o, n) in review.overlays.iter_mut().zip(moved) {
+        o.moved_out = n;
+    }
     Ok((review, title))
 }
 
@@ -96,6 +119,11 @@ fn read_part(name: &str, text: &str) -> Result<(Review, String), Error> {
     let base = string(&root, "base")?;
     let head = string(&root, "head")?;
     let title = string(&root, "title")?;
+    let fail_on = match string(&root, "failOn")?.as_str() {
+        "new-errors" => FailOn::NewErrors,
+        "any-error" => FailOn::AnyError,
+        other => return Err(bad(name, &format!("its failOn is '{other}'"))),
+    };
     let Node::Seq(overlays) = want(&["overlays"])? else {
         return Err(bad(name, "'overlays' is not a list"));
     };
@@ -108,6 +136,7 @@ fn read_part(name: &str, text: &str) -> Result<(Review, String), Error> {
             base,
             head,
             overlays: out,
+            fail_on,
         },
         title,
     ))
@@ -119,14 +148,29 @@ fn read_overlay(
     string: &dyn Fn(&Node, &str) -> Result<String, Error>,
 ) -> Result<OverlayReview, Error> {
     let path = string(o, "path")?;
-    let error = || string(o, "error");
+    let failure = || -> Result<Failure, Error> {
+        let f = o
+            .get("failure")
+            .ok_or_else(|| bad(name, &format!("'{path}' has no failure")))?;
+        Ok(Failure {
+            code: string(f, "code")?,
+            message: string(f, "message")?,
+            file: f.get("file").and_then(Node::as_str).map(str::to_string),
+            line: match f.get("line") {
+                Some(Node::Int(n)) => usize::try_from(*n).ok(),
+                _ => None,
+            },
+            text: string(o, "error")?,
+        })
+    };
     let status = match string(o, "status")?.as_str() {
         "compared" | "unchanged" => Status::Compared,
         "added" => Status::Added,
         "removed" => Status::Removed,
-        "base-failed" => Status::BaseFailed(error()?),
-        "head-failed" => Status::HeadFailed(error()?),
-        "not-fetched" => Status::NotFetched(error()?),
+        "base-failed" => Status::BaseFailed(failure()?),
+        "head-failed" => Status::HeadFailed(failure()?),
+        "broken-before" => Status::BrokenBefore(failure()?),
+        "not-fetched" => Status::NotFetched(failure()?),
         other => return Err(bad(name, &format!("'{path}' has the status '{other}'"))),
     };
     let mut objects = Vec::new();
@@ -150,6 +194,7 @@ fn read_overlay(
         conflicts: Vec::new(),
         predicted: None,
         stored_diff: None,
+        moved_from: None,
     }));
     let warnings = match o.get("warnings") {
         Some(Node::Seq(ws)) => ws
@@ -163,6 +208,8 @@ fn read_overlay(
         status,
         objects,
         warnings,
+        // Counted once every part is read.
+        moved_out: 0,
     })
 }
 
@@ -213,5 +260,9 @@ fn read_object(
         conflicts: Vec::new(),
         predicted: None,
         stored_diff: Some(string(row, "diff")?),
+        moved_from: row
+            .get("movedFrom")
+            .and_then(Node::as_str)
+            .map(str::to_string),
     })
 }

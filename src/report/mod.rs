@@ -16,7 +16,7 @@ pub(crate) mod text;
 pub(crate) mod unified;
 
 pub use model::{Action, Conflict, Manager, OFFLINE_NOTE, ObjectChange, ObjectId, Report};
-pub(crate) use model::{Change, OverlayReview, Review, Status};
+pub(crate) use model::{Change, FailOn, Failure, OverlayReview, Review, Status};
 
 /// An output format (`--format`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

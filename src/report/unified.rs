@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use similar::TextDiff;
 
 use super::model::{Action, ObjectChange, Report, Review, Status};
-use super::text::{conflict_text, status_note};
+use super::text::{broken_before_heading, conflict_text, failure_line, status_note};
 
 /// The unified diff of one object (empty when both sides read the same), its old side named
 /// `<old_dir>/<file>` (the replaced object's file for a rename) and its new side
@@ -33,11 +33,13 @@ pub(crate) fn live_object(o: &ObjectChange) -> String {
 }
 
 /// A reviewed object's diff: `base/<overlay>/<file>` → `head/<overlay>/<file>`.
+/// A moved object's base side is named by the overlay it moved from.
 pub(crate) fn review_object(overlay: &str, o: &ObjectChange) -> String {
     if let Some(diff) = &o.stored_diff {
         return diff.clone();
     }
-    object_diff(o, &format!("base/{overlay}"), &format!("head/{overlay}"))
+    let from = o.moved_from.as_deref().unwrap_or(overlay);
+    object_diff(o, &format!("base/{from}"), &format!("head/{overlay}"))
 }
 
 /// A `diff -u -N` of two texts under two names, three lines of context.
@@ -125,13 +127,20 @@ pub(crate) fn review(r: &Review, color: bool) -> String {
         if let Some(note) = status_note(o) {
             let _ = writeln!(out, "# {note}");
         }
-        if let Status::HeadFailed(e) | Status::NotFetched(e) = &o.status {
-            for line in e.lines() {
+        if let Status::HeadFailed(f) | Status::NotFetched(f) = &o.status {
+            for line in f.text.lines() {
                 let _ = writeln!(out, "# {line}");
             }
         }
         for obj in &o.objects {
             out.push_str(&painted(review_object(&o.name, obj), color));
+        }
+    }
+    let broken = r.broken_before();
+    if !broken.is_empty() {
+        let _ = writeln!(out, "# {}:", broken_before_heading(r));
+        for (name, f) in broken {
+            let _ = writeln!(out, "#   {name}: {}", failure_line(f));
         }
     }
     out
@@ -152,6 +161,7 @@ mod tests {
                 name: "c".into(),
             },
             renamed_from: None,
+            moved_from: None,
             before: before.into(),
             after: after.into(),
             changes: Vec::new(),

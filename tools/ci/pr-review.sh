@@ -4,7 +4,7 @@
 # pushes update. When the comment cannot be posted — a pull request from a fork (FORK=true: its
 # token is read-only) or GitHub refusing it (403) — the report goes to the job summary
 # ($GITHUB_STEP_SUMMARY) instead, and the step's result is still ply's: 0 when the diff ran
-# (with or without changes), 2 when an overlay fails to render at the head (or is not fetched)
+# (with or without changes), 2 when the change breaks an overlay (ply's exit 2: or an overlay is not fetched)
 # or ply fails. Any other failure to comment (a bad token, GitHub down) also fails the step
 # (2), after writing the job summary.
 # Environment: PLY (the binary, default `ply`), BASE (a commit), TITLE, PLY_ARGS (more flags),
