@@ -58,7 +58,7 @@ pub(crate) enum Command {
     /// into the cache and pin them in `ply.lock` next to it. The only command that uses the
     /// network.
     #[command(
-        after_help = "Examples:\n  ply fetch overlays/prod            # then commit overlays/prod/ply.lock\n  ply fetch overlays/prod --update   # move every ref to what it names today\n  ply fetch . --cache-dir .ply-cache # a cache directory CI can restore\n\nExit status: 0 every remote base fetched and the lock written; 1 an error (an unreachable repository, a missing ref or directory, a file the server refuses or that is too large, a timeout, a changed cache, a wrong command line)."
+        after_help = "Examples:\n  ply fetch overlays/prod            # then commit overlays/prod/ply.lock\n  ply fetch overlays/prod --update   # move every ref to what it names today\n  ply fetch . --cache-dir .ply-cache # a cache directory CI can restore\n  ply fetch --all                    # CI: what every ply.lock under . pins\n  ply fetch --revision origin/main --all  # the locks at a revision, for a review's base\n\nExit status: 0 every remote base fetched and the lock written (with --all or --revision: every pinned one in the cache); 1 an error (an unreachable repository, a missing ref or directory, a file the server refuses or that is too large, a timeout, a changed cache, a wrong command line)."
     )]
     Fetch(FetchArgs),
     /// Print ply's version and commit, and the kustomize version it renders like.
@@ -77,11 +77,20 @@ pub(crate) enum Command {
 
 #[derive(clap::Args, Debug)]
 pub(crate) struct FetchArgs {
-    /// The kustomization directory (its `ply.lock` is written there).
-    #[arg(default_value = ".")]
-    pub dir: PathBuf,
+    /// The kustomization directory (its `ply.lock` is written there; default: the current
+    /// directory).
+    pub dir: Option<PathBuf>,
+    /// Fetch what every `ply.lock` under the current directory pins, at the locked commits
+    /// (no render, no lock written): the remote bases of every root, as CI needs them.
+    #[arg(long, conflicts_with = "dir")]
+    pub all: bool,
+    /// Fetch what the lock files at the git revision REF pin (DIR's, or every one with
+    /// --all), read from the repository without a checkout; no lock is written. A review
+    /// (`ply diff --base REF`) reads each side's locks from that side.
+    #[arg(long, value_name = "REF")]
+    pub revision: Option<String>,
     /// Resolve every ref again and move the lock, instead of keeping the locked commits.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["all", "revision"])]
     pub update: bool,
     /// The cache of fetched trees (default: $PLY_CACHE_DIR, else $XDG_CACHE_HOME/ply/remote,
     /// else ~/.cache/ply/remote).
@@ -642,8 +651,71 @@ fn run_fetch(args: &FetchArgs, warnings: &mut Warnings) -> Result<(), Error> {
             ..crate::render::RenderOptions::default()
         },
     };
-    let report = fetch(&args.dir, &opts, warnings)?;
+    if args.all || args.revision.is_some() {
+        return run_fetch_pinned(args, &opts);
+    }
+    let dir = args.dir.clone().unwrap_or_else(|| PathBuf::from("."));
+    let report = fetch(&dir, &opts, warnings)?;
     let _ = write!(std::io::stderr().lock(), "{}", describe(&report));
+    Ok(())
+}
+
+/// `ply fetch --all` and `ply fetch --revision REF [DIR | --all]`: what the locks pin.
+fn run_fetch_pinned(args: &FetchArgs, opts: &crate::fetch::FetchOptions) -> Result<(), Error> {
+    use crate::fs::Fs;
+    use crate::remote::lock::LOCK_FILE;
+    let cwd = std::env::current_dir()
+        .and_then(std::fs::canonicalize)
+        .map_err(|e| Error::io(std::path::Path::new("."), &e))?;
+    let git;
+    let (fs, files, label): (&dyn Fs, Vec<PathBuf>, Option<String>) = match &args.revision {
+        Some(rev) => {
+            let repo = crate::fs::git::Repo::discover(&cwd)?;
+            let revision = repo.resolve(rev)?;
+            git = repo.files_at(&revision)?;
+            let label = git.label().to_string();
+            (&git, git.files(), Some(label))
+        }
+        None => {
+            let files = crate::fs::files_under(&cwd).map_err(|e| Error::io(&cwd, &e))?;
+            (&crate::fs::DiskFs, files, None)
+        }
+    };
+    let lock_paths: Vec<PathBuf> = if args.all {
+        files
+            .into_iter()
+            .filter(|f| f.starts_with(&cwd) && f.file_name() == Some(LOCK_FILE.as_ref()))
+            .collect()
+    } else {
+        let dir = args.dir.clone().unwrap_or_else(|| PathBuf::from("."));
+        vec![crate::fs::normalize(&cwd.join(dir)).join(LOCK_FILE)]
+    };
+    let mut locks = Vec::new();
+    for path in lock_paths {
+        match crate::fs::remote::read_lock(fs, &path)? {
+            Some(lock) => locks.push((path, lock)),
+            None if !args.all => {
+                let at = label
+                    .as_deref()
+                    .map_or(String::new(), |l| format!(" at {l}"));
+                return Err(Error::new(
+                    ErrorKind::NotFound,
+                    format!(
+                        "no lock file '{}'{at}",
+                        crate::source::display_path(&path)
+                    ),
+                )
+                .help("`ply fetch DIR` (without --revision) writes one; commit it with the kustomization"));
+            }
+            None => {}
+        }
+    }
+    let reports = crate::fetch::fetch_pinned(&locks, opts)?;
+    let _ = write!(
+        std::io::stderr().lock(),
+        "{}",
+        crate::fetch::describe_pinned(&reports, label.as_deref())
+    );
     Ok(())
 }
 

@@ -32,6 +32,9 @@ pub enum ErrorKind {
     /// A remote base that cannot be fetched (`ply fetch`) or is not pinned and cached
     /// (`ply render`), a remote file URL, or a bad `ply.lock`.
     Remote,
+    /// A remote base or file that is pinned but not in the cache: `ply fetch` (at the side's
+    /// revision, in a review) fixes it.
+    NotFetched,
     /// A cycle of kustomizations.
     Cycle,
     /// Two resources with one id.
@@ -71,6 +74,7 @@ impl ErrorKind {
             ErrorKind::NotFound => "ply::not-found",
             ErrorKind::LoadRestriction => "ply::load-restriction",
             ErrorKind::Remote => "ply::remote",
+            ErrorKind::NotFetched => "ply::not-fetched",
             ErrorKind::Cycle => "ply::cycle",
             ErrorKind::DuplicateId => "ply::duplicate-id",
             ErrorKind::Generator => "ply::generator",

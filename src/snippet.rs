@@ -511,6 +511,7 @@ mod tests {
             ErrorKind::NotFound,
             ErrorKind::LoadRestriction,
             ErrorKind::Remote,
+            ErrorKind::NotFetched,
             ErrorKind::Cycle,
             ErrorKind::DuplicateId,
             ErrorKind::Generator,

@@ -12,6 +12,8 @@
 
 #[path = "remote/http.rs"]
 mod http;
+#[path = "remote/review.rs"]
+mod review;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

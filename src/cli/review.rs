@@ -61,6 +61,10 @@ pub(crate) struct ReviewArgs {
     /// 65,536; GitLab's is 1,000,000).
     #[arg(long, value_name = "CHARS", default_value_t = report::markdown::DEFAULT_BUDGET)]
     pub budget: usize,
+    /// Merge the JSON reports of a sharded run (`--shard I/N --format json`, one per shard)
+    /// into the one report of the unsharded run, in --format; --title comes from the parts.
+    #[arg(long, value_name = "JSON", num_args = 1.., conflicts_with_all = ["base", "all", "changed_only", "shard", "base_kustomize_version"])]
+    pub merge_reports: Vec<PathBuf>,
     /// Write the report to FILE (atomically) instead of stdout.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -83,9 +87,10 @@ pub(super) fn refuse_review_flags(args: &DiffArgs) -> Result<(), Error> {
         || r.changed_only
         || r.shard.is_some()
         || r.base_kustomize_version.is_some()
+        || !r.merge_reports.is_empty()
     {
         return Err(usage(
-            "--base, --all, --changed-only, --shard and --base-kustomize-version compare two renders; they do not go with --live",
+            "--base, --all, --changed-only, --shard, --base-kustomize-version and --merge-reports compare two renders; they do not go with --live",
         ));
     }
     Ok(())
@@ -168,6 +173,9 @@ pub(super) fn run(
         return Err(usage(
             "--server-side, --prune, -l, --field-manager and --output-merged predict an apply: they need --live SNAPSHOT",
         ));
+    }
+    if !args.review.merge_reports.is_empty() {
+        return merge_reports(args);
     }
     args.build.deprecations(false, warnings);
     let head_version = args.version.version();
@@ -254,6 +262,32 @@ pub(super) fn run(
         let account = report::text::review_account(&review);
         let _ = std::io::Write::write_all(&mut err, format!("ply diff: {account}\n").as_bytes());
     }
+    Ok(review.exit_code())
+}
+
+/// `ply diff --merge-reports PART.json...`: the one report of a sharded run.
+fn merge_reports(args: &DiffArgs) -> Result<i32, Error> {
+    if !args.paths.is_empty() {
+        return Err(usage(
+            "--merge-reports takes the shards' JSON reports and no DIR: the overlays are theirs",
+        ));
+    }
+    let mut texts = Vec::new();
+    for p in &args.review.merge_reports {
+        let file = crate::fs::read_input(p)?;
+        texts.push((crate::source::display_path(p), file.text.to_string()));
+    }
+    let parts: Vec<report::merge::Part<'_>> = texts
+        .iter()
+        .map(|(n, t)| (n.as_str(), t.as_str()))
+        .collect();
+    let (review, title) = report::merge::merge(&parts)?;
+    let style = Style {
+        title,
+        ..style(args)
+    };
+    let text = report::write_review(&review, format(args.format), &style);
+    emit(&text, args.review.output.as_deref())?;
     Ok(review.exit_code())
 }
 

@@ -66,6 +66,11 @@ impl DiffOptions {
     }
 }
 
+/// A core `Namespace` object.
+fn is_namespace(node: &Node) -> bool {
+    node.str_at(&["apiVersion"]) == Some("v1") && node.str_at(&["kind"]) == Some("Namespace")
+}
+
 /// Pairing identity: (API group, kind, namespace, name) — not the version.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Key {
@@ -195,6 +200,32 @@ pub fn diff(
         }
     }
 
+    // The namespaces the snapshot covers: those its objects are in, and those it lists. A
+    // snapshot listing Namespace objects says which namespaces exist at all: then a desired
+    // object in another namespace is a creation. Otherwise (`kubectl get deploy,svc -n prod`),
+    // an object in a namespace it holds nothing of is not known either way.
+    let lists_namespaces = live.iter().any(|r| is_namespace(&r.node));
+    let mut covered: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    for r in &live {
+        match r.node.str_at(&["metadata", "namespace"]) {
+            Some(ns) if !ns.is_empty() => {
+                covered.insert(ns);
+            }
+            // A namespaced (or unknown) kind without a namespace, as a hand-made snapshot
+            // may hold: read as the default namespace's, as desired objects are.
+            _ => {
+                let gvk = Gvk::of(&r.node);
+                if eng.kinds.namespaced(&gvk.group, &gvk.kind) != Some(false) {
+                    covered.insert(opts.namespace.as_str());
+                }
+            }
+        }
+        if is_namespace(&r.node) {
+            if let Some(name) = r.node.str_at(&["metadata", "name"]) {
+                covered.insert(name);
+            }
+        }
+    }
     let mut seen: HashMap<Key, ()> = HashMap::new();
     let mut used_live = vec![false; live.len()];
     let mut objects = Vec::new();
@@ -209,6 +240,25 @@ pub fn diff(
                 ),
             )
             .at_opt(origin.clone()));
+        }
+        if !lists_namespaces
+            && !live_index.contains_key(&key)
+            && !key.namespace.is_empty()
+            && !covered.contains(key.namespace.as_str())
+        {
+            objects.push(ObjectChange {
+                action: Action::Unknown,
+                id: ObjectId::of(node),
+                renamed_from: None,
+                before: String::new(),
+                after: String::new(),
+                changes: Vec::new(),
+                conflicts: Vec::new(),
+                predicted: None,
+                stored_diff: None,
+                moved_from: None,
+            });
+            continue;
         }
         let live_obj = live_index.get(&key).and_then(|&i| {
             if let Some(u) = used_live.get_mut(i) {
@@ -325,6 +375,7 @@ pub fn diff(
                 changes: Vec::new(),
                 conflicts: Vec::new(),
                 predicted: None,
+                stored_diff: None,
             });
         }
     }
@@ -424,6 +475,7 @@ fn predict(
                         changes: Vec::new(),
                         conflicts,
                         predicted: live.cloned(),
+                        stored_diff: None,
                     });
                 }
             }
@@ -474,6 +526,7 @@ fn predict(
         changes,
         conflicts: Vec::new(),
         predicted: Some(predicted),
+        stored_diff: None,
     })
 }
 

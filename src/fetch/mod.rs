@@ -134,6 +134,83 @@ pub(crate) fn fetch(
     })
 }
 
+/// Fetches into the cache what each of `locks` (a lock file's shown path, and the lock read
+/// from it) pins, at the locked commits, checking the locked tree and file hashes: `ply fetch
+/// --all` and `ply fetch --revision REF`. Nothing is rendered and no lock is written, so a lock
+/// at a revision that is not checked out (read through a git `Fs`) is served as it is there.
+/// Every lock pins its whole closure (docs/remote.md), so its pins are all a render of its root
+/// reads. Errors name the lock; the first one stops the fetch.
+pub(crate) fn fetch_pinned(
+    locks: &[(PathBuf, Lock)],
+    opts: &FetchOptions,
+) -> Result<Vec<FetchReport>> {
+    std::fs::create_dir_all(&opts.cache).map_err(|e| Error::io(&opts.cache, &e))?;
+    let cache = std::fs::canonicalize(&opts.cache).map_err(|e| Error::io(&opts.cache, &e))?;
+    let mut reports = Vec::new();
+    for (lock_path, lock) in locks {
+        let fetcher = Fetcher {
+            cache: cache.clone(),
+            old: lock.clone(),
+            update: false,
+            http: opts.http,
+            done: Mutex::new(BTreeMap::new()),
+            files: Mutex::new(BTreeMap::new()),
+            tried: Mutex::new(BTreeMap::new()),
+            serial: AtomicUsize::new(0),
+        };
+        let in_lock = |e: Error| {
+            let message = format!("{}: {}", display_path(lock_path), e.message);
+            Error { message, ..e }
+        };
+        for url in lock.pins.keys() {
+            let spec = repo_spec(url).map_err(in_lock)?;
+            fetcher.tree_of(&spec, url).map_err(in_lock)?;
+        }
+        for url in lock.files.keys() {
+            fetcher
+                .file(&crate::fs::DiskFs, url, false)
+                .map_err(in_lock)?;
+        }
+        let failed = || Error::new(ErrorKind::Remote, "fetching failed");
+        let done = fetcher.done.into_inner().map_err(|_| failed())?;
+        let files = fetcher.files.into_inner().map_err(|_| failed())?;
+        reports.push(FetchReport {
+            lock_path: lock_path.clone(),
+            urls: done
+                .into_iter()
+                .map(|(url, (pin, outcome))| (url, pin, outcome))
+                .collect(),
+            files: files
+                .into_iter()
+                .map(|(url, (hash, outcome))| (url, hash, outcome))
+                .collect(),
+            lock_changed: false,
+        });
+    }
+    Ok(reports)
+}
+
+/// What [`fetch_pinned`] did, for stderr: one line per URL, then one per lock.
+pub(crate) fn describe_pinned(reports: &[FetchReport], revision: Option<&str>) -> String {
+    let mut out = String::new();
+    for r in reports {
+        out.push_str(&url_lines(r));
+        let at = revision.map_or(String::new(), |rev| format!(" at {rev}"));
+        out.push_str(&format!(
+            "{}{at}: {} remote base{}, {} remote file{} in the cache\n",
+            display_path(&r.lock_path),
+            r.urls.len(),
+            if r.urls.len() == 1 { "" } else { "s" },
+            r.files.len(),
+            if r.files.len() == 1 { "" } else { "s" },
+        ));
+    }
+    if reports.is_empty() {
+        out.push_str("no ply.lock found: nothing to fetch\n");
+    }
+    out
+}
+
 /// The [`RemoteTrees`] of `ply fetch`: locked trees from the cache when they are there, else
 /// cloned.
 #[derive(Debug)]
@@ -569,27 +646,9 @@ fn refuse_escaping_symlinks(root: &Path, dir: &Path, url: &str) -> Result<()> {
     Ok(())
 }
 
-/// One line per URL, for `ply fetch`'s report on stderr.
+/// One line per URL, then what became of the lock, for `ply fetch`'s report on stderr.
 pub(crate) fn describe(report: &FetchReport) -> String {
-    let mut out = String::new();
-    for (url, pin, outcome) in &report.urls {
-        let what = match outcome {
-            Outcome::Resolved => "fetched",
-            Outcome::Refetched => "fetched again (locked)",
-            Outcome::Cached => "cached",
-        };
-        let short = pin.commit.get(..12).unwrap_or(&pin.commit);
-        out.push_str(&format!("{what}: {url} at {short}\n"));
-    }
-    for (url, hash, outcome) in &report.files {
-        let what = match outcome {
-            Outcome::Resolved => "downloaded",
-            Outcome::Refetched => "downloaded again (locked)",
-            Outcome::Cached => "cached",
-        };
-        let short = hash.get(..19).unwrap_or(hash);
-        out.push_str(&format!("{what}: {url} ({short})\n"));
-    }
+    let mut out = url_lines(report);
     let files = match report.files.len() {
         0 => String::new(),
         1 => ", 1 remote file".to_string(),
@@ -608,6 +667,30 @@ pub(crate) fn describe(report: &FetchReport) -> String {
         out.push_str(&format!("wrote {lock} ({counts})\n"));
     } else {
         out.push_str(&format!("{lock} is up to date ({counts})\n"));
+    }
+    out
+}
+
+/// A line per URL of `report`: what was done, at which commit or hash.
+fn url_lines(report: &FetchReport) -> String {
+    let mut out = String::new();
+    for (url, pin, outcome) in &report.urls {
+        let what = match outcome {
+            Outcome::Resolved => "fetched",
+            Outcome::Refetched => "fetched again (locked)",
+            Outcome::Cached => "cached",
+        };
+        let short = pin.commit.get(..12).unwrap_or(&pin.commit);
+        out.push_str(&format!("{what}: {url} at {short}\n"));
+    }
+    for (url, hash, outcome) in &report.files {
+        let what = match outcome {
+            Outcome::Resolved => "downloaded",
+            Outcome::Refetched => "downloaded again (locked)",
+            Outcome::Cached => "cached",
+        };
+        let short = hash.get(..19).unwrap_or(hash);
+        out.push_str(&format!("{what}: {url} ({short})\n"));
     }
     out
 }

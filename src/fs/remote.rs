@@ -416,7 +416,7 @@ impl RemoteTrees for LockedTrees {
         let dir = tree_dir(self.cache(url)?, &pin.tree);
         if !dir.is_dir() {
             return Err(Error::new(
-                ErrorKind::Remote,
+                ErrorKind::NotFetched,
                 format!(
                     "'{url}' is pinned to commit {} but its tree is not in the cache ('{}')",
                     pin.commit,
@@ -451,7 +451,7 @@ impl RemoteTrees for LockedTrees {
         let cache = self.cache(&shown)?;
         cached_file(cache, &hash, url)?.map(Some).ok_or_else(|| {
             Error::new(
-                ErrorKind::Remote,
+                ErrorKind::NotFetched,
                 format!("'{shown}' is pinned but its file is not in the cache"),
             )
             .help(format!(

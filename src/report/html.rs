@@ -118,7 +118,7 @@ pub(crate) fn review(r: &Review, title: &str) -> String {
                     .map(|p| format!(" <code>{}</code>", escape(p)))
                     .unwrap_or_default(),
                 escape(&risk.what),
-                escape(risk.rule)
+                escape(&risk.rule)
             );
         }
         b.push_str("</ul>\n");

@@ -61,7 +61,12 @@ pub fn live(report: &Report) -> String {
         Node::str(report.field_manager.clone()),
     );
     root.insert("exitCode".into(), Node::Int(i128::from(report.exit_code())));
-    root.insert("totals".into(), counts(&Action::ALL, |a| report.count(a)));
+    let mut totals = counts(&Action::ALL, |a| report.count(a));
+    let unknown = report.count(Action::Unknown);
+    if let (Node::Map(m), true) = (&mut totals, unknown > 0) {
+        m.insert("unknown".into(), Node::Int(unknown as i128));
+    }
+    root.insert("totals".into(), totals);
     let objects = report
         .objects
         .iter()
@@ -100,7 +105,9 @@ pub fn live(report: &Report) -> String {
             m.insert("conflicts".into(), Node::Seq(conflicts));
             m.insert(
                 "message".into(),
-                if o.conflicts.is_empty() {
+                if o.action == Action::Unknown {
+                    Node::str(super::text::unknown_note(o))
+                } else if o.conflicts.is_empty() {
                     Node::Null
                 } else {
                     Node::str(conflict_message(&o.conflicts))
@@ -138,7 +145,7 @@ fn risks(r: &Review) -> Node {
                 risk.path.clone().map_or(Node::Null, Node::Str),
             );
             m.insert("message".into(), Node::str(risk.what.clone()));
-            m.insert("rule".into(), Node::str(risk.rule));
+            m.insert("rule".into(), Node::str(risk.rule.to_string()));
             Node::Map(m)
         })
         .collect();
@@ -176,6 +183,7 @@ pub(crate) fn review(r: &Review, title: &str) -> String {
                 Status::Removed => "removed",
                 Status::BaseFailed(_) => "base-failed",
                 Status::HeadFailed(_) => "head-failed",
+                Status::NotFetched(_) => "not-fetched",
                 Status::BrokenBefore(_) => "broken-before",
             };
             m.insert("status".into(), Node::str(status));

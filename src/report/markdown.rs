@@ -16,13 +16,11 @@ use super::text::{
 };
 use super::unified::{live_object, review_object};
 
-/// A live report stays below this many characters (GitHub's comment limit is 65,536).
-pub(crate) const MARKDOWN_LIMIT: usize = 65_000;
-
 /// Room kept in a review's budget for the note naming what was left out.
 const NOTE_ROOM: usize = 1200;
 
-/// The default size budget of a review, in characters.
+/// The default size budget of a review's or a live report's Markdown, in characters (GitHub's
+/// comment limit is 65,536).
 pub(crate) const DEFAULT_BUDGET: usize = 65_000;
 
 /// Inline code for a table cell: backticks that hold, pipes escaped.
@@ -104,6 +102,10 @@ fn live_row(o: &ObjectChange) -> String {
         cell = match o.action {
             Action::Create => "*new object*".into(),
             Action::Delete => "*pruned*".into(),
+            Action::Unknown => format!(
+                "*namespace `{}` not in the snapshot: not compared*",
+                o.id.namespace
+            ),
             _ => String::new(),
         };
     }
@@ -115,6 +117,10 @@ fn live_row(o: &ObjectChange) -> String {
 
 /// A live object's section; `room` cuts the diff body to that many characters.
 fn live_details(o: &ObjectChange, room: Option<usize>) -> String {
+    // Not compared: its row says why, and there is no diff.
+    if o.action == Action::Unknown {
+        return String::new();
+    }
     let mut body = if o.action == Action::Conflict {
         conflict_text(o)
     } else {
@@ -144,8 +150,9 @@ fn live_details(o: &ObjectChange, room: Option<usize>) -> String {
     details(o.action, &o.id.display(), lang, &body, cut)
 }
 
-/// A live report, under [`MARKDOWN_LIMIT`].
-pub(crate) fn live(report: &Report) -> String {
+/// A live report, under `budget` characters, opened by the hidden [`marker`] of `title` (so
+/// that the review's comment script finds and updates it) and `title` as its heading.
+pub(crate) fn live(report: &Report, title: &str, budget: usize) -> String {
     let mode = if report.server_side {
         "server-side apply"
     } else {
@@ -156,7 +163,11 @@ pub(crate) fn live(report: &Report) -> String {
         .iter()
         .filter(|o| o.action != Action::Unchanged)
         .collect();
-    let mut head = format!("### ply diff ({mode})\n\n{}\n\n", live_totals(report));
+    let mut head = format!(
+        "{}\n### {title} ({mode})\n\n{}\n\n",
+        marker(title),
+        live_totals(report)
+    );
     if changed.is_empty() {
         head.push_str("No changes.\n\n");
     } else {
@@ -170,7 +181,7 @@ pub(crate) fn live(report: &Report) -> String {
     let mut truncated = false;
     let push = |out: &mut String, used: &mut usize, piece: &str| -> bool {
         let n = piece.chars().count();
-        if *used + n + reserve > MARKDOWN_LIMIT {
+        if *used + n + reserve > budget {
             return false;
         }
         out.push_str(piece);
@@ -199,7 +210,7 @@ pub(crate) fn live(report: &Report) -> String {
                 continue;
             }
             // Cut this one object's diff to the room left, then stop.
-            let room = MARKDOWN_LIMIT.saturating_sub(used + reserve + 300);
+            let room = budget.saturating_sub(used + reserve + 300);
             if room > 500 {
                 let section = live_details(o, Some(room));
                 if push(&mut out, &mut used, &section) {
@@ -323,7 +334,7 @@ fn risks_section(r: &Review) -> String {
             code(&object),
             names.join(", "),
             html_escape(&risk.what),
-            html_escape(risk.rule)
+            html_escape(&risk.rule)
         );
     }
     if risks.len() > RISKS_SHOWN {
@@ -393,6 +404,7 @@ pub(crate) fn review(r: &Review, title: &str, budget: usize) -> String {
     for o in &changed {
         let note = match &o.status {
             Status::HeadFailed(_) => "**error: broken by this change**",
+            Status::NotFetched(_) => "**not fetched**",
             Status::Added => "added",
             Status::Removed => "removed",
             Status::BaseFailed(_) => "fixed by this change",
@@ -423,7 +435,10 @@ pub(crate) fn review(r: &Review, title: &str, budget: usize) -> String {
             if let Some(note) = status_note(o) {
                 let _ = write!(s, "*{note}.*\n\n");
             }
-            if let Status::HeadFailed(failure) | Status::BaseFailed(failure) = &o.status {
+            if let Status::HeadFailed(failure)
+            | Status::BaseFailed(failure)
+            | Status::NotFetched(failure) = &o.status
+            {
                 let e = &failure.text;
                 let f = fence_for(e);
                 let _ = write!(
@@ -640,6 +655,7 @@ mod tests {
             }],
             conflicts: Vec::new(),
             predicted: None,
+            stored_diff: None,
         }
     }
 
@@ -659,7 +675,7 @@ mod tests {
             "a: |\n  ```\n".into(),
             "a: 2\n".into(),
         )]);
-        let md = live(&r);
+        let md = live(&r, "ply diff", DEFAULT_BUDGET);
         assert!(md.contains("`.data.a\\|b`"), "{md}");
         assert!(md.contains("````diff\n"), "{md}");
         assert!(md.ends_with(&format!("> {OFFLINE_NOTE}\n")));
@@ -671,8 +687,8 @@ mod tests {
         let objects = (0..20)
             .map(|i| object(Action::Update, &format!("c{i}"), String::new(), big.clone()))
             .collect();
-        let md = live(&live_report(objects));
-        assert!(chars(&md) < MARKDOWN_LIMIT, "{}", chars(&md));
+        let md = live(&live_report(objects), "ply diff", DEFAULT_BUDGET);
+        assert!(chars(&md) < DEFAULT_BUDGET, "{}", chars(&md));
         assert!(md.contains("**Output truncated**"));
         assert!(
             md.contains("20 of 20 changed objects are listed and 1 shown in detail"),

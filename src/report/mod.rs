@@ -11,6 +11,7 @@ pub(crate) mod group;
 pub(crate) mod html;
 pub(crate) mod json;
 pub(crate) mod markdown;
+pub(crate) mod merge;
 pub(crate) mod model;
 pub(crate) mod summary;
 pub(crate) mod text;
@@ -57,7 +58,7 @@ pub(crate) fn write_live(report: &Report, format: Format, style: &Style) -> Stri
         Format::Unified => unified::live(report, style.color),
         Format::Summary => summary::live(report),
         Format::Json => json::live(report),
-        Format::Markdown => markdown::live(report),
+        Format::Markdown => markdown::live(report, &style.title, style.budget),
         Format::Html => html::live(report),
     }
 }

@@ -28,6 +28,11 @@ pub enum Action {
     /// The server-side apply would fail on ownership conflicts; nothing changes (live only).
     Conflict,
     Unchanged,
+    /// A desired object in a namespace the live snapshot does not cover (it holds no object
+    /// there and lists no namespaces): whether it exists is not known, so it is not compared
+    /// (never shown as a creation). Live reports only; not in [`Action::ALL`], counted only
+    /// when there is one.
+    Unknown,
 }
 
 impl Action {
@@ -40,6 +45,7 @@ impl Action {
             Action::Move => "move",
             Action::Conflict => "conflict",
             Action::Unchanged => "unchanged",
+            Action::Unknown => "unknown",
         }
     }
 
@@ -163,6 +169,9 @@ pub struct ObjectChange {
     /// The full predicted object (with managedFields, unmasked), for `--output-merged`;
     /// `None` for deletions and in a review.
     pub predicted: Option<Node>,
+    /// A review's diff as a JSON report wrote it (`ply diff --merge-reports` reads it back,
+    /// without `before` and `after`); `None`: computed from `before` and `after`.
+    pub(crate) stored_diff: Option<String>,
 }
 
 impl ObjectChange {
@@ -315,8 +324,9 @@ pub(crate) struct Risk {
     pub(crate) path: Option<String>,
     /// What happens, in one sentence without a final period (`kubectl apply` is refused: …).
     pub(crate) what: String,
-    /// The Kubernetes rule: the upstream file and function (or documentation page) it follows.
-    pub(crate) rule: &'static str,
+    /// The Kubernetes rule: the upstream file and function (or documentation page) it follows
+    /// (borrowed from `review::risks`'s table; owned when read back from a JSON report).
+    pub(crate) rule: std::borrow::Cow<'static, str>,
 }
 
 impl Risk {
@@ -382,6 +392,10 @@ pub(crate) enum Status {
     /// Broken before this change: it fails with the same diagnostic at both sides. Not the
     /// change's: an error only with `--fail-on=any-error`.
     BrokenBefore(Failure),
+    /// A side reads a remote base or file that is not in the cache: the diagnostic, its text
+    /// ending with the `ply fetch` command that fixes it. Nothing is compared (never shown as
+    /// creations); an error (exit 2), since the review cannot say what the change does.
+    NotFetched(Failure),
 }
 
 /// Which failures make a review an error (`--fail-on`).
@@ -417,7 +431,7 @@ impl OverlayReview {
         self.objects.iter().any(|o| o.action != Action::Unchanged)
             || matches!(
                 self.status,
-                Status::HeadFailed(_) | Status::Added | Status::Removed
+                Status::HeadFailed(_) | Status::NotFetched(_) | Status::Added | Status::Removed
             )
     }
 
@@ -438,7 +452,10 @@ impl OverlayReview {
     /// Its failure, at the head (broken before or by the change) or at the base (fixed).
     pub(crate) fn failure(&self) -> Option<&Failure> {
         match &self.status {
-            Status::BaseFailed(f) | Status::HeadFailed(f) | Status::BrokenBefore(f) => Some(f),
+            Status::BaseFailed(f)
+            | Status::HeadFailed(f)
+            | Status::BrokenBefore(f)
+            | Status::NotFetched(f) => Some(f),
             _ => None,
         }
     }
@@ -460,7 +477,7 @@ impl Review {
     pub(crate) fn exit_code(&self) -> i32 {
         let strict = self.fail_on == FailOn::AnyError;
         if self.overlays.iter().any(|o| match o.status {
-            Status::HeadFailed(_) => true,
+            Status::HeadFailed(_) | Status::NotFetched(_) => true,
             Status::BrokenBefore(_) => strict,
             _ => false,
         }) {
@@ -579,6 +596,7 @@ mod tests {
             changes: Vec::new(),
             conflicts: Vec::new(),
             predicted: None,
+            stored_diff: None,
         });
         let r = Review {
             base: "b".into(),

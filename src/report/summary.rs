@@ -19,6 +19,8 @@ pub(crate) fn live(report: &Report) -> String {
         if o.action == Action::Conflict {
             let parts: Vec<String> = o.conflicts.iter().map(owned_path).collect();
             let _ = write!(out, ": {}", parts.join(", "));
+        } else if o.action == Action::Unknown {
+            let _ = write!(out, ": {}", super::text::unknown_note(o));
         } else if !o.changes.is_empty() {
             let _ = write!(out, ": {}", o.paths().join(", "));
         }
@@ -45,7 +47,7 @@ pub(crate) fn review(r: &Review) -> String {
                 risk.kind.as_str(),
                 risk.line()
             );
-            let _ = writeln!(out, "  {:<12} rule: {}", "", risk.rule);
+            let _ = writeln!(out, "  {:<12} rule: {}", "", &risk.rule);
         }
         out.push('\n');
     }
@@ -81,6 +83,7 @@ pub(crate) fn review(r: &Review) -> String {
         }
         match &o.status {
             Status::HeadFailed(_) => out.push_str("  ERROR: broken by this change"),
+            Status::NotFetched(_) => out.push_str("  NOT FETCHED"),
             Status::Added => out.push_str("  added"),
             Status::Removed => out.push_str("  removed"),
             Status::BaseFailed(_) => out.push_str("  fixed by this change"),
@@ -93,7 +96,7 @@ pub(crate) fn review(r: &Review) -> String {
         if let Some(note) = status_note(o) {
             let _ = writeln!(out, "note: {note}");
         }
-        if let Status::HeadFailed(f) | Status::BaseFailed(f) = &o.status {
+        if let Status::HeadFailed(f) | Status::BaseFailed(f) | Status::NotFetched(f) = &o.status {
             out.push_str(&f.text);
             if !f.text.ends_with('\n') {
                 out.push('\n');

@@ -17,14 +17,26 @@ pub(crate) const VALUE_WIDTH: usize = 60;
 /// `3 objects: 1 create, 1 update, …` (a live report: every action, conflicts included).
 pub(crate) fn live_totals(report: &Report) -> String {
     let n = report.objects.len();
-    let parts: Vec<String> = Action::ALL
+    let mut parts: Vec<String> = Action::ALL
         .iter()
         .map(|a| format!("{} {}", report.count(*a), a.as_str()))
         .collect();
+    let unknown = report.count(Action::Unknown);
+    if unknown > 0 {
+        parts.push(format!("{unknown} unknown (namespace not in the snapshot)"));
+    }
     format!(
         "{n} object{}: {}",
         if n == 1 { "" } else { "s" },
         parts.join(", ")
+    )
+}
+
+/// Why an [`Action::Unknown`] object is not compared.
+pub(crate) fn unknown_note(o: &ObjectChange) -> String {
+    format!(
+        "namespace '{}' not in the snapshot: not compared (snapshot it too, e.g. `kubectl get … -n {} -o yaml`, or list namespaces with `kubectl get namespaces -o yaml`)",
+        o.id.namespace, o.id.namespace
     )
 }
 
@@ -178,6 +190,10 @@ pub(crate) fn status_note(o: &OverlayReview) -> Option<String> {
         }
         Status::BrokenBefore(_) => Some(
             "broken before this change: fails with the same diagnostic at both sides".into(),
+        ),
+        Status::NotFetched(_) => Some(
+            "remote bases not fetched: not compared (run the `ply fetch` below, then review again)"
+                .into(),
         ),
     }
 }

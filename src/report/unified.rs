@@ -35,6 +35,9 @@ pub(crate) fn live_object(o: &ObjectChange) -> String {
 /// A reviewed object's diff: `base/<overlay>/<file>` → `head/<overlay>/<file>`.
 /// A moved object's base side is named by the overlay it moved from.
 pub(crate) fn review_object(overlay: &str, o: &ObjectChange) -> String {
+    if let Some(diff) = &o.stored_diff {
+        return diff.clone();
+    }
     let from = o.moved_from.as_deref().unwrap_or(overlay);
     object_diff(o, &format!("base/{from}"), &format!("head/{overlay}"))
 }
@@ -98,6 +101,15 @@ pub fn live(report: &Report, color: bool) -> String {
             out.push_str(&conflict_text(o));
             continue;
         }
+        if o.action == Action::Unknown {
+            let _ = writeln!(
+                out,
+                "# {}: {}",
+                o.id.display(),
+                super::text::unknown_note(o)
+            );
+            continue;
+        }
         out.push_str(&painted(live_object(o), color));
     }
     out
@@ -115,7 +127,7 @@ pub(crate) fn review(r: &Review, color: bool) -> String {
         if let Some(note) = status_note(o) {
             let _ = writeln!(out, "# {note}");
         }
-        if let Status::HeadFailed(f) = &o.status {
+        if let Status::HeadFailed(f) | Status::NotFetched(f) = &o.status {
             for line in f.text.lines() {
                 let _ = writeln!(out, "# {line}");
             }
@@ -155,6 +167,7 @@ mod tests {
             changes: Vec::new(),
             conflicts: Vec::new(),
             predicted: None,
+            stored_diff: None,
         }
     }
 

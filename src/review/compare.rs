@@ -188,6 +188,7 @@ pub(crate) fn pair(
                 changes: Vec::new(),
                 conflicts: Vec::new(),
                 predicted: None,
+                stored_diff: None,
             };
         }
     }
@@ -223,6 +224,7 @@ pub(crate) fn pair(
         changes: list,
         conflicts: Vec::new(),
         predicted: None,
+        stored_diff: None,
     }
 }
 

@@ -31,6 +31,25 @@ pub(crate) struct Side<'a> {
     pub fs: &'a dyn Fs,
     /// `main (0123456789ab)`, `working tree`, a directory.
     pub label: String,
+    /// The command that fetches the remote bases this side's locks pin (`ply fetch
+    /// --revision 0123456789ab --all`), named when a render finds them not in the cache.
+    pub fetch: String,
+}
+
+/// A render error that says a remote base or file of `side` is not in the cache: the
+/// diagnostic and the command that fixes it.
+fn not_fetched(e: &Error, side: &Side<'_>, opts: &ReviewOptions) -> Option<Status> {
+    (e.kind == crate::diag::ErrorKind::NotFetched).then(|| {
+        let mut f = failure(e, opts);
+        if !f.text.ends_with('\n') {
+            f.text.push('\n');
+        }
+        f.text.push_str(&format!(
+            "not fetched at {}: run `{}` at the repository's root, then review again\n",
+            side.label, side.fetch
+        ));
+        Status::NotFetched(f)
+    })
 }
 
 /// Validated options of a review.
@@ -385,6 +404,9 @@ fn one(
         }
     };
     if let Some(Err(e)) = &head {
+        if let Some(status) = not_fetched(e, new, opts) {
+            return result(status, Vec::new(), &warnings);
+        }
         let at_head = failure(e, opts);
         let Some(old_dir) = &overlay.old else {
             return result(Status::HeadFailed(at_head), Vec::new(), &warnings);
@@ -435,11 +457,15 @@ fn one(
             *loose = compare::unpaired_nodes(&objects, &b, &h);
             with_risks(result(Status::Compared, objects, &warnings), risks)
         }
-        (Some(Err(e)), Some(h)) => {
-            let (objects, risks) = compared(&[], &h, kinds, opts.show_secrets);
-            let r = result(Status::BaseFailed(failure(&e, opts)), objects, &warnings);
-            with_risks(r, risks)
-        }
+        (Some(Err(e)), Some(h)) => match not_fetched(&e, old, opts) {
+            // Not the base's objects: never shown as creations.
+            Some(status) => result(status, Vec::new(), &warnings),
+            None => {
+                let (objects, risks) = compared(&[], &h, kinds, opts.show_secrets);
+                let r = result(Status::BaseFailed(failure(&e, opts)), objects, &warnings);
+                with_risks(r, risks)
+            }
+        },
         (None, Some(h)) => {
             let (objects, risks) = compared(&[], &h, kinds, opts.show_secrets);
             *loose = compare::unpaired_nodes(&objects, &[], &h);

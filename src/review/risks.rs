@@ -94,7 +94,7 @@ fn risk(
         object: o.id.clone(),
         path: path.map(str::to_string),
         what,
-        rule,
+        rule: std::borrow::Cow::Borrowed(rule),
     }
 }
 

@@ -37,6 +37,9 @@ pub(crate) struct Revisions {
 pub(crate) struct RevisionPlan {
     old_fs: GitFs,
     head_git: Option<GitFs>,
+    /// The short commit ids of the sides (`None`: the working tree), for `ply fetch --revision`.
+    old_commit: String,
+    head_commit: Option<String>,
     disk: CachingDiskFs,
     /// The overlays to compare, in name order per side.
     pub overlays: Vec<Overlay>,
@@ -99,6 +102,8 @@ impl RevisionPlan {
         Ok(RevisionPlan {
             old_fs,
             head_git,
+            old_commit: base_rev.short().to_string(),
+            head_commit: head_rev.as_ref().map(|h| h.short().to_string()),
             disk,
             overlays,
         })
@@ -118,10 +123,12 @@ impl RevisionPlan {
         let old_side = Side {
             fs: &self.old_fs,
             label: self.old_fs.label().to_string(),
+            fetch: fetch_command(Some(&self.old_commit)),
         };
         let new_side = Side {
             fs: new_fs,
             label: new_label,
+            fetch: fetch_command(self.head_commit.as_deref()),
         };
         review(&self.overlays, &old_side, &new_side, opts)
     }
@@ -176,8 +183,18 @@ impl WorkingTreePlan {
         let side = || Side {
             fs: &self.disk,
             label: "working tree".to_string(),
+            fetch: fetch_command(None),
         };
         review(&self.overlays, &side(), &side(), opts)
+    }
+}
+
+/// The command that fetches what the locks of a side pin: at the commit `revision`, or in
+/// the working tree.
+fn fetch_command(revision: Option<&str>) -> String {
+    match revision {
+        Some(commit) => format!("ply fetch --revision {commit} --all"),
+        None => "ply fetch --all".to_string(),
     }
 }
 
@@ -196,10 +213,12 @@ pub(crate) fn two_paths(old: &Path, new: &Path, opts: &ReviewOptions) -> Result<
             Side {
                 fs: &disk,
                 label: shown(old),
+                fetch: format!("ply fetch {}", shown(old)),
             },
             Side {
                 fs: &disk,
                 label: shown(new),
+                fetch: format!("ply fetch {}", shown(new)),
             },
         );
         return Ok(review(&[overlay], &a, &b, opts));

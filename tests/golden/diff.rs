@@ -100,7 +100,15 @@ fn diff_golden_cases() {
                 .collect();
             let (code, stdout, _) =
                 run_against(case, "expected.merged.yaml", "summary", &again, None);
-            if code != 0 {
+            // Objects whose namespace the snapshot does not cover are not predicted: they stay
+            // `unknown`, every other object must be unchanged.
+            let only_unknown_left = code == 1
+                && stdout
+                    .lines()
+                    .take_while(|l| !l.is_empty())
+                    .all(|l| l.starts_with("unchanged ") || l.starts_with("unknown "))
+                && stdout.contains("unknown (namespace not in the snapshot)");
+            if code != 0 && !only_unknown_left {
                 failures.fail(format!(
                     "{}: a second apply onto expected.merged.yaml is not a no-op (exit {code}):\n{stdout}",
                     case.display()

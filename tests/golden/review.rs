@@ -444,11 +444,32 @@ fn two_sides_output_file_shards_and_closed_stdout() {
 }
 
 /// The action's script (tools/ci/pr-review.sh) against a stand-in for the GitHub API on
-/// 127.0.0.1: one comment created, then updated in place; another title keeps its own; an
-/// overlay failing at the head fails the job after updating the comment.
+/// 127.0.0.1: one comment created, then updated in place; another title keeps its own; a
+/// fork's pull request and a refused comment (403) write the job summary and keep ply's
+/// result; the `--live` Markdown posted by the same comment script; an overlay failing at the
+/// head fails the job after updating the comment; a sharded run merged into one comment.
 #[test]
 fn action_script_keeps_one_comment() {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/ci/test_pr_review.py");
+    let out = Command::new("python3")
+        .arg(&script)
+        .arg(env!("CARGO_BIN_EXE_ply"))
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run python3 {}: {e}", script.display()));
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The Action's install step (tools/ci/install-ply.sh) against a local file server standing
+/// in for the release downloads: a release archive installed after its checksum is checked, a
+/// mismatching one refused, a tag without a release served by the cached build.
+#[test]
+fn action_installs_the_release_binary() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/ci/test_install_ply.py");
     let out = Command::new("python3")
         .arg(&script)
         .arg(env!("CARGO_BIN_EXE_ply"))
@@ -531,4 +552,117 @@ fn changed_only_renders_no_overlay_whose_files_did_not_change() {
     );
     let _ = std::fs::remove_dir_all(&repo);
     let _ = std::fs::remove_dir_all(&case);
+}
+
+/// `--merge-reports`: every review case without `args` (overlays added, removed, failing at
+/// either side or both, unchanged and changed), reviewed unsharded in every format, then as 2,
+/// 3 and 5 shards written as JSON and merged in every format: byte for byte the unsharded
+/// report, with its exit status. Parts from two different runs, or one part given twice, are refused.
+#[test]
+fn merged_shards_equal_the_unsharded_report() {
+    let mut tested = 0;
+    for case in cases("review") {
+        // Moves are paired within one run: an overlay's objects moving to a root in another
+        // shard are a deletion and a creation there (docs/review.md says so).
+        if !case_args(&case).is_empty() || case.ends_with("moved-into-new-root") {
+            continue;
+        }
+        merged_shards_of(&case);
+        tested += 1;
+    }
+    assert!(tested >= 10, "{tested} cases");
+}
+
+fn merged_shards_of(case: &Path) {
+    let repo = build_repo(case, "merge");
+    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    let mut shards_seen = 0;
+    for n in [2, 3, 5] {
+        let mut parts = Vec::new();
+        for i in 1..=n {
+            let shard = format!("{i}/{n}");
+            let file = format!("part-{i}-of-{n}.json");
+            let (code, _, err) = ply(
+                &repo,
+                &s(&[
+                    "diff", "--base", "HEAD~1", "--all", "--shard", &shard, "--format", "json",
+                    "-o", &file,
+                ]),
+            );
+            assert!(code == 0 || code == 1 || code == 2, "{shard}: {err}");
+            let text = std::fs::read_to_string(repo.join(&file)).unwrap();
+            if text.contains("\"path\"") {
+                shards_seen += 1;
+            }
+            parts.push(file);
+        }
+        // Markdown also under a small budget: the same rows and diffs are left out.
+        let runs = FORMATS
+            .iter()
+            .map(|(f, _)| vec![*f])
+            .chain([vec!["markdown", "--budget", "3000"]]);
+        for run in runs {
+            let format = run.join(" ");
+            let mut unsharded = s(&["diff", "--base", "HEAD~1", "--all", "--format"]);
+            unsharded.extend(s(&run));
+            let (code, whole, err) = ply(&repo, &unsharded);
+            // (Empty only for a review without changes in the unified format.)
+            assert!(!whole.is_empty() || format == "unified", "{err}");
+            let mut merge = s(&["diff", "--format"]);
+            merge.extend(s(&run));
+            merge.push("--merge-reports".to_string());
+            merge.extend(parts.iter().cloned());
+            let (c2, merged, err2) = ply(&repo, &merge);
+            assert_eq!(
+                (c2, &merged),
+                (code, &whole),
+                "{n} shards, {format}: {err2}\n{}",
+                crate::support::unified(&whole, &merged)
+            );
+        }
+    }
+    assert!(
+        shards_seen >= 3,
+        "{}: shards with overlays: {shards_seen}",
+        case.display()
+    );
+    // One part twice; parts of two runs (another base).
+    let (c, _, err) = ply(
+        &repo,
+        &s(&[
+            "diff",
+            "--merge-reports",
+            "part-1-of-2.json",
+            "part-1-of-2.json",
+        ]),
+    );
+    assert_ne!(c, 0);
+    // The diagnostic is wrapped ("\n  | ") at the terminal width.
+    let unwrapped = |e: &str| e.replace("\n  | ", " ");
+    assert!(
+        unwrapped(&err).contains("is in an earlier part too"),
+        "{err}"
+    );
+    let (_, other, _) = ply(
+        &repo,
+        &s(&[
+            "diff",
+            "--base",
+            "HEAD",
+            "--base-exact",
+            "--all",
+            "--shard",
+            "2/2",
+            "--format",
+            "json",
+        ]),
+    );
+    std::fs::write(repo.join("other.json"), other).unwrap();
+    let (c, _, err) = ply(
+        &repo,
+        &s(&["diff", "--merge-reports", "part-1-of-2.json", "other.json"]),
+    );
+    assert_ne!(c, 0);
+    assert!(unwrapped(&err).contains("its base is 'HEAD ("), "{err}");
+    let _ = std::fs::remove_dir_all(&repo);
 }

@@ -6,11 +6,14 @@ of adding one per push. Standard library only.
 Usage: pr_comment.py REPORT.md
 Environment: GITHUB_TOKEN, GITHUB_REPOSITORY (owner/name), PR_NUMBER, and GITHUB_API_URL
 (default https://api.github.com).
+Exit status: 0 the comment is created or updated; 3 GitHub refused it (403: a read-only token,
+as a fork's pull request gets); 1 any other failure.
 """
 
 import json
 import os
 import sys
+import urllib.error
 import urllib.request
 
 
@@ -60,4 +63,11 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except urllib.error.HTTPError as e:
+        print(f"pr_comment.py: GitHub answered {e.code} {e.reason} to {e.url}", file=sys.stderr)
+        sys.exit(3 if e.code == 403 else 1)
+    except (urllib.error.URLError, OSError, KeyError, ValueError) as e:
+        print(f"pr_comment.py: {e!r}", file=sys.stderr)
+        sys.exit(1)

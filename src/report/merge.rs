@@ -1,0 +1,313 @@
+//! `ply diff --merge-reports`: the JSON reports (`schemaVersion` 2) of a sharded review
+//! (`--shard I/N`) read back into the one [`Review`] they are parts of, which every writer of
+//! this layer then writes as the unsharded run would. Pure: takes the parts' texts, reads no
+//! file. An object comes back with its changes and its diff as the part wrote them
+//! ([`ObjectChange::stored_diff`]); an overlay's unchanged objects come back as a count.
+
+use std::path::Path;
+
+use crate::diag::{Error, ErrorKind};
+use crate::yaml::Node;
+
+use super::model::{
+    Action, Change, FailOn, Failure, ObjectChange, ObjectId, OverlayReview, Review, Risk,
+    RiskKind, Status,
+};
+
+/// One part: a name for messages (its file) and its text.
+pub(crate) type Part<'a> = (&'a str, &'a str);
+
+/// The review the parts are shards of, and their title. The parts must name the same base,
+/// head and title and no overlay twice; the overlays are put back in the order of an
+/// unsharded `--all` run (by directory, component by component).
+pub(crate) fn merge(parts: &[Part<'_>]) -> Result<(Review, String), Error> {
+    let mut merged: Option<(Review, String)> = None;
+    for (name, text) in parts {
+        let (review, title) = read_part(name, text)?;
+        match &mut merged {
+            None => merged = Some((review, title)),
+            Some((all, all_title)) => {
+                if all.fail_on != review.fail_on {
+                    return Err(bad(name, "its --fail-on is not an earlier part's")
+                        .help("merge only the shards of one run"));
+                }
+                for (what, a, b) in [
+                    ("base", &all.base, &review.base),
+                    ("head", &all.head, &review.head),
+                    ("title", &*all_title, &title),
+                ] {
+                    if a != b {
+                        return Err(bad(
+                            name,
+                            &format!("its {what} is '{b}', an earlier part's is '{a}'"),
+                        )
+                        .help("merge only the shards of one run (the same --base, --head and --title)"));
+                    }
+                }
+                for o in review.overlays {
+                    if all.overlays.iter().any(|x| x.name == o.name) {
+                        return Err(bad(
+                            name,
+                            &format!("the overlay '{}' is in an earlier part too", o.name),
+                        )
+                        .help("each shard of `--shard I/N` holds an overlay once: give each part once"));
+                    }
+                    all.overlays.push(o);
+                }
+            }
+        }
+    }
+    let (mut review, title) = merged
+        .ok_or_else(|| Error::new(ErrorKind::Usage, "--merge-reports needs a JSON report"))?;
+    review
+        .overlays
+        .sort_by(|a, b| order(&a.name).cmp(&order(&b.name)));
+    // What each overlay lost to moves: the objects other overlays say moved from it (another
+    // shard's, possibly).
+    let moved: Vec<usize> = review
+        .overlays
+        .iter()
+        .map(|o| {
+            review
+                .overlays
+                .iter()
+                .flat_map(|x| &x.objects)
+                .filter(|x| x.moved_from.as_deref() == Some(o.name.as_str()))
+                .count()
+        })
+        .collect();
+    for (o, n) in review.overlays.iter_mut().zip(moved) {
+        o.moved_out = n;
+    }
+    Ok((review, title))
+}
+
+/// The sort key of an overlay's name: the repository's root (`.`) first, then the
+/// directories in `Path` order, as `--all` finds them.
+fn order(name: &str) -> (bool, &Path) {
+    (name != ".", Path::new(name))
+}
+
+fn bad(part: &str, what: &str) -> Error {
+    Error::new(
+        ErrorKind::Usage,
+        format!("'{part}' is not a part of a sharded review: {what}"),
+    )
+}
+
+fn read_part(name: &str, text: &str) -> Result<(Review, String), Error> {
+    let root = crate::yaml::parse::parse_one(text)
+        .map_err(|e| bad(name, &format!("not JSON ({})", e.message)))?;
+    let want = |path: &[&str]| -> Result<&Node, Error> {
+        let mut n = &root;
+        for key in path {
+            n = n
+                .get(key)
+                .ok_or_else(|| bad(name, &format!("no field '{}'", path.join("."))))?;
+        }
+        Ok(n)
+    };
+    if want(&["schemaVersion"])? != &Node::Int(2) {
+        return Err(bad(name, "its schemaVersion is not 2")
+            .help("write each shard with `ply diff --base REF --all --shard I/N --format json`"));
+    }
+    let string = |n: &Node, field: &str| -> Result<String, Error> {
+        n.get(field)
+            .and_then(Node::as_str)
+            .map(str::to_string)
+            .ok_or_else(|| bad(name, &format!("'{field}' is not a string")))
+    };
+    let base = string(&root, "base")?;
+    let head = string(&root, "head")?;
+    let title = string(&root, "title")?;
+    let fail_on = match string(&root, "failOn")?.as_str() {
+        "new-errors" => FailOn::NewErrors,
+        "any-error" => FailOn::AnyError,
+        other => return Err(bad(name, &format!("its failOn is '{other}'"))),
+    };
+    let Node::Seq(overlays) = want(&["overlays"])? else {
+        return Err(bad(name, "'overlays' is not a list"));
+    };
+    let mut out = Vec::new();
+    for o in overlays {
+        out.push(read_overlay(name, o, &string)?);
+    }
+    // The risks, listed once for the whole report, go back to their overlays in the order the
+    // report lists them (most severe first, then by overlay: each overlay's own order).
+    if let Some(Node::Seq(risks)) = root.get("risks") {
+        for r in risks {
+            let overlay = string(r, "overlay")?;
+            let risk = read_risk(name, r, &string)?;
+            match out.iter_mut().find(|o| o.name == overlay) {
+                Some(o) => o.risks.push(risk),
+                None => return Err(bad(name, &format!("a risk names no overlay '{overlay}'"))),
+            }
+        }
+    }
+    Ok((
+        Review {
+            base,
+            head,
+            overlays: out,
+            fail_on,
+        },
+        title,
+    ))
+}
+
+/// One risk of the report's `risks` list.
+fn read_risk(
+    name: &str,
+    r: &Node,
+    string: &dyn Fn(&Node, &str) -> Result<String, Error>,
+) -> Result<Risk, Error> {
+    let kind = match string(r, "kind")?.as_str() {
+        "immutable" => RiskKind::Immutable,
+        "deletion" => RiskKind::Deletion,
+        "hpa-replicas" => RiskKind::HpaReplicas,
+        "rollout" => RiskKind::Rollout,
+        other => return Err(bad(name, &format!("a risk of kind '{other}'"))),
+    };
+    let object = r
+        .get("object")
+        .ok_or_else(|| bad(name, "a risk without 'object'"))?;
+    Ok(Risk {
+        kind,
+        object: ObjectId {
+            api_version: string(object, "apiVersion")?,
+            kind: string(object, "kind")?,
+            namespace: string(object, "namespace")?,
+            name: string(object, "name")?,
+        },
+        path: r.get("path").and_then(Node::as_str).map(str::to_string),
+        what: string(r, "message")?,
+        rule: string(r, "rule")?.into(),
+    })
+}
+
+fn read_overlay(
+    name: &str,
+    o: &Node,
+    string: &dyn Fn(&Node, &str) -> Result<String, Error>,
+) -> Result<OverlayReview, Error> {
+    let path = string(o, "path")?;
+    let failure = || -> Result<Failure, Error> {
+        let f = o
+            .get("failure")
+            .ok_or_else(|| bad(name, &format!("'{path}' has no failure")))?;
+        Ok(Failure {
+            code: string(f, "code")?,
+            message: string(f, "message")?,
+            file: f.get("file").and_then(Node::as_str).map(str::to_string),
+            line: match f.get("line") {
+                Some(Node::Int(n)) => usize::try_from(*n).ok(),
+                _ => None,
+            },
+            text: string(o, "error")?,
+        })
+    };
+    let status = match string(o, "status")?.as_str() {
+        "compared" | "unchanged" => Status::Compared,
+        "added" => Status::Added,
+        "removed" => Status::Removed,
+        "base-failed" => Status::BaseFailed(failure()?),
+        "head-failed" => Status::HeadFailed(failure()?),
+        "broken-before" => Status::BrokenBefore(failure()?),
+        "not-fetched" => Status::NotFetched(failure()?),
+        other => return Err(bad(name, &format!("'{path}' has the status '{other}'"))),
+    };
+    let mut objects = Vec::new();
+    if let Some(Node::Seq(rows)) = o.get("objects") {
+        for row in rows {
+            objects.push(read_object(name, row, string)?);
+        }
+    }
+    // The unchanged objects, by count: no writer shows them one by one in a review.
+    let unchanged = match o.get("totals").and_then(|t| t.get("unchanged")) {
+        Some(Node::Int(n)) => usize::try_from(*n).unwrap_or(0),
+        _ => 0,
+    };
+    objects.extend((0..unchanged).map(|_| ObjectChange {
+        action: Action::Unchanged,
+        id: ObjectId::default(),
+        renamed_from: None,
+        before: String::new(),
+        after: String::new(),
+        changes: Vec::new(),
+        conflicts: Vec::new(),
+        predicted: None,
+        stored_diff: None,
+        moved_from: None,
+    }));
+    let warnings = match o.get("warnings") {
+        Some(Node::Seq(ws)) => ws
+            .iter()
+            .filter_map(|w| w.as_str().map(str::to_string))
+            .collect(),
+        _ => Vec::new(),
+    };
+    Ok(OverlayReview {
+        name: path,
+        status,
+        objects,
+        warnings,
+        // Counted once every part is read.
+        moved_out: 0,
+        // Read from the report's `risks` list.
+        risks: Vec::new(),
+    })
+}
+
+fn read_object(
+    name: &str,
+    row: &Node,
+    string: &dyn Fn(&Node, &str) -> Result<String, Error>,
+) -> Result<ObjectChange, Error> {
+    let action = string(row, "action")?;
+    let action = Action::REVIEWED
+        .into_iter()
+        .find(|a| a.as_str() == action)
+        .ok_or_else(|| bad(name, &format!("an object's action is '{action}'")))?;
+    let id = ObjectId {
+        api_version: string(row, "apiVersion")?,
+        kind: string(row, "kind")?,
+        namespace: string(row, "namespace")?,
+        name: string(row, "name")?,
+    };
+    let renamed_from = row
+        .get("renamedFrom")
+        .and_then(Node::as_str)
+        .map(|n| ObjectId {
+            name: n.to_string(),
+            ..ObjectId::default()
+        });
+    let value = |c: &Node, field: &str| match c.get(field) {
+        None | Some(Node::Null) => None,
+        Some(v) => Some(v.clone()),
+    };
+    let mut changes = Vec::new();
+    if let Some(Node::Seq(cs)) = row.get("changes") {
+        for c in cs {
+            changes.push(Change {
+                path: string(c, "path")?,
+                before: value(c, "before"),
+                after: value(c, "after"),
+            });
+        }
+    }
+    Ok(ObjectChange {
+        action,
+        id,
+        renamed_from,
+        before: String::new(),
+        after: String::new(),
+        changes,
+        conflicts: Vec::new(),
+        predicted: None,
+        stored_diff: Some(string(row, "diff")?),
+        moved_from: row
+            .get("movedFrom")
+            .and_then(Node::as_str)
+            .map(str::to_string),
+    })
+}

@@ -1,0 +1,278 @@
+//! A review (`ply diff --base`) across a remote base bumped from tag `v1` to `v2`: a `file://`
+//! repository and an application repository built here, each side's `ply.lock` pinning its
+//! tag. Before `ply fetch` the review says "not fetched" with the command that fixes it (for
+//! the head, then for the base) and exits 2, never showing creations; after `ply fetch --all`
+//! and `ply fetch --revision BASE --all` it reports the objects `kubectl kustomize` renders
+//! differently at the two commits as updates, and nothing else. Each side's render is checked
+//! against `testdata/remote/review-bump/expected-{base,head}.yaml` (recorded from `kubectl
+//! kustomize`, and compared with it again here whenever kubectl is on PATH, which clones the
+//! `file://` URL itself); the Markdown report against `expected.md` (commit ids replaced by
+//! `<base>` and `<head>`: they depend on the temporary path the lock names).
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use super::{PLY, git, hermetic, kubectl_available, temp, text};
+
+fn golden() -> std::path::PathBuf {
+    super::testdata().join("review-bump")
+}
+
+fn write(path: &Path, body: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, body).unwrap();
+}
+
+/// The remote repository: tag `v1`, then tag `v2` (a new image, a new value, one object the
+/// same).
+fn remote_repo(t: &Path) -> String {
+    let work = t.join("src/remote");
+    std::fs::create_dir_all(&work).unwrap();
+    git(&work, &["init", "-q", "-b", "main"]);
+    write(
+        &work.join("base/kustomization.yaml"),
+        "resources:\n- deploy.yaml\n- cm.yaml\n- svc.yaml\n",
+    );
+    write(
+        &work.join("base/svc.yaml"),
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  ports:\n  - port: 80\n",
+    );
+    for (tag, image, release) in [("v1", "nginx:1.25", "one"), ("v2", "nginx:1.26", "two")] {
+        write(
+            &work.join("base/deploy.yaml"),
+            &format!(
+                "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers:\n      - name: web\n        image: {image}\n"
+            ),
+        );
+        write(
+            &work.join("base/cm.yaml"),
+            &format!(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  release: {release}\n"
+            ),
+        );
+        git(&work, &["add", "-A"]);
+        git(&work, &["commit", "-q", "-m", tag]);
+        git(&work, &["tag", tag]);
+    }
+    let bare = t.join("repos/remote.git");
+    git(
+        t,
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            &work.display().to_string(),
+            &bare.display().to_string(),
+        ],
+    );
+    bare.display().to_string()
+}
+
+fn ply_env(dir: &Path, cache: &Path, args: &[&str]) -> Output {
+    hermetic(Command::new(PLY).args(args).current_dir(dir))
+        .env("PLY_CACHE_DIR", cache)
+        .output()
+        .unwrap()
+}
+
+/// The rendered YAML documents by `kind/name`.
+fn objects(yaml: &str) -> std::collections::BTreeMap<String, String> {
+    yaml.split("\n---\n")
+        .map(|doc| {
+            let kind = doc.lines().find_map(|l| l.strip_prefix("kind: ")).unwrap();
+            let name = doc
+                .lines()
+                .find_map(|l| l.strip_prefix("  name: "))
+                .unwrap();
+            (format!("{kind}/{name}"), doc.trim_end().to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn review_of_a_remote_base_bumped_between_the_sides() {
+    let t = temp("review-bump");
+    let bare = remote_repo(&t);
+    let app = t.join("app");
+    std::fs::create_dir_all(&app).unwrap();
+    git(&app, &["init", "-q", "-b", "main"]);
+    let prod = app.join("overlays/prod");
+    let kustomization = |tag: &str| {
+        write(
+            &prod.join("kustomization.yaml"),
+            &format!("namespace: prod\nresources:\n- file://{bare}//base?ref={tag}\n"),
+        );
+    };
+    // An overlay without remote bases, the same at both sides.
+    write(
+        &app.join("overlays/dev/kustomization.yaml"),
+        "namespace: dev\nresources:\n- cm.yaml\n",
+    );
+    write(
+        &app.join("overlays/dev/cm.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dev\n",
+    );
+    // The author's cache: each side's lock written by `ply fetch DIR`, and committed.
+    let author_cache = t.join("author-cache");
+    for tag in ["v1", "v2"] {
+        kustomization(tag);
+        let out = ply_env(&app, &author_cache, &["fetch", "overlays/prod"]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        git(&app, &["add", "-A"]);
+        git(&app, &["commit", "-q", "-m", tag]);
+    }
+    let short = |rev: &str| {
+        git(&app, &["rev-parse", "--short=12", rev])
+            .trim()
+            .to_string()
+    };
+    let (base, head) = (short("HEAD~1"), short("HEAD"));
+
+    // CI: an empty cache.
+    let cache = t.join("ci-cache");
+    let review = |format: &str| {
+        let out = ply_env(
+            &app,
+            &cache,
+            &["diff", "--base", "HEAD~1", "--all", "--format", format],
+        );
+        (out.status.code(), text(&out.stdout), text(&out.stderr))
+    };
+
+    // Nothing fetched: the head is not fetched; an error, never creations.
+    let (code, summary, err) = review("summary");
+    assert_eq!(code, Some(2), "{summary}{err}");
+    assert!(summary.contains("NOT FETCHED"), "{summary}");
+    assert!(
+        summary.contains("not fetched at working tree: run `ply fetch --all`"),
+        "{summary}"
+    );
+    assert!(!summary.contains("create     "), "{summary}");
+
+    // The head fetched: now the base is not, and the report names the command that fixes it.
+    let out = ply_env(&app, &cache, &["fetch", "--all"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let said = text(&out.stderr);
+    assert!(said.contains("fetched again (locked): "), "{said}");
+    assert!(
+        said.contains("overlays/prod/ply.lock: 1 remote base, 0 remote files in the cache"),
+        "{said}"
+    );
+    let (code, json, err) = review("json");
+    assert_eq!(code, Some(2), "{json}{err}");
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let prod_report = &report["overlays"][1];
+    assert_eq!(prod_report["path"], "overlays/prod");
+    assert_eq!(prod_report["status"], "not-fetched", "{json}");
+    assert_eq!(prod_report["objects"].as_array().map(Vec::len), Some(0));
+    let error = prod_report["error"].as_str().unwrap();
+    let fix = format!("ply fetch --revision {base} --all");
+    assert!(
+        error.contains(&format!(
+            "not fetched at merge base of HEAD~1 ({base}): run `{fix}`"
+        )),
+        "{error}"
+    );
+    assert!(error.contains("its tree is not in the cache"), "{error}");
+
+    // The command the report names, read from the lock at the base without a checkout.
+    let args: Vec<&str> = fix.split(' ').skip(1).collect();
+    let out = ply_env(&app, &cache, &args);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let said = text(&out.stderr);
+    assert!(
+        said.contains(&format!(
+            "overlays/prod/ply.lock at {base} ({base}): 1 remote base"
+        )),
+        "{said}"
+    );
+    assert_eq!(
+        git(&app, &["status", "--porcelain"]),
+        "",
+        "nothing written to the working tree"
+    );
+
+    // Each side renders as kubectl does at its commit.
+    let mut rendered = Vec::new();
+    for (rev, file) in [
+        ("HEAD~1", "expected-base.yaml"),
+        ("HEAD", "expected-head.yaml"),
+    ] {
+        let checkout = t.join(format!("checkout-{file}"));
+        git(
+            &app,
+            &[
+                "worktree",
+                "add",
+                "-q",
+                "--detach",
+                &checkout.display().to_string(),
+                rev,
+            ],
+        );
+        let dir = checkout.join("overlays/prod");
+        let out = ply_env(&dir, &cache, &["render", "."]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let got = text(&out.stdout);
+        let expected = golden().join(file);
+        if std::env::var_os("PLY_BLESS").is_some() {
+            std::fs::write(&expected, &got).unwrap();
+        }
+        assert_eq!(got, std::fs::read_to_string(&expected).unwrap(), "{rev}");
+        if kubectl_available() {
+            let out = hermetic(Command::new("kubectl").arg("kustomize").arg(&dir))
+                .output()
+                .unwrap();
+            assert_eq!(
+                text(&out.stdout),
+                got,
+                "kubectl at {rev}: {}",
+                text(&out.stderr)
+            );
+        } else {
+            eprintln!("kubectl not on PATH: comparing with the bytes recorded from kubectl only");
+        }
+        rendered.push(objects(&got));
+    }
+
+    // Both fetched: the bump is reported as updates of what differs, and nothing else.
+    let (code, json, err) = review("json");
+    assert_eq!(code, Some(1), "{json}{err}");
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let prod_report = &report["overlays"][1];
+    assert_eq!(prod_report["status"], "compared", "{json}");
+    let updated: Vec<String> = prod_report["objects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| {
+            assert_eq!(o["action"], "update", "{o}");
+            format!(
+                "{}/{}",
+                o["kind"].as_str().unwrap(),
+                o["name"].as_str().unwrap()
+            )
+        })
+        .collect();
+    let differing: Vec<String> = rendered[0]
+        .iter()
+        .filter(|(id, doc)| rendered[1].get(*id) != Some(*doc))
+        .map(|(id, _)| id.clone())
+        .collect();
+    assert_eq!(rendered[0].len(), rendered[1].len());
+    let mut sorted = updated.clone();
+    sorted.sort();
+    assert_eq!(sorted, differing);
+    assert_eq!(differing.len(), 2, "the Deployment and the ConfigMap");
+    assert_eq!(report["totals"]["unchanged"], 1, "{json}");
+
+    let (code, markdown, _) = review("markdown");
+    assert_eq!(code, Some(1));
+    let markdown = markdown.replace(&base, "<base>").replace(&head, "<head>");
+    let expected = golden().join("expected.md");
+    if std::env::var_os("PLY_BLESS").is_some() {
+        std::fs::write(&expected, &markdown).unwrap();
+    }
+    assert_eq!(markdown, std::fs::read_to_string(&expected).unwrap());
+    let _ = std::fs::remove_dir_all(&t);
+}
