@@ -942,6 +942,23 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
             at: None,
         };
         let value = variant.newtype_variant_seed(seed)?;
+        // A scalar under a core tag that serde_yaml would resolve by its own rules, handed
+        // over as its text (`dialect.rs`, `mark_tag`): resolved as go-yaml v3 resolves it
+        // (`resolve.go`, `resolve`; `decode.go`, `decoder.scalar`), and, where kustomize
+        // reads the value back as its text (an annotation), kept with that text.
+        if let Some(core) = super::dialect::marked_tag(&tag) {
+            let text = match value {
+                Node::Str(s) => s,
+                other => other.scalar_text().unwrap_or_default(),
+            };
+            let resolved = if core == "binary" {
+                binary(&text)
+            } else {
+                super::resolve::resolve_tagged(core, &text)
+            }
+            .map_err(de::Error::custom)?;
+            return Ok(self.scalar(resolved, Some(&text)));
+        }
         Ok(match (core_tag(&tag), value) {
             (Some("binary"), Node::Str(b64)) => binary(&b64).map_err(de::Error::custom)?,
             (_, v) => v,
