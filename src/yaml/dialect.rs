@@ -43,10 +43,13 @@ pub(super) fn check(text: &str) -> Result<Option<String>, ParseError> {
     Ok(Some(out))
 }
 
-/// The core tags whose scalars serde_yaml would resolve (or refuse) by its own rules, and
-/// the letter each is marked with: go-yaml v3 reads them by `resolve.rs`'s
-/// `resolve_tagged` (and `!!binary` by base64), which needs the scalar's text.
-const MARKED_TAGS: [(&str, char); 6] = [
+/// The core tags of scalars, and the letter each is marked with: go-yaml v3 reads them by
+/// `resolve.rs`'s `resolve_tagged` (and `!!binary` by base64), which needs the scalar's text;
+/// serde_yaml would resolve (or refuse) them by its own rules, and ply's reader could not
+/// always tell where the tag was written (on the line before, or in a flow collection after
+/// a verbatim tag's `,`).
+const MARKED_TAGS: [(&str, char); 7] = [
+    ("str", 's'),
     ("null", 'n'),
     ("bool", 'b'),
     ("int", 'i'),
@@ -784,6 +787,34 @@ c: *x
         // A quoted key's value still goes on over deeper lines.
         let got = read("o:\n  \"k\": one\n    && two\n");
         assert_eq!(got, [("/o/k".to_string(), "one && two".to_string())]);
+    }
+
+    /// Core tags are marked and their plain scalars quoted, every offset kept.
+    #[test]
+    fn core_tags_are_marked_at_the_same_length() {
+        let cases = [
+            ("a: !!int 0x1F\n", "a: !~i '0x1F'\n"),
+            ("a: !!float 1e3  # c\n", "a: !~f   '1e3'  # c\n"),
+            ("a: !!null\nb: 1\n", "a: !~n   \nb: 1\n"),
+            ("a: !!int \"017\"\n", "a: !~i   \"017\"\n"),
+            ("a: !!float\n  1e3\n", "a: !~f  \n  '1e3'\n"),
+            ("a: [!!int 0o17, !!null ]\n", "a: [!~i '0o17', !~n    ]\n"),
+            (
+                "- !<tag:yaml.org,2002:bool> x'y\n",
+                "- !~b                     \"x'y\"\n",
+            ),
+            ("a: !!str 0x1F\n", "a: !~s '0x1F'\n"),
+            // Left to serde_yaml: collections, plain scalars over several lines.
+            ("a: !!int [1]\n", "a: !!int [1]\n"),
+            ("a: !!int 1\n  2\n", "a: !!int 1\n  2\n"),
+        ];
+        for (text, want) in cases {
+            let got = check(text).unwrap().unwrap_or_else(|| text.to_string());
+            assert_eq!(got, want, "{text:?}");
+            assert_eq!(got.len(), text.len());
+        }
+        assert_eq!(marked_tag("~t"), Some("timestamp"));
+        assert_eq!(marked_tag("~x"), None);
     }
 
     #[test]

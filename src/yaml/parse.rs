@@ -595,7 +595,7 @@ impl<'t> NodeVisitor<'t> {
     /// A resolved scalar: the value itself, or, where kustomize reads values back as their
     /// source text ([`Ctx::SpellValue`]), a [`Node::Spelled`] when that text is not what ply prints.
     fn scalar(&self, value: Node, written: Option<&str>) -> Node {
-        if self.ctx != Ctx::SpellValue {
+        if !self.ctx.keeps_text() {
             return value;
         }
         let Some(text) = written.or_else(|| self.value_text()) else {
@@ -749,7 +749,7 @@ impl<'t> NodeVisitor<'t> {
             let reread = reread_folded(&v);
             // Where kustomize may read the value back as its text (kyaml's `Node.Value`, the
             // value as written) before printing it, keep that text (see [`Node::Spelled`]).
-            if self.ctx == Ctx::SpellValue && reread != v {
+            if self.ctx.keeps_text() && reread != v {
                 return Ok(Node::Spelled(Box::new(super::Spelled {
                     value: Node::Str(reread),
                     text: v,
@@ -955,8 +955,13 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
                 binary(&text)
             } else {
                 super::resolve::resolve_tagged(core, &text)
-            }
-            .map_err(de::Error::custom)?;
+            };
+            let resolved = match resolved {
+                Ok(v) => v,
+                // An annotation is read as its text, never decoded.
+                Err(_) if self.ctx == Ctx::AnnotationValue => Node::Str(text.clone()),
+                Err(e) => return Err(de::Error::custom(e)),
+            };
             return Ok(self.scalar(resolved, Some(&text)));
         }
         Ok(match (core_tag(&tag), value) {

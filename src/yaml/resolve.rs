@@ -342,14 +342,17 @@ pub(crate) fn resolve_plain_v3(text: &str) -> Node {
 }
 
 /// go-yaml v3's `resolve(tag, text)` (`resolve.go`) for a scalar written with an explicit
-/// resolvable core tag (`!!null`, `!!bool`, `!!int`, `!!float`, `!!timestamp`; `tag` is the
-/// name after `!!`), as `decode.go` (`decoder.scalar`) decodes it, quoted or plain: the text
+/// resolvable core tag (`!!str`, `!!null`, `!!bool`, `!!int`, `!!float`, `!!timestamp`;
+/// `tag` is the name after `!!`), as `decode.go` (`decoder.scalar`) decodes it, quoted or plain: the text
 /// is resolved as an untagged plain scalar would be, except that it is read as a timestamp
 /// only under `!!timestamp` (`2001-12-14` becomes the time, printed in RFC 3339 form by the
 /// JSON step: `"2001-12-14T00:00:00Z"`), and an integer is taken where a float is asked for.
 /// Any other kind is go-yaml's failure, in its words: ``cannot decode !!str `yes` as a
 /// !!bool``.
 pub(crate) fn resolve_tagged(tag: &str, text: &str) -> Result<Node, String> {
+    if tag == "str" {
+        return Ok(Node::Str(text.to_string()));
+    }
     let (kind, value) = if tag == "timestamp"
         && let Some(time) = timestamp_rfc3339(text)
     {
@@ -368,8 +371,9 @@ pub(crate) fn resolve_tagged(tag: &str, text: &str) -> Result<Node, String> {
     };
     match (tag, kind, value) {
         (t, k, v) if t == k => Ok(v),
-        // `resolve`'s deferred check: an int is taken as a float under `!!float`.
-        ("float", "int", Node::Int(i)) => Ok(Node::Float(i as f64)),
+        // `resolve`'s deferred check: an int is taken as a float under `!!float`, when Go
+        // holds it as an `int` or `int64` (not a `uint64`, beyond `i64::MAX`).
+        ("float", "int", Node::Int(i)) if i64::try_from(i).is_ok() => Ok(Node::Float(i as f64)),
         (_, k, _) => Err(format!(
             "cannot decode !!{k} `{text}` as a !!{tag}: go-yaml, which kustomize reads YAML \
              with, reads the text under an explicit tag as it reads an untagged plain scalar \
@@ -668,6 +672,68 @@ fn serde_f64(v: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// go-yaml v3 `resolve(tag, text)`, as checked against kubectl kustomize in the golden
+    /// cases `yaml-explicit-core-tags` and `error-yaml-tag-mismatch`.
+    #[test]
+    fn tagged_scalars_resolve_under_their_tag() {
+        let ok = |tag: &str, text: &str| resolve_tagged(tag, text).unwrap();
+        assert_eq!(ok("null", "~"), Node::Null);
+        assert_eq!(ok("null", ""), Node::Null);
+        assert_eq!(ok("float", "1"), Node::Float(1.0));
+        assert_eq!(ok("float", "1e3"), Node::Float(1000.0));
+        assert_eq!(ok("int", "017"), Node::Int(15));
+        assert_eq!(ok("int", "1_000"), Node::Int(1000));
+        assert_eq!(ok("int", "0o17"), Node::Int(15));
+        assert_eq!(ok("bool", "True"), Node::Bool(true));
+        assert_eq!(
+            ok("timestamp", "2001-12-14"),
+            Node::str("2001-12-14T00:00:00Z")
+        );
+        let err = resolve_tagged("bool", "yes").unwrap_err();
+        assert!(
+            err.starts_with("cannot decode !!str `yes` as a !!bool"),
+            "{err}"
+        );
+        let err = resolve_tagged("int", "1.5").unwrap_err();
+        assert!(
+            err.starts_with("cannot decode !!float `1.5` as a !!int"),
+            "{err}"
+        );
+        // A date is a timestamp only under `!!timestamp`.
+        let err = resolve_tagged("int", "2001-12-14").unwrap_err();
+        assert!(
+            err.starts_with("cannot decode !!str `2001-12-14` as a !!int"),
+            "{err}"
+        );
+        // Go holds an integer beyond int64 as a uint64, which `!!float` does not take.
+        let err = resolve_tagged("float", "18446744073709551615").unwrap_err();
+        assert!(err.starts_with("cannot decode !!int"), "{err}");
+        assert!(resolve_tagged("null", "foo").is_err());
+        assert!(resolve_tagged("timestamp", "1").is_err());
+    }
+
+    #[test]
+    fn timestamps_print_as_go_marshals_them() {
+        let cases = [
+            ("2001-1-2", "2001-01-02T00:00:00Z"),
+            (
+                "2001-12-14t21:59:43.10-05:00",
+                "2001-12-14T21:59:43.1-05:00",
+            ),
+            ("2001-12-14 21:59:43.10", "2001-12-14T21:59:43.1Z"),
+            ("2001-12-14  1:2:3.000", "2001-12-14T01:02:03Z"),
+            (
+                "2024-02-29T01:02:03.1234567891+00:00",
+                "2024-02-29T01:02:03.123456789Z",
+            ),
+            ("2001-12-14T21:59:43.5+01:30", "2001-12-14T21:59:43.5+01:30"),
+        ];
+        for (text, want) in cases {
+            assert_eq!(timestamp_rfc3339(text).as_deref(), Some(want), "{text}");
+        }
+        assert_eq!(timestamp_rfc3339("2001-02-30"), None);
+    }
 
     #[test]
     fn resolution() {
