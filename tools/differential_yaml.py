@@ -38,6 +38,13 @@ Families:
                on its line or alone on its line, after `- ` or a lone `-`, in indentless
                sequences; real anchors and aliases beside them (named Z and Y too, redefined);
                now and then a `: x` line, which kubectl refuses (ply must too)
+  tags         scalars under explicit core tags (!!null, !!bool, !!int, !!float, !!timestamp,
+               !!binary, !!str, !!map, !!seq; short and verbatim) in annotations, labels,
+               data and elsewhere: values mostly of the tag's kind in odd spellings (bases,
+               underscores, signs, exponents, every null, dates with times and zones), quoted
+               or plain, on the key's line or the next, after a comment, as block and flow
+               items, under anchors and aliases; now and then a value of another kind, which
+               kubectl refuses (ply must too)
   workloads    the same pod specs in every workload kind (Deployment, StatefulSet, DaemonSet,
                Job, CronJob, Pod), webhooks keyed by name, and a custom resource without a
                schema (its lists replaced), patched the same way
@@ -599,9 +606,78 @@ def fam_crds(rng):
     return {"kustomization.yaml": kust(["resources:", "- r.yaml"]), "r.yaml": text}
 
 
+# Values of each core tag's kind, in odd spellings, for the `tags` family.
+TAGGED = {
+    "null": ["~", "null", "Null", "NULL", "", '""', "''"],
+    "bool": ["true", "True", "FALSE", "false"],
+    "int": ["0", "017", "0o17", "0x1F", "0X1f", "0b101", "-0b11", "1_000", "+12", "-3",
+            "9223372036854775807", "18446744073709551615"],
+    "float": ["1", "1e3", "1.50", ".5", "-2.0", "1_0.5", "1E-7", "017", "0x10", "6.02e+23"],
+    "timestamp": ["2001-12-14", "2001-1-2", "2001-12-14t21:59:43.10-05:00",
+                  "2001-12-14T21:59:43Z", "2001-12-14 21:59:43.10", "2024-02-29T01:02:03.123456789+00:00",
+                  "2001-12-14T21:59:43.100000000+01:30"],
+    "binary": ["aGVsbG8=", "aGk=", "MTIz", "eA=="],
+    "str": ["0x1F", "true", "~", "1e3", "2001-12-14", "x y"],
+}
+
+
+def tagged_value(rng):
+    """A tag and a scalar (or an empty collection) under it, written in one of its spellings."""
+    kind = rng.choice(sorted(TAGGED) + ["map", "seq"])
+    tag = rng.choice([f"!!{kind}", f"!<tag:yaml.org,2002:{kind}>"]) if rng.random() < 0.2 else f"!!{kind}"
+    if kind == "map":
+        return f"{tag} {{}}"
+    if kind == "seq":
+        return f"{tag} []"
+    pool = TAGGED[kind] if rng.random() < 0.9 else sum(TAGGED.values(), []) + WORDS
+    v = rng.choice(pool)
+    if v and not v.startswith(("'", '"')) and rng.random() < 0.2:
+        v = rng.choice(['"%s"', "'%s'"]) % v
+    return f"{tag}{rng.choice([' ', '  ', ' '])}{v}{rng.choice(['', '', '  # c'])}".rstrip() \
+        if v or rng.random() < 0.5 else tag
+
+
+def tagged_entry(rng, key, indent):
+    """`key: value` at `indent`, the value tagged, on the key's line or the next, maybe anchored."""
+    pad = " " * indent
+    tv = tagged_value(rng)
+    if rng.random() < 0.15 and " " in tv and not tv.endswith("# c"):
+        tag, v = tv.split(" ", 1)
+        return f"{pad}{key}: {tag}\n{pad}  {v.strip()}"
+    if rng.random() < 0.1:
+        return f"{pad}{key}: &{key} {tv}"
+    return f"{pad}{key}: {tv}"
+
+
+def fam_tags(rng):
+    ann = [tagged_entry(rng, f"a{i}", 4) for i in range(rng.randint(1, 4))]
+    labels = [tagged_entry(rng, f"l{i}", 4) for i in range(rng.randint(0, 2))]
+    data = [tagged_entry(rng, f"d{i}", 2) for i in range(rng.randint(0, 3))]
+    spec = [tagged_entry(rng, f"s{i}", 2) for i in range(rng.randint(0, 3))]
+    if rng.random() < 0.5:
+        spec.append("  items:\n" + "\n".join(f"  - {tagged_value(rng)}" for _ in range(rng.randint(1, 3))))
+    if rng.random() < 0.4:
+        flow = [tagged_value(rng).replace("  # c", "") for _ in range(rng.randint(1, 3))]
+        spec.append("  flow: [" + ", ".join(flow) + "]")
+    anchors = [l.split(":")[0].strip() for l in ann + data + spec if ": &" in l]
+    if anchors:
+        spec.append(f"  alias: *{rng.choice(anchors)}")
+    cm = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: tags\n  annotations:\n"
+          + "\n".join(ann) + "\n"
+          + ("  labels:\n" + "\n".join(labels) + "\n" if labels else "")
+          + ("data:\n" + "\n".join(data) + "\n" if data else "")
+          + ("spec:\n" + "\n".join(spec) + "\n" if spec else ""))
+    k = ["resources:", "- cm.yaml"]
+    if rng.random() < 0.3:
+        k += ["commonAnnotations:", "  extra: x"]
+    if rng.random() < 0.2:
+        k += ["commonLabels:", "  extra: x"]
+    return {"kustomization.yaml": kust(k), "cm.yaml": cm}
+
+
 FAMILIES = {"styles": fam_styles, "annotations": fam_annotations, "multiline": fam_multiline,
             "patches": fam_patches, "nulls": fam_nulls, "lists": fam_lists,
-            "workloads": fam_workloads, "crds": fam_crds}
+            "workloads": fam_workloads, "crds": fam_crds, "tags": fam_tags}
 
 
 # The kubectl that embeds each kustomize version ply renders as (.ci/run installs kubectl-1.37).

@@ -25,12 +25,164 @@ use super::ParseError;
 pub(super) fn check(text: &str) -> Result<Option<String>, ParseError> {
     let interesting = text.contains("\\/")
         || (text.contains('?') && text.contains(['{', '[']))
-        || text.contains('&');
+        || text.contains('&')
+        || text.contains("!!")
+        || text.contains("!<");
     if !interesting {
         return Ok(None);
     }
     let scan = scan(text)?;
-    Ok(rename_anchors(text, &scan.props))
+    let renamed = rename_anchors(text, &scan.props);
+    if scan.tags.is_empty() {
+        return Ok(renamed);
+    }
+    let mut out = renamed.unwrap_or_else(|| text.to_string());
+    for t in &scan.tags {
+        out.replace_range(t.start..t.start + t.with.len(), &t.with);
+    }
+    Ok(Some(out))
+}
+
+/// The core tags of scalars, and the letter each is marked with: go-yaml v3 reads them by
+/// `resolve.rs`'s `resolve_tagged` (and `!!binary` by base64), which needs the scalar's text;
+/// serde_yaml would resolve (or refuse) them by its own rules, and ply's reader could not
+/// always tell where the tag was written (on the line before, or in a flow collection after
+/// a verbatim tag's `,`).
+const MARKED_TAGS: [(&str, char); 7] = [
+    ("str", 's'),
+    ("null", 'n'),
+    ("bool", 'b'),
+    ("int", 'i'),
+    ("float", 'f'),
+    ("timestamp", 't'),
+    ("binary", 'y'),
+];
+
+/// The core tag (`int`) that a marked tag stands for, as serde_yaml reports it (`~i`, the
+/// `!` left out).
+pub(super) fn marked_tag(tag: &str) -> Option<&'static str> {
+    let mut chars = tag.strip_prefix('~')?.chars();
+    let (Some(c), None) = (chars.next(), chars.next()) else {
+        return None;
+    };
+    MARKED_TAGS.iter().find(|(_, m)| *m == c).map(|(n, _)| *n)
+}
+
+/// The name of a core tag token as written (`!!int`, `!<tag:yaml.org,2002:int>`).
+fn core_tag_name(token: &[u8]) -> Option<&[u8]> {
+    token.strip_prefix(b"!!").or_else(|| {
+        token
+            .strip_prefix(b"!<tag:yaml.org,2002:")
+            .and_then(|t| t.strip_suffix(b">"))
+    })
+}
+
+/// A core tag from [`MARKED_TAGS`] written at `start` (ending at `end`), and the scalar after
+/// it, rewritten to the same length so that serde_yaml hands the scalar's text to ply's reader
+/// unresolved: the tag becomes the local tag `!~` and its letter, and a plain scalar on the
+/// tag's line becomes a quoted one (a quoted scalar's content is its text, as in go-yaml's
+/// `Node.Value`). `None` where the node after the tag is not such a scalar (a collection, an
+/// anchor, a block scalar, a plain scalar going on over several lines): serde_yaml reads it
+/// as before.
+fn mark_tag(
+    b: &[u8],
+    start: usize,
+    end: usize,
+    flow: usize,
+    indent: Option<usize>,
+) -> Option<Edit> {
+    let name = core_tag_name(&b[start..end])?;
+    let letter = MARKED_TAGS.iter().find(|(n, _)| n.as_bytes() == name)?.1;
+    let mut j = end;
+    while matches!(b.get(j), Some(b' ' | b'\t')) {
+        j += 1;
+    }
+    let tag = format!("!~{letter}");
+    let pad = |n: usize| " ".repeat(n);
+    let rename = || Edit {
+        start,
+        with: format!("{tag}{}", pad(end - start - tag.len())),
+    };
+    if matches!(b.get(j), Some(b'\n' | b'\r' | b'#')) {
+        // The node may start on a later line, more indented than the block it sits in (in a
+        // flow collection, anywhere): skip blank and comment lines.
+        let mut k = j;
+        let next = loop {
+            k = skip_line(b, k);
+            let line = k;
+            while matches!(b.get(k), Some(b' ' | b'\t')) {
+                k += 1;
+            }
+            match b.get(k) {
+                None => break None,
+                Some(b'\n' | b'\r' | b'#') => continue,
+                Some(_) => break Some((k, k - line)),
+            }
+        };
+        if let Some((k, column)) = next
+            && (flow > 0 || indent.is_none_or(|n| column > n))
+        {
+            j = k;
+        }
+    }
+    let c = b.get(j).copied();
+    let ends_node = |c: Option<u8>| {
+        c.is_none_or(|c| {
+            matches!(c, b'\n' | b'\r' | b'#') || (flow > 0 && matches!(c, b',' | b']' | b'}'))
+        })
+    };
+    if ends_node(c) || matches!(c, Some(b'"' | b'\'')) {
+        return Some(rename());
+    }
+    let indicator = match c {
+        Some(b'[' | b'{' | b'|' | b'>' | b'&' | b'*' | b'!' | b'%' | b'@' | b'`') => true,
+        Some(b'-' | b'?' | b':') => b.get(j + 1).is_none_or(|n| is_ws(*n)),
+        _ => false,
+    };
+    if indicator {
+        return None;
+    }
+    let scalar_end = if flow > 0 {
+        let e = flow_plain(b, j, flow).ok()?;
+        if b[j..e].contains(&b'\n') {
+            return None;
+        }
+        e
+    } else {
+        let (e, key) = block_token(b, j);
+        if key || plain_continuation(b, e, indent) != e {
+            return None;
+        }
+        e
+    };
+    let mut scalar_end = scalar_end;
+    while scalar_end > j && matches!(b[scalar_end - 1], b' ' | b'\t' | b'\r') {
+        scalar_end -= 1;
+    }
+    let scalar = std::str::from_utf8(&b[j..scalar_end]).ok()?;
+    let quote = if !scalar.contains('\'') {
+        '\''
+    } else if !scalar.contains(['"', '\\']) {
+        '"'
+    } else {
+        return Some(rename());
+    };
+    // `!!int 0x1F` (the tag five bytes at least) → `!~i '0x1F'`; what lies between the tag
+    // and the scalar (blanks, a comment, line breaks) is kept, two bytes to the left.
+    let gap = std::str::from_utf8(&b[end..j]).ok()?;
+    Some(Edit {
+        start,
+        with: format!(
+            "{tag}{}{gap}{quote}{scalar}{quote}",
+            pad(end - start - tag.len() - 2)
+        ),
+    })
+}
+
+/// A same-length rewrite of the text from `start`.
+struct Edit {
+    start: usize,
+    with: String,
 }
 
 #[derive(Debug, PartialEq)]
@@ -43,6 +195,8 @@ struct Prop {
 
 struct Scan {
     props: Vec<Prop>,
+    /// Core tags and their scalars to rewrite ([`mark_tag`]).
+    tags: Vec<Edit>,
 }
 
 fn err(message: String, offset: usize) -> ParseError {
@@ -107,6 +261,7 @@ impl Indents {
 fn scan(text: &str) -> Result<Scan, ParseError> {
     let b = text.as_bytes();
     let mut props = Vec::new();
+    let mut tags = Vec::new();
     let mut i = 0;
     let mut flow = 0usize;
     let mut line_start = 0;
@@ -197,6 +352,16 @@ fn scan(text: &str) -> Result<Scan, ParseError> {
                 });
                 i = end;
             }
+            b'!' if token_start => {
+                let mut end = i + 1;
+                while end < b.len() && !is_ws(b[end]) {
+                    end += 1;
+                }
+                if let Some(edit) = mark_tag(b, i, end, flow, indents.current()) {
+                    tags.push(edit);
+                }
+                i = end;
+            }
             b'|' | b'>' if token_start && flow == 0 => {
                 block = Some(node_column(&b[line_start..]));
                 i = skip_line(b, i);
@@ -235,7 +400,7 @@ fn scan(text: &str) -> Result<Scan, ParseError> {
             _ => i += 1,
         }
     }
-    Ok(Scan { props })
+    Ok(Scan { props, tags })
 }
 
 fn skip_line(b: &[u8], mut i: usize) -> usize {
@@ -622,6 +787,34 @@ c: *x
         // A quoted key's value still goes on over deeper lines.
         let got = read("o:\n  \"k\": one\n    && two\n");
         assert_eq!(got, [("/o/k".to_string(), "one && two".to_string())]);
+    }
+
+    /// Core tags are marked and their plain scalars quoted, every offset kept.
+    #[test]
+    fn core_tags_are_marked_at_the_same_length() {
+        let cases = [
+            ("a: !!int 0x1F\n", "a: !~i '0x1F'\n"),
+            ("a: !!float 1e3  # c\n", "a: !~f   '1e3'  # c\n"),
+            ("a: !!null\nb: 1\n", "a: !~n   \nb: 1\n"),
+            ("a: !!int \"017\"\n", "a: !~i   \"017\"\n"),
+            ("a: !!float\n  1e3\n", "a: !~f  \n  '1e3'\n"),
+            ("a: [!!int 0o17, !!null ]\n", "a: [!~i '0o17', !~n    ]\n"),
+            (
+                "- !<tag:yaml.org,2002:bool> x'y\n",
+                "- !~b                     \"x'y\"\n",
+            ),
+            ("a: !!str 0x1F\n", "a: !~s '0x1F'\n"),
+            // Left to serde_yaml: collections, plain scalars over several lines.
+            ("a: !!int [1]\n", "a: !!int [1]\n"),
+            ("a: !!int 1\n  2\n", "a: !!int 1\n  2\n"),
+        ];
+        for (text, want) in cases {
+            let got = check(text).unwrap().unwrap_or_else(|| text.to_string());
+            assert_eq!(got, want, "{text:?}");
+            assert_eq!(got.len(), text.len());
+        }
+        assert_eq!(marked_tag("~t"), Some("timestamp"));
+        assert_eq!(marked_tag("~x"), None);
     }
 
     #[test]

@@ -701,7 +701,7 @@ impl<'t> Reader<'t> {
                 }
                 self.i = end;
                 let node = self.plain(start, end, ctx, false)?;
-                if ctx == Ctx::SpellValue && !matches!(node, Node::Str(_)) {
+                if ctx.keeps_text() && !matches!(node, Node::Str(_)) {
                     return Err(Fallback);
                 }
                 Ok(node)
@@ -799,11 +799,11 @@ impl<'t> Reader<'t> {
         // depends on how serde_yaml hands the scalar over (a float it prints otherwise, such
         // as `444444444440.05`, was kept by one reader and not the other: found by the
         // `fastread` fuzz target). Rare in manifests; left to the reference reader.
-        if ctx == Ctx::SpellValue && !on_key_line {
+        if ctx.keeps_text() && !on_key_line {
             return Err(Fallback);
         }
         if let Some(n) = serde_resolve(v) {
-            if ctx != Ctx::SpellValue {
+            if !ctx.keeps_text() {
                 return Ok(n);
             }
             return Ok(spelled(n, on_key_line.then_some(v), false, self.reread));
@@ -821,7 +821,7 @@ impl<'t> Reader<'t> {
             && !super::resolve::is_timestamp(v)
             && let Some(n) = super::resolve::resolve_number(v)
         {
-            if ctx != Ctx::SpellValue {
+            if !ctx.keeps_text() {
                 return Ok(n);
             }
             return Ok(spelled(n, Some(v), true, self.reread));

@@ -595,7 +595,7 @@ impl<'t> NodeVisitor<'t> {
     /// A resolved scalar: the value itself, or, where kustomize reads values back as their
     /// source text ([`Ctx::SpellValue`]), a [`Node::Spelled`] when that text is not what ply prints.
     fn scalar(&self, value: Node, written: Option<&str>) -> Node {
-        if self.ctx != Ctx::SpellValue {
+        if !self.ctx.keeps_text() {
             return value;
         }
         let Some(text) = written.or_else(|| self.value_text()) else {
@@ -749,7 +749,7 @@ impl<'t> NodeVisitor<'t> {
             let reread = reread_folded(&v);
             // Where kustomize may read the value back as its text (kyaml's `Node.Value`, the
             // value as written) before printing it, keep that text (see [`Node::Spelled`]).
-            if self.ctx == Ctx::SpellValue && reread != v {
+            if self.ctx.keeps_text() && reread != v {
                 return Ok(Node::Spelled(Box::new(super::Spelled {
                     value: Node::Str(reread),
                     text: v,
@@ -942,6 +942,28 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
             at: None,
         };
         let value = variant.newtype_variant_seed(seed)?;
+        // A scalar under a core tag that serde_yaml would resolve by its own rules, handed
+        // over as its text (`dialect.rs`, `mark_tag`): resolved as go-yaml v3 resolves it
+        // (`resolve.go`, `resolve`; `decode.go`, `decoder.scalar`), and, where kustomize
+        // reads the value back as its text (an annotation), kept with that text.
+        if let Some(core) = super::dialect::marked_tag(&tag) {
+            let text = match value {
+                Node::Str(s) => s,
+                other => other.scalar_text().unwrap_or_default(),
+            };
+            let resolved = if core == "binary" {
+                binary(&text)
+            } else {
+                super::resolve::resolve_tagged(core, &text)
+            };
+            let resolved = match resolved {
+                Ok(v) => v,
+                // An annotation is read as its text, never decoded.
+                Err(_) if self.ctx == Ctx::AnnotationValue => Node::Str(text.clone()),
+                Err(e) => return Err(de::Error::custom(e)),
+            };
+            return Ok(self.scalar(resolved, Some(&text)));
+        }
         Ok(match (core_tag(&tag), value) {
             (Some("binary"), Node::Str(b64)) => binary(&b64).map_err(de::Error::custom)?,
             (_, v) => v,

@@ -96,21 +96,34 @@ pub(super) enum Ctx {
     Root,
     /// The top-level `metadata`.
     Metadata,
-    /// Top-level `data` and `binaryData`, `metadata.labels` and `metadata.annotations`.
+    /// Top-level `data` and `binaryData`, `metadata.labels`.
     Spell,
     /// A value of a [`Ctx::Spell`] map: a scalar keeps its source text when it is not printed
     /// as written.
     SpellValue,
+    /// `metadata.annotations`.
+    Annotations,
+    /// A value of `metadata.annotations`: a [`Ctx::SpellValue`] that kustomize only ever reads
+    /// as its text (`RNode.GetAnnotations` reads `Node.Value`, `SetAnnotations` writes it back
+    /// as a string), so a tagged scalar there is never decoded and cannot fail
+    /// (`parse.rs`, `NodeVisitor::visit_enum`).
+    AnnotationValue,
     Other,
 }
 
 impl Ctx {
+    /// Whether a scalar here keeps its source text ([`Ctx::SpellValue`],
+    /// [`Ctx::AnnotationValue`]).
+    pub(super) fn keeps_text(self) -> bool {
+        matches!(self, Ctx::SpellValue | Ctx::AnnotationValue)
+    }
+
     pub(super) fn child(self, key: &str) -> Ctx {
         match (self, key) {
             (Ctx::Root, "metadata") => Ctx::Metadata,
-            (Ctx::Root, "data" | "binaryData") | (Ctx::Metadata, "labels" | "annotations") => {
-                Ctx::Spell
-            }
+            (Ctx::Root, "data" | "binaryData") | (Ctx::Metadata, "labels") => Ctx::Spell,
+            (Ctx::Metadata, "annotations") => Ctx::Annotations,
+            (Ctx::Annotations, _) => Ctx::AnnotationValue,
             // kyaml reads a name or namespace as its text (`RNode.GetName`): `name: 0x10`
             // is the name "0x10" (`resource::keep_id_text`).
             (Ctx::Spell, _) | (Ctx::Metadata, "name" | "namespace") => Ctx::SpellValue,

@@ -341,6 +341,114 @@ pub(crate) fn resolve_plain_v3(text: &str) -> Node {
     Node::Str(text.to_string())
 }
 
+/// go-yaml v3's `resolve(tag, text)` (`resolve.go`) for a scalar written with an explicit
+/// resolvable core tag (`!!str`, `!!null`, `!!bool`, `!!int`, `!!float`, `!!timestamp`;
+/// `tag` is the name after `!!`), as `decode.go` (`decoder.scalar`) decodes it, quoted or plain: the text
+/// is resolved as an untagged plain scalar would be, except that it is read as a timestamp
+/// only under `!!timestamp` (`2001-12-14` becomes the time, printed in RFC 3339 form by the
+/// JSON step: `"2001-12-14T00:00:00Z"`), and an integer is taken where a float is asked for.
+/// Any other kind is go-yaml's failure, in its words: ``cannot decode !!str `yes` as a
+/// !!bool``.
+pub(crate) fn resolve_tagged(tag: &str, text: &str) -> Result<Node, String> {
+    if tag == "str" {
+        return Ok(Node::Str(text.to_string()));
+    }
+    let (kind, value) = if tag == "timestamp"
+        && let Some(time) = timestamp_rfc3339(text)
+    {
+        ("timestamp", Node::Str(time))
+    } else {
+        let value = resolve_v3_kind(text);
+        let kind = match &value {
+            _ if text == "<<" => "merge",
+            Node::Null => "null",
+            Node::Bool(_) => "bool",
+            Node::Int(_) => "int",
+            Node::Float(_) => "float",
+            _ => "str",
+        };
+        (kind, value)
+    };
+    match (tag, kind, value) {
+        (t, k, v) if t == k => Ok(v),
+        // `resolve`'s deferred check: an int is taken as a float under `!!float`, when Go
+        // holds it as an `int` or `int64` (not a `uint64`, beyond `i64::MAX`).
+        ("float", "int", Node::Int(i)) if i64::try_from(i).is_ok() => Ok(Node::Float(i as f64)),
+        (_, k, _) => Err(format!(
+            "cannot decode !!{k} `{text}` as a !!{tag}: go-yaml, which kustomize reads YAML \
+             with, reads the text under an explicit tag as it reads an untagged plain scalar \
+             (remove the tag, or write a value of that kind)"
+        )),
+    }
+}
+
+/// go-yaml v3's `resolve()` for a plain scalar's text, timestamps left strings: its
+/// `resolveMap` (null, booleans, infinities and NaN), then the number rules
+/// ([`resolve_number`]) for text that starts with a digit, a sign or `.`.
+fn resolve_v3_kind(text: &str) -> Node {
+    match resolve_plain_lenient(text) {
+        n @ (Node::Null | Node::Bool(_)) => return n,
+        Node::Float(f) if !f.is_finite() => return Node::Float(f),
+        _ => {}
+    }
+    if text.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '.'))
+        && let Some(n) = resolve_number(text)
+    {
+        return n;
+    }
+    Node::Str(text.to_string())
+}
+
+/// A timestamp that go-yaml's `parseTimestamp` accepts ([`is_timestamp`]), as Go's
+/// `time.Time.MarshalJSON` prints it (RFC 3339 with nanoseconds, trailing zeros of the
+/// fraction dropped; `Z` for a zero offset, and for the layouts without a zone, read as UTC).
+pub(crate) fn timestamp_rfc3339(s: &str) -> Option<String> {
+    if !is_timestamp(s) {
+        return None;
+    }
+    let b = s.as_bytes();
+    let mut p = TsParser { b, i: 5 };
+    let year = &s[..4];
+    let month = p.num12()?;
+    p.eat(b'-');
+    let day = p.num12()?;
+    let mut out = format!("{year}-{month:02}-{day:02}T");
+    if p.i == b.len() {
+        out.push_str("00:00:00Z");
+        return Some(out);
+    }
+    let zoned = matches!(b[p.i], b'T' | b't');
+    while matches!(b.get(p.i), Some(b'T' | b't' | b' ')) {
+        p.i += 1;
+    }
+    let h = p.num12()?;
+    p.eat(b':');
+    let m = p.num12()?;
+    p.eat(b':');
+    let sec = p.num12()?;
+    out.push_str(&format!("{h:02}:{m:02}:{sec:02}"));
+    if p.eat(b'.') {
+        let start = p.i;
+        while b.get(p.i).is_some_and(u8::is_ascii_digit) {
+            p.i += 1;
+        }
+        // Go keeps nanoseconds: nine digits at most.
+        let digits = &s[start..p.i];
+        let fraction = digits[..digits.len().min(9)].trim_end_matches('0');
+        if !fraction.is_empty() {
+            out.push('.');
+            out.push_str(fraction);
+        }
+    }
+    let zone = &s[p.i..];
+    if !zoned || zone == "Z" || zone[1..] == *"00:00" {
+        out.push('Z');
+    } else {
+        out.push_str(zone);
+    }
+    Some(out)
+}
+
 /// Whether a string, written plain and untagged, reads as a string in go-yaml v3 (`resolve.go`).
 pub(crate) fn plain_reads_as_string(s: &str) -> bool {
     if s.is_empty() || s == "<<" {
@@ -564,6 +672,68 @@ fn serde_f64(v: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// go-yaml v3 `resolve(tag, text)`, as checked against kubectl kustomize in the golden
+    /// cases `yaml-explicit-core-tags` and `error-yaml-tag-mismatch`.
+    #[test]
+    fn tagged_scalars_resolve_under_their_tag() {
+        let ok = |tag: &str, text: &str| resolve_tagged(tag, text).unwrap();
+        assert_eq!(ok("null", "~"), Node::Null);
+        assert_eq!(ok("null", ""), Node::Null);
+        assert_eq!(ok("float", "1"), Node::Float(1.0));
+        assert_eq!(ok("float", "1e3"), Node::Float(1000.0));
+        assert_eq!(ok("int", "017"), Node::Int(15));
+        assert_eq!(ok("int", "1_000"), Node::Int(1000));
+        assert_eq!(ok("int", "0o17"), Node::Int(15));
+        assert_eq!(ok("bool", "True"), Node::Bool(true));
+        assert_eq!(
+            ok("timestamp", "2001-12-14"),
+            Node::str("2001-12-14T00:00:00Z")
+        );
+        let err = resolve_tagged("bool", "yes").unwrap_err();
+        assert!(
+            err.starts_with("cannot decode !!str `yes` as a !!bool"),
+            "{err}"
+        );
+        let err = resolve_tagged("int", "1.5").unwrap_err();
+        assert!(
+            err.starts_with("cannot decode !!float `1.5` as a !!int"),
+            "{err}"
+        );
+        // A date is a timestamp only under `!!timestamp`.
+        let err = resolve_tagged("int", "2001-12-14").unwrap_err();
+        assert!(
+            err.starts_with("cannot decode !!str `2001-12-14` as a !!int"),
+            "{err}"
+        );
+        // Go holds an integer beyond int64 as a uint64, which `!!float` does not take.
+        let err = resolve_tagged("float", "18446744073709551615").unwrap_err();
+        assert!(err.starts_with("cannot decode !!int"), "{err}");
+        assert!(resolve_tagged("null", "foo").is_err());
+        assert!(resolve_tagged("timestamp", "1").is_err());
+    }
+
+    #[test]
+    fn timestamps_print_as_go_marshals_them() {
+        let cases = [
+            ("2001-1-2", "2001-01-02T00:00:00Z"),
+            (
+                "2001-12-14t21:59:43.10-05:00",
+                "2001-12-14T21:59:43.1-05:00",
+            ),
+            ("2001-12-14 21:59:43.10", "2001-12-14T21:59:43.1Z"),
+            ("2001-12-14  1:2:3.000", "2001-12-14T01:02:03Z"),
+            (
+                "2024-02-29T01:02:03.1234567891+00:00",
+                "2024-02-29T01:02:03.123456789Z",
+            ),
+            ("2001-12-14T21:59:43.5+01:30", "2001-12-14T21:59:43.5+01:30"),
+        ];
+        for (text, want) in cases {
+            assert_eq!(timestamp_rfc3339(text).as_deref(), Some(want), "{text}");
+        }
+        assert_eq!(timestamp_rfc3339("2001-02-30"), None);
+    }
 
     #[test]
     fn resolution() {
