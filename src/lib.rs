@@ -5,6 +5,7 @@
 pub mod cli;
 pub mod diag;
 pub mod diff;
+mod explain;
 pub mod fasthash;
 pub mod fetch;
 pub mod fs;

@@ -1,0 +1,382 @@
+//! Field provenance while rendering (issue 29): after each step that can change objects, the
+//! fields whose value changed are given that step's origin (the place in a file that set
+//! them), on top of the chain recorded so far; and a recorded place is resolved to a file,
+//! line and column when shown. Runs only with `RenderOptions::provenance` on.
+
+use std::sync::Arc;
+
+use super::patches::{Body, Patch};
+use crate::kustomization::Loaded;
+use crate::kustomization::load::locate_value;
+use crate::resource::Resource;
+use crate::resource::provenance::{
+    Field, Origin, Place, Provenance, Step, for_each_field, parse_path,
+};
+use crate::source::{Location, SourceFile};
+use crate::yaml::Node;
+use crate::yaml::de::PathSeg;
+
+/// Where a step says it set the field at `path` of `r`, given the value it had before
+/// (`None` for a new field).
+pub(crate) type LocateFn<'a> = &'a dyn Fn(&Resource, &[PathSeg], Option<&Node>) -> Option<Place>;
+
+/// Records `step` over `acc`: every field of an object whose value is new or differs from the
+/// one recorded gets the origin `locate` gives, before the older ones. An object seen for the
+/// first time has each field attributed to the document it was read from when it has one,
+/// else to `step`.
+pub(crate) fn record(acc: &mut [Resource], step: Step, locate: LocateFn<'_>) {
+    for r in acc.iter_mut() {
+        let old = r.provenance.take();
+        let mut fields = crate::fasthash::FastMap::default();
+        let mut old_fields = old.map(|p| p.fields);
+        let doc = r.origin.clone();
+        for_each_field(&r.node, &mut |path, value| {
+            let before = old_fields.as_mut().and_then(|m| m.remove(path));
+            let field = match before {
+                Some(f) if f.value == *value => f,
+                before => {
+                    let segs = parse_path(path).unwrap_or_default();
+                    let origin = match (&before, &old_fields, &doc) {
+                        (None, None, Some(loc)) => Origin {
+                            step: Step::Resource,
+                            place: Some(Place {
+                                file: Arc::clone(&loc.file),
+                                start: loc.offset,
+                                path: segs,
+                            }),
+                        },
+                        _ => Origin {
+                            step,
+                            place: locate(r, &segs, before.as_ref().map(|f| &f.value)),
+                        },
+                    };
+                    let mut origins = vec![origin];
+                    if let Some(b) = before {
+                        origins.extend(b.origins);
+                    }
+                    Field {
+                        value: value.clone(),
+                        origins,
+                    }
+                }
+            };
+            fields.insert(path.to_string(), field);
+        });
+        r.provenance = Some(Box::new(Provenance { fields }));
+    }
+}
+
+/// Takes the current values as recorded without a new origin: a change of how a value is
+/// written, not of what it is (annotations made strings at the root).
+pub(crate) fn refresh(acc: &mut [Resource]) {
+    for r in acc.iter_mut() {
+        let Some(p) = r.provenance.as_mut() else {
+            continue;
+        };
+        for_each_field(&r.node, &mut |path, value| {
+            if let Some(f) = p.fields.get_mut(path) {
+                f.value = value.clone();
+            }
+        });
+    }
+}
+
+/// The origin of a generated object's field: the generator entry that names the object, and
+/// for a `data` key from a literal, that literal (`configMapGenerator[0].literals[1]`).
+pub(crate) fn generator_place(loaded: &Loaded, r: &Resource, path: &[PathSeg]) -> Place {
+    let k = &loaded.kustomization;
+    let (field, list) = if r.kind() == "Secret" {
+        ("secretGenerator", &k.secret_generator)
+    } else {
+        ("configMapGenerator", &k.config_map_generator)
+    };
+    let name = r.name();
+    let Some(i) = list
+        .iter()
+        .position(|g| g.name.as_deref().is_some_and(|n| n == name))
+    else {
+        return in_kustomization(loaded, vec![key(field)]);
+    };
+    let mut p = vec![key(field), PathSeg::Index(i)];
+    if let [PathSeg::Key(top), PathSeg::Key(data_key)] = path
+        && (top == "data" || top == "stringData" || top == "binaryData")
+    {
+        let prefix = format!("{data_key}=");
+        if let Some(j) = list[i].literals.iter().position(|l| l.starts_with(&prefix)) {
+            p.extend([key("literals"), PathSeg::Index(j)]);
+        }
+    } else if let [PathSeg::Key(top), PathSeg::Key(second)] = path
+        && top == "metadata"
+        && second == "name"
+    {
+        p.push(key("name"));
+    }
+    in_kustomization(loaded, p)
+}
+
+/// Records one patch over `acc`: a changed field is placed at the patch's value for it (the
+/// document of a strategic merge patch that holds its path, the operation of a JSON 6902
+/// list), else at the patch's first document or its kustomization entry.
+pub(crate) fn record_patch(acc: &mut [Resource], p: &Patch) {
+    let declared = p.declared.as_ref().map(at);
+    match &p.body {
+        Body::Smp(docs) => record(acc, Step::Patch, &|r, path, _| {
+            let found = docs.iter().find_map(|(doc, loc)| {
+                let loc = loc.as_ref()?;
+                smp_path(doc, &r.node, path).map(|p| Place {
+                    file: Arc::clone(&loc.file),
+                    start: loc.offset,
+                    path: p,
+                })
+            });
+            found
+                .or_else(|| docs.iter().find_map(|(_, loc)| loc.as_ref().map(at)))
+                .or_else(|| declared.clone())
+        }),
+        Body::Json(ops) => record(acc, Step::Json6902, &|_, path, _| match (
+            &p.file,
+            json6902_path(ops, path),
+        ) {
+            (Some(file), Some(op)) => Some(Place {
+                file: Arc::clone(file),
+                start: 0,
+                path: op,
+            }),
+            _ => declared.clone(),
+        }),
+        Body::Nothing => {}
+    }
+}
+
+/// A place at a location (its line).
+pub(crate) fn at(loc: &Location) -> Place {
+    Place {
+        file: Arc::clone(&loc.file),
+        start: loc.offset,
+        path: Vec::new(),
+    }
+}
+
+/// A place in a kustomization file.
+pub(crate) fn in_kustomization(loaded: &Loaded, path: Vec<PathSeg>) -> Place {
+    Place {
+        file: Arc::clone(&loaded.file),
+        start: 0,
+        path,
+    }
+}
+
+fn key(k: &str) -> PathSeg {
+    PathSeg::Key(k.to_string())
+}
+
+/// The origin of a built-in transformer's change to the field at `path`: the kustomization
+/// line that configures it.
+pub(crate) fn transformer_place(
+    loaded: &Loaded,
+    step: Step,
+    r: &Resource,
+    path: &[PathSeg],
+    before: Option<&Node>,
+) -> Place {
+    let k = &loaded.kustomization;
+    let last_key = match path.last() {
+        Some(PathSeg::Key(s)) => s.as_str(),
+        _ => "",
+    };
+    let p = match step {
+        Step::Namespace => vec![key("namespace")],
+        Step::NamePrefix => vec![key("namePrefix")],
+        Step::NameSuffix => vec![key("nameSuffix")],
+        Step::CommonLabels => vec![key("commonLabels"), key(last_key)],
+        Step::Labels => {
+            match k
+                .labels
+                .iter()
+                .rposition(|l| l.pairs.contains_key(last_key))
+            {
+                Some(i) => vec![
+                    key("labels"),
+                    PathSeg::Index(i),
+                    key("pairs"),
+                    key(last_key),
+                ],
+                None if k
+                    .common_labels
+                    .as_ref()
+                    .is_some_and(|m| m.contains_key(last_key)) =>
+                {
+                    vec![key("commonLabels"), key(last_key)]
+                }
+                None => vec![key("labels")],
+            }
+        }
+        Step::CommonAnnotations => vec![key("commonAnnotations"), key(last_key)],
+        Step::Replicas => {
+            let name = r.name();
+            match k
+                .replicas
+                .iter()
+                .position(|e| e.name == name || r.prev_ids.iter().any(|id| id.name == e.name))
+            {
+                Some(i) => vec![key("replicas"), PathSeg::Index(i), key("count")],
+                None => vec![key("replicas")],
+            }
+        }
+        Step::Images => {
+            // The entry whose name is the image the field held before (kustomize's
+            // `image.IsImageMatched`: the name without tag or digest).
+            let old = before.and_then(Node::as_str).unwrap_or("");
+            let old_name = image_name(old);
+            match k.images.iter().position(|e| e.name == old_name) {
+                Some(i) => {
+                    let e = &k.images[i];
+                    let new = r_value(r, path).unwrap_or_default();
+                    let field = if e.digest.as_ref().is_some_and(|d| new.ends_with(d.as_str())) {
+                        "digest"
+                    } else if e.new_tag.as_ref().is_some_and(|t| {
+                        new.ends_with(&format!(":{t}")) && !old.ends_with(&format!(":{t}"))
+                    }) {
+                        "newTag"
+                    } else if e.new_name.is_some() {
+                        "newName"
+                    } else if e.new_tag.is_some() {
+                        "newTag"
+                    } else {
+                        "name"
+                    };
+                    vec![key("images"), PathSeg::Index(i), key(field)]
+                }
+                None => vec![key("images")],
+            }
+        }
+        _ => Vec::new(),
+    };
+    in_kustomization(loaded, p)
+}
+
+fn r_value(r: &Resource, path: &[PathSeg]) -> Option<String> {
+    let mut n = &r.node;
+    for s in path {
+        n = match (s, n) {
+            (PathSeg::Key(k), Node::Map(m)) => m.get(k)?,
+            (PathSeg::Index(i), Node::Seq(v)) => v.get(*i)?,
+            _ => return None,
+        };
+    }
+    n.as_str().map(str::to_string)
+}
+
+/// An image reference without its tag or digest (`nginx:1.2` → `nginx`,
+/// `host:5000/app@sha256:…` → `host:5000/app`).
+fn image_name(image: &str) -> &str {
+    let image = image.split('@').next().unwrap_or(image);
+    match image.rfind(':') {
+        Some(c) if !image[c..].contains('/') => &image[..c],
+        _ => image,
+    }
+}
+
+/// The place in a strategic merge patch document that set the field at `out` of the patched
+/// object `obj`: the same path through the patch, a list entry matched by its `name` (or the
+/// other merge keys of the built-in schema most lists use) or by its value; `None` when the
+/// patch does not hold the path (a directive, a list replaced whole).
+pub(crate) fn smp_path(patch: &Node, obj: &Node, out: &[PathSeg]) -> Option<Vec<PathSeg>> {
+    const MERGE_KEYS: [&str; 6] = ["name", "containerPort", "mountPath", "ip", "port", "key"];
+    let mut p = patch;
+    let mut o = obj;
+    let mut path = Vec::with_capacity(out.len());
+    for s in out {
+        match (s, p, o) {
+            (PathSeg::Key(k), Node::Map(pm), Node::Map(om)) => {
+                p = pm.get(k)?;
+                o = om.get(k)?;
+                path.push(s.clone());
+            }
+            (PathSeg::Index(i), Node::Seq(pv), Node::Seq(ov)) => {
+                let item = ov.get(*i)?;
+                let j = match item {
+                    Node::Map(im) => MERGE_KEYS.iter().find_map(|mk| {
+                        let want = im.get(mk)?;
+                        pv.iter()
+                            .position(|e| matches!(e, Node::Map(em) if em.get(mk) == Some(want)))
+                    }),
+                    scalar => pv.iter().position(|e| e == scalar),
+                }
+                .or_else(|| (pv.len() == ov.len()).then_some(*i))?;
+                p = &pv[j];
+                o = item;
+                path.push(PathSeg::Index(j));
+            }
+            _ => return None,
+        }
+    }
+    Some(path)
+}
+
+/// The operation of a JSON 6902 list that set the field at `out`: the last one whose path is
+/// `out` or holds it and that carries a value; its place is that value (`[i].value…`).
+pub(crate) fn json6902_path(ops: &Node, out: &[PathSeg]) -> Option<Vec<PathSeg>> {
+    let Node::Seq(list) = ops else { return None };
+    list.iter().enumerate().rev().find_map(|(i, op)| {
+        let Node::Map(m) = op else { return None };
+        m.get("value")?;
+        let pointer = m.get("path")?.as_str()?;
+        let parts: Vec<String> = pointer
+            .split('/')
+            .skip(1)
+            .map(|p| p.replace("~1", "/").replace("~0", "~"))
+            .collect();
+        if parts.len() > out.len() {
+            return None;
+        }
+        let same = parts.iter().zip(out).all(|(p, s)| match s {
+            PathSeg::Key(k) => k == p,
+            PathSeg::Index(n) => p == "-" || p.parse::<usize>().ok() == Some(*n),
+        });
+        same.then(|| {
+            let mut path = vec![PathSeg::Index(i), key("value")];
+            path.extend(out[parts.len()..].iter().cloned());
+            path
+        })
+    })
+}
+
+/// A place resolved for showing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Resolved {
+    /// The file as ply's diagnostics write it (relative to the working directory).
+    pub file: String,
+    /// 1-based.
+    pub line: usize,
+    /// 1-based, in characters.
+    pub column: usize,
+    /// Whether the text holds the place's whole path (false: the line of the deepest node
+    /// found, as for flow-style or JSON text).
+    pub exact: bool,
+    /// The text of that line.
+    pub quote: String,
+    /// The byte offset of the value in the file.
+    pub offset: usize,
+}
+
+/// Resolves a place to the line and column of the value it names.
+pub fn resolve(place: &Place) -> Resolved {
+    resolve_in(&place.file, place.start, &place.path)
+}
+
+fn resolve_in(file: &SourceFile, start: usize, path: &[PathSeg]) -> Resolved {
+    let (offset, exact) = locate_value(file, start, path);
+    let (line, column) = file.line_col(offset);
+    let text = file.text.as_str();
+    let ls = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let le = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
+    Resolved {
+        file: file.display.clone(),
+        line,
+        column,
+        exact,
+        quote: text[ls..le].trim_end_matches('\r').to_string(),
+        offset,
+    }
+}
