@@ -94,6 +94,9 @@ pub struct ExplainArgs {
     /// text, or json (schema in docs/explain.md).
     #[arg(long, value_enum, default_value = "text")]
     pub format: ExplainFormat,
+    /// Every field, also those the resource files set and nothing changed.
+    #[arg(long)]
+    pub all: bool,
     #[arg(long, value_enum, default_value = "LoadRestrictionsRootOnly")]
     pub load_restrictor: LoadRestrictor,
     #[command(flatten)]
@@ -657,6 +660,7 @@ fn run_explain(args: &ExplainArgs, warnings: &mut Warnings) -> Result<(), Error>
     let query = crate::explain::Query {
         object: args.object.clone(),
         field: args.field.clone(),
+        all: args.all,
     };
     let fields = crate::explain::explain(&rendered.resources, &query)?;
     print_stdout(crate::explain::write(&fields, args.format == ExplainFormat::Json).as_bytes())

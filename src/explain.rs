@@ -37,6 +37,8 @@ pub(crate) struct Query {
     /// A field path (`spec.template.spec.containers[0].image`), or the path of a map or list
     /// holding several.
     pub field: Option<String>,
+    /// Every field, not only the ones a step after the resource file changed.
+    pub all: bool,
 }
 
 /// The origins of one recorded field, resolved.
@@ -77,10 +79,13 @@ pub(crate) fn explain(resources: &[Resource], q: &Query) -> Result<Vec<Explained
             };
             let keep = match &wanted {
                 Some(w) => parse_path(path).is_some_and(|p| p.starts_with(w)),
-                None => field
-                    .origins
-                    .first()
-                    .is_some_and(|o| o.step != Step::Resource),
+                None => {
+                    q.all
+                        || field
+                            .origins
+                            .first()
+                            .is_some_and(|o| o.step != Step::Resource)
+                }
             };
             if keep {
                 out.push(Explained {

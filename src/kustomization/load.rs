@@ -390,15 +390,20 @@ pub fn locate_value(file: &SourceFile, start: usize, path: &[PathSeg]) -> (usize
         }
         return (v, true);
     }
-    // The value starts on a later line: its first content.
+    // The value starts on a later line (its first content, indented deeper than the key, or
+    // a list at the key's column), or is empty (then: right after the colon).
+    let key_col = off - text[..off].rfind('\n').map_or(0, |i| i + 1);
     for (loff, _, line) in lines_from(text, (line_end + 1).min(text.len())) {
         let content = line.trim_start_matches(' ');
         if content.is_empty() || content.starts_with('#') {
             continue;
         }
-        return (loff + line.len() - content.len(), true);
+        let col = line.len() - content.len();
+        let child =
+            col > key_col || (col == key_col && (content == "-" || content.starts_with("- ")));
+        return (if child { loff + col } else { at }, true);
     }
-    (off, true)
+    (at, true)
 }
 
 /// The locations of every entry of the list at `path` (`patches`), in order: entry `i`'s is

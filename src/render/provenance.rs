@@ -226,7 +226,8 @@ pub(crate) fn transformer_place(
         Step::Images => {
             // The entry whose name is the image the field held before (kustomize's
             // `image.IsImageMatched`: the name without tag or digest).
-            let old = before.and_then(Node::as_str).unwrap_or("");
+            let old_text = before.map(scalar_text).unwrap_or_default();
+            let old = old_text.as_str();
             let old_name = image_name(old);
             match k.images.iter().position(|e| e.name == old_name) {
                 Some(i) => {
@@ -255,6 +256,17 @@ pub(crate) fn transformer_place(
     in_kustomization(loaded, p)
 }
 
+/// A scalar as text (`5` for the integer 5), empty for a collection or null.
+fn scalar_text(n: &Node) -> String {
+    match n.unspelled() {
+        Node::Str(s) => s.clone(),
+        Node::Int(i) => i.to_string(),
+        Node::Float(f) => f.to_string(),
+        Node::Bool(b) => b.to_string(),
+        _ => String::new(),
+    }
+}
+
 fn r_value(r: &Resource, path: &[PathSeg]) -> Option<String> {
     let mut n = &r.node;
     for s in path {
@@ -264,7 +276,7 @@ fn r_value(r: &Resource, path: &[PathSeg]) -> Option<String> {
             _ => return None,
         };
     }
-    n.as_str().map(str::to_string)
+    Some(scalar_text(n))
 }
 
 /// An image reference without its tag or digest (`nginx:1.2` → `nginx`,
@@ -298,10 +310,11 @@ pub(crate) fn smp_path(patch: &Node, obj: &Node, out: &[PathSeg]) -> Option<Vec<
                 let j = match item {
                     Node::Map(im) => MERGE_KEYS.iter().find_map(|mk| {
                         let want = im.get(mk)?;
+                        // The last entry with the key: a later one wins the merge.
                         pv.iter()
-                            .position(|e| matches!(e, Node::Map(em) if em.get(mk) == Some(want)))
+                            .rposition(|e| matches!(e, Node::Map(em) if em.get(mk) == Some(want)))
                     }),
-                    scalar => pv.iter().position(|e| e == scalar),
+                    scalar => pv.iter().rposition(|e| e == scalar),
                 }
                 .or_else(|| (pv.len() == ov.len()).then_some(*i))?;
                 p = &pv[j];
