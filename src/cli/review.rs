@@ -36,6 +36,11 @@ pub struct ReviewArgs {
     /// kustomize versions: every overlay is rendered then.
     #[arg(long)]
     pub changed_only: bool,
+    /// Name, for each changed field, the place that set its new value and whether it changed
+    /// in this pull request, linked at the head commit on GitHub or GitLab (the head renders
+    /// with field provenance; docs/explain.md).
+    #[arg(long)]
+    pub why: bool,
     /// Only the I-th of N shards of the overlays (in name order, every N-th), for CI matrices.
     #[arg(long, value_name = "I/N")]
     pub shard: Option<String>,
@@ -67,11 +72,12 @@ pub fn refuse_review_flags(args: &DiffArgs) -> Result<(), Error> {
     if r.base.is_some()
         || r.all
         || r.changed_only
+        || r.why
         || r.shard.is_some()
         || r.base_kustomize_version.is_some()
     {
         return Err(usage(
-            "--base, --all, --changed-only, --shard and --base-kustomize-version compare two renders; they do not go with --live",
+            "--base, --all, --changed-only, --why, --shard and --base-kustomize-version compare two renders; they do not go with --live",
         ));
     }
     Ok(())
@@ -166,6 +172,8 @@ pub fn run(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
         base_kustomize: base_version,
         jobs: std::thread::available_parallelism().map_or(1, usize::from),
         describe,
+        why: args.review.why,
+        link: None,
     };
     let review = match &args.review.base {
         Some(base) => {

@@ -224,10 +224,11 @@ fn review_row(o: &ObjectChange) -> String {
         .take(5)
         .map(|c| {
             format!(
-                "{}: {} → {}",
+                "{}: {} → {}{}",
                 code(&c.path),
                 code(&short(c.before.as_ref())),
-                code(&short(c.after.as_ref()))
+                code(&short(c.after.as_ref())),
+                super::cause::markdown(c.cause.as_ref())
             )
         })
         .collect();
@@ -447,6 +448,7 @@ mod tests {
             before,
             after,
             changes: vec![Change {
+                cause: None,
                 path: ".data.a|b".into(),
                 before: Some(Node::str("v0")),
                 after: Some(Node::str("w0")),

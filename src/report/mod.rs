@@ -7,6 +7,8 @@
 //! A new output format is one new file here, one [`Format`] variant and its two arms below
 //! (and the CLI's `--format` value that names it).
 
+mod cause;
+pub use cause::source_link;
 pub mod json;
 pub mod markdown;
 pub mod model;
@@ -15,8 +17,8 @@ pub mod text;
 pub mod unified;
 
 pub use model::{
-    Action, Change, Conflict, Manager, OFFLINE_NOTE, ObjectChange, ObjectId, OverlayReview, Report,
-    Review, Status, conflict_message, print_manager,
+    Action, Cause, Change, Conflict, Manager, OFFLINE_NOTE, ObjectChange, ObjectId, OverlayReview,
+    Report, Review, Status, conflict_message, print_manager,
 };
 
 /// An output format (`--format`).

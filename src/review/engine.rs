@@ -45,6 +45,11 @@ pub struct ReviewOptions {
     pub jobs: usize,
     /// How an error is written into the report (the CLI's diagnostic text).
     pub describe: fn(&Error) -> String,
+    /// `--why`: the head renders with field provenance, and each changed field names the
+    /// place that set its new value ([`super::why`]).
+    pub why: bool,
+    /// Where causes link to (the head commit on GitHub or GitLab); set by the plan.
+    pub link: Option<super::why::LinkBase>,
 }
 
 /// Renders and compares every overlay, `opts.jobs` at a time; the result keeps the overlays'
@@ -70,8 +75,10 @@ pub fn review(
     // The parse store holds nothing version-dependent (resource files, kustomization loads
     // and patch bodies are read alike by every version; each rule that differs asks the
     // render's own options), so both sides share it.
+    render.provenance = opts.why;
     let base_render = RenderOptions {
         kustomize: opts.base_kustomize,
+        provenance: false,
         ..render.clone()
     };
     let upgrade = opts.base_kustomize != render.kustomize;
@@ -143,6 +150,19 @@ fn same_at(path: &Path, old: &dyn Fs, new: &dyn Fs) -> bool {
     };
     old.holds(path, &bytes)
         .unwrap_or_else(|| old.read(path).is_ok_and(|b| b == bytes))
+}
+
+/// With `--why`, names each changed field's cause.
+fn explain(
+    objects: &mut [ObjectChange],
+    head: &[Resource],
+    old: &Side<'_>,
+    new: &Side<'_>,
+    opts: &ReviewOptions,
+) {
+    if opts.why {
+        super::why::annotate(objects, head, old.fs, new.fs, opts.link.as_ref());
+    }
 }
 
 fn render_on(
@@ -273,7 +293,8 @@ fn one(
     };
     match (base, head) {
         (Some(Ok(b)), Some(h)) => {
-            let objects = compare::compare(&b, &h, kinds, opts.show_secrets);
+            let mut objects = compare::compare(&b, &h, kinds, opts.show_secrets);
+            explain(&mut objects, &h, old, new, opts);
             if objects.iter().all(|o| o.action == Action::Unchanged) {
                 // Reported as an overlay that was not rendered is: no objects, no warnings,
                 // so that `--changed-only` gives the same report.
@@ -282,7 +303,8 @@ fn one(
             result(Status::Compared, objects, &warnings)
         }
         (Some(Err(e)), Some(h)) => {
-            let objects = compare::compare(&[], &h, kinds, opts.show_secrets);
+            let mut objects = compare::compare(&[], &h, kinds, opts.show_secrets);
+            explain(&mut objects, &h, old, new, opts);
             result(Status::BaseFailed((opts.describe)(&e)), objects, &warnings)
         }
         (None, Some(h)) => {

@@ -9,8 +9,10 @@ pub mod compare;
 pub mod engine;
 pub mod overlays;
 pub mod sides;
+mod why;
 
 pub use crate::report::{OverlayReview, Review, Status};
 pub use engine::{ReviewOptions, Side, review, review_objects};
 pub use overlays::{Overlay, has_kustomization, overlay_name, overlays_in, shard, usage};
 pub use sides::{RevisionPlan, Revisions, WorkingTreePlan, two_paths};
+pub use why::LinkBase;

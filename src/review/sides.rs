@@ -40,6 +40,8 @@ pub struct RevisionPlan {
     disk: CachingDiskFs,
     /// The overlays to compare, in name order per side.
     pub overlays: Vec<Overlay>,
+    /// Where `--why` causes link to (the head commit, on GitHub or GitLab).
+    link: Option<super::why::LinkBase>,
 }
 
 impl RevisionPlan {
@@ -96,11 +98,27 @@ impl RevisionPlan {
         } else {
             overlays::named(&req.paths, &cwd, root, &old_fs, new_fs, all_dirs)?
         };
+        // The head commit (the working tree's HEAD when it is the head side).
+        let link = match (opts.why, repo.origin_url()) {
+            (true, Some(remote)) => {
+                let commit = match &head_rev {
+                    Some(h) => Some(h.id.clone()),
+                    None => repo.resolve("HEAD").ok().map(|h| h.id),
+                };
+                commit.map(|commit| super::why::LinkBase {
+                    remote,
+                    commit,
+                    root: root.to_path_buf(),
+                })
+            }
+            _ => None,
+        };
         Ok(RevisionPlan {
             old_fs,
             head_git,
             disk,
             overlays,
+            link,
         })
     }
 
@@ -122,6 +140,10 @@ impl RevisionPlan {
         let new_side = Side {
             fs: new_fs,
             label: new_label,
+        };
+        let opts = &ReviewOptions {
+            link: self.link.clone(),
+            ..opts.clone()
         };
         review(&self.overlays, &old_side, &new_side, opts)
     }
