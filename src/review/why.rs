@@ -194,7 +194,7 @@ mod tests {
 
     #[test]
     fn kubectl_paths_become_index_paths() {
-        let node = crate::yaml::parse_one(
+        let node = crate::yaml::parse::parse_one(
             "metadata:\n  labels:\n    app.kubernetes.io/name: web\n    app: x\nspec:\n  containers:\n  - name: side\n  - name: web\n    image: a:1\n    args: [x, y]\n",
         )
         .unwrap();
