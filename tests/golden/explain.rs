@@ -95,7 +95,7 @@ fn fields(dir: &Path, target: &str) -> Option<Fields> {
         let o = &f["object"];
         // Objects are known by their kind and the place of their `kind` field's first
         // origin, which a mutation of a value never moves; the name may change.
-        let key = format!("{}", o["kind"].as_str().unwrap_or(""));
+        let key = o["kind"].as_str().unwrap_or("").to_string();
         let origin = f["origins"].as_array().and_then(|a| a.first()).map(|x| {
             let at = x["file"].as_str().map(|f| {
                 (
@@ -239,7 +239,7 @@ fn mutation_case(root: &Path, target: &str, limit: usize, failures: &mut Failure
             let is_derived =
                 |o: &Option<Origin>| o.as_ref().is_some_and(|o| DERIVED.contains(&o.1.as_str()));
             let derived = is_derived(o) || after.get(k).is_some_and(|(_, o)| is_derived(o));
-            let selected = selector_input && after.get(k).is_none();
+            let selected = selector_input && !after.contains_key(k);
             if changed && !same && !derived && !selected {
                 failures.fail(format!(
                     "{}: mutating {file}:{line}:{column} (origin of {obj} {path}) changed {} {} whose origin is {:?}",
