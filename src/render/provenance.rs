@@ -10,7 +10,8 @@ use crate::kustomization::Loaded;
 use crate::kustomization::load::locate_value;
 use crate::resource::Resource;
 use crate::resource::provenance::{
-    Field, Origin, Place, Provenance, Step, for_each_field, parse_path,
+    Field, Origin, Place, Provenance, Step, for_each_field, parse_path, path_text, push_index,
+    push_key,
 };
 use crate::source::{Location, SourceFile};
 use crate::yaml::Node;
@@ -23,46 +24,154 @@ pub(crate) type LocateFn<'a> = &'a dyn Fn(&Resource, &[PathSeg], Option<&Node>) 
 /// Records `step` over `acc`: every field of an object whose value is new or differs from the
 /// one recorded gets the origin `locate` gives, before the older ones. An object seen for the
 /// first time has each field attributed to the document it was read from when it has one,
-/// else to `step`.
+/// else to `step`. Only what changed since the last record is compared: the recorded copy
+/// shares the unchanged (frozen) maps with the object.
 pub(crate) fn record(acc: &mut [Resource], step: Step, locate: LocateFn<'_>) {
     for r in acc.iter_mut() {
-        let old = r.provenance.take();
-        let mut fields = crate::fasthash::FastMap::default();
-        let mut old_fields = old.map(|p| p.fields);
-        let doc = r.origin.clone();
-        for_each_field(&r.node, &mut |path, value| {
-            let before = old_fields.as_mut().and_then(|m| m.remove(path));
-            let field = match before {
-                Some(f) if f.value == *value => f,
-                before => {
-                    let segs = parse_path(path).unwrap_or_default();
-                    let origin = match (&before, &old_fields, &doc) {
-                        (None, None, Some(loc)) => Origin {
+        r.node.freeze_unshared();
+        match r.provenance.take() {
+            None => {
+                let mut fields = crate::fasthash::FastMap::default();
+                let doc = r.origin.clone();
+                for_each_field(&r.node, &mut |path, _| {
+                    let origin = match &doc {
+                        Some(loc) => Origin {
                             step: Step::Resource,
                             place: Some(Place {
                                 file: Arc::clone(&loc.file),
                                 start: loc.offset,
-                                path: segs,
+                                path: path.to_string(),
                             }),
                         },
-                        _ => Origin {
+                        None => Origin {
                             step,
-                            place: locate(r, &segs, before.as_ref().map(|f| &f.value)),
+                            place: locate(r, &parse_path(path).unwrap_or_default(), None),
                         },
                     };
-                    let mut origins = vec![origin];
-                    if let Some(b) = before {
-                        origins.extend(b.origins);
+                    fields.insert(path.to_string(), Field {
+                        origins: vec![origin],
+                    });
+                });
+                r.provenance = Some(Box::new(Provenance {
+                    fields,
+                    last: r.node.clone(),
+                }));
+            }
+            Some(mut p) => {
+                let last = std::mem::take(&mut p.last);
+                let mut path = String::new();
+                diff(&last, &r.node, &mut path, &mut |event, path| match event {
+                    Event::Set(before) => {
+                        let origin = Origin {
+                            step,
+                            place: locate(r, &parse_path(path).unwrap_or_default(), before),
+                        };
+                        match p.fields.get_mut(path) {
+                            Some(f) if before.is_some() => f.origins.insert(0, origin),
+                            _ => {
+                                p.fields.insert(path.to_string(), Field {
+                                    origins: vec![origin],
+                                });
+                            }
+                        }
                     }
-                    Field {
-                        value: value.clone(),
-                        origins,
+                    Event::Gone => {
+                        p.fields.remove(path);
                     }
+                });
+                p.last = r.node.clone();
+                r.provenance = Some(p);
+            }
+        }
+    }
+}
+
+/// What [`diff`] found at a field path.
+enum Event<'a> {
+    /// A new field (`None`) or a new value (the one before).
+    Set(Option<&'a Node>),
+    /// The field is no longer there.
+    Gone,
+}
+
+fn is_field(n: &Node) -> bool {
+    match n {
+        Node::Map(m) => m.is_empty(),
+        Node::Seq(s) => s.is_empty(),
+        _ => true,
+    }
+}
+
+/// Compares the recorded `a` with the current `b`, skipping maps they share.
+fn diff<'a>(a: &'a Node, b: &Node, path: &mut String, ev: &mut dyn FnMut(Event<'a>, &str)) {
+    match (a, b) {
+        (Node::Map(x), Node::Map(y)) if !x.is_empty() && !y.is_empty() => {
+            if x.shares_with(y) {
+                return;
+            }
+            for (k, vb) in y.iter() {
+                let len = path.len();
+                push_key(path, k);
+                match x.get(k) {
+                    Some(va) => diff(va, vb, path, ev),
+                    None => each(vb, path, &mut |p| ev(Event::Set(None), p)),
                 }
-            };
-            fields.insert(path.to_string(), field);
-        });
-        r.provenance = Some(Box::new(Provenance { fields }));
+                path.truncate(len);
+            }
+            for (k, va) in x.iter() {
+                if y.get(k).is_none() {
+                    let len = path.len();
+                    push_key(path, k);
+                    each(va, path, &mut |p| ev(Event::Gone, p));
+                    path.truncate(len);
+                }
+            }
+        }
+        (Node::Seq(x), Node::Seq(y)) if !x.is_empty() && !y.is_empty() => {
+            for i in 0..x.len().max(y.len()) {
+                let len = path.len();
+                push_index(path, i);
+                match (x.get(i), y.get(i)) {
+                    (Some(va), Some(vb)) => diff(va, vb, path, ev),
+                    (None, Some(vb)) => each(vb, path, &mut |p| ev(Event::Set(None), p)),
+                    (Some(va), None) => each(va, path, &mut |p| ev(Event::Gone, p)),
+                    (None, None) => {}
+                }
+                path.truncate(len);
+            }
+        }
+        _ if is_field(a) && is_field(b) => {
+            if a != b {
+                ev(Event::Set(Some(a)), path);
+            }
+        }
+        _ => {
+            each(a, path, &mut |p| ev(Event::Gone, p));
+            each(b, path, &mut |p| ev(Event::Set(None), p));
+        }
+    }
+}
+
+/// Calls `f` with the path of every field of `n`, which sits at `path`.
+fn each(n: &Node, path: &mut String, f: &mut dyn FnMut(&str)) {
+    match n {
+        Node::Map(m) if !m.is_empty() => {
+            for (k, v) in m.iter() {
+                let len = path.len();
+                push_key(path, k);
+                each(v, path, f);
+                path.truncate(len);
+            }
+        }
+        Node::Seq(items) if !items.is_empty() => {
+            for (i, v) in items.iter().enumerate() {
+                let len = path.len();
+                push_index(path, i);
+                each(v, path, f);
+                path.truncate(len);
+            }
+        }
+        _ => f(path),
     }
 }
 
@@ -70,14 +179,10 @@ pub(crate) fn record(acc: &mut [Resource], step: Step, locate: LocateFn<'_>) {
 /// written, not of what it is (annotations made strings at the root).
 pub(crate) fn refresh(acc: &mut [Resource]) {
     for r in acc.iter_mut() {
-        let Some(p) = r.provenance.as_mut() else {
-            continue;
-        };
-        for_each_field(&r.node, &mut |path, value| {
-            if let Some(f) = p.fields.get_mut(path) {
-                f.value = value.clone();
-            }
-        });
+        r.node.freeze_unshared();
+        if let Some(p) = r.provenance.as_mut() {
+            p.last = r.node.clone();
+        }
     }
 }
 
@@ -126,7 +231,7 @@ pub(crate) fn record_patch(acc: &mut [Resource], p: &Patch) {
                 smp_path(doc, &r.node, path).map(|p| Place {
                     file: Arc::clone(&loc.file),
                     start: loc.offset,
-                    path: p,
+                    path: path_text(&p),
                 })
             });
             found
@@ -140,7 +245,7 @@ pub(crate) fn record_patch(acc: &mut [Resource], p: &Patch) {
             (Some(file), Some(op)) => Some(Place {
                 file: Arc::clone(file),
                 start: 0,
-                path: op,
+                path: path_text(&op),
             }),
             _ => declared.clone(),
         }),
@@ -153,7 +258,7 @@ pub(crate) fn at(loc: &Location) -> Place {
     Place {
         file: Arc::clone(&loc.file),
         start: loc.offset,
-        path: Vec::new(),
+        path: String::new(),
     }
 }
 
@@ -162,7 +267,7 @@ pub(crate) fn in_kustomization(loaded: &Loaded, path: Vec<PathSeg>) -> Place {
     Place {
         file: Arc::clone(&loaded.file),
         start: 0,
-        path,
+        path: path_text(&path),
     }
 }
 
@@ -375,7 +480,8 @@ pub struct Resolved {
 
 /// Resolves a place to the line and column of the value it names.
 pub fn resolve(place: &Place) -> Resolved {
-    resolve_in(&place.file, place.start, &place.path)
+    let path = parse_path(&place.path).unwrap_or_default();
+    resolve_in(&place.file, place.start, &path)
 }
 
 fn resolve_in(file: &SourceFile, start: usize, path: &[PathSeg]) -> Resolved {

@@ -70,14 +70,14 @@ impl Step {
     }
 }
 
-/// A node of a YAML text: the document starting at byte `start` of `file`, then `path` inside
-/// it. Resolved to a line and column only when shown (`render::provenance::resolve`), so that
-/// recording costs no scan of the text.
+/// A node of a YAML text: the document starting at byte `start` of `file`, then `path` (a
+/// field path, [`push_key`]) inside it. Resolved to a line and column only when shown
+/// (`render::provenance::resolve`), so that recording costs no scan of the text.
 #[derive(Clone, Debug)]
 pub struct Place {
     pub file: Arc<SourceFile>,
     pub start: usize,
-    pub path: Vec<PathSeg>,
+    pub path: String,
 }
 
 /// One step that set a value, and where it is written (`None` when no text says it, as for a
@@ -88,19 +88,31 @@ pub struct Origin {
     pub place: Option<Place>,
 }
 
-/// One field (a scalar, or an empty map or list): the value last recorded and its origins,
-/// newest first.
+/// One field (a scalar, or an empty map or list): its origins, newest first.
 #[derive(Clone, Debug)]
 pub struct Field {
-    pub value: Node,
     pub origins: Vec<Origin>,
 }
 
 /// The fields of one object by path (`spec.template.spec.containers[0].image`, see
-/// [`push_key`]).
+/// [`push_key`]), and the object as last recorded (frozen: its unchanged maps are shared
+/// with the object, so the next record compares only what changed).
 #[derive(Clone, Debug, Default)]
 pub struct Provenance {
     pub fields: FastMap<String, Field>,
+    pub last: Node,
+}
+
+/// A path of segments as a field path.
+pub fn path_text(path: &[PathSeg]) -> String {
+    let mut s = String::new();
+    for seg in path {
+        match seg {
+            PathSeg::Key(k) => push_key(&mut s, k),
+            PathSeg::Index(i) => push_index(&mut s, *i),
+        }
+    }
+    s
 }
 
 /// Appends a map key to a field path: `a.b`, or `a["b.c"]` when the key holds a character
