@@ -13,9 +13,9 @@ mod build_flags;
 mod error_format;
 mod many;
 mod review;
-pub use about::Shell;
-pub use build_flags::BuildFlags;
-pub use error_format::ErrorFormat;
+pub(crate) use about::Shell;
+pub(crate) use build_flags::BuildFlags;
+pub(crate) use error_format::ErrorFormat;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -25,7 +25,7 @@ pub use error_format::ErrorFormat;
     after_help = "Exit status: 0 success; 1 failure or a wrong command line (for `ply diff`: 1 changes, 2 errors). `ply COMMAND --help` says more.",
     propagate_version = true
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     pub command: Command,
     /// How errors and warnings are printed on stderr: human (a report with the source),
@@ -35,7 +35,7 @@ pub struct Cli {
 }
 
 #[derive(Subcommand, Debug)]
-pub enum Command {
+pub(crate) enum Command {
     /// Build a kustomization directory into multi-document YAML (like `kustomize build`).
     #[command(
         visible_alias = "build",
@@ -83,7 +83,7 @@ pub enum Command {
 }
 
 #[derive(clap::Args, Debug)]
-pub struct ExplainArgs {
+pub(crate) struct ExplainArgs {
     /// The kustomization directory.
     pub dir: PathBuf,
     /// The object: KIND/NAME or KIND/NAMESPACE/NAME (every object when left out).
@@ -109,13 +109,13 @@ pub struct ExplainArgs {
 
 /// `ply explain --format`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ExplainFormat {
+pub(crate) enum ExplainFormat {
     Text,
     Json,
 }
 
 #[derive(clap::Args, Debug)]
-pub struct FetchArgs {
+pub(crate) struct FetchArgs {
     /// The kustomization directory (its `ply.lock` is written there).
     #[arg(default_value = ".")]
     pub dir: PathBuf,
@@ -157,7 +157,7 @@ impl From<LoadRestrictor> for crate::fs::Restrictor {
 /// `--kustomize-version` (or `PLY_KUSTOMIZE_VERSION`): the kustomize release to render as,
 /// a flag of `ply render`, `ply diff` and `ply fetch`.
 #[derive(clap::Args, Debug, Clone, Default)]
-pub struct VersionFlag {
+pub(crate) struct VersionFlag {
     /// The kustomize release whose output to match: 5.8.1 (kubectl 1.36 and 1.37, Argo CD,
     /// Flux) or 5.5.0 (kubectl 1.32 and 1.33).
     #[arg(
@@ -171,7 +171,7 @@ pub struct VersionFlag {
 
 impl VersionFlag {
     /// The version asked for, or the default.
-    pub fn version(&self) -> crate::render::KustomizeVersion {
+    pub(crate) fn version(&self) -> crate::render::KustomizeVersion {
         self.kustomize_version.unwrap_or_default()
     }
 }
@@ -199,7 +199,7 @@ pub(crate) fn diff_render_options(
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Reorder {
+pub(crate) enum Reorder {
     /// kustomize's legacy kind order (Namespaces first, webhooks last).
     Legacy,
     /// Keep the order in which resources were read.
@@ -207,16 +207,21 @@ pub enum Reorder {
 }
 
 #[derive(clap::Args, Debug)]
-pub struct RenderArgs {
+pub(crate) struct RenderArgs {
     /// The kustomization directory. Several (or --all) render in one run, on every core, each
     /// shared file parsed once; they need --output-dir OUT, and each goes to the one file
     /// OUT/<DIR>.yaml (OUT/root.yaml for `.`), byte for byte what `ply render DIR` prints.
     #[arg(value_name = "DIR", default_value = ".")]
     pub dirs: Vec<PathBuf>,
     /// Render every kustomization root under DIR (default: .): each kustomization that no
-    /// other one includes, components left out. Needs --output-dir.
+    /// other one includes, components left out. Needs --output-dir (or --list). Ends with
+    /// an account on stderr: each failure (its kustomization and first diagnostic), then
+    /// "48 rendered, 17 failed (16 need `ply fetch`, 1 missing file)".
     #[arg(long)]
     pub all: bool,
+    /// With --all: print the roots, one per line, and do nothing else.
+    #[arg(long)]
+    pub list: bool,
     /// Write the output to FILE (atomically: a failed render leaves no file behind).
     #[arg(
         short = 'o',
@@ -278,13 +283,13 @@ pub struct RenderArgs {
 
 /// `ply render --provenance=…`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ProvenanceOutput {
+pub(crate) enum ProvenanceOutput {
     /// Each value's origin (file:line:column and step) as a trailing comment.
     Comments,
 }
 
 #[derive(clap::Args, Debug)]
-pub struct PatchArgs {
+pub(crate) struct PatchArgs {
     /// The object(s) to patch (YAML or JSON; `-` reads stdin). With --last-applied and
     /// --desired: the live object.
     #[arg(conflicts_with = "filename")]
@@ -346,26 +351,26 @@ pub struct PatchArgs {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum PatchType {
+pub(crate) enum PatchType {
     Strategic,
     Merge,
     Json,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum PatchOutput {
+pub(crate) enum PatchOutput {
     Yaml,
     Json,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum DialectArg {
+pub(crate) enum DialectArg {
     Kubectl,
     Kustomize,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum DiffFormat {
+pub(crate) enum DiffFormat {
     Unified,
     Summary,
     Json,
@@ -373,14 +378,14 @@ pub enum DiffFormat {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ColorChoice {
+pub(crate) enum ColorChoice {
     Auto,
     Always,
     Never,
 }
 
 #[derive(clap::Args, Debug)]
-pub struct DiffArgs {
+pub(crate) struct DiffArgs {
     /// With --live: DESIRED, a kustomization directory (rendered as `ply render` renders it),
     /// a YAML or JSON file, or `-` for stdin. With --base: the kustomization directories to
     /// compare (globs allowed). Otherwise: OLD NEW, two kustomization directories or rendered
@@ -463,7 +468,12 @@ pub fn run() -> i32 {
         mask_secrets: matches!(&cli.command, Command::Diff(args) if !args.show_secrets),
     };
     let (result, error_code) = match cli.command {
-        Command::Render(args) => (run_render(&args, &mut warnings), exit::FAILURE),
+        Command::Render(args) => match run_render(&args, format, &mut warnings) {
+            // Several kustomizations: their account is written, each failure in it.
+            Ok(Some(code)) => return code,
+            Ok(None) => (Ok(()), exit::FAILURE),
+            Err(e) => (Err(e), exit::FAILURE),
+        },
         Command::Patch(args) => (run_patch(&args, &mut warnings), exit::FAILURE),
         Command::Fetch(args) => (run_fetch(&args, &mut warnings), exit::FAILURE),
         Command::Explain(args) => (run_explain(&args, &mut warnings), exit::FAILURE),
@@ -472,7 +482,7 @@ pub fn run() -> i32 {
             exit::FAILURE,
         ),
         Command::Completion { shell } => (print_stdout(&about::completion(shell)), exit::FAILURE),
-        Command::Diff(args) => match run_diff(&args, &mut warnings) {
+        Command::Diff(args) => match run_diff(&args, format, &mut warnings) {
             Ok(code) => {
                 print_warnings(&warnings, format);
                 return code;
@@ -528,7 +538,7 @@ fn print_warnings(warnings: &Warnings, format: ErrorFormat) {
 /// Renders an error once, with miette, on stderr: colours and Unicode on a terminal (unless
 /// `NO_COLOR` is set), otherwise plain ASCII at a fixed width, so that logs and the golden
 /// tests see the same text on every machine.
-pub fn report(e: Error, show: crate::snippet::ShowOptions) {
+pub(crate) fn report(e: Error, show: crate::snippet::ShowOptions) {
     use std::io::IsTerminal;
     let fancy = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let _ = write!(
@@ -563,7 +573,23 @@ pub fn render_error_with(e: &Error, fancy: bool, show: crate::snippet::ShowOptio
     out
 }
 
-fn run_render(args: &RenderArgs, warnings: &mut Warnings) -> Result<(), Error> {
+/// `ply render`; with several kustomizations (or `--all`), `Some` exit code once their
+/// warnings and account are written on stderr (the account last).
+fn run_render(
+    args: &RenderArgs,
+    format: ErrorFormat,
+    warnings: &mut Warnings,
+) -> Result<Option<i32>, Error> {
+    if args.list {
+        if !args.all {
+            return Err(Error::new(
+                ErrorKind::Usage,
+                "--list lists the roots --all would render: give --all with it",
+            ));
+        }
+        print_stdout(many::list(&args.dirs)?.as_bytes())?;
+        return Ok(Some(exit::OK));
+    }
     use crate::output::{Target, write};
     use crate::render::{OutputOrder, Reading, RenderOptions};
     let opts = RenderOptions {
@@ -615,17 +641,25 @@ fn run_render(args: &RenderArgs, warnings: &mut Warnings) -> Result<(), Error> {
                 many::Layout::OneFile
             };
             let planned = many::kustomizations(&args.dirs, args.all, out, layout)?;
-            return many::render_all(&planned, &opts, warnings);
+            let tally = many::render_all(&planned, &opts, warnings);
+            print_warnings(&std::mem::take(warnings), format);
+            let _ = write!(std::io::stderr().lock(), "{}", tally.account(format));
+            return Ok(Some(if tally.failed.is_empty() {
+                exit::OK
+            } else {
+                exit::FAILURE
+            }));
         }
     };
     let rendered =
         crate::render::render_with(&crate::fs::CachingDiskFs::default(), dir, &opts, warnings)?;
     if args.provenance == Some(ProvenanceOutput::Comments) {
         let text = crate::explain::with_comments(&rendered.resources);
-        return match &target {
-            Target::File(path) => crate::output::write_atomic(path, text.as_bytes()),
-            _ => print_stdout(text.as_bytes()),
-        };
+        match &target {
+            Target::File(path) => crate::output::write_atomic(path, text.as_bytes())?,
+            _ => print_stdout(text.as_bytes())?,
+        }
+        return Ok(None);
     }
     let tables = &rendered.tables;
     // A closed pipe (`Written::PipeClosed`) is a quiet success, like a complete write.
@@ -638,7 +672,7 @@ fn run_render(args: &RenderArgs, warnings: &mut Warnings) -> Result<(), Error> {
     // The process ends after this: freeing every parsed node one by one would only cost time
     // (docs/performance.md), the operating system reclaims the memory at once.
     std::mem::forget(rendered);
-    Ok(())
+    Ok(None)
 }
 
 fn run_explain(args: &ExplainArgs, warnings: &mut Warnings) -> Result<(), Error> {
@@ -771,13 +805,20 @@ fn print_stdout(bytes: &[u8]) -> Result<(), Error> {
     }
 }
 
-fn run_diff(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
+/// Whether `ply diff` writes GitHub annotations for the overlays a change breaks: with
+/// `--error-format github`, or when running in GitHub Actions (`GITHUB_ACTIONS=true`, which
+/// every Actions step has).
+fn annotate(format: ErrorFormat) -> bool {
+    format == ErrorFormat::Github || std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true")
+}
+
+fn run_diff(args: &DiffArgs, format: ErrorFormat, warnings: &mut Warnings) -> Result<i32, Error> {
     use crate::diff::{self, DiffOptions, Mode, Prune, Selector, adapters, engine::Engines};
 
     let read_text = crate::fs::read_input;
 
     let Some(live_path) = &args.live else {
-        return review::run(args, warnings);
+        return review::run(args, format, warnings);
     };
     review::refuse_review_flags(args)?;
     let desired_path = match args.paths.as_slice() {

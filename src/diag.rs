@@ -5,9 +5,9 @@
 
 use std::fmt;
 
-pub mod suggest;
+pub(crate) mod suggest;
 
-use miette::{Diagnostic, LabeledSpan, NamedSource, SourceCode};
+use miette::{Diagnostic, LabeledSpan, SourceCode};
 
 use crate::source::Location;
 
@@ -273,11 +273,6 @@ impl SourceCode for crate::source::SourceFile {
     }
 }
 
-/// A source with its file name, for miette's report header.
-pub fn named_source(l: &Location) -> NamedSource<String> {
-    NamedSource::new(l.file.display.clone(), l.file.text.clone())
-}
-
 /// Non-fatal messages collected during a run and printed by `main` on stderr. Passed by
 /// reference to the stages that warn; no global state.
 #[derive(Debug, Default)]
@@ -303,10 +298,10 @@ impl Warnings {
 }
 
 /// Process exit codes.
-pub mod exit {
-    pub const OK: i32 = 0;
+pub(crate) mod exit {
+    pub(crate) const OK: i32 = 0;
     /// A render or patch failed; for `ply diff`, differences were found (kubectl diff's rule).
-    pub const FAILURE: i32 = 1;
+    pub(crate) const FAILURE: i32 = 1;
     /// `ply diff` failed (kubectl diff exits >1 on errors).
-    pub const DIFF_ERROR: i32 = 2;
+    pub(crate) const DIFF_ERROR: i32 = 2;
 }

@@ -12,33 +12,33 @@ use crate::yaml::{EmitOptions, Map, Node, emit_document};
 /// One origin as shown.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct ShownOrigin {
-    pub step: Step,
+    pub(crate) step: Step,
     /// `None` when no text says it (a hash suffix, a plugin's output).
-    pub at: Option<Resolved>,
+    pub(crate) at: Option<Resolved>,
 }
 
 /// One field of one object and its origins, newest first.
 #[derive(Clone, Debug)]
 pub(crate) struct Explained {
-    pub api_version: String,
-    pub kind: String,
-    pub namespace: String,
-    pub name: String,
-    pub path: String,
-    pub value: Node,
-    pub origins: Vec<ShownOrigin>,
+    pub(crate) api_version: String,
+    pub(crate) kind: String,
+    pub(crate) namespace: String,
+    pub(crate) name: String,
+    pub(crate) path: String,
+    pub(crate) value: Node,
+    pub(crate) origins: Vec<ShownOrigin>,
 }
 
 /// Which fields to explain.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Query {
     /// `KIND/NAME` or `KIND/NAMESPACE/NAME` (the kind matched without case).
-    pub object: Option<String>,
+    pub(crate) object: Option<String>,
     /// A field path (`spec.template.spec.containers[0].image`), or the path of a map or list
     /// holding several.
-    pub field: Option<String>,
+    pub(crate) field: Option<String>,
     /// Every field, not only the ones a step after the resource file changed.
-    pub all: bool,
+    pub(crate) all: bool,
 }
 
 /// The origins of one recorded field, resolved.

@@ -9,13 +9,13 @@ use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// Builds [`FastHasher`]s; zero-sized, so maps carry no hasher state.
-pub type FastBuild = BuildHasherDefault<FastHasher>;
+pub(crate) type FastBuild = BuildHasherDefault<FastHasher>;
 
 /// A `HashMap` with [`FastHasher`]; make one with `FastMap::default()`.
-pub type FastMap<K, V> = HashMap<K, V, FastBuild>;
+pub(crate) type FastMap<K, V> = HashMap<K, V, FastBuild>;
 
 /// A `HashSet` with [`FastHasher`]; make one with `FastSet::default()`.
-pub type FastSet<T> = HashSet<T, FastBuild>;
+pub(crate) type FastSet<T> = HashSet<T, FastBuild>;
 
 const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
 

@@ -8,10 +8,10 @@
 use crate::yaml::limits::{EXPANSION_RATIO, ReaderLimits};
 
 /// The default of [`Limits::json_patch_growth`]: 64 MiB.
-pub const JSON_PATCH_GROWTH: usize = crate::merge::json6902::MAX_COPY_GROWTH;
+pub(crate) const JSON_PATCH_GROWTH: usize = crate::merge::json6902::MAX_COPY_GROWTH;
 
 /// The default of [`Limits::output_size`]: 1 GiB of rendered YAML.
-pub const OUTPUT_SIZE: usize = 1 << 30;
+pub(crate) const OUTPUT_SIZE: usize = 1 << 30;
 
 /// The stack of every thread that reads, renders, patches or compares documents. Trees come
 /// from the reader up to kustomize's nesting limits (10,000 levels of block collections at
@@ -20,10 +20,10 @@ pub const OUTPUT_SIZE: usize = 1 << 30;
 /// (the reader, transformers' field walks, merges, the emitter, `ply diff`, dropping the tree),
 /// at most a few hundred bytes a level in a release build and a few kilobytes in a debug one.
 /// The stack is virtual memory, taken from the system only as deep documents touch it.
-pub const STACK_SIZE: usize = 1 << 30;
+pub(crate) const STACK_SIZE: usize = 1 << 30;
 
 /// A thread builder with [`STACK_SIZE`], for every thread that works on documents.
-pub fn thread(name: &str) -> std::thread::Builder {
+pub(crate) fn thread(name: &str) -> std::thread::Builder {
     std::thread::Builder::new()
         .name(name.into())
         .stack_size(STACK_SIZE)
@@ -72,7 +72,7 @@ impl Default for Limits {
 /// The flags that raise (or lower) the limits.
 #[derive(clap::Args, Debug, Clone)]
 #[command(next_help_heading = "limits on hostile input")]
-pub struct LimitFlags {
+pub(crate) struct LimitFlags {
     /// Scalars built through YAML aliases may total this many times the file's size (plus
     /// 1 MiB) before a file is refused as a YAML bomb.
     #[arg(long, value_name = "RATIO", default_value_t = EXPANSION_RATIO)]
@@ -87,7 +87,7 @@ pub struct LimitFlags {
 
 /// `--max-json-patch-growth`, also a flag of `ply patch`.
 #[derive(clap::Args, Debug, Clone)]
-pub struct GrowthFlag {
+pub(crate) struct GrowthFlag {
     /// The most memory a document may take after JSON 6902 `copy` operations (bytes, or
     /// with a K, M or G suffix).
     #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "64M")]
@@ -96,7 +96,7 @@ pub struct GrowthFlag {
 
 /// `--max-output-size`, a flag of `ply render` only.
 #[derive(clap::Args, Debug, Clone)]
-pub struct OutputFlag {
+pub(crate) struct OutputFlag {
     /// The most YAML one render may write; past it nothing is written (bytes, or with a K,
     /// M or G suffix).
     #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "1G")]
@@ -106,7 +106,7 @@ pub struct OutputFlag {
 impl LimitFlags {
     /// The limits these flags set; the output size stays the default (only `ply render`
     /// takes [`OutputFlag`]).
-    pub fn limits(&self) -> Limits {
+    pub(crate) fn limits(&self) -> Limits {
         Limits {
             reader: ReaderLimits {
                 alias_ratio: self.max_alias_expansion,
@@ -120,7 +120,7 @@ impl LimitFlags {
 }
 
 /// `1048576`, `512K`, `64M`, `1G` (also `64Mi`, `64MiB`): binary units.
-pub fn parse_size(s: &str) -> Result<usize, String> {
+pub(crate) fn parse_size(s: &str) -> Result<usize, String> {
     let t = s.trim();
     let t = t
         .strip_suffix("iB")

@@ -11,7 +11,7 @@ use crate::source::{Location, SourceFile};
 use crate::yaml::{Node, parse};
 
 /// The annotation in which client-side `kubectl apply` keeps the configuration it applied.
-pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+pub(crate) const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
 /// Reads every object of a YAML or JSON stream. Empty and `null` documents are skipped; list
 /// objects (`kind: List`, or any kind ending in `List` that has an `items` list, as
@@ -95,7 +95,7 @@ fn check_object(node: &Node, at: &Location) -> Result<(), Error> {
 
 /// The object's `last-applied-configuration` annotation, parsed. `Ok(None)` when the object
 /// has none or it is empty; an error when it is not one JSON (or YAML) object.
-pub fn last_applied(node: &Node) -> Result<Option<Node>, Error> {
+pub(crate) fn last_applied(node: &Node) -> Result<Option<Node>, Error> {
     let Some(text) = node.str_at(&["metadata", "annotations", LAST_APPLIED]) else {
         return Ok(None);
     };
@@ -127,7 +127,7 @@ pub fn last_applied(node: &Node) -> Result<Option<Node>, Error> {
 /// Refuses a rendered object whose `metadata.name` or `metadata.namespace` is a number or a
 /// boolean (`name: 8080`, which kustomize and `ply render` render as written): the API server
 /// decodes both as strings, so `kubectl apply` fails on it, and no apply can be predicted.
-pub fn check_names_are_strings(objects: &[Resource]) -> Result<(), Error> {
+pub(crate) fn check_names_are_strings(objects: &[Resource]) -> Result<(), Error> {
     objects
         .iter()
         .try_for_each(|r| names_are_strings(&r.node, r.origin.as_ref()))
@@ -166,7 +166,7 @@ fn names_are_strings(node: &Node, at: Option<&Location>) -> Result<(), Error> {
 /// decode as the API server decodes it (entries, operations, fieldsType, fieldsV1 sets). A
 /// snapshot that fails names the live file, the object and the field (a server never returns
 /// such an object, so the snapshot is broken or was edited).
-pub fn check_snapshot(objects: &[Resource]) -> Result<(), Error> {
+pub(crate) fn check_snapshot(objects: &[Resource]) -> Result<(), Error> {
     for r in objects {
         let fail = |e: Error, field: &str| {
             Error::new(

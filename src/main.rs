@@ -11,5 +11,5 @@ fn main() {
     // `output` map that to a quiet exit.
     // Deep documents (kustomize reads 10,000 levels) go through recursive stages: the command
     // runs on a thread with a large stack (`limits::STACK_SIZE`).
-    std::process::exit(ply::limits::with_deep_stack(ply::cli::run));
+    std::process::exit(ply::with_deep_stack(ply::run));
 }

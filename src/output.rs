@@ -15,7 +15,7 @@ use crate::yaml::{EmitOptions, emit_document};
 
 /// Where the output goes.
 #[derive(Clone, Debug)]
-pub enum Target {
+pub(crate) enum Target {
     Stdout,
     File(PathBuf),
     Dir(PathBuf),
@@ -23,7 +23,7 @@ pub enum Target {
 
 /// What happened to the output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Written {
+pub(crate) enum Written {
     All,
     /// The reader closed the pipe (`ply render | head`): stop quietly, exit 0.
     PipeClosed,
@@ -33,7 +33,7 @@ pub enum Written {
 /// the per-resource file names).
 /// At most `max_size` bytes are written in all; a larger output is an error before anything
 /// is written.
-pub fn write(
+pub(crate) fn write(
     resources: &[Resource],
     target: &Target,
     cluster_scoped: &dyn Fn(&Gvk) -> bool,
@@ -101,11 +101,6 @@ fn too_big(max_size: usize, at: &Resource) -> Error {
     .help("raise the limit with --max-output-size (e.g. --max-output-size 4G)")
 }
 
-/// The multi-document text kustomize prints.
-pub fn to_text(resources: &[Resource]) -> String {
-    crate::yaml::emit_documents(resources.iter().map(|r| &r.node), EmitOptions::default())
-}
-
 /// Writes the text of [`to_text`] to `out`, one document at a time, stopping before the
 /// document that would take it past `max_size` bytes: its index, or `None` when all fit.
 fn write_documents(
@@ -144,7 +139,7 @@ fn write_stdout(text: &str) -> Result<Written> {
 }
 
 /// Writes `bytes` to `path` through a temporary file in the same directory and a rename.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     write_atomic_with(path, |out| out.write_all(bytes))
 }
 
@@ -238,7 +233,7 @@ fn write_dir(
 }
 
 /// The file name of each resource for `--output-dir`, in output order.
-pub fn file_names<'a>(
+pub(crate) fn file_names<'a>(
     resources: &'a [Resource],
     cluster_scoped: &dyn Fn(&Gvk) -> bool,
 ) -> Vec<(String, &'a Resource)> {

@@ -7,7 +7,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// `f(0..count)` on `jobs` threads (the caller's among them); `None` only where `f`
 /// panicked (a bug), which ends that thread's share without taking the others down.
-pub fn map<T: Send>(count: usize, jobs: usize, f: impl Fn(usize) -> T + Sync) -> Vec<Option<T>> {
+pub(crate) fn map<T: Send>(
+    count: usize,
+    jobs: usize,
+    f: impl Fn(usize) -> T + Sync,
+) -> Vec<Option<T>> {
     let jobs = jobs.clamp(1, count.max(1));
     let next = AtomicUsize::new(0);
     let results: Vec<Mutex<Option<T>>> = (0..count).map(|_| Mutex::new(None)).collect();
@@ -37,7 +41,7 @@ pub fn map<T: Send>(count: usize, jobs: usize, f: impl Fn(usize) -> T + Sync) ->
 }
 
 /// The number of cores, for `jobs`.
-pub fn cores() -> usize {
+pub(crate) fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, usize::from)
 }
 

@@ -13,7 +13,7 @@ use crate::yaml::{EmitOptions, Node, emit_documents, parse_documents};
 
 /// The kind of patch `ply patch` applies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PatchKind {
+pub(crate) enum PatchKind {
     Strategic,
     Merge,
     Json,
@@ -21,14 +21,14 @@ pub enum PatchKind {
 
 /// Where the patch comes from.
 #[derive(Clone, Debug)]
-pub enum PatchSource {
+pub(crate) enum PatchSource {
     File(PathBuf),
     Inline(String),
 }
 
 /// What `ply patch` was asked to do, validated.
 #[derive(Clone, Debug)]
-pub enum PatchRequest {
+pub(crate) enum PatchRequest {
     /// Apply a patch to every object of a file.
     Apply {
         file: PathBuf,
@@ -50,7 +50,7 @@ pub enum PatchRequest {
 
 /// Options of `ply patch`.
 #[derive(Clone, Debug)]
-pub struct PatchOptions {
+pub(crate) struct PatchOptions {
     pub request: PatchRequest,
     pub openapi: Option<PathBuf>,
     /// List order of strategic merges (apply mode).
@@ -65,7 +65,7 @@ pub struct PatchOptions {
 /// when `--patch` named a file: a value that reads as a plain scalar (a patch never does: it is
 /// a map, or a list for JSON patches) and names an existing file (or is `-`, stdin) is read as
 /// that file, with a deprecation warning.
-pub fn patch_argument(value: &str, warnings: &mut crate::diag::Warnings) -> PatchSource {
+pub(crate) fn patch_argument(value: &str, warnings: &mut crate::diag::Warnings) -> PatchSource {
     let scalar = value == "-"
         || matches!(
             crate::yaml::parse::parse_one(value),
@@ -81,7 +81,7 @@ pub fn patch_argument(value: &str, warnings: &mut crate::diag::Warnings) -> Patc
 }
 
 /// Runs the command and returns the YAML to print.
-pub fn run(opts: &PatchOptions) -> Result<String, Error> {
+pub(crate) fn run(opts: &PatchOptions) -> Result<String, Error> {
     let mut schema = Schema::builtin();
     if let Some(path) = &opts.openapi {
         let file = read(path)?;

@@ -13,14 +13,14 @@ fn is_plain(c: char) -> bool {
 }
 
 /// Whether `pattern` needs no regular-expression engine: plain characters and `.`.
-pub fn is_simple(pattern: &str) -> bool {
+pub(crate) fn is_simple(pattern: &str) -> bool {
     pattern.chars().all(|c| c == '.' || is_plain(c))
 }
 
 /// The length in bytes of the prefix of `s` that a simple `pattern` matches (every character
 /// of the pattern matches exactly one character; `.` any character but a line feed, as the
 /// `regex` crate's `.` does), or `None`.
-pub fn simple_prefix(pattern: &str, s: &str) -> Option<usize> {
+pub(crate) fn simple_prefix(pattern: &str, s: &str) -> Option<usize> {
     let mut rest = s.char_indices();
     for p in pattern.chars() {
         let (_, c) = rest.next()?;
@@ -34,14 +34,14 @@ pub fn simple_prefix(pattern: &str, s: &str) -> Option<usize> {
 
 /// An anchored pattern `^(?:p)$`.
 #[derive(Debug, Clone)]
-pub enum Anchored {
+pub(crate) enum Anchored {
     Simple(String),
     Regex(Regex),
 }
 
 impl Anchored {
     /// Compiles `^(?:pattern)$`; the error is the `regex` crate's.
-    pub fn new(pattern: &str) -> Result<Anchored, regex::Error> {
+    pub(crate) fn new(pattern: &str) -> Result<Anchored, regex::Error> {
         if is_simple(pattern) {
             Ok(Anchored::Simple(pattern.to_string()))
         } else {
@@ -49,7 +49,7 @@ impl Anchored {
         }
     }
 
-    pub fn is_match(&self, s: &str) -> bool {
+    pub(crate) fn is_match(&self, s: &str) -> bool {
         match self {
             Anchored::Simple(p) => simple_prefix(p, s) == Some(s.len()),
             Anchored::Regex(re) => re.is_match(s),

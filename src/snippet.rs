@@ -31,7 +31,7 @@ pub struct ShowOptions {
 }
 
 /// An error as it is printed: its own text, and a snippet ([`Window`]) built by the rules above.
-pub struct Shown<'e> {
+pub(crate) struct Shown<'e> {
     error: &'e Error,
     window: Option<Window>,
     related: Vec<Shown<'e>>,
@@ -44,7 +44,7 @@ impl fmt::Debug for Shown<'_> {
 }
 
 impl<'e> Shown<'e> {
-    pub fn new(error: &'e Error, opts: ShowOptions) -> Shown<'e> {
+    pub(crate) fn new(error: &'e Error, opts: ShowOptions) -> Shown<'e> {
         Shown {
             error,
             window: error
@@ -127,7 +127,7 @@ impl Diagnostic for Shown<'_> {
 /// The lines of a file around a span, as the snippet shows them, with the span moved into
 /// them. Line numbers and the header's column stay those of the file.
 #[derive(Debug)]
-pub struct Window {
+pub(crate) struct Window {
     name: String,
     text: String,
     /// 0-based number, in the file, of the window's first line.
@@ -142,7 +142,7 @@ pub struct Window {
 }
 
 impl Window {
-    pub fn new(l: &Location, label_text: Option<&str>, opts: ShowOptions) -> Window {
+    pub(crate) fn new(l: &Location, label_text: Option<&str>, opts: ShowOptions) -> Window {
         let file = &l.file;
         let masked;
         let full: &str = if opts.mask_secrets {
@@ -256,8 +256,9 @@ impl Window {
         }
     }
 
+    #[cfg(test)]
     /// The text the snippet shows (for tests).
-    pub fn text(&self) -> &str {
+    pub(crate) fn text(&self) -> &str {
         &self.text
     }
 }
@@ -298,7 +299,7 @@ fn floor_boundary(s: &str, mut at: usize) -> usize {
 /// `text` with the user part of every `http://` or `https://` URL (`user:token@`) replaced by
 /// `*`, byte for byte (offsets stay right): a snippet never shows a credential written in a
 /// URL, as ply's messages name such URLs without it (`remote::url::redact`).
-pub fn mask_url_credentials(text: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn mask_url_credentials(text: &str) -> std::borrow::Cow<'_, str> {
     if !text.contains("://") {
         return std::borrow::Cow::Borrowed(text);
     }
@@ -334,7 +335,7 @@ pub fn mask_url_credentials(text: &str) -> std::borrow::Cow<'_, str> {
 /// a file with a syntax error cannot be read as YAML; any document's `data` is masked, not only
 /// a Secret's, as the kind may be what is broken. `ply diff` masks Secret values the same way
 /// in its output (`diff/mask.rs`).
-pub fn mask_secrets(text: &str) -> String {
+pub(crate) fn mask_secrets(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     // The indentation of the `data:` key whose block the lines are in.
     let mut inside: Option<usize> = None;

@@ -215,7 +215,7 @@ impl Location {
 /// Shows a path relative to the current directory when it is below it. The directory is asked
 /// once per process (ply never changes it): a render names thousands of files, and each
 /// `getcwd` is a system call.
-pub fn display_path(path: &Path) -> String {
+pub(crate) fn display_path(path: &Path) -> String {
     static CWD: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
     if let Some(cwd) = CWD.get_or_init(|| std::env::current_dir().ok()) {
         if let Ok(rel) = path.strip_prefix(cwd) {

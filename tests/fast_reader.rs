@@ -9,8 +9,8 @@
 
 use std::path::Path;
 
-use ply::yaml::limits::{NESTING_MESSAGE, READER_DEPTH};
-use ply::yaml::parse::{
+use ply::testing::{NESTING_MESSAGE, READER_DEPTH};
+use ply::testing::{
     ParsedDoc, parse_documents_fast_reader, parse_documents_marking_empty_nulls_fast_reader,
     parse_documents_marking_empty_nulls_reference_reader, parse_documents_reference_reader,
 };
@@ -164,7 +164,7 @@ fn is_yaml(p: &Path) -> bool {
 /// Compares the readers on every UTF-8 file under `root`; returns the tally. Runs on a deep
 /// stack, as ply does (`testdata/` holds documents nested 10,000 levels).
 fn compare_tree(root: &Path) -> Tally {
-    ply::limits::with_deep_stack(|| compare_tree_here(root))
+    ply::with_deep_stack(|| compare_tree_here(root))
 }
 
 fn compare_tree_here(root: &Path) -> Tally {
@@ -700,7 +700,7 @@ fn deep_documents_read_as_built() {
             &text[..text.len().min(80)]
         ),
     };
-    ply::limits::with_deep_stack(|| {
+    ply::with_deep_stack(|| {
         let x = || Node::Str("x".into());
         for depth in [1, 127, 128, 129, 2000, 10_000] {
             // `- - - x`: every sequence one level further right.

@@ -77,13 +77,13 @@ fn pinned_remote_files_are_read_without_a_socket() {
     std::fs::create_dir_all(cache.join("files")).unwrap();
     let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n";
     let txt = "from the cache\n";
-    let mut lock = ply::remote::lock::Lock::default();
+    let mut lock = ply::testing::Lock::default();
     for (url, bytes) in [
         ("https://example.invalid/cm.yaml", cm),
         ("https://example.invalid/a.txt", txt),
     ] {
-        let hash = ply::fs::remote::bytes_hash(bytes.as_bytes());
-        std::fs::write(ply::fs::remote::file_path(&cache, &hash), bytes).unwrap();
+        let hash = ply::testing::bytes_hash(bytes.as_bytes());
+        std::fs::write(ply::testing::file_path(&cache, &hash), bytes).unwrap();
         lock.files.insert(url.to_string(), hash);
     }
     let dir = t.join("k");

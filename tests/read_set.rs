@@ -9,10 +9,11 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use ply::diag::Warnings;
-use ply::fs::record::Recording;
+use ply::Warnings;
 use ply::fs::{DiskFs, Fs, normalize};
-use ply::render::{RenderOptions, reads::reads, render_with};
+use ply::render::{RenderOptions, render_with};
+use ply::testing::Recording;
+use ply::testing::reads;
 
 #[derive(Default, Debug)]
 struct Tally {
@@ -33,7 +34,7 @@ fn key(path: &Path) -> PathBuf {
 /// with the stack every ply command has (`limits::with_deep_stack`): some cases nest 10,000
 /// levels deep.
 fn check(dir: &Path, tally: &mut Tally) {
-    ply::limits::with_deep_stack(|| check_here(dir, tally));
+    ply::with_deep_stack(|| check_here(dir, tally));
 }
 
 fn check_here(dir: &Path, tally: &mut Tally) {

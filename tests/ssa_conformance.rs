@@ -11,9 +11,9 @@ use std::path::PathBuf;
 use serde::Deserialize;
 use serde_json::Value;
 
-use ply::merge::ssa::path::{PathElementError, parse_path_element, serialize_path_element};
-use ply::merge::ssa::updater::{ManagedFields, Updater, UpdaterError};
-use ply::merge::ssa::{Schema, Set, TypeRef, Typed, path_string, value};
+use ply::testing::ssa::{ManagedFields, Updater, UpdaterError};
+use ply::testing::ssa::{PathElementError, parse_path_element, serialize_path_element};
+use ply::testing::ssa::{Schema, Set, TypeRef, Typed, path_string, value};
 use ply::yaml::Node;
 
 fn data_dir() -> PathBuf {
@@ -162,7 +162,7 @@ fn check_pe(input: &str, expect: &Value) -> Result<(), String> {
 }
 
 fn schema_of(yaml: &str) -> Schema {
-    let n = ply::yaml::parse::parse_one(yaml).expect("schema YAML parses");
+    let n = ply::testing::parse_one(yaml).expect("schema YAML parses");
     Schema::from_node(&n).expect("schema reads")
 }
 
@@ -534,17 +534,17 @@ fn run_step(
 /// conversion `ply diff` uses.
 #[test]
 fn kubernetes_schema() {
-    use ply::merge::ssa::from_schema::{KindSchema, for_kind};
-    let table = ply::schema::Schema::builtin();
+    use ply::testing::ssa::{KindSchema, for_kind};
+    let table = ply::Schema::builtin();
     let kind = |group: &str, version: &str, kind: &str| -> KindSchema {
-        let gvk = ply::resource::Gvk {
+        let gvk = ply::Gvk {
             group: group.into(),
             version: version.into(),
             kind: kind.into(),
         };
         for_kind(&table, &gvk).unwrap_or_else(|| panic!("{kind} is in the table"))
     };
-    let y = |s: &str| ply::yaml::parse::parse_one(s).expect("yaml");
+    let y = |s: &str| ply::testing::parse_one(s).expect("yaml");
 
     let KindSchema { schema, root, .. } = kind("apps", "v1", "Deployment");
     let t = Typed::new(&schema, &root);
@@ -573,7 +573,7 @@ fn kubernetes_schema() {
 
     // A container list merges by name; another manager's sidecar stays; the image change
     // conflicts with the field's other owner until forced.
-    use ply::merge::ssa::server::{ApplyOutcome, ApplyRequest, server_side_apply};
+    use ply::testing::ssa::{ApplyOutcome, ApplyRequest, server_side_apply};
     let live = y(r#"
 apiVersion: apps/v1
 kind: Deployment

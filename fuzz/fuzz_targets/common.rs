@@ -1,7 +1,7 @@
 //! Shared by the fuzz targets: the input as NUL-separated text parts, each read as YAML.
 #![allow(dead_code)]
 
-use ply::resource::Gvk;
+use ply::Gvk;
 use ply::yaml::Node;
 
 /// The input's text (invalid UTF-8 replaced) cut at NUL bytes.
@@ -19,7 +19,7 @@ pub fn docs(data: &[u8], n: usize) -> Option<Vec<Node>> {
     let mut out = Vec::new();
     for i in 0..n {
         let text = parts.get(i).map_or("", String::as_str);
-        out.push(ply::yaml::parse::parse_one(text).ok()?);
+        out.push(ply::testing::parse_one(text).ok()?);
     }
     Some(out)
 }

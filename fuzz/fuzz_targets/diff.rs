@@ -4,24 +4,24 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use ply::diff::{self, DiffOptions, Mode, Prune, adapters, engine::Engines};
-use ply::source::SourceFile;
+use ply::SourceFile;
 
 #[path = "common.rs"]
 mod common;
 
 // On a deep stack, as ply runs (`limits::with_deep_stack`): deep inputs recurse.
-fuzz_target!(|data: &[u8]| ply::limits::with_deep_stack(|| {
+fuzz_target!(|data: &[u8]| ply::with_deep_stack(|| {
     let parts = common::parts(data);
     let text = |i: usize| parts.get(i).cloned().unwrap_or_default();
-    let show = ply::snippet::ShowOptions { mask_secrets: true };
+    let show = ply::testing::ShowOptions { mask_secrets: true };
     let report = |e: ply::Error| {
-        let _ = ply::cli::render_error_with(&e, false, show);
+        let _ = ply::testing::render_error_with(&e, false, show);
     };
-    let desired = match ply::live::read_objects(&SourceFile::new("/d.yaml", text(0))) {
+    let desired = match ply::testing::read_objects(&SourceFile::new("/d.yaml", text(0))) {
         Ok(d) => d,
         Err(e) => return report(e),
     };
-    let live = match ply::live::read_objects(&SourceFile::new("/l.yaml", text(1))) {
+    let live = match ply::testing::read_objects(&SourceFile::new("/l.yaml", text(1))) {
         Ok(l) => l,
         Err(e) => return report(e),
     };
@@ -59,8 +59,8 @@ fuzz_target!(|data: &[u8]| ply::limits::with_deep_stack(|| {
         let mut warnings = ply::Warnings::default();
         match diff::diff(desired.clone(), live.clone(), &opts, engines, &mut warnings) {
             Ok(r) => {
-                let _ = ply::report::unified::live(&r, false);
-                let _ = ply::report::json::live(&r);
+                let _ = ply::testing::unified_live(&r, false);
+                let _ = ply::testing::json_live(&r);
             }
             Err(e) => report(e),
         }

@@ -4,11 +4,11 @@
 //! corpora and on generated documents).
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use ply::yaml::limits::{NESTING_MESSAGE, READER_DEPTH};
-use ply::yaml::parse::{parse_documents_fast_reader, parse_documents_reference_reader};
+use ply::testing::{NESTING_MESSAGE, READER_DEPTH};
+use ply::testing::{parse_documents_fast_reader, parse_documents_reference_reader};
 
 // On a deep stack, as ply runs (`limits::with_deep_stack`): deep inputs recurse.
-fuzz_target!(|data: &[u8]| ply::limits::with_deep_stack(|| {
+fuzz_target!(|data: &[u8]| ply::with_deep_stack(|| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };

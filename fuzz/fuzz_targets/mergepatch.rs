@@ -8,7 +8,7 @@ use ply::merge::mergepatch;
 mod common;
 
 // On a deep stack, as ply runs (`limits::with_deep_stack`): deep inputs recurse.
-fuzz_target!(|data: &[u8]| ply::limits::with_deep_stack(|| {
+fuzz_target!(|data: &[u8]| ply::with_deep_stack(|| {
     let Some(d) = common::docs(data, 2) else {
         return;
     };

@@ -3,15 +3,15 @@
 //! error must render as a diagnostic without a panic.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
-use ply::source::SourceFile;
-use ply::yaml::parse;
+use ply::SourceFile;
+use ply::testing as parse;
 
 // On a deep stack, as ply runs (`limits::with_deep_stack`): deep inputs recurse.
-fuzz_target!(|data: &[u8]| ply::limits::with_deep_stack(|| {
+fuzz_target!(|data: &[u8]| ply::with_deep_stack(|| {
     let file = match SourceFile::from_bytes("/f/in.yaml", data.to_vec()) {
         Ok(f) => f,
         Err(e) => {
-            ply::cli::render_error(&ply::diag::Error::from(e), false);
+            ply::testing::render_error(&ply::Error::from(e), false);
             return;
         }
     };
@@ -27,12 +27,12 @@ fuzz_target!(|data: &[u8]| ply::limits::with_deep_stack(|| {
                 let _ = ply::yaml::emit_documents(nodes.iter(), ply::yaml::EmitOptions::default());
             }
             Err(e) => {
-                let err = ply::diag::Error::new(ply::diag::ErrorKind::Yaml, e.message).at_opt(
+                let err = ply::Error::new(ply::ErrorKind::Yaml, e.message).at_opt(
                     e.offset.map(|o| {
-                        ply::source::Location::new(file.clone(), o.min(file.text.len()), 1)
+                        ply::Location::new(file.clone(), o.min(file.text.len()), 1)
                     }),
                 );
-                ply::cli::render_error(&err, false);
+                ply::testing::render_error(&err, false);
             }
         }
     }

@@ -11,7 +11,7 @@ use ply::fs::{MemFs, Restrictor};
 mod common;
 
 // On a deep stack, as ply runs (`limits::with_deep_stack`): deep inputs recurse.
-fuzz_target!(|data: &[u8]| ply::limits::with_deep_stack(|| {
+fuzz_target!(|data: &[u8]| ply::with_deep_stack(|| {
     let parts = common::parts(data);
     let mut fs = MemFs::new();
     for dir in ["/k", "/k/base"] {
@@ -41,7 +41,7 @@ fuzz_target!(|data: &[u8]| ply::limits::with_deep_stack(|| {
             );
         }
         Err(e) => {
-            let _ = ply::cli::render_error(&e, false);
+            let _ = ply::testing::render_error(&e, false);
         }
     }
 }));

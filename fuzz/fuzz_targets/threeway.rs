@@ -3,13 +3,13 @@
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 use ply::merge::threeway;
-use ply::schema::Schema;
+use ply::Schema;
 
 #[path = "common.rs"]
 mod common;
 
 // On a deep stack, as ply runs (`limits::with_deep_stack`): deep inputs recurse.
-fuzz_target!(|data: &[u8]| ply::limits::with_deep_stack(|| {
+fuzz_target!(|data: &[u8]| ply::with_deep_stack(|| {
     let Some(d) = common::docs(data, 3) else {
         return;
     };

@@ -8,7 +8,7 @@ use crate::render::KustomizeVersion;
 
 /// The shells `ply completion` writes for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Shell {
+pub(crate) enum Shell {
     Bash,
     Zsh,
     Fish,
@@ -17,7 +17,7 @@ pub enum Shell {
 
 /// `ply version`: ply's version and commit, and the kustomize versions it renders as (the
 /// default first), each with the kubectl releases that embed it.
-pub fn version_text() -> String {
+pub(super) fn version_text() -> String {
     let default = KustomizeVersion::default();
     let mut out = format!(
         "ply {} (commit {})\nrenders like kustomize {default} ({}) by default\n",
@@ -40,7 +40,7 @@ pub fn version_text() -> String {
 }
 
 /// `ply completion SHELL`: the completion script, to be sourced by the shell.
-pub fn completion(shell: Shell) -> Vec<u8> {
+pub(super) fn completion(shell: Shell) -> Vec<u8> {
     use clap_complete::{Shell as S, generate};
     let mut cmd = super::Cli::command();
     let mut out = Vec::new();

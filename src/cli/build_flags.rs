@@ -9,7 +9,7 @@ use crate::render::{HelmOptions, PluginOptions};
 
 #[derive(clap::Args, Debug, Default)]
 #[command(next_help_heading = "kustomize build flags")]
-pub struct BuildFlags {
+pub(crate) struct BuildFlags {
     /// Enable use of the Helm chart inflator generator (`helmCharts:`): runs `helm template` on
     /// charts already on disk under chartHome (ply never pulls charts).
     #[arg(long)]
@@ -58,7 +58,7 @@ pub struct BuildFlags {
 impl BuildFlags {
     /// `HonorKustomizeFlags`: `--enable-alpha-plugins` turns Helm on as well
     /// (`types.EnabledPluginConfig`); the helm command and versions apply either way.
-    pub fn helm(&self) -> HelmOptions {
+    pub(crate) fn helm(&self) -> HelmOptions {
         HelmOptions {
             enabled: self.enable_helm || self.enable_alpha_plugins,
             command: self.helm_command.clone(),
@@ -68,7 +68,7 @@ impl BuildFlags {
         }
     }
 
-    pub fn plugins(&self) -> PluginOptions {
+    pub(crate) fn plugins(&self) -> PluginOptions {
         PluginOptions {
             enabled: self.enable_alpha_plugins,
             exec: self.enable_exec,
@@ -77,14 +77,14 @@ impl BuildFlags {
     }
 
     /// `isManagedByLabelEnabled`: the flag, or the environment variable set to exactly `on`.
-    pub fn managed_by_label(&self) -> bool {
+    pub(crate) fn managed_by_label(&self) -> bool {
         self.enable_managedby_label
             || std::env::var("KUSTOMIZE_ENABLE_MANAGEDBY_LABEL").is_ok_and(|v| v == "on")
     }
 
     /// The deprecation notes kustomize prints for the flags it marks deprecated (`build.go`,
     /// `NewCmdBuild`).
-    pub fn deprecations(&self, reorder_given: bool, warnings: &mut Warnings) {
+    pub(crate) fn deprecations(&self, reorder_given: bool, warnings: &mut Warnings) {
         if reorder_given {
             warnings.warn(
                 "flag --reorder is deprecated: use the `sortOptions` field in kustomization.yaml instead",

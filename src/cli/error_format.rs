@@ -9,7 +9,7 @@ use crate::yaml::json::{JsonStyle, to_json};
 
 /// How diagnostics are printed on stderr.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum ErrorFormat {
+pub(crate) enum ErrorFormat {
     /// miette's report with the source snippet.
     #[default]
     Human,
@@ -138,7 +138,7 @@ fn json_line(
 }
 
 /// An error, and each related diagnostic after it, in `format` (not `Human`).
-pub fn error(e: &Error, format: ErrorFormat) -> String {
+pub(super) fn error(e: &Error, format: ErrorFormat) -> String {
     let mut out = String::new();
     for (i, d) in std::iter::once(e).chain(e.related.iter()).enumerate() {
         let p = place(d);
@@ -161,8 +161,31 @@ pub fn error(e: &Error, format: ErrorFormat) -> String {
     out
 }
 
+/// A GitHub Actions `::error` annotation at `file` and `line` (when known) with a title.
+pub(crate) fn annotation(
+    file: Option<&str>,
+    line: Option<usize>,
+    title: &str,
+    message: &str,
+) -> String {
+    let props = match (file, line) {
+        (Some(file), Some(line)) => format!(
+            " file={},line={line},title={}",
+            escape_property(file),
+            escape_property(title)
+        ),
+        (Some(file), None) => format!(
+            " file={},title={}",
+            escape_property(file),
+            escape_property(title)
+        ),
+        _ => format!(" title={}", escape_property(title)),
+    };
+    format!("::error{props}::{}\n", escape_data(message))
+}
+
 /// A warning in `format` (not `Human`).
-pub fn warning(w: &str, format: ErrorFormat) -> String {
+pub(super) fn warning(w: &str, format: ErrorFormat) -> String {
     let (p, rest) = split_warning(w);
     match format {
         ErrorFormat::Github => github_line("warning", p.as_ref(), None, rest),
@@ -199,6 +222,23 @@ mod tests {
         assert_eq!(
             warning("patch matched nothing: x", ErrorFormat::Github),
             "::warning::patch matched nothing: x\n"
+        );
+    }
+
+    #[test]
+    fn review_annotations() {
+        assert_eq!(
+            annotation(
+                Some("a/k.yaml"),
+                Some(8),
+                "ply diff: a, b",
+                "'x' does not exist"
+            ),
+            "::error file=a/k.yaml,line=8,title=ply diff%3A a%2C b::'x' does not exist\n"
+        );
+        assert_eq!(
+            annotation(None, None, "t", "m\nn"),
+            "::error title=t::m%0An\n"
         );
     }
 

@@ -13,7 +13,7 @@ use crate::render::{Reading, RenderOptions, Rendered};
 
 /// How each kustomization's output is laid out under OUT.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Layout {
+pub(super) enum Layout {
     /// One file, OUT/<DIR>.yaml (OUT/root.yaml for the current directory).
     OneFile,
     /// One file per resource in OUT/<DIR>/ (OUT itself for the current directory).
@@ -27,13 +27,19 @@ const ROOT_NAME: &str = "root.yaml";
 /// with where under `out` its output goes. Two kustomizations whose outputs would be the same
 /// path, or one a file where the other needs a directory, are a usage error before anything
 /// renders.
-pub fn kustomizations(
+pub(super) fn kustomizations(
     dirs: &[PathBuf],
     all: bool,
     out: &Path,
     layout: Layout,
 ) -> Result<Vec<(PathBuf, Target)>, Error> {
     let cwd = std::env::current_dir().map_err(|e| Error::io(Path::new("."), &e))?;
+    let found = found(dirs, all)?;
+    plan(&cwd, found, out, layout)
+}
+
+/// The kustomizations named, or with `all` every root under them (canonical paths).
+fn found(dirs: &[PathBuf], all: bool) -> Result<Vec<PathBuf>, Error> {
     let mut found = Vec::new();
     for dir in dirs {
         if !all {
@@ -60,10 +66,36 @@ pub fn kustomizations(
         }
         found.extend(roots);
     }
+    Ok(found)
+}
+
+/// `ply render --all --list`: the roots under `dirs`, one per line, relative to the current
+/// directory (`.` for itself).
+pub(crate) fn list(dirs: &[PathBuf]) -> Result<String, Error> {
+    let cwd = std::env::current_dir().map_err(|e| Error::io(Path::new("."), &e))?;
+    let mut out = String::new();
+    for dir in found(dirs, true)? {
+        let rel = relative_name(&cwd, &dir);
+        if rel.as_os_str().is_empty() {
+            out.push_str(".\n");
+        } else {
+            out.push_str(&format!("{}\n", rel.display()));
+        }
+    }
+    Ok(out)
+}
+
+/// Where each kustomization's output goes, refusing two that would meet.
+fn plan(
+    cwd: &Path,
+    found: Vec<PathBuf>,
+    out: &Path,
+    layout: Layout,
+) -> Result<Vec<(PathBuf, Target)>, Error> {
     let mut planned: Vec<(PathBuf, Target)> = Vec::new();
     let mut taken: HashMap<PathBuf, usize> = HashMap::new();
     for dir in found {
-        let rel = relative_name(&cwd, &dir);
+        let rel = relative_name(cwd, &dir);
         let into = match layout {
             Layout::PerResource => out.join(&rel),
             Layout::OneFile if rel.as_os_str().is_empty() => out.join(ROOT_NAME),
@@ -132,14 +164,14 @@ fn relative_name(cwd: &Path, dir: &Path) -> PathBuf {
 /// are at most twice as many as cores, else twice as many as cores at a time. More renders
 /// than cores share them through the scheduler, which keeps every core busy to the end: with
 /// one render per core, three overlays on two cores ran two, then the third alone on one
-/// core (docs/performance.md, "Renders at once"). The first failure (in the given order) is
-/// the error; the others are named in warnings. The last command of a process: it leaves the
-/// last renders and the shared parses for the process's end to reclaim.
-pub fn render_all(
+/// core (docs/performance.md, "Renders at once"). Every failure is kept, with its
+/// kustomization ([`Tally`]). The last command of a process: it leaves the last renders and the
+/// shared parses for the process's end to reclaim.
+pub(super) fn render_all(
     planned: &[(PathBuf, Target)],
     opts: &RenderOptions,
     warnings: &mut Warnings,
-) -> Result<(), Error> {
+) -> Tally {
     let jobs = (2 * crate::par::cores()).clamp(1, planned.len().max(1));
     let mut opts = opts.clone();
     opts.shared
@@ -169,36 +201,66 @@ pub fn render_all(
     // The parses every render shared, likewise.
     std::mem::forget(opts);
     std::mem::forget(fs);
-    let mut first = None;
-    let mut failed = Vec::new();
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let mut tally = Tally::default();
     for ((dir, _), slot) in planned.iter().zip(results) {
+        let rel = relative_name(&cwd, dir);
+        let name = if rel.as_os_str().is_empty() {
+            ".".to_string()
+        } else {
+            rel.display().to_string()
+        };
         let Some((done, own)) = slot else {
-            failed.push(dir.display().to_string());
+            let stopped = Error::new(ErrorKind::Io, "rendering stopped before it");
+            tally.failed.push((name, stopped));
             continue;
         };
         for w in own.messages() {
             warnings.warn(w.clone());
         }
-        if let Err(e) = done {
-            if first.is_none() {
-                first = Some(e);
-            } else {
-                failed.push(dir.display().to_string());
-            }
+        match done {
+            Ok(()) => tally.rendered += 1,
+            Err(e) => tally.failed.push((name, e)),
         }
     }
-    for dir in &failed {
-        warnings.warn(format!(
-            "{dir}: failed to render as well (render it alone for its diagnostic)"
-        ));
-    }
-    match first {
-        Some(e) => Err(e),
-        None if failed.is_empty() => Ok(()),
-        None => Err(Error::new(
-            ErrorKind::Io,
-            format!("rendering stopped before: {}", failed.join(", ")),
-        )),
+    tally
+}
+
+/// What `render_all` did: how many rendered, and each failure with its kustomization's name
+/// (relative to the current directory), in the given order.
+#[derive(Default)]
+pub(crate) struct Tally {
+    pub(crate) rendered: usize,
+    pub(crate) failed: Vec<(String, Error)>,
+}
+
+impl Tally {
+    /// The account for stderr: one line per failure, its kustomization and first diagnostic
+    /// (`error: apps/x: ply::not-found (apps/x/kustomization.yaml:3): 'a.yaml' does not exist`;
+    /// with `--error-format github|json`, each failure in that format), then the last line
+    /// `48 rendered, 17 failed (16 need \`ply fetch\`, 1 missing file)`.
+    pub(crate) fn account(&self, format: super::ErrorFormat) -> String {
+        let mut out = String::new();
+        for (name, e) in &self.failed {
+            if format == super::ErrorFormat::Human {
+                let place = match &e.location {
+                    Some(l) => format!(" ({}:{})", l.file.display, l.file.line_col(l.offset).0),
+                    None => String::new(),
+                };
+                out.push_str(&format!(
+                    "error: {name}: {}{place}: {}",
+                    e.kind.code(),
+                    e.message.lines().next().unwrap_or("")
+                ));
+                out.push('\n');
+            } else {
+                out.push_str(&super::error_format::error(e, format));
+            }
+        }
+        let codes: Vec<&str> = self.failed.iter().map(|(_, e)| e.kind.code()).collect();
+        out.push_str(&crate::report::text::rendered_line(self.rendered, &codes));
+        out.push('\n');
+        out
     }
 }
 

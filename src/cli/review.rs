@@ -14,7 +14,7 @@ use super::{ColorChoice, DiffArgs, DiffFormat};
 
 /// Flags of `ply diff` for comparing two renders.
 #[derive(clap::Args, Debug)]
-pub struct ReviewArgs {
+pub(crate) struct ReviewArgs {
     /// Compare with the git revision REF: with the merge base of REF and the head (as
     /// `git diff REF...HEAD`), or REF itself with --base-exact. Read from the repository,
     /// without a checkout.
@@ -54,6 +54,11 @@ pub struct ReviewArgs {
         value_parser = crate::render::KustomizeVersion::parse
     )]
     pub base_kustomize_version: Option<crate::render::KustomizeVersion>,
+    /// Which failures are errors (exit 2): `new-errors`, overlays broken by the change (they
+    /// render at the base, or fail there otherwise); `any-error`, also those broken before it
+    /// (the same diagnostic at both sides).
+    #[arg(long, value_enum, value_name = "WHICH", default_value = "new-errors")]
+    pub fail_on: FailOnArg,
     /// The report's title (Markdown heading and hidden marker).
     #[arg(long, value_name = "TEXT", default_value = "ply diff")]
     pub title: String,
@@ -66,8 +71,17 @@ pub struct ReviewArgs {
     pub output: Option<PathBuf>,
 }
 
+/// `--fail-on`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum FailOnArg {
+    /// Only overlays broken by the change.
+    NewErrors,
+    /// Also overlays broken before the change.
+    AnyError,
+}
+
 /// Refuses render-to-render flags in the live mode.
-pub fn refuse_review_flags(args: &DiffArgs) -> Result<(), Error> {
+pub(super) fn refuse_review_flags(args: &DiffArgs) -> Result<(), Error> {
     let r = &args.review;
     if r.base.is_some()
         || r.all
@@ -88,7 +102,7 @@ fn usage(m: &str) -> Error {
 }
 
 /// Whether the unified diff is coloured.
-pub fn color(choice: ColorChoice, to_file: bool) -> bool {
+pub(super) fn color(choice: ColorChoice, to_file: bool) -> bool {
     use std::io::IsTerminal;
     match choice {
         ColorChoice::Always => true,
@@ -102,7 +116,7 @@ pub fn color(choice: ColorChoice, to_file: bool) -> bool {
 }
 
 /// The report's format.
-pub fn format(f: DiffFormat) -> Format {
+pub(super) fn format(f: DiffFormat) -> Format {
     match f {
         DiffFormat::Unified => Format::Unified,
         DiffFormat::Summary => Format::Summary,
@@ -112,7 +126,7 @@ pub fn format(f: DiffFormat) -> Format {
 }
 
 /// How the report is written: colours (unified, on a terminal), a review's title and budget.
-pub fn style(args: &DiffArgs) -> Style {
+pub(super) fn style(args: &DiffArgs) -> Style {
     let r = &args.review;
     Style {
         color: color(args.color, r.output.is_some()),
@@ -123,7 +137,7 @@ pub fn style(args: &DiffArgs) -> Style {
 
 /// Writes the report to `output` (atomically) or stdout. A closed stdout (`| head`) is not an
 /// error: the exit status stays the diff's.
-pub fn emit(text: &str, output: Option<&Path>) -> Result<(), Error> {
+pub(super) fn emit(text: &str, output: Option<&Path>) -> Result<(), Error> {
     use std::io::Write;
     if let Some(path) = output {
         return crate::output::write_atomic(path, text.as_bytes());
@@ -141,7 +155,15 @@ fn describe(e: &Error) -> String {
 }
 
 /// `ply diff --base REF [DIR...]` and `ply diff OLD NEW`.
-pub fn run(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
+/// With `annotate`, each overlay broken by the change (and with `--fail-on=any-error`, each
+/// broken before it) is also a GitHub `::error` annotation on stderr, at its diagnostic's file
+/// and line.
+pub(super) fn run(
+    args: &DiffArgs,
+    errors: super::ErrorFormat,
+    warnings: &mut Warnings,
+) -> Result<i32, Error> {
+    let annotate = super::annotate(errors);
     if args.server_side
         || args.prune
         || args.selector.is_some()
@@ -174,6 +196,10 @@ pub fn run(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
         describe,
         why: args.review.why,
         link: None,
+        fail_on: match args.review.fail_on {
+            FailOnArg::NewErrors => report::FailOn::NewErrors,
+            FailOnArg::AnyError => report::FailOn::AnyError,
+        },
     };
     let review = match &args.review.base {
         Some(base) => {
@@ -225,7 +251,37 @@ pub fn run(args: &DiffArgs, warnings: &mut Warnings) -> Result<i32, Error> {
     }
     let text = report::write_review(&review, format(args.format), &style(args));
     emit(&text, args.review.output.as_deref())?;
+    let mut err = std::io::stderr().lock();
+    if annotate {
+        let _ = std::io::Write::write_all(&mut err, annotations(&review).as_bytes());
+    }
+    if args.review.all {
+        // What the review did, as the last line: the warnings before it.
+        super::print_warnings(&std::mem::take(warnings), errors);
+        let account = report::text::review_account(&review);
+        let _ = std::io::Write::write_all(&mut err, format!("ply diff: {account}\n").as_bytes());
+    }
     Ok(review.exit_code())
+}
+
+/// The annotations of the overlays that are errors.
+fn annotations(review: &report::Review) -> String {
+    let strict = review.fail_on == report::FailOn::AnyError;
+    let mut out = String::new();
+    for o in &review.overlays {
+        let (f, what) = match &o.status {
+            report::Status::HeadFailed(f) => (f, "broken by this change"),
+            report::Status::BrokenBefore(f) if strict => (f, "broken before this change"),
+            _ => continue,
+        };
+        out.push_str(&super::error_format::annotation(
+            f.file.as_deref(),
+            f.line,
+            &format!("ply diff: {} {what}", o.name),
+            &format!("{}: {}", f.code, f.message),
+        ));
+    }
+    out
 }
 
 /// `I/N`, 1 ≤ I ≤ N.

@@ -4,7 +4,10 @@
 /// The candidate nearest to `wrong`, when it is near enough to be a likely typo: at most one
 /// edit per five characters of the longer name (at least one, at most three), ties going to
 /// the first candidate. A case-only difference always counts as near.
-pub fn nearest<'a>(wrong: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn nearest<'a>(
+    wrong: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     let mut best: Option<(usize, &str)> = None;
     for c in candidates {
         if c == wrong {
@@ -25,7 +28,7 @@ pub fn nearest<'a>(wrong: &str, candidates: impl IntoIterator<Item = &'a str>) -
 
 /// The suggestion for serde's "unknown field `x`, expected one of `a`, `b`" (or "expected `a`
 /// or `b`", "expected `a`"): the nearest expected name.
-pub fn unknown_field(message: &str) -> Option<String> {
+pub(crate) fn unknown_field(message: &str) -> Option<String> {
     let rest = message.strip_prefix("unknown field `")?;
     let (wrong, expected) = rest.split_once('`')?;
     let names: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
@@ -36,7 +39,7 @@ pub fn unknown_field(message: &str) -> Option<String> {
 /// target's name is from an existing id's, to list the closest ids (`render/patches.rs`). Kept
 /// apart from [`distance`], which counts a transposition as one: the ids listed, and their
 /// order, are pinned by the goldens.
-pub fn levenshtein(a: &str, b: &str) -> usize {
+pub(crate) fn levenshtein(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut prev: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {
@@ -54,7 +57,7 @@ pub fn levenshtein(a: &str, b: &str) -> usize {
 
 /// Levenshtein distance over characters, with a transposition counting as one edit (optimal
 /// string alignment), so `resoruces` is one edit from `resources`.
-pub fn distance(a: &str, b: &str) -> usize {
+pub(crate) fn distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
     let mut rows = vec![vec![0usize; b.len() + 1]; a.len() + 1];

@@ -17,7 +17,7 @@ const MASK_BEFORE: &str = "*** (before)";
 const MASK_AFTER: &str = "*** (after)";
 
 /// True for a core `v1` Secret (kubectl masks by the merged object's kind).
-pub fn is_secret(node: &Node) -> bool {
+pub(crate) fn is_secret(node: &Node) -> bool {
     node.str_at(&["kind"]) == Some("Secret")
         && node
             .str_at(&["apiVersion"])
@@ -26,7 +26,7 @@ pub fn is_secret(node: &Node) -> bool {
 
 /// Folds `stringData` into `data` (base64, overriding) and drops `stringData`, as the API
 /// server does when it stores a Secret.
-pub fn fold_string_data(secret: &mut Node) {
+pub(crate) fn fold_string_data(secret: &mut Node) {
     let Some(m) = secret.as_map_mut() else {
         return;
     };
@@ -49,7 +49,7 @@ pub fn fold_string_data(secret: &mut Node) {
 }
 
 /// Masks a pair for display; either side may be absent (create, delete).
-pub fn mask_pair(before: Option<&mut Node>, after: Option<&mut Node>) {
+pub(crate) fn mask_pair(before: Option<&mut Node>, after: Option<&mut Node>) {
     let (mut before, mut after) = (before, after);
     mask_maps(
         before.as_deref_mut().and_then(|n| n.get_mut("data")),
@@ -60,7 +60,7 @@ pub fn mask_pair(before: Option<&mut Node>, after: Option<&mut Node>) {
 
 /// Masks the values of a Secret's changes found on unmasked objects: every value under
 /// `data`, `stringData` or the last-applied annotation (or holding one of them) becomes `***`.
-pub fn mask_changes(changes: &mut [crate::report::Change]) {
+pub(crate) fn mask_changes(changes: &mut [crate::report::Change]) {
     let annotation = format!(".metadata.annotations.{LAST_APPLIED}");
     let sensitive = [".data", ".stringData", annotation.as_str()];
     for c in changes {
@@ -77,7 +77,7 @@ pub fn mask_changes(changes: &mut [crate::report::Change]) {
 
 /// Masks two rendered Secrets for display, `data` and `stringData` each by the Masker rule
 /// (a render-to-render diff has no last-applied annotation and nothing folded by a server).
-pub fn mask_rendered_pair(before: Option<&mut Node>, after: Option<&mut Node>) {
+pub(crate) fn mask_rendered_pair(before: Option<&mut Node>, after: Option<&mut Node>) {
     let (mut before, mut after) = (before, after);
     for field in ["data", "stringData"] {
         mask_maps(

@@ -10,7 +10,7 @@ use crate::yaml::{Map, Node};
 use super::engine::values_equal;
 
 /// The patch kubectl would send.
-pub fn three_way_patch(original: &Node, modified: &Node, current: &Node) -> Node {
+pub(crate) fn three_way_patch(original: &Node, modified: &Node, current: &Node) -> Node {
     let mut changes = two_way(current, modified);
     drop_nulls(&mut changes);
     let mut deletions = two_way(original, modified);
@@ -20,7 +20,11 @@ pub fn three_way_patch(original: &Node, modified: &Node, current: &Node) -> Node
 
 /// Applies kubectl's three-way JSON merge patch to `current`. Like kubectl, refuses a patch
 /// that would change `apiVersion`, `kind` or `metadata.name` (its preconditions).
-pub fn apply_three_way(original: &Node, modified: &Node, current: &Node) -> Result<Node, Error> {
+pub(crate) fn apply_three_way(
+    original: &Node,
+    modified: &Node,
+    current: &Node,
+) -> Result<Node, Error> {
     let patch = three_way_patch(original, modified, current);
     for path in [&["apiVersion"][..], &["kind"], &["metadata", "name"]] {
         if patch.get_path(path).is_some() {
@@ -102,7 +106,7 @@ fn merge_patches(mut deletions: Node, changes: Node) -> Node {
 }
 
 /// RFC 7386 merge patch application.
-pub fn apply_merge_patch(target: &mut Node, patch: &Node) {
+pub(crate) fn apply_merge_patch(target: &mut Node, patch: &Node) {
     let Node::Map(pm) = patch else {
         *target = patch.clone();
         return;

@@ -7,10 +7,10 @@
 
 pub mod adapters;
 pub mod engine;
-pub mod mask;
-pub mod mergepatch3;
-pub mod noise;
-pub mod paths;
+pub(crate) mod mask;
+pub(crate) mod mergepatch3;
+pub(crate) mod noise;
+pub(crate) mod paths;
 
 use std::collections::HashMap;
 
@@ -24,9 +24,7 @@ use crate::yaml::{EmitOptions, Node, emit_document};
 pub use crate::resource::selector::Selector;
 use engine::{Engines, SsaOutcome, kubectl_path, value_at};
 
-pub use crate::report::{
-    Action, Conflict, OFFLINE_NOTE, ObjectChange, ObjectId, Report, conflict_message, print_manager,
-};
+pub use crate::report::{Action, Conflict, OFFLINE_NOTE, ObjectChange, ObjectId, Report};
 
 /// Which apply to predict.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -321,6 +319,7 @@ pub fn diff(
                 action: Action::Delete,
                 id: ObjectId::of(&r.node),
                 renamed_from: None,
+                moved_from: None,
                 before: yaml_text(&before),
                 after: String::new(),
                 changes: Vec::new(),
@@ -419,6 +418,7 @@ fn predict(
                         action: Action::Conflict,
                         id,
                         renamed_from: None,
+                        moved_from: None,
                         before: String::new(),
                         after: String::new(),
                         changes: Vec::new(),
@@ -468,6 +468,7 @@ fn predict(
         action,
         id,
         renamed_from: None,
+        moved_from: None,
         before,
         after,
         changes,

@@ -10,12 +10,12 @@ use super::engine::values_equal;
 const SERVER_METADATA: [&str; 4] = ["resourceVersion", "generation", "uid", "creationTimestamp"];
 
 /// Strips noise from one object shown alone (a create or a delete).
-pub fn strip_one(node: &mut Node, show_managed_fields: bool) {
+pub(crate) fn strip_one(node: &mut Node, show_managed_fields: bool) {
     strip_metadata(node, show_managed_fields);
 }
 
 /// Strips noise from both sides of a pair; `status` goes only when it is equal on both.
-pub fn strip_pair(live: &mut Node, merged: &mut Node, show_managed_fields: bool) {
+pub(crate) fn strip_pair(live: &mut Node, merged: &mut Node, show_managed_fields: bool) {
     strip_metadata(live, show_managed_fields);
     strip_metadata(merged, show_managed_fields);
     let same_status = match (live.get("status"), merged.get("status")) {
@@ -46,14 +46,14 @@ fn strip_metadata(node: &mut Node, show_managed_fields: bool) {
 /// What the last-applied annotation shows on both sides of a pair, unless
 /// `--show-last-applied`: its one-line JSON repeats every change of the object, and would
 /// dominate a review comment.
-pub const LAST_APPLIED_HIDDEN: &str = "(hidden)";
+pub(crate) const LAST_APPLIED_HIDDEN: &str = "(hidden)";
 
 /// The one line that says the annotation changed (a YAML comment at the end of the merged
 /// side).
-pub const LAST_APPLIED_UPDATED: &str = "# last-applied configuration updated\n";
+pub(crate) const LAST_APPLIED_UPDATED: &str = "# last-applied configuration updated\n";
 
 /// Hides the last-applied annotation of both sides of a pair; true when it differed.
-pub fn quiet_last_applied(live: &mut Node, merged: &mut Node) -> bool {
+pub(crate) fn quiet_last_applied(live: &mut Node, merged: &mut Node) -> bool {
     let path = ["metadata", "annotations", crate::live::LAST_APPLIED];
     let differs = match (live.get_path(&path), merged.get_path(&path)) {
         (Some(a), Some(b)) => !values_equal(a, b),

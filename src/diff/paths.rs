@@ -8,8 +8,14 @@ use crate::yaml::Node;
 
 use super::engine::{KindInfo, PathStep, kubectl_path, values_equal};
 
+#[cfg(test)]
 /// Paths where `before` and `after` differ (leaves, or the highest node added or removed).
-pub fn changed_paths(kinds: &dyn KindInfo, gvk: &Gvk, before: &Node, after: &Node) -> Vec<String> {
+pub(crate) fn changed_paths(
+    kinds: &dyn KindInfo,
+    gvk: &Gvk,
+    before: &Node,
+    after: &Node,
+) -> Vec<String> {
     changes(kinds, gvk, before, after)
         .into_iter()
         .map(|c| c.path)
@@ -17,10 +23,10 @@ pub fn changed_paths(kinds: &dyn KindInfo, gvk: &Gvk, before: &Node, after: &Nod
 }
 
 /// One changed path with its value on each side (`None` where absent): the report layer's.
-pub use crate::report::Change;
+pub(crate) use crate::report::Change;
 
 /// The changes between `before` and `after`: the paths of [`changed_paths`] with their values.
-pub fn changes(kinds: &dyn KindInfo, gvk: &Gvk, before: &Node, after: &Node) -> Vec<Change> {
+pub(crate) fn changes(kinds: &dyn KindInfo, gvk: &Gvk, before: &Node, after: &Node) -> Vec<Change> {
     let mut out = Vec::new();
     let mut steps = Vec::new();
     let mut names = Vec::new();

@@ -8,18 +8,18 @@ use std::time::Duration;
 
 /// How long one download may take in all (connect, headers, body), unless `ply fetch
 /// --http-timeout` says otherwise. kustomize sets none.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The largest body accepted (64 MiB; the largest manifests in the wild, CRD bundles, are a
 /// few MiB). kustomize reads any size.
-pub const MAX_BYTES: u64 = 64 << 20;
+pub(crate) const MAX_BYTES: u64 = 64 << 20;
 
 /// Redirects followed before giving up (Go's `http.Client` follows 10, as kustomize's does).
-pub const MAX_REDIRECTS: u32 = 10;
+pub(crate) const MAX_REDIRECTS: u32 = 10;
 
 /// The bounds of one download.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Limits {
+pub(crate) struct Limits {
     pub timeout: Duration,
     pub max_bytes: u64,
     pub max_redirects: u32,
@@ -37,7 +37,7 @@ impl Default for Limits {
 
 /// Why a download gave no file.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Failure {
+pub(crate) enum Failure {
     /// The server answered with a status outside 2xx (the code and its reason).
     Status(u16, String),
     /// No connection: refused, no such host, TLS failure, a broken exchange.
@@ -63,7 +63,7 @@ impl std::fmt::Display for Failure {
 }
 
 /// The body of a GET of `url` (a 2xx answer), within `limits`.
-pub fn get(url: &str, limits: &Limits) -> Result<Vec<u8>, Failure> {
+pub(crate) fn get(url: &str, limits: &Limits) -> Result<Vec<u8>, Failure> {
     let config = ureq::Agent::config_builder()
         .timeout_global(Some(limits.timeout))
         .max_redirects(limits.max_redirects)

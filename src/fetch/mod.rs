@@ -10,7 +10,7 @@
 //! what the file systems need of remotes (URL forms, the lock), and `fs::remote` reads the
 //! cache this fills.
 
-pub mod http;
+pub(crate) mod http;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -33,7 +33,7 @@ use crate::source::display_path;
 
 /// What `ply fetch` is asked to do.
 #[derive(Clone, Debug)]
-pub struct FetchOptions {
+pub(crate) struct FetchOptions {
     /// The cache directory.
     pub cache: PathBuf,
     /// Resolve every ref again (`--update`) instead of keeping the locked commits.
@@ -46,7 +46,7 @@ pub struct FetchOptions {
 
 /// What happened to one URL.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// Cloned at its ref (new, or `--update`).
     Resolved,
     /// Its locked commit was cloned again (the cache did not have it).
@@ -57,7 +57,7 @@ pub enum Outcome {
 
 /// What `ply fetch` did.
 #[derive(Clone, Debug)]
-pub struct FetchReport {
+pub(crate) struct FetchReport {
     pub lock_path: PathBuf,
     /// Every URL of the closure, with its pin and what was done.
     pub urls: Vec<(String, Pin, Outcome)>,
@@ -68,7 +68,11 @@ pub struct FetchReport {
 }
 
 /// Fetches every remote base of the kustomization in `dir` and writes `dir/ply.lock`.
-pub fn fetch(dir: &Path, opts: &FetchOptions, warnings: &mut Warnings) -> Result<FetchReport> {
+pub(crate) fn fetch(
+    dir: &Path,
+    opts: &FetchOptions,
+    warnings: &mut Warnings,
+) -> Result<FetchReport> {
     let root = std::fs::canonicalize(dir).map_err(|e| Error::io(dir, &e))?;
     let lock_path = root.join(LOCK_FILE);
     let old = read_lock(&crate::fs::DiskFs, &lock_path)?;
@@ -566,7 +570,7 @@ fn refuse_escaping_symlinks(root: &Path, dir: &Path, url: &str) -> Result<()> {
 }
 
 /// One line per URL, for `ply fetch`'s report on stderr.
-pub fn describe(report: &FetchReport) -> String {
+pub(crate) fn describe(report: &FetchReport) -> String {
     let mut out = String::new();
     for (url, pin, outcome) in &report.urls {
         let what = match outcome {

@@ -20,7 +20,7 @@ use crate::fs::{FileKind, Fs, normalize};
 use crate::source::display_path;
 
 /// A git repository found from a directory inside its working tree.
-pub struct Repo {
+pub(crate) struct Repo {
     repo: gix::ThreadSafeRepository,
     /// The working tree's canonical path: where a revision's files are laid.
     workdir: PathBuf,
@@ -36,7 +36,7 @@ impl std::fmt::Debug for Repo {
 
 /// A commit, as resolved from what the user wrote.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Revision {
+pub(crate) struct Revision {
     /// What the user wrote (`main`, `HEAD~1`, a sha), or how it was found (`merge base of …`).
     pub spec: String,
     /// The commit's full hexadecimal id.
@@ -46,7 +46,7 @@ pub struct Revision {
 
 impl Revision {
     /// The first 12 hexadecimal digits of the commit id.
-    pub fn short(&self) -> &str {
+    pub(crate) fn short(&self) -> &str {
         self.id.get(..12).unwrap_or(&self.id)
     }
 }
@@ -57,7 +57,7 @@ fn git_error(message: String) -> Error {
 
 impl Repo {
     /// The repository whose working tree holds `dir` (searching upwards, as git does).
-    pub fn discover(dir: &Path) -> Result<Repo> {
+    pub(crate) fn discover(dir: &Path) -> Result<Repo> {
         let repo = gix::discover(dir).map_err(|e| {
             git_error(format!(
                 "'{}' is not inside a git repository: {e}",
@@ -82,20 +82,20 @@ impl Repo {
     }
 
     /// The working tree's canonical path.
-    pub fn workdir(&self) -> &Path {
+    pub(crate) fn workdir(&self) -> &Path {
         &self.workdir
     }
 
     /// The URL of the `origin` remote, if the repository's configuration names one (links
     /// of the review's field causes).
-    pub fn origin_url(&self) -> Option<String> {
+    pub(crate) fn origin_url(&self) -> Option<String> {
         let repo = self.repo.to_thread_local();
         let config = repo.config_snapshot();
         config.string("remote.origin.url").map(|s| s.to_string())
     }
 
     /// The commit `spec` names (`git rev-parse SPEC^{commit}`).
-    pub fn resolve(&self, spec: &str) -> Result<Revision> {
+    pub(crate) fn resolve(&self, spec: &str) -> Result<Revision> {
         let repo = self.repo.to_thread_local();
         let not_found = |e: &dyn std::fmt::Display| {
             git_error(format!("cannot resolve the git revision '{spec}': {e}")).help(
@@ -119,7 +119,7 @@ impl Repo {
 
     /// The best common ancestor of two commits (`git merge-base A B`), as `git diff A...B`
     /// compares with.
-    pub fn merge_base(&self, a: &Revision, b: &Revision) -> Result<Revision> {
+    pub(crate) fn merge_base(&self, a: &Revision, b: &Revision) -> Result<Revision> {
         let repo = self.repo.to_thread_local();
         let id = repo.merge_base(a.oid, b.oid).map_err(|e| {
             git_error(format!(
@@ -138,7 +138,7 @@ impl Repo {
 
     /// The files git tracks in the working tree (the index, as `git ls-files`), by absolute
     /// path, sorted; those deleted from the disk and submodules left out.
-    pub fn tracked_files(&self) -> Result<Vec<PathBuf>> {
+    pub(crate) fn tracked_files(&self) -> Result<Vec<PathBuf>> {
         let repo = self.repo.to_thread_local();
         let index = repo.index_or_empty().map_err(|e| {
             git_error(format!(
@@ -162,7 +162,7 @@ impl Repo {
     }
 
     /// The files of `rev`, laid over the working tree's path.
-    pub fn files_at(&self, rev: &Revision) -> Result<GitFs> {
+    pub(crate) fn files_at(&self, rev: &Revision) -> Result<GitFs> {
         let repo = self.repo.to_thread_local();
         let failed = |e: &dyn std::fmt::Display| {
             git_error(format!(
@@ -223,7 +223,7 @@ enum Entry {
 }
 
 /// The files of one commit, at the working tree's path.
-pub struct GitFs {
+pub(crate) struct GitFs {
     /// Whether the tree holds a submodule at all (most do not: no path then needs checking).
     submodules: bool,
     root: PathBuf,
@@ -258,12 +258,12 @@ enum At<'a> {
 
 impl GitFs {
     /// `main (0123456789ab)`: which revision this is, for messages.
-    pub fn label(&self) -> &str {
+    pub(crate) fn label(&self) -> &str {
         &self.label
     }
 
     /// The regular files and symlinks of the revision, by absolute path, sorted.
-    pub fn files(&self) -> Vec<PathBuf> {
+    pub(crate) fn files(&self) -> Vec<PathBuf> {
         let mut out: Vec<PathBuf> = self
             .entries
             .iter()

@@ -5,10 +5,10 @@
 
 #[cfg(unix)]
 mod at;
-pub mod git;
+pub(crate) mod git;
 mod links;
-pub mod record;
-pub mod remote;
+pub(crate) mod record;
+pub(crate) mod remote;
 
 use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};

@@ -55,7 +55,7 @@ pub trait RemoteTrees: Send + Sync + fmt::Debug {
 
 /// The render's file system with the remote cache mapped in: paths in the cache directory are
 /// read from the disk, every other path from `inner` (which may be a git revision or memory).
-pub struct WithCache<'a> {
+pub(crate) struct WithCache<'a> {
     pub inner: &'a dyn Fs,
     pub cache: Option<&'a Path>,
     /// Where HTTP(S) files come from ([`Fs::remote_file`]).
@@ -93,7 +93,7 @@ impl Fs for WithCache<'_> {
 }
 
 /// The refusal of an HTTP(S) file URL where no remote files can be read.
-pub fn remote_file_refused(url: &str) -> Error {
+pub(crate) fn remote_file_refused(url: &str) -> Error {
     Error::new(
         ErrorKind::Remote,
         format!(
@@ -125,7 +125,7 @@ fn hex_hash(digest: &[u8]) -> String {
 
 /// The cached bytes of the file `url` pinned to `hash`, checked: a changed cache is refused,
 /// never fetched again behind the user's back. `Ok(None)` when the cache does not hold it.
-pub fn cached_file(cache: &Path, hash: &str, url: &str) -> Result<Option<Vec<u8>>> {
+pub(crate) fn cached_file(cache: &Path, hash: &str, url: &str) -> Result<Option<Vec<u8>>> {
     let path = file_path(cache, hash);
     let bytes = match std::fs::read(&path) {
         Ok(b) => b,
@@ -149,7 +149,7 @@ pub fn cached_file(cache: &Path, hash: &str, url: &str) -> Result<Option<Vec<u8>
 
 /// The cache directory: `$PLY_CACHE_DIR`, else `$XDG_CACHE_HOME/ply/remote`, else
 /// `$HOME/.cache/ply/remote`.
-pub fn default_cache_dir() -> Option<PathBuf> {
+pub(crate) fn default_cache_dir() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("PLY_CACHE_DIR").filter(|d| !d.is_empty()) {
         return Some(PathBuf::from(dir));
     }
@@ -166,7 +166,7 @@ pub fn default_cache_dir() -> Option<PathBuf> {
 }
 
 /// Where the tree with hash `tree` (`sha256:<hex>`) lies in the cache.
-pub fn tree_dir(cache: &Path, tree: &str) -> PathBuf {
+pub(crate) fn tree_dir(cache: &Path, tree: &str) -> PathBuf {
     let hex = tree.strip_prefix("sha256:").unwrap_or(tree);
     cache.join("trees").join(hex)
 }
@@ -175,7 +175,7 @@ pub fn tree_dir(cache: &Path, tree: &str) -> PathBuf {
 /// given by its kind, its path, and its content (a file's bytes and whether it is executable,
 /// a symlink's target as written; symlinks are not followed). `sha256:<hex>`. Anything but
 /// files, directories and symlinks is an error.
-pub fn tree_hash(dir: &Path) -> io::Result<String> {
+pub(crate) fn tree_hash(dir: &Path) -> io::Result<String> {
     let mut hasher = Sha256::new();
     hash_dir(dir, b"", &mut hasher)?;
     Ok(hex_hash(hasher.finalize().as_slice()))
@@ -238,7 +238,7 @@ fn is_executable(_meta: &std::fs::Metadata) -> bool {
 /// The kustomization root a URL names inside the tree `tree` (a directory of the cache or a
 /// fresh clone): it must exist, be a directory and stay inside the tree once symlinks are
 /// followed (kustomize: `newLoaderAtGitClone` in `api/internal/loader/fileloader.go`).
-pub fn root_in(tree: &Path, spec: &RepoSpec, url: &str) -> Result<RemoteTree> {
+pub(crate) fn root_in(tree: &Path, spec: &RepoSpec, url: &str) -> Result<RemoteTree> {
     let clone = std::fs::canonicalize(tree).map_err(|e| Error::io(tree, &e))?;
     let wanted = super::join(&clone, &spec.root_path);
     let at = || {
@@ -285,7 +285,7 @@ pub fn root_in(tree: &Path, spec: &RepoSpec, url: &str) -> Result<RemoteTree> {
 }
 
 /// The git repository URL a remote reference names; HTTP(S) file URLs are refused.
-pub fn repo_spec(url: &str) -> Result<RepoSpec> {
+pub(crate) fn repo_spec(url: &str) -> Result<RepoSpec> {
     match classify(url) {
         Some(Remote::Git(spec)) => Ok(spec),
         _ => Err(Error::new(
@@ -299,7 +299,7 @@ pub fn repo_spec(url: &str) -> Result<RepoSpec> {
 }
 
 /// The lock file at `path`, read through `fs`; `None` when there is none.
-pub fn read_lock(fs: &dyn Fs, path: &Path) -> Result<Option<Lock>> {
+pub(crate) fn read_lock(fs: &dyn Fs, path: &Path) -> Result<Option<Lock>> {
     match fs.read_to_string(path) {
         Ok(text) => Ok(Some(Lock::parse(&text, &display_path(path))?)),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
@@ -309,7 +309,7 @@ pub fn read_lock(fs: &dyn Fs, path: &Path) -> Result<Option<Lock>> {
 
 /// Trees as `ply.lock` pins them, read from the cache: the offline side of remote bases.
 #[derive(Debug)]
-pub struct LockedTrees {
+pub(crate) struct LockedTrees {
     /// The lock file, where it is or would be.
     lock_path: PathBuf,
     /// The lock, read on first use; `None` when there is no lock file.
@@ -324,7 +324,7 @@ pub struct LockedTrees {
 impl LockedTrees {
     /// The trees pinned by `<root>/ply.lock` (`root` the root kustomization's directory), in
     /// the cache `cache` (else [`default_cache_dir`]).
-    pub fn new(root: &Path, cache: Option<PathBuf>) -> LockedTrees {
+    pub(crate) fn new(root: &Path, cache: Option<PathBuf>) -> LockedTrees {
         let cache = cache.or_else(default_cache_dir);
         // Canonical, so that the trees `root_in` gives lie under it by bytes.
         let canonical = cache.as_ref().and_then(|c| std::fs::canonicalize(c).ok());
@@ -465,7 +465,7 @@ impl RemoteTrees for LockedTrees {
 
 /// Checks that the cached tree `dir` still hashes to `tree`: a changed cache is refused, never
 /// fetched again behind the user's back.
-pub fn verify(dir: &Path, tree: &str, url: &str) -> Result<()> {
+pub(crate) fn verify(dir: &Path, tree: &str, url: &str) -> Result<()> {
     let found = tree_hash(dir).map_err(|e| Error::io(dir, &e))?;
     if found == tree {
         return Ok(());

@@ -19,14 +19,14 @@ use crate::yaml::Node;
 use crate::yaml::json::{JsonStyle, to_json, write_json, write_json_string};
 
 /// The 10-character hash kustomize appends to a generated object's name.
-pub fn hash_of(node: &Node) -> String {
+pub(crate) fn hash_of(node: &Node) -> String {
     encode(&hex_sha256(&hashed_text(node)))
 }
 
 /// At the root, after every other transformation: appends `-<hash>` to the name of each
 /// resource with `needs_hash_suffix`, recording the previous id (kustomize's HashTransformer,
 /// run from `KustTarget.addHashesToNames`).
-pub fn apply_hash_suffixes(resources: &mut [Resource]) -> Result<()> {
+pub(crate) fn apply_hash_suffixes(resources: &mut [Resource]) -> Result<()> {
     for r in resources.iter_mut().filter(|r| r.needs_hash_suffix) {
         let h = hash_of(&r.node);
         let name = format!("{}-{}", r.name(), h);
@@ -45,7 +45,7 @@ enum Value<'a> {
 
 /// The JSON text kustomize hashes for this object, written field by field (the object it
 /// describes is never built).
-pub fn hashed_text(node: &Node) -> String {
+pub(crate) fn hashed_text(node: &Node) -> String {
     let kind = node.str_at(&["kind"]).unwrap_or("");
     // Missing and null fields hash as "".
     let field = |k: &str| match node.get(k) {
@@ -96,7 +96,7 @@ pub fn hashed_text(node: &Node) -> String {
 
 /// Go `encoding/json` text of a value decoded into `interface{}`: map keys sorted, numbers as
 /// float64, HTML-safe string escaping.
-pub fn go_json(node: &Node) -> String {
+pub(crate) fn go_json(node: &Node) -> String {
     to_json(node, JsonStyle::KUSTOMIZE_HASH)
 }
 

@@ -12,7 +12,7 @@ fn err(msg: impl Into<String>) -> Error {
 
 /// `key=value`; the value may be wrapped in one pair of matching `"` or `'`, which are
 /// removed (`parseLiteralSource`, `removeQuotes`).
-pub fn parse_literal(source: &str) -> Result<(String, String)> {
+pub(crate) fn parse_literal(source: &str) -> Result<(String, String)> {
     match source.split_once('=') {
         Some((k, v)) if !k.is_empty() => Ok((k.to_string(), remove_quotes(v).to_string())),
         _ => Err(err(format!(
@@ -33,7 +33,7 @@ fn remove_quotes(s: &str) -> &str {
 }
 
 /// A `files:` entry: `path` (key = the path's last element) or `key=path`.
-pub fn parse_file_source(source: &str) -> Result<(String, String)> {
+pub(crate) fn parse_file_source(source: &str) -> Result<(String, String)> {
     let n = source.matches('=').count();
     if n == 0 {
         let base = source
@@ -65,7 +65,7 @@ pub fn parse_file_source(source: &str) -> Result<(String, String)> {
 /// blank lines and lines starting with `#` are skipped; a line without `=` is a key with an
 /// empty value; nothing else is trimmed and quotes are kept; a UTF-8 BOM on the first line is
 /// ignored; `\r\n` line ends are accepted (`keyValuesFromLines`).
-pub fn parse_env_file(path: &str, content: &[u8]) -> Result<Vec<(String, String)>> {
+pub(crate) fn parse_env_file(path: &str, content: &[u8]) -> Result<Vec<(String, String)>> {
     let mut out = Vec::new();
     let mut lines: Vec<&[u8]> = content.split(|&b| b == b'\n').collect();
     if content.ends_with(b"\n") {

@@ -3,8 +3,8 @@
 //! content-hash name suffix. Pure: file contents come through a [`Loader`] the caller passes;
 //! this module never touches the disk and knows nothing of the kustomization graph.
 
-pub mod hash;
-pub mod kv;
+pub(crate) mod hash;
+pub(crate) mod kv;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
@@ -14,12 +14,12 @@ use crate::kustomization::{GeneratorArgs, GeneratorOptions};
 use crate::resource::{IdRef, ResId, Resource, string_maps};
 use crate::yaml::{Map, Node};
 
-pub use hash::{apply_hash_suffixes, hash_of};
+pub(crate) use hash::{apply_hash_suffixes, hash_of};
 
 /// Reads a file named by a generator (`files:`, `envs:`), relative to the kustomization
 /// directory. The caller (`build`, through `fs`) applies the load restrictor and turns
 /// failures into located errors.
-pub trait Loader {
+pub(crate) trait Loader {
     fn load(&self, path: &str) -> Result<Vec<u8>>;
 }
 
@@ -31,7 +31,7 @@ impl<F: Fn(&str) -> Result<Vec<u8>>> Loader for F {
 
 /// A generator's `behavior:`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Behavior {
+pub(crate) enum Behavior {
     #[default]
     Create,
     Merge,
@@ -41,7 +41,7 @@ pub enum Behavior {
 impl Behavior {
     /// Parses `behavior:`. Absent, empty and `create` are `create`; like kustomize
     /// (`types.NewGenerationBehavior`), any other unknown value also acts as `create`.
-    pub fn parse(s: Option<&str>) -> Behavior {
+    pub(crate) fn parse(s: Option<&str>) -> Behavior {
         match s.unwrap_or("") {
             "merge" => Behavior::Merge,
             "replace" => Behavior::Replace,
@@ -54,7 +54,7 @@ impl Behavior {
 /// does (`types.MergeGlobalOptionsIntoLocal`): labels and annotations of the entry win over
 /// global ones with the same key; `disableNameSuffixHash` and `immutable` are on when either
 /// turns them on.
-pub fn merge_options(
+pub(crate) fn merge_options(
     local: Option<&GeneratorOptions>,
     global: Option<&GeneratorOptions>,
 ) -> GeneratorOptions {
@@ -86,7 +86,7 @@ pub fn merge_options(
 
 /// Makes the ConfigMap of one `configMapGenerator` entry. `global` is the kustomization's
 /// `generatorOptions`. Values that are not UTF-8 go to `binaryData`, base64-encoded.
-pub fn config_map(
+pub(crate) fn config_map(
     args: &GeneratorArgs,
     global: Option<&GeneratorOptions>,
     loader: &dyn Loader,
@@ -96,7 +96,7 @@ pub fn config_map(
 
 /// Makes the Secret of one `secretGenerator` entry (`type` defaults to `Opaque`; every value
 /// base64-encoded under `data`, wrapped like `binaryData`).
-pub fn secret(
+pub(crate) fn secret(
     args: &GeneratorArgs,
     global: Option<&GeneratorOptions>,
     loader: &dyn Loader,
@@ -267,7 +267,7 @@ fn load_pairs(args: &GeneratorArgs, loader: &dyn Loader) -> Result<Vec<(String, 
 /// rename history), take labels and annotations from both (the new ones win), and for `merge`
 /// also the `data`/`binaryData` entries of both (the new ones win). The result needs a hash
 /// suffix only when both the old and the new object did.
-pub fn absorb(
+pub(crate) fn absorb(
     resources: &mut Vec<Resource>,
     generated: Resource,
     behavior: Behavior,
@@ -431,7 +431,7 @@ fn merge_into(new: &mut Resource, old: &Resource, merge_data: bool) -> Result<()
 /// (kustomize's `ConfigMapGeneratorPlugin.Config`). The kustomization's `generatorOptions` do
 /// not apply to these. Returns `None` for any other kind. Unknown fields are ignored, as
 /// kustomize's plugin configuration decoding ignores them.
-pub fn from_builtin_config(
+pub(crate) fn from_builtin_config(
     config: &Node,
     loader: &dyn Loader,
 ) -> Result<Option<(Resource, Behavior)>> {
@@ -536,7 +536,7 @@ fn iam_policy(config: &Node) -> Result<Resource> {
 /// Runs every `configMapGenerator` then every `secretGenerator` entry of one kustomization
 /// (kustomize's order) and absorbs each result into `resources` (the set accumulated from
 /// `resources:`/bases of the same kustomization).
-pub fn run(
+pub(crate) fn run(
     config_maps: &[GeneratorArgs],
     secrets: &[GeneratorArgs],
     global: Option<&GeneratorOptions>,

@@ -17,12 +17,13 @@ use crate::yaml::{Node, parse::parse_config_one_keeping_last};
 use super::Kustomization;
 
 /// The file names kustomize recognises, in its order (`konfig.RecognizedKustomizationFileNames`).
-pub const FILE_NAMES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
+pub(crate) const FILE_NAMES: [&str; 3] =
+    ["kustomization.yaml", "kustomization.yml", "Kustomization"];
 
-pub const KUSTOMIZATION_KIND: &str = "Kustomization";
-pub const COMPONENT_KIND: &str = "Component";
-pub const KUSTOMIZATION_VERSION: &str = "kustomize.config.k8s.io/v1beta1";
-pub const COMPONENT_VERSION: &str = "kustomize.config.k8s.io/v1alpha1";
+pub(crate) const KUSTOMIZATION_KIND: &str = "Kustomization";
+pub(crate) const COMPONENT_KIND: &str = "Component";
+pub(crate) const KUSTOMIZATION_VERSION: &str = "kustomize.config.k8s.io/v1beta1";
+pub(crate) const COMPONENT_VERSION: &str = "kustomize.config.k8s.io/v1alpha1";
 
 /// The deprecated fields, the field replacing each, and kustomize's wording
 /// (`api/types/kustomization.go`, `CheckDeprecatedFields`), in the order it prints them.
@@ -60,7 +61,7 @@ impl Loaded {
 
 /// Finds the kustomization file of `dir` (canonical). None or more than one is an error, with
 /// kustomize's wording (`api/internal/target/kusttarget.go`, `LoadKustFile`).
-pub fn find_file(fs: &dyn Fs, dir: &Path) -> Result<PathBuf> {
+pub(crate) fn find_file(fs: &dyn Fs, dir: &Path) -> Result<PathBuf> {
     let found: Vec<PathBuf> = FILE_NAMES
         .iter()
         .map(|n| dir.join(n))
@@ -98,7 +99,7 @@ pub fn find_file(fs: &dyn Fs, dir: &Path) -> Result<PathBuf> {
 /// symlink leading out of its directory is not read under the root-only restrictor, where
 /// kustomize does not find it (its loader refuses the file; `unable to find one of …`); with
 /// no restrictor it is read, and named in errors but never quoted.
-pub fn load(
+pub(crate) fn load(
     fs: &dyn Fs,
     dir: &Path,
     restrictor: crate::fs::Restrictor,
@@ -111,7 +112,7 @@ pub fn load(
 
 /// The kustomization file of `dir` ([`find_file`]), and whether it is a symlink out of `dir`
 /// (refused under `restrictor` root-only, as kustomize does not find it there).
-pub fn locate_file(
+pub(crate) fn locate_file(
     fs: &dyn Fs,
     dir: &Path,
     restrictor: crate::fs::Restrictor,
@@ -139,7 +140,7 @@ pub fn locate_file(
 
 /// The kustomization of `dir` from the bytes of its file at `path` ([`locate_file`]);
 /// `outside`: read through a symlink out of `dir`.
-pub fn decode_loaded(
+pub(crate) fn decode_loaded(
     dir: &Path,
     path: &Path,
     bytes: Vec<u8>,
@@ -161,17 +162,18 @@ pub fn decode_loaded(
     })
 }
 
+#[cfg(test)]
 /// Decodes kustomization text: YAML, then the typed fields, then kustomize's checks and fixes
 /// (`Kustomization.Unmarshal`, `CheckDeprecatedFields`, `FixKustomization`, `CheckEmpty`,
 /// `EnforceFields`).
-pub fn decode(file: &Arc<SourceFile>, warnings: &mut Warnings) -> Result<Kustomization> {
+pub(crate) fn decode(file: &Arc<SourceFile>, warnings: &mut Warnings) -> Result<Kustomization> {
     // sigs.k8s.io/yaml reads the kustomization with go-yaml v2: plain `y`, `yes`, `on` (and
     // their negatives) are booleans, which its typed decode then refuses for string fields.
     decode_full(file, warnings).map(|(k, _)| k)
 }
 
 /// [`decode`], also returning the repeated keys as `--strict` refuses them.
-pub fn decode_full(
+pub(crate) fn decode_full(
     file: &Arc<SourceFile>,
     warnings: &mut Warnings,
 ) -> Result<(Kustomization, Vec<Error>)> {
@@ -348,12 +350,12 @@ fn line_start(text: &str, offset: usize) -> usize {
 
 /// Finds where a field path (`patches[2].target.kind`) is written in block-style YAML text, by
 /// indentation; falls back to the deepest part found, then to the first line.
-pub fn locate(file: &Arc<SourceFile>, path: &[PathSeg]) -> Location {
+pub(crate) fn locate(file: &Arc<SourceFile>, path: &[PathSeg]) -> Location {
     locate_from(file, 0, path)
 }
 
 /// [`locate`] in the document of `file` that starts at the byte offset `start`.
-pub fn locate_from(file: &Arc<SourceFile>, start: usize, path: &[PathSeg]) -> Location {
+pub(crate) fn locate_from(file: &Arc<SourceFile>, start: usize, path: &[PathSeg]) -> Location {
     located(file, start, walk(&file.text, start, path).found)
 }
 
@@ -362,7 +364,7 @@ pub fn locate_from(file: &Arc<SourceFile>, start: usize, path: &[PathSeg]) -> Lo
 /// found. When it was not (flow-style or JSON text, a path the text does not hold), the
 /// offset is that of the deepest node found, or the document's line (field provenance,
 /// issue 29: `render::provenance`).
-pub fn locate_value(file: &SourceFile, start: usize, path: &[PathSeg]) -> (usize, bool) {
+pub(crate) fn locate_value(file: &SourceFile, start: usize, path: &[PathSeg]) -> (usize, bool) {
     let text = file.text.as_str();
     let w = walk(text, start, path);
     let Some((off, len)) = w.found else {
@@ -410,20 +412,20 @@ pub fn locate_value(file: &SourceFile, start: usize, path: &[PathSeg]) -> (usize
 /// what [`locate`] gives for `path` followed by `[i]`, found in one pass over the list where
 /// one `locate` per entry reads the text from the top each time (O(N²) lines for N entries).
 /// Entries past the ones found are placed where `locate` places them, at the list's key.
-pub struct Entries {
+pub(crate) struct Entries {
     at: Vec<Location>,
     fallback: Location,
 }
 
 impl Entries {
     /// Where entry `i` is written.
-    pub fn get(&self, i: usize) -> Location {
+    pub(crate) fn get(&self, i: usize) -> Location {
         self.at.get(i).unwrap_or(&self.fallback).clone()
     }
 }
 
 /// Locates every entry of the list at `path` (see [`Entries`]).
-pub fn locate_entries(file: &Arc<SourceFile>, path: &[PathSeg]) -> Entries {
+pub(crate) fn locate_entries(file: &Arc<SourceFile>, path: &[PathSeg]) -> Entries {
     let text = file.text.as_str();
     let walk = walk(text, 0, path);
     let fallback = located(file, 0, walk.found);

@@ -2,12 +2,12 @@
 //! directories and remotes it references ([`refs`]). Decoding only; what the fields do lives in
 //! `render`, `generate` and `transform`; the kustomize releases ply renders as ([`KustomizeVersion`]).
 
-pub mod load;
-pub mod refs;
-pub mod types;
+pub(crate) mod load;
+pub(crate) mod refs;
+pub(crate) mod types;
 mod version;
 
-pub use load::{Loaded, load};
-pub use refs::{Ref, RefKind};
-pub use types::*;
+pub(crate) use load::{Loaded, load};
+pub(crate) use refs::{Ref, RefKind};
+pub(crate) use types::*;
 pub use version::KustomizeVersion;

@@ -316,9 +316,10 @@ fn replacement_paths(
     })
 }
 
+#[cfg(test)]
 /// The fields that name files, as [`Ref::field`] writes them (the unit tests check the list
 /// against the typed kustomization).
-pub const FIELDS: [&str; 22] = [
+pub(crate) const FIELDS: [&str; 22] = [
     "openapi.path",
     "resources",
     "bases",

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use crate::yaml::Node;
 
 /// String-to-string maps keep their document order.
-pub type StringMap = IndexMap<String, String>;
+pub(crate) type StringMap = IndexMap<String, String>;
 
 /// A `kustomization.yaml` (kind `Kustomization`) or a component (kind `Component`).
 #[derive(Clone, Debug, Default, Deserialize)]

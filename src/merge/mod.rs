@@ -8,9 +8,9 @@
 pub mod json6902;
 pub mod mergepatch;
 pub mod smp;
-pub mod ssa;
+pub(crate) mod ssa;
 pub mod threeway;
-pub mod walk;
+pub(crate) mod walk;
 
 #[cfg(test)]
 mod tests;

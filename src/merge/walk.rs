@@ -9,7 +9,7 @@ use crate::yaml::{Map, Node};
 
 /// One step of a path.
 #[derive(Clone, Copy, Debug)]
-pub enum Seg<'a> {
+pub(crate) enum Seg<'a> {
     Root,
     Key(&'a str),
     /// A list element found by its merge key: `containers[name=web]`.
@@ -92,7 +92,7 @@ impl fmt::Display for Path<'_> {
 /// The class of a value as Go's `reflect.TypeOf` sees a decoded JSON value: every number is a
 /// `float64`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Class {
+pub(crate) enum Class {
     Null,
     Bool,
     Number,
@@ -101,7 +101,7 @@ pub enum Class {
     Map,
 }
 
-pub fn class(n: &Node) -> Class {
+pub(crate) fn class(n: &Node) -> Class {
     match n.unspelled() {
         Node::Spelled(_) => unreachable!("`unspelled` never returns a spelled node"),
         Node::Null => Class::Null,
@@ -114,7 +114,7 @@ pub fn class(n: &Node) -> Class {
 }
 
 /// Equality of two values as data: numbers by value (`1 == 1.0`), maps regardless of key order.
-pub fn same(a: &Node, b: &Node) -> bool {
+pub(crate) fn same(a: &Node, b: &Node) -> bool {
     match (a, b) {
         (Node::Int(x), Node::Int(y)) => x == y,
         (Node::Int(x), Node::Float(y)) | (Node::Float(y), Node::Int(x)) => (*x as f64) == *y,
@@ -131,7 +131,7 @@ pub fn same(a: &Node, b: &Node) -> bool {
 
 /// A value as Go's `fmt.Sprintf("%v", v)` prints a decoded JSON value (`map[a:1 b:[x y]]`), for
 /// messages that quote kubectl's.
-pub fn go_fmt(n: &Node) -> String {
+pub(crate) fn go_fmt(n: &Node) -> String {
     let mut s = String::new();
     go_fmt_into(&mut s, n);
     s
@@ -176,7 +176,7 @@ fn go_fmt_into(out: &mut String, n: &Node) {
 
 /// Removes null-valued keys from maps, recursively (through lists too): apimachinery's
 /// `discardNullValuesFromPatch`. Nulls that are list elements stay.
-pub fn discard_nulls(n: &mut Node) {
+pub(crate) fn discard_nulls(n: &mut Node) {
     match n {
         Node::Map(m) => discard_nulls_map(m),
         Node::Seq(items) => items.iter_mut().for_each(discard_nulls),
@@ -184,7 +184,7 @@ pub fn discard_nulls(n: &mut Node) {
     }
 }
 
-pub fn discard_nulls_map(m: &mut Map) {
+pub(crate) fn discard_nulls_map(m: &mut Map) {
     m.retain(|_, v| !v.is_null());
     m.values_mut().for_each(discard_nulls);
 }

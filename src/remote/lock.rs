@@ -13,7 +13,7 @@ use crate::diag::{Error, ErrorKind, Result};
 use crate::yaml::Node;
 
 /// The lock file's name, next to the root kustomization.
-pub const LOCK_FILE: &str = "ply.lock";
+pub(crate) const LOCK_FILE: &str = "ply.lock";
 
 /// What one URL is pinned to.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]

@@ -3,7 +3,7 @@
 //! (`lock`). A leaf below `fs` (`fs::remote` reads the cache through it); fetching (network,
 //! `git`, filling the cache: `ply fetch`) is the `fetch` room above the renderer.
 
-pub mod lock;
-pub mod url;
+pub(crate) mod lock;
+pub(crate) mod url;
 
-pub use url::{Remote, RepoSpec, classify, is_remote};
+pub(crate) use url::{Remote, RepoSpec, classify, is_remote};

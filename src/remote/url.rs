@@ -7,12 +7,12 @@ use std::time::Duration;
 
 /// kustomize's `defaultTimeout`: every git command of one clone gets this long unless the URL
 /// says `?timeout=`.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(27);
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(27);
 
 /// A git repository, a ref in it and a kustomization root in its clone (kustomize's
 /// `RepoSpec`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RepoSpec {
+pub(crate) struct RepoSpec {
     /// Scheme, user and host, ending in `/` or `:` (`https://github.com/`, `git@github.com:`,
     /// `file://`).
     pub host: String,
@@ -31,19 +31,20 @@ pub struct RepoSpec {
 
 impl RepoSpec {
     /// What `git fetch` is given (kustomize's `CloneSpec`).
-    pub fn clone_spec(&self) -> String {
+    pub(crate) fn clone_spec(&self) -> String {
         format!("{}{}", self.host, self.repo_path)
     }
 
+    #[cfg(test)]
     /// Whether kustomize would clone submodules for this URL (its default is yes).
-    pub fn kustomize_submodules(&self) -> bool {
+    pub(crate) fn kustomize_submodules(&self) -> bool {
         self.submodules.unwrap_or(true)
     }
 }
 
 /// What a path names when it is not a local path.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Remote {
+pub(crate) enum Remote {
     /// A git repository URL (cloned by `ply fetch`).
     Git(RepoSpec),
     /// An `http://` or `https://` URL that is not a git repository URL: one file.
@@ -52,7 +53,7 @@ pub enum Remote {
 
 /// The one classifier of remote references: a git repository URL as kustomize parses it, else
 /// an HTTP(S) URL of a file, else `None` (a local path).
-pub fn classify(path: &str) -> Option<Remote> {
+pub(crate) fn classify(path: &str) -> Option<Remote> {
     if let Ok(spec) = parse_repo_spec(path) {
         return Some(Remote::Git(spec));
     }
@@ -60,14 +61,14 @@ pub fn classify(path: &str) -> Option<Remote> {
 }
 
 /// Whether kustomize would read `path` from the network (see [`classify`]).
-pub fn is_remote(path: &str) -> bool {
+pub(crate) fn is_remote(path: &str) -> bool {
     classify(path).is_some()
 }
 
 /// `url` with its user part (credentials: `https://user:token@host/x`) replaced by `***`:
 /// how ply names an HTTP(S) file URL in `ply.lock`, in the cache and in its messages, so
 /// that a token written in a kustomization goes no further than the request.
-pub fn redact(url: &str) -> String {
+pub(crate) fn redact(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_string();
     };
@@ -80,7 +81,7 @@ pub fn redact(url: &str) -> String {
 
 /// `text` (a message about `url`) with the user part of `url` replaced by `***` wherever it
 /// appears: git and the HTTP client may quote the URL they were given.
-pub fn scrub(text: &str, url: &str) -> String {
+pub(crate) fn scrub(text: &str, url: &str) -> String {
     let user = url
         .split_once("://")
         .map(|(_, rest)| &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())])
@@ -94,7 +95,7 @@ pub fn scrub(text: &str, url: &str) -> String {
 
 /// Go's `url.Parse(path)` giving an `http` or `https` scheme, in any case (kustomize's
 /// `IsRemoteFile`; Go lowercases the scheme).
-pub fn is_http_url(path: &str) -> bool {
+pub(crate) fn is_http_url(path: &str) -> bool {
     let scheme = path.split_once(':').map(|(s, _)| s.to_ascii_lowercase());
     matches!(scheme.as_deref(), Some("http" | "https"))
 }
@@ -108,7 +109,7 @@ const GIT_SUFFIX: &str = ".git";
 
 /// Why a string is not a git repository URL (kustomize's messages).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct UrlError(pub String);
+pub(crate) struct UrlError(pub String);
 
 impl std::fmt::Display for UrlError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -122,7 +123,7 @@ fn err<T>(message: impl Into<String>) -> Result<T, UrlError> {
 
 /// Splits a git URL as kustomize's `NewRepoSpecFromURL` does. An error means "not a git URL":
 /// kustomize then reads the string as a local path.
-pub fn parse_repo_spec(url: &str) -> Result<RepoSpec, UrlError> {
+pub(crate) fn parse_repo_spec(url: &str) -> Result<RepoSpec, UrlError> {
     if url.starts_with('/') {
         return err(format!("uri looks like abs path: {url}"));
     }

@@ -112,7 +112,7 @@ pub fn parse_resources(file: &Arc<SourceFile>, limits: ReaderLimits) -> Result<V
 
 /// An entry of `generators:`/`transformers:` that is itself YAML (a multi-line string holding
 /// configurations) rather than a path: kustomize tries to read every entry as resources first.
-pub fn inline_configs(entry: &str) -> Option<Vec<Resource>> {
+pub(super) fn inline_configs(entry: &str) -> Option<Vec<Resource>> {
     if !entry.contains('\n') && !entry.trim_start().starts_with('{') {
         return None;
     }
@@ -125,7 +125,7 @@ pub fn inline_configs(entry: &str) -> Option<Vec<Resource>> {
 /// Reads a `crds:` file: one YAML or JSON map from OpenAPI type names to `{Schema,
 /// Dependencies}` definitions (not CustomResourceDefinition objects: kustomize's `crds` field
 /// predates them). Anything else is kustomize's "unable to parse open API definition" error.
-pub fn parse_crd_definitions(file: &Arc<SourceFile>, shown: &str) -> Result<Node> {
+pub(super) fn parse_crd_definitions(file: &Arc<SourceFile>, shown: &str) -> Result<Node> {
     let bad = |why: String| {
         Error::new(
             ErrorKind::Schema,
@@ -154,20 +154,20 @@ pub fn parse_crd_definitions(file: &Arc<SourceFile>, shown: &str) -> Result<Node
 
 /// Whether a file path (a patch, generator or `openapi:` file) is one kustomize's file loader
 /// would download: an `http://` or `https://` URL (`api/internal/loader/fileloader.go`, `Load`).
-pub fn is_remote_file(path: &str) -> bool {
+pub(super) fn is_remote_file(path: &str) -> bool {
     crate::remote::url::is_http_url(path)
 }
 
 /// Whether a path kustomize would fetch over the network: a URL, a git address, or a
 /// `host/org/repo` form (`api/internal/git/repospec.go`, `NewRepoSpecFromURL`). Asked only for
 /// paths that name nothing on disk.
-pub fn is_remote(path: &str) -> bool {
+pub(super) fn is_remote(path: &str) -> bool {
     crate::remote::is_remote(path)
 }
 
 /// Where `field:` of the kustomization lists `value` (falling back to the field, then to the
 /// file). `bases` were merged into `resources` on load, so both are searched.
-pub fn item_location(loaded: &Loaded, field: &str, value: &str) -> Location {
+pub(super) fn item_location(loaded: &Loaded, field: &str, value: &str) -> Location {
     let fields: &[&str] = if field == "resources" {
         &["resources", "bases"]
     } else {

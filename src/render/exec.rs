@@ -285,7 +285,7 @@ fn plugin_home() -> Option<PathBuf> {
 }
 
 /// Runs a generator plugin when the options allow it: `Ok(None)` when plugins are off.
-pub fn generate(
+pub(super) fn generate(
     opts: &PluginOptions,
     kustomize: KustomizeVersion,
     loaded: &Loaded,
@@ -332,7 +332,7 @@ pub fn generate(
 /// are off). The result replaces `acc` as kustomize's `UpdateResMapValues` does: objects come
 /// back matched by their current id (keeping what the build knows about them), new ones are
 /// appended, missing ones removed.
-pub fn transform(
+pub(super) fn transform(
     opts: &PluginOptions,
     kustomize: KustomizeVersion,
     loaded: &Loaded,

@@ -50,7 +50,7 @@ impl Default for HelmOptions {
 /// `types.HelmGlobals`.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
-pub struct HelmGlobals {
+pub(super) struct HelmGlobals {
     pub chart_home: Option<String>,
     pub config_home: Option<String>,
 }
@@ -59,7 +59,7 @@ pub struct HelmGlobals {
 /// sigs.k8s.io/yaml's `Unmarshal` ignores them).
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
-pub struct HelmChart {
+pub(super) struct HelmChart {
     pub name: String,
     pub version: String,
     pub repo: String,
@@ -85,7 +85,7 @@ pub struct HelmChart {
 }
 
 /// One chart to inflate, with where its configuration is written (for diagnostics).
-pub struct ChartEntry {
+pub(super) struct ChartEntry {
     pub chart: HelmChart,
     pub globals: HelmGlobals,
     pub at: Location,
@@ -110,7 +110,7 @@ struct HelmChartArgs {
 /// `helmChartInflationGenerator:` entries converted as kustomize's `FixKustomization` does
 /// (`types.SplitHelmParameters`: their last non-empty `chartHome`/`helmHome` become the
 /// globals when `helmGlobals` is absent; fields without a counterpart are dropped).
-pub fn kustomization_charts(
+pub(super) fn kustomization_charts(
     loaded: &Loaded,
     kustomize: KustomizeVersion,
     warnings: &mut Warnings,
@@ -226,7 +226,11 @@ pub fn kustomization_charts(
 }
 
 /// Adds inflated resources as kustomize's `AbsorbAll` does: a new id, or an error.
-pub fn absorb(acc: &mut Vec<Resource>, generated: Vec<Resource>, at: &Location) -> Result<()> {
+pub(super) fn absorb(
+    acc: &mut Vec<Resource>,
+    generated: Vec<Resource>,
+    at: &Location,
+) -> Result<()> {
     for r in generated {
         crate::generate::absorb(acc, r, crate::generate::Behavior::Create)
             .map_err(|e| e.at(at.clone()))?;
@@ -235,7 +239,7 @@ pub fn absorb(acc: &mut Vec<Resource>, generated: Vec<Resource>, at: &Location) 
 }
 
 /// A builtin `HelmChartInflationGenerator` configuration (globals and chart in one document).
-pub fn config_chart(
+pub(super) fn config_chart(
     config: &Node,
     at: &Location,
     kustomize: KustomizeVersion,
@@ -266,7 +270,7 @@ pub fn config_chart(
 /// into that shared slice. So every chart configured afterwards (and every one configured
 /// earlier in the same kustomization, which run after all are configured) that sets no
 /// `apiVersions` gets the flag's list with its first entries replaced by the chart's.
-pub fn configure_api_versions(cli: &mut [String], chart: &HelmChart) {
+pub(super) fn configure_api_versions(cli: &mut [String], chart: &HelmChart) {
     for (slot, v) in cli.iter_mut().zip(&chart.api_versions) {
         slot.clone_from(v);
     }
@@ -274,7 +278,7 @@ pub fn configure_api_versions(cli: &mut [String], chart: &HelmChart) {
 
 /// kustomize's error when a chart is configured without `--enable-helm`
 /// (`HelmChartInflationGeneratorPlugin.Config`).
-pub fn check_enabled(opts: &HelmOptions, entry: &ChartEntry) -> Result<()> {
+pub(super) fn check_enabled(opts: &HelmOptions, entry: &ChartEntry) -> Result<()> {
     if opts.enabled {
         return Ok(());
     }
@@ -307,7 +311,7 @@ enum ValuesMerge {
 /// that names none (PR #5940, #6044: the kustomization's `namespace`, else the nearest one
 /// of the kustomizations above it, `helmRootNamespace`); `None` for v5.5.0 and for plugin
 /// configurations.
-pub fn inflate(
+pub(super) fn inflate(
     fs: &dyn Fs,
     ctx: Context<'_>,
     loaded: &Loaded,

@@ -11,7 +11,7 @@ use crate::diag::{Error, ErrorKind, Result};
 use crate::resource::{ClusterScoped, Gvk, IdRef, ResId, Resource, effective_namespace};
 
 /// Decides which kinds are cluster-scoped (`resource::ClusterScoped`).
-pub type ScopeFn<'a> = ClusterScoped<'a>;
+pub(super) type ScopeFn<'a> = ClusterScoped<'a>;
 
 /// Whether two ids name the same object.
 pub fn same_id(a: &ResId, b: &ResId, cluster_scoped: ScopeFn<'_>) -> bool {
@@ -46,7 +46,7 @@ pub fn id_string(id: &ResId) -> String {
 /// in between): each append is a hash lookup, not a scan. The index holds hashes of ids, not
 /// ids: a hit is confirmed against the resource it names, so no id is copied.
 #[derive(Debug, Default)]
-pub struct IdIndex {
+pub(super) struct IdIndex {
     /// Hash of an id (group, version, kind, effective namespace, name) → the resource with it.
     first: FastMap<u64, usize>,
     /// Resources whose id hashes like an earlier, different one's (a hash collision).
@@ -57,7 +57,7 @@ pub struct IdIndex {
 
 impl IdIndex {
     /// Indexes what `acc` holds.
-    pub fn new(acc: &[Resource], cluster_scoped: ScopeFn<'_>) -> IdIndex {
+    pub(super) fn new(acc: &[Resource], cluster_scoped: ScopeFn<'_>) -> IdIndex {
         let mut index = IdIndex::default();
         index.first.reserve(acc.len());
         for (i, r) in acc.iter().enumerate() {
@@ -81,7 +81,7 @@ impl IdIndex {
 
     /// Appends `new` to `acc` (which this index describes); a resource whose id is already
     /// there is an error naming both places.
-    pub fn append_all(
+    pub(super) fn append_all(
         &mut self,
         acc: &mut Vec<Resource>,
         new: impl IntoIterator<Item = Resource>,
@@ -161,7 +161,7 @@ impl IdIndex {
 /// its resource map (`KustTarget.IgnoreLocal` → `resmap.Factory.FromResourceSlice`), which
 /// panics on such a pair ("may not add resource with an already registered id"); they arise
 /// when patches or replacements rename two objects to one name.
-pub fn check_unique(acc: &[Resource], cluster_scoped: ScopeFn<'_>) -> Result<()> {
+pub(super) fn check_unique(acc: &[Resource], cluster_scoped: ScopeFn<'_>) -> Result<()> {
     let mut index = IdIndex::default();
     for (i, r) in acc.iter().enumerate() {
         let id = r.id_ref();

@@ -76,7 +76,7 @@ fn problem(image: &Image) -> Option<String> {
 }
 
 /// Warns (or fails, with `strict`) for every `images:` entry that makes an invalid reference.
-pub fn check(loaded: &Loaded, strict: bool, warnings: &mut Warnings) -> Result<()> {
+pub(super) fn check(loaded: &Loaded, strict: bool, warnings: &mut Warnings) -> Result<()> {
     for (i, image) in loaded.kustomization.images.iter().enumerate() {
         let Some(problem) = problem(image) else {
             continue;

@@ -17,22 +17,22 @@ use crate::yaml::Node;
 
 use super::KustomizeVersion;
 
-pub const ORIGIN: &str = "config.kubernetes.io/origin";
-pub const TRANSFORMATIONS: &str = "alpha.config.kubernetes.io/transformations";
-pub const MANAGED_BY: &str = "app.kubernetes.io/managed-by";
-pub use crate::transform::namespace::HELM_GENERATED;
+pub(super) const ORIGIN: &str = "config.kubernetes.io/origin";
+pub(super) const TRANSFORMATIONS: &str = "alpha.config.kubernetes.io/transformations";
+pub(super) const MANAGED_BY: &str = "app.kubernetes.io/managed-by";
+pub(super) use crate::transform::namespace::HELM_GENERATED;
 /// What `kubectl kustomize` of kustomize v5.5.0 writes under [`MANAGED_BY`]: `kustomize-` and
 /// the version of the kustomize module it was built with, which a kubectl build does not stamp
 /// (`provenance.GetProvenance().Semver()` in `api/krusty/kustomizer.go` gives `(devel)`).
 /// Writing the same keeps live objects from being relabelled when a team switches tools.
-pub const KUBECTL_MANAGED_BY: &str = "kustomize-(devel)";
+pub(super) const KUBECTL_MANAGED_BY: &str = "kustomize-(devel)";
 
 /// What [`MANAGED_BY`] gets when no `--managed-by-value` is given: v5.5.0's
 /// [`KUBECTL_MANAGED_BY`]; from v5.7.0 the provenance falls back to the version of the
 /// kustomize module in the binary's build information (kustomize PR #5846, "Get version
 /// from the BuildInfo.Main.Version if not found in deps"), so kubectl 1.36 and 1.37 write
 /// `kustomize-v5.8.1`.
-pub fn default_managed_by(version: KustomizeVersion) -> &'static str {
+pub(super) fn default_managed_by(version: KustomizeVersion) -> &'static str {
     match version {
         KustomizeVersion::V5_5_0 => KUBECTL_MANAGED_BY,
         KustomizeVersion::V5_8_1 => "kustomize-v5.8.1",
@@ -41,7 +41,7 @@ pub fn default_managed_by(version: KustomizeVersion) -> &'static str {
 
 /// What the root asked for, and where the build is (relative to the root).
 #[derive(Debug, Default)]
-pub struct Meta {
+pub(super) struct Meta {
     pub origin: bool,
     pub transformers: bool,
     pub managed_by: bool,
@@ -54,7 +54,7 @@ pub struct Meta {
 }
 
 impl Meta {
-    pub fn from_root(root: &Loaded) -> Meta {
+    pub(super) fn from_root(root: &Loaded) -> Meta {
         let has = |v: &str| root.kustomization.build_metadata.iter().any(|b| b == v);
         Meta {
             origin: has("originAnnotations"),
@@ -68,22 +68,22 @@ impl Meta {
     /// Whether files record where they came from during the build: kustomize keeps an origin
     /// whenever the root has any `buildMetadata` (transformer annotations name the file of a
     /// transformer configuration through it).
-    pub fn tracks_origin(&self) -> bool {
+    pub(super) fn tracks_origin(&self) -> bool {
         self.origin || self.transformers || self.managed_by
     }
 
-    pub fn enter(&mut self, dir: &str) {
+    pub(super) fn enter(&mut self, dir: &str) {
         self.prefix.push(dir.to_string());
     }
 
-    pub fn leave(&mut self) {
+    pub(super) fn leave(&mut self) {
         self.prefix.pop();
     }
 
     /// Enters a remote base: paths start again at its directory in the repository `repo`
     /// (its clone spec), at `git_ref`. kustomize takes the directory from the clone's path
     /// after its first component, which gives `notCloned` for a URL without one.
-    pub fn enter_remote(&mut self, root_path: &str, repo: &str, git_ref: &str) {
+    pub(super) fn enter_remote(&mut self, root_path: &str, repo: &str, git_ref: &str) {
         let mut source = format!("repo: {repo}\n");
         if !git_ref.is_empty() {
             source.push_str(&format!("ref: {git_ref}\n"));
@@ -97,18 +97,18 @@ impl Meta {
         self.prefix.push(dir.to_string());
     }
 
-    pub fn leave_remote(&mut self) {
+    pub(super) fn leave_remote(&mut self) {
         self.prefix.pop();
         self.remotes.pop();
     }
 
     /// The `repo:` and `ref:` lines of the remote base being built (empty outside one).
-    pub fn source(&self) -> &str {
+    pub(super) fn source(&self) -> &str {
         self.remotes.last().map_or("", |(_, s)| s.as_str())
     }
 
     /// A path named in the current kustomization, relative to the root (Go's `filepath.Join`).
-    pub fn rel(&self, path: &str) -> String {
+    pub(super) fn rel(&self, path: &str) -> String {
         let mut parts: Vec<&str> = Vec::new();
         let start = self.remotes.last().map_or(0, |(i, _)| *i);
         let prefix = self.prefix.get(start..).unwrap_or_default();
@@ -131,7 +131,7 @@ impl Meta {
     }
 
     /// The current kustomization file, relative to the root.
-    pub fn kustomization_file(&self, loaded: &Loaded) -> String {
+    pub(super) fn kustomization_file(&self, loaded: &Loaded) -> String {
         let name = loaded.file.path.file_name().map_or_else(
             || "kustomization.yaml".into(),
             |n| n.to_string_lossy().into_owned(),
@@ -155,12 +155,12 @@ fn set_annotation(node: &mut Node, key: &str, value: String) {
 }
 
 /// `path: …` for resources read from a file (`source`: [`Meta::source`]).
-pub fn annotate_file(r: &mut Resource, path: &str, source: &str) {
+pub(super) fn annotate_file(r: &mut Resource, path: &str, source: &str) {
     set_annotation(&mut r.node, ORIGIN, format!("path: {path}\n{source}"));
 }
 
 /// Where a plugin configuration came from: its file, or the kustomization for inline ones.
-pub fn configured_in(config: &Node, kustomization_file: &str) -> String {
+pub(super) fn configured_in(config: &Node, kustomization_file: &str) -> String {
     config
         .str_at(&["metadata", "annotations", ORIGIN])
         .and_then(|o| o.lines().find_map(|l| l.strip_prefix("path: ")))
@@ -188,7 +188,7 @@ fn configured_by(kind: &str, config: Option<&Node>, indent: &str) -> String {
 /// generator's kind, `None` for the kustomization's own generator fields); those that replaced or
 /// merged into an existing one keep its origin (kustomize's `appendReplaceOrMerge`); those that
 /// replaced one (`replaced`: kind and name) take the generator's.
-pub fn annotate_generated(
+pub(super) fn annotate_generated(
     acc: &mut [Resource],
     before: &HashMap<ResId, String>,
     configured_in: &str,
@@ -231,7 +231,12 @@ pub fn annotate_generated(
 /// takes the transformer's, as kustomize's `resWrangler.AddTransformerAnnotation` does after
 /// every transformer when origins are tracked ("we assume that the transformer generated the
 /// resource").
-pub fn adopt_orphans(acc: &mut [Resource], configured_in: &str, kind: &str, config: Option<&Node>) {
+pub(super) fn adopt_orphans(
+    acc: &mut [Resource],
+    configured_in: &str,
+    kind: &str,
+    config: Option<&Node>,
+) {
     for r in acc.iter_mut() {
         if r.node
             .str_at(&["metadata", "annotations", ORIGIN])
@@ -247,7 +252,7 @@ pub fn adopt_orphans(acc: &mut [Resource], configured_in: &str, kind: &str, conf
 }
 
 /// Origins of the resources by original id (to restore after a generator replaced one).
-pub fn origins(acc: &[Resource]) -> HashMap<ResId, String> {
+pub(super) fn origins(acc: &[Resource]) -> HashMap<ResId, String> {
     acc.iter()
         .filter_map(|r| {
             r.node
@@ -258,7 +263,7 @@ pub fn origins(acc: &[Resource]) -> HashMap<ResId, String> {
 }
 
 /// Records that a transformer ran over every resource.
-pub fn annotate_transformer(
+pub(super) fn annotate_transformer(
     acc: &mut [Resource],
     configured_in: &str,
     kind: &str,
@@ -288,7 +293,7 @@ pub fn annotate_transformer(
 
 /// The builtin transformers a kustomization's fields configure, in kustomize's order, with how
 /// many times each runs (`configureBuiltinTransformers`).
-pub fn field_transformers(loaded: &Loaded) -> Vec<&'static str> {
+pub(super) fn field_transformers(loaded: &Loaded) -> Vec<&'static str> {
     let k = &loaded.kustomization;
     let mut out = Vec::new();
     if !k.patches_strategic_merge.is_empty() {
@@ -326,7 +331,7 @@ pub fn field_transformers(loaded: &Loaded) -> Vec<&'static str> {
 
 /// The end of a render: the managed-by label when asked for, and the annotations not asked
 /// for removed (kustomize removes them even when an input carried them).
-pub fn finish(
+pub(super) fn finish(
     acc: &mut [Resource],
     meta: &Meta,
     managed_by_value: &str,
@@ -371,7 +376,7 @@ pub fn finish(
 /// reads the annotations as a map of strings and writes them back through kyaml's
 /// `RNode.setMapInMetadata`, which clears the field and writes it only when the map is not
 /// empty (`kyaml/yaml/rnode.go`). `labels` and nested annotations are not touched.
-pub fn drop_empty_annotations(node: &mut Node) {
+pub(super) fn drop_empty_annotations(node: &mut Node) {
     let Some(Node::Map(meta_map)) = node.get_mut("metadata") else {
         return;
     };
@@ -387,7 +392,7 @@ pub fn drop_empty_annotations(node: &mut Node) {
 }
 
 /// The (kind, name) of the kustomization's generator entries with `behavior: replace`.
-pub fn replaced_by_fields(loaded: &Loaded) -> Vec<(&'static str, String)> {
+pub(super) fn replaced_by_fields(loaded: &Loaded) -> Vec<(&'static str, String)> {
     let k = &loaded.kustomization;
     let pick = |list: &[crate::kustomization::GeneratorArgs], kind: &'static str| {
         list.iter()

@@ -21,9 +21,9 @@ mod options;
 mod parse;
 mod patches;
 mod plugins;
-pub mod provenance;
-pub mod reads;
-pub mod roots;
+pub(crate) mod provenance;
+pub(crate) mod reads;
+pub(crate) mod roots;
 mod shared;
 mod steps;
 

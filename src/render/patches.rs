@@ -26,11 +26,11 @@ use crate::yaml::{Node, parse_documents};
 use super::ids::id_string;
 
 /// Decides which kinds are cluster-scoped.
-pub type ScopeFn<'a> = crate::resource::ClusterScoped<'a>;
+pub(super) type ScopeFn<'a> = crate::resource::ClusterScoped<'a>;
 
 /// What a patch does.
 #[derive(Clone, Debug)]
-pub enum Body {
+pub(super) enum Body {
     /// Strategic merge patches (one per document), each with where it starts.
     Smp(Vec<(Node, Option<Location>)>),
     /// A JSON 6902 operation list.
@@ -45,7 +45,7 @@ pub enum Body {
 
 /// Which kustomize transformer a patch belongs to: their rules differ in small ways.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Flavor {
+pub(super) enum Flavor {
     /// `patchesStrategicMerge` / PatchStrategicMergeTransformer.
     StrategicMerge,
     /// `patches` / PatchTransformer.
@@ -56,7 +56,7 @@ pub enum Flavor {
 
 /// One loaded patch.
 #[derive(Clone, Debug)]
-pub struct Patch {
+pub(super) struct Patch {
     pub body: Body,
     pub target: Option<Selector>,
     pub allow_name_change: bool,
@@ -72,7 +72,7 @@ pub struct Patch {
 }
 
 /// What a render needs to apply patches.
-pub struct Context<'a> {
+pub(super) struct Context<'a> {
     pub schema: &'a Schema,
     pub cluster_scoped: ScopeFn<'a>,
     /// `--strict`: a patch that matches nothing is an error, not a warning.
@@ -94,7 +94,7 @@ pub struct Context<'a> {
 /// The text is used as written: only an inline `patches[].patch` is trimmed, by the caller
 /// (`strings.TrimSpace` in kustomize's `PatchTransformerPlugin.Config`), so that a block
 /// scalar at the end of a patch file keeps its final newline.
-pub fn parse_patch_text(
+pub(super) fn parse_patch_text(
     text: &str,
     file: Option<&std::sync::Arc<crate::source::SourceFile>>,
     source: &str,
@@ -163,7 +163,7 @@ fn opens_with_list(text: &str) -> bool {
 type SmDocs = Vec<(Node, Option<Location>)>;
 
 /// Why a text is not a strategic merge patch, and where (a byte offset in the text).
-pub struct NotStrategic {
+pub(super) struct NotStrategic {
     pub message: String,
     pub help: Option<String>,
     pub offset: Option<usize>,
@@ -175,7 +175,7 @@ pub struct NotStrategic {
 /// ends in `List`, a `metadata.name` (kyaml's `RNode.GetValidatedMetadata`); a `*List` with
 /// `items` stands for its items, each checked the same way. No documents at all is a success
 /// (an empty list).
-pub fn strategic_documents(
+pub(super) fn strategic_documents(
     text: &str,
     file: Option<&std::sync::Arc<crate::source::SourceFile>>,
 ) -> std::result::Result<SmDocs, NotStrategic> {
@@ -339,7 +339,7 @@ fn json_operations(text: &str) -> std::result::Result<Node, (String, Option<usiz
 }
 
 /// kustomize's `[path: "…"]` / `[patch: "…"]` naming of a patch (Go's `%q`).
-pub fn source_name(path: Option<&str>, inline: Option<&str>) -> String {
+pub(super) fn source_name(path: Option<&str>, inline: Option<&str>) -> String {
     match (path, inline) {
         (Some(p), _) => format!("[path: {}]", go_quote(p)),
         (None, Some(t)) => format!("[patch: {}]", go_quote(t.trim())),
@@ -364,7 +364,7 @@ fn go_quote(s: &str) -> String {
 }
 
 /// A selector's text for messages: `{kind: Deployment, name: web}`.
-pub fn selector_text(s: &Selector) -> String {
+pub(super) fn selector_text(s: &Selector) -> String {
     let mut out = String::new();
     for (k, v) in [
         ("group", &s.group),
@@ -618,7 +618,7 @@ impl Index {
 }
 
 /// Applies `patches` in order to `resources`.
-pub fn apply_all(
+pub(super) fn apply_all(
     resources: &mut Vec<Resource>,
     patches: &[Patch],
     cx: &Context<'_>,
@@ -1254,10 +1254,10 @@ fn selected(c: &Compiled, r: &Resource, cluster_scoped: ScopeFn<'_>) -> bool {
 }
 
 /// Reads a file named by a kustomization (relative path) for a patch.
-pub type ReadFn<'a> = &'a mut dyn FnMut(&str) -> Result<PatchFile>;
+pub(super) type ReadFn<'a> = &'a mut dyn FnMut(&str) -> Result<PatchFile>;
 
 /// A patch file as read, and maybe already parsed (by the reader thread of `render::ahead`).
-pub struct PatchFile {
+pub(super) struct PatchFile {
     pub file: std::sync::Arc<crate::source::SourceFile>,
     /// [`parse_patch_text`] of the file's text under the name (`source`) it was given then.
     pub parsed: Option<(String, Result<Body>)>,
@@ -1274,7 +1274,7 @@ impl PatchFile {
 }
 
 /// Where the kustomization declares each patch entry.
-pub type LocateFn<'a> = &'a dyn Fn(&str, usize) -> Location;
+pub(super) type LocateFn<'a> = &'a dyn Fn(&str, usize) -> Location;
 
 fn options(o: Option<&indexmap::IndexMap<String, bool>>, key: &str) -> bool {
     o.and_then(|m| m.get(key)).copied().unwrap_or(false)
@@ -1282,7 +1282,7 @@ fn options(o: Option<&indexmap::IndexMap<String, bool>>, key: &str) -> bool {
 
 /// `patchesStrategicMerge` entries: each is tried as an inline patch first and read as a file
 /// otherwise (kustomize's PatchStrategicMergeTransformer `Config`).
-pub fn load_strategic_merge(
+pub(super) fn load_strategic_merge(
     entries: &[String],
     read: ReadFn<'_>,
     locate: LocateFn<'_>,
@@ -1352,7 +1352,7 @@ pub fn load_strategic_merge(
 }
 
 /// `patches` entries (kustomize's PatchTransformer `Config`).
-pub fn load_patches(
+pub(super) fn load_patches(
     entries: &[crate::kustomization::Patch],
     field: &str,
     read: ReadFn<'_>,
@@ -1374,7 +1374,7 @@ pub fn load_patches(
 }
 
 /// `patchesJson6902` entries (kustomize's PatchJson6902Transformer `Config`).
-pub fn load_json6902(
+pub(super) fn load_json6902(
     entries: &[crate::kustomization::Patch],
     read: ReadFn<'_>,
     locate: LocateFn<'_>,
@@ -1423,7 +1423,7 @@ fn json6902_body(
 }
 
 /// One `patches` / `patchesJson6902` entry or patch plugin configuration.
-pub fn load_patch(
+pub(super) fn load_patch(
     entry: &crate::kustomization::Patch,
     flavor: Flavor,
     read: ReadFn<'_>,
@@ -1543,7 +1543,7 @@ pub fn load_patch(
 }
 
 /// The positions of the resources a selector picks (for other selector-driven transformers).
-pub fn select_indices(
+pub(super) fn select_indices(
     slots: &[Option<Resource>],
     s: &Selector,
     cluster_scoped: ScopeFn<'_>,

@@ -22,7 +22,7 @@ use super::{Builder, KustomizeVersion, steps};
 
 /// Render-wide state of this stage.
 #[derive(Default)]
-pub struct State {
+pub(super) struct State {
     /// The schema patches merge with: the first `openapi:` met (root first, then bases and
     /// components in build order) wins, as kustomize's global schema does
     /// (`kyaml/openapi.SetSchema` with `reset` false below the root); built-in otherwise.
@@ -55,7 +55,7 @@ enum BuiltinUse {
 }
 
 /// A kustomization's patches, split by where kustomize runs them.
-pub struct LoadedPatches {
+pub(super) struct LoadedPatches {
     /// `patchesStrategicMerge`, then `patches` (before the field transformers).
     pub early: Vec<Patch>,
     /// `patchesJson6902` (after annotations, before replicas).

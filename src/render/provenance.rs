@@ -48,9 +48,12 @@ pub(crate) fn record(acc: &mut [Resource], step: Step, locate: LocateFn<'_>) {
                             place: locate(r, &parse_path(path).unwrap_or_default(), None),
                         },
                     };
-                    fields.insert(path.to_string(), Field {
-                        origins: vec![origin],
-                    });
+                    fields.insert(
+                        path.to_string(),
+                        Field {
+                            origins: vec![origin],
+                        },
+                    );
                 });
                 r.provenance = Some(Box::new(Provenance {
                     fields,
@@ -69,9 +72,12 @@ pub(crate) fn record(acc: &mut [Resource], step: Step, locate: LocateFn<'_>) {
                         match p.fields.get_mut(path) {
                             Some(f) if before.is_some() => f.origins.insert(0, origin),
                             _ => {
-                                p.fields.insert(path.to_string(), Field {
-                                    origins: vec![origin],
-                                });
+                                p.fields.insert(
+                                    path.to_string(),
+                                    Field {
+                                        origins: vec![origin],
+                                    },
+                                );
                             }
                         }
                     }
@@ -222,7 +228,7 @@ pub(crate) fn generator_place(loaded: &Loaded, r: &Resource, path: &[PathSeg]) -
 /// Records one patch over `acc`: a changed field is placed at the patch's value for it (the
 /// document of a strategic merge patch that holds its path, the operation of a JSON 6902
 /// list), else at the patch's first document or its kustomization entry.
-pub(crate) fn record_patch(acc: &mut [Resource], p: &Patch) {
+pub(super) fn record_patch(acc: &mut [Resource], p: &Patch) {
     let declared = p.declared.as_ref().map(at);
     match &p.body {
         Body::Smp(docs) => record(acc, Step::Patch, &|r, path, _| {
@@ -293,7 +299,6 @@ pub(crate) fn transformer_place(
         Step::Namespace => vec![key("namespace")],
         Step::NamePrefix => vec![key("namePrefix")],
         Step::NameSuffix => vec![key("nameSuffix")],
-        Step::CommonLabels => vec![key("commonLabels"), key(last_key)],
         Step::Labels => {
             match k
                 .labels
@@ -462,24 +467,24 @@ pub(crate) fn json6902_path(ops: &Node, out: &[PathSeg]) -> Option<Vec<PathSeg>>
 
 /// A place resolved for showing.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Resolved {
+pub(crate) struct Resolved {
     /// The file as ply's diagnostics write it (relative to the working directory).
-    pub file: String,
+    pub(crate) file: String,
     /// 1-based.
-    pub line: usize,
+    pub(crate) line: usize,
     /// 1-based, in characters.
-    pub column: usize,
+    pub(crate) column: usize,
     /// Whether the text holds the place's whole path (false: the line of the deepest node
     /// found, as for flow-style or JSON text).
-    pub exact: bool,
+    pub(crate) exact: bool,
     /// The text of that line.
-    pub quote: String,
+    pub(crate) quote: String,
     /// The byte offset of the value in the file.
-    pub offset: usize,
+    pub(crate) offset: usize,
 }
 
 /// Resolves a place to the line and column of the value it names.
-pub fn resolve(place: &Place) -> Resolved {
+pub(crate) fn resolve(place: &Place) -> Resolved {
     let path = parse_path(&place.path).unwrap_or_default();
     resolve_in(&place.file, place.start, &path)
 }

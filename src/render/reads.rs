@@ -37,7 +37,7 @@ pub fn reads(fs: &dyn Fs, dir: &Path, opts: &RenderOptions) -> Option<Vec<PathBu
 /// The walk of [`reads`], handing each path to `visit` as it is found: `Some(true)` when
 /// every path was visited, `Some(false)` once `visit` says stop (the walk ends with the
 /// kustomization it is in), `None` when the walk cannot know every path.
-pub fn walk(
+pub(crate) fn walk(
     fs: &dyn Fs,
     dir: &Path,
     opts: &RenderOptions,

@@ -28,7 +28,7 @@ pub use crate::transform::sort::Reorder as OutputOrder;
 /// Runs the kustomization's generators (every `configMapGenerator`, then every
 /// `secretGenerator` entry) into `acc`. Files they name are read relative to the kustomization,
 /// under the load restrictor.
-pub fn generate(
+pub(super) fn generate(
     fs: &dyn Fs,
     ahead: Option<&Ahead>,
     ctx: Context<'_>,
@@ -157,7 +157,7 @@ pub(super) fn resolve_named_file(
 /// Runs the generator configurations of `generators:` after the built-in generators:
 /// `apiVersion: builtin` ConfigMapGenerator and SecretGenerator are supported; other generators
 /// are plugins (refused) or not supported yet.
-pub fn run_generator_configs(
+pub(super) fn run_generator_configs(
     fs: &dyn Fs,
     ctx: Context<'_>,
     loaded: &Loaded,
@@ -181,7 +181,7 @@ pub fn run_generator_configs(
 /// Runs the transformer configurations of `transformers:` after the built-in transformers, in
 /// their order. Builtin configurations of the transformers `transform` implements are
 /// supported; patches and replacements come later; anything else is a plugin.
-pub fn run_transformer_configs(
+pub(super) fn run_transformer_configs(
     configs: &[(Resource, Location)],
     acc: &mut Vec<Resource>,
     tables: &FieldSpecTables,
@@ -236,7 +236,7 @@ fn unsupported_config(config: &Resource, field: &str, loc: &Location) -> Error {
 /// replicas, images. (Patches and replacements, which sit between them, come with issue 4.)
 /// `between` runs after annotations and before replicas, where kustomize runs
 /// `patchesJson6902`.
-pub fn transform(
+pub(super) fn transform(
     loaded: &Loaded,
     acc: &mut Vec<Resource>,
     tables: &FieldSpecTables,
@@ -311,7 +311,7 @@ pub fn transform(
 /// (`makeCustomizedResMap`, then `applySortOrder` in `api/krusty/kustomizer.go`): hash
 /// suffixes, dropping `config.kubernetes.io/local-config` objects (`IgnoreLocal`), and the
 /// output order.
-pub fn finish_root(
+pub(super) fn finish_root(
     root: &Loaded,
     resources: &mut Vec<Resource>,
     ctx: Context<'_>,
@@ -432,7 +432,7 @@ fn check_metadata(resources: &[Resource]) -> Result<()> {
 
 /// Reads the kustomization's `configurations:` files into `config` (kustomize's
 /// `MakeTransformerConfig`, merged after the resources are accumulated).
-pub fn configurations(
+pub(super) fn configurations(
     fs: &dyn Fs,
     ctx: Context<'_>,
     loaded: &Loaded,
@@ -455,7 +455,7 @@ pub fn configurations(
 
 /// Runs `replacements:` (the last of kustomize's built-in transformers); entries with `path:`
 /// name files read relative to the kustomization.
-pub fn replacements(
+pub(super) fn replacements(
     fs: &dyn Fs,
     ctx: Context<'_>,
     loaded: &Loaded,
@@ -493,7 +493,7 @@ pub fn replacements(
 }
 
 /// Binds the kustomization's `vars:` to the objects accumulated so far.
-pub fn bind_vars(
+pub(super) fn bind_vars(
     loaded: &Loaded,
     acc: &mut [Resource],
     vars: &mut VarSet,

@@ -42,7 +42,7 @@ pub(crate) fn json(c: &Cause) -> Node {
 /// The web address of `path` (relative to the repository root, `/`-separated) at `line` of
 /// `commit`, for a repository whose remote is `remote` on GitHub or GitLab (HTTPS or SSH
 /// form, with or without `.git`); `None` for any other host.
-pub fn source_link(remote: &str, commit: &str, path: &str, line: usize) -> Option<String> {
+pub(crate) fn source_link(remote: &str, commit: &str, path: &str, line: usize) -> Option<String> {
     let r = remote.trim().trim_end_matches('/');
     let r = r.strip_suffix(".git").unwrap_or(r);
     let (host, repo) = if let Some(rest) = r.strip_prefix("git@") {

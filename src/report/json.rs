@@ -7,7 +7,9 @@
 use crate::yaml::json::{JsonStyle, to_json};
 use crate::yaml::{Map, Node};
 
-use super::model::{Action, OFFLINE_NOTE, ObjectChange, Report, Review, Status, conflict_message};
+use super::model::{
+    Action, FailOn, OFFLINE_NOTE, ObjectChange, Report, Review, Status, conflict_message,
+};
 use super::unified::review_object;
 
 /// The head of an object's row, the same in both documents.
@@ -114,7 +116,7 @@ pub fn live(report: &Report) -> String {
 
 /// A review (`schemaVersion` 2: an overlay without changes is `unchanged` with
 /// `totals: null`).
-pub fn review(r: &Review, title: &str) -> String {
+pub(crate) fn review(r: &Review, title: &str) -> String {
     let mut root = Map::default();
     root.insert("schemaVersion".into(), Node::Int(2));
     root.insert("title".into(), Node::str(title));
@@ -122,6 +124,13 @@ pub fn review(r: &Review, title: &str) -> String {
     root.insert("head".into(), Node::str(r.head.clone()));
     root.insert("exitCode".into(), Node::Int(i128::from(r.exit_code())));
     root.insert("totals".into(), counts(&Action::REVIEWED, |a| r.count(a)));
+    root.insert(
+        "failOn".into(),
+        Node::str(match r.fail_on {
+            FailOn::NewErrors => "new-errors",
+            FailOn::AnyError => "any-error",
+        }),
+    );
     let overlays = r
         .overlays
         .iter()
@@ -135,18 +144,31 @@ pub fn review(r: &Review, title: &str) -> String {
                 Status::Removed => "removed",
                 Status::BaseFailed(_) => "base-failed",
                 Status::HeadFailed(_) => "head-failed",
+                Status::BrokenBefore(_) => "broken-before",
             };
             m.insert("status".into(), Node::str(status));
             m.insert(
                 "error".into(),
-                match &o.status {
-                    Status::HeadFailed(e) | Status::BaseFailed(e) => Node::str(e.clone()),
-                    _ => Node::Null,
-                },
+                o.failure()
+                    .map_or(Node::Null, |f| Node::str(f.text.clone())),
+            );
+            m.insert(
+                "failure".into(),
+                o.failure().map_or(Node::Null, |f| {
+                    let mut fm = Map::default();
+                    fm.insert("code".into(), Node::str(f.code.clone()));
+                    fm.insert("message".into(), Node::str(f.message.clone()));
+                    fm.insert("file".into(), f.file.clone().map_or(Node::Null, Node::str));
+                    fm.insert(
+                        "line".into(),
+                        f.line.map_or(Node::Null, |l| Node::Int(l as i128)),
+                    );
+                    Node::Map(fm)
+                }),
             );
             m.insert(
                 "totals".into(),
-                if o.no_changes() {
+                if o.no_changes() || o.broken_before().is_some() {
                     Node::Null
                 } else {
                     counts(&Action::REVIEWED, |a| o.count(a))
@@ -158,6 +180,10 @@ pub fn review(r: &Review, title: &str) -> String {
                 .filter(|x| x.action != Action::Unchanged)
                 .map(|x| {
                     let mut om = object_row(x);
+                    om.insert(
+                        "movedFrom".into(),
+                        x.moved_from.clone().map_or(Node::Null, Node::str),
+                    );
                     let changes = x
                         .changes
                         .iter()

@@ -9,17 +9,20 @@
 use std::fmt::Write as _;
 
 use super::model::{Action, OFFLINE_NOTE, ObjectChange, OverlayReview, Report, Review, Status};
-use super::text::{conflict_text, live_totals, owned_path, review_totals, short, status_note};
+use super::text::{
+    broken_before_heading, conflict_text, failure_line, live_totals, owned_path, review_totals,
+    short, status_note,
+};
 use super::unified::{live_object, review_object};
 
 /// A live report stays below this many characters (GitHub's comment limit is 65,536).
-pub const MARKDOWN_LIMIT: usize = 65_000;
+pub(crate) const MARKDOWN_LIMIT: usize = 65_000;
 
 /// The default size budget of a review, in characters.
-pub const DEFAULT_BUDGET: usize = 65_000;
+pub(crate) const DEFAULT_BUDGET: usize = 65_000;
 
 /// Inline code for a table cell: backticks that hold, pipes escaped.
-pub fn code(s: &str) -> String {
+pub(crate) fn code(s: &str) -> String {
     let s = s.replace('|', "\\|");
     if s.contains('`') {
         format!("`` {s} ``")
@@ -30,7 +33,7 @@ pub fn code(s: &str) -> String {
 
 /// A backtick fence longer than any run of backticks in the body (a diff line can open with a
 /// space or a sign before a fence of its own).
-pub fn fence_for(body: &str) -> String {
+pub(crate) fn fence_for(body: &str) -> String {
     let mut longest = 0;
     let mut run = 0;
     for c in body.chars() {
@@ -44,14 +47,14 @@ pub fn fence_for(body: &str) -> String {
     "`".repeat(longest.max(2) + 1)
 }
 
-pub fn html_escape(s: &str) -> String {
+pub(crate) fn html_escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
 }
 
 /// The hidden marker a CI job finds its own review comment by.
-pub fn marker(title: &str) -> String {
+pub(crate) fn marker(title: &str) -> String {
     format!("<!-- ply-diff: {} -->", title.replace("--", "- -"))
 }
 
@@ -138,7 +141,7 @@ fn live_details(o: &ObjectChange, room: Option<usize>) -> String {
 }
 
 /// A live report, under [`MARKDOWN_LIMIT`].
-pub fn live(report: &Report) -> String {
+pub(crate) fn live(report: &Report) -> String {
     let mode = if report.server_side {
         "server-side apply"
     } else {
@@ -239,6 +242,7 @@ fn review_row(o: &ObjectChange) -> String {
         cell.push(match o.action {
             Action::Create => "*new object*".into(),
             Action::Delete => "*deleted*".into(),
+            Action::Move => "*moved, unchanged*".into(),
             _ => String::new(),
         });
     }
@@ -259,7 +263,7 @@ fn review_details(overlay: &str, o: &ObjectChange) -> String {
 /// come; rows and then diffs are given room in turns across overlays — first creations,
 /// deletions and updates, then renames whose content alone changed — and a note says what was
 /// left out.
-pub fn review(r: &Review, title: &str, budget: usize) -> String {
+pub(crate) fn review(r: &Review, title: &str, budget: usize) -> String {
     let mut head = format!("{}\n### {}\n\n", marker(title), title);
     let _ = write!(
         head,
@@ -269,26 +273,59 @@ pub fn review(r: &Review, title: &str, budget: usize) -> String {
         review_totals(r)
     );
     let changed: Vec<&OverlayReview> = r.overlays.iter().filter(|o| o.changed()).collect();
+    // Overlays broken before the change: one line each, collapsed, before any diff.
+    let broken = r.broken_before();
+    let mut broken_section = String::new();
+    if !broken.is_empty() {
+        let _ = write!(
+            broken_section,
+            "<details><summary>{}</summary>\n\n",
+            html_escape(&broken_before_heading(r))
+        );
+        for (name, f) in &broken {
+            let _ = writeln!(
+                broken_section,
+                "- {}: {}",
+                code(name),
+                html_escape(&failure_line(f))
+            );
+        }
+        broken_section.push_str("\n</details>\n\n");
+    }
     if changed.is_empty() {
         head.push_str("No changes in the rendered output.\n");
+        if !broken.is_empty() {
+            head.push('\n');
+            head.push_str(&broken_section);
+        }
         return head;
     }
-    head.push_str("| Overlay | Create | Update | Rename | Delete | Unchanged | Note |\n|---|---:|---:|---:|---:|---:|---|\n");
+    let actions = r.actions();
+    head.push_str("| Overlay |");
+    for a in &actions {
+        let name = a.as_str();
+        let _ = write!(head, " {}{} |", name[..1].to_uppercase(), &name[1..]);
+    }
+    head.push_str(" Note |\n|---|");
+    for _ in &actions {
+        head.push_str("---:|");
+    }
+    head.push_str("---|\n");
     for o in &changed {
         let note = match &o.status {
-            Status::HeadFailed(_) => "**error at head**",
+            Status::HeadFailed(_) => "**error: broken by this change**",
             Status::Added => "added",
             Status::Removed => "removed",
-            Status::BaseFailed(_) => "failed at base",
-            Status::Compared => "",
+            Status::BaseFailed(_) => "fixed by this change",
+            Status::Compared | Status::BrokenBefore(_) => "",
         };
         let _ = write!(head, "| {} ", code(&o.name));
-        for a in Action::REVIEWED {
+        for a in actions.iter().copied() {
             let _ = write!(head, "| {} ", o.count(a));
         }
         let _ = writeln!(head, "| {note} |");
     }
-    let unchanged = r.overlays.len() - changed.len();
+    let unchanged = r.overlays.len() - changed.len() - broken.len();
     if unchanged > 0 {
         let _ = writeln!(
             head,
@@ -297,6 +334,7 @@ pub fn review(r: &Review, title: &str, budget: usize) -> String {
         );
     }
     head.push('\n');
+    head.push_str(&broken_section);
 
     // The fixed part of each overlay: heading, note, error, table head.
     let sections: Vec<String> = changed
@@ -306,7 +344,8 @@ pub fn review(r: &Review, title: &str, budget: usize) -> String {
             if let Some(note) = status_note(o) {
                 let _ = write!(s, "*{note}.*\n\n");
             }
-            if let Status::HeadFailed(e) | Status::BaseFailed(e) = &o.status {
+            if let Status::HeadFailed(failure) | Status::BaseFailed(failure) = &o.status {
+                let e = &failure.text;
                 let f = fence_for(e);
                 let _ = write!(
                     s,
@@ -445,6 +484,7 @@ mod tests {
                 name: format!("{name}-old"),
                 ..ObjectId::default()
             }),
+            moved_from: None,
             before,
             after,
             changes: vec![Change {
@@ -517,6 +557,7 @@ mod tests {
             status: Status::Compared,
             objects,
             warnings: Vec::new(),
+            moved_out: 0,
         }
     }
 
@@ -526,6 +567,7 @@ mod tests {
             base: "main".into(),
             head: "working tree".into(),
             overlays: vec![overlay("a"), overlay("b")],
+            fail_on: Default::default(),
         };
         let md = review(&r, "T", 12_000);
         assert!(chars(&md) <= 12_000, "{}", chars(&md));

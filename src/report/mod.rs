@@ -8,22 +8,20 @@
 //! (and the CLI's `--format` value that names it).
 
 mod cause;
-pub use cause::source_link;
-pub mod json;
-pub mod markdown;
-pub mod model;
-pub mod summary;
-pub mod text;
-pub mod unified;
+pub(crate) use cause::source_link;
+pub(crate) mod json;
+pub(crate) mod markdown;
+pub(crate) mod model;
+pub(crate) mod summary;
+pub(crate) mod text;
+pub(crate) mod unified;
 
-pub use model::{
-    Action, Cause, Change, Conflict, Manager, OFFLINE_NOTE, ObjectChange, ObjectId, OverlayReview,
-    Report, Review, Status, conflict_message, print_manager,
-};
+pub use model::{Action, Conflict, Manager, OFFLINE_NOTE, ObjectChange, ObjectId, Report};
+pub(crate) use model::{Cause, Change, FailOn, Failure, OverlayReview, Review, Status};
 
 /// An output format (`--format`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     Unified,
     Summary,
     Json,
@@ -32,7 +30,7 @@ pub enum Format {
 
 /// How a report is written, beyond its format.
 #[derive(Clone, Debug)]
-pub struct Style {
+pub(crate) struct Style {
     /// ANSI colours in unified diffs.
     pub color: bool,
     /// A review's title (Markdown heading and hidden marker, JSON `title`).
@@ -52,7 +50,7 @@ impl Default for Style {
 }
 
 /// A live report as text.
-pub fn write_live(report: &Report, format: Format, style: &Style) -> String {
+pub(crate) fn write_live(report: &Report, format: Format, style: &Style) -> String {
     match format {
         Format::Unified => unified::live(report, style.color),
         Format::Summary => summary::live(report),
@@ -62,7 +60,7 @@ pub fn write_live(report: &Report, format: Format, style: &Style) -> String {
 }
 
 /// A review as text.
-pub fn write_review(review: &Review, format: Format, style: &Style) -> String {
+pub(crate) fn write_review(review: &Review, format: Format, style: &Style) -> String {
     match format {
         Format::Unified => unified::review(review, style.color),
         Format::Summary => summary::review(review),

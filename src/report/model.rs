@@ -21,6 +21,10 @@ pub enum Action {
     /// A generated name whose hash suffix changed: shown as one object.
     Rename,
     Delete,
+    /// An object that one overlay rendered at the base and another renders at the head (a
+    /// directory that became part of a new root): one object, shown with its changes (review
+    /// only).
+    Move,
     /// The server-side apply would fail on ownership conflicts; nothing changes (live only).
     Conflict,
     Unchanged,
@@ -33,6 +37,7 @@ impl Action {
             Action::Update => "update",
             Action::Rename => "rename",
             Action::Delete => "delete",
+            Action::Move => "move",
             Action::Conflict => "conflict",
             Action::Unchanged => "unchanged",
         }
@@ -48,12 +53,14 @@ impl Action {
         Action::Unchanged,
     ];
 
-    /// The actions a review counts per overlay, in table order (a review has no conflicts).
-    pub const REVIEWED: [Action; 5] = [
+    /// The actions a review counts per overlay, in table order (a review has no conflicts;
+    /// `move` is a column only when something moved: [`Review::actions`]).
+    pub const REVIEWED: [Action; 6] = [
         Action::Create,
         Action::Update,
         Action::Rename,
         Action::Delete,
+        Action::Move,
         Action::Unchanged,
     ];
 }
@@ -161,6 +168,8 @@ pub struct ObjectChange {
     pub id: ObjectId,
     /// For a rename: the object it replaces.
     pub renamed_from: Option<ObjectId>,
+    /// For a move: the overlay that rendered it at the base.
+    pub moved_from: Option<String>,
     /// The old side as shown (YAML, masked; empty when absent).
     pub before: String,
     /// The new side as shown (YAML, masked; empty when absent).
@@ -185,6 +194,9 @@ impl ObjectChange {
         let mut s = self.id.display();
         if let Some(from) = &self.renamed_from {
             s.push_str(&format!(" (from {})", from.name));
+        }
+        if let Some(from) = &self.moved_from {
+            s.push_str(&format!(" (moved from {from})"));
         }
         s
     }
@@ -234,7 +246,7 @@ impl Report {
 }
 
 /// apimachinery's conflict message (`internal/conflict.go`, `NewConflictError`).
-pub fn conflict_message(conflicts: &[Conflict]) -> String {
+pub(crate) fn conflict_message(conflicts: &[Conflict]) -> String {
     let n = conflicts.len();
     let mut managers: Vec<String> = Vec::new();
     for c in conflicts {
@@ -269,7 +281,7 @@ pub fn conflict_message(conflicts: &[Conflict]) -> String {
 }
 
 /// `printManager` of apimachinery's `internal/conflict.go`.
-pub fn print_manager(m: &Manager) -> String {
+pub(crate) fn print_manager(m: &Manager) -> String {
     let mut s = format!("{:?}", m.name);
     if !m.subresource.is_empty() {
         s.push_str(&format!(" with subresource {:?}", m.subresource));
@@ -282,63 +294,139 @@ pub fn print_manager(m: &Manager) -> String {
     s
 }
 
+/// A render that failed, as a review reports it: the diagnostic's kind and headline (what
+/// decides whether two failures are the same), where it points, and its full text.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub(crate) struct Failure {
+    /// The diagnostic's code (`ply::not-found`).
+    pub code: String,
+    /// Its message, one line. Paths in it are named as in the working tree on both sides
+    /// (relative to the current directory), so the same failure reads the same at both.
+    pub message: String,
+    /// The file it points at (as in the working tree) and the line there, 1-based.
+    pub file: Option<String>,
+    pub line: Option<usize>,
+    /// The whole diagnostic as the CLI prints it.
+    pub text: String,
+}
+
+impl Failure {
+    /// The same diagnostic: the same kind and message. Where it points (the line moves when
+    /// lines above it change) and the source excerpt are not compared.
+    pub(crate) fn same(&self, other: &Failure) -> bool {
+        self.code == other.code && self.message == other.message
+    }
+
+    /// `ply::not-found (a/kustomization.yaml:8): 'x.yaml' does not exist`: the place before
+    /// the message, so that a long message cut short keeps it.
+    pub(crate) fn one_line(&self) -> String {
+        let place = match (&self.file, self.line) {
+            (Some(f), Some(l)) => format!(" ({f}:{l})"),
+            (Some(f), None) => format!(" ({f})"),
+            _ => String::new(),
+        };
+        format!("{}{place}: {}", self.code, self.message)
+    }
+}
+
 /// How an overlay of a review came out.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Status {
+pub(crate) enum Status {
     /// Rendered on both sides.
     Compared,
     /// No kustomization at the base: every object is a creation.
     Added,
     /// No kustomization at the head: every object is a deletion.
     Removed,
-    /// It fails to render at the base and renders at the head: every object is a creation.
-    BaseFailed(String),
-    /// It fails to render at the head: an error (exit 2).
-    HeadFailed(String),
+    /// Fixed by this change: it fails to render at the base and renders at the head; every
+    /// object is a creation.
+    BaseFailed(Failure),
+    /// Broken by this change: it fails to render at the head, and rendered at the base, or
+    /// failed there with another diagnostic, or was not there. An error (exit 2).
+    HeadFailed(Failure),
+    /// Broken before this change: it fails with the same diagnostic at both sides. Not the
+    /// change's: an error only with `--fail-on=any-error`.
+    BrokenBefore(Failure),
+}
+
+/// Which failures make a review an error (`--fail-on`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub(crate) enum FailOn {
+    /// Only overlays broken by the change.
+    #[default]
+    NewErrors,
+    /// Also overlays broken before it.
+    AnyError,
 }
 
 /// The comparison of one overlay.
 #[derive(Clone, Debug)]
-pub struct OverlayReview {
+pub(crate) struct OverlayReview {
     pub name: String,
     pub status: Status,
     pub objects: Vec<ObjectChange>,
     pub warnings: Vec<String>,
+    /// Objects it rendered at the base that another overlay renders at the head (shown
+    /// there as moves, not here as deletions).
+    pub moved_out: usize,
 }
 
 impl OverlayReview {
-    pub fn count(&self, action: Action) -> usize {
+    pub(crate) fn count(&self, action: Action) -> usize {
         self.objects.iter().filter(|o| o.action == action).count()
     }
 
-    pub fn changed(&self) -> bool {
+    pub(crate) fn changed(&self) -> bool {
         self.objects.iter().any(|o| o.action != Action::Unchanged)
-            || matches!(self.status, Status::HeadFailed(_))
+            || matches!(
+                self.status,
+                Status::HeadFailed(_) | Status::Added | Status::Removed
+            )
+    }
+
+    /// Fails with the same diagnostic at both sides.
+    pub(crate) fn broken_before(&self) -> Option<&Failure> {
+        match &self.status {
+            Status::BrokenBefore(f) => Some(f),
+            _ => None,
+        }
     }
 
     /// Compared without a change: reported by name only. Its objects are not counted: with
     /// `--changed-only` it may not have been rendered at all.
-    pub fn no_changes(&self) -> bool {
+    pub(crate) fn no_changes(&self) -> bool {
         self.status == Status::Compared && !self.changed()
+    }
+
+    /// Its failure, at the head (broken before or by the change) or at the base (fixed).
+    pub(crate) fn failure(&self) -> Option<&Failure> {
+        match &self.status {
+            Status::BaseFailed(f) | Status::HeadFailed(f) | Status::BrokenBefore(f) => Some(f),
+            _ => None,
+        }
     }
 }
 
 /// The outcome of a review: every overlay compared between a base and a head.
 #[derive(Clone, Debug)]
-pub struct Review {
+pub(crate) struct Review {
     pub base: String,
     pub head: String,
     pub overlays: Vec<OverlayReview>,
+    /// Which failures are errors.
+    pub fail_on: FailOn,
 }
 
 impl Review {
-    /// 0 no change, 1 changes, 2 an overlay fails to render at the head.
-    pub fn exit_code(&self) -> i32 {
-        if self
-            .overlays
-            .iter()
-            .any(|o| matches!(o.status, Status::HeadFailed(_)))
-        {
+    /// 0 no change, 1 changes (an overlay fixed by the change included), 2 an overlay broken
+    /// by the change (with [`FailOn::AnyError`], also one broken before it).
+    pub(crate) fn exit_code(&self) -> i32 {
+        let strict = self.fail_on == FailOn::AnyError;
+        if self.overlays.iter().any(|o| match o.status {
+            Status::HeadFailed(_) => true,
+            Status::BrokenBefore(_) => strict,
+            _ => false,
+        }) {
             exit::DIFF_ERROR
         } else if self.overlays.iter().any(OverlayReview::changed) {
             1
@@ -347,7 +435,107 @@ impl Review {
         }
     }
 
-    pub fn count(&self, action: Action) -> usize {
+    pub(crate) fn count(&self, action: Action) -> usize {
         self.overlays.iter().map(|o| o.count(action)).sum()
+    }
+
+    /// The actions the tables and totals of the text formats count: [`Action::REVIEWED`],
+    /// `move` only when an object moved.
+    pub(crate) fn actions(&self) -> Vec<Action> {
+        let moved = self.count(Action::Move) > 0;
+        Action::REVIEWED
+            .into_iter()
+            .filter(|a| *a != Action::Move || moved)
+            .collect()
+    }
+
+    /// The overlays broken before this change.
+    pub(crate) fn broken_before(&self) -> Vec<(&str, &Failure)> {
+        self.overlays
+            .iter()
+            .filter_map(|o| o.broken_before().map(|f| (o.name.as_str(), f)))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failure(code: &str, message: &str, line: usize) -> Failure {
+        Failure {
+            code: code.into(),
+            message: message.into(),
+            file: Some("a/kustomization.yaml".into()),
+            line: Some(line),
+            text: format!("{code}\n  x {message}\n  at line {line}\n"),
+        }
+    }
+
+    fn overlay(status: Status) -> OverlayReview {
+        OverlayReview {
+            name: "a".into(),
+            status,
+            objects: Vec::new(),
+            warnings: Vec::new(),
+            moved_out: 0,
+        }
+    }
+
+    #[test]
+    fn the_same_failure_is_the_same_kind_and_message_wherever_it_points() {
+        let base = failure("ply::not-found", "'x.yaml' does not exist", 8);
+        assert!(base.same(&failure("ply::not-found", "'x.yaml' does not exist", 12)));
+        assert!(!base.same(&failure("ply::not-found", "'y.yaml' does not exist", 8)));
+        assert!(!base.same(&failure("ply::remote", "'x.yaml' does not exist", 8)));
+        assert_eq!(
+            base.one_line(),
+            "ply::not-found (a/kustomization.yaml:8): 'x.yaml' does not exist"
+        );
+    }
+
+    #[test]
+    fn only_failures_the_change_brings_are_errors_unless_any_error() {
+        let f = failure("ply::not-found", "gone", 1);
+        let review = |status: Status, fail_on: FailOn| Review {
+            base: "b".into(),
+            head: "h".into(),
+            overlays: vec![overlay(status)],
+            fail_on,
+        };
+        let cases = [
+            (Status::BrokenBefore(f.clone()), FailOn::NewErrors, 0),
+            (Status::BrokenBefore(f.clone()), FailOn::AnyError, 2),
+            (Status::HeadFailed(f.clone()), FailOn::NewErrors, 2),
+            (Status::HeadFailed(f.clone()), FailOn::AnyError, 2),
+            (Status::Compared, FailOn::AnyError, 0),
+        ];
+        for (status, fail_on, code) in cases {
+            assert_eq!(
+                review(status.clone(), fail_on).exit_code(),
+                code,
+                "{status:?} {fail_on:?}"
+            );
+        }
+        // Fixed by the change: its objects are creations, a change.
+        let mut fixed = overlay(Status::BaseFailed(f));
+        fixed.objects.push(ObjectChange {
+            action: Action::Create,
+            id: ObjectId::default(),
+            renamed_from: None,
+            moved_from: None,
+            before: String::new(),
+            after: "a: 1\n".into(),
+            changes: Vec::new(),
+            conflicts: Vec::new(),
+            predicted: None,
+        });
+        let r = Review {
+            base: "b".into(),
+            head: "h".into(),
+            overlays: vec![fixed],
+            fail_on: FailOn::AnyError,
+        };
+        assert_eq!(r.exit_code(), 1);
     }
 }

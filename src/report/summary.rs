@@ -6,10 +6,13 @@
 use std::fmt::Write as _;
 
 use super::model::{Action, Report, Review, Status};
-use super::text::{change_line, live_totals, owned_path, review_totals, status_note};
+use super::text::{
+    broken_before_heading, change_line, failure_line, live_totals, owned_path, review_totals,
+    status_note,
+};
 
 /// A live report.
-pub fn live(report: &Report) -> String {
+pub(crate) fn live(report: &Report) -> String {
     let mut out = String::new();
     for o in &report.objects {
         let _ = write!(out, "{:<10} {}", o.action.as_str(), o.title());
@@ -30,7 +33,7 @@ pub fn live(report: &Report) -> String {
 }
 
 /// A review.
-pub fn review(r: &Review) -> String {
+pub(crate) fn review(r: &Review) -> String {
     let mut out = format!("ply diff: base {} → head {}\n\n", r.base, r.head);
     let width = r
         .overlays
@@ -39,26 +42,35 @@ pub fn review(r: &Review) -> String {
         .max()
         .unwrap_or(0)
         .max(7);
-    let _ = writeln!(
-        out,
-        "{:<width$}  create  update  rename  delete  unchanged",
-        "overlay"
-    );
+    let actions = r.actions();
+    let widths: Vec<usize> = actions
+        .iter()
+        .map(|a| a.as_str().len().max(6) + 2)
+        .collect();
+    let _ = write!(out, "{:<width$}", "overlay");
+    for (a, w) in actions.iter().zip(&widths) {
+        let _ = write!(out, "{:>w$}", a.as_str());
+    }
+    out.push('\n');
     for o in &r.overlays {
         let _ = write!(out, "{:<width$}", o.name);
         if o.no_changes() {
             out.push_str("  no changes\n");
             continue;
         }
-        for (a, w) in Action::REVIEWED.iter().zip([8, 8, 8, 8, 11]) {
+        if o.broken_before().is_some() {
+            out.push_str("  broken before this change\n");
+            continue;
+        }
+        for (a, w) in actions.iter().zip(widths.iter().copied()) {
             let _ = write!(out, "{:>w$}", o.count(*a));
         }
         match &o.status {
-            Status::HeadFailed(_) => out.push_str("  ERROR at head"),
+            Status::HeadFailed(_) => out.push_str("  ERROR: broken by this change"),
             Status::Added => out.push_str("  added"),
             Status::Removed => out.push_str("  removed"),
-            Status::BaseFailed(_) => out.push_str("  failed at base"),
-            Status::Compared => {}
+            Status::BaseFailed(_) => out.push_str("  fixed by this change"),
+            Status::Compared | Status::BrokenBefore(_) => {}
         }
         out.push('\n');
     }
@@ -67,9 +79,9 @@ pub fn review(r: &Review) -> String {
         if let Some(note) = status_note(o) {
             let _ = writeln!(out, "note: {note}");
         }
-        if let Status::HeadFailed(e) | Status::BaseFailed(e) = &o.status {
-            out.push_str(e);
-            if !e.ends_with('\n') {
+        if let Status::HeadFailed(f) | Status::BaseFailed(f) = &o.status {
+            out.push_str(&f.text);
+            if !f.text.ends_with('\n') {
                 out.push('\n');
             }
         }
@@ -78,6 +90,13 @@ pub fn review(r: &Review) -> String {
             for c in &obj.changes {
                 let _ = writeln!(out, "    {}", change_line(c));
             }
+        }
+    }
+    let broken = r.broken_before();
+    if !broken.is_empty() {
+        let _ = writeln!(out, "\n{}:", broken_before_heading(r));
+        for (name, f) in broken {
+            let _ = writeln!(out, "  {name}: {}", failure_line(f));
         }
     }
     let _ = write!(out, "\n{}\n", review_totals(r));

@@ -7,13 +7,15 @@ use std::fmt::Write as _;
 use crate::yaml::Node;
 use crate::yaml::json::{JsonStyle, to_json};
 
-use super::model::{Action, Change, Conflict, ObjectChange, OverlayReview, Report, Review, Status};
+use super::model::{
+    Action, Change, Conflict, FailOn, Failure, ObjectChange, OverlayReview, Report, Review, Status,
+};
 
 /// Values in review tables and summaries are cut to this many characters.
-pub const VALUE_WIDTH: usize = 60;
+pub(crate) const VALUE_WIDTH: usize = 60;
 
 /// `3 objects: 1 create, 1 update, …` (a live report: every action, conflicts included).
-pub fn live_totals(report: &Report) -> String {
+pub(crate) fn live_totals(report: &Report) -> String {
     let n = report.objects.len();
     let parts: Vec<String> = Action::ALL
         .iter()
@@ -27,41 +29,162 @@ pub fn live_totals(report: &Report) -> String {
 }
 
 /// `1 overlay, 1 changed: 0 create, …` (a review: overlays, then objects per action).
-pub fn review_totals(r: &Review) -> String {
+pub(crate) fn review_totals(r: &Review) -> String {
     let changed = r.overlays.iter().filter(|o| o.changed()).count();
     let n = r.overlays.len();
-    let parts: Vec<String> = Action::REVIEWED
+    let parts: Vec<String> = r
+        .actions()
         .iter()
         .map(|a| format!("{} {}", r.count(*a), a.as_str()))
         .collect();
-    format!(
+    let mut s = format!(
         "{n} overlay{}, {changed} changed: {}",
         if n == 1 { "" } else { "s" },
         parts.join(", ")
+    );
+    let broken = r.broken_before().len();
+    if broken > 0 {
+        let _ = write!(s, "; {broken} broken before this change");
+    }
+    s
+}
+
+/// The heading of the section of overlays broken before the change.
+pub(crate) fn broken_before_heading(r: &Review) -> String {
+    let n = r.broken_before().len();
+    let error = match r.fail_on {
+        FailOn::NewErrors => "not an error of this change",
+        FailOn::AnyError => "an error with --fail-on=any-error",
+    };
+    format!(
+        "{n} overlay{} broken before this change (the same failure at both sides; {error})",
+        if n == 1 { "" } else { "s" }
     )
 }
 
+/// A failure on one line, cut to [`FAILURE_WIDTH`] characters.
+pub(crate) fn failure_line(f: &Failure) -> String {
+    let line = f.one_line().replace('\n', " ");
+    if line.chars().count() > FAILURE_WIDTH {
+        let cut: String = line.chars().take(FAILURE_WIDTH - 1).collect();
+        format!("{cut}…")
+    } else {
+        line
+    }
+}
+
+/// What a set of failures were, by the diagnostic's kind, most first: `16 need \`ply
+/// fetch\`, 1 missing file` (`ply::remote`: a remote base or file not in the cache;
+/// `ply::not-found`: a missing file; any other kind by its code).
+pub(crate) fn failure_kinds<'a>(codes: impl Iterator<Item = &'a str>) -> String {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for c in codes {
+        let what = match c {
+            "ply::remote" => "need `ply fetch`",
+            "ply::not-found" => "missing file",
+            other => other,
+        };
+        match counts.iter_mut().find(|(w, _)| *w == what) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((what, 1)),
+        }
+    }
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let parts: Vec<String> = counts
+        .iter()
+        .map(|(what, n)| {
+            if *what == "missing file" && *n > 1 {
+                format!("{n} missing files")
+            } else {
+                format!("{n} {what}")
+            }
+        })
+        .collect();
+    parts.join(", ")
+}
+
+/// `48 rendered, 17 failed (16 need \`ply fetch\`, 1 missing file)`, or `48 rendered`.
+pub(crate) fn rendered_line(rendered: usize, failed: &[&str]) -> String {
+    if failed.is_empty() {
+        return format!("{rendered} rendered");
+    }
+    format!(
+        "{rendered} rendered, {} failed ({})",
+        failed.len(),
+        failure_kinds(failed.iter().copied())
+    )
+}
+
+/// A review's account of its overlays, for stderr: `65 overlays: 3 changed, 45 without
+/// changes, 17 broken before this change, 0 broken by it, 0 fixed by it (16 need \`ply
+/// fetch\`, 1 missing file)`; the kinds are those of the failures at the head.
+pub(crate) fn review_account(r: &Review) -> String {
+    let n = r.overlays.len();
+    let by = |f: fn(&Status) -> bool| r.overlays.iter().filter(|o| f(&o.status)).count();
+    let before = by(|s| matches!(s, Status::BrokenBefore(_)));
+    let broken = by(|s| matches!(s, Status::HeadFailed(_)));
+    let fixed = by(|s| matches!(s, Status::BaseFailed(_)));
+    let changed = r
+        .overlays
+        .iter()
+        .filter(|o| o.changed() && !matches!(o.status, Status::HeadFailed(_)))
+        .count();
+    let unchanged = r.overlays.iter().filter(|o| o.no_changes()).count();
+    let mut s = format!(
+        "{n} overlay{}: {changed} changed, {unchanged} without changes, {before} broken before this change, {broken} broken by it, {fixed} fixed by it",
+        if n == 1 { "" } else { "s" }
+    );
+    let failed: Vec<&str> = r
+        .overlays
+        .iter()
+        .filter_map(|o| match &o.status {
+            Status::BrokenBefore(f) | Status::HeadFailed(f) => Some(f.code.as_str()),
+            _ => None,
+        })
+        .collect();
+    if !failed.is_empty() {
+        let _ = write!(s, " ({})", failure_kinds(failed.into_iter()));
+    }
+    s
+}
+
+/// Lines of the broken-before section are cut to this many characters.
+pub(crate) const FAILURE_WIDTH: usize = 240;
+
 /// What an overlay's status means, in words (`None` for a plain comparison).
-pub fn status_note(o: &OverlayReview) -> Option<String> {
+pub(crate) fn status_note(o: &OverlayReview) -> Option<String> {
     match &o.status {
         Status::Compared => None,
+        Status::Added if o.count(Action::Move) > 0 => Some(
+            "new overlay (no kustomization at the base): every object is a creation, or a move from the overlay that rendered it at the base"
+                .into(),
+        ),
         Status::Added => {
             Some("new overlay (no kustomization at the base): every object is a creation".into())
         }
+        Status::Removed if o.moved_out > 0 => Some(format!(
+            "overlay removed (no kustomization at the head): {} of its objects moved to another overlay (shown there as moves); the others are deletions",
+            o.moved_out
+        )),
         Status::Removed => Some(
             "overlay removed (no kustomization at the head): every object is a deletion".into(),
         ),
         Status::BaseFailed(_) => Some(
-            "failed to render at the base and renders now: every object is shown as a creation"
+            "fixed by this change: it failed to render at the base and renders now; every object is shown as a creation"
                 .into(),
         ),
-        Status::HeadFailed(_) => Some("fails to render at the head".into()),
+        Status::HeadFailed(_) => {
+            Some("broken by this change: fails to render at the head".into())
+        }
+        Status::BrokenBefore(_) => Some(
+            "broken before this change: fails with the same diagnostic at both sides".into(),
+        ),
     }
 }
 
 /// A value as one short line: scalars as text, the rest as compact JSON, cut to
 /// [`VALUE_WIDTH`].
-pub fn short(v: Option<&Node>) -> String {
+pub(crate) fn short(v: Option<&Node>) -> String {
     let text = match v {
         None => return "(none)".into(),
         Some(n) => match n.scalar_text() {
@@ -79,7 +202,7 @@ pub fn short(v: Option<&Node>) -> String {
 }
 
 /// `.data.LOG_LEVEL: info → debug`.
-pub fn change_line(c: &Change) -> String {
+pub(crate) fn change_line(c: &Change) -> String {
     format!(
         "{}: {} → {}",
         c.path,
@@ -89,13 +212,13 @@ pub fn change_line(c: &Change) -> String {
 }
 
 /// `.spec.replicas (owned by "kube-controller-manager")`.
-pub fn owned_path(c: &Conflict) -> String {
+pub(crate) fn owned_path(c: &Conflict) -> String {
     format!("{} (owned by {:?})", c.path, c.manager.name)
 }
 
 /// A conflict block in plain text: the message, each field with its owner and both values,
 /// and the ways out.
-pub fn conflict_text(o: &ObjectChange) -> String {
+pub(crate) fn conflict_text(o: &ObjectChange) -> String {
     let mut s = format!(
         "conflict: {} — the server-side apply would fail and change nothing\n",
         o.id.display()
@@ -165,5 +288,20 @@ mod tests {
         assert_eq!(short(Some(&long)).chars().count(), VALUE_WIDTH);
         assert_eq!(short(None), "(none)");
         assert_eq!(short(Some(&Node::str("a\nb"))), "a\\nb");
+    }
+
+    #[test]
+    fn rendered_lines_count_failures_by_kind() {
+        let mut codes = vec!["ply::remote"; 16];
+        codes.push("ply::not-found");
+        assert_eq!(
+            rendered_line(48, &codes),
+            "48 rendered, 17 failed (16 need `ply fetch`, 1 missing file)"
+        );
+        assert_eq!(rendered_line(3, &[]), "3 rendered");
+        assert_eq!(
+            rendered_line(0, &["ply::patch", "ply::not-found", "ply::not-found"]),
+            "0 rendered, 3 failed (2 missing files, 1 ply::patch)"
+        );
     }
 }

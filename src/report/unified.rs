@@ -9,12 +9,12 @@ use std::fmt::Write as _;
 use similar::TextDiff;
 
 use super::model::{Action, ObjectChange, Report, Review, Status};
-use super::text::{conflict_text, status_note};
+use super::text::{broken_before_heading, conflict_text, failure_line, status_note};
 
 /// The unified diff of one object (empty when both sides read the same), its old side named
 /// `<old_dir>/<file>` (the replaced object's file for a rename) and its new side
 /// `<new_dir>/<file>`.
-pub fn object_diff(o: &ObjectChange, old_dir: &str, new_dir: &str) -> String {
+pub(crate) fn object_diff(o: &ObjectChange, old_dir: &str, new_dir: &str) -> String {
     if o.before == o.after {
         return String::new();
     }
@@ -28,17 +28,19 @@ pub fn object_diff(o: &ObjectChange, old_dir: &str, new_dir: &str) -> String {
 }
 
 /// A live object's diff: `live/<file>` → `merged/<file>`.
-pub fn live_object(o: &ObjectChange) -> String {
+pub(crate) fn live_object(o: &ObjectChange) -> String {
     object_diff(o, "live", "merged")
 }
 
 /// A reviewed object's diff: `base/<overlay>/<file>` → `head/<overlay>/<file>`.
-pub fn review_object(overlay: &str, o: &ObjectChange) -> String {
-    object_diff(o, &format!("base/{overlay}"), &format!("head/{overlay}"))
+/// A moved object's base side is named by the overlay it moved from.
+pub(crate) fn review_object(overlay: &str, o: &ObjectChange) -> String {
+    let from = o.moved_from.as_deref().unwrap_or(overlay);
+    object_diff(o, &format!("base/{from}"), &format!("head/{overlay}"))
 }
 
 /// A `diff -u -N` of two texts under two names, three lines of context.
-pub fn unified_text(old_name: &str, new_name: &str, before: &str, after: &str) -> String {
+pub(crate) fn unified_text(old_name: &str, new_name: &str, before: &str, after: &str) -> String {
     let diff = TextDiff::from_lines(before, after);
     let mut out = format!("diff -u -N {old_name} {new_name}\n");
     let body = diff
@@ -52,7 +54,7 @@ pub fn unified_text(old_name: &str, new_name: &str, before: &str, after: &str) -
 
 /// ANSI colours for a unified diff: bold headers, cyan hunk lines, red removals, green
 /// additions.
-pub fn colorize(text: &str) -> String {
+pub(crate) fn colorize(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 4);
     let mut header_lines = 0;
     for line in text.split_inclusive('\n') {
@@ -103,7 +105,7 @@ pub fn live(report: &Report, color: bool) -> String {
 
 /// A review: each changed overlay's heading (its status note and error as `#` lines), then
 /// its objects' diffs.
-pub fn review(r: &Review, color: bool) -> String {
+pub(crate) fn review(r: &Review, color: bool) -> String {
     let mut out = String::new();
     for o in &r.overlays {
         if !o.changed() {
@@ -113,13 +115,20 @@ pub fn review(r: &Review, color: bool) -> String {
         if let Some(note) = status_note(o) {
             let _ = writeln!(out, "# {note}");
         }
-        if let Status::HeadFailed(e) = &o.status {
-            for line in e.lines() {
+        if let Status::HeadFailed(f) = &o.status {
+            for line in f.text.lines() {
                 let _ = writeln!(out, "# {line}");
             }
         }
         for obj in &o.objects {
             out.push_str(&painted(review_object(&o.name, obj), color));
+        }
+    }
+    let broken = r.broken_before();
+    if !broken.is_empty() {
+        let _ = writeln!(out, "# {}:", broken_before_heading(r));
+        for (name, f) in broken {
+            let _ = writeln!(out, "#   {name}: {}", failure_line(f));
         }
     }
     out
@@ -140,6 +149,7 @@ mod tests {
                 name: "c".into(),
             },
             renamed_from: None,
+            moved_from: None,
             before: before.into(),
             after: after.into(),
             changes: Vec::new(),

@@ -2,14 +2,14 @@
 //! [`Resource`] (an object with its current and original id and where it came from), and
 //! [`ResourceSet`] (insertion-ordered, indexed by id). Knows no kustomization fields.
 
-pub mod provenance;
-pub mod scope;
-pub mod selector;
-pub mod shared;
-pub mod string_maps;
+pub(crate) mod provenance;
+pub(crate) mod scope;
+pub(crate) mod selector;
+pub(crate) mod shared;
+pub(crate) mod string_maps;
 
-pub use scope::{ClusterScoped, NOT_NAMESPACED, effective_namespace};
-pub use shared::SharedEntry;
+pub(crate) use scope::{ClusterScoped, NOT_NAMESPACED, effective_namespace};
+pub(crate) use shared::SharedEntry;
 
 use std::fmt;
 
@@ -77,12 +77,12 @@ impl fmt::Display for Gvk {
 }
 
 /// An `apiVersion` split into group and version (`apps/v1` -> `apps`, `v1`; `v1` -> ``, `v1`).
-pub fn split_api_version(api_version: &str) -> (&str, &str) {
+pub(crate) fn split_api_version(api_version: &str) -> (&str, &str) {
     api_version.rsplit_once('/').unwrap_or(("", api_version))
 }
 
 /// The object's group, version and kind, borrowed (empty when missing or not strings).
-pub fn gvk_parts(node: &Node) -> (&str, &str, &str) {
+pub(crate) fn gvk_parts(node: &Node) -> (&str, &str, &str) {
     let [api_version, kind] = node
         .as_map()
         .map_or([None, None], |m| small_get(m, ["apiVersion", "kind"]));
@@ -97,7 +97,7 @@ pub fn gvk_parts(node: &Node) -> (&str, &str, &str) {
 /// kustomize's output does). A value the reader already spelled keeps its source text
 /// (`yaml::parse::Ctx`); a null, however written, is a plain null again (it has no text as
 /// an id, and the stages that look for nulls look for [`Node::Null`]).
-pub fn keep_id_text(node: &mut Node) {
+pub(crate) fn keep_id_text(node: &mut Node) {
     for key in ["name", "namespace"] {
         // Looked at first: taking a map to change it copies one the parse store shares
         // (`yaml::Map`), and most names are strings.
@@ -127,7 +127,7 @@ pub fn keep_id_text(node: &mut Node) {
 /// is: a string, the text kept for a number or boolean ([`keep_id_text`]), or a plain
 /// number's or boolean's own (`name: 8080` read from a file). `None` when missing, null or
 /// not a scalar.
-pub fn id_field_text(node: &Node, key: &str) -> Option<String> {
+pub(crate) fn id_field_text(node: &Node, key: &str) -> Option<String> {
     match node.get_path(&["metadata", key])? {
         n @ (Node::Bool(_) | Node::Int(_) | Node::Float(_)) => n.scalar_text(),
         n => n.id_text().map(str::to_owned),
@@ -283,7 +283,7 @@ pub struct Resource {
     pub json_round_trip: bool,
     /// Where each field's value was set (issue 29), recorded only when the render's
     /// `provenance` option is on; `None` otherwise.
-    pub provenance: Option<Box<provenance::Provenance>>,
+    pub(crate) provenance: Option<Box<provenance::Provenance>>,
 }
 
 impl Resource {

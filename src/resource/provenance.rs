@@ -11,7 +11,7 @@ use crate::yaml::de::PathSeg;
 
 /// The kind of step that set a value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Step {
+pub(crate) enum Step {
     /// Read from a resource file.
     Resource,
     /// Made by a ConfigMap or Secret generator.
@@ -25,8 +25,8 @@ pub enum Step {
     Namespace,
     NamePrefix,
     NameSuffix,
+    /// `labels` or `commonLabels`.
     Labels,
-    CommonLabels,
     CommonAnnotations,
     Replicas,
     Images,
@@ -45,7 +45,7 @@ pub enum Step {
 
 impl Step {
     /// The name written in `ply explain` and the review (`step` in JSON).
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Step::Resource => "resource",
             Step::Generator => "generator",
@@ -56,7 +56,6 @@ impl Step {
             Step::NamePrefix => "namePrefix",
             Step::NameSuffix => "nameSuffix",
             Step::Labels => "labels",
-            Step::CommonLabels => "commonLabels",
             Step::CommonAnnotations => "commonAnnotations",
             Step::Replicas => "replicas",
             Step::Images => "images",
@@ -74,37 +73,37 @@ impl Step {
 /// field path, [`push_key`]) inside it. Resolved to a line and column only when shown
 /// (`render::provenance::resolve`), so that recording costs no scan of the text.
 #[derive(Clone, Debug)]
-pub struct Place {
-    pub file: Arc<SourceFile>,
-    pub start: usize,
-    pub path: String,
+pub(crate) struct Place {
+    pub(crate) file: Arc<SourceFile>,
+    pub(crate) start: usize,
+    pub(crate) path: String,
 }
 
 /// One step that set a value, and where it is written (`None` when no text says it, as for a
 /// hash suffix).
 #[derive(Clone, Debug)]
-pub struct Origin {
-    pub step: Step,
-    pub place: Option<Place>,
+pub(crate) struct Origin {
+    pub(crate) step: Step,
+    pub(crate) place: Option<Place>,
 }
 
 /// One field (a scalar, or an empty map or list): its origins, newest first.
 #[derive(Clone, Debug)]
-pub struct Field {
-    pub origins: Vec<Origin>,
+pub(crate) struct Field {
+    pub(crate) origins: Vec<Origin>,
 }
 
 /// The fields of one object by path (`spec.template.spec.containers[0].image`, see
 /// [`push_key`]), and the object as last recorded (frozen: its unchanged maps are shared
 /// with the object, so the next record compares only what changed).
 #[derive(Clone, Debug, Default)]
-pub struct Provenance {
-    pub fields: FastMap<String, Field>,
-    pub last: Node,
+pub(crate) struct Provenance {
+    pub(crate) fields: FastMap<String, Field>,
+    pub(crate) last: Node,
 }
 
 /// A path of segments as a field path.
-pub fn path_text(path: &[PathSeg]) -> String {
+pub(crate) fn path_text(path: &[PathSeg]) -> String {
     let mut s = String::new();
     for seg in path {
         match seg {
@@ -117,7 +116,7 @@ pub fn path_text(path: &[PathSeg]) -> String {
 
 /// Appends a map key to a field path: `a.b`, or `a["b.c"]` when the key holds a character
 /// that a plain path reads otherwise (`.`, `[`, `]`, `"`, `\`) or is empty.
-pub fn push_key(path: &mut String, key: &str) {
+pub(crate) fn push_key(path: &mut String, key: &str) {
     let plain =
         !key.is_empty() && !key.contains(['.', '[', ']', '"', '\\']) && !key.starts_with(' ');
     if plain {
@@ -138,13 +137,13 @@ pub fn push_key(path: &mut String, key: &str) {
 }
 
 /// Appends a list index to a field path: `a[3]`.
-pub fn push_index(path: &mut String, i: usize) {
+pub(crate) fn push_index(path: &mut String, i: usize) {
     use std::fmt::Write as _;
     let _ = write!(path, "[{i}]");
 }
 
 /// Reads a field path back into its segments; `None` when it is not one.
-pub fn parse_path(text: &str) -> Option<Vec<PathSeg>> {
+pub(crate) fn parse_path(text: &str) -> Option<Vec<PathSeg>> {
     let mut out = Vec::new();
     let mut rest = text;
     while !rest.is_empty() {
@@ -181,7 +180,7 @@ pub fn parse_path(text: &str) -> Option<Vec<PathSeg>> {
 
 /// Calls `f` with the path and value of every field of `node`: each scalar, and each empty map
 /// or list, in document order.
-pub fn for_each_field(node: &Node, f: &mut dyn FnMut(&str, &Node)) {
+pub(crate) fn for_each_field(node: &Node, f: &mut dyn FnMut(&str, &Node)) {
     fn go(node: &Node, path: &mut String, f: &mut dyn FnMut(&str, &Node)) {
         match node {
             Node::Map(m) if !m.is_empty() => {

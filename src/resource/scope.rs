@@ -7,16 +7,16 @@
 use super::Gvk;
 
 /// kustomize's name for the namespace of a cluster-scoped object (`resid.TotallyNotANamespace`).
-pub const NOT_NAMESPACED: &str = "_non_namespaceable_";
+pub(crate) const NOT_NAMESPACED: &str = "_non_namespaceable_";
 
 /// Tells which kinds are cluster-scoped (`FieldSpecTables::is_cluster_scoped`).
-pub type ClusterScoped<'a> = &'a dyn Fn(&Gvk) -> bool;
+pub(crate) type ClusterScoped<'a> = &'a dyn Fn(&Gvk) -> bool;
 
 /// kustomize's `ResId.EffectiveNamespace`: [`NOT_NAMESPACED`] for a cluster-scoped kind,
 /// `default` for an empty namespace, else the namespace. With `cluster_scoped` false it is
 /// the namespace ids compare by when the scope is handled apart (`ResId.Equals`).
 #[inline]
-pub fn effective_namespace(namespace: &str, cluster_scoped: bool) -> &str {
+pub(crate) fn effective_namespace(namespace: &str, cluster_scoped: bool) -> &str {
     if cluster_scoped {
         NOT_NAMESPACED
     } else if namespace.is_empty() {

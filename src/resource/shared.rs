@@ -41,7 +41,7 @@ impl SharedEntry {
 /// The values of an object's shared entries before a writer runs; [`Snapshot::replay_patch`]
 /// and [`Snapshot::replay_writes`] afterwards give every map of an entry the value the writer
 /// wrote into one of them.
-pub struct Snapshot {
+pub(crate) struct Snapshot {
     /// Per entry, per map: its value before (None when absent).
     before: Vec<Vec<Option<Node>>>,
 }
@@ -59,7 +59,7 @@ enum Touch {
 
 impl Snapshot {
     /// Records the shared values of `r` (nothing when it has none).
-    pub fn take(r: &Resource) -> Snapshot {
+    pub(crate) fn take(r: &Resource) -> Snapshot {
         Snapshot {
             before: r
                 .shared_entries
@@ -80,7 +80,7 @@ impl Snapshot {
     /// nodes take the place of the object's. When the patch writes one shared node in
     /// several maps, the last write in kyaml's walk order stays (fields in sorted order,
     /// `walk.Walker.fieldNames`).
-    pub fn replay_patch(self, r: &mut Resource, patch: &Node) {
+    pub(crate) fn replay_patch(self, r: &mut Resource, patch: &Node) {
         self.replay(r, true, |map, key, _, _| patch_touch(patch, map, key));
     }
 
@@ -90,7 +90,7 @@ impl Snapshot {
     /// holding the node; a map or list written there brings copies of its own entries, so the
     /// maps under it leave their entries. `target` is the field path when it names one field
     /// by keys alone; else a changed value tells what was written.
-    pub fn replay_writes(self, r: &mut Resource, target: Option<&[Step]>, value: &Node) {
+    pub(crate) fn replay_writes(self, r: &mut Resource, target: Option<&[Step]>, value: &Node) {
         let scalar = !matches!(value, Node::Map(_) | Node::Seq(_));
         self.replay(r, false, |map, key, old, now| {
             let written = match target {

@@ -13,7 +13,7 @@ use crate::yaml::{Map, Node};
 
 /// The text kustomize reads for one value of a labels or annotations map (`yaml.Node.Value`):
 /// a scalar's source text, `""` for an empty value, a map or a list.
-pub fn meta_value_text(v: &Node) -> String {
+pub(crate) fn meta_value_text(v: &Node) -> String {
     match v {
         Node::Seq(_) | Node::Map(_) => String::new(),
         Node::Null => String::new(),
@@ -23,7 +23,7 @@ pub fn meta_value_text(v: &Node) -> String {
 
 /// The text kustomize reads for one value of `data` (kyaml `GetValue`): as
 /// [`meta_value_text`], except that any null (`~`, `null`) reads as `""`.
-pub fn data_value_text(v: &Node) -> String {
+pub(crate) fn data_value_text(v: &Node) -> String {
     if v.is_null() {
         String::new()
     } else {
@@ -34,7 +34,7 @@ pub fn data_value_text(v: &Node) -> String {
 /// The map `getMapFromMeta` reads from a field's value: a map's entries; a list read as
 /// key/value pairs of its items (kyaml visits a node's content two by two, whatever its
 /// kind); nothing for a scalar.
-pub fn read(field: &Node, text: fn(&Node) -> String) -> Map {
+pub(crate) fn read(field: &Node, text: fn(&Node) -> String) -> Map {
     let mut out = Map::default();
     match field {
         Node::Map(m) => {
@@ -54,7 +54,7 @@ pub fn read(field: &Node, text: fn(&Node) -> String) -> Map {
 
 /// `setMapInMetadata`: `metadata.<field>` replaced by `entries` as strings, or removed when
 /// there are none.
-pub fn write_meta(node: &mut Node, field: &str, entries: Map) {
+pub(crate) fn write_meta(node: &mut Node, field: &str, entries: Map) {
     let Some(meta) = node.get_mut("metadata").and_then(Node::as_map_mut) else {
         if entries.is_empty() {
             return;
@@ -72,7 +72,7 @@ pub fn write_meta(node: &mut Node, field: &str, entries: Map) {
 
 /// Rewrites `metadata.labels` or `metadata.annotations` as kustomize's `Get…`/`Set…` pair
 /// does. A field that is absent stays absent.
-pub fn restring_meta(node: &mut Node, field: &str) {
+pub(crate) fn restring_meta(node: &mut Node, field: &str) {
     let Some(current) = node.get_path(&["metadata", field]) else {
         return;
     };
@@ -85,7 +85,7 @@ pub fn restring_meta(node: &mut Node, field: &str) {
 /// `patchCopy.CopyMergeMetaDataFieldsFrom(patch)`): its labels and annotations become strings
 /// of their source text (a `null` label value is the string "null", no longer a deletion), and
 /// empty ones are dropped.
-pub fn copy_merge_metadata(patch: &Node) -> Node {
+pub(crate) fn copy_merge_metadata(patch: &Node) -> Node {
     let mut p = patch.clone();
     restring_meta(&mut p, "labels");
     restring_meta(&mut p, "annotations");
@@ -96,7 +96,7 @@ pub fn copy_merge_metadata(patch: &Node) -> Node {
 /// marshals the object to JSON and builds a new node tree from the result): values keep no
 /// source spelling any more (`True` reads `"true"`, `0x1F` reads `"31"`), and every null,
 /// empty ones included, reads `"null"`.
-pub fn after_json_round_trip(node: &mut Node) {
+pub(crate) fn after_json_round_trip(node: &mut Node) {
     fn respell(map: &mut Node) {
         let Some(m) = map.as_map_mut() else { return };
         for v in m.values_mut() {
@@ -128,7 +128,7 @@ pub fn after_json_round_trip(node: &mut Node) {
 /// type: map[interface {}]interface {}`). A value whose first line starts with a tab and that
 /// holds a line break is written as a literal block go-yaml cannot read back (`found a tab
 /// character where an indentation space is expected`).
-pub fn unprintable(map: &Map) -> Option<String> {
+pub(crate) fn unprintable(map: &Map) -> Option<String> {
     for (k, v) in map {
         if !plain_reads_as_string(k) {
             return Some(format!(
@@ -158,7 +158,7 @@ pub fn unprintable(map: &Map) -> Option<String> {
 /// first line it then cannot read: it holds a line break, starts with a tab (no indentation
 /// indicator is written for a tab), and a block is allowed (no space before a line break, no
 /// trailing space, only printable characters; `yaml_emitter_analyze_scalar`).
-pub fn literal_fails_to_reread(s: &str) -> bool {
+pub(crate) fn literal_fails_to_reread(s: &str) -> bool {
     s.starts_with('\t')
         && s.contains('\n')
         && !s.ends_with(' ')

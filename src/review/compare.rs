@@ -15,7 +15,7 @@ use crate::yaml::Node;
 
 /// Compares the objects of the base render (`old`) with those of the head render (`new`):
 /// head order first (creations, updates, renames, unchanged), then deletions in base order.
-pub fn compare(
+pub(crate) fn compare(
     old: &[Resource],
     new: &[Resource],
     kinds: &dyn KindInfo,
@@ -85,8 +85,52 @@ pub fn compare(
     out
 }
 
+/// The nodes of the created and deleted objects of `changes` (by their index there), which
+/// [`super::engine`] pairs across overlays into moves.
+pub(crate) fn unpaired_nodes(
+    changes: &[ObjectChange],
+    old: &[Resource],
+    new: &[Resource],
+) -> Vec<(usize, Node)> {
+    if !changes
+        .iter()
+        .any(|c| matches!(c.action, Action::Create | Action::Delete))
+    {
+        return Vec::new();
+    }
+    let index = |side: &[Resource]| -> HashMap<(String, String, String, String), usize> {
+        let mut m = HashMap::new();
+        for (i, r) in side.iter().enumerate() {
+            let id = ObjectId::of(&r.node);
+            m.entry((id.api_version, id.kind, id.namespace, id.name))
+                .or_insert(i);
+        }
+        m
+    };
+    let (old_ix, new_ix) = (index(old), index(new));
+    let mut out = Vec::new();
+    for (i, c) in changes.iter().enumerate() {
+        let (side, ix) = match c.action {
+            Action::Create => (new, &new_ix),
+            Action::Delete => (old, &old_ix),
+            _ => continue,
+        };
+        let id = &c.id;
+        let key = (
+            id.api_version.clone(),
+            id.kind.clone(),
+            id.namespace.clone(),
+            id.name.clone(),
+        );
+        if let Some(r) = ix.get(&key).and_then(|&at| side.get(at)) {
+            out.push((i, r.node.clone()));
+        }
+    }
+    out
+}
+
 /// One pair as shown: masked, printed, its changes listed.
-fn pair(
+pub(crate) fn pair(
     before: Option<&Node>,
     after: Option<&Node>,
     kinds: &dyn KindInfo,
@@ -99,6 +143,7 @@ fn pair(
                 action: Action::Unchanged,
                 id: ObjectId::of(a),
                 renamed_from: None,
+                moved_from: None,
                 before: String::new(),
                 after: String::new(),
                 changes: Vec::new(),
@@ -132,6 +177,7 @@ fn pair(
         action,
         id,
         renamed_from: None,
+        moved_from: None,
         before: before_text,
         after: after_text,
         changes: list,

@@ -12,19 +12,21 @@ use std::path::Path;
 use std::sync::Mutex;
 
 use crate::diag::{Error, Warnings};
+use crate::diff::Key;
 use crate::diff::adapters::Builtin;
 use crate::fasthash::FastMap;
 use crate::fs::record::Recording;
 use crate::fs::{FileKind, Fs};
 use crate::render::RenderOptions;
-use crate::report::{Action, ObjectChange, OverlayReview, Review, Status};
+use crate::report::{Action, FailOn, Failure, ObjectChange, OverlayReview, Review, Status};
 use crate::resource::Resource;
+use crate::yaml::Node;
 
 use super::compare;
 use super::overlays::Overlay;
 
 /// One side of the comparison: where its files come from, and what to call it.
-pub struct Side<'a> {
+pub(crate) struct Side<'a> {
     pub fs: &'a dyn Fs,
     /// `main (0123456789ab)`, `working tree`, a directory.
     pub label: String,
@@ -32,7 +34,7 @@ pub struct Side<'a> {
 
 /// Validated options of a review.
 #[derive(Clone, Debug)]
-pub struct ReviewOptions {
+pub(crate) struct ReviewOptions {
     pub render: RenderOptions,
     pub show_secrets: bool,
     /// Compare at the base only overlays whose head render read something that changed
@@ -47,14 +49,16 @@ pub struct ReviewOptions {
     pub describe: fn(&Error) -> String,
     /// `--why`: the head renders with field provenance, and each changed field names the
     /// place that set its new value ([`super::why`]).
-    pub why: bool,
+    pub(crate) why: bool,
     /// Where causes link to (the head commit on GitHub or GitLab); set by the plan.
-    pub link: Option<super::why::LinkBase>,
+    pub(crate) link: Option<super::why::LinkBase>,
+    /// Which failures make the review an error (`--fail-on`).
+    pub fail_on: FailOn,
 }
 
 /// Renders and compares every overlay, `opts.jobs` at a time; the result keeps the overlays'
 /// order.
-pub fn review(
+pub(crate) fn review(
     overlays: &[Overlay],
     old: &Side<'_>,
     new: &Side<'_>,
@@ -92,7 +96,13 @@ pub fn review(
         base: &base_render,
     };
     let done = crate::par::map(overlays.len(), jobs, |i| {
-        one(&overlays[i], old, new, &renders, opts, &same, &kinds)
+        let mut loose = Vec::new();
+        let common = Common {
+            same: &same,
+            kinds: &kinds,
+        };
+        let o = one(&overlays[i], old, new, &renders, opts, common, &mut loose);
+        (o, loose)
     });
     // The sides' versions are named only when they differ (a kustomize upgrade's review).
     let label = |side: &Side<'_>, version: crate::render::KustomizeVersion| {
@@ -105,8 +115,109 @@ pub fn review(
     Review {
         base: label(old, opts.base_kustomize),
         head: label(new, render.kustomize),
-        overlays: done.into_iter().flatten().collect(),
+        overlays: moves(
+            done.into_iter().flatten().collect(),
+            &kinds,
+            opts.show_secrets,
+        ),
+        fail_on: opts.fail_on,
     }
+}
+
+/// Pairs the objects one overlay no longer renders with the same objects (group, kind,
+/// namespace, name) another overlay renders anew: a directory that became part of a new root
+/// (a new kustomization above it now includes it) moves its objects from the old root to the
+/// new one, which is one move each (with any change), not a deletion and a creation. Only
+/// deletions of overlays compared or removed, and creations of overlays compared or added,
+/// pair (an overlay that failed at one side has no objects there to move); each deletion
+/// pairs once, with the first creation in overlay order. `loose` holds, per overlay, the
+/// nodes of its created and deleted objects by their index.
+fn moves(
+    done: Vec<(OverlayReview, Vec<(usize, Node)>)>,
+    kinds: &Builtin,
+    show_secrets: bool,
+) -> Vec<OverlayReview> {
+    let (mut overlays, loose): (Vec<OverlayReview>, Vec<Vec<(usize, Node)>>) =
+        done.into_iter().unzip();
+    let mut deleted: std::collections::HashMap<Key, Vec<(usize, usize, &Node)>> =
+        Default::default();
+    for (oi, (o, list)) in overlays.iter().zip(&loose).enumerate() {
+        if !matches!(o.status, Status::Compared | Status::Removed) {
+            continue;
+        }
+        for (j, node) in list {
+            if o.objects
+                .get(*j)
+                .is_some_and(|x| x.action == Action::Delete)
+            {
+                deleted
+                    .entry(Key::of(node))
+                    .or_default()
+                    .push((oi, *j, node));
+            }
+        }
+    }
+    if deleted.is_empty() {
+        return overlays;
+    }
+    let mut gone: Vec<(usize, usize)> = Vec::new();
+    for (oi, list) in loose.iter().enumerate() {
+        let Some(o) = overlays.get(oi) else { continue };
+        if !matches!(o.status, Status::Compared | Status::Added) {
+            continue;
+        }
+        for (j, node) in list {
+            let is_created = overlays
+                .get(oi)
+                .and_then(|o| o.objects.get(*j))
+                .is_some_and(|x| x.action == Action::Create);
+            if !is_created {
+                continue;
+            }
+            let Some(candidates) = deleted.get_mut(&Key::of(node)) else {
+                continue;
+            };
+            let Some(at) = candidates.iter().position(|(si, _, _)| *si != oi) else {
+                continue;
+            };
+            let (si, sj, before) = candidates.remove(at);
+            let from = overlays.get(si).map(|o| o.name.clone());
+            let mut moved = compare::pair(Some(before), Some(node), kinds, show_secrets);
+            if moved.before.is_empty() {
+                // The same object: its text (masked as any), for the diff's context.
+                let (mut b, mut a) = (before.clone(), node.clone());
+                if !show_secrets && crate::diff::mask::is_secret(&b) {
+                    crate::diff::mask::mask_rendered_pair(Some(&mut b), Some(&mut a));
+                }
+                moved.before = crate::diff::yaml_text(&b);
+                moved.after = crate::diff::yaml_text(&a);
+            }
+            moved.action = Action::Move;
+            moved.moved_from = from;
+            if let Some(slot) = overlays.get_mut(oi).and_then(|o| o.objects.get_mut(*j)) {
+                *slot = moved;
+            }
+            gone.push((si, sj));
+        }
+    }
+    // The moved deletions leave their overlays, last index first.
+    gone.sort_unstable_by(|a, b| b.cmp(a));
+    for (si, sj) in gone {
+        if let Some(o) = overlays.get_mut(si) {
+            if sj < o.objects.len() {
+                o.objects.remove(sj);
+                o.moved_out += 1;
+            }
+        }
+    }
+    overlays
+}
+
+/// What every overlay's comparison shares.
+#[derive(Clone, Copy)]
+struct Common<'a> {
+    same: &'a SameCache,
+    kinds: &'a Builtin,
 }
 
 /// How each side renders: the same options but for the kustomize version.
@@ -231,9 +342,10 @@ fn one(
     new: &Side<'_>,
     renders: &Renders<'_>,
     opts: &ReviewOptions,
-    same: &SameCache,
-    kinds: &Builtin,
+    common: Common<'_>,
+    loose: &mut Vec<(usize, Node)>,
 ) -> OverlayReview {
+    let Common { same, kinds } = common;
     let render = renders.head;
     let mut warnings = Warnings::default();
     let result = |status: Status, objects: Vec<ObjectChange>, warnings: &Warnings| OverlayReview {
@@ -241,6 +353,7 @@ fn one(
         status,
         objects,
         warnings: warnings.messages().to_vec(),
+        moved_out: 0,
     };
     // Warnings of the base render are not the change's: not reported.
     let mut base_warnings = Warnings::default();
@@ -271,11 +384,30 @@ fn one(
         }
     };
     if let Some(Err(e)) = &head {
-        return result(
-            Status::HeadFailed((opts.describe)(e)),
-            Vec::new(),
-            &warnings,
-        );
+        let at_head = failure(e, opts);
+        let Some(old_dir) = &overlay.old else {
+            return result(Status::HeadFailed(at_head), Vec::new(), &warnings);
+        };
+        // Nothing the head render asked about differs: the base fails the same way.
+        let same_reads = asked
+            .as_ref()
+            .is_some_and(|asked| asked.iter().all(|p| same.same(p, old.fs, new.fs)));
+        let broken_before = same_reads || {
+            let at_base = match base.take() {
+                Some(b) => b,
+                None => render_on(old.fs, old_dir, renders.base, &mut base_warnings),
+            };
+            at_base.is_err_and(|b| failure(&b, opts).same(&at_head))
+        };
+        if broken_before {
+            // Not the change's: neither is any warning.
+            return result(
+                Status::BrokenBefore(at_head),
+                Vec::new(),
+                &Warnings::default(),
+            );
+        }
+        return result(Status::HeadFailed(at_head), Vec::new(), &warnings);
     }
     let head = head.and_then(Result::ok);
     // Nothing the head render asked about differs: the base render is the same.
@@ -300,27 +432,50 @@ fn one(
                 // so that `--changed-only` gives the same report.
                 return result(Status::Compared, Vec::new(), &Warnings::default());
             }
+            *loose = compare::unpaired_nodes(&objects, &b, &h);
             result(Status::Compared, objects, &warnings)
         }
         (Some(Err(e)), Some(h)) => {
             let mut objects = compare::compare(&[], &h, kinds, opts.show_secrets);
             explain(&mut objects, &h, old, new, opts);
-            result(Status::BaseFailed((opts.describe)(&e)), objects, &warnings)
+            result(Status::BaseFailed(failure(&e, opts)), objects, &warnings)
         }
         (None, Some(h)) => {
             let objects = compare::compare(&[], &h, kinds, opts.show_secrets);
+            *loose = compare::unpaired_nodes(&objects, &[], &h);
             result(Status::Added, objects, &warnings)
         }
         (Some(Ok(b)), None) => {
             let objects = compare::compare(&b, &[], kinds, opts.show_secrets);
+            *loose = compare::unpaired_nodes(&objects, &b, &[]);
             result(Status::Removed, objects, &warnings)
         }
         (Some(Err(_)), None) | (None, None) => result(Status::Removed, Vec::new(), &warnings),
     }
 }
 
+/// A failed render as the report shows it. Both sides name their files by their path in the
+/// working tree (the base's git file system reads a revision under the same paths), so the
+/// same failure at both sides has the same message and compares [`Failure::same`].
+fn failure(e: &Error, opts: &ReviewOptions) -> Failure {
+    let (file, line) = match &e.location {
+        Some(l) => (
+            Some(l.file.display.clone()),
+            Some(l.file.line_col(l.offset).0),
+        ),
+        None => (None, None),
+    };
+    Failure {
+        code: e.kind.code().to_string(),
+        message: e.message.lines().next().unwrap_or("").to_string(),
+        file,
+        line,
+        text: (opts.describe)(e),
+    }
+}
+
 /// A review of two object sets given directly (rendered YAML files).
-pub fn review_objects(
+pub(crate) fn review_objects(
     name: String,
     base: (String, Vec<Resource>),
     head: (String, Vec<Resource>),
@@ -335,6 +490,8 @@ pub fn review_objects(
             status: Status::Compared,
             objects,
             warnings: Vec::new(),
+            moved_out: 0,
         }],
+        fail_on: FailOn::default(),
     }
 }

@@ -5,14 +5,11 @@
 //! only through the [`crate::fs::Fs`] of each side; prints nothing. Takes its options from
 //! `cli`, never its arguments.
 
-pub mod compare;
-pub mod engine;
-pub mod overlays;
-pub mod sides;
+pub(crate) mod compare;
+pub(crate) mod engine;
+pub(crate) mod overlays;
+pub(crate) mod sides;
 mod why;
 
-pub use crate::report::{OverlayReview, Review, Status};
-pub use engine::{ReviewOptions, Side, review, review_objects};
-pub use overlays::{Overlay, has_kustomization, overlay_name, overlays_in, shard, usage};
-pub use sides::{RevisionPlan, Revisions, WorkingTreePlan, two_paths};
-pub use why::LinkBase;
+pub(crate) use engine::ReviewOptions;
+pub(crate) use sides::{RevisionPlan, Revisions, WorkingTreePlan, two_paths};

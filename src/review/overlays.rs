@@ -13,14 +13,14 @@ use crate::kustomization::load::FILE_NAMES;
 /// An overlay to compare: its name in the report and its directory on each side (`None`:
 /// absent there).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Overlay {
+pub(crate) struct Overlay {
     pub name: String,
     pub old: Option<PathBuf>,
     pub new: Option<PathBuf>,
 }
 
 /// Shard `index` of `count` (1-based): overlays in name order, every `count`-th.
-pub fn shard(overlays: Vec<Overlay>, index: usize, count: usize) -> Vec<Overlay> {
+pub(crate) fn shard(overlays: Vec<Overlay>, index: usize, count: usize) -> Vec<Overlay> {
     let mut sorted = overlays;
     sorted.sort_by(|a, b| a.name.cmp(&b.name));
     sorted
@@ -32,7 +32,7 @@ pub fn shard(overlays: Vec<Overlay>, index: usize, count: usize) -> Vec<Overlay>
 }
 
 /// Whether a directory holds a kustomization on a side.
-pub fn has_kustomization(fs: &dyn Fs, dir: &Path) -> bool {
+pub(crate) fn has_kustomization(fs: &dyn Fs, dir: &Path) -> bool {
     FILE_NAMES
         .iter()
         .any(|n| fs.kind(&dir.join(n)) == Some(FileKind::File))
@@ -40,7 +40,11 @@ pub fn has_kustomization(fs: &dyn Fs, dir: &Path) -> bool {
 
 /// Overlays named by the user or found (`--all`), as the union over both sides, keyed by
 /// their directory relative to `root` (the repository's working tree).
-pub fn overlays_in(root: &Path, old: &BTreeSet<PathBuf>, new: &BTreeSet<PathBuf>) -> Vec<Overlay> {
+pub(crate) fn overlays_in(
+    root: &Path,
+    old: &BTreeSet<PathBuf>,
+    new: &BTreeSet<PathBuf>,
+) -> Vec<Overlay> {
     let mut by_path: BTreeMap<PathBuf, Overlay> = BTreeMap::new();
     for (dirs, is_old) in [(old, true), (new, false)] {
         for d in dirs {
@@ -60,7 +64,7 @@ pub fn overlays_in(root: &Path, old: &BTreeSet<PathBuf>, new: &BTreeSet<PathBuf>
 }
 
 /// An overlay's name in the report: its directory relative to `root` (`.` for the root).
-pub fn overlay_name(root: &Path, dir: &Path) -> String {
+pub(crate) fn overlay_name(root: &Path, dir: &Path) -> String {
     match dir.strip_prefix(root) {
         Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
         Ok(rel) => rel.display().to_string(),
@@ -70,7 +74,7 @@ pub fn overlay_name(root: &Path, dir: &Path) -> String {
 
 /// The overlays named on the command line (globs matched against the kustomization
 /// directories of both sides, `all_dirs`), or the current directory when none is.
-pub fn named(
+pub(crate) fn named(
     paths: &[PathBuf],
     cwd: &Path,
     root: &Path,
@@ -139,6 +143,6 @@ pub fn named(
 }
 
 /// A usage error.
-pub fn usage(message: impl Into<String>) -> Error {
+pub(crate) fn usage(message: impl Into<String>) -> Error {
     Error::new(ErrorKind::Usage, message.into())
 }

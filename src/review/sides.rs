@@ -19,7 +19,7 @@ use super::overlays::{self, Overlay, usage};
 
 /// What `--base REF` compares: the revisions and the overlays asked for.
 #[derive(Clone, Debug, Default)]
-pub struct Revisions {
+pub(crate) struct Revisions {
     /// The base revision, as given.
     pub base: String,
     /// The head revision; `None`: the working tree.
@@ -34,7 +34,7 @@ pub struct Revisions {
 
 /// A review against a git revision, its sides open and its overlays found: run it once it is
 /// sharded as wanted.
-pub struct RevisionPlan {
+pub(crate) struct RevisionPlan {
     old_fs: GitFs,
     head_git: Option<GitFs>,
     disk: CachingDiskFs,
@@ -47,7 +47,7 @@ pub struct RevisionPlan {
 impl RevisionPlan {
     /// Opens the repository of the current directory, resolves both sides and finds the
     /// overlays.
-    pub fn open(req: &Revisions, opts: &ReviewOptions) -> Result<RevisionPlan, Error> {
+    pub(crate) fn open(req: &Revisions, opts: &ReviewOptions) -> Result<RevisionPlan, Error> {
         let base = req.base.as_str();
         let cwd = std::env::current_dir()
             .and_then(std::fs::canonicalize)
@@ -123,12 +123,12 @@ impl RevisionPlan {
     }
 
     /// Keeps shard `index` of `count` (1-based) of the overlays.
-    pub fn shard(&mut self, index: usize, count: usize) {
+    pub(crate) fn shard(&mut self, index: usize, count: usize) {
         self.overlays = overlays::shard(std::mem::take(&mut self.overlays), index, count);
     }
 
     /// Renders and compares every overlay at both sides.
-    pub fn run(&self, opts: &ReviewOptions) -> Review {
+    pub(crate) fn run(&self, opts: &ReviewOptions) -> Review {
         let (new_fs, new_label): (&dyn Fs, String) = match &self.head_git {
             Some(g) => (g, g.label().to_string()),
             None => (&self.disk, "working tree".to_string()),
@@ -152,7 +152,7 @@ impl RevisionPlan {
 /// A kustomize upgrade's review of the working tree: the same files on both sides (the
 /// overlays named, or with `all` every kustomization root under the current directory), the
 /// sides rendered as two kustomize versions.
-pub struct WorkingTreePlan {
+pub(crate) struct WorkingTreePlan {
     disk: CachingDiskFs,
     /// The overlays to compare, in name order.
     pub overlays: Vec<Overlay>,
@@ -160,7 +160,7 @@ pub struct WorkingTreePlan {
 
 impl WorkingTreePlan {
     /// Finds the overlays under the current directory (their names are relative to it).
-    pub fn open(
+    pub(crate) fn open(
         all: bool,
         paths: &[PathBuf],
         opts: &ReviewOptions,
@@ -189,12 +189,12 @@ impl WorkingTreePlan {
     }
 
     /// Keeps shard `index` of `count` (1-based) of the overlays.
-    pub fn shard(&mut self, index: usize, count: usize) {
+    pub(crate) fn shard(&mut self, index: usize, count: usize) {
         self.overlays = overlays::shard(std::mem::take(&mut self.overlays), index, count);
     }
 
     /// Renders every overlay as both versions and compares.
-    pub fn run(&self, opts: &ReviewOptions) -> Review {
+    pub(crate) fn run(&self, opts: &ReviewOptions) -> Review {
         let side = || Side {
             fs: &self.disk,
             label: "working tree".to_string(),
@@ -205,7 +205,7 @@ impl WorkingTreePlan {
 
 /// `ply diff OLD NEW`: two kustomization directories (one overlay, rendered at both), or
 /// rendered YAML files (either side may be one, a directory being rendered).
-pub fn two_paths(old: &Path, new: &Path, opts: &ReviewOptions) -> Result<Review, Error> {
+pub(crate) fn two_paths(old: &Path, new: &Path, opts: &ReviewOptions) -> Result<Review, Error> {
     let disk = CachingDiskFs::default();
     let shown = |p: &Path| crate::source::display_path(p);
     if old.is_dir() && new.is_dir() {

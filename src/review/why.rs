@@ -14,13 +14,13 @@ use crate::yaml::Node;
 
 /// What a link to the head commit needs.
 #[derive(Clone, Debug)]
-pub struct LinkBase {
+pub(crate) struct LinkBase {
     /// The `origin` remote's URL.
-    pub remote: String,
+    pub(crate) remote: String,
     /// The head commit's id.
-    pub commit: String,
+    pub(crate) commit: String,
     /// The working tree's root (paths are linked relative to it).
-    pub root: PathBuf,
+    pub(crate) root: PathBuf,
 }
 
 /// Gives each change of `objects[i]` (paired with `head[i]`, as `compare` orders them) the

@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 use crate::fasthash::FastMap;
 use crate::resource::Gvk;
 
-pub use openapi::SchemaError;
+pub(crate) use openapi::SchemaError;
 
 /// Index of a type in a [`Schema`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

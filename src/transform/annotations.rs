@@ -8,7 +8,7 @@ use crate::resource::Resource;
 use super::FieldSpecTables;
 use super::labels::set_pairs;
 
-pub fn apply(
+pub(crate) fn apply(
     resources: &mut [Resource],
     annotations: &StringMap,
     tables: &FieldSpecTables,

@@ -16,7 +16,7 @@ use super::{FieldSpecTables, specs_from_node};
 /// Applies one builtin transformer configuration. Returns `Ok(false)` when `config` is not one
 /// of the kinds listed above (patches and replacements live elsewhere).
 #[allow(clippy::ptr_arg)] // reason: the build passes its accumulated Vec; the signature stays stable for it
-pub fn apply_config(
+pub(crate) fn apply_config(
     config: &Node,
     resources: &mut Vec<Resource>,
     tables: &FieldSpecTables,

@@ -17,7 +17,7 @@ use crate::yaml::{Map, Node};
 /// One entry of the name-reference table: objects of `gvk` (each part optional) are referred
 /// to by name from the fields `referrers` lists.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct NameBackRef {
+pub(crate) struct NameBackRef {
     pub gvk: Gvk,
     pub referrers: Vec<FieldSpec>,
 }
@@ -26,7 +26,7 @@ pub struct NameBackRef {
 /// where `$(VAR)` is replaced (`varReference`). The other tables of a `configurations:` file
 /// belong to [`super::FieldSpecTables`]; a build keeps both and feeds every file to both.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ReferenceTables {
+pub(crate) struct ReferenceTables {
     pub name_reference: Vec<NameBackRef>,
     pub var_reference: Vec<FieldSpec>,
 }
@@ -52,7 +52,7 @@ const CONFIG_KEYS: [&str; 11] = [
 impl ReferenceTables {
     /// The built-in tables (kustomize's `builtinpluginconsts/namereference.go` and
     /// `varreference.go`), sorted as kustomize sorts them.
-    pub fn builtin() -> ReferenceTables {
+    pub(crate) fn builtin() -> ReferenceTables {
         // Parsed once per process: every base of a render starts from these tables, and
         // parsing them per kustomization showed up in profiles (docs/performance.md).
         static BUILTIN: std::sync::OnceLock<ReferenceTables> = std::sync::OnceLock::new();
@@ -77,7 +77,7 @@ impl ReferenceTables {
     /// Reads the `nameReference` and `varReference` lists of a `configurations:` file's
     /// document. A key no table knows is an error (kustomize reads the file with
     /// `yaml.UnmarshalStrict`). `what` names the file in messages.
-    pub fn from_node(node: &Node, what: &str) -> Result<ReferenceTables, Error> {
+    pub(crate) fn from_node(node: &Node, what: &str) -> Result<ReferenceTables, Error> {
         let err = |m: String| {
             Error::new(ErrorKind::Kustomization, format!("{what}: {m}")).help(format!(
                 "a configurations file holds field-spec lists: {}",
@@ -123,7 +123,7 @@ impl ReferenceTables {
     /// Merges `other` into `self`: field specs already present (same path, selecting the same
     /// kind) are kept once, a conflicting `create` is an error, then the tables are sorted
     /// (kustomize's `TransformerConfig.Merge`).
-    pub fn merge(&mut self, other: &ReferenceTables) -> Result<(), Error> {
+    pub(crate) fn merge(&mut self, other: &ReferenceTables) -> Result<(), Error> {
         merge_specs(&mut self.var_reference, &other.var_reference).map_err(|e| {
             Error::new(
                 ErrorKind::Kustomization,
@@ -157,7 +157,7 @@ impl ReferenceTables {
 /// the `configurations:` files of this kustomization and of every kustomization below it
 /// (kustomize merges a base's configuration into its parent's, `ResAccumulator.MergeConfig`).
 #[derive(Clone, Debug)]
-pub struct BuildConfig {
+pub(crate) struct BuildConfig {
     pub fields: super::FieldSpecTables,
     pub refs: ReferenceTables,
     /// Whether a `configurations:` file was added (otherwise this is the built-in config and
@@ -167,7 +167,7 @@ pub struct BuildConfig {
 
 impl BuildConfig {
     /// The built-in configuration (`fields` are the built-in `FieldSpecTables`).
-    pub fn builtin(fields: &super::FieldSpecTables) -> BuildConfig {
+    pub(crate) fn builtin(fields: &super::FieldSpecTables) -> BuildConfig {
         BuildConfig {
             fields: fields.clone(),
             refs: ReferenceTables::builtin(),
@@ -176,12 +176,12 @@ impl BuildConfig {
     }
 
     /// Whether anything was added to the built-in configuration.
-    pub fn is_custom(&self) -> bool {
+    pub(crate) fn is_custom(&self) -> bool {
         self.custom
     }
 
     /// Adds a `configurations:` file's document (`what` names it in messages).
-    pub fn add_file(&mut self, node: &Node, what: &str) -> Result<(), Error> {
+    pub(crate) fn add_file(&mut self, node: &Node, what: &str) -> Result<(), Error> {
         let refs = ReferenceTables::from_node(node, what)?;
         self.refs.merge(&refs)?;
         self.fields.merge_config(node)?;
@@ -195,7 +195,7 @@ impl BuildConfig {
     /// `x-kubernetes-label-selector` and `x-kubernetes-identity` become commonAnnotations,
     /// commonLabels and namePrefix fields, and `x-kubernetes-object-ref-kind` (with
     /// `-api-version`, `-name-key`) a name reference; `$ref`s are followed.
-    pub fn add_crd_definitions(&mut self, defs: &Node) -> Result<(), Error> {
+    pub(crate) fn add_crd_definitions(&mut self, defs: &Node) -> Result<(), Error> {
         let Some(map) = defs.as_map() else {
             return Ok(());
         };
@@ -235,7 +235,7 @@ impl BuildConfig {
     }
 
     /// Adds what a base's (or component's) build added to its configuration.
-    pub fn absorb(&mut self, child: &BuildConfig) -> Result<(), Error> {
+    pub(crate) fn absorb(&mut self, child: &BuildConfig) -> Result<(), Error> {
         if !child.custom {
             return Ok(());
         }
@@ -344,7 +344,7 @@ fn crd_properties(
 }
 
 /// A field spec's group, version and kind (missing parts empty).
-pub fn spec_gvk(fs: &FieldSpec) -> Gvk {
+pub(crate) fn spec_gvk(fs: &FieldSpec) -> Gvk {
     Gvk {
         group: fs.group.clone().unwrap_or_default(),
         version: fs.version.clone().unwrap_or_default(),
@@ -354,7 +354,7 @@ pub fn spec_gvk(fs: &FieldSpec) -> Gvk {
 
 /// kyaml's `Gvk.IsLessThan`: kinds kustomize orders first (Namespace, …) come first, the
 /// webhook configurations last, the rest by `group_version_kind` text.
-pub fn gvk_order(a: &Gvk, b: &Gvk) -> Ordering {
+pub(crate) fn gvk_order(a: &Gvk, b: &Gvk) -> Ordering {
     use super::sort::{LEGACY_ORDER_FIRST as FIRST, LEGACY_ORDER_LAST as LAST};
     let rank = |k: &str| -> i64 {
         if let Some(i) = FIRST.iter().position(|x| *x == k) {

@@ -14,7 +14,7 @@ use crate::yaml::{Map, Node};
 /// What kind of node to create at the end of the path when it is missing (kustomize's
 /// `CreateKind`); `None` never creates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Create {
+pub(crate) enum Create {
     None,
     Map,
     /// An empty string (the setter writes a tagged string over it).
@@ -69,14 +69,14 @@ fn walk_path(path: &str) -> Option<&str> {
 /// One step of the path from the object to the node a setter is called on: a map key
 /// (borrowed from the spec's path unless it had an escape) or a list index.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PathStep<'p> {
+pub(crate) enum PathStep<'p> {
     Key(Cow<'p, str>),
     Index(usize),
 }
 
 impl PathStep<'_> {
     /// Whether this step is the same as a stored [`Step`].
-    pub fn is(&self, step: &Step) -> bool {
+    pub(crate) fn is(&self, step: &Step) -> bool {
         match (self, step) {
             (PathStep::Key(a), Step::Key(b)) => a.as_ref() == b.as_str(),
             (PathStep::Index(a), Step::Index(b)) => a == b,
@@ -84,7 +84,7 @@ impl PathStep<'_> {
         }
     }
 
-    pub fn to_step(&self) -> Step {
+    pub(crate) fn to_step(&self) -> Step {
         match self {
             PathStep::Key(k) => Step::Key(k.to_string()),
             PathStep::Index(i) => Step::Index(*i),
@@ -95,14 +95,14 @@ impl PathStep<'_> {
 /// An object's group, version and kind borrowed from its `apiVersion` and `kind` (what
 /// `Gvk::of` reads, without copying), to select field specs.
 #[derive(Clone, Copy, Debug)]
-pub struct GvkRef<'a> {
+pub(crate) struct GvkRef<'a> {
     pub group: &'a str,
     pub version: &'a str,
     pub kind: &'a str,
 }
 
 impl<'a> GvkRef<'a> {
-    pub fn of(object: &'a Node) -> GvkRef<'a> {
+    pub(crate) fn of(object: &'a Node) -> GvkRef<'a> {
         let api_version = object.str_at(&["apiVersion"]).unwrap_or("");
         let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
         GvkRef {
@@ -113,7 +113,7 @@ impl<'a> GvkRef<'a> {
     }
 
     /// [`super::spec_selects`] on these parts.
-    pub fn selected_by(&self, spec: &FieldSpec) -> bool {
+    pub(crate) fn selected_by(&self, spec: &FieldSpec) -> bool {
         let ok = |want: &Option<String>, have: &str| {
             want.as_deref().is_none_or(|w| w.is_empty() || w == have)
         };
@@ -123,7 +123,7 @@ impl<'a> GvkRef<'a> {
 
 /// Applies `set` at every place `spec` names in `object`, when the spec selects the object's
 /// group/version/kind.
-pub fn apply(
+pub(crate) fn apply(
     object: &mut Node,
     spec: &FieldSpec,
     create: Create,
@@ -137,7 +137,7 @@ pub fn apply(
 
 /// Applies `set` for every spec of a table, in order. Which specs select the object is decided
 /// before any is applied.
-pub fn apply_all(
+pub(crate) fn apply_all(
     object: &mut Node,
     specs: &[FieldSpec],
     create: Create,
@@ -165,7 +165,7 @@ fn apply_selected(
 /// [`apply`] whose setter also gets the path of the node it is called on (for a spec that
 /// the caller has already found to select the object).
 /// `at` is scratch space for the path (its contents are replaced).
-pub fn apply_selected_with_path<'p>(
+pub(crate) fn apply_selected_with_path<'p>(
     object: &mut Node,
     spec: &'p FieldSpec,
     create: Create,
@@ -179,7 +179,7 @@ pub fn apply_selected_with_path<'p>(
 
 /// Calls `set` on the node at `at` (a path [`apply_selected_with_path`] gave for `spec`), when
 /// it is there, with the same error context as a walk.
-pub fn apply_at(
+pub(crate) fn apply_at(
     object: &mut Node,
     spec: &FieldSpec,
     at: &[PathStep],

@@ -14,7 +14,11 @@ use crate::yaml::Node;
 use super::FieldSpecTables;
 use super::fieldspec::{self, Create, GvkRef, PathStep};
 
-pub fn apply(resources: &mut [Resource], images: &[Image], tables: &FieldSpecTables) -> Result<()> {
+pub(crate) fn apply(
+    resources: &mut [Resource],
+    images: &[Image],
+    tables: &FieldSpecTables,
+) -> Result<()> {
     let mut places = ContainerPlaces::new(resources.len());
     let mut table = TablePlaces::new(resources.len(), &tables.images);
     for image in images {
@@ -24,7 +28,11 @@ pub fn apply(resources: &mut [Resource], images: &[Image], tables: &FieldSpecTab
 }
 
 /// One image entry with explicit field specs (the ImageTagTransformer plugin).
-pub fn apply_one(resources: &mut [Resource], image: &Image, specs: &[FieldSpec]) -> Result<()> {
+pub(crate) fn apply_one(
+    resources: &mut [Resource],
+    image: &Image,
+    specs: &[FieldSpec],
+) -> Result<()> {
     let mut places = ContainerPlaces::new(resources.len());
     let mut table = TablePlaces::new(resources.len(), specs);
     apply_with_places(resources, image, specs, &mut places, &mut table)
@@ -339,7 +347,7 @@ fn update(node: &mut Node, image: &Image, matcher: &Matcher) -> Result<()> {
 /// Splits an image reference into name, tag and digest (kustomize's `image.Split`): the tag
 /// and digest separators are looked for after the first `/`, so a registry port
 /// (`host:5000/app`) stays in the name.
-pub fn split(image: &str) -> (&str, &str, &str) {
+pub(crate) fn split(image: &str) -> (&str, &str, &str) {
     let slash = image.find('/').filter(|&i| i > 0).unwrap_or(0);
     let search = image.get(slash..).unwrap_or("");
     let at = search.find('@').map(|i| i + slash);

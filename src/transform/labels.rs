@@ -13,7 +13,7 @@ use super::{FieldSpecTables, is_new};
 
 /// Applies the kustomization's `labels` entries, then its `commonLabels`, in kustomize's
 /// order (`api/internal/target/kusttarget_configplugin.go`, LabelTransformer configurator).
-pub fn apply(
+pub(crate) fn apply(
     resources: &mut [Resource],
     common_labels: Option<&StringMap>,
     labels: &[Label],
@@ -74,7 +74,11 @@ fn label_specs<'a>(
 /// kustomize shares one value node between the maps in which one transformer creates a key
 /// (see [`SharedEntry`]); a later setting of that key in any of those maps shows in all of
 /// them. This function records such groups on the resource and replays them.
-pub fn set_pairs(resources: &mut [Resource], pairs: &StringMap, specs: &[FieldSpec]) -> Result<()> {
+pub(crate) fn set_pairs(
+    resources: &mut [Resource],
+    pairs: &StringMap,
+    specs: &[FieldSpec],
+) -> Result<()> {
     if pairs.is_empty() {
         return Ok(());
     }

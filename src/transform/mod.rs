@@ -4,23 +4,23 @@
 //! passed in by the caller; nothing here reads files or keeps global state. The build decides
 //! the order in which transformers run.
 
-pub mod annotations;
-pub mod configurations;
-pub mod fieldspec;
-pub mod images;
-pub mod labels;
-pub mod namereference;
-pub mod namespace;
-pub mod prefix_suffix;
-pub mod refpath;
-pub mod replacements;
-pub mod replicas;
-pub mod sort;
-pub mod value_add;
-pub mod vars;
+pub(crate) mod annotations;
+pub(crate) mod configurations;
+pub(crate) mod fieldspec;
+pub(crate) mod images;
+pub(crate) mod labels;
+pub(crate) mod namereference;
+pub(crate) mod namespace;
+pub(crate) mod prefix_suffix;
+pub(crate) mod refpath;
+pub(crate) mod replacements;
+pub(crate) mod replicas;
+pub(crate) mod sort;
+pub(crate) mod value_add;
+pub(crate) mod vars;
 
 // Builtin transformer plugin configurations (`transformers:`).
-pub mod builtin;
+pub(crate) mod builtin;
 
 use crate::diag::{Error, ErrorKind, Result};
 use crate::kustomization::{FieldSpec, KustomizeVersion};
@@ -175,8 +175,9 @@ impl FieldSpecTables {
     }
 }
 
+#[cfg(test)]
 /// [`try_merge_one`] that keeps the first of two conflicting entries instead of failing.
-pub fn merge_one(table: &mut Vec<FieldSpec>, spec: FieldSpec) {
+pub(crate) fn merge_one(table: &mut Vec<FieldSpec>, spec: FieldSpec) {
     let _ = try_merge_one(table, spec);
 }
 
@@ -184,7 +185,7 @@ pub fn merge_one(table: &mut Vec<FieldSpec>, spec: FieldSpec) {
 /// and the existing entry's group/version/kind selected by the new one's (so a new entry without
 /// a kind matches an existing one for any kind). An equivalent entry with a different `create`
 /// is an error, as in kustomize.
-pub fn try_merge_one(table: &mut Vec<FieldSpec>, spec: FieldSpec) -> Result<()> {
+pub(crate) fn try_merge_one(table: &mut Vec<FieldSpec>, spec: FieldSpec) -> Result<()> {
     if is_new(table.iter(), &spec)? {
         table.push(spec);
     }
@@ -275,7 +276,7 @@ fn table_lines(text: &str) -> impl Iterator<Item = &str> {
 }
 
 /// Reads a list of field specs (`{group, version, kind, path, create}` maps).
-pub fn specs_from_node(what: &str, node: &Node) -> Result<Vec<FieldSpec>> {
+pub(crate) fn specs_from_node(what: &str, node: &Node) -> Result<Vec<FieldSpec>> {
     let bad = |msg: String| Error::new(ErrorKind::Kustomization, format!("{what}: {msg}"));
     let Some(items) = node.as_seq() else {
         if node.is_null() {
@@ -343,7 +344,7 @@ fn parse_cluster_scoped(text: &str) -> Result<Vec<(String, String)>> {
 }
 
 /// Whether a field spec's group/version/kind (empty parts match anything) selects `gvk`.
-pub fn spec_selects(spec: &FieldSpec, gvk: &Gvk) -> bool {
+pub(crate) fn spec_selects(spec: &FieldSpec, gvk: &Gvk) -> bool {
     let ok = |want: &Option<String>, have: &str| {
         want.as_deref().is_none_or(|w| w.is_empty() || w == have)
     };

@@ -139,7 +139,7 @@ impl Referrer<'_> {
 
 /// Rewrites every name reference in `resources` (kustomize's `FixBackReferences`).
 /// `cluster_scoped` says which kinds have no namespace.
-pub fn fix_name_references(
+pub(crate) fn fix_name_references(
     resources: &mut [Resource],
     backrefs: &[NameBackRef],
     cluster_scoped: &dyn Fn(&Gvk) -> bool,

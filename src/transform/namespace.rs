@@ -19,7 +19,7 @@ use super::fieldspec::{self, Create, GvkRef};
 /// `konfig.HelmGeneratedAnnotation`): the namespace transformer leaves such objects as they
 /// are ("Helm should take care of it"), and it is a build annotation, removed from the
 /// output. An input that writes it itself is treated the same (as kustomize does).
-pub const HELM_GENERATED: &str = "internal.config.kubernetes.io/helm-generated";
+pub(crate) const HELM_GENERATED: &str = "internal.config.kubernetes.io/helm-generated";
 
 /// Whether the namespace transformer of `kustomize` leaves `node` alone as helm's output.
 fn helm_generated(node: &Node, kustomize: KustomizeVersion) -> bool {
@@ -30,7 +30,7 @@ fn helm_generated(node: &Node, kustomize: KustomizeVersion) -> bool {
 /// Which RoleBinding/ClusterRoleBinding subjects get the namespace (the NamespaceTransformer
 /// plugin's `setRoleBindingSubjects`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum SubjectMode {
+pub(crate) enum SubjectMode {
     /// Subjects named `default` (kustomize's default, `defaultOnly`).
     #[default]
     DefaultOnly,
@@ -42,14 +42,18 @@ pub enum SubjectMode {
 
 /// Options of the NamespaceTransformer plugin; the `namespace:` field uses the defaults.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct Options {
+pub(crate) struct Options {
     /// Only set namespaces that are missing or empty (`unsetOnly`).
     pub unset_only: bool,
     pub subjects: SubjectMode,
 }
 
 /// The kustomization's `namespace:` field.
-pub fn apply(resources: &mut [Resource], namespace: &str, tables: &FieldSpecTables) -> Result<()> {
+pub(crate) fn apply(
+    resources: &mut [Resource],
+    namespace: &str,
+    tables: &FieldSpecTables,
+) -> Result<()> {
     apply_with(
         resources,
         namespace,
@@ -61,7 +65,7 @@ pub fn apply(resources: &mut [Resource], namespace: &str, tables: &FieldSpecTabl
 
 /// The namespace transformer with explicit field specs (besides `metadata.namespace`, which is
 /// always handled) and options; `tables` supplies the cluster-scoped kinds.
-pub fn apply_with(
+pub(crate) fn apply_with(
     resources: &mut [Resource],
     namespace: &str,
     specs: &[FieldSpec],

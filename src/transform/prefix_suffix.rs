@@ -6,14 +6,14 @@ use std::borrow::Cow;
 
 use crate::diag::Result;
 use crate::kustomization::FieldSpec;
-use crate::resource::{Gvk, Resource};
+use crate::resource::Resource;
 use crate::yaml::Node;
 
 use super::FieldSpecTables;
 use super::fieldspec::{self, Create, GvkRef};
 
 /// Applies `namePrefix` (when not empty) then `nameSuffix` (when not empty).
-pub fn apply(
+pub(crate) fn apply(
     resources: &mut [Resource],
     prefix: &str,
     suffix: &str,
@@ -29,20 +29,21 @@ pub fn apply(
 }
 
 /// Adds a prefix at the places `specs` name (the PrefixTransformer plugin).
-pub fn add_prefix(resources: &mut [Resource], prefix: &str, specs: &[FieldSpec]) -> Result<()> {
+pub(crate) fn add_prefix(
+    resources: &mut [Resource],
+    prefix: &str,
+    specs: &[FieldSpec],
+) -> Result<()> {
     add(resources, prefix, specs, true)
 }
 
 /// Adds a suffix at the places `specs` name (the SuffixTransformer plugin).
-pub fn add_suffix(resources: &mut [Resource], suffix: &str, specs: &[FieldSpec]) -> Result<()> {
+pub(crate) fn add_suffix(
+    resources: &mut [Resource],
+    suffix: &str,
+    specs: &[FieldSpec],
+) -> Result<()> {
     add(resources, suffix, specs, false)
-}
-
-/// Kinds whose names kustomize never prefixes or suffixes (`api/internal/builtins/
-/// PrefixTransformer.go`, `prefixFieldSpecsToSkip`): CustomResourceDefinition (any group),
-/// APIService in `apiregistration.k8s.io`, and Namespace (any group).
-pub fn is_skipped(gvk: &Gvk) -> bool {
-    is_skipped_parts(&gvk.group, &gvk.kind)
 }
 
 fn is_skipped_parts(group: &str, kind: &str) -> bool {

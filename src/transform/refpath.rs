@@ -7,12 +7,12 @@ use crate::kustomization::FieldSpec;
 use crate::resource::{Gvk, ResId, Resource, effective_namespace};
 use crate::yaml::Node;
 
-pub use crate::resource::{ClusterScoped, NOT_NAMESPACED};
+pub(crate) use crate::resource::{ClusterScoped, NOT_NAMESPACED};
 
 /// Splits `path` on `delim`, joining pieces whose delimiter is escaped with a backslash
 /// (`metadata/annotations/a\/b` → `metadata`, `annotations`, `a/b`). A leading delimiter is
 /// ignored. Mirrors kyaml's `utils.PathSplitter`.
-pub fn split_path(path: &str, delim: char) -> Vec<String> {
+pub(crate) fn split_path(path: &str, delim: char) -> Vec<String> {
     let mut parts: Vec<&str> = path.split(delim).collect();
     if parts.len() > 1 && parts.first() == Some(&"") {
         parts.remove(0);
@@ -34,7 +34,7 @@ pub fn split_path(path: &str, delim: char) -> Vec<String> {
 /// Like [`split_path`], but keeps bracketed elements whole: `a.[name=x.y].b` gives `a`,
 /// `[name=x.y]`, `b`; a bracketed element without `=` loses its brackets
 /// (`metadata.annotations.[a.b]` → `a.b`). Mirrors kyaml's `utils.SmarterPathSplitter`.
-pub fn smarter_split_path(path: &str, delim: char) -> Vec<String> {
+pub(crate) fn smarter_split_path(path: &str, delim: char) -> Vec<String> {
     let split = split_path(path, delim);
     let mut out = Vec::with_capacity(split.len());
     let mut i = 0;
@@ -64,7 +64,7 @@ pub fn smarter_split_path(path: &str, delim: char) -> Vec<String> {
 }
 
 /// Whether a field spec's group, version and kind (each optional) select `gvk`.
-pub fn spec_selects(spec: &FieldSpec, gvk: &Gvk) -> bool {
+pub(crate) fn spec_selects(spec: &FieldSpec, gvk: &Gvk) -> bool {
     gvk_selected(
         gvk,
         spec.group.as_deref(),
@@ -74,7 +74,7 @@ pub fn spec_selects(spec: &FieldSpec, gvk: &Gvk) -> bool {
 }
 
 /// kyaml's `Gvk.IsSelected`: each non-empty part of the selector must be equal.
-pub fn gvk_selected(
+pub(crate) fn gvk_selected(
     gvk: &Gvk,
     group: Option<&str>,
     version: Option<&str>,
@@ -88,7 +88,7 @@ pub fn gvk_selected(
 /// on every node found at the end, without creating anything: kustomize's `fieldspec.Filter`
 /// with no create kind. A missing key or a null on the way ends the walk quietly; a scalar
 /// where a map is needed is an error, as in kustomize.
-pub fn walk_existing(
+pub(crate) fn walk_existing(
     node: &mut Node,
     segs: &[String],
     f: &mut dyn FnMut(&mut Node) -> Result<(), String>,
@@ -120,7 +120,7 @@ pub fn walk_existing(
 
 /// The previous ids of a resource as kustomize reads them from its build annotations: the
 /// current group and version with each earlier kind, name and namespace (`utils.PrevIds`).
-pub fn prev_ids(r: &Resource) -> Vec<ResId> {
+pub(crate) fn prev_ids(r: &Resource) -> Vec<ResId> {
     let gvk = r.gvk();
     r.prev_ids
         .iter()
@@ -137,21 +137,16 @@ pub fn prev_ids(r: &Resource) -> Vec<ResId> {
 }
 
 /// The current id followed by the previous ids (kustomize's `utils.MakeResIds`).
-pub fn all_ids(r: &Resource) -> Vec<ResId> {
+pub(crate) fn all_ids(r: &Resource) -> Vec<ResId> {
     let mut ids = vec![r.id()];
     ids.extend(prev_ids(r));
     ids
 }
 
-/// The id a resource was read or generated with (`Resource.OrgId`).
-pub fn original_id(r: &Resource) -> ResId {
-    prev_ids(r).into_iter().next().unwrap_or_else(|| r.id())
-}
-
 /// kustomize's `ResId.IsSelectedBy` for a selector given by optional parts: name and kind
 /// equal, namespace equal as effective namespaces (an empty namespace is `default`).
 #[allow(clippy::too_many_arguments)] // reason: the five optional parts of a selector
-pub fn id_selected_by(
+pub(crate) fn id_selected_by(
     id: &ResId,
     cluster_scoped: ClusterScoped,
     group: Option<&str>,
@@ -177,7 +172,7 @@ pub fn id_selected_by(
 /// (`0`, or `-` for the last element), or a list selector `[field=value]` (`[=value]` for a
 /// list of scalars; values compared as text). Returns `None` when a part is missing. A `*`, or
 /// a part that does not fit the node (a key on a list), is an error, as in kustomize.
-pub fn lookup<'a>(node: &'a Node, parts: &[String]) -> Result<Option<&'a Node>, String> {
+pub(crate) fn lookup<'a>(node: &'a Node, parts: &[String]) -> Result<Option<&'a Node>, String> {
     let mut cur = node;
     for raw in parts {
         let part = raw.trim();
@@ -230,7 +225,7 @@ pub fn lookup<'a>(node: &'a Node, parts: &[String]) -> Result<Option<&'a Node>, 
 
 /// `[field=value]` → `Some((field, value))`; other parts → `None`; brackets without `=` are
 /// an error (kyaml's `SplitIndexNameValue`).
-pub fn list_selector(part: &str) -> Result<Option<(&str, &str)>, String> {
+pub(crate) fn list_selector(part: &str) -> Result<Option<(&str, &str)>, String> {
     let Some(inner) = part.strip_prefix('[').and_then(|p| p.strip_suffix(']')) else {
         return Ok(None);
     };
@@ -252,7 +247,7 @@ fn seq_of(n: &Node) -> Result<&Vec<Node>, String> {
 }
 
 /// go-yaml's name of a node kind, for messages that mirror kustomize's.
-pub fn go_kind(n: &Node) -> &'static str {
+pub(crate) fn go_kind(n: &Node) -> &'static str {
     match n {
         Node::Map(_) => "MappingNode",
         Node::Seq(_) => "SequenceNode",

@@ -38,7 +38,7 @@ fn err(message: impl Into<String>) -> Error {
 /// replacement (a map) or replacements (a list) in the file `load` returns for it. kustomize
 /// reads those files leniently (`yaml.Unmarshal`): fields it does not know are dropped, and
 /// their paths are pushed to `ignored` (`file: path.to.field`) for the caller to warn about.
-pub fn collect(
+pub(crate) fn collect(
     fields: &[ReplacementField],
     load: &mut dyn FnMut(&str) -> Result<Node, Error>,
     ignored: &mut Vec<String>,
@@ -107,7 +107,7 @@ pub fn collect(
 /// `transformers:`): its `replacements:` list holds inline replacements and `path:` entries,
 /// read through `load` (kustomize's `ReplacementTransformerPlugin.Config`). Unknown fields of
 /// replacement files go to `ignored`, as in [`collect`].
-pub fn apply_plugin_config(
+pub(crate) fn apply_plugin_config(
     config: &Node,
     resources: &mut [Resource],
     cluster_scoped: ClusterScoped,
@@ -268,7 +268,7 @@ fn go_reflect_kind(n: &Node) -> &'static str {
 }
 
 /// Applies the replacements, in order, to `resources`.
-pub fn apply(
+pub(crate) fn apply(
     resources: &mut [Resource],
     replacements: &[ReplacementField],
     cluster_scoped: ClusterScoped,

@@ -10,7 +10,7 @@ use crate::yaml::Node;
 use super::fieldspec::{self, Create};
 use super::{FieldSpecTables, spec_selects};
 
-pub fn apply(
+pub(crate) fn apply(
     resources: &mut [Resource],
     replicas: &[Replica],
     tables: &FieldSpecTables,
@@ -22,7 +22,11 @@ pub fn apply(
 }
 
 /// One replicas entry with explicit field specs (the ReplicaCountTransformer plugin).
-pub fn apply_one(resources: &mut [Resource], replica: &Replica, specs: &[FieldSpec]) -> Result<()> {
+pub(crate) fn apply_one(
+    resources: &mut [Resource],
+    replica: &Replica,
+    specs: &[FieldSpec],
+) -> Result<()> {
     let mut found = false;
     for spec in specs {
         for r in resources.iter_mut() {

@@ -36,7 +36,7 @@ impl Reorder {
 
 /// How to order the output.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum SortChoice {
+pub(crate) enum SortChoice {
     /// The order resources were read and generated in.
     Fifo,
     /// By kind (`order_first` kinds first, in order; then other kinds; `order_last` kinds last),
@@ -49,7 +49,7 @@ pub enum SortChoice {
 
 /// kustomize's default legacy order, first part (`defaultOrderFirst`); kyaml's
 /// `Gvk.IsLessThan` ranks kinds by the same list.
-pub const LEGACY_ORDER_FIRST: [&str; 22] = [
+pub(crate) const LEGACY_ORDER_FIRST: [&str; 22] = [
     "Namespace",
     "ResourceQuota",
     "StorageClass",
@@ -75,13 +75,13 @@ pub const LEGACY_ORDER_FIRST: [&str; 22] = [
 ];
 
 /// kustomize's default legacy order, last part (`defaultOrderLast`).
-pub const LEGACY_ORDER_LAST: [&str; 2] = [
+pub(crate) const LEGACY_ORDER_LAST: [&str; 2] = [
     "MutatingWebhookConfiguration",
     "ValidatingWebhookConfiguration",
 ];
 
 /// kustomize's default legacy order (`defaultOrderFirst`, `defaultOrderLast`).
-pub fn default_legacy() -> SortChoice {
+pub(crate) fn default_legacy() -> SortChoice {
     SortChoice::Legacy {
         order_first: LEGACY_ORDER_FIRST
             .iter()
@@ -94,7 +94,7 @@ pub fn default_legacy() -> SortChoice {
 /// Resolves the root kustomization's `sortOptions` and the `--reorder` flag as kustomize does
 /// (`api/krusty/kustomizer.go`, `applySortOrder`): `sortOptions` wins (with a warning when the
 /// flag is also given); otherwise `--reorder none` keeps FIFO and anything else is legacy.
-pub fn choose(
+pub(crate) fn choose(
     sort_options: Option<&SortOptions>,
     reorder: Reorder,
     warnings: &mut Warnings,
@@ -135,7 +135,7 @@ pub fn choose(
 }
 
 /// Puts resources in the chosen order.
-pub fn order(resources: &mut Vec<Resource>, choice: &SortChoice) {
+pub(crate) fn order(resources: &mut Vec<Resource>, choice: &SortChoice) {
     let SortChoice::Legacy {
         order_first,
         order_last,
@@ -187,7 +187,7 @@ pub fn order(resources: &mut Vec<Resource>, choice: &SortChoice) {
 
 /// kustomize's `Gvk.IsLessThan` with the default kind order: the order kustomize keeps its
 /// field-spec tables in (which shows in some of its messages).
-pub fn default_gvk_cmp(a: &Gvk, b: &Gvk) -> Ordering {
+pub(crate) fn default_gvk_cmp(a: &Gvk, b: &Gvk) -> Ordering {
     let SortChoice::Legacy { order_first, .. } = default_legacy() else {
         return Ordering::Equal;
     };

@@ -21,7 +21,7 @@ use super::namespace;
 
 /// One place to write the value.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Target {
+pub(crate) struct Target {
     /// Which resources; `None` selects every resource.
     pub selector: Option<Selector>,
     /// Slash-separated path (`\/` is a slash inside a field name); never empty.
@@ -35,10 +35,10 @@ pub struct Target {
 }
 
 /// The indices of the resources a selector picks.
-pub type Select<'a> = &'a dyn Fn(&Selector, &[Resource]) -> Result<Vec<usize>>;
+pub(crate) type Select<'a> = &'a dyn Fn(&Selector, &[Resource]) -> Result<Vec<usize>>;
 
 /// Finds a path of the configuration in its source (None when unknown).
-pub type Locate<'a> = &'a dyn Fn(&[PathSeg]) -> Option<Location>;
+pub(crate) type Locate<'a> = &'a dyn Fn(&[PathSeg]) -> Option<Location>;
 
 fn key(k: &str) -> PathSeg {
     PathSeg::Key(k.to_string())
@@ -46,7 +46,7 @@ fn key(k: &str) -> PathSeg {
 
 /// A parsed ValueAddTransformer configuration.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Config {
+pub(crate) struct Config {
     /// Trimmed; never empty (defaults to the kustomization directory's base name).
     pub value: String,
     /// `targets`, then those of `targetFilePath`.
@@ -159,7 +159,7 @@ impl Config {
     /// (the default value); `load` reads and parses a file named relative to it (for
     /// `targetFilePath`, whose `targets:` are appended; its other fields are ignored);
     /// `locate` places errors in the configuration's source.
-    pub fn from_node(
+    pub(crate) fn from_node(
         node: &Node,
         root_base: &str,
         load: &mut dyn FnMut(&str) -> Result<Node>,
@@ -210,7 +210,7 @@ impl Config {
 /// cluster-scoped, and RoleBinding subjects named `default`) without recording a rename, as
 /// kustomize's plugin applies `namespace.Filter` directly; any other path is written as a
 /// plain scalar by [`set_value`].
-pub fn apply(
+pub(crate) fn apply(
     config: &Config,
     resources: &mut [Resource],
     tables: &FieldSpecTables,
@@ -269,7 +269,7 @@ pub fn apply(
 
 /// Splits a field path on `/`; a field ending in `\` joins the next with a `/`
 /// (`api/filters/valueadd`). Parts are trimmed and empty ones dropped (kyaml's `cleanPath`).
-pub fn split_field_path(path: &str) -> Vec<String> {
+pub(crate) fn split_field_path(path: &str) -> Vec<String> {
     super::refpath::split_path(path, '/')
         .into_iter()
         .map(|f| f.trim().to_string())
@@ -341,7 +341,7 @@ fn wrong_kind(want: &str, got: &Node) -> String {
 /// result reads as a plain scalar unless the old one was quoted. ply does not keep quoting:
 /// an old string is taken as quoted only when its text would not read as a string plain.
 /// Errors are messages the caller wraps.
-pub fn set_value(
+pub(crate) fn set_value(
     node: &mut Node,
     parts: &[String],
     value: &str,
@@ -489,7 +489,7 @@ fn go_join(parts: &[&str]) -> String {
 /// kyaml's `filesys.InsertPathPart`: `part` inserted into the slash path `path` at `pos`
 /// (0 prefixes, past the end postfixes); an absolute path stays absolute and counts from its
 /// first name. The result is joined the Go way (cleaned: `.`, `..` and doubled slashes go).
-pub fn insert_path_part(path: &str, pos: usize, part: &str) -> String {
+pub(crate) fn insert_path_part(path: &str, pos: usize, part: &str) -> String {
     if part.is_empty() {
         return path.to_string();
     }

@@ -26,22 +26,19 @@ const DEFAULT_FIELD_PATH: &str = "metadata.name";
 
 /// The vars declared so far (by this kustomization, its bases and its components), by name.
 #[derive(Clone, Debug, Default)]
-pub struct VarSet {
+pub(crate) struct VarSet {
     vars: BTreeMap<String, Var>,
 }
 
 impl VarSet {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.vars.is_empty()
     }
 
-    pub fn len(&self) -> usize {
-        self.vars.len()
-    }
-
+    #[cfg(test)]
     /// Adds the vars of a base or component; a name declared twice is an error
     /// (kustomize's `VarSet.MergeSet`).
-    pub fn merge_set(&mut self, other: &VarSet) -> Result<(), Error> {
+    pub(crate) fn merge_set(&mut self, other: &VarSet) -> Result<(), Error> {
         for v in other.vars.values() {
             self.add(v.clone())?;
         }
@@ -120,7 +117,7 @@ fn describe(v: &Var) -> String {
 /// (kustomize's `ResAccumulator.MergeVars`): an object matches when its current or any
 /// previous id has the var's group, version, kind and name (and namespace, when the var gives
 /// one). More than one match is an error; none is left for [`resolve_vars`] to report.
-pub fn bind_vars(
+pub(crate) fn bind_vars(
     resources: &mut [Resource],
     vars: &[Var],
     set: &mut VarSet,
@@ -248,7 +245,7 @@ impl Value {
 /// in `set` (kustomize's `ResolveVars`). A var bound to no object, or whose field is missing,
 /// is an error; a `$(NAME)` naming no var stays as it is. Vars never used are reported in
 /// `warnings`, as kustomize logs them.
-pub fn resolve_vars(
+pub(crate) fn resolve_vars(
     resources: &mut [Resource],
     set: &VarSet,
     var_reference: &[FieldSpec],

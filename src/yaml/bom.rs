@@ -8,7 +8,7 @@ const BOM: char = '\u{FEFF}';
 
 /// The text without the byte order marks that open the stream or a line after a `---` marker
 /// line, and where they were (offsets into the returned text); `None` when there are none.
-pub fn strip(text: &str) -> Option<(String, Vec<usize>)> {
+pub(super) fn strip(text: &str) -> Option<(String, Vec<usize>)> {
     if !text.contains(BOM) {
         return None;
     }
@@ -32,7 +32,7 @@ pub fn strip(text: &str) -> Option<(String, Vec<usize>)> {
 }
 
 /// The offset in the file of `offset` in the stripped text.
-pub fn original(removed: &[usize], offset: usize) -> usize {
+pub(super) fn original(removed: &[usize], offset: usize) -> usize {
     offset + BOM.len_utf8() * removed.iter().take_while(|&&r| r <= offset).count()
 }
 

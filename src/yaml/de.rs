@@ -98,13 +98,13 @@ pub fn from_node<T: DeserializeOwned>(node: &Node) -> Result<T, DeError> {
 
 /// Decodes a typed value from a node as kustomize decodes the kustomization (JSON rules): a
 /// boolean or a number where a string is wanted is an error.
-pub fn from_node_strict<T: DeserializeOwned>(node: &Node) -> Result<T, DeError> {
+pub(crate) fn from_node_strict<T: DeserializeOwned>(node: &Node) -> Result<T, DeError> {
     T::deserialize(NodeDeserializer::strict(node))
 }
 
 /// A serde `Deserializer` reading one `&Node`.
 #[derive(Clone, Copy, Debug)]
-pub struct NodeDeserializer<'a> {
+pub(crate) struct NodeDeserializer<'a> {
     pub node: &'a Node,
     /// A boolean or a number where a string is wanted is an error (else it reads as its text).
     pub strict_strings: bool,
@@ -112,7 +112,7 @@ pub struct NodeDeserializer<'a> {
 
 impl<'a> NodeDeserializer<'a> {
     /// The lenient reading ([`from_node`]).
-    pub fn new(node: &'a Node) -> Self {
+    pub(crate) fn new(node: &'a Node) -> Self {
         NodeDeserializer {
             node,
             strict_strings: false,
@@ -120,7 +120,7 @@ impl<'a> NodeDeserializer<'a> {
     }
 
     /// The strict reading ([`from_node_strict`]).
-    pub fn strict(node: &'a Node) -> Self {
+    pub(crate) fn strict(node: &'a Node) -> Self {
         NodeDeserializer {
             node,
             strict_strings: true,

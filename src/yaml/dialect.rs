@@ -22,7 +22,7 @@ use super::ParseError;
 
 /// The text to parse in place of `text` (anchors renamed), or `None` when it can be parsed as
 /// it is; an error where go-yaml fails.
-pub fn check(text: &str) -> Result<Option<String>, ParseError> {
+pub(super) fn check(text: &str) -> Result<Option<String>, ParseError> {
     let interesting = text.contains("\\/")
         || (text.contains('?') && text.contains(['{', '[']))
         || text.contains('&');

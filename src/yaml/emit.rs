@@ -16,7 +16,6 @@
 //! indentation so far") as it writes, so that line folding and indentation decisions are the
 //! same as go-yaml's without re-scanning the output.
 
-use std::cmp::Ordering;
 use std::fmt::Write as _;
 
 use super::Node;
@@ -698,18 +697,19 @@ fn is_printable(c: char) -> bool {
         && c != '\u{FEFF}'
 }
 
+#[cfg(test)]
 /// go-yaml v2's key order (`sorter.go`, `keyList.Less`) for string keys: at the first
 /// differing character two letters compare by code point; a letter sorts after a non-letter;
 /// otherwise the digit runs
 /// starting there compare as numbers, then by length, then by code point.
-pub fn key_cmp(a: &str, b: &str) -> Ordering {
+pub(crate) fn key_cmp(a: &str, b: &str) -> std::cmp::Ordering {
     if a == b {
-        return Ordering::Equal;
+        return std::cmp::Ordering::Equal;
     }
     if key_less(a, b) {
-        Ordering::Less
+        std::cmp::Ordering::Less
     } else {
-        Ordering::Greater
+        std::cmp::Ordering::Greater
     }
 }
 
@@ -823,7 +823,7 @@ fn write_float(out: &mut String, f: f64) {
 /// `strconv.FormatFloat(f, 'g', -1, 64)` (shortest digits; exponent form when the exponent is
 /// below -4 or at least 6). Non-finite
 /// values, which make kustomize fail, print as YAML's `.nan`, `.inf`, `-.inf`.
-pub fn format_float(f: f64) -> String {
+pub(crate) fn format_float(f: f64) -> String {
     if f.is_nan() {
         return ".nan".into();
     }
@@ -1036,7 +1036,7 @@ mod tests {
         let mut keys = vec![
             "b", "a10", "a9", "A", "_b", "0", "00", "9", "010", "é", "z01", "z1",
         ];
-        merge_sort(&mut keys, |a, b| key_cmp(a, b) == Ordering::Less);
+        merge_sort(&mut keys, |a, b| key_cmp(a, b) == std::cmp::Ordering::Less);
         assert_eq!(
             keys,
             [

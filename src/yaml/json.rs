@@ -10,7 +10,7 @@ use super::Node;
 
 /// How JSON text is written. The presets are the forms ply's callers need.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct JsonStyle {
+pub(crate) struct JsonStyle {
     /// Map keys sorted bytewise (Go sorts the keys of a map) rather than in the map's order.
     pub sort_keys: bool,
     /// `<`, `>` and `&` as `\u003c`, `\u003e`, `\u0026` (Go's default HTML-safe escaping).
@@ -29,7 +29,7 @@ impl JsonStyle {
     /// Compact, keys sorted, HTML-safe, integers exact, other control characters as `\u00XX`:
     /// what kubectl writes into the last-applied annotation and what structured-merge-diff
     /// writes for managed fields (`fieldsV1` keys, list-item keys, values in conflicts).
-    pub const COMPACT: JsonStyle = JsonStyle {
+    pub(crate) const COMPACT: JsonStyle = JsonStyle {
         sort_keys: true,
         html_safe: true,
         short_bf: false,
@@ -39,7 +39,7 @@ impl JsonStyle {
 
     /// The text kustomize hashes for a generated name (`api/hasher/hasher.go` `encodeConfigMap`
     /// / `encodeSecret`: `json.Marshal` of values decoded into `interface{}`).
-    pub const KUSTOMIZE_HASH: JsonStyle = JsonStyle {
+    pub(crate) const KUSTOMIZE_HASH: JsonStyle = JsonStyle {
         sort_keys: true,
         html_safe: true,
         short_bf: true,
@@ -48,7 +48,7 @@ impl JsonStyle {
     };
 
     /// Indented, keys in the map's order (`ply diff --format json`).
-    pub const PRETTY: JsonStyle = JsonStyle {
+    pub(crate) const PRETTY: JsonStyle = JsonStyle {
         sort_keys: false,
         html_safe: true,
         short_bf: false,
@@ -58,14 +58,14 @@ impl JsonStyle {
 }
 
 /// `node` as JSON text in `style` (no trailing newline).
-pub fn to_json(node: &Node, style: JsonStyle) -> String {
+pub(crate) fn to_json(node: &Node, style: JsonStyle) -> String {
     let mut out = String::new();
     write_json(&mut out, node, style);
     out
 }
 
 /// Appends `node` as JSON text in `style`.
-pub fn write_json(out: &mut String, node: &Node, style: JsonStyle) {
+pub(crate) fn write_json(out: &mut String, node: &Node, style: JsonStyle) {
     write_value(out, node, style, 0);
 }
 
@@ -139,7 +139,7 @@ fn push_indent(out: &mut String, depth: usize) {
 /// Appends `s` as a JSON string: `"` and `\` escaped, `\n` `\r` `\t` (and `\b` `\f` with
 /// [`JsonStyle::short_bf`]) short, other control characters as `\u00XX`, U+2028 and U+2029
 /// always escaped (Go does, for JavaScript), `<` `>` `&` with [`JsonStyle::html_safe`].
-pub fn write_json_string(out: &mut String, s: &str, style: JsonStyle) {
+pub(crate) fn write_json_string(out: &mut String, s: &str, style: JsonStyle) {
     out.reserve(s.len() + 2);
     out.push('"');
     // Characters written as they are are copied a run at a time; `start` is where the current
@@ -186,7 +186,7 @@ pub fn write_json_string(out: &mut String, s: &str, style: JsonStyle) {
 /// round-trip digits, plain notation for 1e-6 <= |f| < 1e21 (and zero), exponent notation
 /// outside with an unpadded exponent (`1e+21`, `1.5e-7`). JSON has no non-finite numbers
 /// (Go's encoder refuses them); they print as `null` so the output stays stable.
-pub fn go_float(f: f64) -> String {
+pub(crate) fn go_float(f: f64) -> String {
     if !f.is_finite() {
         return "null".into();
     }

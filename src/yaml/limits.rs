@@ -13,16 +13,16 @@ use super::ParseError;
 /// `max_flow_level`, `yaml_parser_increase_flow_level` in `scannerc.go`); the parser ply uses
 /// for what the fast reader leaves takes time quadratic in the flow depth (libyaml's scanner
 /// re-checks every open level at each token), so the text is scanned first, in one linear pass.
-pub const MAX_FLOW_DEPTH: usize = 10_000;
+pub(crate) const MAX_FLOW_DEPTH: usize = 10_000;
 
 /// Block collections open at increasing columns (`- - - x`, maps indented under maps) past
 /// this many are refused, as go-yaml v3 refuses them (its `max_indents`,
 /// `yaml_parser_roll_indent` in `scannerc.go`: a sequence written at its key's column opens no
 /// level). The fast reader (`fast.rs`) counts them; see [`indents_message`].
-pub const MAX_INDENTS: usize = 10_000;
+pub(crate) const MAX_INDENTS: usize = 10_000;
 
 /// What the fast reader says for block nesting past [`MAX_INDENTS`].
-pub fn indents_message() -> String {
+pub(crate) fn indents_message() -> String {
     format!(
         "nesting too deep: more than {MAX_INDENTS} block collections open at increasing \
          indentation; kustomize's YAML reader (go-yaml v3, its max_indents) refuses this depth \
@@ -45,15 +45,15 @@ pub const NESTING_MESSAGE: &str = "nesting too deep for ply's reference YAML rea
 /// (`decode.go`, `allowedAliasRatio`), which allows about one alias-expanded byte per input
 /// byte in large documents and far more in small ones, taken here over bytes rather than nodes
 /// (a few megabytes of one scalar repeated a thousand times is a few nodes but gigabytes).
-pub const EXPANSION_RATIO: usize = 10;
+pub(crate) const EXPANSION_RATIO: usize = 10;
 /// Bytes of scalars any document may build, whatever its size (small documents with a few
 /// aliases are normal).
-pub const EXPANSION_FLOOR: usize = 1 << 20;
+pub(crate) const EXPANSION_FLOOR: usize = 1 << 20;
 
 /// The flow nesting depth of `text` must stay within [`MAX_FLOW_DEPTH`]. Brackets inside
 /// quoted scalars and comments do not count; stray brackets in plain or block scalars may (the
 /// scan is lexical), which only matters for text with thousands of unmatched ones.
-pub fn check_nesting(text: &str) -> Result<(), ParseError> {
+pub(crate) fn check_nesting(text: &str) -> Result<(), ParseError> {
     let bytes = text.as_bytes();
     let mut depth = 0usize;
     let mut i = 0;
@@ -122,7 +122,7 @@ fn quoted_end(bytes: &[u8], start: usize) -> usize {
 /// The default of [`ReaderLimits::document_size`]: 64 MiB of scalars in one document. The
 /// API server refuses objects past about 1.5 MiB (etcd's request limit) and the largest
 /// CustomResourceDefinitions are a few MiB, so a real manifest stays far below.
-pub const DOCUMENT_SIZE: usize = 64 << 20;
+pub(crate) const DOCUMENT_SIZE: usize = 64 << 20;
 
 /// The reader's limits that a render may raise (`ply render --max-alias-expansion`,
 /// `--max-document-size`): a value passed down with the render's options, never global.
@@ -167,7 +167,7 @@ impl Default for ReaderLimits {
 /// The budget of scalar bytes one parse may build (see [`EXPANSION_RATIO`]), and the bytes
 /// the current document has built (see [`ReaderLimits::document_size`]).
 #[derive(Debug)]
-pub struct Expansion {
+pub(crate) struct Expansion {
     left: Cell<usize>,
     ratio: usize,
     document: Cell<usize>,
@@ -176,7 +176,7 @@ pub struct Expansion {
 }
 
 impl Expansion {
-    pub fn for_text(text: &str, limits: ReaderLimits) -> Expansion {
+    pub(crate) fn for_text(text: &str, limits: ReaderLimits) -> Expansion {
         Expansion {
             left: Cell::new(
                 text.len()
@@ -191,12 +191,12 @@ impl Expansion {
     }
 
     /// A new document starts: its size counts from zero.
-    pub fn new_document(&self) {
+    pub(crate) fn new_document(&self) {
         self.document.set(0);
     }
 
     /// Takes `n` bytes from the budget; an error message once it is spent.
-    pub fn charge(&self, n: usize) -> Result<(), String> {
+    pub(crate) fn charge(&self, n: usize) -> Result<(), String> {
         let raise = |flag: &str| {
             if self.flagged {
                 format!("raise the limit with {flag}")
@@ -231,7 +231,7 @@ impl Expansion {
 }
 
 /// `64 MiB`, `1 GiB`, `512 KiB`, `100 bytes`: a size as the limits' messages print it.
-pub fn human_size(n: usize) -> String {
+pub(crate) fn human_size(n: usize) -> String {
     for (shift, unit) in [(30, "GiB"), (20, "MiB"), (10, "KiB")] {
         if n >= 1 << shift && n % (1 << shift) == 0 {
             return format!("{} {unit}", n >> shift);

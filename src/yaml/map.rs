@@ -194,7 +194,7 @@ impl Map {
 
     /// [`Map::freeze`] for the maps not frozen yet: a map that shares its entries is left as
     /// it is (its maps were frozen with it), so its copies keep sharing with it.
-    pub fn freeze_unshared(&mut self) {
+    pub(crate) fn freeze_unshared(&mut self) {
         if let Entries::Own(v) = &mut self.entries {
             for b in v.iter_mut() {
                 b.value.freeze_unshared();

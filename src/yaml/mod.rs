@@ -4,17 +4,17 @@
 //! only writer).
 
 mod bom;
-pub mod de;
+pub(crate) mod de;
 mod dialect;
-pub mod emit;
+pub(crate) mod emit;
 mod fast;
 mod folded;
-pub mod json;
-pub mod limits;
+pub(crate) mod json;
+pub(crate) mod limits;
 mod map;
-pub mod parse;
+pub(crate) mod parse;
 mod reading;
-pub mod resolve;
+pub(crate) mod resolve;
 mod scan;
 
 pub use de::{DeError, from_node};
@@ -84,7 +84,7 @@ impl Node {
 
     /// [`Map::freeze_unshared`] over the tree: what changed since the last freeze is frozen,
     /// what was not changed stays shared with its copies.
-    pub fn freeze_unshared(&mut self) {
+    pub(crate) fn freeze_unshared(&mut self) {
         match self {
             Node::Map(m) => m.freeze_unshared(),
             Node::Seq(items) => items.iter_mut().for_each(Node::freeze_unshared),

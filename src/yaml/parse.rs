@@ -14,8 +14,9 @@ use serde::Deserialize;
 use serde::de::{self, MapAccess, SeqAccess, Visitor};
 
 use super::limits::ReaderLimits;
+pub(crate) use super::reading::EMPTY_NULL;
+pub use super::reading::ParseError;
 use super::reading::{Ctx, nothing_after_key, spell, tag_before};
-pub use super::reading::{EMPTY_NULL, ParseError};
 use super::resolve::{u128_node, yaml11_bool};
 use super::{Map, Node};
 
@@ -107,13 +108,13 @@ pub fn parse_config_documents(text: &str) -> Result<Vec<ParsedDoc>, ParseError> 
 }
 
 /// [`parse_one`] with YAML 1.1 booleans (see [`parse_config_documents`]).
-pub fn parse_config_one(text: &str) -> Result<Node, ParseError> {
+pub(crate) fn parse_config_one(text: &str) -> Result<Node, ParseError> {
     one_of(parse_config_documents(text)?)
 }
 
 /// A key written twice in one mapping; the later value is kept.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Repeated {
+pub(crate) struct Repeated {
     pub key: String,
     /// Byte offsets of the two keys (where each key's text ends), when known.
     pub first: Option<usize>,
@@ -123,7 +124,9 @@ pub struct Repeated {
 /// [`parse_config_one`] for a kustomization: a key repeated in a mapping does not fail; the
 /// last one wins, as when kustomize reads the file (sigs.k8s.io/yaml: go-yaml v2 decodes into
 /// a Go map, which keeps the last value). The repeated keys are returned.
-pub fn parse_config_one_keeping_last(text: &str) -> Result<(Node, Vec<Repeated>), ParseError> {
+pub(crate) fn parse_config_one_keeping_last(
+    text: &str,
+) -> Result<(Node, Vec<Repeated>), ParseError> {
     let repeats = std::cell::RefCell::new(Vec::new());
     let node = one_of(parse_documents_in(
         text,
@@ -141,7 +144,7 @@ pub fn parse_config_one_keeping_last(text: &str) -> Result<(Node, Vec<Repeated>)
 /// value, as go-yaml v2 decodes them in sigs.k8s.io/yaml's `YAMLToJSON` (kustomize's
 /// `patchjson6902.Filter.decodePatch`). Elsewhere kustomize fails on boolean keys, and ply
 /// keeps refusing the repeat.
-pub fn parse_operation_documents(text: &str) -> Result<Vec<ParsedDoc>, ParseError> {
+pub(crate) fn parse_operation_documents(text: &str) -> Result<Vec<ParsedDoc>, ParseError> {
     parse_documents_in(text, true, None, true, false, ReaderLimits::DEFAULT)
 }
 
@@ -149,7 +152,9 @@ pub fn parse_operation_documents(text: &str) -> Result<Vec<ParsedDoc>, ParseErro
 /// [`EMPTY_NULL`] instead of null, and one written `null` or `~` stays null: kustomize keeps
 /// the second and drops the first when a strategic merge patch walks the object
 /// (`merge2.VisitMap`). Used only to find those fields again (`render::patches`).
-pub fn parse_documents_marking_empty_nulls(text: &str) -> Result<Vec<ParsedDoc>, ParseError> {
+pub(crate) fn parse_documents_marking_empty_nulls(
+    text: &str,
+) -> Result<Vec<ParsedDoc>, ParseError> {
     parse_documents_in(text, false, None, false, true, ReaderLimits::DEFAULT)
 }
 
@@ -206,7 +211,7 @@ fn parse_documents_with(text: &str, yaml11: bool) -> Result<Vec<ParsedDoc>, Pars
 
 /// [`parse_documents`] under a render's own reader limits (`--max-alias-expansion`,
 /// `--max-document-size`); the other readers keep the defaults.
-pub fn parse_documents_limited(
+pub(crate) fn parse_documents_limited(
     text: &str,
     limits: ReaderLimits,
 ) -> Result<Vec<ParsedDoc>, ParseError> {

@@ -27,7 +27,7 @@ impl fmt::Display for ParseError {
 impl std::error::Error for ParseError {}
 
 /// Stands in, in `parse::parse_documents_marking_empty_nulls`, for a null written as nothing.
-pub const EMPTY_NULL: &str = "\u{0}ply:empty-null";
+pub(crate) const EMPTY_NULL: &str = "\u{0}ply:empty-null";
 
 /// Whether a map key whose text (closing quote included) ends at `end` in `text` has no value
 /// written after its colon.

@@ -13,7 +13,7 @@ use super::Node;
 /// `resolve` reads the plain form as something other than a string, or it looks like a YAML
 /// 1.1 base-60 float (`isBase60Float`). kustomize's output goes through v2 (`emit.rs`), so
 /// this is the emitter's rule; v3's is [`plain_reads_as_string`].
-pub fn resolves_to_non_string(s: &str) -> bool {
+pub(crate) fn resolves_to_non_string(s: &str) -> bool {
     resolve_v2(s) || is_base60(s)
 }
 
@@ -68,7 +68,7 @@ fn resolve_v2(s: &str) -> bool {
 /// A plain scalar read as a number by go-yaml (v2 and v3 alike): underscores removed, then
 /// Go's `strconv.ParseInt(s, 0, 64)` / `ParseUint` (base prefixes `0x`, `0o`, `0b` in either
 /// case, a leading `0` meaning octal), then the YAML float pattern with `ParseFloat`.
-pub fn resolve_number(s: &str) -> Option<Node> {
+pub(crate) fn resolve_number(s: &str) -> Option<Node> {
     if s.starts_with('.') {
         // go-yaml's `.` case: `strconv.ParseFloat` on the text as it is (no `_` removed).
         return go_float(s).map(Node::Float);
@@ -207,7 +207,7 @@ fn is_base60(s: &str) -> bool {
 /// `2006-1-2T15:4:5.999999999Z07:00`, `2006-1-2t15:4:5.999999999Z07:00`,
 /// `2006-1-2 15:4:5.999999999` or `2006-1-2`, as Go's `time.Parse` reads them (one- or
 /// two-digit fields, a space matching one or more spaces, valid calendar dates and times).
-pub fn is_timestamp(s: &str) -> bool {
+pub(crate) fn is_timestamp(s: &str) -> bool {
     let b = s.as_bytes();
     if b.len() < 8 || !b[..4].iter().all(u8::is_ascii_digit) || b[4] != b'-' {
         return false;
@@ -326,7 +326,7 @@ fn days_in_month(year: u32, month: u32) -> u32 {
 /// the value without a tag), except that timestamps stay strings (as in ply's readers,
 /// `parse.rs` and `fast.rs`: a deliberate difference, `docs/compatibility.md`). Used by
 /// configurations' value writers (`transform/value_add.rs`) and [`untagged_over`].
-pub fn resolve_plain_v3(text: &str) -> Node {
+pub(crate) fn resolve_plain_v3(text: &str) -> Node {
     match resolve_plain_lenient(text) {
         n @ (Node::Null | Node::Bool(_)) => return n,
         Node::Float(f) if !f.is_finite() => return Node::Float(f),
@@ -342,7 +342,7 @@ pub fn resolve_plain_v3(text: &str) -> Node {
 }
 
 /// Whether a string, written plain and untagged, reads as a string in go-yaml v3 (`resolve.go`).
-pub fn plain_reads_as_string(s: &str) -> bool {
+pub(crate) fn plain_reads_as_string(s: &str) -> bool {
     if s.is_empty() || s == "<<" {
         return true;
     }
@@ -384,7 +384,7 @@ pub fn plain_reads_as_string(s: &str) -> bool {
 /// boolean. ply knows the old node was plain when it was not a string (a number, a boolean,
 /// null, or a field just created); a string's quoting in the input is not kept in [`Node`], so
 /// the result stays a string (a known gap, `docs/compatibility.md`).
-pub fn untagged_over(old: &Node, text: String) -> Node {
+pub(crate) fn untagged_over(old: &Node, text: String) -> Node {
     match old.unspelled() {
         Node::Spelled(_) => unreachable!("`unspelled` never returns a spelled node"),
         Node::Str(_) | Node::Seq(_) | Node::Map(_) => Node::Str(text),
@@ -397,12 +397,12 @@ pub fn untagged_over(old: &Node, text: String) -> Node {
 /// A lenient reading of go-yaml v3's `resolve()` (`resolve.go`) for a plain scalar: null,
 /// bool, int, float or string. Used where kustomize creates a scalar without a tag and prints
 /// it as plain text: replacements (`transform/replacements.rs`) and kyaml's merge of a
-/// scalar (`merge/smp.rs`). Kept apart from [`resolve_plain_v3`], which it differs from (which
+/// scalar (`merge/smp/`). Kept apart from [`resolve_plain_v3`], which it differs from (which
 /// of the two each caller uses is pinned by the goldens; changing either changes output):
 /// only lower-case `0x`/`0o`/`0b` prefixes, no leading-`0` octal (`0777` is 777, v3 says
 /// 511), integers to 128 bits (v3 stops at 64), floats by Rust's grammar on the text with
 /// underscores left in (`1_0.5` stays a string), and timestamps left strings.
-pub fn resolve_plain_lenient(text: &str) -> Node {
+pub(crate) fn resolve_plain_lenient(text: &str) -> Node {
     match text {
         "" | "~" | "null" | "Null" | "NULL" => return Node::Null,
         "true" | "True" | "TRUE" => return Node::Bool(true),

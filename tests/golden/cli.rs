@@ -283,3 +283,83 @@ fn many_kustomizations_need_an_output_dir_and_report_a_failure() {
     assert_eq!(left.len(), 1, "no temporary file is left: {left:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `render --all` says what it did: one line per failure with its kustomization and first
+/// diagnostic, then "N rendered, K failed (…)" last; `--list` prints the roots (a component,
+/// used or not, loading or not, is none) and writes nothing.
+#[test]
+fn render_all_accounts_for_every_root_and_lists_them() {
+    let dir = scratch("render-all-account");
+    let write = |p: &str, t: &str| write_under(&dir, p, t);
+    let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n";
+    write("good/kustomization.yaml", "resources:\n- cm.yaml\n");
+    write("good/cm.yaml", cm);
+    write(
+        "missing/kustomization.yaml",
+        "resources:\n- cm.yaml\n- gone.yaml\n",
+    );
+    write("missing/cm.yaml", cm);
+    write(
+        "remote/kustomization.yaml",
+        "resources:\n- https://github.com/example/repo//base?ref=v1\n",
+    );
+    write(
+        "components/broken/kustomization.yaml",
+        "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nbogusField: 1\n",
+    );
+    let run = ply_in(&dir, &["render", "--all", "--list"]);
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&run.stdout),
+        "good\nmissing\nremote\n"
+    );
+    assert!(
+        run.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(!dir.join("out").exists());
+    let run = ply_in(&dir, &["render", "--list"]);
+    assert_eq!(
+        run.status.code(),
+        Some(1),
+        "--list without --all is refused"
+    );
+
+    let run = ply_in(&dir, &["render", "--all", "--output-dir", "out"]);
+    assert_eq!(run.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(
+        lines.last().copied(),
+        Some("1 rendered, 2 failed (1 missing file, 1 need `ply fetch`)"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("error: missing: ply::not-found (missing/kustomization.yaml:3): 'gone.yaml' named under `resources` does not exist: no file or directory at 'missing/gone.yaml'\n"),
+        "{stderr}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("error: remote: ply::remote (remote/kustomization.yaml:2): ")),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("as well"), "{stderr}");
+    assert!(dir.join("out/good.yaml").is_file());
+    // All render: the last line says so.
+    let run = ply_in(&dir, &["render", "good", "--output-dir", "out2", "--all"]);
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&run.stderr), "1 rendered\n");
+    let _ = std::fs::remove_dir_all(&dir);
+}

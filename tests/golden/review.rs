@@ -106,6 +106,8 @@ pub fn ply(dir: &Path, args: &[String]) -> (i32, String, String) {
         .args(args)
         .env("NO_COLOR", "1")
         .env("PATH", path_with_stand_ins())
+        // Annotations only where a test asks for them (`--error-format github`).
+        .env_remove("GITHUB_ACTIONS")
         .output()
         .unwrap_or_else(|e| panic!("cannot run ply: {e}"));
     (
@@ -188,6 +190,72 @@ fn review_golden_cases() {
         let _ = std::fs::remove_dir_all(&repo);
     }
     failures.finish("review", all.len());
+}
+
+/// An overlay the change breaks is a GitHub `::error` annotation at its diagnostic's file and
+/// line (with `--error-format github`, or in GitHub Actions); one broken before the change is
+/// not, unless `--fail-on any-error`.
+#[test]
+fn review_annotations_name_the_overlays_the_change_breaks() {
+    let broken_line = "::error file=apps/web/overlays/prod/kustomization.yaml,line=8,title=ply diff%3A apps/web/overlays/prod broken by this change::ply::not-found: 'replicas.yaml' does not exist: no file at 'apps/web/overlays/prod/replicas.yaml'\n";
+    let before_line = "::error file=apps/web/overlays/prod/kustomization.yaml,line=8,title=ply diff%3A apps/web/overlays/prod broken before this change::ply::not-found: 'replicas.yaml' does not exist: no file at 'apps/web/overlays/prod/replicas.yaml'\n";
+    let a = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let review = ["diff", "--base", "HEAD~1", "--all", "--format", "summary"];
+    for (case, extra, env_actions, code, annotation) in [
+        (
+            "overlay-fails-at-head",
+            &["--error-format", "github"][..],
+            false,
+            2,
+            Some(broken_line),
+        ),
+        ("overlay-fails-at-head", &[][..], true, 2, Some(broken_line)),
+        ("overlay-fails-at-head", &[][..], false, 2, None),
+        (
+            "broken-before-readme",
+            &["--error-format", "github"][..],
+            false,
+            0,
+            None,
+        ),
+        (
+            "broken-before-readme",
+            &["--error-format", "github", "--fail-on", "any-error"][..],
+            false,
+            2,
+            Some(before_line),
+        ),
+    ] {
+        let repo = build_repo(&crate::support::testdata("review").join(case), "annot");
+        let mut args = a(&review);
+        args.extend(a(extra));
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_ply"));
+        cmd.current_dir(&repo).args(&args).env("NO_COLOR", "1");
+        if env_actions {
+            cmd.env("GITHUB_ACTIONS", "true");
+        } else {
+            cmd.env_remove("GITHUB_ACTIONS");
+        }
+        let out = cmd.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{case} {extra:?}: {stderr}");
+        let errors: Vec<&str> = stderr
+            .lines()
+            .filter(|l| l.starts_with("::error"))
+            .collect();
+        match annotation {
+            Some(line) => assert_eq!(errors, [line.trim_end()], "{case} {extra:?}"),
+            None => assert!(errors.is_empty(), "{case} {extra:?}: {stderr}"),
+        }
+        // `--all` ends with what the review did.
+        let account = if case == "broken-before-readme" {
+            "ply diff: 2 overlays: 0 changed, 1 without changes, 1 broken before this change, 0 broken by it, 0 fixed by it (1 missing file)"
+        } else {
+            "ply diff: 1 overlay: 0 changed, 0 without changes, 0 broken before this change, 1 broken by it, 0 fixed by it (1 missing file)"
+        };
+        assert_eq!(stderr.lines().last(), Some(account), "{case} {extra:?}");
+        let _ = std::fs::remove_dir_all(&repo);
+    }
 }
 
 /// Whether two directories hold the same files with the same bytes.
@@ -396,8 +464,8 @@ fn action_script_keeps_one_comment() {
 
 /// `--changed-only` renders neither side of an overlay none of whose files changed: one that
 /// fails to render at both revisions (a resource file that is not YAML, which only a render
-/// reads) is reported as failing without it and as unchanged with it, while an overlay whose
-/// file changed is compared the same way in both runs.
+/// reads) is reported as broken before the change without it (not an error) and as unchanged
+/// with it, while an overlay whose file changed is compared the same way in both runs.
 #[test]
 fn changed_only_renders_no_overlay_whose_files_did_not_change() {
     let case = std::env::temp_dir().join(format!("ply-review-{}-untouched", std::process::id()));
@@ -439,9 +507,13 @@ fn changed_only_renders_no_overlay_whose_files_did_not_change() {
         ply(&repo, &a)
     };
     let (code, all, _) = run(&[]);
-    assert_eq!(code, 2, "the broken overlay fails at the head:\n{all}");
+    assert_eq!(
+        code, 1,
+        "the broken overlay fails at both sides alike:\n{all}"
+    );
     assert!(
-        all.contains("broken  ERROR at head") || all.contains("ERROR at head"),
+        all.contains("broken   broken before this change\n")
+            && all.contains("  broken: ply::yaml (broken/bad.yaml:2): "),
         "{all}"
     );
     let (code, only, _) = run(&["--changed-only"]);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The action's work (action.yml): `ply diff` of every overlay against the pull request's base,
 # as Markdown, posted as one comment that later pushes update. Exit 0 when the diff ran (with
-# or without changes), 2 when an overlay fails to render at the head or ply fails.
+# or without changes), 2 when the change breaks an overlay (ply's exit 2) or ply fails.
 # Environment: PLY (the binary, default `ply`), BASE (a commit), TITLE, PLY_ARGS (more flags),
 # and what tools/ci/pr_comment.py needs (GITHUB_TOKEN, GITHUB_REPOSITORY, PR_NUMBER,
 # GITHUB_API_URL). COMMENT=false skips the comment.

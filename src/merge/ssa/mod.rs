@@ -4,21 +4,18 @@
 //! pruning of fields the applier gave up) and the API server's extra steps. Pure: no I/O, no
 //! globals; it must not read files or print. The diff command calls [`server`].
 
-pub mod from_schema;
-pub mod path;
-pub mod schema;
-pub mod server;
-pub mod set;
-pub mod typed;
-pub mod updater;
+pub(crate) mod from_schema;
+pub(crate) mod path;
+pub(crate) mod schema;
+pub(crate) mod server;
+pub(crate) mod set;
+pub(crate) mod typed;
+pub(crate) mod updater;
 pub mod value;
 
-pub use path::{Path, PathElement, path_string};
+pub(crate) use path::PathElement;
+pub use path::path_string;
 pub use schema::{Schema, TypeRef};
-pub use server::{
-    ApplyOutcome, ApplyRequest, FieldConflict, conflict_message, server_side_apply,
-    server_side_apply_full,
-};
 pub use set::Set;
-pub use typed::{Comparison, Typed};
-pub use updater::{Conflict, ManagedFields, Updater, UpdaterError, VersionedSet};
+pub use typed::Typed;
+pub(crate) use updater::{ManagedFields, Updater, VersionedSet};

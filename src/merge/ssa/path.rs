@@ -23,7 +23,7 @@ pub enum PathElement {
 }
 
 /// A field path: the elements from the object root.
-pub type Path = Vec<PathElement>;
+pub(crate) type Path = Vec<PathElement>;
 
 impl PathElement {
     pub fn field(name: impl Into<String>) -> PathElement {
@@ -184,7 +184,7 @@ pub fn serialize_path_element(pe: &PathElement) -> String {
     out
 }
 
-pub fn write_path_element(pe: &PathElement, out: &mut String) {
+pub(crate) fn write_path_element(pe: &PathElement, out: &mut String) {
     match pe {
         PathElement::Field(name) => {
             out.push_str("f:");

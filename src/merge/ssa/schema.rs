@@ -12,9 +12,9 @@ use std::collections::HashMap;
 use crate::yaml::Node;
 
 /// The name of smd's "anything, granular maps, atomic lists" type (`DeducedParseableType`).
-pub const UNTYPED_DEDUCED: &str = "__untyped_deduced_";
+pub(crate) const UNTYPED_DEDUCED: &str = "__untyped_deduced_";
 /// The name of smd's "anything, all atomic" type (RawExtension).
-pub const UNTYPED_ATOMIC: &str = "__untyped_atomic_";
+pub(crate) const UNTYPED_ATOMIC: &str = "__untyped_atomic_";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scalar {

@@ -20,9 +20,9 @@ use crate::yaml::json::{JsonStyle, write_json, write_json_string};
 use crate::yaml::{Map, Node};
 
 /// The annotation client-side apply keeps (`kubectl.kubernetes.io/last-applied-configuration`).
-pub const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+pub(crate) const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 /// The manager the server invents for fields that existed before the first apply.
-pub const BEFORE_FIRST_APPLY: &str = "before-first-apply";
+pub(crate) const BEFORE_FIRST_APPLY: &str = "before-first-apply";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Operation {
@@ -170,7 +170,7 @@ pub fn decode_managed_fields(object: &Node) -> Result<Vec<ManagedEntry>, Error> 
 /// Writes entries as `metadata.managedFields` holds them, in the server's order
 /// (`sortEncodedManagedFields`: operation, time, manager, apiVersion, subresource); entries with
 /// an empty set are dropped.
-pub fn encode_managed_fields(entries: &[ManagedEntry]) -> Node {
+pub(crate) fn encode_managed_fields(entries: &[ManagedEntry]) -> Node {
     let mut sorted: Vec<&ManagedEntry> = entries.iter().filter(|e| !e.set.is_empty()).collect();
     sorted.sort_by(|a, b| {
         let (p, q) = (&a.manager, &b.manager);
@@ -240,8 +240,9 @@ impl FieldConflict {
     }
 }
 
+#[cfg(test)]
 /// The whole message kubectl prints for a failed apply (`getConflictMessage`).
-pub fn conflict_message(conflicts: &[FieldConflict]) -> String {
+pub(crate) fn conflict_message(conflicts: &[FieldConflict]) -> String {
     if let [c] = conflicts {
         return format!(
             "Apply failed with 1 conflict: conflict with {}: {}",
@@ -280,7 +281,7 @@ pub enum ApplyOutcome {
 
 /// The paths the server strips from the applier's set (`stripmeta.go`); exact paths, so labels
 /// and annotations stay owned.
-pub fn strip_meta_set() -> Set {
+pub(crate) fn strip_meta_set() -> Set {
     let mut s = Set::new();
     let f = PathElement::field;
     for p in [vec![f("apiVersion")], vec![f("kind")], vec![f("metadata")]] {
@@ -551,9 +552,11 @@ pub fn server_side_apply(
     })
 }
 
+#[cfg(test)]
 /// The manager kubectl uses to take ownership of the last-applied annotation.
-pub const LAST_APPLIED_MANAGER: &str = "kubectl-last-applied";
+pub(crate) const LAST_APPLIED_MANAGER: &str = "kubectl-last-applied";
 
+#[cfg(test)]
 /// Predicts the whole of `kubectl apply --server-side` (spec §6), not just the dry run that
 /// `kubectl diff --server-side` shows: the apply, then kubectl's migration from client-side
 /// apply (`kubectl:pkg/cmd/apply/apply.go` `saveLastApplyAnnotationIfNecessary` and
@@ -561,7 +564,7 @@ pub const LAST_APPLIED_MANAGER: &str = "kubectl-last-applied";
 /// applied as `kubectl-last-applied`, the client-side-apply managers are folded into the
 /// applier's entry, and the configuration is applied again — which now removes fields only the
 /// old client-side manager owned. Returns the outcome and the warnings kubectl would print.
-pub fn server_side_apply_full(
+pub(crate) fn server_side_apply_full(
     live: Option<&Node>,
     config: &Node,
     req: &ApplyRequest<'_>,
@@ -649,6 +652,7 @@ pub fn server_side_apply_full(
     }
 }
 
+#[cfg(test)]
 /// Recomputes `changed` of a final outcome against the original live object.
 fn finish(outcome: ApplyOutcome, live: Option<&Node>) -> ApplyOutcome {
     match outcome {
@@ -670,6 +674,7 @@ fn finish(outcome: ApplyOutcome, live: Option<&Node>) -> ApplyOutcome {
     }
 }
 
+#[cfg(test)]
 /// `saveLastApplyAnnotationIfNecessary`: when the object has the annotation and no Apply
 /// manager owns it, apply just the annotation as `kubectl-last-applied`. `Ok(Err(_))` is a
 /// failed (conflicting) save, which kubectl only warns about.
@@ -723,10 +728,11 @@ fn save_last_applied(
     }
 }
 
+#[cfg(test)]
 /// `csaupgrade.upgradedManagedFields`: fold the client-side-apply manager `csa` (Update, main
 /// resource) into the Apply entry of `ssa` — converting the first `csa` entry when `ssa` has
 /// none — and drop every `csa` Update entry of the main resource.
-pub fn upgrade_managed_fields(
+pub(crate) fn upgrade_managed_fields(
     mut entries: Vec<ManagedEntry>,
     csa: &str,
     ssa: &str,
@@ -765,7 +771,11 @@ pub fn upgrade_managed_fields(
 
 /// `allowedConflictsFromLastApplied`: the fields of the last-applied annotation whose live value
 /// is still the annotated one. `None` when there is no usable annotation.
-pub fn allowed_from_last_applied(typed: &Typed<'_>, live: &Node, version: &str) -> Option<Set> {
+pub(crate) fn allowed_from_last_applied(
+    typed: &Typed<'_>,
+    live: &Node,
+    version: &str,
+) -> Option<Set> {
     let text = live
         .get_path(&["metadata", "annotations", LAST_APPLIED])?
         .as_str()?;
@@ -793,7 +803,7 @@ fn has_last_applied(obj: &Node) -> bool {
 
 /// `buildLastApplied`: the applied configuration without the annotation (an emptied
 /// annotations map goes too), as compact JSON with sorted keys and a trailing newline.
-pub fn build_last_applied(config: &Node) -> String {
+pub(crate) fn build_last_applied(config: &Node) -> String {
     let mut c = config.clone();
     if let Some(meta) = c.get_mut("metadata").and_then(Node::as_map_mut) {
         let now_empty = match meta.get_mut("annotations").and_then(Node::as_map_mut) {
@@ -831,18 +841,8 @@ fn restore_reset_fields(result: &mut Node, live: &Node, reset: &Set) {
     }
 }
 
-/// The reset fields for a kind's type: `status` when the type declares a `status` field (the
-/// built-in kinds that have one serve it as a subresource and reset it on the main resource,
-/// as their registry strategies' `GetResetFields` do); nothing otherwise. For custom resources
-/// the caller decides from the CRD's `subresources.status`.
-pub fn reset_fields_for(schema: &Schema, root: &TypeRef) -> Option<Set> {
-    let atom = schema.resolve(root)?;
-    atom.map?.find_field("status")?;
-    Some(status_reset_fields())
-}
-
 /// The reset fields of the main resource of a kind with a status subresource: `status`.
-pub fn status_reset_fields() -> Set {
+pub(crate) fn status_reset_fields() -> Set {
     let mut s = Set::new();
     s.insert(&[PathElement::field("status")]);
     s

@@ -51,7 +51,7 @@ fn no_type(tr: &TypeRef) -> String {
 }
 
 /// `listItemToPathElement` (`smd:typed/helpers.go`).
-pub fn list_item_element(
+pub(crate) fn list_item_element(
     schema: &Schema,
     list: &ListView<'_>,
     item: &Node,

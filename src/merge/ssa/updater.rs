@@ -56,7 +56,7 @@ impl fmt::Display for UpdaterError {
 }
 
 /// smd's `Conflicts.Error()`: one conflict on one line, else grouped by manager (sorted).
-pub fn conflicts_message(cs: &[Conflict]) -> String {
+pub(crate) fn conflicts_message(cs: &[Conflict]) -> String {
     if let [c] = cs {
         return format!("conflict with {:?}: {}", c.manager, c.path_string());
     }
