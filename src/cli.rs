@@ -61,6 +61,13 @@ pub(crate) enum Command {
         after_help = "Examples:\n  ply fetch overlays/prod            # then commit overlays/prod/ply.lock\n  ply fetch overlays/prod --update   # move every ref to what it names today\n  ply fetch . --cache-dir .ply-cache # a cache directory CI can restore\n  ply fetch --all                    # CI: what every ply.lock under . pins\n  ply fetch --revision origin/main --all  # the locks at a revision, for a review's base\n\nExit status: 0 every remote base fetched and the lock written (with --all or --revision: every pinned one in the cache); 1 an error (an unreachable repository, a missing ref or directory, a file the server refuses or that is too large, a timeout, a changed cache, a wrong command line)."
     )]
     Fetch(FetchArgs),
+    /// Say where each value of a render was set: for a field, its value and the chain of
+    /// places (resource file, patches, transformers, generators) that set it, newest first;
+    /// for an object, every field an overlay changed (docs/explain.md).
+    #[command(
+        after_help = "Examples:\n  ply explain overlays/prod Deployment/web spec.template.spec.containers[0].image\n  ply explain overlays/prod Deployment/prod/web\n  ply explain overlays/prod --format json\n\nExit status: 0 explained; 1 the render failed, no such object or field, or a wrong command line."
+    )]
+    Explain(ExplainArgs),
     /// Print ply's version and commit, and the kustomize version it renders like.
     #[command(after_help = "Exit status: 0.")]
     Version,
@@ -73,6 +80,38 @@ pub(crate) enum Command {
         #[arg(value_enum)]
         shell: Shell,
     },
+}
+
+#[derive(clap::Args, Debug)]
+pub(crate) struct ExplainArgs {
+    /// The kustomization directory.
+    pub dir: PathBuf,
+    /// The object: KIND/NAME or KIND/NAMESPACE/NAME (every object when left out).
+    pub object: Option<String>,
+    /// The field path (`spec.replicas`, `spec.template.spec.containers[0].image`); a map or
+    /// list path explains every field under it. Left out: the fields an overlay changed.
+    pub field: Option<String>,
+    /// text, or json (schema in docs/explain.md).
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: ExplainFormat,
+    /// Every field, also those the resource files set and nothing changed.
+    #[arg(long)]
+    pub all: bool,
+    #[arg(long, value_enum, default_value = "LoadRestrictionsRootOnly")]
+    pub load_restrictor: LoadRestrictor,
+    #[command(flatten)]
+    pub version: VersionFlag,
+    #[command(flatten)]
+    pub build: BuildFlags,
+    #[command(flatten)]
+    pub limits: crate::limits::LimitFlags,
+}
+
+/// `ply explain --format`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ExplainFormat {
+    Text,
+    Json,
 }
 
 #[derive(clap::Args, Debug)]
@@ -245,6 +284,17 @@ pub(crate) struct RenderArgs {
     pub limits: crate::limits::LimitFlags,
     #[command(flatten)]
     pub output_limit: crate::limits::OutputFlag,
+    /// Write where each value was set as a trailing YAML comment (`comments`; docs/explain.md).
+    /// Never the default: the output then differs from kustomize's.
+    #[arg(long, value_enum, value_name = "HOW", conflicts_with = "output_dir")]
+    pub provenance: Option<ProvenanceOutput>,
+}
+
+/// `ply render --provenance=…`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ProvenanceOutput {
+    /// Each value's origin (file:line:column and step) as a trailing comment.
+    Comments,
 }
 
 #[derive(clap::Args, Debug)]
@@ -437,6 +487,7 @@ pub fn run() -> i32 {
         },
         Command::Patch(args) => (run_patch(&args, &mut warnings), exit::FAILURE),
         Command::Fetch(args) => (run_fetch(&args, &mut warnings), exit::FAILURE),
+        Command::Explain(args) => (run_explain(&args, &mut warnings), exit::FAILURE),
         Command::Version => (
             print_stdout(about::version_text().as_bytes()),
             exit::FAILURE,
@@ -576,6 +627,7 @@ fn run_render(
             ..args.limits.limits()
         },
         shared: None,
+        provenance: args.provenance.is_some(),
     };
     args.build.deprecations(args.reorder.is_some(), warnings);
     let target = match (&args.output, &args.output_dir) {
@@ -612,6 +664,14 @@ fn run_render(
     };
     let rendered =
         crate::render::render_with(&crate::fs::CachingDiskFs::default(), dir, &opts, warnings)?;
+    if args.provenance == Some(ProvenanceOutput::Comments) {
+        let text = crate::explain::with_comments(&rendered.resources);
+        match &target {
+            Target::File(path) => crate::output::write_atomic(path, text.as_bytes())?,
+            _ => print_stdout(text.as_bytes())?,
+        }
+        return Ok(None);
+    }
     let tables = &rendered.tables;
     // A closed pipe (`Written::PipeClosed`) is a quiet success, like a complete write.
     write(
@@ -624,6 +684,31 @@ fn run_render(
     // (docs/performance.md), the operating system reclaims the memory at once.
     std::mem::forget(rendered);
     Ok(None)
+}
+
+fn run_explain(args: &ExplainArgs, warnings: &mut Warnings) -> Result<(), Error> {
+    let opts = crate::render::RenderOptions {
+        provenance: true,
+        ..diff_render_options(
+            args.load_restrictor,
+            &args.limits,
+            &args.version,
+            &args.build,
+        )
+    };
+    let rendered = crate::render::render_with(
+        &crate::fs::CachingDiskFs::default(),
+        &args.dir,
+        &opts,
+        warnings,
+    )?;
+    let query = crate::explain::Query {
+        object: args.object.clone(),
+        field: args.field.clone(),
+        all: args.all,
+    };
+    let fields = crate::explain::explain(&rendered.resources, &query)?;
+    print_stdout(crate::explain::write(&fields, args.format == ExplainFormat::Json).as_bytes())
 }
 
 fn run_fetch(args: &FetchArgs, warnings: &mut Warnings) -> Result<(), Error> {

@@ -14,6 +14,7 @@
 mod cli;
 mod diag;
 pub mod diff;
+mod explain;
 mod fasthash;
 mod fetch;
 pub mod fs;

@@ -36,6 +36,11 @@ pub(crate) struct ReviewArgs {
     /// kustomize versions: every overlay is rendered then.
     #[arg(long)]
     pub changed_only: bool,
+    /// Name, for each changed field, the place that set its new value and whether it changed
+    /// in this pull request, linked at the head commit on GitHub or GitLab (the head renders
+    /// with field provenance; docs/explain.md).
+    #[arg(long)]
+    pub why: bool,
     /// Only the I-th of N shards of the overlays (in name order, every N-th), for CI matrices.
     #[arg(long, value_name = "I/N")]
     pub shard: Option<String>,
@@ -85,12 +90,13 @@ pub(super) fn refuse_review_flags(args: &DiffArgs) -> Result<(), Error> {
     if r.base.is_some()
         || r.all
         || r.changed_only
+        || r.why
         || r.shard.is_some()
         || r.base_kustomize_version.is_some()
         || !r.merge_reports.is_empty()
     {
         return Err(usage(
-            "--base, --all, --changed-only, --shard, --base-kustomize-version and --merge-reports compare two renders; they do not go with --live",
+            "--base, --all, --changed-only, --why, --shard, --base-kustomize-version and --merge-reports compare two renders; they do not go with --live",
         ));
     }
     Ok(())
@@ -197,6 +203,8 @@ pub(super) fn run(
         base_kustomize: base_version,
         jobs: std::thread::available_parallelism().map_or(1, usize::from),
         describe,
+        why: args.review.why,
+        link: None,
         fail_on: match args.review.fail_on {
             FailOnArg::NewErrors => report::FailOn::NewErrors,
             FailOnArg::AnyError => report::FailOn::AnyError,

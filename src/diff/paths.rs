@@ -39,6 +39,7 @@ fn change(steps: &[PathStep], a: Option<&Node>, b: Option<&Node>) -> Change {
         path: kubectl_path(steps),
         before: a.cloned(),
         after: b.cloned(),
+        cause: None,
     }
 }
 

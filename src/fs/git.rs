@@ -86,6 +86,14 @@ impl Repo {
         &self.workdir
     }
 
+    /// The URL of the `origin` remote, if the repository's configuration names one (links
+    /// of the review's field causes).
+    pub(crate) fn origin_url(&self) -> Option<String> {
+        let repo = self.repo.to_thread_local();
+        let config = repo.config_snapshot();
+        config.string("remote.origin.url").map(|s| s.to_string())
+    }
+
     /// The commit `spec` names (`git rev-parse SPEC^{commit}`).
     pub(crate) fn resolve(&self, spec: &str) -> Result<Revision> {
         let repo = self.repo.to_thread_local();

@@ -359,6 +359,55 @@ pub(crate) fn locate_from(file: &Arc<SourceFile>, start: usize, path: &[PathSeg]
     located(file, start, walk(&file.text, start, path).found)
 }
 
+/// Where the value at `path` of the document of `file` starting at `start` is written: the
+/// byte offset of the value itself (after `key: ` or `- `), and whether the whole path was
+/// found. When it was not (flow-style or JSON text, a path the text does not hold), the
+/// offset is that of the deepest node found, or the document's line (field provenance,
+/// issue 29: `render::provenance`).
+pub(crate) fn locate_value(file: &SourceFile, start: usize, path: &[PathSeg]) -> (usize, bool) {
+    let text = file.text.as_str();
+    let w = walk(text, start, path);
+    let Some((off, len)) = w.found else {
+        return (start.min(text.len()), path.is_empty());
+    };
+    if !w.rest.is_empty() {
+        return (off, false);
+    }
+    let line_end = text[off..].find('\n').map_or(text.len(), |e| off + e);
+    let mut at = off + len;
+    if matches!(path.last(), Some(PathSeg::Key(_))) {
+        // Past the key's closing quote, if any, and its colon.
+        match text[at..line_end].find(':') {
+            Some(c) => at += c + 1,
+            None => return (off, true),
+        }
+    }
+    let rest = &text[at..line_end];
+    let trimmed = rest.trim_start_matches([' ', '\t']);
+    if !trimmed.is_empty() && !trimmed.starts_with('#') {
+        let mut v = at + rest.len() - trimmed.len();
+        // `- - x` and `- key: x` stand on the dash's line.
+        while text[v..line_end].starts_with("- ") {
+            v += 2 + text[v + 2..line_end].len() - text[v + 2..line_end].trim_start().len();
+        }
+        return (v, true);
+    }
+    // The value starts on a later line (its first content, indented deeper than the key, or
+    // a list at the key's column), or is empty (then: right after the colon).
+    let key_col = off - text[..off].rfind('\n').map_or(0, |i| i + 1);
+    for (loff, _, line) in lines_from(text, (line_end + 1).min(text.len())) {
+        let content = line.trim_start_matches(' ');
+        if content.is_empty() || content.starts_with('#') {
+            continue;
+        }
+        let col = line.len() - content.len();
+        let child =
+            col > key_col || (col == key_col && (content == "-" || content.starts_with("- ")));
+        return (if child { loff + col } else { at }, true);
+    }
+    (at, true)
+}
+
 /// The locations of every entry of the list at `path` (`patches`), in order: entry `i`'s is
 /// what [`locate`] gives for `path` followed by `[i]`, found in one pass over the list where
 /// one `locate` per entry reads the text from the top each time (O(N²) lines for N entries).

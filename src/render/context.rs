@@ -40,6 +40,11 @@ impl<'a> Context<'a> {
         self.opts.strict
     }
 
+    /// Whether field provenance is recorded (`RenderOptions::provenance`).
+    pub fn provenance(&self) -> bool {
+        self.opts.provenance
+    }
+
     /// Whether objects of this kind have no namespace (kustomize's built-in table).
     pub fn is_cluster_scoped(&self, gvk: &Gvk) -> bool {
         self.tables.is_cluster_scoped(gvk)

@@ -21,6 +21,7 @@ mod options;
 mod parse;
 mod patches;
 mod plugins;
+pub(crate) mod provenance;
 pub(crate) mod reads;
 pub(crate) mod roots;
 mod shared;
@@ -36,11 +37,13 @@ use crate::fs::{CachingDiskFs, FileKind, Fs, Restrictor};
 use crate::kustomization::{Loaded, Ref, RefKind};
 use crate::resource::Gvk;
 use crate::resource::Resource;
+use crate::resource::provenance::Step;
 use crate::source::{Location, SourceFile, display_path};
 use crate::transform::FieldSpecTables;
 use crate::transform::configurations::BuildConfig;
 use crate::transform::vars::VarSet;
 use crate::yaml::Node;
+use crate::yaml::de::PathSeg;
 
 pub use accumulate::parse_resources;
 pub use context::Context;
@@ -282,6 +285,9 @@ fn build_root(
             .unwrap_or(metadata::default_managed_by(opts.kustomize)),
         opts.kustomize,
     );
+    if opts.provenance {
+        provenance::record(&mut resources, Step::BuildMetadata, &|_, _, _| None);
+    }
     let cache = RenderCache {
         _files: b.files,
         _kustomizations: b.kustomizations,
@@ -438,6 +444,10 @@ impl Builder<'_> {
         for r in refs.clone().filter(|r| r.kind == RefKind::Resource) {
             self.accumulate(loaded, r.key, r.text, &mut acc, &mut index)?;
         }
+        let prov = self.ctx.provenance();
+        if prov {
+            provenance::record(&mut acc, Step::Resource, &|_, _, _| None);
+        }
         for Ref {
             key, text: path, ..
         } in refs.clone().filter(|r| r.kind == RefKind::Crds)
@@ -473,6 +483,11 @@ impl Builder<'_> {
             helm::configure_api_versions(&mut self.plugin_state.helm_api_versions, &c.chart);
         }
         steps::generate(self.fs, self.ahead, self.ctx, loaded, &mut acc)?;
+        if prov {
+            provenance::record(&mut acc, Step::Generator, &|r, path, _| {
+                Some(provenance::generator_place(loaded, r, path))
+            });
+        }
         if let Some(before) = &before {
             let here = self.plugin_state.meta.kustomization_file(loaded);
             let replaced = metadata::replaced_by_fields(loaded);
@@ -496,6 +511,10 @@ impl Builder<'_> {
                     )?,
                     &c.at,
                 )?;
+                if prov {
+                    let place = provenance::at(&c.at);
+                    provenance::record(&mut acc, Step::Helm, &|_, _, _| Some(place.clone()));
+                }
             }
             if let Some(before) = &before {
                 let here = self.plugin_state.meta.kustomization_file(loaded);
@@ -512,6 +531,9 @@ impl Builder<'_> {
         }
         let generators = self.plugin_configs(loaded, RefKind::Generator)?;
         self.run_generator_plugins(loaded, &generators, &mut acc)?;
+        if prov && !generators.is_empty() {
+            provenance::record(&mut acc, Step::Plugin, &|_, _, _| None);
+        }
         for Ref {
             key, text: path, ..
         } in refs.clone().filter(|r| r.kind == RefKind::Component)
@@ -536,7 +558,7 @@ impl Builder<'_> {
         // Lent out for the transformers instead of cloned per kustomization (the JSON patches
         // run in between use `self.ctx.tables`, not the configuration).
         let fields = std::mem::take(&mut self.config.fields);
-        let transformed = steps::transform(loaded, &mut acc, &fields, &mut |acc| {
+        let transformed = steps::transform(loaded, &mut acc, &fields, prov, &mut |acc| {
             self.apply_field_patches(loaded, &patches.json6902, acc)
         });
         self.config.fields = fields;
@@ -549,6 +571,14 @@ impl Builder<'_> {
             self.ctx.tables,
             self.warnings,
         )?;
+        if prov && !loaded.kustomization.replacements.is_empty() {
+            provenance::record(&mut acc, Step::Replacement, &|_, _, _| {
+                Some(provenance::in_kustomization(
+                    loaded,
+                    vec![PathSeg::Key("replacements".into())],
+                ))
+            });
+        }
         if self.plugin_state.meta.transformers {
             // The field transformers add and remove no objects, so recording them all here
             // gives what kustomize records after each one.
@@ -560,6 +590,9 @@ impl Builder<'_> {
         }
         let transformers = self.plugin_configs(loaded, RefKind::Transformer)?;
         self.run_transformer_plugins(loaded, &transformers, &mut acc)?;
+        if prov && !transformers.is_empty() {
+            provenance::record(&mut acc, Step::Plugin, &|_, _, _| None);
+        }
         let validators = self.plugin_configs(loaded, RefKind::Validator)?;
         plugins::run_validator_plugins(&validators)?;
         steps::bind_vars(loaded, &mut acc, &mut self.vars, self.ctx.tables)?;

@@ -47,6 +47,10 @@ pub struct RenderOptions {
     /// Resource files parsed once for every render given the same store (a review's two
     /// revisions, the overlays of one run); `None` parses per render.
     pub shared: Option<Arc<Shared>>,
+    /// Record where each output field's value was set (issue 29, `render::provenance`):
+    /// `ply explain`, `ply render --provenance=comments`, the review's causes. Off, the
+    /// render records nothing and costs what it did before.
+    pub provenance: bool,
 }
 
 /// Which thread of a render reads and parses its files. The output, errors and warnings are

@@ -66,6 +66,9 @@ pub(super) struct Patch {
     pub source: String,
     /// Where the patch is declared (the kustomization entry or the plugin configuration).
     pub declared: Option<Location>,
+    /// The file of a JSON 6902 patch read from one (field provenance places its values
+    /// there; a strategic merge patch's documents carry their own locations).
+    pub file: Option<std::sync::Arc<crate::source::SourceFile>>,
 }
 
 /// What a render needs to apply patches.
@@ -1331,6 +1334,7 @@ pub(super) fn load_strategic_merge(
             flavor: Flavor::StrategicMerge,
             source,
             declared,
+            file: None,
         });
     }
     let empty = out
@@ -1451,7 +1455,7 @@ pub(super) fn load_patch(
     }
     // An empty patch file (zero bytes; an inline patch is never empty here).
     let mut empty_file = false;
-    let (body, source) = match (inline, path) {
+    let (body, source, file) = match (inline, path) {
         (None, None) => {
             return Err(err(match flavor {
                 Flavor::Json6902 => "empty file path and empty jsonOp".into(),
@@ -1470,17 +1474,18 @@ pub(super) fn load_patch(
                 Flavor::Json6902 => json6902_body(t, None, &source),
                 _ => parse_patch_text(t, None, &source),
             };
-            (body, source)
+            (body, source, None)
         }
         (None, Some(p)) => {
             let f = read(p).map_err(|e| e.at_opt(declared.clone()))?;
             empty_file = f.file.text.is_empty();
             let source = source_name(Some(p), None);
+            let file = std::sync::Arc::clone(&f.file);
             let body = match flavor {
                 Flavor::Json6902 => json6902_body(&f.file.text, Some(&f.file), &source),
                 _ => f.body(&source),
             };
-            (body, source)
+            (body, source, Some(file))
         }
     };
     let mut body = body.map_err(|e| e.at_opt(declared.clone()))?;
@@ -1533,6 +1538,7 @@ pub(super) fn load_patch(
         flavor,
         source,
         declared,
+        file,
     })
 }
 
@@ -1823,6 +1829,7 @@ mod tests {
             flavor: Flavor::Patch,
             source: "p".into(),
             declared: None,
+            file: None,
         };
         let schema = Schema::empty();
         let cx = Context {
@@ -1868,6 +1875,7 @@ mod tests {
             flavor: Flavor::Patch,
             source: "p".into(),
             declared: None,
+            file: None,
         };
         let mut w = Warnings::default();
         for (object_api_version, want) in [("v1", "apiVersion: v1\n"), ("7", "apiVersion: 7\n")] {
@@ -1906,6 +1914,7 @@ mod tests {
             flavor: Flavor::Patch,
             source: "[path: \"p\"]".into(),
             declared: None,
+            file: None,
         };
         let schema = Schema::empty();
         let mut cx = Context {

@@ -280,6 +280,19 @@ impl Builder<'_> {
         if list.is_empty() {
             return Ok(());
         }
+        if self.ctx.provenance() {
+            // One at a time, each recorded as its own (the output is the same: `apply_all`
+            // applies them in order).
+            for p in list {
+                self.apply_patches_now(std::slice::from_ref(p), acc)?;
+                super::provenance::record_patch(acc, p);
+            }
+            return Ok(());
+        }
+        self.apply_patches_now(list, acc)
+    }
+
+    fn apply_patches_now(&mut self, list: &[Patch], acc: &mut Vec<Resource>) -> Result<()> {
         // A strategic merge patch walks the schema, which makes kustomize parse its built-in
         // one (`kyaml/openapi.SchemaForResourceType`); JSON patches never look at it.
         if self.plugin_state.custom_schema.is_none()

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use crate::diag::{Error, ErrorKind, Result, Warnings};
 use crate::fs::{FileKind, Fs};
 use crate::kustomization::{Kustomization, Loaded};
+use crate::resource::provenance::Step;
 use crate::resource::string_maps;
 use crate::resource::{Gvk, Resource};
 use crate::source::{Location, display_path};
@@ -239,15 +240,27 @@ pub(super) fn transform(
     loaded: &Loaded,
     acc: &mut Vec<Resource>,
     tables: &FieldSpecTables,
+    prov: bool,
     between: &mut dyn FnMut(&mut Vec<Resource>) -> Result<()>,
 ) -> Result<()> {
     let k: &Kustomization = &loaded.kustomization;
+    // With provenance on, each transformer's changes are recorded as its own.
+    let record = |acc: &mut Vec<Resource>, step: Step| {
+        if prov {
+            super::provenance::record(acc, step, &|r, path, before| {
+                Some(super::provenance::transformer_place(
+                    loaded, step, r, path, before,
+                ))
+            });
+        }
+    };
     // The field's place in the file is looked up only when there is an error to place.
     let at = |field: &'static str| {
         move |e: Error| e.at(loaded.key_location(&[PathSeg::Key(field.to_string())]))
     };
     if let Some(ns) = k.namespace.as_deref().filter(|s| !s.is_empty()) {
         transform::namespace::apply(acc, ns, tables).map_err(at("namespace"))?;
+        record(acc, Step::Namespace);
     }
     let prefix = k.name_prefix.as_deref().unwrap_or("");
     let suffix = k.name_suffix.as_deref().unwrap_or("");
@@ -259,6 +272,14 @@ pub(super) fn transform(
                 "namePrefix"
             },
         ))?;
+        record(
+            acc,
+            if prefix.is_empty() {
+                Step::NameSuffix
+            } else {
+                Step::NamePrefix
+            },
+        );
     }
     if k.common_labels.as_ref().is_some_and(|m| !m.is_empty()) || !k.labels.is_empty() {
         transform::labels::apply(acc, k.common_labels.as_ref(), &k.labels, tables).map_err(at(
@@ -268,16 +289,20 @@ pub(super) fn transform(
                 "labels"
             },
         ))?;
+        record(acc, Step::Labels);
     }
     if let Some(a) = k.common_annotations.as_ref().filter(|m| !m.is_empty()) {
         transform::annotations::apply(acc, a, tables).map_err(at("commonAnnotations"))?;
+        record(acc, Step::CommonAnnotations);
     }
     between(acc)?;
     if !k.replicas.is_empty() {
         transform::replicas::apply(acc, &k.replicas, tables).map_err(at("replicas"))?;
+        record(acc, Step::Replicas);
     }
     if !k.images.is_empty() {
         transform::images::apply(acc, &k.images, tables).map_err(at("images"))?;
+        record(acc, Step::Images);
     }
     Ok(())
 }
@@ -294,14 +319,28 @@ pub(super) fn finish_root(
     vars: &VarSet,
     warnings: &mut Warnings,
 ) -> Result<()> {
+    let prov = ctx.provenance();
+    let record = |resources: &mut Vec<Resource>, step: Step| {
+        if prov {
+            super::provenance::record(resources, step, &|_, _, _| None);
+        }
+    };
     crate::generate::apply_hash_suffixes(resources)?;
+    record(resources, Step::HashSuffix);
     transform::namereference::fix_name_references(
         resources,
         &config.refs.name_reference,
         &|g: &Gvk| config.fields.is_cluster_scoped(g),
     )?;
+    record(resources, Step::NameReference);
     transform::vars::resolve_vars(resources, vars, &config.refs.var_reference, warnings)?;
+    if !vars.is_empty() {
+        record(resources, Step::Var);
+    }
     stringify_annotations(resources)?;
+    if prov {
+        super::provenance::refresh(resources);
+    }
     check_metadata(resources)?;
     resources.retain(|r| {
         r.node.str_at(&[

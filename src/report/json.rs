@@ -232,6 +232,9 @@ pub(crate) fn review(r: &Review, title: &str) -> String {
                             cm.insert("path".into(), Node::str(c.path.clone()));
                             cm.insert("before".into(), c.before.clone().unwrap_or(Node::Null));
                             cm.insert("after".into(), c.after.clone().unwrap_or(Node::Null));
+                            if let Some(cause) = &c.cause {
+                                cm.insert("cause".into(), super::cause::json(cause));
+                            }
                             Node::Map(cm)
                         })
                         .collect();

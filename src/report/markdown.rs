@@ -269,7 +269,13 @@ fn review_row(o: &ObjectChange) -> String {
         .take(5)
         .map(|c| {
             let (before, after) = short_pair(c.before.as_ref(), c.after.as_ref());
-            format!("{}: {} → {}", code(&c.path), code(&before), code(&after))
+            format!(
+                "{}: {} → {}{}",
+                code(&c.path),
+                code(&before),
+                code(&after),
+                super::cause::markdown(c.cause.as_ref())
+            )
         })
         .collect();
     if o.changes.len() > 5 {
@@ -649,6 +655,7 @@ mod tests {
             before,
             after,
             changes: vec![Change {
+                cause: None,
                 path: ".data.a|b".into(),
                 before: Some(Node::str("v0")),
                 after: Some(Node::str("w0")),

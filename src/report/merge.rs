@@ -10,8 +10,8 @@ use crate::diag::{Error, ErrorKind};
 use crate::yaml::Node;
 
 use super::model::{
-    Action, Change, FailOn, Failure, ObjectChange, ObjectId, OverlayReview, Review, Risk,
-    RiskKind, Status,
+    Action, Change, FailOn, Failure, ObjectChange, ObjectId, OverlayReview, Review, Risk, RiskKind,
+    Status,
 };
 
 /// One part: a name for messages (its file) and its text.
@@ -292,6 +292,7 @@ fn read_object(
                 path: string(c, "path")?,
                 before: value(c, "before"),
                 after: value(c, "after"),
+                cause: c.get("cause").and_then(super::cause::from_json),
             });
         }
     }

@@ -7,6 +7,8 @@
 //! A new output format is one new file here, one [`Format`] variant and its two arms below
 //! (and the CLI's `--format` value that names it).
 
+mod cause;
+pub(crate) use cause::source_link;
 pub(crate) mod group;
 pub(crate) mod html;
 pub(crate) mod json;
@@ -18,7 +20,7 @@ pub(crate) mod text;
 pub(crate) mod unified;
 
 pub use model::{Action, Conflict, Manager, OFFLINE_NOTE, ObjectChange, ObjectId, Report};
-pub(crate) use model::{Change, FailOn, Failure, OverlayReview, Review, Status};
+pub(crate) use model::{Cause, Change, FailOn, Failure, OverlayReview, Review, Status};
 
 /// An output format (`--format`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -122,6 +122,24 @@ pub struct Change {
     pub path: String,
     pub before: Option<Node>,
     pub after: Option<Node>,
+    /// Where the new value was set (`ply diff --base … --why`; field provenance).
+    pub cause: Option<Cause>,
+}
+
+/// The place that set a changed field's new value (docs/explain.md).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cause {
+    /// As ply's diagnostics write paths.
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    /// The step (`patch`, `images`, `resource` …).
+    pub step: String,
+    /// Whether that line changed in the pull request: `Some(false)` when the cause is
+    /// outside it (the file is the same at the base).
+    pub changed: Option<bool>,
+    /// The file and line at the head commit on GitHub or GitLab.
+    pub link: Option<String>,
 }
 
 /// One field manager of `metadata.managedFields`.

@@ -2,6 +2,7 @@
 //! [`Resource`] (an object with its current and original id and where it came from), and
 //! [`ResourceSet`] (insertion-ordered, indexed by id). Knows no kustomization fields.
 
+pub(crate) mod provenance;
 pub(crate) mod scope;
 pub(crate) mod selector;
 pub(crate) mod shared;
@@ -280,6 +281,9 @@ pub struct Resource {
     /// wrote every null as `null`, so none is the empty kind a strategic merge patch drops
     /// (`render::patches`).
     pub json_round_trip: bool,
+    /// Where each field's value was set (issue 29), recorded only when the render's
+    /// `provenance` option is on; `None` otherwise.
+    pub(crate) provenance: Option<Box<provenance::Provenance>>,
 }
 
 impl Resource {
@@ -294,6 +298,7 @@ impl Resource {
             ref_var_names: Vec::new(),
             shared_entries: Vec::new(),
             json_round_trip: false,
+            provenance: None,
         }
     }
 

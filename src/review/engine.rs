@@ -67,6 +67,11 @@ pub(crate) struct ReviewOptions {
     pub jobs: usize,
     /// How an error is written into the report (the CLI's diagnostic text).
     pub describe: fn(&Error) -> String,
+    /// `--why`: the head renders with field provenance, and each changed field names the
+    /// place that set its new value ([`super::why`]).
+    pub(crate) why: bool,
+    /// Where causes link to (the head commit on GitHub or GitLab); set by the plan.
+    pub(crate) link: Option<super::why::LinkBase>,
     /// Which failures make the review an error (`--fail-on`).
     pub fail_on: FailOn,
 }
@@ -94,8 +99,10 @@ pub(crate) fn review(
     // The parse store holds nothing version-dependent (resource files, kustomization loads
     // and patch bodies are read alike by every version; each rule that differs asks the
     // render's own options), so both sides share it.
+    render.provenance = opts.why;
     let base_render = RenderOptions {
         kustomize: opts.base_kustomize,
+        provenance: false,
         ..render.clone()
     };
     let upgrade = opts.base_kustomize != render.kustomize;
@@ -291,6 +298,19 @@ fn same_at(path: &Path, old: &dyn Fs, new: &dyn Fs) -> bool {
         .unwrap_or_else(|| old.read(path).is_ok_and(|b| b == bytes))
 }
 
+/// With `--why`, names each changed field's cause.
+fn explain(
+    objects: &mut [ObjectChange],
+    head: &[Resource],
+    old: &Side<'_>,
+    new: &Side<'_>,
+    opts: &ReviewOptions,
+) {
+    if opts.why {
+        super::why::annotate(objects, head, old.fs, new.fs, opts.link.as_ref());
+    }
+}
+
 fn render_on(
     fs: &dyn Fs,
     dir: &Path,
@@ -448,7 +468,8 @@ fn one(
     };
     match (base, head) {
         (Some(Ok(b)), Some(h)) => {
-            let (objects, risks) = compared(&b, &h, kinds, opts.show_secrets);
+            let (mut objects, risks) = compared(&b, &h, kinds, opts.show_secrets);
+            explain(&mut objects, &h, old, new, opts);
             if objects.iter().all(|o| o.action == Action::Unchanged) {
                 // Reported as an overlay that was not rendered is: no objects, no warnings,
                 // so that `--changed-only` gives the same report.
@@ -461,7 +482,8 @@ fn one(
             // Not the base's objects: never shown as creations.
             Some(status) => result(status, Vec::new(), &warnings),
             None => {
-                let (objects, risks) = compared(&[], &h, kinds, opts.show_secrets);
+                let (mut objects, risks) = compared(&[], &h, kinds, opts.show_secrets);
+                explain(&mut objects, &h, old, new, opts);
                 let r = result(Status::BaseFailed(failure(&e, opts)), objects, &warnings);
                 with_risks(r, risks)
             }

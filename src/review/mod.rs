@@ -10,6 +10,7 @@ pub(crate) mod engine;
 pub(crate) mod overlays;
 pub(crate) mod risks;
 pub(crate) mod sides;
+mod why;
 
 pub(crate) use engine::ReviewOptions;
 pub(crate) use sides::{RevisionPlan, Revisions, WorkingTreePlan, two_paths};

@@ -43,6 +43,8 @@ pub(crate) struct RevisionPlan {
     disk: CachingDiskFs,
     /// The overlays to compare, in name order per side.
     pub overlays: Vec<Overlay>,
+    /// Where `--why` causes link to (the head commit, on GitHub or GitLab).
+    link: Option<super::why::LinkBase>,
 }
 
 impl RevisionPlan {
@@ -99,6 +101,21 @@ impl RevisionPlan {
         } else {
             overlays::named(&req.paths, &cwd, root, &old_fs, new_fs, all_dirs)?
         };
+        // The head commit (the working tree's HEAD when it is the head side).
+        let link = match (opts.why, repo.origin_url()) {
+            (true, Some(remote)) => {
+                let commit = match &head_rev {
+                    Some(h) => Some(h.id.clone()),
+                    None => repo.resolve("HEAD").ok().map(|h| h.id),
+                };
+                commit.map(|commit| super::why::LinkBase {
+                    remote,
+                    commit,
+                    root: root.to_path_buf(),
+                })
+            }
+            _ => None,
+        };
         Ok(RevisionPlan {
             old_fs,
             head_git,
@@ -106,6 +123,7 @@ impl RevisionPlan {
             head_commit: head_rev.as_ref().map(|h| h.short().to_string()),
             disk,
             overlays,
+            link,
         })
     }
 
@@ -129,6 +147,10 @@ impl RevisionPlan {
             fs: new_fs,
             label: new_label,
             fetch: fetch_command(self.head_commit.as_deref()),
+        };
+        let opts = &ReviewOptions {
+            link: self.link.clone(),
+            ..opts.clone()
         };
         review(&self.overlays, &old_side, &new_side, opts)
     }

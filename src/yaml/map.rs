@@ -192,6 +192,17 @@ impl Map {
         }
     }
 
+    /// [`Map::freeze`] for the maps not frozen yet: a map that shares its entries is left as
+    /// it is (its maps were frozen with it), so its copies keep sharing with it.
+    pub(crate) fn freeze_unshared(&mut self) {
+        if let Entries::Own(v) = &mut self.entries {
+            for b in v.iter_mut() {
+                b.value.freeze_unshared();
+            }
+            self.entries = Entries::Shared(Arc::from(std::mem::take(v)));
+        }
+    }
+
     /// Whether `self` and `other` are copies sharing their entries.
     pub fn shares_with(&self, other: &Map) -> bool {
         match (&self.entries, &other.entries) {

@@ -82,6 +82,16 @@ impl Node {
         }
     }
 
+    /// [`Map::freeze_unshared`] over the tree: what changed since the last freeze is frozen,
+    /// what was not changed stays shared with its copies.
+    pub(crate) fn freeze_unshared(&mut self) {
+        match self {
+            Node::Map(m) => m.freeze_unshared(),
+            Node::Seq(items) => items.iter_mut().for_each(Node::freeze_unshared),
+            _ => {}
+        }
+    }
+
     /// Gives back the spare capacity of every map, list and string in the tree (a parsed
     /// document's maps and lists grow by doubling; a render keeps every object it read
     /// until the output is written).

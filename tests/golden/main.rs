@@ -9,6 +9,7 @@ mod yaml;
 mod bad_input;
 mod cli;
 mod diff;
+mod explain;
 mod merge;
 mod render;
 mod review;

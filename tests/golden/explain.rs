@@ -1,0 +1,323 @@
+//! Golden cases of field provenance (issue 29): every directory under `testdata/explain/`
+//! holds a kustomization tree in `input/` and a `queries` file, one line per expectation:
+//! `EXPECTED-FILE SUBCOMMAND ARGS…`, run in the case directory (`explain …` or
+//! `render … --provenance=comments`); stdout must equal the file. A `--provenance=comments`
+//! output must also parse back as the same objects as the plain render.
+//!
+//! The mutation test makes every origin checkable: for each output field whose newest origin
+//! is a literal in a file (a scalar written at that line and column), it appends `9` to that
+//! literal in a copy of the tree, renders again, and requires that this field changed, and that
+//! every field that changed has the same newest origin, or is derived from one that changed (a
+//! hash suffix, a name reference, a replacement, a var). Identity fields and list merge keys
+//! (`apiVersion`, `kind`, `metadata.name`, `metadata.namespace`, a list entry's `name`) are
+//! not mutated: changing them changes which patches and transformers select the object.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::support::{Failures, cases};
+
+fn run(cwd: &Path, args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ply"))
+        .current_dir(cwd)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env_remove("PLY_STRICT")
+        .env_remove("KUSTOMIZE_ENABLE_MANAGEDBY_LABEL")
+        .output()
+        .unwrap_or_else(|e| panic!("running ply: {e}"));
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The documents of a YAML stream, or the parse error.
+fn docs(text: &str) -> Result<Vec<serde_yaml::Value>, String> {
+    use serde::Deserialize;
+    serde_yaml::Deserializer::from_str(text)
+        .map(|d| serde_yaml::Value::deserialize(d).map_err(|e| e.to_string()))
+        .collect()
+}
+
+#[test]
+fn explain_goldens() {
+    let all = cases("explain");
+    let mut failures = Failures::default();
+    for case in &all {
+        let queries = std::fs::read_to_string(case.join("queries")).expect("queries file");
+        for line in queries.lines().filter(|l| !l.trim().is_empty()) {
+            let mut words = line.split_whitespace();
+            let expected = words.next().expect("expected file");
+            let args: Vec<&str> = words.collect();
+            let (ok, stdout, stderr) = run(case, &args);
+            if !ok {
+                failures.fail(format!("{}: `{line}` failed: {stderr}", case.display()));
+                continue;
+            }
+            failures.check(case, &case.join(expected), &stdout);
+            if args.contains(&"--provenance=comments") {
+                let plain: Vec<&str> = args
+                    .iter()
+                    .copied()
+                    .filter(|a| *a != "--provenance=comments")
+                    .collect();
+                let (_, plain_out, _) = run(case, &plain);
+                assert!(stdout.contains(" # "), "{line}: no comment written");
+                assert!(docs(&plain_out).is_ok());
+                assert_eq!(
+                    docs(&stdout),
+                    docs(&plain_out),
+                    "{}: `{line}` does not read as the plain render",
+                    case.display()
+                );
+            }
+        }
+    }
+    failures.finish("explain", all.len());
+}
+
+/// One field of `ply explain --all --format json`: (object, path) → (value, newest origin).
+/// An origin: file, line, column (`None` when no text says it) and step.
+type Origin = (Option<(String, u64, u64)>, String);
+type Fields = BTreeMap<(String, String), (serde_json::Value, Option<Origin>)>;
+
+fn fields(dir: &Path, target: &str) -> Option<Fields> {
+    let (ok, stdout, _) = run(dir, &["explain", target, "--all", "--format", "json"]);
+    if !ok {
+        return None;
+    }
+    let list: serde_json::Value = serde_json::from_str(&stdout).expect("explain json");
+    let mut out = Fields::new();
+    for f in list.as_array().expect("a list") {
+        let o = &f["object"];
+        // Objects are known by their kind and the place of their `kind` field's first
+        // origin, which a mutation of a value never moves; the name may change.
+        let key = o["kind"].as_str().unwrap_or("").to_string();
+        let origin = f["origins"].as_array().and_then(|a| a.first()).map(|x| {
+            let at = x["file"].as_str().map(|f| {
+                (
+                    f.to_string(),
+                    x["line"].as_u64().unwrap(),
+                    x["column"].as_u64().unwrap(),
+                )
+            });
+            (at, x["step"].as_str().unwrap_or("").to_string())
+        });
+        out.insert(
+            (
+                format!("{key}#{}", object_index(&list, o)),
+                f["path"].as_str().unwrap_or("").to_string(),
+            ),
+            (f["value"].clone(), origin),
+        );
+    }
+    Some(out)
+}
+
+/// The position of an object among the distinct objects of the list, per kind: stable when
+/// no name or order changes.
+fn object_index(list: &serde_json::Value, o: &serde_json::Value) -> usize {
+    let mut seen: Vec<&serde_json::Value> = Vec::new();
+    for f in list.as_array().unwrap() {
+        let x = &f["object"];
+        if x["kind"] == o["kind"] && !seen.contains(&x) {
+            seen.push(x);
+        }
+    }
+    seen.iter().position(|x| *x == o).unwrap_or(0)
+}
+
+const IDENTITY: [&str; 4] = ["apiVersion", "kind", "metadata.name", "metadata.namespace"];
+/// The merge keys of the lists of the built-in schema that the trees use.
+const MERGE_KEYS: [&str; 6] = ["name", "containerPort", "mountPath", "ip", "port", "key"];
+const DERIVED: [&str; 4] = ["hashSuffix", "nameReference", "replacement", "var"];
+
+fn copy_tree(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.unwrap();
+        let rel = entry.path().strip_prefix(from).unwrap();
+        let dest = to.join(rel);
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&dest).unwrap();
+        } else if entry.file_type().is_file() {
+            std::fs::copy(entry.path(), &dest).unwrap();
+        }
+    }
+}
+
+/// Appends `9` to the scalar at 1-based `line`:`column` of `text` (inside its quotes when
+/// quoted), when it is a literal of `value`: its text is part of the value's (`"1.27"` of
+/// `nginx:1.27`); `None` otherwise.
+fn mutate(text: &str, line: u64, column: u64, value: &serde_json::Value) -> Option<String> {
+    let start = text
+        .split_inclusive('\n')
+        .take(line as usize - 1)
+        .map(str::len)
+        .sum::<usize>();
+    let l = text[start..].split('\n').next()?;
+    let at = start + l.char_indices().nth(column as usize - 1)?.0;
+    let rest = &text[at..start + l.len()];
+    let end = match rest.chars().next()? {
+        '"' | '\'' => {
+            let q = rest.chars().next()?;
+            1 + rest[1..].find(q)?
+        }
+        '[' | '{' | '|' | '>' | '&' | '*' | '!' | '#' => return None,
+        _ => rest.find(" #").unwrap_or(rest.trim_end().len()),
+    };
+    if end == 0 {
+        return None;
+    }
+    let token = rest[..end].trim_matches(['"', '\'']);
+    let value = match value {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Number(_) | serde_json::Value::Bool(_) => value.to_string(),
+        _ => return None,
+    };
+    if token.is_empty() || !value.contains(token) {
+        return None;
+    }
+    Some(format!("{}9{}", &text[..at + end], &text[at + end..]))
+}
+
+/// Mutates every literal origin of `target` (a directory under `root`), at most `limit`.
+fn mutation_case(root: &Path, target: &str, limit: usize, failures: &mut Failures) -> usize {
+    let Some(before) = fields(root, target) else {
+        return 0;
+    };
+    let mut done = 0;
+    let mut tried = std::collections::BTreeSet::new();
+    for ((obj, path), (value, origin)) in &before {
+        let Some((Some((file, line, column)), step)) = origin else {
+            continue;
+        };
+        let last = path.rsplit(['.', ']']).next().unwrap_or("");
+        if IDENTITY.contains(&path.as_str())
+            || (path.contains('[') && MERGE_KEYS.contains(&last))
+            || DERIVED.contains(&step.as_str())
+            || !tried.insert((file.clone(), *line, *column))
+            || done >= limit
+        {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(root.join(file)) else {
+            continue;
+        };
+        let Some(mutated) = mutate(&text, *line, *column, value) else {
+            continue;
+        };
+        let tmp = tempdir(&format!("mut-{done}"));
+        copy_tree(root, &tmp);
+        std::fs::write(tmp.join(file), mutated).unwrap();
+        let Some(after) = fields(&tmp, target) else {
+            // The mutated literal no longer renders (a number made invalid where one is
+            // needed): the origin still pointed at a literal that matters.
+            let _ = std::fs::remove_dir_all(&tmp);
+            done += 1;
+            continue;
+        };
+        let _ = std::fs::remove_dir_all(&tmp);
+        done += 1;
+        let mine = Some((file.clone(), *line, *column));
+        match after.get(&(obj.clone(), path.clone())) {
+            Some((v, _)) if v != value => {}
+            _ => failures.fail(format!(
+                "{}: {obj} {path} (origin {file}:{line}:{column}) did not change when its literal did",
+                root.display()
+            )),
+        }
+        // A label or annotation is what selectors read: changing it may change which objects
+        // a step selects, so fields may appear or disappear (not change value) then.
+        let selector_input =
+            path.starts_with("metadata.labels") || path.starts_with("metadata.annotations");
+        for (k, (v, o)) in &before {
+            let changed = after.get(k).is_none_or(|(w, _)| w != v);
+            let same = o.as_ref().and_then(|o| o.0.clone()) == mine;
+            let is_derived =
+                |o: &Option<Origin>| o.as_ref().is_some_and(|o| DERIVED.contains(&o.1.as_str()));
+            let derived = is_derived(o) || after.get(k).is_some_and(|(_, o)| is_derived(o));
+            let selected = selector_input && !after.contains_key(k);
+            if changed && !same && !derived && !selected {
+                failures.fail(format!(
+                    "{}: mutating {file}:{line}:{column} (origin of {obj} {path}) changed {} {} whose origin is {:?}",
+                    root.display(),
+                    k.0,
+                    k.1,
+                    o
+                ));
+            }
+        }
+        for (k, (_, o)) in &after {
+            let derived = o.as_ref().is_some_and(|o| DERIVED.contains(&o.1.as_str()));
+            if !before.contains_key(k) && !selector_input && !derived {
+                failures.fail(format!(
+                    "{}: mutating {file}:{line}:{column} (origin of {obj} {path}) made {} {} appear",
+                    root.display(),
+                    k.0,
+                    k.1
+                ));
+            }
+        }
+    }
+    done
+}
+
+fn tempdir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("ply-mutation-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn mutating_an_origin_changes_exactly_its_fields() {
+    let mut failures = Failures::default();
+    let mut mutations = 0;
+    let mut count = 0;
+    // The explain cases: every literal origin.
+    for case in cases("explain") {
+        for dir in ["input/prod"] {
+            if case.join(dir).is_dir() {
+                count += 1;
+                mutations += mutation_case(&case, dir, usize::MAX, &mut failures);
+            }
+        }
+    }
+    // The render goldens without flags or stand-in programs: a few literals each, bounded.
+    for case in cases("render") {
+        let plain = !case.join("args").exists()
+            && case.join("expected.yaml").exists()
+            && !case.join("v5.5.0").exists()
+            && !case.join("v5.8.1").exists();
+        let name = case.file_name().unwrap().to_string_lossy().into_owned();
+        if !plain
+            || name.starts_with("helm")
+            || name.starts_with("plugin")
+            || name.contains("remote")
+        {
+            continue;
+        }
+        count += 1;
+        // With provenance on, the render is the same objects, and with comments valid YAML.
+        let (ok, commented, stderr) = run(&case, &["render", "input", "--provenance=comments"]);
+        let expected = std::fs::read_to_string(case.join("expected.yaml")).unwrap();
+        let read = docs(&commented);
+        // serde_yaml stops at 128 levels: the deep cases' expected output is not readable to
+        // it either, so only whether the render succeeded is checked for them.
+        let readable = docs(&expected).is_ok();
+        if !ok || (readable && (read.is_err() || read != docs(&expected))) {
+            failures.fail(format!(
+                "{}: --provenance=comments does not read as expected.yaml: {stderr} {:?}",
+                case.display(),
+                read.err()
+            ));
+        }
+        mutations += mutation_case(&case, "input", 3, &mut failures);
+    }
+    assert!(mutations > 100, "only {mutations} mutations ran");
+    eprintln!("{mutations} mutations over {count} trees");
+    failures.finish("mutation", count);
+}
