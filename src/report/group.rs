@@ -129,9 +129,11 @@ mod tests {
                 path: ".spec.replicas".into(),
                 before: Some(Node::Int(1)),
                 after: Some(Node::str(after)),
+                cause: None,
             }],
             conflicts: Vec::new(),
             predicted: None,
+            stored_diff: None,
         }
     }
 
@@ -161,7 +163,7 @@ mod tests {
             object: object(ns, "web", "2").id,
             path: Some(".spec.template".into()),
             what: "rolls".into(),
-            rule: "r",
+            rule: "r".into(),
         };
         let (a, b, c) = (risk("dev"), risk("prod"), risk("other"));
         let got = risks(&[("dev", &a), ("prod", &b), ("prod", &c)]);

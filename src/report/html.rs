@@ -223,9 +223,11 @@ mod tests {
                 path: ".data.a".into(),
                 before: Some(Node::Int(1)),
                 after: Some(Node::Int(2)),
+                cause: None,
             }],
             conflicts: Vec::new(),
             predicted: None,
+            stored_diff: None,
         };
         let r = Review {
             base: "main".into(),

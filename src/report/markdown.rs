@@ -787,7 +787,7 @@ mod tests {
             object: risky,
             path: Some(".data".into()),
             what: "changes".into(),
-            rule: "rule",
+            rule: "rule".into(),
         });
         let r = Review {
             base: "main".into(),

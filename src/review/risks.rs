@@ -607,6 +607,7 @@ mod tests {
             path: "x".into(),
             before: Some(Node::str("1000m")),
             after: Some(Node::Int(1)),
+            cause: None,
         }));
     }
 
