@@ -41,31 +41,44 @@ pub(crate) fn annotate(
             let Some(path) = index_path(&r.node, &c.path) else {
                 continue;
             };
-            // The field itself, or the first field under a map or list that was added.
-            let field = prov.fields.get(&path).or_else(|| {
-                let mut first = None;
-                crate::resource::provenance::for_each_field(&r.node, &mut |p, _| {
-                    if first.is_none()
-                        && p.starts_with(path.as_str())
-                        && p[path.len()..].starts_with(['.', '['])
-                    {
-                        first = prov.fields.get(p);
+            // The field itself and the fields under it (a map or list that changed as a
+            // whole): the cause is the first of them whose place changed in the pull request
+            // (the list item that changed, not the list's key), else the first with a place.
+            let mut fields = Vec::new();
+            if let Some(f) = prov.fields.get(&path) {
+                fields.push(f);
+            }
+            crate::resource::provenance::for_each_field(&r.node, &mut |p, _| {
+                if p.starts_with(path.as_str()) && p[path.len()..].starts_with(['.', '[']) {
+                    if let Some(f) = prov.fields.get(p) {
+                        fields.push(f);
                     }
-                });
-                first
+                }
             });
-            let Some(origin) = field.and_then(|f| f.origins.first()) else {
+            let mut chosen = None;
+            for f in fields {
+                let Some(origin) = f.origins.first() else { continue };
+                let Some(place) = &origin.place else { continue };
+                let at = resolve(place);
+                let changed = changed_line(old, new, &place.file.path, &at.quote);
+                let better = chosen.is_none() || changed == Some(true);
+                if better {
+                    chosen = Some((origin, place, at, changed));
+                }
+                if changed == Some(true) {
+                    break;
+                }
+            }
+            let Some((origin, place, at, changed)) = chosen else {
                 continue;
             };
-            let Some(place) = &origin.place else { continue };
-            let at = resolve(place);
             let file_path = &place.file.path;
             c.cause = Some(Cause {
                 file: at.file.clone(),
                 line: at.line,
                 column: at.column,
                 step: origin.step.name().to_string(),
-                changed: changed_line(old, new, file_path, &at.quote),
+                changed,
                 link: link.and_then(|l| {
                     let rel = file_path.strip_prefix(&l.root).ok()?;
                     let rel = rel.to_str()?.replace('\\', "/");
