@@ -246,18 +246,7 @@ pub fn diff(
             && !key.namespace.is_empty()
             && !covered.contains(key.namespace.as_str())
         {
-            objects.push(ObjectChange {
-                action: Action::Unknown,
-                id: ObjectId::of(node),
-                renamed_from: None,
-                before: String::new(),
-                after: String::new(),
-                changes: Vec::new(),
-                conflicts: Vec::new(),
-                predicted: None,
-                stored_diff: None,
-                moved_from: None,
-            });
+            objects.push(ObjectChange::bare(Action::Unknown, ObjectId::of(node)));
             continue;
         }
         let live_obj = live_index.get(&key).and_then(|&i| {

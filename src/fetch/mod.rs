@@ -67,6 +67,29 @@ pub(crate) struct FetchReport {
     pub lock_changed: bool,
 }
 
+impl FetchReport {
+    /// The report of one lock from what a [`Fetcher`] did.
+    fn of(
+        lock_path: PathBuf,
+        done: BTreeMap<String, (Pin, Outcome)>,
+        files: BTreeMap<String, (String, Outcome)>,
+        lock_changed: bool,
+    ) -> FetchReport {
+        FetchReport {
+            lock_path,
+            urls: done
+                .into_iter()
+                .map(|(url, (pin, outcome))| (url, pin, outcome))
+                .collect(),
+            files: files
+                .into_iter()
+                .map(|(url, (hash, outcome))| (url, hash, outcome))
+                .collect(),
+            lock_changed,
+        }
+    }
+}
+
 /// Fetches every remote base of the kustomization in `dir` and writes `dir/ply.lock`.
 pub(crate) fn fetch(
     dir: &Path,
@@ -120,18 +143,7 @@ pub(crate) fn fetch(
     if lock_changed {
         crate::output::write_atomic(&lock_path, text.as_bytes())?;
     }
-    Ok(FetchReport {
-        lock_path,
-        urls: done
-            .into_iter()
-            .map(|(url, (pin, outcome))| (url, pin, outcome))
-            .collect(),
-        files: files
-            .into_iter()
-            .map(|(url, (hash, outcome))| (url, hash, outcome))
-            .collect(),
-        lock_changed,
-    })
+    Ok(FetchReport::of(lock_path, done, files, lock_changed))
 }
 
 /// Fetches into the cache what each of `locks` (a lock file's shown path, and the lock read
@@ -174,18 +186,7 @@ pub(crate) fn fetch_pinned(
         let failed = || Error::new(ErrorKind::Remote, "fetching failed");
         let done = fetcher.done.into_inner().map_err(|_| failed())?;
         let files = fetcher.files.into_inner().map_err(|_| failed())?;
-        reports.push(FetchReport {
-            lock_path: lock_path.clone(),
-            urls: done
-                .into_iter()
-                .map(|(url, (pin, outcome))| (url, pin, outcome))
-                .collect(),
-            files: files
-                .into_iter()
-                .map(|(url, (hash, outcome))| (url, hash, outcome))
-                .collect(),
-            lock_changed: false,
-        });
+        reports.push(FetchReport::of(lock_path.clone(), done, files, false));
     }
     Ok(reports)
 }

@@ -123,15 +123,7 @@ pub(crate) fn review(r: &Review, title: &str) -> String {
         }
         b.push_str("</ul>\n");
     }
-    let lists: Vec<Vec<&ObjectChange>> = changed
-        .iter()
-        .map(|o| {
-            o.objects
-                .iter()
-                .filter(|x| x.action != Action::Unchanged)
-                .collect()
-        })
-        .collect();
+    let lists: Vec<Vec<&ObjectChange>> = changed.iter().map(|o| o.changed_objects()).collect();
     let same = group::objects(&lists);
     b.push_str("<h2>Overlays</h2>\n");
     for (i, o) in changed.iter().enumerate() {

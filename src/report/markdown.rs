@@ -463,15 +463,7 @@ pub(crate) fn review(r: &Review, title: &str, budget: usize) -> String {
     let reserve = NOTE_ROOM + 200;
     let mut used = chars(&head) + sections.iter().map(|s| chars(s) + 1).sum::<usize>() + reserve;
     // Objects per overlay, changed ones only; (overlay, object index) in turns.
-    let lists: Vec<Vec<&ObjectChange>> = changed
-        .iter()
-        .map(|o| {
-            o.objects
-                .iter()
-                .filter(|x| x.action != Action::Unchanged)
-                .collect()
-        })
-        .collect();
+    let lists: Vec<Vec<&ObjectChange>> = changed.iter().map(|o| o.changed_objects()).collect();
     let turns = |keep: &dyn Fn(usize, &ObjectChange) -> bool| -> Vec<(usize, usize)> {
         let longest = lists.iter().map(Vec::len).max().unwrap_or(0);
         let mut out = Vec::new();

@@ -227,18 +227,8 @@ fn read_overlay(
         Some(Node::Int(n)) => usize::try_from(*n).unwrap_or(0),
         _ => 0,
     };
-    objects.extend((0..unchanged).map(|_| ObjectChange {
-        action: Action::Unchanged,
-        id: ObjectId::default(),
-        renamed_from: None,
-        before: String::new(),
-        after: String::new(),
-        changes: Vec::new(),
-        conflicts: Vec::new(),
-        predicted: None,
-        stored_diff: None,
-        moved_from: None,
-    }));
+    objects
+        .extend((0..unchanged).map(|_| ObjectChange::bare(Action::Unchanged, ObjectId::default())));
     let warnings = match o.get("warnings") {
         Some(Node::Seq(ws)) => ws
             .iter()

@@ -193,6 +193,23 @@ pub struct ObjectChange {
 }
 
 impl ObjectChange {
+    /// An object with `action` and nothing to show: no text, no changes (an unchanged
+    /// object, or one the live diff could not compare).
+    pub(crate) fn bare(action: Action, id: ObjectId) -> ObjectChange {
+        ObjectChange {
+            action,
+            id,
+            renamed_from: None,
+            moved_from: None,
+            before: String::new(),
+            after: String::new(),
+            changes: Vec::new(),
+            conflicts: Vec::new(),
+            predicted: None,
+            stored_diff: None,
+        }
+    }
+
     /// The changed paths, in order.
     pub fn paths(&self) -> Vec<&str> {
         self.changes.iter().map(|c| c.path.as_str()).collect()
@@ -441,6 +458,14 @@ pub(crate) struct OverlayReview {
 }
 
 impl OverlayReview {
+    /// Its objects that changed (any action but unchanged), in order.
+    pub(crate) fn changed_objects(&self) -> Vec<&ObjectChange> {
+        self.objects
+            .iter()
+            .filter(|x| x.action != Action::Unchanged)
+            .collect()
+    }
+
     pub(crate) fn count(&self, action: Action) -> usize {
         self.objects.iter().filter(|o| o.action == action).count()
     }

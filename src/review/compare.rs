@@ -178,18 +178,7 @@ pub(crate) fn pair(
     if let (Some(b), Some(a)) = (before, after) {
         if b == a {
             // The same object: nothing to print or walk (most objects of a review).
-            return ObjectChange {
-                action: Action::Unchanged,
-                id: ObjectId::of(a),
-                renamed_from: None,
-                moved_from: None,
-                before: String::new(),
-                after: String::new(),
-                changes: Vec::new(),
-                conflicts: Vec::new(),
-                predicted: None,
-                stored_diff: None,
-            };
+            return ObjectChange::bare(Action::Unchanged, ObjectId::of(a));
         }
     }
     let mut b = before.cloned();

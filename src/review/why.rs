@@ -57,7 +57,9 @@ pub(crate) fn annotate(
             });
             let mut chosen = None;
             for f in fields {
-                let Some(origin) = f.origins.first() else { continue };
+                let Some(origin) = f.origins.first() else {
+                    continue;
+                };
                 let Some(place) = &origin.place else { continue };
                 let at = resolve(place);
                 let changed = changed_line(old, new, &place.file.path, &at.quote);
