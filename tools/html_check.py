@@ -65,6 +65,8 @@ def main():
     ap.add_argument("--ply", default=os.path.join(ROOT, "target/debug/ply"))
     ap.add_argument("--screenshot", default=None)
     args = ap.parse_args()
+    # The review runs in a repository of its own: a relative path names the binary from here.
+    args.ply = os.path.abspath(args.ply)
     browser = chromium()
     with tempfile.TemporaryDirectory() as tmp:
         repo = os.path.join(tmp, "repo")
