@@ -455,16 +455,9 @@ fn predict(
                         })
                         .collect();
                     return Ok(ObjectChange {
-                        action: Action::Conflict,
-                        id,
-                        renamed_from: None,
-                        moved_from: None,
-                        before: String::new(),
-                        after: String::new(),
-                        changes: Vec::new(),
                         conflicts,
                         predicted: live.cloned(),
-                        stored_diff: None,
+                        ..ObjectChange::bare(Action::Conflict, id)
                     });
                 }
             }

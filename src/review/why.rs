@@ -32,6 +32,7 @@ pub(crate) fn annotate(
     new: &dyn Fs,
     link: Option<&LinkBase>,
 ) {
+    let mut sides = Sides::default();
     for (o, r) in objects.iter_mut().zip(head) {
         let Some(prov) = &r.provenance else { continue };
         for c in &mut o.changes {
@@ -62,7 +63,7 @@ pub(crate) fn annotate(
                 };
                 let Some(place) = &origin.place else { continue };
                 let at = resolve(place);
-                let changed = changed_line(old, new, &place.file.path, &at.quote);
+                let changed = sides.changed_line(old, new, &place.file.path, &at.quote);
                 let better = chosen.is_none() || changed == Some(true);
                 if better {
                     chosen = Some((origin, place, at, changed));
@@ -91,18 +92,41 @@ pub(crate) fn annotate(
     }
 }
 
-/// Whether the line `quote` of `path` is new in the head: the file differs between the sides
-/// and its base holds no such line. `None` when the head file cannot be read.
-fn changed_line(old: &dyn Fs, new: &dyn Fs, path: &Path, quote: &str) -> Option<bool> {
-    let head = new.read(path).ok()?;
-    let Ok(base) = old.read(path) else {
-        return Some(true);
-    };
-    if base == head {
-        return Some(false);
+/// A file's head text, and its base text (`None` when absent at the base).
+type Texts = (Vec<u8>, Option<Vec<u8>>);
+
+/// Each file's text at both sides, read once per review of an overlay: a list that changed as
+/// a whole asks about every item's line.
+#[derive(Default)]
+struct Sides {
+    /// By path: the head's text (`None` when unreadable) and the base's (`None` when absent).
+    files: std::collections::HashMap<PathBuf, Option<Texts>>,
+}
+
+impl Sides {
+    /// Whether the line `quote` of `path` is new in the head: the file differs between the
+    /// sides and its base holds no such line. `None` when the head file cannot be read.
+    fn changed_line(
+        &mut self,
+        old: &dyn Fs,
+        new: &dyn Fs,
+        path: &Path,
+        quote: &str,
+    ) -> Option<bool> {
+        let texts = self.files.entry(path.to_path_buf()).or_insert_with(|| {
+            let head = new.read(path).ok()?;
+            Some((head, old.read(path).ok()))
+        });
+        let (head, base) = texts.as_ref()?;
+        let Some(base) = base else {
+            return Some(true);
+        };
+        if base == head {
+            return Some(false);
+        }
+        let base = String::from_utf8_lossy(base);
+        Some(!base.lines().any(|l| l.trim_end_matches('\r') == quote))
     }
-    let base = String::from_utf8_lossy(&base);
-    Some(!base.lines().any(|l| l.trim_end_matches('\r') == quote))
 }
 
 /// A change's path in kubectl's form (`.spec.template.spec.containers[name="web"].image`)
