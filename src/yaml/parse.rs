@@ -353,7 +353,8 @@ pub(crate) fn first_document(text: &str) -> &str {
         } else {
             let trimmed = bare.trim_start();
             let nothing = trimmed.is_empty() || trimmed.starts_with('#');
-            if !nothing && !(bare.starts_with('%') && !opened) {
+            let directive = bare.starts_with('%') && !opened;
+            if !(nothing || directive) {
                 opened = true;
             }
         }
