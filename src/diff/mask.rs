@@ -87,6 +87,26 @@ pub(crate) fn mask_rendered_pair(before: Option<&mut Node>, after: Option<&mut N
     }
 }
 
+/// Replaces each value [`mask_rendered_pair`] would mask in a rendered Secret (every value of
+/// its `data` and `stringData` maps) by its SHA-256 (`sha256:HEX` of the value's compact
+/// JSON), so that the object can be written where its values must not be — a shard's part of
+/// a sharded review (`ply diff --shard I/N --format json`) — and still be masked, paired with
+/// another shard's object, exactly as the values themselves: equal values have equal digests.
+pub(crate) fn digest_values(secret: &mut Node) {
+    use sha2::{Digest, Sha256};
+    for field in ["data", "stringData"] {
+        let Some(map) = secret.get_mut(field).and_then(Node::as_map_mut) else {
+            continue;
+        };
+        for v in map.values_mut() {
+            let json = to_json(v, JsonStyle::COMPACT);
+            let digest = Sha256::digest(json.as_bytes());
+            let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+            *v = Node::Str(format!("sha256:{hex}"));
+        }
+    }
+}
+
 /// The Masker rule on two `data` maps.
 fn mask_maps(before: Option<&mut Node>, after: Option<&mut Node>) {
     let before = before.and_then(Node::as_map_mut);
