@@ -184,20 +184,15 @@ pub(super) fn run(
     if !args.review.merge_reports.is_empty() {
         return merge_reports(args);
     }
-    args.build.deprecations(false, warnings);
-    let head_version = args.version.version();
+    args.render.build.deprecations(false, warnings);
+    let head_version = args.render.version.version();
     let base_version = args.review.base_kustomize_version.unwrap_or(head_version);
     let upgrade = base_version != head_version;
     let opts = ReviewOptions {
         render: crate::render::RenderOptions {
             // Files both revisions and all overlays hold alike are parsed once.
             shared: Some(std::sync::Arc::new(crate::render::Shared::default())),
-            ..super::diff_render_options(
-                args.load_restrictor,
-                &args.limits,
-                &args.version,
-                &args.build,
-            )
+            ..super::diff_render_options(&args.render)
         },
         show_secrets: args.show_secrets,
         changed_only: args.review.changed_only,
