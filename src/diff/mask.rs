@@ -184,6 +184,32 @@ mod tests {
     }
 
     #[test]
+    fn digested_values_mask_as_the_values_and_are_not_written() {
+        let secret = |data: &str| {
+            p(&format!(
+                "{{apiVersion: v1, kind: Secret, data: {data}, stringData: {{p: s3cr3t}}, type: Opaque}}"
+            ))
+        };
+        let (before, after) = (
+            secret("{same: YQ==, changed: Yg==, gone: Yw==}"),
+            secret("{same: YQ==, changed: Zg==, new: ZA==}"),
+        );
+        let masked = |mut b: Node, mut a: Node| {
+            mask_rendered_pair(Some(&mut b), Some(&mut a));
+            (b, a)
+        };
+        let (mut db, mut da) = (before.clone(), after.clone());
+        digest_values(&mut db);
+        digest_values(&mut da);
+        let text = to_json(&db, JsonStyle::COMPACT) + &to_json(&da, JsonStyle::COMPACT);
+        for value in ["YQ==", "Yg==", "Yw==", "Zg==", "ZA==", "s3cr3t"] {
+            assert!(!text.contains(value), "{value}: {text}");
+        }
+        assert_eq!(db.get("type"), Some(&Node::str("Opaque")));
+        assert_eq!(masked(db, da), masked(before, after));
+    }
+
+    #[test]
     fn masker_rule() {
         let mut before =
             p("{apiVersion: v1, kind: Secret, data: {same: YQ==, changed: Yg==, gone: Yw==}}");
