@@ -450,7 +450,13 @@ fn two_sides_output_file_shards_and_closed_stdout() {
 /// head fails the job after updating the comment; a sharded run merged into one comment.
 #[test]
 fn action_script_keeps_one_comment() {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/ci/test_pr_review.py");
+    python_test("tools/ci/test_pr_review.py");
+}
+
+/// Runs a Python test of the Action's scripts (they share `tools/ci/stand_in.py`) against
+/// this build's `ply`; fails with its output unless it passes.
+fn python_test(script: &str) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join(script);
     let out = Command::new("python3")
         .arg(&script)
         .arg(env!("CARGO_BIN_EXE_ply"))
@@ -469,18 +475,7 @@ fn action_script_keeps_one_comment() {
 /// mismatching one refused, a tag without a release served by the cached build.
 #[test]
 fn action_installs_the_release_binary() {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/ci/test_install_ply.py");
-    let out = Command::new("python3")
-        .arg(&script)
-        .arg(env!("CARGO_BIN_EXE_ply"))
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run python3 {}: {e}", script.display()));
-    assert!(
-        out.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    python_test("tools/ci/test_install_ply.py");
 }
 
 /// `--changed-only` renders neither side of an overlay none of whose files changed: one that
