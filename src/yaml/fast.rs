@@ -16,7 +16,7 @@
 
 use super::limits::{MAX_FLOW_DEPTH, MAX_INDENTS};
 use super::reading::{Ctx, EMPTY_NULL, ParseError, Reread, nothing_after_key, spell, tag_before};
-use super::resolve::{serde_resolve, yaml11_bool};
+use super::resolve::{as_go_yaml_reads, serde_resolve, yaml11_bool};
 use super::{Map, Node};
 
 /// libyaml refuses an implicit key longer than 1024 characters; longer keys fall back.
@@ -807,6 +807,7 @@ impl<'t> Reader<'t> {
             return Err(Fallback);
         }
         if let Some(n) = serde_resolve(v) {
+            let n = as_go_yaml_reads(n, v);
             if !ctx.keeps_text() {
                 return Ok(n);
             }
@@ -822,8 +823,8 @@ impl<'t> Reader<'t> {
             return Ok(Node::Bool(b));
         }
         if v.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '.'))
-            && !super::resolve::is_timestamp(v)
-            && let Some(n) = super::resolve::resolve_number(v)
+            && let Some(n) =
+                super::resolve::resolve_plain_number_or_time(v, self.flow > 0, self.yaml11)
         {
             if !ctx.keeps_text() {
                 return Ok(n);
