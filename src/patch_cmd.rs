@@ -123,9 +123,12 @@ pub(crate) fn run(opts: &PatchOptions) -> Result<String, Error> {
                         },
                     ),
                     PatchKind::Merge => Ok(merge::mergepatch::apply(&obj, &patch)),
-                    PatchKind::Json => {
-                        merge::json6902::apply_with(&obj, &patch, opts.json_patch_growth)
-                    }
+                    PatchKind::Json => merge::json6902::apply_with(
+                        &obj,
+                        &patch,
+                        opts.json_patch_growth,
+                        crate::kustomization::KustomizeVersion::V5_8_1,
+                    ),
                 };
                 let patched = result.map_err(|e| {
                     Error::new(
