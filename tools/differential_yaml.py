@@ -51,6 +51,16 @@ Families:
                `{k: v, }`), kustomization files of several documents (the first is read, the
                rest, even broken YAML, ignored; an empty first document is an empty
                kustomization)
+  json6902     JSON 6902 patches (inline targeted `patches:`, patch files, `patchesJson6902:`)
+               of 1 to 4 operations (mostly 1 or 2) of every kind (add, remove, replace, move, copy, test) on
+               a Deployment and a ConfigMap, with every path form evanphx/json-patch v4 reads:
+               leading slash or none (the first part dropped), `/`, list indices with leading
+               zeros, a sign, negative, `-`, out of range or not a number, keys with `~0`/`~1`,
+               missing parents; `replace` of the whole document (path "") with an object
+               (with or without kind), `test` with matching and other values, `move` into its
+               own child, and now and then a field missing (`value`, `from`, `path`, `op`).
+               Never `replace ""` with a value that is not an object: kustomize v5.5.0 skips
+               it silently, a deliberate difference (docs/compatibility.md)
   workloads    the same pod specs in every workload kind (Deployment, StatefulSet, DaemonSet,
                Job, CronJob, Pod), webhooks keyed by name, and a custom resource without a
                schema (its lists replaced), patched the same way
@@ -512,7 +522,7 @@ def crd_plain(rng, parent, same_line, st):
         out = " " + anchor + first
     else:
         out = (" " + anchor.strip() if anchor else "") + "\n" + " " * (parent + rng.randint(1, 6)) + first
-    for _ in range(rng.randint(1, 4)):
+    for _ in range(rng.choice([1, 1, 1, 2, 2, 3, 4])):
         if rng.random() < 0.15:
             out += "\n" * rng.randint(1, 2)
         c = rng.choice(INDICATORS)
@@ -736,10 +746,137 @@ def fam_hostile(rng):
     return files
 
 
+# ---- family "json6902": JSON 6902 path forms and operations, as evanphx/json-patch v4 reads them
+
+J_CONTAINERS = ["web", "side", "init"]
+
+
+def j_index(rng, n):
+    """A list index in one of the forms strconv.Atoi reads, or one it does not."""
+    i = rng.randint(0, max(n, 1))
+    if rng.random() < 0.7:
+        i = rng.randint(0, n - 1)
+        return rng.choice([str(i), "0" + str(i), "+" + str(i), "-" + str(rng.randint(1, n)), "-0"])
+    return rng.choice([str(i), "-" + str(rng.randint(1, n + 2)), "-", "00", str(n + rng.randint(0, 2)),
+                       " 1", "1e0", "x"])
+
+
+def j_path(rng, n, kind):
+    """A pointer into the Deployment (n containers) or the ConfigMap below, in some path form."""
+    c = "/spec/template/spec/containers"
+    meta = [
+        lambda: "/metadata/labels/" + rng.choice(["app", "new", "x~1y"]),
+        lambda: "/metadata/" + rng.choice(["annotations", "annotations/n", "labels", ""]),
+        lambda: rng.choice(["/", "//x", "metadata/labels/app", "x/new", "replicas"]),
+    ]
+    if kind == "Deployment":
+        forms = meta + [
+            lambda: f"{c}/{j_index(rng, n)}",
+            lambda: f"{c}/{j_index(rng, n)}",
+            lambda: f"{c}/{j_index(rng, n)}/image",
+            lambda: f"{c}/{j_index(rng, n)}/image",
+            lambda: f"{c}/{j_index(rng, n)}/{rng.choice(['name', 'args', 'env'])}",
+            lambda: f"{c}/0/args/{j_index(rng, 2)}",
+            lambda: f"{c}/0/args/{j_index(rng, 2)}",
+            lambda: rng.choice(["spec/replicas", "spec/template/spec/containers/0/image",
+                                "spec/paused", "x/spec/replicas"]),
+            lambda: "/spec/" + rng.choice(["replicas", "paused", "missing/child", "template/spec"]),
+        ]
+    else:
+        forms = meta + [
+            lambda: "/data/" + rng.choice(["a", "b", "new"]),
+            lambda: "/data/" + rng.choice(["a", "b", "new", "a~1b", "t~0", "-", "01", ""]),
+            lambda: "/list/" + j_index(rng, 3),
+            lambda: rng.choice(["data/a", "data", "x/data", "/data/list/" + j_index(rng, 3),
+                                "/data/list"]),
+        ]
+    return rng.choice(forms)()
+
+
+def j_value(rng):
+    return rng.choice(['"v"', "3", "true", "null", "[1, 2]", '{"k": "v"}', '"0x10"', "1.50",
+                      '{"name": "added", "image": "busybox"}', '"y"', "[]", "{}"])
+
+
+def fam_json6902(rng):
+    n = rng.randint(1, 3)
+    conts = "".join(f"      - name: {J_CONTAINERS[i]}\n        image: img{i}:1\n"
+                    f"        args: [a{i}, b{i}]\n" for i in range(n))
+    dep = ("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  labels:\n"
+           "    app: web\n    x/y: z\nspec:\n  replicas: 2\n  template:\n    spec:\n"
+           "      containers:\n" + conts)
+    cm = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\n"
+          + rng.choice(["", "  annotations:\n    n: \"1\"\n"])
+          + "data:\n  a: \"1\"\n  b: two\n  a/b: slash\n  t~: tilde\n"
+          + rng.choice(["", "  list: x\n", "list: [p, q, r]\n"]))
+    files = {"objects.yaml": dep + "---\n" + cm}
+    target_kind = rng.choice(["Deployment", "ConfigMap", "Deployment"])
+    ops = []
+    for _ in range(rng.randint(1, 4)):
+        op = rng.choice(["add", "add", "remove", "replace", "replace", "move", "copy", "test"])
+        o = {"op": op, "path": j_path(rng, n, target_kind)}
+        if op in ("add", "replace", "test"):
+            o["value"] = j_value(rng)
+        if op in ("move", "copy"):
+            o["from"] = j_path(rng, n, target_kind)
+        r = rng.random()
+        if r < 0.06:
+            o["path"] = ""
+            o["op"] = "replace"
+            o.pop("from", None)
+            kind = rng.choice(["ConfigMap", "Deployment", None])
+            meta = '{"name": "cfg"}' if kind == "ConfigMap" else '{"name": "web"}'
+            o["value"] = ("{" + (f'"apiVersion": "v1", "kind": "{kind}", ' if kind else "")
+                          + f'"metadata": {meta}, "data": {{"r": "1"}}}}')
+        elif r < 0.09 and op == "move":
+            o["from"] = "/spec/template"
+            o["path"] = "/spec/template/spec/x"
+        elif r < 0.13:
+            drop = rng.choice(["value", "from", "path", "op"])
+            o.pop(drop, None)
+        elif r < 0.16 and op == "test":
+            o["value"] = '"img0:1"'
+            o["path"] = "/spec/template/spec/containers/" + rng.choice(["0", "-" + str(n), "00", "+0"]) + "/image"
+        ops.append(o)
+    lines = []
+    for o in ops:
+        first = True
+        for k in ("op", "from", "path", "value"):
+            if k in o:
+                v = o[k] if k == "value" else '"' + o[k] + '"'
+                lines.append(("- " if first else "  ") + f"{k}: {v}")
+                first = False
+        if first:
+            lines.append("- {}")
+    if any(o.get("path") == "" and o.get("op") == "replace" for o in ops):
+        # The whole document replaced: its value names the object it was written for.
+        for o in ops:
+            if o.get("path") == "" and '"kind"' in o.get("value", ""):
+                target_kind = "ConfigMap" if "ConfigMap" in o["value"] else "Deployment"
+    name = "cfg" if target_kind == "ConfigMap" else "web"
+    version = "v1" if target_kind == "ConfigMap" else "v1"
+    group = "" if target_kind == "ConfigMap" else "apps"
+    k = ["resources:", "- objects.yaml"]
+    how = rng.random()
+    if how < 0.45:
+        k += ["patches:", "- target:", f"    kind: {target_kind}", "  patch: |-"]
+        k += ["    " + line for line in lines]
+    elif how < 0.75:
+        files["ops.yaml"] = "\n".join(lines) + "\n"
+        k += ["patches:", "- path: ops.yaml", "  target:", f"    kind: {target_kind}", f"    name: {name}"]
+    else:
+        files["ops.yaml"] = "\n".join(lines) + "\n"
+        k += ["patchesJson6902:", "- target:"] + ([f"    group: {group}"] if group else []) + [
+              f"    version: {version}", f"    kind: {target_kind}", f"    name: {name}",
+              "  path: ops.yaml"]
+    files["kustomization.yaml"] = kust(k)
+    return files
+
+
 FAMILIES = {"styles": fam_styles, "annotations": fam_annotations, "multiline": fam_multiline,
             "patches": fam_patches, "nulls": fam_nulls, "lists": fam_lists,
             "workloads": fam_workloads, "crds": fam_crds, "tags": fam_tags,
-            "hostile": fam_hostile}
+            "hostile": fam_hostile, "json6902": fam_json6902}
 
 
 # The kubectl that embeds each kustomize version ply renders as (.ci/run installs kubectl-1.37).

@@ -15,7 +15,7 @@ mod exec;
 mod helm;
 mod ids;
 mod image_refs;
-mod json_text;
+pub(crate) mod json_text;
 mod metadata;
 mod options;
 mod parse;
