@@ -263,7 +263,8 @@ pub(crate) struct RenderArgs {
     /// Order of the output documents (overridden by a kustomization's `sortOptions`).
     #[arg(long, value_enum)]
     pub reorder: Option<Reorder>,
-    /// Turn warnings about patches that match nothing into errors.
+    /// Turn warnings about patches that match nothing into errors, and refuse values ply
+    /// prints where kustomize fails or prints otherwise (docs/compatibility.md).
     /// Also set by `PLY_STRICT=1` (`0`, `false`, `no`, `off` or empty leave it off).
     #[arg(long, env = "PLY_STRICT", action = clap::ArgAction::SetTrue, value_parser = clap::builder::FalseyValueParser::new())]
     pub strict: bool,

@@ -21,7 +21,8 @@ pub struct RenderOptions {
     pub load_restrictor: Restrictor,
     /// `--reorder`; the root kustomization's `sortOptions` win over it (as in kustomize).
     pub reorder: OutputOrder,
-    /// `--strict` (or `PLY_STRICT=1`): a patch that matches nothing is an error.
+    /// `--strict` (or `PLY_STRICT=1`): a patch that matches nothing is an error, and so is a
+    /// value ply prints where kustomize fails or prints otherwise (`yaml::deliberate`).
     pub strict: bool,
     /// Which thread reads and parses the files.
     pub reading: Reading,

@@ -367,7 +367,42 @@ pub(super) fn finish_root(
     )
     .map_err(|e| e.at(root.key_location(&[PathSeg::Key("sortOptions".into())])))?;
     transform::sort::order(resources, &choice);
-    check_depth(resources)
+    check_depth(resources)?;
+    if ctx.strict() {
+        check_deliberate_differences(resources)?;
+    }
+    Ok(())
+}
+
+/// With `--strict`, a value that ply prints where kustomize fails or prints otherwise, by a
+/// deliberate difference of `docs/compatibility.md` (an infinity or NaN, NEL and C1 control
+/// characters, keys go-yaml cannot order), is an error at its line.
+fn check_deliberate_differences(resources: &[Resource]) -> Result<()> {
+    for r in resources {
+        let Some(d) = crate::yaml::deliberate::first_difference(&r.node) else {
+            continue;
+        };
+        let at = r.origin.as_ref().map(|loc| {
+            let (offset, _) =
+                crate::kustomization::load::locate_value(&loc.file, loc.offset, &d.path);
+            Location::new(std::sync::Arc::clone(&loc.file), offset, 0)
+        });
+        let path = crate::resource::provenance::path_text(&d.path);
+        return Err(Error::new(
+            ErrorKind::Strict,
+            format!(
+                "`{path}` of {} is {}",
+                super::ids::id_string(&r.id()),
+                d.what
+            ),
+        )
+        .at_opt(at)
+        .label("kustomize prints this otherwise")
+        .help(
+            "this is a deliberate difference of ply (docs/compatibility.md, YAML output);              without --strict ply prints it as shown there",
+        ));
+    }
+    Ok(())
 }
 
 /// kustomize prints no object whose fields nest deeper than 10,000 levels: it prints each

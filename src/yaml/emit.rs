@@ -713,7 +713,7 @@ pub(crate) fn key_cmp(a: &str, b: &str) -> std::cmp::Ordering {
     }
 }
 
-fn key_less(a: &str, b: &str) -> bool {
+pub(super) fn key_less(a: &str, b: &str) -> bool {
     // Fast path for ASCII keys whose first difference is not a digit: letters compare by code
     // point and after every non-letter, two non-letters by code point.
     let (ab, bb) = (a.as_bytes(), b.as_bytes());
@@ -778,7 +778,7 @@ fn key_less_slow(a: &str, b: &str) -> bool {
 
 /// A stable merge sort by a "less" function that need not be a total order (go-yaml's key
 /// order is not one for every input): unlike `slice::sort_by` it can never panic.
-fn merge_sort<T: Copy>(v: &mut [T], less: impl Fn(&T, &T) -> bool + Copy) {
+pub(super) fn merge_sort<T: Copy>(v: &mut [T], less: impl Fn(&T, &T) -> bool + Copy) {
     let n = v.len();
     if n <= 12 {
         for i in 1..n {

@@ -5,6 +5,7 @@
 
 mod bom;
 pub(crate) mod de;
+pub(crate) mod deliberate;
 mod dialect;
 pub(crate) mod emit;
 mod fast;
