@@ -55,7 +55,7 @@ Families:
                strategic merge or JSON 6902 patch that overwrites or removes the target, or a
                `$patch: delete` of the object
   bigints      objects holding large integers (past 2^53, int64, uint64; other bases,
-               exponents, 1e400) patched by JSON 6902 add, replace, copy, move, test and
+               exponents) patched by JSON 6902 add, replace, copy, move, test and
                remove operations written as JSON or YAML, inline or in a file, whose values
                are large integers too
 
@@ -759,14 +759,16 @@ def fam_replacements(rng):
 BIGINTS = ["9007199254740992", "9007199254740993", "-9007199254740993", "9223372036854775807",
            "9223372036854775808", "-9223372036854775809", "18446744073709551615",
            "18446744073709551616", "123456789012345678901234567890", "12345678901234567",
-           "0x20000000000001", "1e20", "1.5e300", "4.9e-324", "1e400", "99999999999999999999.5",
+           "0x20000000000001", "1e20", "1.5e300", "4.9e-324", "99999999999999999999.5",
            "7", "-0", "1_000_000_000_000_000_000", "0777777777777777777777"]
 
 
 def fam_bigints(rng):
     """Objects holding large integers (past 2^53, past int64 and uint64, in other bases),
     patched by JSON 6902 operations (add, replace, copy, move, test, remove) written as JSON
-    or YAML, inline or in a file, whose values are large integers too."""
+    or YAML, inline or in a file, whose values are large integers too. (No infinities such as
+    `1e400`: ply prints them where kustomize fails, a deliberate difference of
+    docs/compatibility.md, "Infinities and NaN are printed".)"""
     fields = {f"v{i}": rng.choice(BIGINTS) for i in range(rng.randint(1, 4))}
     obj = ("apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n"
            + ("  annotations:\n    a: " + rng.choice(BIGINTS) + "\n" if rng.random() < 0.3 else "")
