@@ -183,6 +183,42 @@ pub(super) fn check_unique(acc: &[Resource], cluster_scoped: ScopeFn<'_>) -> Res
     Ok(())
 }
 
+/// Fails when two resources of the patch step's list have one current id, as kustomize's
+/// `resWrangler.ApplySmPatch` does after every strategic merge patch that goes through it (a
+/// targeted `patches:` entry, each `patchesStrategicMerge` document): it rebuilds the list
+/// with `appendAll`, whose `Append` refuses a second resource with one current id
+/// (api/resmap/reswrangler.go). A generated object's current id has its name without the hash
+/// suffix, which comes at the end of the build; a rename that a later patch undoes fails all
+/// the same when such a patch comes between.
+pub(super) fn check_unique_slots(
+    slots: &[Option<Resource>],
+    cluster_scoped: ScopeFn<'_>,
+) -> Result<()> {
+    let mut seen: FastMap<String, &Resource> = FastMap::default();
+    for r in slots.iter().flatten() {
+        let id = r.id();
+        let key = format!(
+            "{}|{}",
+            id_string(&ResId {
+                namespace: String::new(),
+                ..id.clone()
+            }),
+            effective_namespace(&id.namespace, cluster_scoped(&id.gvk)),
+        );
+        if let Some(first) = seen.insert(key, r) {
+            let mut e = duplicate(Some(first), r, &id);
+            e.help = Some(
+                "patches renamed two resources to one kind, name and namespace; kustomize fails \
+                 when a strategic merge patch rebuilds its list of resources (a generated \
+                 object's name counts without its hash suffix): rename one of them differently"
+                    .into(),
+            );
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
 /// Where [`IdIndex::find`] found an id.
 enum Slot {
     First,

@@ -634,9 +634,12 @@ pub(super) fn apply_all(
         untargeted_documents(patches) > SCAN_LIMIT,
         exact_targets(patches) > SCAN_LIMIT,
     );
+    // Whether a patch may have renamed an object since the list was last rebuilt
+    // ([`super::ids::check_unique_slots`]).
+    let mut renamed = false;
     let result = patches
         .iter()
-        .try_for_each(|p| apply_one(&mut slots, &mut index, p, cx, warnings));
+        .try_for_each(|p| apply_one(&mut slots, &mut index, p, cx, warnings, &mut renamed));
     *resources = slots.into_iter().flatten().collect();
     result
 }
@@ -647,8 +650,21 @@ fn apply_one(
     p: &Patch,
     cx: &Context<'_>,
     warnings: &mut Warnings,
+    renamed: &mut bool,
 ) -> Result<()> {
     let located = |e: Error| e.at_opt(p.declared.clone());
+    // A strategic merge patch renames only with `allowNameChange` or `allowKindChange`.
+    if matches!(p.body, Body::Smp(_)) && (p.allow_name_change || p.allow_kind_change) {
+        *renamed = true;
+    }
+    // kustomize's `resWrangler.ApplySmPatch` rebuilds the list after the patch.
+    let rebuilt = |slots: &[Option<Resource>], renamed: &mut bool| -> Result<()> {
+        if std::mem::take(renamed) {
+            super::ids::check_unique_slots(slots, cx.cluster_scoped)
+                .map_err(|e| located(e).label("after this patch"))?;
+        }
+        Ok(())
+    };
     match (&p.body, &p.target) {
         // An empty patch that the render's kustomize version ignores ([`load_patch`]).
         (Body::Nothing, _) => Ok(()),
@@ -701,7 +717,7 @@ fn apply_one(
                     ))
                 })?;
             }
-            Ok(())
+            rebuilt(slots, renamed)
         }
         (Body::Smp(docs), _) => {
             // kustomize v5.5.0 leaves a deleted object in its list as a nil node until the
@@ -761,6 +777,9 @@ fn apply_one(
                         .label("this patch"));
                     }
                 }
+                if p.flavor == Flavor::StrategicMerge {
+                    rebuilt(slots, renamed)?;
+                }
             }
             Ok(())
         }
@@ -780,6 +799,7 @@ fn apply_one(
                 if p.flavor == Flavor::Patch {
                     r.store_previous_id();
                 }
+                let before = r.id();
                 let had_annotations = has_annotations(r);
                 if had_annotations {
                     // kustomize keeps its build annotations (previous ids, prefixes, the
@@ -800,6 +820,7 @@ fn apply_one(
                 )?;
                 after_json_round_trip(&mut r.node);
                 r.json_round_trip = true;
+                *renamed |= r.id() != before;
                 r.unshare_all();
                 let r = &slots[i];
                 if let Some(r) = r {
@@ -841,20 +862,50 @@ fn after_json_round_trip(node: &mut Node) {
             *v = std::mem::take(v).into_unspelled();
         }
     }
+    // Every other number or boolean loses its source spelling too (`2.0` reads `2`, which a
+    // later replacement copies; `reading::keeps_own_text`); string maps' nulls keep "null".
     fn floats(n: &mut Node) {
+        if matches!(n, Node::Spelled(s) if !s.value.is_null()) {
+            *n = std::mem::take(n).into_unspelled();
+        }
         match n {
-            Node::Int(i) => {
-                let f = *i as f64;
-                if f as i128 != *i {
-                    *n = Node::Float(f);
-                }
-            }
+            // A Go float64 that go-yaml v3 then writes as `strconv.FormatFloat(f, 'g', -1,
+            // 64)` (`encoder.floatv`): below 1e6 integer digits, which read back as an int;
+            // from 1e6 on an exponent form (`1.234567e+06`), which reads back as a float
+            // (`RNode.UnmarshalJSON` → `FromMap`, kyaml/yaml/rnode.go). Printed as
+            // [`crate::yaml::emit::format_float`] prints it (`2^64` → `1.8446744073709552e+19`).
+            Node::Int(i) if i.unsigned_abs() >= 1_000_000 => *n = Node::Float(*i as f64),
+            Node::Int(_) => {}
             Node::Map(m) => m.values_mut().for_each(floats),
             Node::Seq(items) => items.iter_mut().for_each(floats),
             _ => {}
         }
     }
     floats(node);
+    // The values of string maps are then read as their text (`RNode.GetAnnotations`,
+    // `GetDataMap`): the text go-yaml v3 wrote for the float64 (`9223372036854775808` →
+    // `"9.223372036854776e+18"`).
+    for path in [
+        &["metadata", "labels"][..],
+        &["metadata", "annotations"],
+        &["data"],
+        &["binaryData"],
+    ] {
+        let Some(map) = node.get_path_mut(path).and_then(Node::as_map_mut) else {
+            continue;
+        };
+        for v in map.values_mut() {
+            if let Node::Float(f) = v
+                && f.is_finite()
+            {
+                let text = crate::merge::ssa::value::go_float_v(*f);
+                if v.scalar_text().as_deref() != Some(text.as_str()) {
+                    let value = std::mem::take(v);
+                    *v = Node::Spelled(Box::new(crate::yaml::Spelled { value, text }));
+                }
+            }
+        }
+    }
     crate::resource::keep_id_text(node);
     super::metadata::drop_empty_annotations(node);
 }

@@ -23,6 +23,7 @@ use crate::resource::{ResId, Resource, Step};
 use crate::yaml::Node;
 use crate::yaml::emit::format_float;
 use crate::yaml::resolve::resolve_plain_lenient as resolve_plain;
+use crate::yaml::resolve::resolve_tagged;
 
 use super::refpath::{
     ClusterScoped, all_ids, id_selected_by, list_selector, lookup, smarter_split_path,
@@ -308,13 +309,16 @@ pub(crate) fn apply(
 
 /// kustomize's `yaml.NewScalarRNode(sourceValue)`: an untagged scalar, which reads as the type
 /// its text resolves to where it replaces a whole node, and gives its text to a scalar target.
-/// A text that does not print back as itself (`1.50`, `0x10`) is kept as a string so that
-/// scalar targets take it unchanged.
+/// A text that does not print back as itself (`1.50`, `0x10`) keeps that text
+/// ([`Node::Spelled`]) for scalar targets, and prints as its value.
 fn literal_value(text: &str) -> Node {
     match resolve_plain(text) {
         n @ Node::Str(_) => n,
         n if text_of(&n) == text => n,
-        _ => Node::Str(text.to_string()),
+        value => Node::Spelled(Box::new(crate::yaml::Spelled {
+            value,
+            text: text.to_string(),
+        })),
     }
 }
 
@@ -415,7 +419,7 @@ fn resid_string(s: &ReplacementSource) -> String {
 }
 
 fn is_nil_or_empty(n: &Node) -> bool {
-    match n {
+    match n.unspelled() {
         Node::Null => true,
         Node::Map(m) => m.is_empty(),
         Node::Seq(s) => s.is_empty(),
@@ -423,10 +427,13 @@ fn is_nil_or_empty(n: &Node) -> bool {
     }
 }
 
-/// The text of a scalar as kustomize holds it.
+/// The text of a scalar as kustomize holds it: kyaml's `Node.Value`, the text as written
+/// where the reader kept it ([`Node::Spelled`]: `.5`, `017`, `True`), which
+/// `setFieldValue` copies (api/filters/replacement/replacement.go).
 fn text_of(n: &Node) -> String {
     match n {
         Node::Float(f) => format_float(*f),
+        Node::Spelled(s) => s.text.clone(),
         other => other.scalar_text().unwrap_or_default(),
     }
 }
@@ -457,19 +464,25 @@ fn refine(options: Option<&FieldOptions>, node: &Node) -> Result<Node, Error> {
 }
 
 /// A scalar that keeps `like`'s type with new text. kustomize changes only the text of a
-/// scalar and keeps its YAML tag, so text that does not read as that type fails when the
-/// object is printed ("cannot decode !!str `abc` as a !!int"); ply reports it here.
+/// scalar target and keeps its YAML tag (`setFieldValue`, api/filters/replacement/replacement.go),
+/// and the object is decoded by go-yaml v3 when printed (`Resource.AsYAML` → `RNode.Map`):
+/// the text is read under the kept tag ([`resolve_tagged`]: `017` under `!!int` is 15, `5`
+/// under `!!float` is 5.0), and text that does not read as that type fails there
+/// ("cannot decode !!str `abc` as a !!int"); ply reports it here.
 fn retext(like: &Node, text: &str, from_source: bool) -> Result<Node, Error> {
-    let mismatch = |tag: &str| {
-        let resolved = match resolve_plain(text) {
-            Node::Null => "!!null",
-            Node::Bool(_) => "!!bool",
-            Node::Int(_) => "!!int",
-            Node::Float(_) => "!!float",
-            _ => "!!str",
-        };
+    let tag = match like.unspelled() {
+        Node::Str(_) => return Ok(Node::Str(text.to_string())),
+        Node::Seq(_) | Node::Map(_) => return Ok(like.clone()),
+        Node::Int(_) => "int",
+        Node::Float(_) => "float",
+        Node::Bool(_) => "bool",
+        _ => "null",
+    };
+    resolve_tagged(tag, text).map_err(|e| {
+        // go-yaml's words, up to its own explanation of explicit tags (not one here).
+        let words = e.split(": go-yaml").next().unwrap_or(&e);
         err(format!(
-            "yaml: cannot decode {resolved} `{text}` as a {tag}{}",
+            "yaml: {words}{}",
             if from_source {
                 " (replacement source)"
             } else {
@@ -477,28 +490,6 @@ fn retext(like: &Node, text: &str, from_source: bool) -> Result<Node, Error> {
             }
         ))
         .help("the replaced field keeps its type: the new value must read as that type")
-    };
-    Ok(match like.unspelled() {
-        Node::Spelled(_) => unreachable!("`unspelled` never returns a spelled node"),
-        Node::Str(_) => Node::Str(text.to_string()),
-        Node::Int(_) => match resolve_plain(text) {
-            n @ Node::Int(_) => n,
-            _ => return Err(mismatch("!!int")),
-        },
-        Node::Float(_) => match resolve_plain(text) {
-            Node::Int(i) => Node::Float(i as f64),
-            n @ Node::Float(_) => n,
-            _ => return Err(mismatch("!!float")),
-        },
-        Node::Bool(_) => match resolve_plain(text) {
-            n @ Node::Bool(_) => n,
-            _ => return Err(mismatch("!!bool")),
-        },
-        Node::Null => match resolve_plain(text) {
-            Node::Null => Node::Null,
-            _ => return Err(mismatch("!!null")),
-        },
-        Node::Seq(_) | Node::Map(_) => like.clone(),
     })
 }
 

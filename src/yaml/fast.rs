@@ -15,7 +15,9 @@
 //! bytes.
 
 use super::limits::{MAX_FLOW_DEPTH, MAX_INDENTS};
-use super::reading::{Ctx, EMPTY_NULL, ParseError, Reread, nothing_after_key, spell, tag_before};
+use super::reading::{
+    Ctx, EMPTY_NULL, ParseError, Reread, keeps_own_text, nothing_after_key, spell, tag_before,
+};
 use super::resolve::{as_go_yaml_reads, serde_resolve, yaml11_bool};
 use super::{Map, Node};
 
@@ -705,7 +707,9 @@ impl<'t> Reader<'t> {
                 }
                 self.i = end;
                 let node = self.plain(start, end, ctx, false)?;
-                if ctx.keeps_text() && !matches!(node, Node::Str(_)) {
+                if (ctx.keeps_text() && !matches!(node, Node::Str(_)))
+                    || keeps_own_text(&node, &self.s[start..end])
+                {
                     return Err(Fallback);
                 }
                 Ok(node)
@@ -809,6 +813,14 @@ impl<'t> Reader<'t> {
         if let Some(n) = serde_resolve(v) {
             let n = as_go_yaml_reads(n, v);
             if !ctx.keeps_text() {
+                // A number or boolean written otherwise than ply prints it keeps its text
+                // (`reading::keeps_own_text`), as the reference reader keeps it.
+                if keeps_own_text(&n, v) {
+                    if !on_key_line {
+                        return Err(Fallback);
+                    }
+                    return Ok(spelled(n, Some(v), false, self.reread));
+                }
                 return Ok(n);
             }
             return Ok(spelled(n, on_key_line.then_some(v), false, self.reread));
@@ -826,7 +838,7 @@ impl<'t> Reader<'t> {
             && let Some(n) =
                 super::resolve::resolve_plain_number_or_time(v, self.flow > 0, self.yaml11)
         {
-            if !ctx.keeps_text() {
+            if !ctx.keeps_text() && !keeps_own_text(&n, v) {
                 return Ok(n);
             }
             return Ok(spelled(n, Some(v), true, self.reread));

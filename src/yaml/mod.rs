@@ -44,8 +44,10 @@ pub enum Node {
     /// another value (`yaml::folded`), kept with that text where kustomize later reads a value as
     /// its source text: the values of `metadata.labels`, `metadata.annotations`, `data` and
     /// `binaryData` of a document (kyaml keeps every scalar's text; `RNode.GetAnnotations`,
-    /// `GetLabels` and `GetDataMap` return it). Everywhere else it is its value: it prints,
-    /// compares and reads as [`Spelled::value`].
+    /// `GetLabels` and `GetDataMap` return it), and a number or boolean anywhere written
+    /// otherwise than ply prints it (`2.0`, `017`: replacements copy that text;
+    /// `reading::keeps_own_text`). Everywhere else it is its value: it prints, compares and
+    /// reads as [`Spelled::value`].
     Spelled(Box<Spelled>),
 }
 

@@ -16,7 +16,7 @@ use serde::de::{self, MapAccess, SeqAccess, Visitor};
 use super::limits::ReaderLimits;
 pub(crate) use super::reading::EMPTY_NULL;
 pub use super::reading::ParseError;
-use super::reading::{Ctx, nothing_after_key, spell, tag_before};
+use super::reading::{Ctx, keeps_own_text, nothing_after_key, spell, tag_before};
 use super::resolve::{as_go_yaml_reads, u128_node, yaml11_bool};
 use super::{Map, Node};
 
@@ -683,13 +683,19 @@ impl<'t> NodeVisitor<'t> {
 
     /// A resolved scalar: the value itself, or, where kustomize reads values back as their
     /// source text ([`Ctx::SpellValue`]), a [`Node::Spelled`] when that text is not what ply prints.
+    /// Elsewhere a number or boolean keeps its text when it is not what ply prints
+    /// ([`keeps_own_text`]).
     fn scalar(&self, value: Node, written: Option<&str>) -> Node {
-        if !self.ctx.keeps_text() {
+        if !self.ctx.keeps_text() && !matches!(value, Node::Bool(_) | Node::Int(_) | Node::Float(_))
+        {
             return value;
         }
         let Some(text) = written.or_else(|| self.value_text()) else {
             return value;
         };
+        if !self.ctx.keeps_text() && !keeps_own_text(&value, text) {
+            return value;
+        }
         spell(value, text, written.is_some(), parse_one)
     }
 

@@ -88,6 +88,28 @@ pub(super) fn spell(value: Node, text: &str, written: bool, reread: Reread) -> N
     }))
 }
 
+/// Whether a scalar outside the maps whose every value keeps its text ([`Ctx::keeps_text`])
+/// keeps its source text all the same: a number or boolean written otherwise than ply prints
+/// it (`2.0`, `.5`, `017`, `0x10`, `1E-7`, `True`). kyaml keeps every scalar's text
+/// (`Node.Value`), and replacements copy it into their targets (`setFieldValue`,
+/// api/filters/replacement/replacement.go): `2.0` copied into a string prints `"2.0"`, and
+/// into an integer fails as go-yaml decodes it. Nulls are left plain (the stages that look
+/// for nulls look for [`Node::Null`]; kustomize takes no text from a null source).
+pub(super) fn keeps_own_text(value: &Node, text: &str) -> bool {
+    match value {
+        Node::Bool(b) => text != if *b { "true" } else { "false" },
+        Node::Int(_) => {
+            let digits = text.strip_prefix('-').unwrap_or(text);
+            digits.is_empty()
+                || !digits.bytes().all(|b| b.is_ascii_digit())
+                || (digits.len() > 1 && digits.starts_with('0'))
+                || text == "-0"
+        }
+        Node::Float(_) => value.scalar_text().as_deref() != Some(text),
+        _ => false,
+    }
+}
+
 /// Where a node sits in its document, for the values whose source text kustomize reads back
 /// (see [`Node::Spelled`]).
 #[derive(Clone, Copy, PartialEq, Eq)]
