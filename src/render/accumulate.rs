@@ -24,6 +24,10 @@ pub fn parse_resources(file: &Arc<SourceFile>, limits: ReaderLimits) -> Result<V
             .map_or_else(
                 || Location::line_at(Arc::clone(file), 0),
                 |o| {
+                    // A key that is not a string is shown at its column.
+                    if e.message.starts_with(crate::yaml::parse::NON_STRING_KEY) {
+                        return Location::line_at(Arc::clone(file), o);
+                    }
                     let start = file
                         .text
                         .get(..o)

@@ -8,7 +8,7 @@ pub(crate) mod de;
 mod dialect;
 pub(crate) mod emit;
 mod fast;
-mod folded;
+pub(crate) mod folded;
 pub(crate) mod json;
 pub(crate) mod limits;
 mod map;
