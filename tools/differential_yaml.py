@@ -7,7 +7,7 @@ and the other fails, or the outputs differ byte for byte. For each disagreement 
 family, the seed, the input files and a diff, so that `--family F --seed S --count 1` replays it.
 
     tools/differential_yaml.py [--ply PATH] [--seed FIRST] [--count N] [--seconds S]
-                               [--family NAME ...] [--jobs J]
+                               [--family NAME ...] [--jobs J] [--per-family]
 
 Families:
   styles       data values and sequence items in every scalar style: plain, quoted with
@@ -895,6 +895,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--kustomize-version", default="5.5.0", choices=sorted(ORACLES),
                     help="the version ply renders as; its kubectl is the oracle")
+    ap.add_argument("--per-family", action="store_true",
+                    help="print each family's cases, disagreements and agreement before the total")
     a = ap.parse_args()
     a.ply = os.path.abspath(a.ply)
     a.kubectl = ORACLES[a.kustomize_version]
@@ -903,16 +905,23 @@ def main():
     families = a.family or sorted(FAMILIES)
     deadline = time.monotonic() + a.seconds
     done = failed = 0
+    per_family = {f: [0, 0] for f in families}
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
         seed = a.seed
         while seed < a.seed + a.count and time.monotonic() < deadline:
             batch = [(f, s) for s in range(seed, min(seed + 8, a.seed + a.count)) for f in families]
-            for report in ex.map(lambda fs: check(a, *fs), batch):
+            for (family, _), report in zip(batch, ex.map(lambda fs: check(a, *fs), batch)):
                 done += 1
+                per_family[family][0] += 1
                 if report:
                     failed += 1
+                    per_family[family][1] += 1
                     print(report, flush=True)
             seed += 8
+    if a.per_family:
+        for f, (n, bad) in per_family.items():
+            share = 100.0 * (n - bad) / n if n else 0.0
+            print(f"  {f:12} {n:6} cases, {bad:4} disagreements, {share:6.2f}% agree")
     print(f"differential_yaml: kustomize {a.kustomize_version} ({a.kubectl}), "
           f"families {','.join(families)}, seeds {a.seed}..{seed - 1}: "
           f"{done} cases, {failed} disagreements")
