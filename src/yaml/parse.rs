@@ -1024,13 +1024,9 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
                     if s == "<<" && resource.is_some() && !merge_key_cleared =>
                 {
                     merge_key_cleared = true;
-                    // kyaml never looks into the dropped value: its keys are not checked.
-                    let mut seed = self.seed(Ctx::Other, None);
-                    seed.text = self.text.map(|t| Text {
-                        resource: false,
-                        ..t
-                    });
-                    access.next_value_seed(seed)?;
+                    // kyaml never decodes the dropped value: neither its keys nor repeated
+                    // keys in it are checked.
+                    access.next_value::<de::IgnoredAny>()?;
                     continue;
                 }
                 Key::Node(Node::Str(s), at) => (s, at.map(|at| at.end)),
