@@ -1036,12 +1036,17 @@ fn is_plain_string(v: &str, yaml11: bool) -> bool {
 /// Whether a plain key reads as a string (other keys fall back). A timestamp falls back too:
 /// read as a resource it is refused (`parse.rs`, `KeyVisitor::typed`).
 fn key_is_string(v: &str, yaml11: bool) -> bool {
-    is_plain_string(v, yaml11)
-        || (serde_resolve(v).is_none()
-            && !(yaml11 && yaml11_bool(v).is_some())
-            && !super::resolve::is_timestamp(v)
-            && !(v.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '.'))
-                && super::resolve::resolve_number(v).is_some()))
+    if is_plain_string(v, yaml11) {
+        return true;
+    }
+    if serde_resolve(v).is_some() || (yaml11 && yaml11_bool(v).is_some()) {
+        return false;
+    }
+    if super::resolve::is_timestamp(v) {
+        return false;
+    }
+    !(v.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '.'))
+        && super::resolve::resolve_number(v).is_some())
 }
 
 /// A resolved scalar of a label, annotation or data map, with its source text kept as the

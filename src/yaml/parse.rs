@@ -1400,7 +1400,11 @@ mod tests {
         // Quoted, `!!str` and YAML 1.1 words are strings.
         let m = &nodes("\"404\": a\n!!str 1: b\nyes: c\n'2024-01-01': d\n")[0].1;
         assert_eq!(
-            m.keys().map(String::as_str).collect::<Vec<_>>(),
+            m.as_map()
+                .unwrap()
+                .keys()
+                .map(String::as_str)
+                .collect::<Vec<_>>(),
             ["404", "1", "yes", "2024-01-01"]
         );
     }
