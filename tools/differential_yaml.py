@@ -61,6 +61,18 @@ Families:
                own child, and now and then a field missing (`value`, `from`, `path`, `op`).
                Never `replace ""` with a value that is not an object: kustomize v5.5.0 skips
                it silently, a deliberate difference (docs/compatibility.md)
+  keys         mapping keys in every spelling (numbers in every base, booleans, nulls,
+               infinities, timestamps, base-60, YAML 1.1 words, quoted and !!str-tagged
+               numbers, a plain, quoted and tagged `<<`) at every depth of a ConfigMap's data,
+               labels and annotations and of a custom object (nested maps, list items, flow
+               maps, aliases), merge keys beside quoted ones; and the keys kustomize writes
+               itself: commonLabels, commonAnnotations, labels pairs, generatorOptions labels,
+               and generator keys from literals, env files and file names
+  tabs         multi-line values whose lines start with a tab: literal and folded blocks (with
+               and without indentation indicators), plain and quoted scalars continued on
+               tab-led lines, double-quoted escapes, in data and annotations; generator
+               literals, env files and files (ConfigMap and Secret), generatorOptions and
+               commonAnnotations values
   workloads    the same pod specs in every workload kind (Deployment, StatefulSet, DaemonSet,
                Job, CronJob, Pod), webhooks keyed by name, and a custom resource without a
                schema (its lists replaced), patched the same way
@@ -1067,11 +1079,169 @@ def fam_json6902(rng):
     return files
 
 
+# ---- families "keys" and "tabs" (issue 25) ------------------------------------------------
+
+# Keys in every spelling: strings, and scalars go-yaml v3 reads as another type.
+KEY_SPELLINGS = ["a", "404", "503", "0", "-1", "+2", "1.5", "1e3", ".5", "0x1F", "0o17", "017",
+                 "1_000", "true", "False", "yes", "on", "n", "null", "~", "NULL", ".inf", "-.Inf",
+                 ".nan", "2024-01-01", "2001-12-14t21:59:43.10-05:00", "12:30", "1:20", "<<",
+                 '"404"', "'true'", '"<<"', "'<<'", '"~"', '""', "!!str 404", "!!str <<",
+                 "!!str true", '!!int "7"', "k.y/z", "a b", "x1"]
+
+
+# Keys that stay strings in kustomize's reading (most keys of a case, so that it can render).
+STRING_KEYS = ["a", "yes", "on", "n", '"404"', "'true'", '"<<"', "'<<'", '"~"', "!!str 404",
+               "!!str <<", "!!str true", "k.y/z", "a b", "x1", "<<", '"0x10"', "'1.5'"]
+
+
+def key_spelling(rng):
+    return rng.choice(STRING_KEYS if rng.random() < 0.75 else KEY_SPELLINGS)
+
+
+def keyed_map(rng, ind, depth, anchors):
+    """Block mapping lines at indentation `ind`, keys in any spelling, nested maps and lists."""
+    pad = " " * ind
+    out, seen = [], set()
+    for _ in range(rng.randint(1, 4)):
+        k = key_spelling(rng)
+        if k in seen:
+            continue
+        seen.add(k)
+        r = rng.random()
+        if depth < 3 and r < 0.25:
+            out.append(f"{pad}{k}:")
+            out += keyed_map(rng, ind + 2, depth + 1, anchors)
+        elif depth < 3 and r < 0.35:
+            out.append(f"{pad}{k}:")
+            out.append(f"{pad}- " + keyed_map(rng, ind + 2, depth + 1, anchors)[0].lstrip())
+        elif r < 0.45:
+            items = ", ".join(f"{key_spelling(rng)}: {rng.choice(['x', '1'])}" for _ in range(2))
+            out.append(f"{pad}{k}: {{{items}}}")
+        elif r < 0.55 and anchors:
+            out.append(f"{pad}{k}: *{rng.choice(anchors)}")
+        else:
+            v = rng.choice(["x", "1", "v w", '"q"'])
+            out.append(f"{pad}{k}: {v}")
+    return out
+
+
+def fam_keys(rng):
+    """Keys that are not strings, a quoted `"<<"`, merge keys, in resources and kustomizations."""
+    anchors = ["base"]
+    lines = ["apiVersion: v1", "kind: ConfigMap", "metadata:", "  name: keys"]
+    where = rng.random()
+    if where < 0.15:
+        lines += ["  labels:"] + keyed_map(rng, 4, 3, [])
+    elif where < 0.3:
+        lines += ["  annotations:"] + keyed_map(rng, 4, 3, [])
+    lines += ["data:"] + keyed_map(rng, 2, 3, [])
+    obj = ["apiVersion: x/v1", "kind: Thing", "metadata:", "  name: t",
+           "base: &base {a: 1, b: 2}", "spec:"] + keyed_map(rng, 2, 0, anchors)
+    if rng.random() < 0.4:
+        mk = rng.choice(["<<", '"<<"', "<<", "c"])
+        obj += ["merged:", f"  {mk}: " + rng.choice(["*base", "{a: 9}", "[*base, {d: 3}]"]),
+                "  b: 7"]
+    files = {"cm.yaml": "\n".join(lines) + "\n", "thing.yaml": "\n".join(obj) + "\n"}
+    k = ["resources:", "- cm.yaml"] + (["- thing.yaml"] if rng.random() < 0.7 else [])
+    if rng.random() < 0.5:
+        field = rng.choice(["commonLabels", "commonAnnotations", "labels", "generatorOptions"])
+        pairs = [f"{key_spelling(rng)}: v" for _ in range(rng.randint(1, 2))]
+        if len(set(p.split(':')[0] for p in pairs)) < len(pairs):
+            pairs = pairs[:1]
+        if field == "labels":
+            k += ["labels:", "- pairs:"] + ["    " + p for p in pairs]
+        elif field == "generatorOptions":
+            k += ["generatorOptions:", "  labels:"] + ["    " + p for p in pairs]
+        else:
+            k += [field + ":"] + ["  " + p for p in pairs]
+    if rng.random() < 0.5:
+        names = [rng.choice(["404", "true", "a", "1.5", "x-y", "0x10", "null", "<<", "2024-01-01",
+                             "b", "c.d", "yes", "e_f", "g"]) for _ in range(rng.randint(1, 2))]
+        names = list(dict.fromkeys(names))
+        src = rng.random()
+        k += ["configMapGenerator:", "- name: gen"]
+        if src < 0.4:
+            k += ["  literals:"] + ['  - "' + n + '=v"' for n in names]
+        elif src < 0.7:
+            files["g.env"] = "".join(f"{n}=v\n" for n in names)
+            k += ["  envs:", "  - g.env"]
+        else:
+            for n in names:
+                files[n] = "v\n"
+            k += ["  files:"] + ['  - "' + n + '"' for n in names]
+    files["kustomization.yaml"] = kust(k)
+    return files
+
+
+TAB_TEXTS = ["\tx\ny\n", "x\n\ty\n", "\tx\n\ty", "\t\n", "\tx", "x\t\ny", "\tx \ny\n",
+             "\n\tx\n", "x\n\n\ty\n", "\t\tx\ny", "a\n\t\n", " \tx\ny\n", "\tx\ny\n\n",
+             "\tx\u00e9\ny\n", "x\ty\n\tz"]
+
+
+def dq(t):
+    return '"' + t.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n") + '"'
+
+
+def tab_block(rng, ind):
+    """A literal or folded block, or a multi-line plain or quoted scalar, whose lines start with a
+    tab (after the block's indentation), at indentation `ind` for the continuation lines."""
+    pad = " " * ind
+    body = [rng.choice(["x", "\tx", "\t\ty", "y", "\t", "  \tz", "a\tb"])
+            for _ in range(rng.randint(1, 4))]
+    style = rng.random()
+    if style < 0.35:
+        header = rng.choice(["|", "|-", "|+", ">", ">-", "|2", ">2"])
+        if header.endswith("2"):
+            body = [" " + b if not b.startswith("\t") else b for b in body]
+        return header + "\n" + "\n".join(pad + b if b else "" for b in body)
+    if style < 0.55:
+        # Plain, continued on lines starting with a tab after the indentation.
+        return "x\n" + "\n".join(pad + b for b in body if b.strip())
+    if style < 0.75:
+        q = rng.choice(['"', "'"])
+        return q + "x\n" + "\n".join(pad + b for b in body).replace(q, "") + q
+    return dq(rng.choice(TAB_TEXTS))
+
+
+def fam_tabs(rng):
+    """Multi-line values whose lines start with a tab: every scalar style in data and
+    annotations, generator literals, env files and files."""
+    files = {}
+    data = [f"  d{i}: " + tab_block(rng, 4) for i in range(rng.randint(1, 3))]
+    ann = [f"    a{i}: " + tab_block(rng, 6) for i in range(rng.randint(0, 2))]
+    cm = ["apiVersion: v1", "kind: ConfigMap", "metadata:", "  name: tabs"]
+    if ann:
+        cm += ["  annotations:"] + ann
+    files["cm.yaml"] = "\n".join(cm + ["data:"] + data) + "\n"
+    k = ["resources:", "- cm.yaml"]
+    if rng.random() < 0.7:
+        kind = rng.choice(["configMapGenerator", "configMapGenerator", "secretGenerator"])
+        k += [kind + ":", "- name: gen"]
+        src = rng.random()
+        if src < 0.35:
+            k += ["  literals:"] + [f"  - {dq('k%d=' % i + rng.choice(TAB_TEXTS))}"
+                                    for i in range(rng.randint(1, 2))]
+        elif src < 0.55:
+            files["g.env"] = "".join(f"e{i}=" + rng.choice(["\tx", "x\t", "\t", "a\tb"]) + "\n"
+                                     for i in range(2))
+            k += ["  envs:", "  - g.env"]
+        else:
+            files["f.txt"] = rng.choice(TAB_TEXTS)
+            k += ["  files:", "  - f.txt"]
+        if rng.random() < 0.3:
+            k += ["generatorOptions:", "  annotations:", "    note: " + dq(rng.choice(TAB_TEXTS))]
+    if rng.random() < 0.3:
+        k += ["commonAnnotations:", "  c: " + dq(rng.choice(TAB_TEXTS))]
+    files["kustomization.yaml"] = kust(k)
+    return files
+
+
 FAMILIES = {"styles": fam_styles, "annotations": fam_annotations, "multiline": fam_multiline,
             "patches": fam_patches, "nulls": fam_nulls, "lists": fam_lists,
             "workloads": fam_workloads, "crds": fam_crds, "tags": fam_tags,
             "hostile": fam_hostile, "json6902": fam_json6902,
-            "replacements": fam_replacements, "bigints": fam_bigints, "renames": fam_renames}
+            "replacements": fam_replacements, "bigints": fam_bigints, "renames": fam_renames,
+            "keys": fam_keys, "tabs": fam_tabs}
 
 
 # The kubectl that embeds each kustomize version ply renders as (.ci/run installs kubectl-1.37).

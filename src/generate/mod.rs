@@ -147,6 +147,12 @@ fn make(
         ("annotations", &options.annotations),
     ] {
         if let Some(map) = map.as_ref().filter(|m| !m.is_empty()) {
+            // Annotations are checked when kustomize rewrites them at the end of the build.
+            if field == "labels" {
+                for k in map.keys() {
+                    written_key(what, name, "label", k)?;
+                }
+            }
             let mut m = Map::default();
             for (k, v) in map {
                 m.insert(k.clone(), Node::str(v.as_str()));
@@ -165,6 +171,7 @@ fn make(
         obj.insert("type".into(), Node::str(t));
         let mut data = Map::default();
         for (k, v) in pairs {
+            written_key(what, name, "key", &k)?;
             data.insert(k, Node::Str(wrapped_base64(&v)));
         }
         obj.insert("data".into(), Node::Map(data));
@@ -172,6 +179,7 @@ fn make(
         let mut data = Map::default();
         let mut binary = Map::default();
         for (k, v) in pairs {
+            written_key(what, name, "key", &k)?;
             match String::from_utf8(v) {
                 // kustomize builds the ConfigMap as YAML text with go-yaml v3 and reads it
                 // back; a value whose first line starts with a tab and that holds a line break
@@ -208,6 +216,23 @@ fn make(
     let mut r = Resource::new(Node::Map(obj), None);
     r.needs_hash_suffix = options.disable_name_suffix_hash != Some(true);
     Ok(r)
+}
+
+/// A key the generator writes, as kustomize writes it: plain, then read back by the JSON step
+/// (`string_maps::written_key_fails`; `MakeConfigMap`/`MakeSecret` in api/kv build the object
+/// with kyaml's `SetDataMap` and `SetLabels`).
+fn written_key(what: &str, name: &str, role: &str, k: &str) -> Result<()> {
+    match string_maps::written_key_fails(k) {
+        None => Ok(()),
+        Some(why) => Err(Error::new(
+            ErrorKind::Generator,
+            format!("{what} {name:?}: the {role} {k:?} {why}"),
+        )
+        .help(format!(
+            "kustomize fails on this {role} even when it is quoted: rename it to one that reads \
+             as a string unquoted (`code-404`, not `404`)"
+        ))),
+    }
 }
 
 /// Base64 wrapped at 70 characters, each line ending in a newline when there is more than one

@@ -17,6 +17,10 @@ use crate::yaml::de::PathSeg;
 /// offset (the file's first line when the reader gave none).
 pub(super) fn yaml_error(file: &Arc<SourceFile>, what: &str, e: &crate::yaml::ParseError) -> Error {
     let start = e.offset.map_or(0, |o| {
+        // A key that is not a string is shown at its column.
+        if e.message.starts_with(crate::yaml::parse::NON_STRING_KEY) {
+            return o;
+        }
         file.text
             .get(..o)
             .and_then(|t| t.rfind('\n'))

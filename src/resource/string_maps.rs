@@ -130,16 +130,8 @@ pub(crate) fn after_json_round_trip(node: &mut Node) {
 /// character where an indentation space is expected`).
 pub(crate) fn unprintable(map: &Map) -> Option<String> {
     for (k, v) in map {
-        if !plain_reads_as_string(k) {
-            return Some(format!(
-                "the key {k:?} is written unquoted by kustomize and then reads as a {}, which \
-                 its JSON step cannot encode",
-                if k.parse::<f64>().is_ok() || crate::yaml::resolve::resolve_number(k).is_some() {
-                    "number"
-                } else {
-                    "non-string value"
-                }
-            ));
+        if let Some(why) = written_key_fails(k) {
+            return Some(format!("the key {k:?} {why}"));
         }
         if let Node::Str(s) = v
             && literal_fails_to_reread(s)
@@ -154,30 +146,75 @@ pub(crate) fn unprintable(map: &Map) -> Option<String> {
     None
 }
 
+/// Why kustomize fails on a map key it writes itself, if it does: a label or annotation key of
+/// the kustomization (`commonLabels`, `labels`, `commonAnnotations`, `generatorOptions`) that
+/// an object lacks, a generated ConfigMap's or Secret's data key (from a literal, an env file
+/// or a file name), every annotation key at the end of the build. kyaml writes such a key as a
+/// new untagged plain node (`yaml.NewScalarRNode`, kyaml/yaml/fns.go `FieldSetter`;
+/// `SetDataMap`, kyaml/yaml/datamap.go), and the JSON step (`RNode.MarshalJSON`) reads it back
+/// with go-yaml v3: a key that then reads as a number, boolean, null or timestamp cannot be
+/// encoded (`json: unsupported type: map[interface {}]interface {}`), and `<<` is the merge key,
+/// whose string value fails (`map merge requires map or sequence of maps as the value`).
+/// Quoting the key in the kustomization does not help: sigs.k8s.io/yaml keeps no quotes.
+pub(crate) fn written_key_fails(k: &str) -> Option<String> {
+    if k == "<<" {
+        return Some(
+            "is written unquoted by kustomize and then reads as YAML's merge key, whose value \
+             is not a map (map merge requires map or sequence of maps as the value)"
+                .into(),
+        );
+    }
+    if plain_reads_as_string(k) {
+        return None;
+    }
+    let kind = if crate::yaml::resolve::is_timestamp(k) {
+        "timestamp"
+    } else if k.parse::<f64>().is_ok() || crate::yaml::resolve::resolve_number(k).is_some() {
+        "number"
+    } else {
+        "non-string value"
+    };
+    Some(format!(
+        "is written unquoted by kustomize and then reads as a {kind}, which its JSON step cannot \
+         encode (json: unsupported type: map[interface {{}}]interface {{}})"
+    ))
+}
+
 /// Whether go-yaml v3 writes `s` (a string without a kept style) as a literal block whose
 /// first line it then cannot read: it holds a line break, starts with a tab (no indentation
 /// indicator is written for a tab), and a block is allowed (no space before a line break, no
 /// trailing space, only printable characters; `yaml_emitter_analyze_scalar`).
 pub(crate) fn literal_fails_to_reread(s: &str) -> bool {
-    s.starts_with('\t')
-        && s.contains('\n')
-        && !s.ends_with(' ')
-        && !s.contains(" \n")
-        && s.chars().all(|c| {
-            matches!(c, '\t' | '\n' | '\u{85}' | '\u{2028}' | '\u{2029}')
-                || (c >= ' '
-                    && c != '\u{7f}'
-                    && !('\u{80}'..'\u{a0}').contains(&c)
-                    && c != '\u{feff}'
-                    && c != '\u{fffe}'
-                    && c != '\u{ffff}')
-        })
+    s.contains('\n') && crate::yaml::folded::block_starts_with_tab(s)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::yaml::parse::parse_one;
+
+    #[test]
+    fn keys_kustomize_writes_fail_when_they_read_as_another_type() {
+        for k in [
+            "404",
+            "1.5",
+            "0x10",
+            "1e3",
+            "true",
+            "False",
+            "null",
+            "~",
+            ".inf",
+            "2024-01-01",
+        ] {
+            let why = written_key_fails(k).unwrap_or_else(|| panic!("{k}"));
+            assert!(why.contains("json: unsupported type"), "{why}");
+        }
+        assert!(written_key_fails("<<").unwrap().contains("merge key"));
+        for k in ["code-404", "yes", "on", "a b", "x1", "v1.2.3"] {
+            assert_eq!(written_key_fails(k), None, "{k}");
+        }
+    }
 
     #[test]
     fn annotations_read_as_source_text() {

@@ -180,6 +180,18 @@ fn set_in<'p>(
                         }
                     }
                 } else {
+                    // A key kustomize creates is written plain and read back by its JSON step
+                    // (`string_maps::written_key_fails`).
+                    if let Some(why) = crate::resource::string_maps::written_key_fails(k) {
+                        return Err(Error::new(
+                            ErrorKind::Transformer,
+                            format!("cannot add the label {k:?}: the key {why}"),
+                        )
+                        .help(
+                            "kustomize fails on this label even when the key is quoted: give it a \
+                             key that reads as a string unquoted (`code-404`, not `404`)",
+                        ));
+                    }
                     map.insert((*k).to_string(), Node::str(*v));
                     let (start, end) = *stored.get_or_insert_with(|| {
                         let start = paths.len();

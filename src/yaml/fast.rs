@@ -7,7 +7,8 @@
 //! go-yaml rules) reads, and gives up — `None`, the reference reader then runs — on anything
 //! else: anchors, aliases, tags, unusual flow syntax (`[a: b]`, `?`, `{a}`, empty entries,
 //! comments inside), complex keys, directives, multi-line plain or quoted scalars, tabs
-//! outside scalars, carriage returns, byte order marks, repeated keys, and every error. Errors
+//! outside scalars, carriage returns, byte order marks, repeated keys, a quoted `"<<"` key
+//! (kyaml drops it), a literal block whose value starts with a tab, and every error. Errors
 //! and their messages therefore come from the reference reader, but for one: block nesting
 //! past go-yaml's `max_indents`, which the reference reader (128 levels) cannot see and this
 //! reader refuses. `tests/fast_reader.rs` compares the two readers on every corpus file, on
@@ -463,6 +464,10 @@ impl<'t> Reader<'t> {
         let (key, end) = match self.b[start] {
             b'"' | b'\'' => {
                 let close = self.quoted_key_end(start)?;
+                // A quoted `"<<"`: kyaml drops it (the reference reader, `parse.rs`).
+                if &self.s[start + 1..close] == "<<" {
+                    return Err(Fallback);
+                }
                 (self.s[start + 1..close].to_string(), close + 1)
             }
             _ => {
@@ -541,7 +546,11 @@ impl<'t> Reader<'t> {
             // text it was written as where kustomize reads that (`folded.rs`, and the folded
             // places of `parse.rs`): the reference reader does both.
             b'>' => Err(Fallback),
-            b'|' => Ok(Node::Str(self.block_scalar(col)?)),
+            // A block whose value starts with a tab may fail (the reference reader decides).
+            b'|' => match self.block_scalar(col)? {
+                v if v.starts_with('\t') => Err(Fallback),
+                v => Ok(Node::Str(v)),
+            },
             b'-' if is_blankz(self.peek(1)) => {
                 if key_end.is_some() {
                     return Err(Fallback);
@@ -662,6 +671,9 @@ impl<'t> Reader<'t> {
         let key = match self.b.get(start) {
             Some(b'"' | b'\'') => {
                 let close = self.quoted_key_end(start)?;
+                if &self.s[start + 1..close] == "<<" {
+                    return Err(Fallback);
+                }
                 self.i = close + 1;
                 while self.b.get(self.i) == Some(&b' ') {
                     self.i += 1;
@@ -1038,13 +1050,20 @@ fn is_plain_string(v: &str, yaml11: bool) -> bool {
     }
 }
 
-/// Whether a plain key reads as a string (other keys fall back).
+/// Whether a plain key reads as a string (other keys fall back). A timestamp falls back too:
+/// read as a resource it is refused (`parse.rs`, `KeyVisitor::typed`).
 fn key_is_string(v: &str, yaml11: bool) -> bool {
-    is_plain_string(v, yaml11)
-        || (serde_resolve(v).is_none()
-            && !(yaml11 && yaml11_bool(v).is_some())
-            && !(v.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '.'))
-                && super::resolve::resolve_number(v).is_some()))
+    if is_plain_string(v, yaml11) {
+        return true;
+    }
+    if serde_resolve(v).is_some() || (yaml11 && yaml11_bool(v).is_some()) {
+        return false;
+    }
+    if super::resolve::is_timestamp(v) {
+        return false;
+    }
+    !(v.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '.'))
+        && super::resolve::resolve_number(v).is_some())
 }
 
 /// A resolved scalar of a label, annotation or data map, with its source text kept as the

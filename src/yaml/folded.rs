@@ -73,8 +73,44 @@ pub(super) fn emit(v: &str) -> String {
     out
 }
 
+/// Whether go-yaml v3 prints `s`, a scalar in a block style (literal or folded, kept from the
+/// input or chosen for a multi-line string), as a block whose first line starts with a tab,
+/// which its reader then refuses (`found a tab character where an indentation space is
+/// expected`): `s` starts with a tab (no indentation indicator is written for one,
+/// `yaml_emitter_write_block_scalar_hints`) and a block is allowed
+/// (`yaml_emitter_analyze_scalar`: no trailing space, no space before a line break, only
+/// printable characters; else the emitter falls back to double quotes).
+pub(crate) fn block_starts_with_tab(s: &str) -> bool {
+    s.starts_with('\t')
+        && !s.ends_with(' ')
+        && !s.contains(" \n")
+        && s.chars().all(|c| {
+            matches!(c, '\t' | '\n' | '\u{85}' | '\u{2028}' | '\u{2029}')
+                || (c >= ' '
+                    && c != '\u{7f}'
+                    && !('\u{80}'..'\u{a0}').contains(&c)
+                    && c != '\u{feff}'
+                    && c != '\u{fffe}'
+                    && c != '\u{ffff}')
+        })
+}
+
 #[cfg(test)]
 mod tests {
+    use super::block_starts_with_tab;
+
+    #[test]
+    fn blocks_that_start_with_a_tab() {
+        for s in ["\tx", "\tx\n", "\tx\ny\n", "\t\ty", "\t"] {
+            assert!(block_starts_with_tab(s), "{s:?}");
+        }
+        // Not tab-led, or written double-quoted (trailing space, space before a break, a
+        // character the emitter does not print in a block).
+        for s in ["x\n\ty", " \tx", "\tx ", "\tx \ny", "\t\u{80}", "\n\tx"] {
+            assert!(!block_starts_with_tab(s), "{s:?}");
+        }
+    }
+
     fn reread(v: &str) -> String {
         super::super::parse::reread_folded(v)
     }

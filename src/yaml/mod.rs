@@ -9,7 +9,7 @@ pub(crate) mod deliberate;
 mod dialect;
 pub(crate) mod emit;
 mod fast;
-mod folded;
+pub(crate) mod folded;
 pub(crate) mod json;
 pub(crate) mod limits;
 mod map;

@@ -17,7 +17,7 @@ use super::limits::ReaderLimits;
 pub(crate) use super::reading::EMPTY_NULL;
 pub use super::reading::ParseError;
 use super::reading::{Ctx, keeps_own_text, nothing_after_key, spell, tag_before};
-use super::resolve::{as_go_yaml_reads, u128_node, yaml11_bool};
+use super::resolve::{as_go_yaml_reads, plain_reads_as_string, u128_node, yaml11_bool};
 use super::{Map, Node};
 
 /// One document of a multi-document stream.
@@ -57,7 +57,15 @@ pub fn parse_documents_reference_reader(
     text: &str,
     yaml11: bool,
 ) -> Result<Vec<ParsedDoc>, ParseError> {
-    parse_documents_reference(text, yaml11, None, false, false, ReaderLimits::DEFAULT)
+    parse_documents_reference(
+        text,
+        yaml11,
+        None,
+        false,
+        false,
+        ReaderLimits::DEFAULT,
+        !yaml11,
+    )
 }
 
 /// [`parse_documents`] (or, with `yaml11`, [`parse_config_documents`]) by the fast reader
@@ -82,7 +90,7 @@ pub fn parse_documents_marking_empty_nulls_fast_reader(
 pub fn parse_documents_marking_empty_nulls_reference_reader(
     text: &str,
 ) -> Result<Vec<ParsedDoc>, ParseError> {
-    parse_documents_reference(text, false, None, false, true, ReaderLimits::DEFAULT)
+    parse_documents_reference(text, false, None, false, true, ReaderLimits::DEFAULT, true)
 }
 
 fn fast_reader(
@@ -135,6 +143,7 @@ pub(crate) fn parse_config_one_keeping_last(
         false,
         false,
         ReaderLimits::DEFAULT,
+        false,
     )?)?;
     Ok((node, repeats.into_inner()))
 }
@@ -145,7 +154,7 @@ pub(crate) fn parse_config_one_keeping_last(
 /// `patchjson6902.Filter.decodePatch`). Elsewhere kustomize fails on boolean keys, and ply
 /// keeps refusing the repeat.
 pub(crate) fn parse_operation_documents(text: &str) -> Result<Vec<ParsedDoc>, ParseError> {
-    parse_documents_in(text, true, None, true, false, ReaderLimits::DEFAULT)
+    parse_documents_in(text, true, None, true, false, ReaderLimits::DEFAULT, false)
 }
 
 /// [`parse_documents`] where a map value written as nothing (`replicas:`) reads as the string
@@ -155,7 +164,7 @@ pub(crate) fn parse_operation_documents(text: &str) -> Result<Vec<ParsedDoc>, Pa
 pub(crate) fn parse_documents_marking_empty_nulls(
     text: &str,
 ) -> Result<Vec<ParsedDoc>, ParseError> {
-    parse_documents_in(text, false, None, false, true, ReaderLimits::DEFAULT)
+    parse_documents_in(text, false, None, false, true, ReaderLimits::DEFAULT, true)
 }
 
 /// Where `text` spells the integer `i` in hexadecimal, octal or binary as serde_yaml reads it
@@ -238,7 +247,15 @@ fn node_start(rest: &str, column: impl Fn() -> usize, seq_at_column: bool) -> Op
 }
 
 fn parse_documents_with(text: &str, yaml11: bool) -> Result<Vec<ParsedDoc>, ParseError> {
-    parse_documents_in(text, yaml11, None, false, false, ReaderLimits::DEFAULT)
+    parse_documents_in(
+        text,
+        yaml11,
+        None,
+        false,
+        false,
+        ReaderLimits::DEFAULT,
+        !yaml11,
+    )
 }
 
 /// [`parse_documents`] under a render's own reader limits (`--max-alias-expansion`,
@@ -247,7 +264,7 @@ pub(crate) fn parse_documents_limited(
     text: &str,
     limits: ReaderLimits,
 ) -> Result<Vec<ParsedDoc>, ParseError> {
-    parse_documents_in(text, false, None, false, false, limits)
+    parse_documents_in(text, false, None, false, false, limits, true)
 }
 
 fn parse_documents_in<'t>(
@@ -257,6 +274,7 @@ fn parse_documents_in<'t>(
     last_bool_key_wins: bool,
     mark_empty_nulls: bool,
     limits: ReaderLimits,
+    resource: bool,
 ) -> Result<Vec<ParsedDoc>, ParseError> {
     // The fast reader (`fast.rs`) reads most manifests; it gives up on anything it does not
     // read exactly as the reader below does, which then reads the text (and reports errors).
@@ -276,6 +294,7 @@ fn parse_documents_in<'t>(
         last_bool_key_wins,
         mark_empty_nulls,
         limits,
+        resource,
     )
 }
 
@@ -287,6 +306,7 @@ fn parse_documents_reference<'t>(
     last_bool_key_wins: bool,
     mark_empty_nulls: bool,
     limits: ReaderLimits,
+    resource: bool,
 ) -> Result<Vec<ParsedDoc>, ParseError> {
     // A byte order mark opening the file or a document is not content (serde_yaml trips over
     // it; go-yaml and kustomize's reader skip it): `bom.rs`. Offsets stay offsets into the file.
@@ -308,6 +328,7 @@ fn parse_documents_reference<'t>(
     })?;
     let text = renamed.as_deref().unwrap_or(text);
     let expansion = super::limits::Expansion::for_text(text, limits);
+    let key_error = std::cell::Cell::new(None);
     let starts = document_starts(text);
     let mut docs = Vec::new();
     let seed = NodeSeed {
@@ -317,6 +338,8 @@ fn parse_documents_reference<'t>(
             repeats,
             last_bool_key_wins,
             mark_empty_nulls,
+            resource,
+            key_error: &key_error,
             expansion: &expansion,
         }),
         tagged: false,
@@ -328,6 +351,16 @@ fn parse_documents_reference<'t>(
         expansion.new_document();
         let mut node = de::DeserializeSeed::deserialize(seed, de).map_err(|e| {
             let mut e = ParseError::from(e);
+            // A key refused by `resource` is located at the key itself, and named as
+            // written.
+            if let Some(at) = key_error.take() {
+                e.offset = Some(at);
+            }
+            if let Some(i) = e.message.find(KEY_MARK) {
+                let kind = &e.message[i + KEY_MARK.len()..];
+                let written = e.offset.map_or("", |o| written_key(text, o));
+                e.message = non_string_key(written, kind);
+            }
             e.offset = e.offset.map(shift);
             e
         })?;
@@ -342,8 +375,20 @@ fn parse_documents_reference<'t>(
 
 /// Parses text that must hold exactly one document (a patch, a kustomization); an empty text is
 /// `Node::Null`.
+///
+/// Unlike [`parse_documents`], a key that is not a string is kept as its text and a quoted
+/// `"<<"` is an ordinary key: the texts read here (Helm values, plugin configurations, a
+/// replacement's structured data, ply's own tables) never pass kustomize's JSON step.
 pub fn parse_one(text: &str) -> Result<Node, ParseError> {
-    one_of(parse_documents(text)?)
+    one_of(parse_documents_in(
+        text,
+        false,
+        None,
+        false,
+        false,
+        ReaderLimits::DEFAULT,
+        false,
+    )?)
 }
 
 fn one_of(mut docs: Vec<ParsedDoc>) -> Result<Node, ParseError> {
@@ -463,6 +508,12 @@ struct Text<'t> {
     last_bool_key_wins: bool,
     /// See [`parse_documents_marking_empty_nulls`].
     mark_empty_nulls: bool,
+    /// Read as kustomize reads a resource ([`parse_documents`]): a quoted `"<<"` is dropped,
+    /// a key that is not a string is an error, and so is a block scalar that kustomize prints
+    /// and cannot read back (see `NodeVisitor::block_reread`).
+    resource: bool,
+    /// Where the key refused by `resource` starts (the error is located there).
+    key_error: &'t std::cell::Cell<Option<usize>>,
     /// Scalar bytes this parse may still build (aliases repeat them).
     expansion: &'t super::limits::Expansion,
 }
@@ -562,10 +613,19 @@ impl<'de> de::DeserializeSeed<'de> for NodeSeed<'_> {
 }
 
 /// A mapping key: `<<` written plain is YAML's merge key. A key lent out of the text knows
-/// where it ends (after its closing quote), so that its value can be found in the text.
+/// where it ends (after its closing quote), so that its value can be found in the text, where
+/// it starts (its opening quote), and whether it was written plain and untagged.
 enum Key {
     Merge,
-    Node(Node, Option<usize>),
+    Node(Node, Option<KeyAt>),
+}
+
+/// Where a key lent out of the text is written.
+#[derive(Clone, Copy)]
+struct KeyAt {
+    start: usize,
+    end: usize,
+    plain: bool,
 }
 
 #[derive(Clone, Copy)]
@@ -578,63 +638,107 @@ impl<'de> de::DeserializeSeed<'de> for KeySeed<'_> {
 
     fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Key, D::Error> {
         let text = self.text;
-        struct KeyVisitor<'t>(Option<Text<'t>>);
-        impl<'de> Visitor<'de> for KeyVisitor<'_> {
-            type Value = Key;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a mapping key")
-            }
-            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Key, E> {
-                if v == "<<" && self.0.is_some_and(|t| t.is_plain_untagged(v)) {
-                    return Ok(Key::Merge);
-                }
-                let end = self.0.and_then(|t| {
-                    let end = t.offset_of(v)? + v.len();
-                    let quoted = matches!(t.text.as_bytes().get(end), Some(b'"' | b'\''))
-                        && !t.is_plain_untagged(v);
-                    Some(end + usize::from(quoted))
-                });
-                NodeVisitor::plain(self.0)
-                    .visit_borrowed_str(v)
-                    .map(|n| Key::Node(n, end))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<Key, E> {
-                Ok(Key::Node(Node::Str(v.to_string()), None))
-            }
-            fn visit_bool<E>(self, v: bool) -> Result<Key, E> {
-                Ok(Key::Node(Node::Bool(v), None))
-            }
-            fn visit_i64<E>(self, v: i64) -> Result<Key, E> {
-                Ok(Key::Node(Node::Int(v.into()), None))
-            }
-            fn visit_u64<E>(self, v: u64) -> Result<Key, E> {
-                Ok(Key::Node(Node::Int(v.into()), None))
-            }
-            fn visit_i128<E>(self, v: i128) -> Result<Key, E> {
-                Ok(Key::Node(Node::Int(v), None))
-            }
-            fn visit_u128<E>(self, v: u128) -> Result<Key, E> {
-                Ok(Key::Node(u128_node(v), None))
-            }
-            fn visit_f64<E>(self, v: f64) -> Result<Key, E> {
-                Ok(Key::Node(Node::Float(v), None))
-            }
-            fn visit_unit<E>(self) -> Result<Key, E> {
-                Ok(Key::Node(Node::Null, None))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<Key, A::Error> {
-                Err(de::Error::custom("a mapping key must be a scalar"))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, _: A) -> Result<Key, A::Error> {
-                Err(de::Error::custom("a mapping key must be a scalar"))
-            }
-            fn visit_enum<A: de::EnumAccess<'de>>(self, data: A) -> Result<Key, A::Error> {
-                NodeVisitor::plain(self.0)
-                    .visit_enum(data)
-                    .map(|n| Key::Node(n, None))
-            }
-        }
         d.deserialize_any(KeyVisitor(text))
+    }
+}
+
+/// Reads a mapping key (see [`KeyVisitor::typed`]).
+struct KeyVisitor<'t>(Option<Text<'t>>);
+
+impl<'de> Visitor<'de> for KeyVisitor<'_> {
+    type Value = Key;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a mapping key")
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Key, E> {
+        if v == "<<" && self.0.is_some_and(|t| t.is_plain_untagged(v)) {
+            return Ok(Key::Merge);
+        }
+        let at = self.0.and_then(|t| {
+            let start = t.offset_of(v)?;
+            let end = start + v.len();
+            let plain = t.is_plain_untagged(v);
+            let quoted = matches!(t.text.as_bytes().get(end), Some(b'"' | b'\'')) && !plain;
+            Some(KeyAt {
+                start: start - usize::from(quoted && start > 0),
+                end: end + usize::from(quoted),
+                plain,
+            })
+        });
+        let node = NodeVisitor::plain(self.0).visit_borrowed_str(v)?;
+        self.typed(node, at)
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Key, E> {
+        Ok(Key::Node(Node::Str(v.to_string()), None))
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Key, E> {
+        self.typed(Node::Bool(v), None)
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Key, E> {
+        self.typed(Node::Int(v.into()), None)
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Key, E> {
+        self.typed(Node::Int(v.into()), None)
+    }
+    fn visit_i128<E: de::Error>(self, v: i128) -> Result<Key, E> {
+        self.typed(Node::Int(v), None)
+    }
+    fn visit_u128<E: de::Error>(self, v: u128) -> Result<Key, E> {
+        self.typed(u128_node(v), None)
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Key, E> {
+        self.typed(Node::Float(v), None)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Key, E> {
+        self.typed(Node::Null, None)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<Key, A::Error> {
+        Err(de::Error::custom("a mapping key must be a scalar"))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, _: A) -> Result<Key, A::Error> {
+        Err(de::Error::custom("a mapping key must be a scalar"))
+    }
+    fn visit_enum<A: de::EnumAccess<'de>>(self, data: A) -> Result<Key, A::Error> {
+        NodeVisitor::plain(self.0)
+            .visit_enum(data)
+            .map(|n| Key::Node(n, None))
+    }
+}
+
+impl KeyVisitor<'_> {
+    /// A key read as `node`. Read as kustomize reads a resource ([`Text::resource`]),
+    /// a key that is not a string fails, as kustomize's JSON step fails on it (`json:
+    /// unsupported type: map[interface {}]interface {}`: kyaml's `RNode.MarshalJSON` decodes
+    /// the object into Go maps with go-yaml v3, which keeps such a key typed), and so does an
+    /// untagged plain key that go-yaml v3 reads as a timestamp (ply's reader keeps dates as
+    /// strings). serde_yaml locates the error at the key; a key lent out of the text is
+    /// located exactly (`key_error`).
+    fn typed<E: de::Error>(self, node: Node, at: Option<KeyAt>) -> Result<Key, E> {
+        let Some(t) = self.0.filter(|t| t.resource) else {
+            return Ok(Key::Node(node, at));
+        };
+        let kind = match &node {
+            // A timestamp with a time (`2001-12-14t21:59:43Z`) as the key of a flow mapping
+            // stays a string in kustomize (checked with kubectl; a date alone does not).
+            Node::Str(s)
+                if at.is_some_and(|at| {
+                    at.plain
+                        && !plain_reads_as_string(s)
+                        && !(s.contains(':') && in_flow(t.text, at.start))
+                }) =>
+            {
+                "a timestamp"
+            }
+            Node::Str(_) => return Ok(Key::Node(node, at)),
+            Node::Null => "null",
+            Node::Bool(_) => "a boolean",
+            Node::Int(_) => "an integer",
+            _ => "a number",
+        };
+        if let Some(at) = at {
+            t.key_error.set(Some(at.start));
+        }
+        Err(E::custom(format!("{KEY_MARK}{kind}")))
     }
 }
 
@@ -855,8 +959,38 @@ impl<'t> NodeVisitor<'t> {
         rest.starts_with('>')
     }
 
+    /// A literal or folded block scalar (`|`, `>`, with any header) whose value starts with a
+    /// tab fails in kustomize: kyaml keeps the block style, and its JSON step prints the
+    /// object with go-yaml v3 and reads it back (`RNode.MarshalJSON`); the emitter writes no
+    /// indentation indicator for a leading tab (`yaml_emitter_write_block_scalar_hints`,
+    /// emitterc.go, looks for a space or a break), so the block's first line starts with a tab
+    /// where the reader expects its indentation (`yaml_parser_scan_block_scalar_breaks`: found
+    /// a tab character where an indentation space is expected). Annotations are rewritten
+    /// without their style before any print (`folded.rs`), and are printed as quoted strings.
+    fn block_reread(&self, v: &str) -> Result<(), String> {
+        if !self.text.is_some_and(|t| t.resource)
+            || self.ctx == Ctx::AnnotationValue
+            || !super::folded::block_starts_with_tab(v)
+        {
+            return Ok(());
+        }
+        match self.after_props() {
+            Some((_, rest)) if rest.starts_with(['|', '>']) => Err(format!(
+                "a literal or folded block (`{}`) whose value starts with a tab: kustomize \
+                 prints it as a block without an indentation indicator and cannot read it back \
+                 (found a tab character where an indentation space is expected); write the \
+                 value double-quoted (\"\\t…\") instead",
+                &rest[..rest
+                    .find([' ', '\t', '\n', '\r', '#'])
+                    .unwrap_or(rest.len())]
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// A string the parser built (not a slice of the text).
     fn owned_str(&self, v: String) -> Result<Node, String> {
+        self.block_reread(&v)?;
         if let Some((Some(tag), _)) = self.after_props()
             && core_tag(tag) == Some("binary")
         {
@@ -956,6 +1090,7 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
         {
             return Ok(self.scalar(n, Some(v)));
         }
+        self.block_reread(v).map_err(E::custom)?;
         Ok(Node::Str(v.to_string()))
     }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Node, E> {
@@ -994,20 +1129,37 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
         let mut merges: Vec<Node> = Vec::new();
         let repeats = this.text.and_then(|t| t.repeats);
         let mut key_ends: Vec<Option<usize>> = Vec::new();
+        let resource = this.text.filter(|t| t.resource);
+        // kyaml drops the first key written `<<` of every mapping, whatever its style
+        // (`deAnchor` → `removeMergeTags` → `Clear("<<")`, kyaml/yaml/rnode.go); a plain one
+        // is the merge key, applied first.
+        let mut merge_key_cleared = false;
         while let Some(key) = access.next_key_seed(KeySeed { text: this.text })? {
             let mut yaml11_word = false;
             let (key, after_key) = match key {
                 Key::Merge => {
+                    merge_key_cleared = true;
                     merges.push(access.next_value_seed(this.seed(Ctx::Other, None))?);
                     continue;
                 }
-                Key::Node(Node::Str(s), end) => (s, end),
-                // kustomize fails on non-string keys (its JSON step cannot encode them); ply
-                // keeps them as their text.
-                Key::Node(other, end) => {
+                Key::Node(Node::Str(s), _)
+                    if s == "<<" && resource.is_some() && !merge_key_cleared =>
+                {
+                    merge_key_cleared = true;
+                    // kyaml never decodes the dropped value: neither its keys nor repeated
+                    // keys in it are checked.
+                    access.next_value::<de::IgnoredAny>()?;
+                    continue;
+                }
+                Key::Node(Node::Str(s), at) => (s, at.map(|at| at.end)),
+                // Keys that are not strings are refused as resource keys (`KeySeed`); in
+                // kustomize's own files (read by sigs.k8s.io/yaml, which makes every key a
+                // string) and the other texts of `parse_one`, ply keeps them as their text.
+                Key::Node(other, at) => {
+                    let text = other.scalar_text().unwrap_or_default();
                     yaml11_word = matches!(other, Node::Bool(_))
                         && this.text.is_some_and(|t| t.yaml11 && t.last_bool_key_wins);
-                    (other.scalar_text().unwrap_or_default(), end)
+                    (text, at.map(|at| at.end))
                 }
             };
             let ctx = if this.text.is_some_and(|t| !t.yaml11) {
@@ -1116,6 +1268,42 @@ fn binary(b64: &str) -> Result<Node, String> {
         Err(_) => Err("!!binary value contains invalid base64 data".into()),
     }
 }
+
+/// The error of a resource key that is not a string (see [`KeyVisitor::typed`]).
+/// Whether the key starting at `at` is one of a flow mapping (after `{` or `,`).
+fn in_flow(text: &str, at: usize) -> bool {
+    text.get(..at)
+        .and_then(|t| t.trim_end().chars().next_back())
+        .is_some_and(|c| matches!(c, '{' | ','))
+}
+
+/// The key written at `at`: a quoted key with its quotes, or a plain one up to its `:`.
+fn written_key(text: &str, at: usize) -> &str {
+    let rest = text.get(at..).unwrap_or_default();
+    let end = match rest.as_bytes().first() {
+        Some(&q @ (b'"' | b'\'')) => rest[1..].find(q as char).map_or(rest.len(), |i| i + 2),
+        _ => rest
+            .find([':', ',', '}', ']', '\n', '\r', '#'])
+            .unwrap_or(rest.len()),
+    };
+    rest[..end].trim_end()
+}
+
+/// How the reader marks a key refused as a resource key; the message is written at the edge
+/// of the reader ([`non_string_key`]), where the key's text is at hand.
+const KEY_MARK: &str = "\u{1}ply: not a string key: ";
+
+fn non_string_key(written: &str, kind: &str) -> String {
+    let bare = written.trim_matches(['"', '\'']);
+    format!(
+        "{NON_STRING_KEY} `{written}` reads as {kind}, not a string: kustomize fails on it \
+         (json: unsupported type: map[interface {{}}]interface {{}}); quote the key \
+         (`\"{bare}\":`) to keep it as written"
+    )
+}
+
+/// How the error of [`non_string_key`] starts (callers locate it at the key's column).
+pub(crate) const NON_STRING_KEY: &str = "the mapping key";
 
 /// YAML's merge key (`<<: *base` or `<<: [*a, *b]`), as go-yaml v3 applies it when kustomize
 /// decodes a resource (`decode.go`, `decoder.merge`): keys written in the mapping itself win,
@@ -1316,8 +1504,52 @@ mod tests {
         assert_eq!(m.get_path(&["m", "b"]), Some(&Node::Int(2)));
         assert_eq!(m.get_path(&["n", "b"]), Some(&Node::Int(3)));
         assert_eq!(m.get_path(&["n", "c"]), Some(&Node::Int(4)));
-        assert_eq!(m.get_path(&["q", "<<"]), Some(&Node::Int(1)));
+        // kyaml drops a quoted `"<<"` from a resource (`Clear("<<")`); `parse_one`'s texts
+        // never go through kyaml and keep it.
+        assert_eq!(m.get("q"), Some(&Node::empty_map()));
+        let one = parse_one("q:\n  \"<<\": 1\n").unwrap();
+        assert_eq!(one.get_path(&["q", "<<"]), Some(&Node::Int(1)));
+        // Only the first key written `<<` is cleared: after a plain merge key, a quoted one
+        // stays.
+        let both = &nodes("m:\n  <<: {a: 1}\n  '<<': 2\n")[0].1;
+        assert_eq!(both.get_path(&["m", "<<"]), Some(&Node::Int(2)));
+        assert_eq!(both.get_path(&["m", "a"]), Some(&Node::Int(1)));
         assert!(parse_documents("m:\n  <<: 1\n").is_err());
+    }
+
+    #[test]
+    fn resource_keys_that_are_not_strings_fail_at_the_key() {
+        for (text, key, kind) in [
+            ("a:\n  b: 1\n  404: x\n", "404", "an integer"),
+            ("a: {b: 1, 0x10: x}\n", "0x10", "an integer"),
+            ("- true: x\n", "true", "a boolean"),
+            ("a:\n  ~: x\n", "~", "null"),
+            ("a:\n  1.5: x\n", "1.5", "a number"),
+            ("a:\n  .inf: x\n", ".inf", "a number"),
+            ("a:\n  2024-01-01: x\n", "2024-01-01", "a timestamp"),
+        ] {
+            let e = parse_documents(text).unwrap_err();
+            assert_eq!(e.offset, text.find(key), "{text}");
+            assert!(e.message.starts_with(NON_STRING_KEY), "{}", e.message);
+            assert!(
+                e.message.contains(&format!("reads as {kind},")),
+                "{}",
+                e.message
+            );
+            // kustomize's own files and `parse_one`'s texts keep such keys as their text.
+            assert!(parse_one(text).is_ok(), "{text}");
+            assert!(parse_config_documents(text).is_ok(), "{text}");
+        }
+        // Quoted, `!!str` and YAML 1.1 words are strings.
+        let m = &nodes("\"404\": a\n!!str 1: b\nyes: c\n'2024-01-01': d\n")[0].1;
+        assert_eq!(
+            m.as_map()
+                .unwrap()
+                .keys()
+                .map(String::as_str)
+                .collect::<Vec<_>>(),
+            ["404", "1", "yes", "2024-01-01"]
+        );
     }
 
     #[test]
