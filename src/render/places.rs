@@ -103,6 +103,65 @@ pub(crate) fn object_source(r: &Resource, path: &[PathSeg]) -> Box<Source> {
     })
 }
 
+/// Gives the step's origin to fields it wrote with the value they already had, which
+/// [`super::provenance::record`] (a comparison of values) cannot see: for each object, the
+/// paths `wrote` names that the object holds, unless the newest origin is already this step's
+/// at this place. Run after `record` for the same step.
+pub(crate) fn record_unchanged(
+    acc: &mut [Resource],
+    step: Step,
+    wrote: &dyn Fn(&Resource) -> Vec<&'static str>,
+    locate: super::provenance::LocateFn<'_>,
+) {
+    for r in acc.iter_mut() {
+        let paths = wrote(r);
+        if paths.is_empty() {
+            continue;
+        }
+        let mut found = Vec::new();
+        for path in paths {
+            let Some(segs) = crate::resource::provenance::parse_path(path) else {
+                continue;
+            };
+            if let Some(before) = value_at(&r.node, &segs) {
+                found.push((path, locate(r, &segs, Some(before))));
+            }
+        }
+        let Some(p) = r.provenance.as_mut() else {
+            continue;
+        };
+        for (path, place) in found {
+            let Some(field) = p.fields.get_mut(path) else {
+                continue;
+            };
+            let same = field
+                .origins
+                .first()
+                .is_some_and(|o| o.step == step && same_place(o.place.as_ref(), place.as_ref()));
+            if !same {
+                field.origins.insert(
+                    0,
+                    crate::resource::provenance::Origin {
+                        step,
+                        place,
+                        source: None,
+                    },
+                );
+            }
+        }
+    }
+}
+
+fn same_place(a: Option<&Place>, b: Option<&Place>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => {
+            Arc::ptr_eq(&a.file, &b.file) && a.start == b.start && a.path == b.path
+        }
+        (None, None) => true,
+        _ => false,
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // Generators: env files and `files:`.
 

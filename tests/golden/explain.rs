@@ -378,11 +378,11 @@ fn mutating_an_origin_changes_exactly_its_fields() {
 }
 
 /// The mutation test on a generated tree: `../shared/bench/gen_tree.py` (2 apps, 1
-/// environment) written into a temporary directory at test time, then every literal origin of
-/// two app overlays mutated (each overlay: a strategic merge patch, JSON 6902 patches from a
-/// file and inline, namespace, a prefix or suffix, labels, annotations, images, replicas,
-/// generators with literals and files, merged by the overlay). About 40 s in a debug build on
-/// 2 busy cores. Needs `../shared` and python3 (`.ci/run` runs it when `../shared` is there).
+/// environment) written into a temporary directory at test time, then 12 literal origins of
+/// each of its two app overlays mutated (an overlay has a strategic merge patch, JSON 6902
+/// patches from a file and inline, namespace, a prefix or suffix, labels, annotations, images,
+/// replicas, generators with literals and files, merged by the overlay; the literals are taken
+/// in the order of their fields). Bounded: 24 renders of one overlay and their copies. Needs `../shared` and python3 (`.ci/run` runs it when `../shared` is there).
 #[test]
 #[ignore = "needs ../shared/bench/gen_tree.py and python3 (run with --ignored)"]
 fn mutation_on_a_generated_tree() {
@@ -412,10 +412,10 @@ fn mutation_on_a_generated_tree() {
             .unwrap()
             .to_string_lossy()
             .into_owned();
-        mutations += mutation_case(&tree, &rel, usize::MAX, &mut failures);
+        mutations += mutation_case(&tree, &rel, 12, &mut failures);
     }
     let _ = std::fs::remove_dir_all(&tree);
-    assert!(mutations > 40, "only {mutations} mutations ran");
+    assert!(mutations >= 20, "only {mutations} mutations ran");
     eprintln!("{mutations} mutations over {} overlays", overlays.len());
     failures.finish("mutation (generated tree)", overlays.len());
 }
