@@ -171,8 +171,11 @@ fn same_place(a: Option<&Place>, b: Option<&Place>) -> bool {
 /// kustomization entry naming the file.
 #[derive(Default)]
 pub(crate) struct GeneratorFiles {
-    by_generator: FastMap<(&'static str, String), FastMap<String, (Place, Place)>>,
+    by_generator: FastMap<(&'static str, String), KeyPlaces>,
 }
+
+/// A generator's data keys read from files: the value's place and the entry naming the file.
+type KeyPlaces = FastMap<String, (Place, Place)>;
 
 impl GeneratorFiles {
     /// Reads the env files and `files:` of `loaded`'s generators. A file that cannot be read
@@ -186,7 +189,7 @@ impl GeneratorFiles {
         ] {
             for (i, g) in list.iter().enumerate() {
                 let Some(name) = g.name.clone() else { continue };
-                let mut keys: FastMap<String, (Place, Place)> = FastMap::default();
+                let mut keys = KeyPlaces::default();
                 let entry = |sub: &str, j: Option<usize>| {
                     let mut p = vec![key(field), PathSeg::Index(i), key(sub)];
                     p.extend(j.map(PathSeg::Index));
