@@ -7,7 +7,7 @@ and the other fails, or the outputs differ byte for byte. For each disagreement 
 family, the seed, the input files and a diff, so that `--family F --seed S --count 1` replays it.
 
     tools/differential_yaml.py [--ply PATH] [--seed FIRST] [--count N] [--seconds S]
-                               [--family NAME ...] [--jobs J]
+                               [--family NAME ...] [--jobs J] [--per-family]
 
 Families:
   styles       data values and sequence items in every scalar style: plain, quoted with
@@ -45,6 +45,12 @@ Families:
                or plain, on the key's line or the next, after a comment, as block and flow
                items, under anchors and aliases; now and then a value of another kind, which
                kubectl refuses (ply must too)
+  hostile      inputs kustomize reads though they look broken: UTF-16 files with a byte
+               order mark (resources, patches, kustomizations; a UTF-16 file's first
+               document only), trailing commas in nested flow collections (`[a, ]`,
+               `{k: v, }`), kustomization files of several documents (the first is read, the
+               rest, even broken YAML, ignored; an empty first document is an empty
+               kustomization)
   workloads    the same pod specs in every workload kind (Deployment, StatefulSet, DaemonSet,
                Job, CronJob, Pod), webhooks keyed by name, and a custom resource without a
                schema (its lists replaced), patched the same way
@@ -675,9 +681,65 @@ def fam_tags(rng):
     return {"kustomization.yaml": kust(k), "cm.yaml": cm}
 
 
+def flow_value(rng, depth=0):
+    """A flow collection (or a scalar) where any entry may be followed by a trailing `, `."""
+    r = rng.random()
+    if depth >= 3 or r < 0.35:
+        return rng.choice(["a", "1", "x y", '"q,"', "'s'", "true", "~", "é☃"])
+    items = [flow_value(rng, depth + 1) for _ in range(rng.randint(0, 3))]
+    comma = rng.choice([", ", ",", " , ", ",\n  "]) if items and rng.random() < 0.6 else ""
+    if r < 0.65:
+        return "[" + ", ".join(items) + comma + "]"
+    pairs = [f"k{i}: {v}" for i, v in enumerate(items)]
+    return "{" + ", ".join(pairs) + comma + "}"
+
+
+def utf16(rng, text):
+    """`text` as UTF-16 with a byte order mark, little or big endian."""
+    if rng.random() < 0.5:
+        return b"\xff\xfe" + text.encode("utf-16-le")
+    return b"\xfe\xff" + text.encode("utf-16-be")
+
+
+def fam_hostile(rng):
+    """Inputs kustomize reads though they look broken: UTF-16 files with a byte order mark
+    (resources, kustomizations, patches; only a UTF-16 file's first document is read),
+    trailing commas in nested flow collections, kustomization files of several documents
+    (only the first is read; the rest may be anything, even broken YAML)."""
+    files = {}
+    data = "\n".join(f"  d{i}: {flow_value(rng)}" for i in range(rng.randint(1, 4)))
+    meta = rng.choice(["metadata:\n  name: cm\n", "metadata: {name: cm, }\n",
+                       "metadata: {name: cm,\n  labels: {a: b, },\n  }\n"])
+    cm = "apiVersion: v1\nkind: ConfigMap\n" + meta + "data:\n" + data + "\n"
+    if rng.random() < 0.3:
+        cm += "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: second\n"
+    files["cm.yaml"] = utf16(rng, cm) if rng.random() < 0.3 else cm
+    k = ["resources:", "- cm.yaml"] if rng.random() < 0.7 else ["resources: [cm.yaml, ]"]
+    if rng.random() < 0.4:
+        k += ["commonLabels: {team: " + rng.choice(["a", "b"]) + rng.choice([", ", ""]) + "}"]
+    if rng.random() < 0.4:
+        patch = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  p: "
+                 + flow_value(rng) + "\n")
+        files["patch.yaml"] = utf16(rng, patch) if rng.random() < 0.5 else patch
+        k += ["patches:", "- path: patch.yaml"]
+    text = kust(k)
+    if rng.random() < 0.5:
+        second = rng.choice(["resources:\n- other.yaml\n", "namePrefix: p-\n", ": : [\n",
+                             "\"unterminated\n", "---\n", "# only a comment\n",
+                             "kind: Component\n", "{bad: [}\n"])
+        lead = rng.choice(["", "---\n", "# c\n---\n"])
+        sep = rng.choice(["---\n", "--- # two\n", "...\n---\n"])
+        if rng.random() < 0.1:
+            text, second = "", text  # an empty first document: kustomize finds it empty
+        text = lead + text + sep + second
+    files["kustomization.yaml"] = utf16(rng, text) if rng.random() < 0.25 else text
+    return files
+
+
 FAMILIES = {"styles": fam_styles, "annotations": fam_annotations, "multiline": fam_multiline,
             "patches": fam_patches, "nulls": fam_nulls, "lists": fam_lists,
-            "workloads": fam_workloads, "crds": fam_crds, "tags": fam_tags}
+            "workloads": fam_workloads, "crds": fam_crds, "tags": fam_tags,
+            "hostile": fam_hostile}
 
 
 # The kubectl that embeds each kustomize version ply renders as (.ci/run installs kubectl-1.37).
@@ -697,8 +759,8 @@ def check(args, family, seed):
     files = FAMILIES[family](rng)
     with tempfile.TemporaryDirectory() as t:
         for name, text in files.items():
-            with open(os.path.join(t, name), "w") as f:
-                f.write(text)
+            with open(os.path.join(t, name), "wb") as f:
+                f.write(text if isinstance(text, bytes) else text.encode())
         krc, kout = render([args.kubectl, "kustomize"], t)
         prc, pout = render([args.ply, "render", "--kustomize-version", args.kustomize_version], t)
     agree = (krc != 0 and prc != 0) or (krc == 0 and prc == 0 and kout == pout)
@@ -706,6 +768,9 @@ def check(args, family, seed):
         return None
     report = [f"DISAGREE family={family} seed={seed}: kubectl exit {krc}, ply exit {prc}"]
     for name, text in files.items():
+        if isinstance(text, bytes):
+            text = f"(UTF-16, {text[:2].hex()})\n" + text[2:].decode(
+                "utf-16-le" if text[:2] == b"\xff\xfe" else "utf-16-be")
         report.append(f"--- input {name}\n{text}")
     if krc == 0 and prc == 0:
         report.append("".join(difflib.unified_diff(kout.splitlines(True), pout.splitlines(True),
@@ -725,6 +790,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--kustomize-version", default="5.5.0", choices=sorted(ORACLES),
                     help="the version ply renders as; its kubectl is the oracle")
+    ap.add_argument("--per-family", action="store_true",
+                    help="print each family's cases, disagreements and agreement before the total")
     a = ap.parse_args()
     a.ply = os.path.abspath(a.ply)
     a.kubectl = ORACLES[a.kustomize_version]
@@ -733,16 +800,23 @@ def main():
     families = a.family or sorted(FAMILIES)
     deadline = time.monotonic() + a.seconds
     done = failed = 0
+    per_family = {f: [0, 0] for f in families}
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
         seed = a.seed
         while seed < a.seed + a.count and time.monotonic() < deadline:
             batch = [(f, s) for s in range(seed, min(seed + 8, a.seed + a.count)) for f in families]
-            for report in ex.map(lambda fs: check(a, *fs), batch):
+            for (family, _), report in zip(batch, ex.map(lambda fs: check(a, *fs), batch)):
                 done += 1
+                per_family[family][0] += 1
                 if report:
                     failed += 1
+                    per_family[family][1] += 1
                     print(report, flush=True)
             seed += 8
+    if a.per_family:
+        for f, (n, bad) in per_family.items():
+            share = 100.0 * (n - bad) / n if n else 0.0
+            print(f"  {f:12} {n:6} cases, {bad:4} disagreements, {share:6.2f}% agree")
     print(f"differential_yaml: kustomize {a.kustomize_version} ({a.kubectl}), "
           f"families {','.join(families)}, seeds {a.seed}..{seed - 1}: "
           f"{done} cases, {failed} disagreements")

@@ -324,6 +324,45 @@ fn one_of(mut docs: Vec<ParsedDoc>) -> Result<Node, ParseError> {
     }
 }
 
+/// The text of the first document of a stream: up to the `---` line that opens a second one,
+/// or past the `...` line that ends the first; the whole text when it holds one. A `---` line
+/// before any content opens the first document; comments, blank lines and `%` directives
+/// before it are not content. This is all that a reader of one document sees: go-yaml (v2 in
+/// sigs.k8s.io/yaml's `Unmarshal`, which reads a kustomization, `api/types/kustomization.go`
+/// `Kustomization.Unmarshal`; v3's `Decoder.Decode`, which kyaml's `kio.ByteReader` calls once
+/// per chunk of text between `---` lines) parses the first document and stops at the marker
+/// that ends it, so nothing after it is read, not even a syntax error.
+pub(crate) fn first_document(text: &str) -> &str {
+    let mut pos = 0;
+    let mut opened = false;
+    for line in text.split_inclusive('\n') {
+        let bare = line.trim_end_matches(['\n', '\r']);
+        let marker = |m: &str| {
+            bare.strip_prefix(m)
+                .is_some_and(|r| r.is_empty() || r.starts_with([' ', '\t']))
+        };
+        if marker("---") {
+            if opened {
+                return &text[..pos];
+            }
+            opened = true;
+        } else if marker("...") {
+            if opened {
+                return &text[..pos + line.len()];
+            }
+        } else {
+            let trimmed = bare.trim_start();
+            let nothing = trimmed.is_empty() || trimmed.starts_with('#');
+            let directive = bare.starts_with('%') && !opened;
+            if !(nothing || directive) {
+                opened = true;
+            }
+        }
+        pos += line.len();
+    }
+    text
+}
+
 /// Byte offsets where each document's content begins, in the order the YAML parser yields
 /// documents: a stream not opening with `---` has its first document at 0; every `---` marker
 /// line opens a new one (its content starts on the marker line when something other than a
@@ -1020,6 +1059,27 @@ fn apply_merge(map: &mut Map, merge: Node) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The first document as go-yaml's one-document readers see it: up to the marker that
+    /// opens a second one (or past `...`), a `---` before any content opening the first.
+    #[test]
+    fn first_document_cuts_at_the_next_marker() {
+        let cases = [
+            ("a: 1\n", "a: 1\n"),
+            ("a: 1\n---\nb: 2\n", "a: 1\n"),
+            ("---\na: 1\n---\nb: [\n", "---\na: 1\n"),
+            ("# c\n---\na: 1\n--- # x\nb\n", "# c\n---\na: 1\n"),
+            ("---\n---\na: 1\n", "---\n"),
+            ("a: 1\n...\n---\nb: 2\n", "a: 1\n...\n"),
+            ("%YAML 1.1\n---\na: 1\n---\n", "%YAML 1.1\n---\na: 1\n"),
+            ("a: |\n  ---x\n----\n---\nb\n", "a: |\n  ---x\n----\n"),
+            ("a: 1\n--- b\n", "a: 1\n"),
+            ("", ""),
+        ];
+        for (text, first) in cases {
+            assert_eq!(first_document(text), first, "{text:?}");
+        }
+    }
 
     #[test]
     fn empty_nulls_are_marked_and_spelled_ones_are_not() {
