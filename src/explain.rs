@@ -13,7 +13,18 @@ use crate::yaml::{EmitOptions, Map, Node, emit_document};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct ShownOrigin {
     pub(crate) step: Step,
-    /// `None` when no text says it (a hash suffix, a plugin's output).
+    /// `None` when no text says it (a plugin's output).
+    pub(crate) at: Option<Resolved>,
+    /// What the step read besides its place (a replacement's source object and field).
+    pub(crate) source: Option<ShownSource>,
+}
+
+/// The source of an origin as shown ([`crate::resource::provenance::Source`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ShownSource {
+    /// `apiVersion`, `kind`, `namespace`, `name`.
+    pub(crate) object: Option<[String; 4]>,
+    pub(crate) path: Option<String>,
     pub(crate) at: Option<Resolved>,
 }
 
@@ -49,6 +60,11 @@ pub(crate) fn shown(field: &Field) -> Vec<ShownOrigin> {
         .map(|o| ShownOrigin {
             step: o.step,
             at: o.place.as_ref().map(resolve),
+            source: o.source.as_ref().map(|s| ShownSource {
+                object: s.object.clone(),
+                path: s.path.clone(),
+                at: s.place.as_ref().map(resolve),
+            }),
         })
         .collect()
 }
@@ -166,9 +182,43 @@ pub(crate) fn to_text(fields: &[Explained]) -> String {
                 )),
                 None => out.push_str(&format!("  {}\n", o.step.name())),
             }
+            if let Some(src) = &o.source {
+                out.push_str(&source_line(src));
+            }
         }
     }
     out
+}
+
+/// The text line of an origin's source: `from KIND/[NAMESPACE/]NAME PATH` for an object's
+/// field, `via` for a file entry, then `file:line:column` and the line quoted.
+fn source_line(src: &ShownSource) -> String {
+    let mut line = String::from("    ");
+    match &src.object {
+        Some([_, kind, ns, name]) => {
+            let ns = if ns.is_empty() {
+                String::new()
+            } else {
+                format!("{ns}/")
+            };
+            line.push_str(&format!("from {kind}/{ns}{name}"));
+            if let Some(p) = &src.path {
+                line.push_str(&format!(" {p}"));
+            }
+        }
+        None => line.push_str("via"),
+    }
+    if let Some(at) = &src.at {
+        line.push_str(&format!(
+            "  {}:{}:{}  {}",
+            at.file,
+            at.line,
+            at.column,
+            at.quote.trim()
+        ));
+    }
+    line.push('\n');
+    line
 }
 
 /// The JSON form (docs/explain.md): a list of fields, each
@@ -201,6 +251,9 @@ pub(crate) fn to_json(fields: &[Explained]) -> String {
                         }
                     }
                     m.insert("step".into(), s(o.step.name()));
+                    if let Some(src) = &o.source {
+                        m.insert("source".into(), source_json(src));
+                    }
                     Node::Map(m)
                 })
                 .collect();
@@ -216,6 +269,40 @@ pub(crate) fn to_json(fields: &[Explained]) -> String {
     write_json(&mut out, &Node::Seq(list), JsonStyle::PRETTY);
     out.push('\n');
     out
+}
+
+/// An origin's `source` in JSON: `{object, path, file, line, column}`, `null` where unknown.
+fn source_json(src: &ShownSource) -> Node {
+    let s = |v: &str| Node::Str(v.to_string());
+    let mut m = Map::new();
+    m.insert(
+        "object".into(),
+        match &src.object {
+            Some([api_version, kind, namespace, name]) => {
+                let mut o = Map::new();
+                o.insert("apiVersion".into(), s(api_version));
+                o.insert("kind".into(), s(kind));
+                o.insert("namespace".into(), s(namespace));
+                o.insert("name".into(), s(name));
+                Node::Map(o)
+            }
+            None => Node::Null,
+        },
+    );
+    m.insert("path".into(), src.path.as_deref().map_or(Node::Null, s));
+    match &src.at {
+        Some(at) => {
+            m.insert("file".into(), s(&at.file));
+            m.insert("line".into(), Node::Int(at.line as i128));
+            m.insert("column".into(), Node::Int(at.column as i128));
+        }
+        None => {
+            m.insert("file".into(), Node::Null);
+            m.insert("line".into(), Node::Null);
+            m.insert("column".into(), Node::Null);
+        }
+    }
+    Node::Map(m)
 }
 
 /// The render's YAML with each value's newest origin as a trailing comment

@@ -27,6 +27,8 @@ use crate::source::display_path;
 pub struct RemoteTree {
     pub clone: PathBuf,
     pub root: PathBuf,
+    /// The commit the lock pins the URL to, when a lock was read (provenance names it).
+    pub commit: Option<String>,
 }
 
 /// Where the render finds the tree of a remote URL.
@@ -281,7 +283,11 @@ pub(crate) fn root_in(tree: &Path, spec: &RepoSpec, url: &str) -> Result<RemoteT
         )
         .help("a remote URL names a kustomization directory; list a local copy of a single file instead"));
     }
-    Ok(RemoteTree { clone, root })
+    Ok(RemoteTree {
+        clone,
+        root,
+        commit: None,
+    })
 }
 
 /// The git repository URL a remote reference names; HTTP(S) file URLs are refused.
@@ -435,7 +441,9 @@ impl RemoteTrees for LockedTrees {
                 v.push(dir.clone());
             }
         }
-        root_in(&dir, &spec, url)
+        let mut tree = root_in(&dir, &spec, url)?;
+        tree.commit = Some(pin.commit.clone());
+        Ok(tree)
     }
 
     fn file(&self, fs: &dyn Fs, url: &str, maybe_repo: bool) -> Result<Option<Vec<u8>>> {

@@ -336,6 +336,9 @@ pub(crate) fn absorb(
             };
             let mut new = generated;
             merge_into(&mut new, old, behavior == Behavior::Merge)?;
+            // Field provenance continues over the merge: the next record compares the merged
+            // object with the one recorded before (`render/provenance.rs`).
+            new.provenance = old.provenance.take();
             *old = new;
             Ok(())
         }

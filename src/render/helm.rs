@@ -238,6 +238,28 @@ pub(super) fn absorb(
     Ok(())
 }
 
+/// The directory of a chart, as [`inflate`] finds it (`absChartHome`, then the chart's name):
+/// `{chartHome}/{name}`, or `{chartHome}/{name}-{version}/{name}` for a chart with both a
+/// version and a repository. Provenance reads templates there (`render/places.rs`).
+pub(super) fn chart_dir(loaded: &Loaded, entry: &ChartEntry) -> PathBuf {
+    let chart = &entry.chart;
+    let rel = entry
+        .globals
+        .chart_home
+        .clone()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "charts".into());
+    let mut home = if Path::new(&rel).is_absolute() {
+        PathBuf::from(&rel)
+    } else {
+        loaded.dir.join(&rel)
+    };
+    if !chart.version.is_empty() && !chart.repo.is_empty() {
+        home = home.join(format!("{}-{}", chart.name, chart.version));
+    }
+    home.join(&chart.name)
+}
+
 /// A builtin `HelmChartInflationGenerator` configuration (globals and chart in one document).
 pub(super) fn config_chart(
     config: &Node,

@@ -20,6 +20,7 @@ mod metadata;
 mod options;
 mod parse;
 mod patches;
+mod places;
 mod plugins;
 pub(crate) mod provenance;
 pub(crate) mod reads;
@@ -43,7 +44,6 @@ use crate::transform::FieldSpecTables;
 use crate::transform::configurations::BuildConfig;
 use crate::transform::vars::VarSet;
 use crate::yaml::Node;
-use crate::yaml::de::PathSeg;
 
 pub use accumulate::parse_resources;
 pub use context::Context;
@@ -248,6 +248,7 @@ fn build_root(
         remote_ctx: Context::new(&remote_opts, tables),
         config: BuildConfig::builtin(tables),
         vars: VarSet::default(),
+        var_places: FastMap::default(),
         fs,
         remotes,
         repos: Vec::new(),
@@ -275,6 +276,7 @@ fn build_root(
         b.ctx,
         &b.config,
         &b.vars,
+        &b.var_places,
         b.warnings,
     )?;
     metadata::finish(
@@ -315,6 +317,8 @@ struct Builder<'a> {
     config: BuildConfig,
     /// Every var declared so far (`vars:`), bound to its object.
     vars: VarSet,
+    /// With provenance on: where each var is declared (`vars[i].name` of its kustomization).
+    var_places: FastMap<String, crate::resource::provenance::Place>,
     fs: &'a dyn Fs,
     /// Where remote bases are found.
     remotes: &'a dyn RemoteTrees,
@@ -484,8 +488,11 @@ impl Builder<'_> {
         }
         steps::generate(self.fs, self.ahead, self.ctx, loaded, &mut acc)?;
         if prov {
-            provenance::record(&mut acc, Step::Generator, &|r, path, _| {
-                Some(provenance::generator_place(loaded, r, path))
+            let files = places::GeneratorFiles::read(self.fs, loaded);
+            provenance::record_sourced(&mut acc, Step::Generator, &|r, path, _| {
+                files
+                    .find(r, path)
+                    .unwrap_or_else(|| (Some(provenance::generator_place(loaded, r, path)), None))
             });
         }
         if let Some(before) = &before {
@@ -512,8 +519,7 @@ impl Builder<'_> {
                     &c.at,
                 )?;
                 if prov {
-                    let place = provenance::at(&c.at);
-                    provenance::record(&mut acc, Step::Helm, &|_, _, _| Some(place.clone()));
+                    self.record_helm(loaded, c, &mut acc);
                 }
             }
             if let Some(before) = &before {
@@ -543,6 +549,9 @@ impl Builder<'_> {
                 acc = self.in_remote(path, &tree, |b| {
                     b.build_dir(&tree.root, acc, Some(Role::Component))
                 })?;
+                if prov {
+                    places::name_remote_files(&mut acc, path, &tree)?;
+                }
                 continue;
             }
             let dir = self.resolve_dir(loaded, key, path)?;
@@ -571,14 +580,6 @@ impl Builder<'_> {
             self.ctx.tables,
             self.warnings,
         )?;
-        if prov && !loaded.kustomization.replacements.is_empty() {
-            provenance::record(&mut acc, Step::Replacement, &|_, _, _| {
-                Some(provenance::in_kustomization(
-                    loaded,
-                    vec![PathSeg::Key("replacements".into())],
-                ))
-            });
-        }
         if self.plugin_state.meta.transformers {
             // The field transformers add and remove no objects, so recording them all here
             // gives what kustomize records after each one.
@@ -596,7 +597,56 @@ impl Builder<'_> {
         let validators = self.plugin_configs(loaded, RefKind::Validator)?;
         plugins::run_validator_plugins(&validators)?;
         steps::bind_vars(loaded, &mut acc, &mut self.vars, self.ctx.tables)?;
+        if prov {
+            places::declare_vars(&mut self.var_places, loaded);
+        }
         Ok(acc)
+    }
+
+    /// Records a helm chart's objects: each field at its template (helm's `# Source:`
+    /// comment names it; the field's line when the template writes the same value there),
+    /// with the `helmCharts` entry as what the step read. The objects are new: their
+    /// document in helm's output would otherwise be taken as their resource file.
+    fn record_helm(&self, loaded: &Loaded, c: &helm::ChartEntry, acc: &mut [Resource]) {
+        let chart_dir = helm::chart_dir(loaded, c);
+        let entry = provenance::at(&c.at);
+        let mut templates: FastMap<(String, String, String), Arc<SourceFile>> = FastMap::default();
+        let mut taken = Vec::new();
+        for (i, r) in acc.iter_mut().enumerate() {
+            if r.provenance.is_some() {
+                continue;
+            }
+            if let Some(loc) = r.origin.take() {
+                if let Some(t) = places::helm_template(self.fs, &loc.file, loc.offset, &chart_dir) {
+                    let id = (
+                        r.kind().to_string(),
+                        r.namespace().to_string(),
+                        r.name().to_string(),
+                    );
+                    templates.insert(id, t);
+                }
+                taken.push((i, loc));
+            }
+        }
+        provenance::record_sourced(acc, Step::Helm, &|r, path, _| {
+            let id = (
+                r.kind().to_string(),
+                r.namespace().to_string(),
+                r.name().to_string(),
+            );
+            let source = Some(Box::new(crate::resource::provenance::Source {
+                object: None,
+                path: None,
+                place: Some(entry.clone()),
+            }));
+            match templates.get(&id) {
+                Some(t) => (Some(places::template_place(t, r, path)), source),
+                None => (Some(entry.clone()), None),
+            }
+        });
+        for (i, loc) in taken {
+            acc[i].origin = Some(loc);
+        }
     }
 
     /// Adds what one `resources:` entry names: a file's documents or a kustomization
@@ -627,7 +677,10 @@ impl Builder<'_> {
         }
         if kind != Some(FileKind::File) && crate::remote::is_remote(path) {
             let tree = self.remote_tree(loaded, field, path)?;
-            let built = self.in_remote(path, &tree, |b| b.build_base(None, &tree.root))?;
+            let mut built = self.in_remote(path, &tree, |b| b.build_base(None, &tree.root))?;
+            if self.ctx.provenance() {
+                places::name_remote_files(&mut built, path, &tree)?;
+            }
             return index.append_all(acc, built, &|g: &Gvk| self.ctx.tables.is_cluster_scoped(g));
         }
         match kind {
@@ -1335,6 +1388,7 @@ mod tests {
             Ok(RemoteTree {
                 clone: PathBuf::from(clone),
                 root: PathBuf::from(root),
+                commit: None,
             })
         }
         fn cache_dir(&self) -> Option<&Path> {

@@ -10,8 +10,8 @@ use crate::kustomization::Loaded;
 use crate::kustomization::load::locate_value;
 use crate::resource::Resource;
 use crate::resource::provenance::{
-    Field, Origin, Place, Provenance, Step, for_each_field, parse_path, path_text, push_index,
-    push_key,
+    Field, Origin, Place, Provenance, Source, Step, for_each_field, parse_path, path_text,
+    push_index, push_key,
 };
 use crate::source::{Location, SourceFile};
 use crate::yaml::Node;
@@ -27,6 +27,18 @@ pub(crate) type LocateFn<'a> = &'a dyn Fn(&Resource, &[PathSeg], Option<&Node>) 
 /// else to `step`. Only what changed since the last record is compared: the recorded copy
 /// shares the unchanged (frozen) maps with the object.
 pub(crate) fn record(acc: &mut [Resource], step: Step, locate: LocateFn<'_>) {
+    record_sourced(acc, step, &|r, path, before| {
+        (locate(r, path, before), None)
+    });
+}
+
+/// Where a step says it set the field at `path` of `r` (as [`LocateFn`]), and what else it
+/// read ([`Source`]: a replacement's source object and field, a generator's file entry).
+pub(crate) type SourcedLocateFn<'a> =
+    &'a dyn Fn(&Resource, &[PathSeg], Option<&Node>) -> (Option<Place>, Option<Box<Source>>);
+
+/// [`record`], for a step whose origins also name what the step read.
+pub(crate) fn record_sourced(acc: &mut [Resource], step: Step, locate: SourcedLocateFn<'_>) {
     for r in acc.iter_mut() {
         r.node.freeze_unshared();
         match r.provenance.take() {
@@ -42,11 +54,17 @@ pub(crate) fn record(acc: &mut [Resource], step: Step, locate: LocateFn<'_>) {
                                 start: loc.offset,
                                 path: path.to_string(),
                             }),
+                            source: None,
                         },
-                        None => Origin {
-                            step,
-                            place: locate(r, &parse_path(path).unwrap_or_default(), None),
-                        },
+                        None => {
+                            let (place, source) =
+                                locate(r, &parse_path(path).unwrap_or_default(), None);
+                            Origin {
+                                step,
+                                place,
+                                source,
+                            }
+                        }
                     };
                     fields.insert(
                         path.to_string(),
@@ -65,9 +83,12 @@ pub(crate) fn record(acc: &mut [Resource], step: Step, locate: LocateFn<'_>) {
                 let mut path = String::new();
                 diff(&last, &r.node, &mut path, &mut |event, path| match event {
                     Event::Set(before) => {
+                        let (place, source) =
+                            locate(r, &parse_path(path).unwrap_or_default(), before);
                         let origin = Origin {
                             step,
-                            place: locate(r, &parse_path(path).unwrap_or_default(), before),
+                            place,
+                            source,
                         };
                         match p.fields.get_mut(path) {
                             Some(f) if before.is_some() => f.origins.insert(0, origin),

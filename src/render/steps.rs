@@ -268,9 +268,31 @@ pub(super) fn transform(
     let at = |field: &'static str| {
         move |e: Error| e.at(loaded.key_location(&[PathSeg::Key(field.to_string())]))
     };
+    // A transformer that writes the value a field already had: recorded too
+    // (`render/places.rs`, `record_unchanged`).
+    let unchanged = |acc: &mut Vec<Resource>, step: Step, wrote: &dyn Fn(&Resource) -> bool| {
+        if prov {
+            let path = match step {
+                Step::Namespace => "metadata.namespace",
+                _ => "spec.replicas",
+            };
+            super::places::record_unchanged(
+                acc,
+                step,
+                &|r| if wrote(r) { vec![path] } else { Vec::new() },
+                &|r, path, before| {
+                    Some(super::provenance::transformer_place(
+                        loaded, step, r, path, before,
+                    ))
+                },
+            );
+        }
+    };
     if let Some(ns) = k.namespace.as_deref().filter(|s| !s.is_empty()) {
         transform::namespace::apply(acc, ns, tables).map_err(at("namespace"))?;
         record(acc, Step::Namespace);
+        // kustomize's namespace transformer sets every namespaced object's namespace.
+        unchanged(acc, Step::Namespace, &|r| r.namespace() == ns);
     }
     let prefix = k.name_prefix.as_deref().unwrap_or("");
     let suffix = k.name_suffix.as_deref().unwrap_or("");
@@ -309,6 +331,12 @@ pub(super) fn transform(
     if !k.replicas.is_empty() {
         transform::replicas::apply(acc, &k.replicas, tables).map_err(at("replicas"))?;
         record(acc, Step::Replicas);
+        // An entry sets the count of the objects it names (now or before a rename).
+        unchanged(acc, Step::Replicas, &|r| {
+            k.replicas
+                .iter()
+                .any(|e| e.name == r.name() || r.prev_ids.iter().any(|id| id.name == e.name))
+        });
     }
     if !k.images.is_empty() {
         transform::images::apply(acc, &k.images, tables).map_err(at("images"))?;
@@ -327,25 +355,38 @@ pub(super) fn finish_root(
     ctx: Context<'_>,
     config: &BuildConfig,
     vars: &VarSet,
+    var_places: &crate::fasthash::FastMap<String, crate::resource::provenance::Place>,
     warnings: &mut Warnings,
 ) -> Result<()> {
+    use super::places;
+    use super::provenance::{record, record_sourced};
     let prov = ctx.provenance();
-    let record = |resources: &mut Vec<Resource>, step: Step| {
-        if prov {
-            super::provenance::record(resources, step, &|_, _, _| None);
-        }
-    };
+    // Each step's places (`render/places.rs`) are taken before it runs.
+    let hashed = prov.then(|| places::hash_places(resources));
     crate::generate::apply_hash_suffixes(resources)?;
-    record(resources, Step::HashSuffix);
+    if let Some(hashed) = &hashed {
+        record(resources, Step::HashSuffix, &|r, _, before| {
+            places::hash_place(hashed, r, before)
+        });
+    }
+    let names = prov.then(|| places::names(resources));
     transform::namereference::fix_name_references(
         resources,
         &config.refs.name_reference,
         &|g: &Gvk| config.fields.is_cluster_scoped(g),
     )?;
-    record(resources, Step::NameReference);
+    if let Some(names) = &names {
+        record_sourced(resources, Step::NameReference, &|r, path, _| {
+            places::name_reference(names, r, path)
+        });
+    }
+    let bound = (prov && !vars.is_empty())
+        .then(|| places::var_places(var_places, resources, &|n| vars.field_path_of(n)));
     transform::vars::resolve_vars(resources, vars, &config.refs.var_reference, warnings)?;
-    if !vars.is_empty() {
-        record(resources, Step::Var);
+    if let Some(bound) = &bound {
+        record_sourced(resources, Step::Var, &|_, _, before| {
+            places::var_origin(bound, before)
+        });
     }
     stringify_annotations(resources)?;
     if prov {
@@ -526,6 +567,9 @@ pub(super) fn replacements(
         crate::yaml::parse::parse_config_one(&super::parse::text_of(bytes))
             .map_err(|e| Error::new(ErrorKind::Yaml, format!("replacements file '{rel}': {e}")))
     };
+    if ctx.provenance() {
+        return replacements_recorded(fs, ctx, loaded, acc, tables, warnings);
+    }
     let mut ignored = Vec::new();
     let list =
         transform::replacements::collect(&k.replacements, &mut load, &mut ignored, ctx.kustomize())
@@ -542,6 +586,73 @@ pub(super) fn replacements(
         ctx.kustomize(),
     )
     .map_err(|e| e.at(at).label("applying these replacements"))
+}
+
+/// [`replacements`] with provenance on: one replacement at a time (kustomize applies them in
+/// order, so the output is the same), each recorded with its entry and the field it read
+/// (`render/places.rs`).
+fn replacements_recorded(
+    fs: &dyn Fs,
+    ctx: Context<'_>,
+    loaded: &Loaded,
+    acc: &mut [Resource],
+    tables: &FieldSpecTables,
+    warnings: &mut Warnings,
+) -> Result<()> {
+    let at = loaded.key_location(&[PathSeg::Key("replacements".into())]);
+    let cluster_scoped = |g: &Gvk| tables.is_cluster_scoped(g);
+    for (i, entry) in loaded.kustomization.replacements.iter().enumerate() {
+        // The file a `path:` entry names, and whether it holds a list.
+        let mut file: Option<(Arc<crate::source::SourceFile>, bool)> = None;
+        let mut load = |rel: &str| -> Result<crate::yaml::Node> {
+            let bytes = read_named_file(fs, None, ctx, loaded, rel)?;
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            let node = crate::yaml::parse::parse_config_one(&text).map_err(|e| {
+                Error::new(ErrorKind::Yaml, format!("replacements file '{rel}': {e}"))
+            })?;
+            let source = crate::source::SourceFile::new(crate::fs::join(&loaded.dir, rel), text);
+            file = Some((source, matches!(node, Node::Seq(_))));
+            Ok(node)
+        };
+        let mut ignored = Vec::new();
+        let list = transform::replacements::collect(
+            std::slice::from_ref(entry),
+            &mut load,
+            &mut ignored,
+            ctx.kustomize(),
+        )
+        .map_err(|e| e.at(at.clone()).label("reading these replacements"))?;
+        for field in ignored {
+            warnings.warn(format!(
+                "replacements file {field}: unknown field ignored (as kustomize does)"
+            ));
+        }
+        for (d, r) in list.iter().enumerate() {
+            let place = super::places::replacement_place(
+                loaded,
+                i,
+                file.as_ref().map(|(f, seq)| (f, seq.then_some(d))),
+                r.source_value.is_some() && r.source.is_none(),
+            );
+            let source = r
+                .source
+                .as_ref()
+                .and_then(|s| transform::replacements::source_field(acc, s, &cluster_scoped))
+                .and_then(|(j, node)| {
+                    let path = super::places::path_of(&acc[j].node, node)?;
+                    Some(super::places::object_source(&acc[j], &path))
+                });
+            transform::replacements::apply(
+                acc,
+                std::slice::from_ref(r),
+                &cluster_scoped,
+                ctx.kustomize(),
+            )
+            .map_err(|e| e.at(at.clone()).label("applying these replacements"))?;
+            super::places::record_replacement(acc, &place, source);
+        }
+    }
+    Ok(())
 }
 
 /// Binds the kustomization's `vars:` to the objects accumulated so far.

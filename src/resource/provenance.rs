@@ -80,10 +80,25 @@ pub(crate) struct Place {
 }
 
 /// One step that set a value, and where it is written (`None` when no text says it, as for a
-/// hash suffix).
+/// plugin's output), and what else the step read (`source`).
 #[derive(Clone, Debug)]
 pub(crate) struct Origin {
     pub(crate) step: Step,
+    pub(crate) place: Option<Place>,
+    pub(crate) source: Option<Box<Source>>,
+}
+
+/// What a step read besides its own place: the object and field a replacement, a var or a
+/// name reference took the value from, and where that value was set; for a generator's data
+/// read from a file or an env file, the kustomization entry naming that file; for a remote
+/// base's file, the locked URL (docs/explain.md, `source`).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Source {
+    /// The object read: `apiVersion`, `kind`, `namespace`, `name`.
+    pub(crate) object: Option<[String; 4]>,
+    /// Its field path (as [`path_text`] writes it).
+    pub(crate) path: Option<String>,
+    /// Where that value was set, or the entry naming the file read.
     pub(crate) place: Option<Place>,
 }
 

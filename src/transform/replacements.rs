@@ -411,6 +411,40 @@ fn source_value(
     refine(source.options.as_ref(), node)
 }
 
+/// The object and field a replacement's `source` reads, for provenance (issue 29): the
+/// object's index in `resources` and the field's node, found as [`source_value`] finds them;
+/// `None` when there is not exactly one such object or no such field.
+pub(crate) fn source_field<'a>(
+    resources: &'a [Resource],
+    source: &ReplacementSource,
+    cluster_scoped: ClusterScoped,
+) -> Option<(usize, &'a Node)> {
+    let mut hits = resources.iter().enumerate().filter(|(_, r)| {
+        all_ids(r).iter().any(|id| {
+            id_selected_by(
+                id,
+                cluster_scoped,
+                source.group.as_deref(),
+                source.version.as_deref(),
+                source.kind.as_deref(),
+                source.name.as_deref(),
+                source.namespace.as_deref(),
+            )
+        })
+    });
+    let (i, r) = hits.next()?;
+    if hits.next().is_some() {
+        return None;
+    }
+    let path = source
+        .field_path
+        .as_deref()
+        .filter(|p| !p.is_empty())
+        .unwrap_or(DEFAULT_FIELD_PATH);
+    let node = lookup(&r.node, &smarter_split_path(path, '.')).ok()??;
+    Some((i, node))
+}
+
 fn resid_string(s: &ReplacementSource) -> String {
     let mut c = s.clone();
     c.field_path = None;

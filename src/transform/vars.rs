@@ -35,6 +35,12 @@ impl VarSet {
         self.vars.is_empty()
     }
 
+    /// The field path the var `name` reads (`fieldref.fieldPath`, `metadata.name` by
+    /// default), when it is declared.
+    pub(crate) fn field_path_of(&self, name: &str) -> Option<String> {
+        self.vars.get(name).map(|v| field_path(v).to_string())
+    }
+
     #[cfg(test)]
     /// Adds the vars of a base or component; a name declared twice is an error
     /// (kustomize's `VarSet.MergeSet`).
