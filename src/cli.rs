@@ -97,14 +97,8 @@ pub(crate) struct ExplainArgs {
     /// Every field, also those the resource files set and nothing changed.
     #[arg(long)]
     pub all: bool,
-    #[arg(long, value_enum, default_value = "LoadRestrictionsRootOnly")]
-    pub load_restrictor: LoadRestrictor,
     #[command(flatten)]
-    pub version: VersionFlag,
-    #[command(flatten)]
-    pub build: BuildFlags,
-    #[command(flatten)]
-    pub limits: crate::limits::LimitFlags,
+    pub render: RenderFlags,
 }
 
 /// `ply explain --format`.
@@ -185,20 +179,38 @@ impl VersionFlag {
     }
 }
 
-/// How `ply diff` renders a kustomization: its desired side against a live snapshot, or either
-/// side of a review (the output order is the kustomization's own; warnings, not `--strict`).
-pub(crate) fn diff_render_options(
-    restrictor: LoadRestrictor,
-    limits: &crate::limits::LimitFlags,
-    version: &VersionFlag,
-    build: &BuildFlags,
-) -> crate::render::RenderOptions {
+/// The flags of a render that `ply render`, `ply diff` and `ply explain` take alike (declared
+/// once here, flattened into each): the load restrictor, the kustomize version, `kustomize
+/// build`'s flags and the limits.
+#[derive(clap::Args, Debug)]
+pub(crate) struct RenderFlags {
+    /// Whether files outside the kustomization root may be read.
+    #[arg(long, value_enum, default_value = "LoadRestrictionsRootOnly")]
+    pub load_restrictor: LoadRestrictor,
+    #[command(flatten)]
+    pub version: VersionFlag,
+    #[command(flatten)]
+    pub build: BuildFlags,
+    #[command(flatten)]
+    pub limits: crate::limits::LimitFlags,
+}
+
+/// How `ply diff` (and `ply explain`) renders a kustomization: the desired side against a
+/// live snapshot, or either side of a review (the output order is the kustomization's own;
+/// warnings, not `--strict`).
+pub(crate) fn diff_render_options(flags: &RenderFlags) -> crate::render::RenderOptions {
+    let RenderFlags {
+        load_restrictor,
+        version,
+        build,
+        limits,
+    } = flags;
     crate::render::RenderOptions {
         kustomize: version.version(),
         helm: build.helm(),
         managed_by_label: build.managed_by_label(),
         plugins: build.plugins(),
-        load_restrictor: restrictor.into(),
+        load_restrictor: (*load_restrictor).into(),
         limits: limits.limits(),
         reorder: crate::render::OutputOrder::Unspecified,
         strict: false,
@@ -248,9 +260,6 @@ pub(crate) struct RenderArgs {
     /// instead of one file OUT/<DIR>.yaml.
     #[arg(long, requires = "output_dir")]
     pub per_resource: bool,
-    /// Whether files outside the kustomization root may be read.
-    #[arg(long, value_enum, default_value = "LoadRestrictionsRootOnly")]
-    pub load_restrictor: LoadRestrictor,
     /// Order of the output documents (overridden by a kustomization's `sortOptions`).
     #[arg(long, value_enum)]
     pub reorder: Option<Reorder>,
@@ -277,11 +286,7 @@ pub(crate) struct RenderArgs {
     #[arg(long, value_name = "VALUE")]
     pub managed_by_value: Option<String>,
     #[command(flatten)]
-    pub version: VersionFlag,
-    #[command(flatten)]
-    pub build: BuildFlags,
-    #[command(flatten)]
-    pub limits: crate::limits::LimitFlags,
+    pub render: RenderFlags,
     #[command(flatten)]
     pub output_limit: crate::limits::OutputFlag,
     /// Write where each value was set as a trailing YAML comment (`comments`; docs/explain.md).
@@ -454,15 +459,8 @@ pub(crate) struct DiffArgs {
     /// Also write the predicted objects (full, with managedFields) as multi-document YAML.
     #[arg(long, value_name = "FILE")]
     pub output_merged: Option<PathBuf>,
-    /// Whether files outside the kustomization root may be read (DESIRED a directory).
-    #[arg(long, value_enum, default_value = "LoadRestrictionsRootOnly")]
-    pub load_restrictor: LoadRestrictor,
     #[command(flatten)]
-    pub version: VersionFlag,
-    #[command(flatten)]
-    pub build: BuildFlags,
-    #[command(flatten)]
-    pub limits: crate::limits::LimitFlags,
+    pub render: RenderFlags,
 }
 
 /// Parses the command line, runs the command, prints warnings and errors on stderr, and returns
@@ -604,8 +602,8 @@ fn run_render(
     use crate::output::{Target, write};
     use crate::render::{OutputOrder, Reading, RenderOptions};
     let opts = RenderOptions {
-        kustomize: args.version.version(),
-        load_restrictor: args.load_restrictor.into(),
+        kustomize: args.render.version.version(),
+        load_restrictor: args.render.load_restrictor.into(),
         reorder: match args.reorder {
             None => OutputOrder::Unspecified,
             Some(Reorder::Legacy) => OutputOrder::Legacy,
@@ -619,17 +617,19 @@ fn run_render(
         },
         cache_dir: args.cache_dir.clone(),
         managed_by_value: args.managed_by_value.clone(),
-        helm: args.build.helm(),
-        managed_by_label: args.build.managed_by_label(),
-        plugins: args.build.plugins(),
+        helm: args.render.build.helm(),
+        managed_by_label: args.render.build.managed_by_label(),
+        plugins: args.render.build.plugins(),
         limits: crate::limits::Limits {
             output_size: args.output_limit.max_output_size,
-            ..args.limits.limits()
+            ..args.render.limits.limits()
         },
         shared: None,
         provenance: args.provenance.is_some(),
     };
-    args.build.deprecations(args.reorder.is_some(), warnings);
+    args.render
+        .build
+        .deprecations(args.reorder.is_some(), warnings);
     let target = match (&args.output, &args.output_dir) {
         (_, Some(dir)) => Target::Dir(dir.clone()),
         // kustomize writes one file per resource when `-o` names an existing directory.
@@ -689,12 +689,7 @@ fn run_render(
 fn run_explain(args: &ExplainArgs, warnings: &mut Warnings) -> Result<(), Error> {
     let opts = crate::render::RenderOptions {
         provenance: true,
-        ..diff_render_options(
-            args.load_restrictor,
-            &args.limits,
-            &args.version,
-            &args.build,
-        )
+        ..diff_render_options(&args.render)
     };
     let rendered = crate::render::render_with(
         &crate::fs::CachingDiskFs::default(),
@@ -949,13 +944,8 @@ fn run_diff(args: &DiffArgs, format: ErrorFormat, warnings: &mut Warnings) -> Re
 
     // The kustomization's `crds:` files describe custom kinds for the schema.
     let (mut desired, crd_definitions) = if desired_path.is_dir() {
-        args.build.deprecations(false, warnings);
-        let render_opts = diff_render_options(
-            args.load_restrictor,
-            &args.limits,
-            &args.version,
-            &args.build,
-        );
+        args.render.build.deprecations(false, warnings);
+        let render_opts = diff_render_options(&args.render);
         let rendered =
             crate::render::render_with(&crate::fs::DiskFs, desired_path, &render_opts, warnings)?;
         crate::live::check_names_are_strings(&rendered.resources)?;

@@ -56,7 +56,8 @@ pub enum ErrorKind {
     Conflict,
     /// `--strict` turned a warning into an error.
     Strict,
-    /// A file is not UTF-8 text (invalid bytes, NUL or control characters, UTF-16).
+    /// A file is not text (invalid UTF-8 or UTF-16, NUL or control characters, UTF-16 without
+    /// a byte order mark).
     Encoding,
     /// An input went past one of ply's limits (nesting depth, alias expansion, size); the
     /// message names the flag that raises it. See `docs/reliability.md`.
@@ -249,9 +250,9 @@ impl Diagnostic for Error {
 impl From<crate::source::NotText> for Error {
     fn from(e: crate::source::NotText) -> Error {
         Error::new(ErrorKind::Encoding, e.message).help(
-            "kustomize reads YAML as UTF-8 text without NUL or control characters; save the \
-             file as UTF-8 (without a UTF-16 byte order mark) and remove the character (the \
-             column counts bytes)",
+            "kustomize reads YAML as UTF-8 text (or UTF-16 that opens with a byte order mark) \
+             without NUL or control characters; save the file as UTF-8 and remove the \
+             character (the column counts bytes; in a UTF-16 file, characters)",
         )
     }
 }

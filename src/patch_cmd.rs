@@ -107,8 +107,14 @@ pub(crate) fn run(opts: &PatchOptions) -> Result<String, Error> {
             // kubectl reads `-f` files and patches with sigs.k8s.io/yaml (go-yaml v2, YAML 1.1
             // booleans: `y`, `yes`, `on` are true); kustomize reads objects and strategic merge
             // patches with kyaml (YAML 1.2) and JSON 6902 operations with sigs.k8s.io/yaml.
+            check_patch_text(&patch_file, &patch_name, *kind)?;
             let kubectl = opts.dialect == Dialect::Kubectl;
-            let patch = parse_single(&patch_file, kubectl || matches!(kind, PatchKind::Json))?;
+            let mut patch = parse_single(&patch_file, kubectl || matches!(kind, PatchKind::Json))?;
+            // A JSON patch that holds nothing (empty, only comments, `null`) has no operations:
+            // `jsonpatch.DecodePatch` reads `null` as an empty list.
+            if *kind == PatchKind::Json && patch.is_null() {
+                patch = Node::Seq(Vec::new());
+            }
             let docs = parse_all(&objects, kubectl)?;
             let mut out = Vec::with_capacity(docs.len());
             for (offset, obj) in docs {
@@ -123,12 +129,15 @@ pub(crate) fn run(opts: &PatchOptions) -> Result<String, Error> {
                         },
                     ),
                     PatchKind::Merge => Ok(merge::mergepatch::apply(&obj, &patch)),
-                    PatchKind::Json => {
-                        merge::json6902::apply_with(&obj, &patch, opts.json_patch_growth)
-                    }
+                    PatchKind::Json => merge::json6902::apply_with(
+                        &obj,
+                        &patch,
+                        opts.json_patch_growth,
+                        crate::kustomization::KustomizeVersion::V5_8_1,
+                    ),
                 };
                 let patched = result.map_err(|e| {
-                    Error::new(
+                    let err = Error::new(
                         ErrorKind::Patch,
                         format!(
                             "cannot apply patch {patch_name} to {}: at {}: {}",
@@ -138,7 +147,17 @@ pub(crate) fn run(opts: &PatchOptions) -> Result<String, Error> {
                         ),
                     )
                     .at(Location::line_at(objects.clone(), offset))
-                    .label("this object")
+                    .label("this object");
+                    if *kind == PatchKind::Json && !e.message.contains("--max-json-patch-growth") {
+                        err.help(format!(
+                            "the words are kubectl's (evanphx/json-patch); check that operation \
+                             in {patch_name}: each needs `op` (add, remove, replace, move, copy \
+                             or test) and `path` (a pointer such as /spec/replicas), move and \
+                             copy a `from`, and a path must exist in the object"
+                        ))
+                    } else {
+                        err
+                    }
                 })?;
                 // A patch can replace the whole object with a scalar or a list (a merge patch
                 // `42`, a JSON patch `replace ""`); kubectl then fails to decode the result.
@@ -242,6 +261,55 @@ pub(crate) fn run(opts: &PatchOptions) -> Result<String, Error> {
         return Ok(kubectl_json(&out));
     }
     Ok(emit_documents(out.iter(), EmitOptions::default()))
+}
+
+/// Refuses the patch texts `kubectl patch --local` refuses before it patches
+/// (`k8s.io/kubectl/pkg/cmd/patch/patch.go`): an empty `-p` (`PatchOptions.Validate`: "must
+/// specify --patch or --patch-file containing the contents of the patch"), and a text that
+/// opens with `{` (after spaces, tabs and line breaks) that is not strict JSON: kubectl's
+/// `yaml.ToJSON` (`k8s.io/apimachinery/pkg/util/yaml`) passes such a text on as JSON without
+/// reading it as YAML (`hasJSONPrefix`), and the JSON decoder of each patch type then fails:
+/// "invalid JSON document" (strategic), "Invalid JSON Patch" (merge), Go's syntax error
+/// (json). So `{"a": 1,}` and `{a: 1}` fail, while a YAML patch or one opening with `[` is
+/// read as YAML.
+fn check_patch_text(file: &Arc<SourceFile>, name: &str, kind: PatchKind) -> Result<(), Error> {
+    let text = file.text.as_str();
+    if name == "-p" && text.is_empty() {
+        return Err(Error::new(
+            ErrorKind::Usage,
+            "-p/--patch is empty (kubectl: must specify --patch or --patch-file containing the \
+             contents of the patch)",
+        )
+        .help("give the patch text, e.g. -p '{\"spec\":{\"replicas\":2}}', or --patch-file FILE"));
+    }
+    let body = text.trim_start_matches([' ', '\t', '\r', '\n']);
+    if !body.starts_with('{') {
+        return Ok(());
+    }
+    let Some((at, what)) = crate::render::json_text::syntax_error(body) else {
+        return Ok(());
+    };
+    let at = at + (text.len() - body.len());
+    let line = text[..at].matches('\n').count() + 1;
+    let words = match kind {
+        PatchKind::Strategic => "invalid JSON document",
+        PatchKind::Merge => "Invalid JSON Patch",
+        PatchKind::Json => "a JSON syntax error",
+    };
+    Err(Error::new(
+        ErrorKind::Patch,
+        format!(
+            "{}: the patch opens with `{{` and so must be strict JSON (line {line}: {what}) \
+             (kubectl: {words})",
+            file.display
+        ),
+    )
+    .at(Location::new(file.clone(), at, 0))
+    .label("not JSON")
+    .help(
+        "kubectl reads a patch that opens with `{` as JSON, not YAML: remove trailing commas, \
+         quote every key, or write the patch as YAML (`spec: {replicas: 2}`)",
+    ))
 }
 
 /// `kubectl patch -o json`: each object as Go's `json.MarshalIndent(obj, "", "    ")` writes it

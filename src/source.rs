@@ -57,9 +57,11 @@ impl SourceFile {
 
     /// A file's bytes as text, or an error that names the file, the line and the byte column
     /// of the first thing that is not text, and says what it is: invalid or overlong UTF-8, an
-    /// encoded surrogate, a UTF-16 or UTF-32 file (by its byte order mark or its zero bytes),
-    /// a NUL or another control character. A UTF-8 byte order mark is kept (the YAML reader
-    /// skips it, as go-yaml does). Tabs, line feeds and carriage returns are text; so is DEL
+    /// encoded surrogate, a UTF-16 or UTF-32 file without a byte order mark (by its zero
+    /// bytes), a NUL or another control character. A UTF-8 byte order mark is kept (the YAML
+    /// reader skips it, as go-yaml does). A file opening with a UTF-16 byte order mark (little
+    /// or big endian) is decoded to UTF-8 without the mark, as go-yaml's reader decodes it
+    /// ([`decode_utf16`]). Tabs, line feeds and carriage returns are text; so is DEL
     /// and the C1 range, which YAML allows in quoted scalars and go-yaml reads.
     /// The error is a [`NotText`], which `diag` turns into an encoding error (this leaf knows
     /// no diagnostics).
@@ -68,6 +70,19 @@ impl SourceFile {
         bytes: Vec<u8>,
     ) -> Result<Arc<SourceFile>, NotText> {
         let path = path.into();
+        if let Some(decoded) = decode_utf16(&bytes) {
+            let not_text = |line: usize, col: usize, what: &str| NotText {
+                message: format!("{}:{line}:{col}: {what}", display_path(&path)),
+            };
+            let text = decoded.map_err(|(line, col, what)| not_text(line, col, what))?;
+            return match check_text(text.as_bytes()) {
+                Ok(()) => Ok(SourceFile::new(path, text)),
+                Err((offset, what)) => {
+                    let (line, col) = byte_line_col(text.as_bytes(), offset);
+                    Err(not_text(line, col, &what))
+                }
+            };
+        }
         // One UTF-8 validation and one scan for control bytes in the usual (valid) case.
         let (problem, bytes) = match String::from_utf8(bytes) {
             Ok(text) => match check_text(text.as_bytes()) {
@@ -103,14 +118,73 @@ impl SourceFile {
     }
 }
 
+/// The text of a file that opens with a UTF-16 byte order mark (`FF FE` little endian, `FE FF`
+/// big endian), decoded to UTF-8 without the mark; `None` for any other file. As go-yaml's
+/// reader decodes it (`yaml_parser_determine_encoding` and `yaml_parser_update_buffer` in
+/// go-yaml v2 and v3 `readerc.go`, which kustomize's readers use: kyaml's `kio.ByteReader`
+/// for resources and patches, sigs.k8s.io/yaml for the kustomization and its configuration
+/// files): an odd byte at the end, a low surrogate first, or a high surrogate not followed by
+/// a low one is an error, given as its line, its column (in characters) and what is wrong.
+pub(crate) fn decode_utf16(bytes: &[u8]) -> Option<Result<String, (usize, usize, &'static str)>> {
+    let little = match bytes {
+        [0xFF, 0xFE, ..] => true,
+        [0xFE, 0xFF, ..] => false,
+        _ => return None,
+    };
+    let unit = |i: usize| {
+        let pair = [bytes[i], bytes[i + 1]];
+        if little {
+            u16::from_le_bytes(pair)
+        } else {
+            u16::from_be_bytes(pair)
+        }
+    };
+    let mut out = String::with_capacity(bytes.len() / 2);
+    let at = |out: &str, what| {
+        let line_start = out.rfind('\n').map_or(0, |i| i + 1);
+        let line = out.matches('\n').count() + 1;
+        Some(Err((line, out[line_start..].chars().count() + 1, what)))
+    };
+    let mut i = 2;
+    while i < bytes.len() {
+        if i + 1 >= bytes.len() {
+            return at(
+                &out,
+                "an incomplete UTF-16 character at the end of the file",
+            );
+        }
+        let first = unit(i);
+        let c = match first {
+            0xDC00..=0xDFFF => {
+                return at(&out, "a UTF-16 low surrogate without a high one before it");
+            }
+            0xD800..=0xDBFF => {
+                if i + 3 >= bytes.len() {
+                    return at(
+                        &out,
+                        "an incomplete UTF-16 surrogate pair at the end of the file",
+                    );
+                }
+                let second = unit(i + 2);
+                if !(0xDC00..=0xDFFF).contains(&second) {
+                    return at(&out, "a UTF-16 high surrogate not followed by a low one");
+                }
+                i += 4;
+                0x10000 + ((u32::from(first) & 0x3FF) << 10) + (u32::from(second) & 0x3FF)
+            }
+            _ => {
+                i += 2;
+                u32::from(first)
+            }
+        };
+        // Every value left is a scalar value (surrogates were handled above).
+        out.push(char::from_u32(c).unwrap_or(char::REPLACEMENT_CHARACTER));
+    }
+    Some(Ok(out))
+}
+
 /// The first byte that makes `bytes` not YAML text, and what it is.
 fn check_text(bytes: &[u8]) -> Result<(), (usize, String)> {
-    if bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]) {
-        return Err((
-            0,
-            "the file is UTF-16 (it opens with a UTF-16 byte order mark); ply reads UTF-8".into(),
-        ));
-    }
     if let Err(e) = std::str::from_utf8(bytes) {
         let at = e.valid_up_to();
         let rest = &bytes[at..];
@@ -229,6 +303,45 @@ pub(crate) fn display_path(path: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// UTF-16 with a byte order mark is decoded (both byte orders, surrogate pairs); broken
+    /// UTF-16 is refused at its line and column, as go-yaml's reader refuses it.
+    #[test]
+    fn utf16_with_a_byte_order_mark_is_decoded() {
+        let text = "a: h\u{e9}llo \u{1F600}\nb: 2\n";
+        let le: Vec<u8> = [0xFF, 0xFE]
+            .into_iter()
+            .chain(text.encode_utf16().flat_map(u16::to_le_bytes))
+            .collect();
+        let be: Vec<u8> = [0xFE, 0xFF]
+            .into_iter()
+            .chain(text.encode_utf16().flat_map(u16::to_be_bytes))
+            .collect();
+        for bytes in [le.clone(), be] {
+            assert_eq!(SourceFile::from_bytes("/x.yaml", bytes).unwrap().text, text);
+        }
+        let mut odd = le.clone();
+        odd.push(b'x');
+        let e = SourceFile::from_bytes("/x.yaml", odd).unwrap_err();
+        assert!(
+            e.message.contains(":3:1: an incomplete UTF-16 character"),
+            "{}",
+            e.message
+        );
+        let mut lone = le[..8].to_vec(); // BOM, `a: `
+        lone.extend([0x00, 0xDC]);
+        let e = SourceFile::from_bytes("/x.yaml", lone).unwrap_err();
+        assert!(
+            e.message.contains(":1:4: a UTF-16 low surrogate"),
+            "{}",
+            e.message
+        );
+        let mut nul = le[..4].to_vec(); // BOM, `a`
+        nul.extend([0x00, 0x00]);
+        let e = SourceFile::from_bytes("/x.yaml", nul).unwrap_err();
+        assert!(e.message.contains(":1:2: a NUL byte"), "{}", e.message);
+        assert!(decode_utf16(b"a: 1\n").is_none());
+    }
 
     #[test]
     fn line_col() {

@@ -223,6 +223,9 @@ fn hand_picked_texts_read_alike() {
         "# only a comment\n",
         "---\n",
         "a: 1\n---\nb: 2\n",
+        // Trailing commas before a closing bracket, nested, over lines.
+        "a: [1, [x, {b: c, }, ], ]\nd: {e: [f, ],\n  }\n",
+        "{\"k\": [1, 2, ], \"m\": {\"n\": 1, }, }\n",
         "a: 1\n---\n# only\n",
         "a:\n- 1\n- x\nb: c\n",
         "- a: 1\n  b: [  ]\n- - x\n  - y\n-\n- {}\n",
@@ -499,6 +502,8 @@ mod generated {
         /// Collections below the top written in flow style: not (0), on one line (1), or with
         /// a line break after every comma (2).
         flow: u8,
+        /// A trailing comma after the last entry of every non-empty flow collection.
+        trailing: bool,
     }
 
     fn style() -> impl Strategy<Value = Style> {
@@ -507,12 +512,14 @@ mod generated {
             prop::sample::select(vec![1usize, 2, 4]),
             prop::sample::select(vec!["", "", "\n", "# between\n", "     # deeper\n", " \n"]),
             prop::sample::select(vec![0u8, 0, 1, 2]),
+            any::<bool>(),
         )
-            .prop_map(|(indentless, step, gap, flow)| Style {
+            .prop_map(|(indentless, step, gap, flow, trailing)| Style {
                 indentless,
                 step,
                 gap,
                 flow,
+                trailing,
             })
     }
 
@@ -536,6 +543,9 @@ mod generated {
                     out.push_str(": ");
                     write_flow(v, indent + st.step, out, st);
                 }
+                if st.trailing && !entries.is_empty() {
+                    out.push_str(&sep);
+                }
                 out.push('}');
             }
             Tree::Seq(items) => {
@@ -545,6 +555,9 @@ mod generated {
                         out.push_str(&sep);
                     }
                     write_flow(v, indent + st.step, out, st);
+                }
+                if st.trailing && !items.is_empty() {
+                    out.push_str(&sep);
                 }
                 out.push(']');
             }

@@ -12,11 +12,15 @@
 
 #[path = "remote/http.rs"]
 mod http;
+#[path = "remote/repos.rs"]
+mod repos;
 #[path = "remote/review.rs"]
 mod review;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+
+use repos::{clone_bare, git, hermetic};
 
 const PLY: &str = env!("CARGO_BIN_EXE_ply");
 
@@ -30,34 +34,6 @@ fn temp(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
-}
-
-/// Environment of every program the tests run: no user or system git configuration, a fixed
-/// identity, no colour.
-fn hermetic(cmd: &mut Command) -> &mut Command {
-    cmd.env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_NAME", "ply test")
-        .env("GIT_AUTHOR_EMAIL", "test@ply.invalid")
-        .env("GIT_COMMITTER_NAME", "ply test")
-        .env("GIT_COMMITTER_EMAIL", "test@ply.invalid")
-        .env("GIT_AUTHOR_DATE", "2024-01-01T00:00:00Z")
-        .env("GIT_COMMITTER_DATE", "2024-01-01T00:00:00Z")
-        .env("NO_COLOR", "1")
-        .env_remove("PLY_CACHE_DIR")
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = hermetic(Command::new("git").args(args).current_dir(dir))
-        .output()
-        .expect("the tests need the `git` program");
-    assert!(
-        out.status.success(),
-        "git {args:?} in {}: {}",
-        dir.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 /// Copies `from` into `to`, replacing `{REPOS}` in every file.
@@ -79,12 +55,7 @@ fn copy_tree(from: &Path, to: &Path, repos: &Path) {
 fn commit_and_publish(work: &Path, bare: &Path) -> String {
     git(work, &["add", "-A"]);
     git(work, &["commit", "-q", "-m", "publish"]);
-    let bare = bare.display().to_string();
-    git(
-        work,
-        &["clone", "-q", "--bare", &work.display().to_string(), &bare],
-    );
-    bare
+    clone_bare(work, bare)
 }
 
 /// Replaces the work tree of the repository `work` with `snapshot` and commits it.
@@ -125,17 +96,7 @@ fn build_repos(t: &Path) -> String {
         if data.join("main").is_dir() {
             commit_snapshot(&work, &data.join("main"), &repos, "main");
         }
-        let bare = repos.join(format!("{name}.git"));
-        git(
-            t,
-            &[
-                "clone",
-                "-q",
-                "--bare",
-                &work.display().to_string(),
-                &bare.display().to_string(),
-            ],
-        );
+        clone_bare(&work, &repos.join(format!("{name}.git")));
     }
     git(&t.join("src/base"), &["rev-parse", "v1"])
         .trim()

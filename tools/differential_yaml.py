@@ -7,7 +7,7 @@ and the other fails, or the outputs differ byte for byte. For each disagreement 
 family, the seed, the input files and a diff, so that `--family F --seed S --count 1` replays it.
 
     tools/differential_yaml.py [--ply PATH] [--seed FIRST] [--count N] [--seconds S]
-                               [--family NAME ...] [--jobs J]
+                               [--family NAME ...] [--jobs J] [--per-family]
 
 Families:
   styles       data values and sequence items in every scalar style: plain, quoted with
@@ -45,6 +45,22 @@ Families:
                or plain, on the key's line or the next, after a comment, as block and flow
                items, under anchors and aliases; now and then a value of another kind, which
                kubectl refuses (ply must too)
+  hostile      inputs kustomize reads though they look broken: UTF-16 files with a byte
+               order mark (resources, patches, kustomizations; a UTF-16 file's first
+               document only), trailing commas in nested flow collections (`[a, ]`,
+               `{k: v, }`), kustomization files of several documents (the first is read, the
+               rest, even broken YAML, ignored; an empty first document is an empty
+               kustomization)
+  json6902     JSON 6902 patches (inline targeted `patches:`, patch files, `patchesJson6902:`)
+               of 1 to 4 operations (mostly 1 or 2) of every kind (add, remove, replace, move, copy, test) on
+               a Deployment and a ConfigMap, with every path form evanphx/json-patch v4 reads:
+               leading slash or none (the first part dropped), `/`, list indices with leading
+               zeros, a sign, negative, `-`, out of range or not a number, keys with `~0`/`~1`,
+               missing parents; `replace` of the whole document (path "") with an object
+               (with or without kind), `test` with matching and other values, `move` into its
+               own child, and now and then a field missing (`value`, `from`, `path`, `op`).
+               Never `replace ""` with a value that is not an object: kustomize v5.5.0 skips
+               it silently, a deliberate difference (docs/compatibility.md)
   workloads    the same pod specs in every workload kind (Deployment, StatefulSet, DaemonSet,
                Job, CronJob, Pod), webhooks keyed by name, and a custom resource without a
                schema (its lists replaced), patched the same way
@@ -506,7 +522,7 @@ def crd_plain(rng, parent, same_line, st):
         out = " " + anchor + first
     else:
         out = (" " + anchor.strip() if anchor else "") + "\n" + " " * (parent + rng.randint(1, 6)) + first
-    for _ in range(rng.randint(1, 4)):
+    for _ in range(rng.choice([1, 1, 1, 2, 2, 3, 4])):
         if rng.random() < 0.15:
             out += "\n" * rng.randint(1, 2)
         c = rng.choice(INDICATORS)
@@ -675,9 +691,192 @@ def fam_tags(rng):
     return {"kustomization.yaml": kust(k), "cm.yaml": cm}
 
 
+def flow_value(rng, depth=0):
+    """A flow collection (or a scalar) where any entry may be followed by a trailing `, `."""
+    r = rng.random()
+    if depth >= 3 or r < 0.35:
+        return rng.choice(["a", "1", "x y", '"q,"', "'s'", "true", "~", "é☃"])
+    items = [flow_value(rng, depth + 1) for _ in range(rng.randint(0, 3))]
+    comma = rng.choice([", ", ",", " , ", ",\n  "]) if items and rng.random() < 0.6 else ""
+    if r < 0.65:
+        return "[" + ", ".join(items) + comma + "]"
+    pairs = [f"k{i}: {v}" for i, v in enumerate(items)]
+    return "{" + ", ".join(pairs) + comma + "}"
+
+
+def utf16(rng, text):
+    """`text` as UTF-16 with a byte order mark, little or big endian."""
+    if rng.random() < 0.5:
+        return b"\xff\xfe" + text.encode("utf-16-le")
+    return b"\xfe\xff" + text.encode("utf-16-be")
+
+
+def fam_hostile(rng):
+    """Inputs kustomize reads though they look broken: UTF-16 files with a byte order mark
+    (resources, kustomizations, patches; only a UTF-16 file's first document is read),
+    trailing commas in nested flow collections, kustomization files of several documents
+    (only the first is read; the rest may be anything, even broken YAML)."""
+    files = {}
+    data = "\n".join(f"  d{i}: {flow_value(rng)}" for i in range(rng.randint(1, 4)))
+    meta = rng.choice(["metadata:\n  name: cm\n", "metadata: {name: cm, }\n",
+                       "metadata: {name: cm,\n  labels: {a: b, },\n  }\n"])
+    cm = "apiVersion: v1\nkind: ConfigMap\n" + meta + "data:\n" + data + "\n"
+    if rng.random() < 0.3:
+        cm += "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: second\n"
+    files["cm.yaml"] = utf16(rng, cm) if rng.random() < 0.3 else cm
+    k = ["resources:", "- cm.yaml"] if rng.random() < 0.7 else ["resources: [cm.yaml, ]"]
+    if rng.random() < 0.4:
+        k += ["commonLabels: {team: " + rng.choice(["a", "b"]) + rng.choice([", ", ""]) + "}"]
+    if rng.random() < 0.4:
+        patch = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  p: "
+                 + flow_value(rng) + "\n")
+        files["patch.yaml"] = utf16(rng, patch) if rng.random() < 0.5 else patch
+        k += ["patches:", "- path: patch.yaml"]
+    text = kust(k)
+    if rng.random() < 0.5:
+        second = rng.choice(["resources:\n- other.yaml\n", "namePrefix: p-\n", ": : [\n",
+                             "\"unterminated\n", "---\n", "# only a comment\n",
+                             "kind: Component\n", "{bad: [}\n"])
+        lead = rng.choice(["", "---\n", "# c\n---\n"])
+        sep = rng.choice(["---\n", "--- # two\n", "...\n---\n"])
+        if rng.random() < 0.1:
+            text, second = "", text  # an empty first document: kustomize finds it empty
+        text = lead + text + sep + second
+    files["kustomization.yaml"] = utf16(rng, text) if rng.random() < 0.25 else text
+    return files
+
+
+# ---- family "json6902": JSON 6902 path forms and operations, as evanphx/json-patch v4 reads them
+
+J_CONTAINERS = ["web", "side", "init"]
+
+
+def j_index(rng, n):
+    """A list index in one of the forms strconv.Atoi reads, or one it does not."""
+    i = rng.randint(0, max(n, 1))
+    if rng.random() < 0.7:
+        i = rng.randint(0, n - 1)
+        return rng.choice([str(i), "0" + str(i), "+" + str(i), "-" + str(rng.randint(1, n)), "-0"])
+    return rng.choice([str(i), "-" + str(rng.randint(1, n + 2)), "-", "00", str(n + rng.randint(0, 2)),
+                       " 1", "1e0", "x"])
+
+
+def j_path(rng, n, kind):
+    """A pointer into the Deployment (n containers) or the ConfigMap below, in some path form."""
+    c = "/spec/template/spec/containers"
+    meta = [
+        lambda: "/metadata/labels/" + rng.choice(["app", "new", "x~1y"]),
+        lambda: "/metadata/" + rng.choice(["annotations", "annotations/n", "labels", ""]),
+        lambda: rng.choice(["/", "//x", "metadata/labels/app", "x/new", "replicas"]),
+    ]
+    if kind == "Deployment":
+        forms = meta + [
+            lambda: f"{c}/{j_index(rng, n)}",
+            lambda: f"{c}/{j_index(rng, n)}",
+            lambda: f"{c}/{j_index(rng, n)}/image",
+            lambda: f"{c}/{j_index(rng, n)}/image",
+            lambda: f"{c}/{j_index(rng, n)}/{rng.choice(['name', 'args', 'env'])}",
+            lambda: f"{c}/0/args/{j_index(rng, 2)}",
+            lambda: f"{c}/0/args/{j_index(rng, 2)}",
+            lambda: rng.choice(["spec/replicas", "spec/template/spec/containers/0/image",
+                                "spec/paused", "x/spec/replicas"]),
+            lambda: "/spec/" + rng.choice(["replicas", "paused", "missing/child", "template/spec"]),
+        ]
+    else:
+        forms = meta + [
+            lambda: "/data/" + rng.choice(["a", "b", "new"]),
+            lambda: "/data/" + rng.choice(["a", "b", "new", "a~1b", "t~0", "-", "01", ""]),
+            lambda: "/list/" + j_index(rng, 3),
+            lambda: rng.choice(["data/a", "data", "x/data", "/data/list/" + j_index(rng, 3),
+                                "/data/list"]),
+        ]
+    return rng.choice(forms)()
+
+
+def j_value(rng):
+    return rng.choice(['"v"', "3", "true", "null", "[1, 2]", '{"k": "v"}', '"0x10"', "1.50",
+                      '{"name": "added", "image": "busybox"}', '"y"', "[]", "{}"])
+
+
+def fam_json6902(rng):
+    n = rng.randint(1, 3)
+    conts = "".join(f"      - name: {J_CONTAINERS[i]}\n        image: img{i}:1\n"
+                    f"        args: [a{i}, b{i}]\n" for i in range(n))
+    dep = ("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  labels:\n"
+           "    app: web\n    x/y: z\nspec:\n  replicas: 2\n  template:\n    spec:\n"
+           "      containers:\n" + conts)
+    cm = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\n"
+          + rng.choice(["", "  annotations:\n    n: \"1\"\n"])
+          + "data:\n  a: \"1\"\n  b: two\n  a/b: slash\n  t~: tilde\n"
+          + rng.choice(["", "  list: x\n", "list: [p, q, r]\n"]))
+    files = {"objects.yaml": dep + "---\n" + cm}
+    target_kind = rng.choice(["Deployment", "ConfigMap", "Deployment"])
+    ops = []
+    for _ in range(rng.randint(1, 4)):
+        op = rng.choice(["add", "add", "remove", "replace", "replace", "move", "copy", "test"])
+        o = {"op": op, "path": j_path(rng, n, target_kind)}
+        if op in ("add", "replace", "test"):
+            o["value"] = j_value(rng)
+        if op in ("move", "copy"):
+            o["from"] = j_path(rng, n, target_kind)
+        r = rng.random()
+        if r < 0.06:
+            o["path"] = ""
+            o["op"] = "replace"
+            o.pop("from", None)
+            kind = rng.choice(["ConfigMap", "Deployment", None])
+            meta = '{"name": "cfg"}' if kind == "ConfigMap" else '{"name": "web"}'
+            o["value"] = ("{" + (f'"apiVersion": "v1", "kind": "{kind}", ' if kind else "")
+                          + f'"metadata": {meta}, "data": {{"r": "1"}}}}')
+        elif r < 0.09 and op == "move":
+            o["from"] = "/spec/template"
+            o["path"] = "/spec/template/spec/x"
+        elif r < 0.13:
+            drop = rng.choice(["value", "from", "path", "op"])
+            o.pop(drop, None)
+        elif r < 0.16 and op == "test":
+            o["value"] = '"img0:1"'
+            o["path"] = "/spec/template/spec/containers/" + rng.choice(["0", "-" + str(n), "00", "+0"]) + "/image"
+        ops.append(o)
+    lines = []
+    for o in ops:
+        first = True
+        for k in ("op", "from", "path", "value"):
+            if k in o:
+                v = o[k] if k == "value" else '"' + o[k] + '"'
+                lines.append(("- " if first else "  ") + f"{k}: {v}")
+                first = False
+        if first:
+            lines.append("- {}")
+    if any(o.get("path") == "" and o.get("op") == "replace" for o in ops):
+        # The whole document replaced: its value names the object it was written for.
+        for o in ops:
+            if o.get("path") == "" and '"kind"' in o.get("value", ""):
+                target_kind = "ConfigMap" if "ConfigMap" in o["value"] else "Deployment"
+    name = "cfg" if target_kind == "ConfigMap" else "web"
+    version = "v1" if target_kind == "ConfigMap" else "v1"
+    group = "" if target_kind == "ConfigMap" else "apps"
+    k = ["resources:", "- objects.yaml"]
+    how = rng.random()
+    if how < 0.45:
+        k += ["patches:", "- target:", f"    kind: {target_kind}", "  patch: |-"]
+        k += ["    " + line for line in lines]
+    elif how < 0.75:
+        files["ops.yaml"] = "\n".join(lines) + "\n"
+        k += ["patches:", "- path: ops.yaml", "  target:", f"    kind: {target_kind}", f"    name: {name}"]
+    else:
+        files["ops.yaml"] = "\n".join(lines) + "\n"
+        k += ["patchesJson6902:", "- target:"] + ([f"    group: {group}"] if group else []) + [
+              f"    version: {version}", f"    kind: {target_kind}", f"    name: {name}",
+              "  path: ops.yaml"]
+    files["kustomization.yaml"] = kust(k)
+    return files
+
+
 FAMILIES = {"styles": fam_styles, "annotations": fam_annotations, "multiline": fam_multiline,
             "patches": fam_patches, "nulls": fam_nulls, "lists": fam_lists,
-            "workloads": fam_workloads, "crds": fam_crds, "tags": fam_tags}
+            "workloads": fam_workloads, "crds": fam_crds, "tags": fam_tags,
+            "hostile": fam_hostile, "json6902": fam_json6902}
 
 
 # The kubectl that embeds each kustomize version ply renders as (.ci/run installs kubectl-1.37).
@@ -697,8 +896,8 @@ def check(args, family, seed):
     files = FAMILIES[family](rng)
     with tempfile.TemporaryDirectory() as t:
         for name, text in files.items():
-            with open(os.path.join(t, name), "w") as f:
-                f.write(text)
+            with open(os.path.join(t, name), "wb") as f:
+                f.write(text if isinstance(text, bytes) else text.encode())
         krc, kout = render([args.kubectl, "kustomize"], t)
         prc, pout = render([args.ply, "render", "--kustomize-version", args.kustomize_version], t)
     agree = (krc != 0 and prc != 0) or (krc == 0 and prc == 0 and kout == pout)
@@ -706,6 +905,9 @@ def check(args, family, seed):
         return None
     report = [f"DISAGREE family={family} seed={seed}: kubectl exit {krc}, ply exit {prc}"]
     for name, text in files.items():
+        if isinstance(text, bytes):
+            text = f"(UTF-16, {text[:2].hex()})\n" + text[2:].decode(
+                "utf-16-le" if text[:2] == b"\xff\xfe" else "utf-16-be")
         report.append(f"--- input {name}\n{text}")
     if krc == 0 and prc == 0:
         report.append("".join(difflib.unified_diff(kout.splitlines(True), pout.splitlines(True),
@@ -725,6 +927,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--kustomize-version", default="5.5.0", choices=sorted(ORACLES),
                     help="the version ply renders as; its kubectl is the oracle")
+    ap.add_argument("--per-family", action="store_true",
+                    help="print each family's cases, disagreements and agreement before the total")
     a = ap.parse_args()
     a.ply = os.path.abspath(a.ply)
     a.kubectl = ORACLES[a.kustomize_version]
@@ -733,16 +937,23 @@ def main():
     families = a.family or sorted(FAMILIES)
     deadline = time.monotonic() + a.seconds
     done = failed = 0
+    per_family = {f: [0, 0] for f in families}
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
         seed = a.seed
         while seed < a.seed + a.count and time.monotonic() < deadline:
             batch = [(f, s) for s in range(seed, min(seed + 8, a.seed + a.count)) for f in families]
-            for report in ex.map(lambda fs: check(a, *fs), batch):
+            for (family, _), report in zip(batch, ex.map(lambda fs: check(a, *fs), batch)):
                 done += 1
+                per_family[family][0] += 1
                 if report:
                     failed += 1
+                    per_family[family][1] += 1
                     print(report, flush=True)
             seed += 8
+    if a.per_family:
+        for f, (n, bad) in per_family.items():
+            share = 100.0 * (n - bad) / n if n else 0.0
+            print(f"  {f:12} {n:6} cases, {bad:4} disagreements, {share:6.2f}% agree")
     print(f"differential_yaml: kustomize {a.kustomize_version} ({a.kubectl}), "
           f"families {','.join(families)}, seeds {a.seed}..{seed - 1}: "
           f"{done} cases, {failed} disagreements")

@@ -42,6 +42,7 @@ pub(crate) struct ReviewArgs {
     #[arg(long)]
     pub why: bool,
     /// Only the I-th of N shards of the overlays (in name order, every N-th), for CI matrices.
+    /// A shard pairs no moves between overlays: --merge-reports pairs them over all shards.
     #[arg(long, value_name = "I/N")]
     pub shard: Option<String>,
     /// The kustomize release the base side renders as (default: --kustomize-version): with
@@ -66,7 +67,7 @@ pub(crate) struct ReviewArgs {
     /// 65,536; GitLab's is 1,000,000).
     #[arg(long, value_name = "CHARS", default_value_t = report::markdown::DEFAULT_BUDGET)]
     pub budget: usize,
-    /// Merge the JSON reports of a sharded run (`--shard I/N --format json`, one per shard)
+    /// Merge the JSON reports of a sharded run (`--shard I/N --format json`, every shard's)
     /// into the one report of the unsharded run, in --format; --title comes from the parts.
     #[arg(long, value_name = "JSON", num_args = 1.., conflicts_with_all = ["base", "all", "changed_only", "shard", "base_kustomize_version"])]
     pub merge_reports: Vec<PathBuf>,
@@ -183,20 +184,15 @@ pub(super) fn run(
     if !args.review.merge_reports.is_empty() {
         return merge_reports(args);
     }
-    args.build.deprecations(false, warnings);
-    let head_version = args.version.version();
+    args.render.build.deprecations(false, warnings);
+    let head_version = args.render.version.version();
     let base_version = args.review.base_kustomize_version.unwrap_or(head_version);
     let upgrade = base_version != head_version;
     let opts = ReviewOptions {
         render: crate::render::RenderOptions {
             // Files both revisions and all overlays hold alike are parsed once.
             shared: Some(std::sync::Arc::new(crate::render::Shared::default())),
-            ..super::diff_render_options(
-                args.load_restrictor,
-                &args.limits,
-                &args.version,
-                &args.build,
-            )
+            ..super::diff_render_options(&args.render)
         },
         show_secrets: args.show_secrets,
         changed_only: args.review.changed_only,
@@ -209,6 +205,7 @@ pub(super) fn run(
             FailOnArg::NewErrors => report::FailOn::NewErrors,
             FailOnArg::AnyError => report::FailOn::AnyError,
         },
+        shard: args.review.shard.as_deref().map(parse_shard).transpose()?,
     };
     let review = match &args.review.base {
         Some(base) => {
@@ -220,22 +217,14 @@ pub(super) fn run(
                 all: r.all,
                 paths: args.paths.clone(),
             };
-            let mut plan = RevisionPlan::open(&req, &opts)?;
-            if let Some(spec) = &r.shard {
-                let (i, n) = parse_shard(spec)?;
-                plan.shard(i, n);
-            }
+            let plan = RevisionPlan::open(&req, &opts)?;
             plan.run(&opts)
         }
         // A kustomize upgrade of the working tree: the same files on both sides, unless two
         // paths OLD NEW are given (without --all).
         None if upgrade && (args.review.all || args.paths.len() != 2) => {
             let r = &args.review;
-            let mut plan = review::WorkingTreePlan::open(r.all, &args.paths, &opts)?;
-            if let Some(spec) = &r.shard {
-                let (i, n) = parse_shard(spec)?;
-                plan.shard(i, n);
-            }
+            let plan = review::WorkingTreePlan::open(r.all, &args.paths, &opts)?;
             plan.run(&opts)
         }
         None => {
@@ -289,7 +278,7 @@ fn merge_reports(args: &DiffArgs) -> Result<i32, Error> {
         .iter()
         .map(|(n, t)| (n.as_str(), t.as_str()))
         .collect();
-    let (review, title) = report::merge::merge(&parts)?;
+    let (review, title) = review::engine::merged(&parts)?;
     let style = Style {
         title,
         ..style(args)

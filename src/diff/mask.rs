@@ -87,6 +87,26 @@ pub(crate) fn mask_rendered_pair(before: Option<&mut Node>, after: Option<&mut N
     }
 }
 
+/// Replaces each value [`mask_rendered_pair`] would mask in a rendered Secret (every value of
+/// its `data` and `stringData` maps) by its SHA-256 (`sha256:HEX` of the value's compact
+/// JSON), so that the object can be written where its values must not be — a shard's part of
+/// a sharded review (`ply diff --shard I/N --format json`) — and still be masked, paired with
+/// another shard's object, exactly as the values themselves: equal values have equal digests.
+pub(crate) fn digest_values(secret: &mut Node) {
+    use sha2::{Digest, Sha256};
+    for field in ["data", "stringData"] {
+        let Some(map) = secret.get_mut(field).and_then(Node::as_map_mut) else {
+            continue;
+        };
+        for v in map.values_mut() {
+            let json = to_json(v, JsonStyle::COMPACT);
+            let digest = Sha256::digest(json.as_bytes());
+            let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+            *v = Node::Str(format!("sha256:{hex}"));
+        }
+    }
+}
+
 /// The Masker rule on two `data` maps.
 fn mask_maps(before: Option<&mut Node>, after: Option<&mut Node>) {
     let before = before.and_then(Node::as_map_mut);
@@ -161,6 +181,32 @@ mod tests {
 
     fn p(s: &str) -> Node {
         parse_one(s).unwrap()
+    }
+
+    #[test]
+    fn digested_values_mask_as_the_values_and_are_not_written() {
+        let secret = |data: &str| {
+            p(&format!(
+                "{{apiVersion: v1, kind: Secret, data: {data}, stringData: {{p: s3cr3t}}, type: Opaque}}"
+            ))
+        };
+        let (before, after) = (
+            secret("{same: YQ==, changed: Yg==, gone: Yw==}"),
+            secret("{same: YQ==, changed: Zg==, new: ZA==}"),
+        );
+        let masked = |mut b: Node, mut a: Node| {
+            mask_rendered_pair(Some(&mut b), Some(&mut a));
+            (b, a)
+        };
+        let (mut db, mut da) = (before.clone(), after.clone());
+        digest_values(&mut db);
+        digest_values(&mut da);
+        let text = to_json(&db, JsonStyle::COMPACT) + &to_json(&da, JsonStyle::COMPACT);
+        for value in ["YQ==", "Yg==", "Yw==", "Zg==", "ZA==", "s3cr3t"] {
+            assert!(!text.contains(value), "{value}: {text}");
+        }
+        assert_eq!(db.get("type"), Some(&Node::str("Opaque")));
+        assert_eq!(masked(db, da), masked(before, after));
     }
 
     #[test]

@@ -541,11 +541,13 @@ impl Fs for MemFs {
 pub fn read_input(path: &Path) -> Result<std::sync::Arc<crate::source::SourceFile>> {
     use std::io::Read;
     if path.as_os_str() == "-" {
-        let mut text = String::new();
+        // Checked as a file's bytes are (`SourceFile::from_bytes`), so a NUL or a byte that
+        // is not UTF-8 is reported at its line and column of `<stdin>`.
+        let mut bytes = Vec::new();
         std::io::stdin()
-            .read_to_string(&mut text)
+            .read_to_end(&mut bytes)
             .map_err(|e| Error::io(path, &e))?;
-        return Ok(crate::source::SourceFile::new("<stdin>", text));
+        return Ok(crate::source::SourceFile::from_bytes("<stdin>", bytes)?);
     }
     let bytes = DiskFs.read(path).map_err(|e| Error::io(path, &e))?;
     Ok(crate::source::SourceFile::from_bytes(path, bytes)?)

@@ -179,7 +179,9 @@ pub(crate) fn decode_full(
 ) -> Result<(Kustomization, Vec<Error>)> {
     // kustomize reads the kustomization with sigs.k8s.io/yaml (go-yaml v2 into Go maps), where
     // a repeated key, at any depth, replaces the earlier one: so does ply, with a warning.
-    let parsed = parse_config_one_keeping_last(&file.text);
+    // go-yaml's `Unmarshal` reads the first document of the file and nothing after it
+    // (`yaml::parse::first_document`): a second document is ignored, however it is written.
+    let parsed = parse_config_one_keeping_last(crate::yaml::parse::first_document(&file.text));
     let mut repeated = Vec::new();
     if let Ok((_, repeats)) = &parsed {
         for r in repeats {
@@ -208,10 +210,24 @@ pub(crate) fn decode_full(
         }
     }
     let node = parsed.map(|(n, _)| n).map_err(|e| {
-        Error::new(ErrorKind::Yaml, format!("invalid YAML: {}", e.message)).at_opt(
-            e.offset
-                .map(|o| Location::line_at(Arc::clone(file), line_start(&file.text, o))),
-        )
+        // An error the reader gives without a place (serde_yaml's limit on aliases, which
+        // kustomize's go-yaml meets as `excessive aliasing`) is shown at the first alias, or
+        // else at the file's first line: always in the kustomization file.
+        let at = e
+            .offset
+            .or_else(|| first_alias(&file.text))
+            .map_or(0, |o| line_start(&file.text, o));
+        let err = Error::new(ErrorKind::Yaml, format!("invalid YAML: {}", e.message))
+            .at(Location::line_at(Arc::clone(file), at));
+        if e.message.contains("repetition limit") {
+            err.help(
+                "the kustomization expands too far through its aliases (`*name`: a YAML bomb?); \
+                 kustomize refuses it too (`document contains excessive aliasing`): write the \
+                 values out instead of repeating aliases of aliases",
+            )
+        } else {
+            err
+        }
     })?;
     if !matches!(node, Node::Map(_) | Node::Null) {
         return Err(Error::new(
@@ -312,6 +328,16 @@ pub(crate) fn decode_full(
         k.kind = Some(KUSTOMIZATION_KIND.to_string());
     }
     Ok((k, repeated))
+}
+
+/// The offset of the first alias (`*name` after a space, `[`, `{` or `,`) in `text`, if any.
+fn first_alias(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    (1..b.len()).find(|&i| {
+        b[i] == b'*'
+            && matches!(b[i - 1], b' ' | b'[' | b'{' | b',')
+            && b.get(i + 1).is_some_and(|c| c.is_ascii_alphanumeric())
+    })
 }
 
 fn dir_of(file: &SourceFile) -> String {
@@ -843,6 +869,37 @@ mod tests {
             .is_err(),
             "an empty component is empty"
         );
+    }
+
+    /// go-yaml's `Unmarshal` reads the first document: a second one is never parsed, and an
+    /// empty first document is an empty kustomization.
+    #[test]
+    fn only_the_first_document_is_read() {
+        let k = decode(
+            &file("resources: [a]\n---\nresources: [b]\nnot: [closed\n"),
+            &mut Warnings::default(),
+        )
+        .unwrap();
+        assert_eq!(k.resources, vec!["a".to_string()]);
+        assert_eq!(
+            err("---\n---\nresources: [a]\n").message,
+            "kustomization.yaml is empty"
+        );
+    }
+
+    /// An alias bomb fails with the kustomization's line of its first alias.
+    #[test]
+    fn alias_bomb_is_located() {
+        let mut text = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..9 {
+            text.push_str(&format!(
+                "a{i}: &a{i} [{}]\n",
+                vec![format!("*a{}", i - 1); 10].join(", ")
+            ));
+        }
+        let e = err(&text);
+        assert_eq!(e.location.as_ref().map(Location::line), Some(2), "{e:?}");
+        assert!(e.help.is_some_and(|h| h.contains("excessive aliasing")));
     }
 
     #[test]

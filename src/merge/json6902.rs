@@ -1,8 +1,11 @@
-//! JSON patch (RFC 6902: add, remove, replace, move, copy, test) with RFC 6901 pointers
-//! (`~0` = `~`, `~1` = `/`, `-` appends to a list), applied to a [`Node`] in place: key order
-//! and scalar forms are kept, no JSON round trip. Errors follow evanphx/json-patch's wording,
-//! which kubectl and kustomize print.
+//! JSON patch (RFC 6902: add, remove, replace, move, copy, test) applied to a [`Node`] in
+//! place, as kustomize and kubectl apply it with evanphx/json-patch v4 (v4.12.0 in kustomize
+//! v5.5.0 and kubectl 1.32, v4.13.0 in v5.8.1 and kubectl 1.37): its paths (the first part of
+//! a path is dropped unread, `~1` = `/`, `~0` = `~`), its list indices (Go's `strconv.Atoi`:
+//! leading zeros, a sign, negative indices from the end; `-` appends for `add` only) and its
+//! messages. Key order and scalar forms are kept, no JSON round trip.
 
+use crate::kustomization::KustomizeVersion;
 use crate::yaml::Node;
 
 use super::walk::{Path, same};
@@ -53,13 +56,20 @@ fn weight(n: &Node, stop: usize) -> usize {
     total
 }
 
-/// Applies a JSON patch (a list of operations) to a document.
+/// Applies a JSON patch (a list of operations) to a document, as kustomize v5.8.1 and
+/// kubectl 1.37 do (evanphx/json-patch v4.13.0).
 pub fn apply(doc: &Node, patch: &Node) -> Result<Node, MergeError> {
-    apply_with(doc, patch, MAX_COPY_GROWTH)
+    apply_with(doc, patch, MAX_COPY_GROWTH, KustomizeVersion::V5_8_1)
 }
 
-/// [`apply`] with `max_growth` in place of [`MAX_COPY_GROWTH`].
-pub fn apply_with(doc: &Node, patch: &Node, max_growth: usize) -> Result<Node, MergeError> {
+/// [`apply`] with `max_growth` in place of [`MAX_COPY_GROWTH`], as the json-patch release of
+/// `version` applies it (see [`apply_op_with`]).
+pub fn apply_with(
+    doc: &Node,
+    patch: &Node,
+    max_growth: usize,
+    version: KustomizeVersion,
+) -> Result<Node, MergeError> {
     let Node::Seq(ops) = patch else {
         return Err(MergeError::new(
             MergeErrorKind::Invalid,
@@ -72,7 +82,7 @@ pub fn apply_with(doc: &Node, patch: &Node, max_growth: usize) -> Result<Node, M
     };
     let mut out = doc.clone();
     for (i, op) in ops.iter().enumerate() {
-        apply_op_with(&mut out, op, max_growth).map_err(|mut e| {
+        apply_op_with(&mut out, op, max_growth, version).map_err(|mut e| {
             e.message = format!("operation {i}: {}", e.message);
             e
         })?;
@@ -80,99 +90,123 @@ pub fn apply_with(doc: &Node, patch: &Node, max_growth: usize) -> Result<Node, M
     Ok(out)
 }
 
-/// Applies one operation (`{op: add, path: /a/b, value: …}`).
+/// Applies one operation (`{op: add, path: /a/b, value: …}`), as [`apply`] does.
 pub fn apply_op(doc: &mut Node, op: &Node) -> Result<(), MergeError> {
-    apply_op_with(doc, op, MAX_COPY_GROWTH)
+    apply_op_with(doc, op, MAX_COPY_GROWTH, KustomizeVersion::V5_8_1)
 }
 
-/// [`apply_op`] with `max_growth` in place of [`MAX_COPY_GROWTH`].
-pub fn apply_op_with(doc: &mut Node, op: &Node, max_growth: usize) -> Result<(), MergeError> {
-    let name = op
-        .str_at(&["op"])
-        .ok_or_else(|| err("", "an operation needs an `op` string"))?;
-    let path = op
-        .str_at(&["path"])
-        .ok_or_else(|| err("", format!("{name} operation needs a `path` string")))?;
-    // evanphx/json-patch v4 (kubectl's and kustomize's) reads a missing `value` as null for
-    // `add` and `replace` (`Operation.value` returns nil, which is written as null).
-    let value_or_null = || op.get("value").cloned().unwrap_or(Node::Null);
-    let value = || {
-        op.get("value")
-            .cloned()
-            .ok_or_else(|| err(path, format!("{name} operation needs a `value`")))
-    };
-    let from = || {
-        op.str_at(&["from"])
-            .ok_or_else(|| err(path, format!("{name} operation needs a `from` string")))
-    };
-    // evanphx/json-patch v4 finds no parent for the empty pointer (the whole document):
-    // `add`, `move` and `copy` there fail (`findObject`), and `replace` there only takes an
-    // object or a list, silently skipping the operation otherwise (the error it builds is
-    // `errors.Wrapf(nil, …)`, which is nil). A skipped operation is a silent wrong answer,
-    // so ply refuses it; a list there leaves no object, which kubectl and kustomize refuse.
-    if path.is_empty() {
-        match name {
-            "add" => {
-                return Err(err(
-                    path,
-                    "add operation does not apply: doc is missing path: \"\": missing value",
-                ));
-            }
-            "move" | "copy" => {
-                return Err(err(
-                    path,
-                    format!(
-                        "{name} operation does not apply: doc is missing destination path: : \
-                         missing value"
-                    ),
-                ));
-            }
-            "replace" if !matches!(op.get("value"), Some(Node::Map(_))) => {
-                let found = op
-                    .get("value")
-                    .map_or("no value".to_string(), |v| format!("a {}", v.kind_name()));
-                return Err(err(
-                    path,
-                    format!(
-                        "replace operation at the whole document (path \"\") needs an object \
-                         value, found {found} (kubectl and kustomize skip such an operation \
-                         without a word)"
-                    ),
-                ));
-            }
-            _ => {}
-        }
-    }
+/// [`apply_op`] with `max_growth` in place of [`MAX_COPY_GROWTH`], following the
+/// evanphx/json-patch release that `version` vendors: v4.12.0 for kustomize v5.5.0 (kubectl
+/// 1.32), v4.13.0 for v5.8.1 (kubectl 1.37). Mirrors `Patch.ApplyIndent` and the operations
+/// of `patch.go` (`add`, `remove`, `replace`, `move`, `test`, `copy`), their paths read by
+/// `findObject` and their list indices by `partialArray`'s methods; the messages are the
+/// library's.
+pub fn apply_op_with(
+    doc: &mut Node,
+    op: &Node,
+    max_growth: usize,
+    version: KustomizeVersion,
+) -> Result<(), MergeError> {
+    // `Operation.Kind`: a missing or non-string `op` is "unknown".
+    let name = op.str_at(&["op"]).unwrap_or("unknown");
+    // `Operation.Path` and `Operation.From`: a missing or null field is an error.
+    let path = op.str_at(&["path"]);
+    let value = op.get("value");
+    // `Operation.value`: a missing `value` is a nil node (written as null by `add` and
+    // `replace`); an explicit null is a node holding nothing. Both read as null here.
+    let value_or_null = || value.cloned().unwrap_or(Node::Null);
+    let v4_13 = version.at_least(KustomizeVersion::V5_8_1);
     match name {
-        "add" => add(doc, path, value_or_null()),
-        "remove" => remove(doc, path).map(|_| ()),
-        "replace" => replace(doc, path, value_or_null()),
-        "move" => {
-            let from = from()?;
-            if path != from && path.starts_with(&format!("{from}/")) {
-                return Err(err(
-                    path,
-                    format!("cannot move {from} into one of its children"),
-                ));
+        "add" => {
+            let path =
+                path.ok_or_else(|| err("", "add operation failed to decode path: missing value"))?;
+            let (con, key) = find_object(doc, path).ok_or_else(|| {
+                err(path, format!("add operation does not apply: doc is missing path: \"{path}\": missing value"))
+            })?;
+            container_add(con, &key, value_or_null())
+                .map_err(|e| err(path, format!("error in add for path: '{path}': {e}")))
+        }
+        "remove" => {
+            let path = path
+                .ok_or_else(|| err("", "remove operation failed to decode path: missing value"))?;
+            let (con, key) = find_object(doc, path).ok_or_else(|| {
+                err(path, format!("remove operation does not apply: doc is missing path: \"{path}\": missing value"))
+            })?;
+            container_remove(con, &key)
+                .map(drop)
+                .map_err(|e| err(path, format!("error in remove for path: '{path}': {e}")))
+        }
+        "replace" => {
+            let path = path.ok_or_else(|| {
+                err("", "replace operation failed to decode path: operation missing path field: missing value")
+            })?;
+            if path.is_empty() {
+                return replace_root(doc, value, v4_13);
             }
-            let v = remove(doc, from)?;
-            add(doc, path, v)
+            let (con, key) = find_object(doc, path).ok_or_else(|| {
+                err(path, format!("replace operation does not apply: doc is missing path: {path}: missing value"))
+            })?;
+            match con {
+                // `partialDoc.get` finds nothing without an error: a missing key is set.
+                Node::Map(m) => {
+                    m.insert(key, value_or_null());
+                    Ok(())
+                }
+                Node::Seq(items) => {
+                    let i = seq_get(items, &key).map_err(|_| {
+                        err(path, format!("replace operation does not apply: doc is missing key: {path}: missing value"))
+                    })?;
+                    items[i] = value_or_null();
+                    Ok(())
+                }
+                _ => unreachable_container(path),
+            }
+        }
+        "move" => {
+            let from = op.str_at(&["from"]).ok_or_else(|| {
+                err("", "move operation failed to decode from: operation, missing from field: missing value")
+            })?;
+            let (con, key) = find_object(doc, from).ok_or_else(|| {
+                err(from, format!("move operation does not apply: doc is missing from path: {from}: missing value"))
+            })?;
+            // `con.get` then `con.remove`: both name the key, not the path.
+            if let Node::Seq(items) = &*con {
+                seq_get(items, &key)
+                    .map_err(|e| err(from, format!("error in move for path: '{key}': {e}")))?;
+            }
+            let v = container_remove(con, &key)
+                .map_err(|e| err(from, format!("error in move for path: '{key}': {e}")))?;
+            // The destination is found after the removal: a move into the moved value's own
+            // children finds no destination.
+            let path = path.ok_or_else(|| {
+                err(from, "move operation failed to decode path: operation missing path field: missing value")
+            })?;
+            let (con, key) = find_object(doc, path).ok_or_else(|| {
+                err(path, format!("move operation does not apply: doc is missing destination path: {path}: missing value"))
+            })?;
+            container_add(con, &key, v)
+                .map_err(|e| err(path, format!("error in move for path: '{path}': {e}")))
         }
         "copy" => {
-            let from = from()?;
-            // A key missing from an existing object copies null (json-patch v4's
-            // `partialDoc.get` finds nothing without an error); a missing parent or list
-            // index is an error.
-            let v = match get(doc, from) {
-                Some(v) => v.clone(),
-                None if names_missing_key(doc, from) => Node::Null,
-                None => {
-                    return Err(err(
-                        from,
-                        "copy operation does not apply: doc is missing from path",
-                    ));
+            let from = op.str_at(&["from"]).ok_or_else(|| {
+                err("", "copy operation failed to decode from: operation, missing from field: missing value")
+            })?;
+            let (con, key) = find_object(doc, from).ok_or_else(|| {
+                err(from, format!("copy operation does not apply: doc is missing from path: {from}: missing value"))
+            })?;
+            // A key missing from an object copies null (`partialDoc.get` finds nothing
+            // without an error); a list index must be in range.
+            let v = match &*con {
+                Node::Map(m) => m.get(&key).cloned().unwrap_or(Node::Null),
+                Node::Seq(items) => {
+                    let i = seq_get(items, &key)
+                        .map_err(|e| err(from, format!("error in copy for from: '{from}': {e}")))?;
+                    items[i].clone()
                 }
+                _ => return unreachable_container(from),
             };
+            let path = path
+                .ok_or_else(|| err(from, "copy operation failed to decode path: missing value"))?;
             // Copies that double a value again and again would exhaust memory (kustomize's
             // evanphx/json-patch has an off-by-default AccumulatedCopySizeLimit for this).
             if weight(&v, max_growth)
@@ -188,215 +222,273 @@ pub fn apply_op_with(doc: &mut Node, op: &Node, max_growth: usize) -> Result<(),
                     ),
                 ));
             }
-            add(doc, path, v)
+            let (con, key) = find_object(doc, path).ok_or_else(|| {
+                err(path, format!("copy operation does not apply: doc is missing destination path: {path}: missing value"))
+            })?;
+            container_add(con, &key, v)
+                .map_err(|e| err(path, format!("error while adding value during copy: {e}")))
         }
         "test" => {
-            let v = value()?;
-            match get(doc, path) {
-                Some(actual) if same(actual, &v) => Ok(()),
-                None if v.is_null() => Ok(()),
-                _ => Err(err(path, "testing value failed")),
+            let path = path.ok_or_else(|| {
+                err("", "test operation failed to decode path: operation missing path field: missing value")
+            })?;
+            let failed = || err(path, format!("testing value {path} failed: test failed"));
+            if path.is_empty() {
+                // The whole document against the value; without a value the library
+                // dereferences a nil node (a crash in both releases).
+                let Some(v) = value else {
+                    return Err(crash(path, "test", "the whole document and no `value`"));
+                };
+                return if same(doc, v) { Ok(()) } else { Err(failed()) };
             }
-        }
-        other => Err(err(
-            path,
-            format!("unexpected kind of operation: {other:?}"),
-        )),
-    }
-}
-
-/// Splits an RFC 6901 pointer into unescaped tokens.
-pub fn parse_pointer(pointer: &str) -> Result<Vec<String>, MergeError> {
-    if pointer.is_empty() {
-        return Ok(Vec::new());
-    }
-    let Some(rest) = pointer.strip_prefix('/') else {
-        return Err(err(pointer, "a JSON pointer must start with `/`"));
-    };
-    Ok(rest
-        .split('/')
-        .map(|t| t.replace("~1", "/").replace("~0", "~"))
-        .collect())
-}
-
-fn list_index(token: &str, len: usize, allow_end: bool) -> Option<usize> {
-    if token == "-" {
-        return allow_end.then_some(len);
-    }
-    if token.is_empty()
-        || (token.len() > 1 && token.starts_with('0'))
-        || !token.bytes().all(|b| b.is_ascii_digit())
-    {
-        return None;
-    }
-    let i: usize = token.parse().ok()?;
-    let ok = if allow_end { i <= len } else { i < len };
-    ok.then_some(i)
-}
-
-/// The node a pointer names.
-pub fn get<'a>(doc: &'a Node, pointer: &str) -> Option<&'a Node> {
-    let mut cur = doc;
-    for t in parse_pointer(pointer).ok()? {
-        cur = match cur {
-            Node::Map(m) => m.get(&t)?,
-            Node::Seq(items) => items.get(list_index(&t, items.len(), false)?)?,
-            _ => return None,
-        };
-    }
-    Some(cur)
-}
-
-fn get_mut<'a>(doc: &'a mut Node, pointer: &str) -> Result<&'a mut Node, MergeError> {
-    let mut cur = doc;
-    for t in parse_pointer(pointer)? {
-        cur = match cur {
-            Node::Map(m) => m.get_mut(&t),
-            Node::Seq(items) => {
-                let n = items.len();
-                list_index(&t, n, false).and_then(|i| items.get_mut(i))
-            }
-            _ => None,
-        }
-        .ok_or_else(|| err(pointer, "doc is missing path"))?;
-    }
-    Ok(cur)
-}
-
-/// The parent of the node a pointer names, and the last token.
-fn parent_mut<'a>(
-    doc: &'a mut Node,
-    pointer: &str,
-    op: &str,
-) -> Result<(&'a mut Node, String), MergeError> {
-    let mut tokens = parse_pointer(pointer)?;
-    let last = tokens.pop().ok_or_else(|| {
-        err(
-            pointer,
-            format!("{op} operation does not apply to the whole document"),
-        )
-    })?;
-    let mut parent_ptr = String::new();
-    for t in &tokens {
-        parent_ptr.push('/');
-        parent_ptr.push_str(&t.replace('~', "~0").replace('/', "~1"));
-    }
-    let parent = get_mut(doc, &parent_ptr).map_err(|_| {
-        err(
-            pointer,
-            format!(
-                "{op} operation does not apply: doc is missing path: {pointer:?}: missing value"
-            ),
-        )
-    })?;
-    Ok((parent, last))
-}
-
-fn add(doc: &mut Node, pointer: &str, value: Node) -> Result<(), MergeError> {
-    if pointer.is_empty() {
-        *doc = value;
-        return Ok(());
-    }
-    let (parent, last) = parent_mut(doc, pointer, "add")?;
-    match parent {
-        Node::Map(m) => {
-            m.insert(last, value);
-            Ok(())
-        }
-        Node::Seq(items) => {
-            let i = list_index(&last, items.len(), true)
-                .ok_or_else(|| err(pointer, "add operation does not apply: index out of bounds"))?;
-            items.insert(i, value);
-            Ok(())
-        }
-        other => Err(err(
-            pointer,
-            format!(
-                "add operation does not apply: the parent is a {}",
-                other.kind_name()
-            ),
-        )),
-    }
-}
-
-/// `replace` as json-patch v4 does it: the parent must exist; a key missing from an object is
-/// set (`partialDoc.get` returns nothing without an error, and `set` adds the key); a list
-/// index must be in range.
-fn replace(doc: &mut Node, pointer: &str, value: Node) -> Result<(), MergeError> {
-    if pointer.is_empty() {
-        *doc = value;
-        return Ok(());
-    }
-    let (parent, last) = parent_mut(doc, pointer, "replace")?;
-    match parent {
-        Node::Map(m) => {
-            match m.get_mut(&last) {
-                Some(slot) => *slot = value,
-                None => {
-                    m.insert(last, value);
-                }
-            }
-            Ok(())
-        }
-        Node::Seq(items) => {
-            let i = list_index(&last, items.len(), false).ok_or_else(|| {
+            let (con, key) = find_object(doc, path).ok_or_else(|| {
                 err(
-                    pointer,
-                    "replace operation does not apply: doc is missing key",
+                    path,
+                    format!(
+                        "test operation does not apply: is missing path: {path}: missing value"
+                    ),
                 )
             })?;
-            items[i] = value;
+            let actual = match &*con {
+                Node::Map(m) => m.get(&key).filter(|v| !v.is_null()),
+                Node::Seq(items) => {
+                    let i = seq_get(items, &key)
+                        .map_err(|e| err(path, format!("error in test for path: '{path}': {e}")))?;
+                    Some(&items[i]).filter(|v| !v.is_null())
+                }
+                _ => return unreachable_container(path),
+            };
+            match (actual, value) {
+                // Nothing there (a missing key or a null): a null value passes; no value at
+                // all passes in v4.13.0 and crashes v4.12.0 (`op.value().raw` on a nil node).
+                (None, None) if v4_13 => Ok(()),
+                (None, None) => Err(crash(path, "test", "a missing field and no `value`")),
+                (None, Some(v)) if v.is_null() => Ok(()),
+                (Some(a), Some(v)) if same(a, v) => Ok(()),
+                _ => Err(failed()),
+            }
+        }
+        other => Err(err(path.unwrap_or(""), format!("Unexpected kind: {other}"))),
+    }
+}
+
+/// `replace` of the whole document (path `""`). The value must decode as an object or a
+/// list (`lazyNode.tryDoc`, `tryAry`); a list leaves no object, which kustomize then fails
+/// to read (`json: cannot unmarshal array into Go value of type map[string]interface {}`).
+/// Any other value is refused by v4.13.0 with an error wrapping nil; v4.12.0 builds the
+/// same error with `errors.Wrapf(nil, …)`, which is nil, and skips the operation without a
+/// word. A skipped operation is a silent wrong answer, so ply refuses it for v5.5.0 too
+/// (docs/compatibility.md). No value at all crashes both releases (a nil node).
+fn replace_root(doc: &mut Node, value: Option<&Node>, v4_13: bool) -> Result<(), MergeError> {
+    match value {
+        Some(v @ Node::Map(_)) => {
+            *doc = v.clone();
             Ok(())
         }
-        _ => Err(err(
-            pointer,
-            "replace operation does not apply: doc is missing key",
+        None => Err(crash("", "replace", "the whole document and no `value`")),
+        Some(Node::Seq(_)) => Err(err(
+            "",
+            "replace operation at the whole document (path \"\") leaves a list, not an object \
+             (kustomize: json: cannot unmarshal array into Go value of type map[string]interface {})",
+        )),
+        Some(v) if v4_13 => Err(err(
+            "",
+            format!(
+                "replace operation value must be object or array: %!w(<nil>) (kustomize's \
+                 words: the whole document (path \"\") is replaced by an object only, and \
+                 this value is a {})",
+                v.kind_name()
+            ),
+        )),
+        Some(v) => Err(err(
+            "",
+            format!(
+                "replace operation at the whole document (path \"\") needs an object value, \
+                 found a {} (kustomize v5.5.0 skips such an operation without a word; v5.8.1 \
+                 refuses it)",
+                v.kind_name()
+            ),
         )),
     }
 }
 
-/// Whether `pointer` names a key that is missing from an object that exists.
-fn names_missing_key(doc: &Node, pointer: &str) -> bool {
-    let Ok(mut tokens) = parse_pointer(pointer) else {
-        return false;
-    };
-    let Some(last) = tokens.pop() else {
-        return false;
-    };
-    let mut cur = doc;
-    for t in &tokens {
-        cur = match cur {
-            Node::Map(m) => match m.get(t) {
-                Some(v) => v,
-                None => return false,
-            },
-            Node::Seq(items) => {
-                match list_index(t, items.len(), false).and_then(|i| items.get(i)) {
-                    Some(v) => v,
-                    None => return false,
-                }
-            }
-            _ => return false,
-        };
-    }
-    matches!(cur, Node::Map(m) if !m.contains_key(&last))
+/// An operation the json-patch library crashes on (a nil pointer dereference): kustomize
+/// and kubectl panic, ply refuses it.
+fn crash(pointer: &str, op: &str, what: &str) -> MergeError {
+    err(
+        pointer,
+        format!(
+            "{op} operation on {what}: kustomize's json-patch library crashes on it (a nil \
+             value); give the operation a `value`"
+        ),
+    )
 }
 
-fn remove(doc: &mut Node, pointer: &str) -> Result<Node, MergeError> {
-    let (parent, last) = parent_mut(doc, pointer, "remove")?;
-    let missing = || {
-        err(
-            pointer,
-            format!("remove operation does not apply: doc is missing path: {pointer:?}"),
-        )
-    };
-    match parent {
-        Node::Map(m) => m.shift_remove(&last).ok_or_else(missing),
-        Node::Seq(items) => {
-            let i = list_index(&last, items.len(), false).ok_or_else(missing)?;
-            Ok(items.remove(i))
+/// `find_object` only returns maps and lists.
+fn unreachable_container<T>(pointer: &str) -> Result<T, MergeError> {
+    Err(err(pointer, "doc is missing path: missing value"))
+}
+
+/// RFC 6901's unescaping in one pass, as `decodePatchKey` does it (`~1` is `/`, `~0` is `~`).
+fn decode_key(token: &str) -> String {
+    if !token.contains('~') {
+        return token.to_string();
+    }
+    let mut out = String::with_capacity(token.len());
+    let mut rest = token;
+    while let Some(i) = rest.find('~') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        if let Some(tail) = after.strip_prefix('1') {
+            out.push('/');
+            rest = tail;
+        } else if let Some(tail) = after.strip_prefix('0') {
+            out.push('~');
+            rest = tail;
+        } else {
+            out.push('~');
+            rest = after;
         }
-        _ => Err(missing()),
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `findObject`: the container holding the node a path names, and the last token. The path
+/// is split at every `/` and its first part is dropped whatever it holds, so a path without
+/// a leading slash (`spec/replicas`) names `/replicas`, and one without any slash names
+/// nothing. Every part but the last must name an object or a list (list indices as
+/// [`seq_get`] reads them); a null is nothing (v4.12.0 crashes on a null an earlier
+/// operation wrote there, v4.13.0 finds nothing: both fail).
+fn find_object<'a>(doc: &'a mut Node, path: &str) -> Option<(&'a mut Node, String)> {
+    let mut parts: Vec<&str> = path.split('/').collect();
+    if parts.len() < 2 {
+        return None;
+    }
+    let key = decode_key(parts.pop()?);
+    let mut cur = doc;
+    for part in &parts[1..] {
+        let t = decode_key(part);
+        let next = match cur {
+            Node::Map(m) => m.get_mut(&t)?,
+            Node::Seq(items) => {
+                let i = seq_get(items, &t).ok()?;
+                &mut items[i]
+            }
+            _ => return None,
+        };
+        if !matches!(next, Node::Map(_) | Node::Seq(_)) {
+            return None;
+        }
+        cur = next;
+    }
+    matches!(cur, Node::Map(_) | Node::Seq(_)).then_some((cur, key))
+}
+
+/// Go's `strconv.Atoi`: an optional sign and decimal digits that fit an int64, with its
+/// error text.
+fn atoi(s: &str) -> Result<i64, String> {
+    let syntax = || format!("strconv.Atoi: parsing {s:?}: invalid syntax");
+    let (neg, digits) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    if digits.is_empty() {
+        return Err(syntax());
+    }
+    let mut n: i128 = 0;
+    for b in digits.bytes() {
+        if !b.is_ascii_digit() {
+            return Err(syntax());
+        }
+        n = n * 10 + i128::from(b - b'0');
+        if n > i128::from(i64::MAX) + 1 {
+            return Err(format!("strconv.Atoi: parsing {s:?}: value out of range"));
+        }
+    }
+    let n = if neg { -n } else { n };
+    i64::try_from(n).map_err(|_| format!("strconv.Atoi: parsing {s:?}: value out of range"))
+}
+
+fn invalid_index(i: i64) -> String {
+    format!("Unable to access invalid index: {i}: invalid index referenced")
+}
+
+/// `partialArray.get`: a decimal index (a sign and leading zeros allowed; `-` is not an
+/// index here), a negative one counting from the end (`SupportNegativeIndices` is on).
+fn seq_get(items: &[Node], key: &str) -> Result<usize, String> {
+    let idx = atoi(key)?;
+    let len = items.len() as i64;
+    let mut i = idx;
+    if i < 0 {
+        if i < -len {
+            return Err(invalid_index(idx));
+        }
+        i += len;
+    }
+    if i >= len {
+        return Err(invalid_index(i));
+    }
+    Ok(i as usize)
+}
+
+/// `partialDoc.add` and `partialArray.add`: a key is set; `-` appends; an index may be the
+/// length (the end), and a negative one counts from the end of the list one longer (`-1`
+/// appends).
+fn container_add(con: &mut Node, key: &str, value: Node) -> Result<(), String> {
+    match con {
+        Node::Map(m) => {
+            m.insert(key.to_string(), value);
+            Ok(())
+        }
+        Node::Seq(items) => {
+            if key == "-" {
+                items.push(value);
+                return Ok(());
+            }
+            let idx = atoi(key)
+                .map_err(|e| format!("value was not a proper array index: '{key}': {e}"))?;
+            let size = items.len() as i64 + 1;
+            let mut i = idx;
+            if i >= size {
+                return Err(invalid_index(idx));
+            }
+            if i < 0 {
+                if i < -size {
+                    return Err(invalid_index(idx));
+                }
+                i += size;
+            }
+            items.insert(i as usize, value);
+            Ok(())
+        }
+        _ => Err("doc is missing path: missing value".into()),
+    }
+}
+
+/// `partialDoc.remove` and `partialArray.remove`.
+fn container_remove(con: &mut Node, key: &str) -> Result<Node, String> {
+    match con {
+        Node::Map(m) => m
+            .shift_remove(key)
+            .ok_or_else(|| format!("Unable to remove nonexistent key: {key}: missing value")),
+        Node::Seq(items) => {
+            let idx = atoi(key)?;
+            let len = items.len() as i64;
+            let mut i = idx;
+            if i >= len {
+                return Err(invalid_index(idx));
+            }
+            if i < 0 {
+                if i < -len {
+                    return Err(invalid_index(idx));
+                }
+                i += len;
+            }
+            Ok(items.remove(i as usize))
+        }
+        _ => Err("doc is missing path: missing value".into()),
     }
 }
 
@@ -435,7 +527,11 @@ mod tests {
         assert_eq!(e.path, "/b/c");
         assert!(e.message.contains("missing"), "{}", e.message);
         let e = apply(&doc, &y("[{op: test, path: /a, value: 2}]")).expect_err("test fails");
-        assert!(e.message.contains("testing value failed"));
+        assert!(
+            e.message.contains("testing value /a failed"),
+            "{}",
+            e.message
+        );
         assert!(apply(&doc, &y("[{op: remove, path: /zz}]")).is_err());
         assert!(apply(&doc, &y("[{op: replace, path: /zz/y, value: 1}]")).is_err());
         assert!(apply(&y("{l: [1]}"), &y("[{op: replace, path: /l/1, value: 2}]")).is_err());
@@ -458,5 +554,161 @@ mod tests {
         )
         .expect("applies");
         assert_eq!(out, y("{a: {b: 1, c: 2, d: null}, e: null}"));
+    }
+
+    fn as_version(doc: &str, ops: &str, v: KustomizeVersion) -> Result<Node, String> {
+        apply_with(&y(doc), &y(ops), MAX_COPY_GROWTH, v).map_err(|e| e.message)
+    }
+
+    // Each expectation below is kubectl kustomize's (v1.32, kustomize v5.5.0; v1.37, v5.8.1)
+    // on the same document and operation; both agree unless a version is named.
+    #[test]
+    fn path_forms_as_json_patch_v4_reads_them() {
+        let doc = "{data: {a: 1}, list: [x, y, z]}";
+        for v in KustomizeVersion::ALL.iter().copied() {
+            let ok = |ops: &str, want: &str| {
+                assert_eq!(as_version(doc, ops, v), Ok(y(want)), "{ops} as {v:?}");
+            };
+            // The first part of a path is dropped unread: `data/b` is `/b`.
+            ok(
+                "[{op: add, path: data/b, value: 2}]",
+                "{data: {a: 1}, list: [x, y, z], b: 2}",
+            );
+            // Leading zeros, a sign, and negative indices counting from the end.
+            ok(
+                "[{op: add, path: /list/01, value: n}]",
+                "{data: {a: 1}, list: [x, n, y, z]}",
+            );
+            ok(
+                "[{op: add, path: /list/+1, value: n}]",
+                "{data: {a: 1}, list: [x, n, y, z]}",
+            );
+            ok(
+                "[{op: add, path: /list/-1, value: n}]",
+                "{data: {a: 1}, list: [x, y, z, n]}",
+            );
+            ok(
+                "[{op: add, path: /list/-4, value: n}]",
+                "{data: {a: 1}, list: [n, x, y, z]}",
+            );
+            ok(
+                "[{op: remove, path: /list/-3}]",
+                "{data: {a: 1}, list: [y, z]}",
+            );
+            ok(
+                "[{op: replace, path: /list/-1, value: n}]",
+                "{data: {a: 1}, list: [x, y, n]}",
+            );
+            ok("[{op: test, path: /list/-0, value: x}]", doc);
+            ok(
+                "[{op: move, from: /list/-1, path: /list/0}]",
+                "{data: {a: 1}, list: [z, x, y]}",
+            );
+            ok(
+                "[{op: copy, from: /list/002, path: /list/-}]",
+                "{data: {a: 1}, list: [x, y, z, z]}",
+            );
+            // `/` names the key "" of the document.
+            ok(
+                "[{op: replace, path: /, value: {k: v}}]",
+                "{data: {a: 1}, list: [x, y, z], '': {k: v}}",
+            );
+            ok("[{op: replace, path: '', value: {k: v}}]", "{k: v}");
+            let fails = |ops: &str, want: &str| {
+                let e = as_version(doc, ops, v).expect_err(ops);
+                assert!(e.contains(want), "{ops} as {v:?}: {e}");
+            };
+            fails(
+                "[{op: add, path: data, value: 1}]",
+                "doc is missing path: \"data\"",
+            );
+            fails("[{op: add, path: /list/-5, value: n}]", "invalid index: -5");
+            fails(
+                "[{op: add, path: '/list/ 1', value: n}]",
+                "parsing \" 1\": invalid syntax",
+            );
+            fails(
+                "[{op: remove, path: /list/-}]",
+                "parsing \"-\": invalid syntax",
+            );
+            fails(
+                "[{op: replace, path: /list/-, value: n}]",
+                "doc is missing key: /list/-",
+            );
+            fails(
+                "[{op: test, path: /list/-, value: z}]",
+                "error in test for path",
+            );
+            fails(
+                "[{op: copy, from: /list/-, path: /c}]",
+                "error in copy for from",
+            );
+            fails(
+                "[{op: move, from: /list/-, path: /c}]",
+                "error in move for path: '-'",
+            );
+            fails(
+                "[{op: add, path: /list/-/x, value: 1}]",
+                "doc is missing path",
+            );
+            fails(
+                "[{op: remove, path: /}]",
+                "Unable to remove nonexistent key: : missing value",
+            );
+            fails(
+                "[{op: move, from: /data, path: /data/x}]",
+                "missing destination path",
+            );
+            fails(
+                "[{op: add, path: /list/99999999999999999999, value: n}]",
+                "value out of range",
+            );
+            fails("[{op: replace, path: '', value: [1]}]", "leaves a list");
+            fails("[{op: replace, path: ''}]", "crashes");
+            fails("[{op: frob, path: /a}]", "Unexpected kind: frob");
+            fails("[{path: /a}]", "Unexpected kind: unknown");
+            fails(
+                "[{op: add, value: 1}]",
+                "add operation failed to decode path",
+            );
+        }
+    }
+
+    #[test]
+    fn the_two_library_releases_differ_where_kustomize_does() {
+        use KustomizeVersion::{V5_5_0, V5_8_1};
+        let doc = "{a: 1}";
+        // v4.13.0 refuses a non-object replacing the document; v4.12.0 skips it silently,
+        // which ply refuses too (docs/compatibility.md).
+        let e = as_version(doc, "[{op: replace, path: '', value: 5}]", V5_8_1).unwrap_err();
+        assert!(
+            e.contains("replace operation value must be object or array"),
+            "{e}"
+        );
+        let e = as_version(doc, "[{op: replace, path: '', value: 5}]", V5_5_0).unwrap_err();
+        assert!(e.contains("v5.5.0 skips"), "{e}");
+        // `test` of a missing field without a value: v4.13.0 passes, v4.12.0 crashes.
+        assert_eq!(
+            as_version(doc, "[{op: test, path: /b}]", V5_8_1),
+            Ok(y(doc))
+        );
+        let e = as_version(doc, "[{op: test, path: /b}]", V5_5_0).unwrap_err();
+        assert!(e.contains("crashes"), "{e}");
+    }
+
+    #[test]
+    fn keys_unescape_in_one_pass() {
+        assert_eq!(decode_key("a~1b~0c"), "a/b~c");
+        assert_eq!(decode_key("~01"), "~1");
+        assert_eq!(decode_key("~2~"), "~2~");
+        assert_eq!(atoi("-0"), Ok(0));
+        assert_eq!(atoi("+7"), Ok(7));
+        assert!(atoi("").is_err() && atoi("-").is_err() && atoi("1_0").is_err());
+        assert_eq!(atoi("-9223372036854775808"), Ok(i64::MIN));
+        assert!(
+            atoi("9223372036854775808")
+                .unwrap_err()
+                .contains("out of range")
+        );
     }
 }

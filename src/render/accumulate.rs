@@ -13,26 +13,26 @@ use crate::source::{Location, SourceFile};
 use crate::yaml::Node;
 use crate::yaml::de::PathSeg;
 
+/// A YAML reader's error in `file` as a diagnostic: `{what}: {message}` at the line of the
+/// offset (the file's first line when the reader gave none).
+pub(super) fn yaml_error(file: &Arc<SourceFile>, what: &str, e: &crate::yaml::ParseError) -> Error {
+    let start = e.offset.map_or(0, |o| {
+        file.text
+            .get(..o)
+            .and_then(|t| t.rfind('\n'))
+            .map_or(0, |i| i + 1)
+    });
+    Error::new(ErrorKind::Yaml, format!("{what}: {}", e.message))
+        .at(Location::line_at(Arc::clone(file), start))
+}
+
 /// Parses a resource file: every non-empty document is one resource; a document whose kind ends
 /// in `List` and which has `items` is replaced by its items. As in kustomize
 /// (`api/resource/factory.go`, `inlineAnyEmbeddedLists`), list items join the end of the queue,
 /// so they come after the file's later documents.
 pub fn parse_resources(file: &Arc<SourceFile>, limits: ReaderLimits) -> Result<Vec<Resource>> {
-    let docs = crate::yaml::parse::parse_documents_limited(&file.text, limits).map_err(|e| {
-        Error::new(ErrorKind::Yaml, format!("invalid YAML: {}", e.message)).at(e
-            .offset
-            .map_or_else(
-                || Location::line_at(Arc::clone(file), 0),
-                |o| {
-                    let start = file
-                        .text
-                        .get(..o)
-                        .and_then(|t| t.rfind('\n'))
-                        .map_or(0, |i| i + 1);
-                    Location::line_at(Arc::clone(file), start)
-                },
-            ))
-    })?;
+    let docs = crate::yaml::parse::parse_documents_limited(&file.text, limits)
+        .map_err(|e| yaml_error(file, "invalid YAML", &e))?;
     let mut queue: VecDeque<(Node, usize)> = docs.into_iter().map(|d| (d.node, d.offset)).collect();
     let mut out = Vec::new();
     while let Some((node, offset)) = queue.pop_front() {

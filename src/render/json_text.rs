@@ -7,7 +7,7 @@
 
 /// Where strict JSON syntax first fails in `text` (byte offset and what was found), or `None`
 /// when the text is one JSON value.
-pub(super) fn syntax_error(text: &str) -> Option<(usize, String)> {
+pub(crate) fn syntax_error(text: &str) -> Option<(usize, String)> {
     let b = text.as_bytes();
     // Open containers: `true` for an object, `false` for an array.
     let mut stack: Vec<bool> = Vec::new();

@@ -15,7 +15,7 @@ mod exec;
 mod helm;
 mod ids;
 mod image_refs;
-mod json_text;
+pub(crate) mod json_text;
 mod metadata;
 mod options;
 mod parse;
@@ -551,7 +551,7 @@ impl Builder<'_> {
             self.plugin_state.meta.enter(path);
             let built = self.build_dir(&dir, acc, Some(Role::Component));
             self.plugin_state.meta.leave();
-            acc = built?;
+            acc = built.map_err(|e| at_entry(e, loaded, key, path))?;
         }
         let patches = self.load_patches(loaded)?;
         self.apply_field_patches(loaded, &patches.early, &mut acc)?;
@@ -634,7 +634,7 @@ impl Builder<'_> {
             Some(FileKind::File) => {
                 let file = self.resolve_file_at(loaded, field, path, &target, kind)?;
                 let docs = self.parse_file(file, &loaded.dir)?;
-                self.note_kinds_read(&docs);
+                self.note_kinds_read(&docs)?;
                 let origin = self
                     .plugin_state
                     .meta
@@ -651,7 +651,9 @@ impl Builder<'_> {
             }
             Some(FileKind::Dir) => {
                 let dir = self.resolve_dir_at(loaded, field, path, &target, kind)?;
-                let built = self.build_base(Some(path), &dir)?;
+                let built = self
+                    .build_base(Some(path), &dir)
+                    .map_err(|e| at_entry(e, loaded, field, path))?;
                 index.append_all(acc, built, &|g: &Gvk| self.ctx.tables.is_cluster_scoped(g))
             }
             None => Err(self.missing(loaded, field, path, &target)),
@@ -693,7 +695,7 @@ impl Builder<'_> {
             }
             Err(e) => return Err(e),
         };
-        self.note_kinds_read(&docs);
+        self.note_kinds_read(&docs)?;
         let meta = &mut self.plugin_state.meta;
         if !meta.tracks_origin() {
             return Ok(Some(docs));
@@ -809,7 +811,7 @@ impl Builder<'_> {
         {
             let loc = accumulate::item_location(loaded, field, entry);
             if let Some(inline) = accumulate::inline_configs(entry) {
-                self.note_kinds_read(&inline);
+                self.note_kinds_read(&inline)?;
                 out.extend(inline.into_iter().map(|r| (r, loc.clone())));
                 continue;
             }
@@ -1046,6 +1048,23 @@ fn empty_path_error(loaded: &Loaded, field: &str) -> Error {
     )
     .at(loaded.key_location(&[crate::yaml::de::PathSeg::Key(field.to_string())]))
     .label("has an empty entry")
+}
+
+/// An error loading the kustomization of a directory named as entry `path` of `field` in
+/// `loaded` (none there, or several) is located at that entry: it has no place of its own,
+/// since the file it is about does not exist. An error from inside the directory's build
+/// (which names its kustomization in its chain) or with a place already is left as it is.
+fn at_entry(e: Error, loaded: &Loaded, field: &str, path: &str) -> Error {
+    if e.location.is_some() || !e.chain.is_empty() {
+        return e;
+    }
+    let label = if e.kind == ErrorKind::NotFound {
+        "a directory without a kustomization file"
+    } else {
+        "this directory"
+    };
+    e.at(accumulate::item_location(loaded, field, path))
+        .label(label)
 }
 
 #[cfg(test)]

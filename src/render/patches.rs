@@ -790,12 +790,14 @@ fn apply_one(
                         *a = Node::empty_map();
                     }
                 }
-                json_patch_in_place(&mut r.node, ops, cx.json_patch_growth).map_err(|e| {
-                    located(Error::new(
-                        ErrorKind::Patch,
-                        format!("{}: {}: {}", p.source, e.path, e.message),
-                    ))
-                })?;
+                json_patch_in_place(&mut r.node, ops, cx.json_patch_growth, cx.kustomize).map_err(
+                    |e| {
+                        located(Error::new(
+                            ErrorKind::Patch,
+                            format!("{}: {}: {}", p.source, e.path, e.message),
+                        ))
+                    },
+                )?;
                 after_json_round_trip(&mut r.node);
                 r.json_round_trip = true;
                 r.unshare_all();
@@ -863,13 +865,14 @@ fn json_patch_in_place(
     doc: &mut Node,
     ops: &Node,
     max_growth: usize,
+    version: KustomizeVersion,
 ) -> std::result::Result<(), crate::merge::MergeError> {
     let Node::Seq(list) = ops else {
         // Not a list of operations: `apply` refuses it before touching the object.
         return json6902::apply(&Node::Null, ops).map(drop);
     };
     for (i, op) in list.iter().enumerate() {
-        json6902::apply_op_with(doc, op, max_growth).map_err(|mut e| {
+        json6902::apply_op_with(doc, op, max_growth, version).map_err(|mut e| {
             e.message = format!("operation {i}: {}", e.message);
             e
         })?;

@@ -27,6 +27,11 @@ pub(super) struct State {
     /// components in build order) wins, as kustomize's global schema does
     /// (`kyaml/openapi.SetSchema` with `reset` false below the root); built-in otherwise.
     custom_schema: Option<Arc<Schema>>,
+    /// Why the chosen `openapi:` file cannot be a schema, when it cannot: kustomize keeps its
+    /// bytes (`kyaml/openapi.SetSchema`) and parses them only when the schema is first needed
+    /// (`initSchema`, which then panics: `invalid schema file: …`), so the render fails only
+    /// then ([`Builder::usable_schema`]); `custom_schema` holds the built-in one meanwhile.
+    unusable_schema: Option<Error>,
     builtin_schema: Option<Arc<Schema>>,
     /// How far the build has needed the built-in schema before a custom one was chosen.
     builtin_use: BuiltinUse,
@@ -119,24 +124,81 @@ impl Builder<'_> {
         if let Some(path) = fields.get("path") {
             let bytes = steps::read_named_file(self.fs, None, self.ctx, loaded, path)
                 .map_err(|e| e.at(at()))?;
-            let doc = parse_one(&String::from_utf8_lossy(&bytes)).map_err(|e| {
-                Error::new(ErrorKind::Schema, format!("openapi file '{path}': {e}")).at(at())
-            })?;
-            let added = match self.plugin_state.builtin_use {
-                BuiltinUse::Unused => Schema::from_openapi(&doc),
-                BuiltinUse::Delayed => {
-                    let mut s = Schema::clone(&self.builtin_schema());
-                    s.add_openapi_beneath(&doc).map(|()| s)
+            let file = SourceFile::new(
+                steps::named_file_shown(loaded, path),
+                super::parse::text_of(bytes),
+            );
+            let unusable = |why: String| {
+                Error::new(
+                    ErrorKind::Schema,
+                    format!("the openapi file '{path}' is not a valid schema: {why}"),
+                )
+                .at(at())
+                .label("the schema named here")
+                .help(
+                    "kustomize reads this file only when the schema is first needed (a \
+                     strategic merge patch, or the scope of a kind Kubernetes does not define), \
+                     and then stops (`panic: invalid schema file`); fix the file, or remove \
+                     `openapi:`",
+                )
+            };
+            let doc = match parse_one(&file.text) {
+                // kyaml's `openapi.parse` decodes the text as a `spec.Swagger`: any map is one
+                // (without `definitions` it defines nothing); anything else is not.
+                Ok(Node::Map(m))
+                    if !["definitions", "$defs", "components"]
+                        .iter()
+                        .any(|k| m.contains_key(k)) =>
+                {
+                    Ok(Node::Map(crate::yaml::Map::from_iter([(
+                        "definitions".to_string(),
+                        Node::Map(crate::yaml::Map::default()),
+                    )])))
                 }
-                BuiltinUse::Parsed => {
-                    let mut s = Schema::clone(&self.builtin_schema());
-                    s.add_openapi(&doc).map(|()| s)
+                Ok(doc @ Node::Map(_)) => {
+                    // Each definition decodes as a `spec.Schema`, which only a map is.
+                    let bad = doc
+                        .get("definitions")
+                        .and_then(Node::as_map)
+                        .and_then(|m| m.iter().find(|(_, v)| !matches!(v, Node::Map(_))));
+                    match bad {
+                        Some((name, v)) => Err(unusable(format!(
+                            "definition '{name}' is a {}, not a schema (a map)",
+                            v.kind_name()
+                        ))),
+                        None => Ok(doc),
+                    }
+                }
+                Ok(other) => Err(unusable(format!(
+                    "it holds a {}, not a map of definitions",
+                    other.kind_name()
+                ))),
+                Err(e) => {
+                    let line = e.offset.map_or(1, |o| file.line_col(o).0);
+                    Err(unusable(format!("{}:{line}: {}", file.display, e.message)))
                 }
             };
-            let schema = added.map_err(|e| {
-                Error::new(ErrorKind::Schema, format!("openapi file '{path}': {e}")).at(at())
-            })?;
-            self.plugin_state.custom_schema = Some(Arc::new(schema));
+            let added = doc.and_then(|doc| {
+                match self.plugin_state.builtin_use {
+                    BuiltinUse::Unused => Schema::from_openapi(&doc),
+                    BuiltinUse::Delayed => {
+                        let mut s = Schema::clone(&self.builtin_schema());
+                        s.add_openapi_beneath(&doc).map(|()| s)
+                    }
+                    BuiltinUse::Parsed => {
+                        let mut s = Schema::clone(&self.builtin_schema());
+                        s.add_openapi(&doc).map(|()| s)
+                    }
+                }
+                .map_err(|e| unusable(e.to_string()))
+            });
+            match added {
+                Ok(schema) => self.plugin_state.custom_schema = Some(Arc::new(schema)),
+                Err(e) => {
+                    self.plugin_state.custom_schema = Some(self.builtin_schema());
+                    self.plugin_state.unusable_schema = Some(e);
+                }
+            }
         } else if let Some(v) = fields.get("version") {
             // kustomize v5.5 embeds one version; any other is an error there.
             if v != "v1.21.2" {
@@ -177,16 +239,32 @@ impl Builder<'_> {
     /// each one's kind (`resid.NewGvk`), and a kind outside its precomputed table marks the
     /// built-in schema for parsing. ply approximates that table (Kubernetes 1.21's kinds) by
     /// the kinds its built-in schema knows.
-    pub(super) fn note_kinds_read(&mut self, resources: &[Resource]) {
+    pub(super) fn note_kinds_read(&mut self, resources: &[Resource]) -> Result<()> {
+        if let Some(e) = self.plugin_state.unusable_schema.clone() {
+            // kyaml's `IsNamespaceScoped` parses a custom schema for a kind outside its
+            // precomputed table.
+            let builtin = self.builtin_schema();
+            if let Some(r) = resources.iter().find(|r| builtin.kind(&r.gvk()).is_none()) {
+                let mut e = e;
+                e.message = format!(
+                    "{} (the scope of kind {} needs it)",
+                    e.message,
+                    r.gvk().kind
+                );
+                return Err(e);
+            }
+            return Ok(());
+        }
         if self.plugin_state.custom_schema.is_some()
             || self.plugin_state.builtin_use != BuiltinUse::Unused
         {
-            return;
+            return Ok(());
         }
         let builtin = self.builtin_schema();
         if resources.iter().any(|r| builtin.kind(&r.gvk()).is_none()) {
             self.plugin_state.builtin_use = BuiltinUse::Delayed;
         }
+        Ok(())
     }
 
     /// Reads a file a patch names, relative to the kustomization (or takes it from the reader
@@ -299,6 +377,14 @@ impl Builder<'_> {
             && list.iter().any(|p| matches!(p.body, patches::Body::Smp(_)))
         {
             self.plugin_state.builtin_use = BuiltinUse::Parsed;
+        }
+        if list.iter().any(|p| matches!(p.body, patches::Body::Smp(_)))
+            && let Some(e) = &self.plugin_state.unusable_schema
+        {
+            // A strategic merge patch walks the schema (`kyaml/openapi.SchemaForResourceType`).
+            let mut e = e.clone();
+            e.message = format!("{} (a strategic merge patch needs it)", e.message);
+            return Err(e);
         }
         let schema = self.schema();
         let tables = self.ctx.tables;

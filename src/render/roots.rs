@@ -30,7 +30,7 @@ fn declares_component(fs: &dyn Fs, dir: &Path) -> bool {
         return false;
     };
     let text = String::from_utf8_lossy(&bytes);
-    if let Ok(doc) = crate::yaml::parse::parse_one(&text) {
+    if let Ok(doc) = crate::yaml::parse::parse_one(crate::yaml::parse::first_document(&text)) {
         return doc.str_at(&["kind"]) == Some(COMPONENT_KIND);
     }
     text.lines().any(|l| {

@@ -12,7 +12,7 @@ use crate::kustomization::{Kustomization, Loaded};
 use crate::resource::provenance::Step;
 use crate::resource::string_maps;
 use crate::resource::{Gvk, Resource};
-use crate::source::{Location, display_path};
+use crate::source::{Location, SourceFile, display_path};
 use crate::transform::configurations::BuildConfig;
 use crate::transform::vars::VarSet;
 use crate::transform::{self, FieldSpecTables};
@@ -74,6 +74,16 @@ pub(super) fn read_named_file(
         return Ok(bytes);
     }
     fs.read(&canonical).map_err(|e| Error::io(&target, &e))
+}
+
+/// A file named inside a kustomization as diagnostics name it: its path joined to the
+/// kustomization's directory, or a URL with its credentials hidden.
+pub(super) fn named_file_shown(loaded: &Loaded, rel: &str) -> PathBuf {
+    if super::accumulate::is_remote_file(rel) {
+        PathBuf::from(crate::remote::url::redact(rel))
+    } else {
+        crate::fs::join(&loaded.dir, rel)
+    }
 }
 
 /// The bytes of a file a kustomization names by an HTTP(S) URL, as `ply fetch` pinned them
@@ -440,10 +450,17 @@ pub(super) fn configurations(
 ) -> Result<()> {
     for rel in &loaded.kustomization.configurations {
         let bytes = read_named_file(fs, None, ctx, loaded, rel)?;
-        let text = String::from_utf8_lossy(&bytes);
+        let file = SourceFile::new(named_file_shown(loaded, rel), super::parse::text_of(bytes));
         // Read with sigs.k8s.io/yaml (`makeTransformerConfigFromBytes`): YAML 1.1 booleans.
-        let node = crate::yaml::parse::parse_config_one(&text).map_err(|e| {
-            Error::new(ErrorKind::Yaml, format!("configurations file '{rel}': {e}"))
+        let node = crate::yaml::parse::parse_config_one(&file.text).map_err(|e| {
+            super::accumulate::yaml_error(&file, "invalid YAML in a configurations file", &e).help(
+                format!(
+                    "fix the YAML of '{rel}' (listed under `configurations:` of {}): a \
+                     configurations file is one map of field-spec lists (nameReference, \
+                     commonLabels, namePrefix, …)",
+                    loaded.file.display
+                ),
+            )
         })?;
         config.add_file(&node, rel).map_err(|e| {
             e.at(loaded.key_location(&[PathSeg::Key("configurations".into())]))
@@ -471,7 +488,7 @@ pub(super) fn replacements(
     let mut load = |rel: &str| -> Result<crate::yaml::Node> {
         let bytes = read_named_file(fs, None, ctx, loaded, rel)?;
         // Read with sigs.k8s.io/yaml (`ReplacementTransformerPlugin.Config`): YAML 1.1 booleans.
-        crate::yaml::parse::parse_config_one(&String::from_utf8_lossy(&bytes))
+        crate::yaml::parse::parse_config_one(&super::parse::text_of(bytes))
             .map_err(|e| Error::new(ErrorKind::Yaml, format!("replacements file '{rel}': {e}")))
     };
     let mut ignored = Vec::new();

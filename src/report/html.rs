@@ -231,8 +231,10 @@ mod tests {
                 warnings: Vec::new(),
                 moved_out: 0,
                 risks: Vec::new(),
+                unpaired: Vec::new(),
             }],
             fail_on: Default::default(),
+            shard: None,
         };
         let html = review(&r, "T & U");
         assert!(html.starts_with("<!DOCTYPE html>"), "{html}");

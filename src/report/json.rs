@@ -153,7 +153,9 @@ fn risks(r: &Review) -> Node {
 }
 
 /// A review (`schemaVersion` 2: an overlay without changes is `unchanged` with
-/// `totals: null`).
+/// `totals: null`). A shard's review adds `shard` (`index`, `count`, `showSecrets`) and, on
+/// each created or deleted object, `object`: the object as rendered (secret values digested
+/// unless `showSecrets`), for `ply diff --merge-reports`.
 pub(crate) fn review(r: &Review, title: &str) -> String {
     let mut root = Map::default();
     root.insert("schemaVersion".into(), Node::Int(2));
@@ -161,6 +163,14 @@ pub(crate) fn review(r: &Review, title: &str) -> String {
     root.insert("base".into(), Node::str(r.base.clone()));
     root.insert("head".into(), Node::str(r.head.clone()));
     root.insert("exitCode".into(), Node::Int(i128::from(r.exit_code())));
+    // A shard's part (`--shard I/N`): which one, for `--merge-reports`.
+    if let Some(shard) = &r.shard {
+        let mut m = Map::default();
+        m.insert("index".into(), Node::Int(shard.index as i128));
+        m.insert("count".into(), Node::Int(shard.count as i128));
+        m.insert("showSecrets".into(), Node::Bool(shard.show_secrets));
+        root.insert("shard".into(), Node::Map(m));
+    }
     root.insert("totals".into(), counts(&Action::REVIEWED, |a| r.count(a)));
     root.insert("risks".into(), risks(r));
     root.insert(
@@ -217,8 +227,9 @@ pub(crate) fn review(r: &Review, title: &str) -> String {
             let objects = o
                 .objects
                 .iter()
-                .filter(|x| x.action != Action::Unchanged)
-                .map(|x| {
+                .enumerate()
+                .filter(|(_, x)| x.action != Action::Unchanged)
+                .map(|(j, x)| {
                     let mut om = object_row(x);
                     om.insert(
                         "movedFrom".into(),
@@ -240,6 +251,13 @@ pub(crate) fn review(r: &Review, title: &str) -> String {
                         .collect();
                     om.insert("changes".into(), Node::Seq(changes));
                     om.insert("diff".into(), Node::str(review_object(&o.name, x)));
+                    // A shard's created or deleted object as rendered, which the merge of
+                    // the shards pairs into a move with another shard's.
+                    if r.shard.is_some() {
+                        if let Some((_, node)) = o.unpaired.iter().find(|(at, _)| *at == j) {
+                            om.insert("object".into(), node.clone());
+                        }
+                    }
                     Node::Map(om)
                 })
                 .collect();

@@ -721,6 +721,7 @@ mod tests {
             warnings: Vec::new(),
             risks: Vec::new(),
             moved_out: 0,
+            unpaired: Vec::new(),
         }
     }
 
@@ -731,6 +732,7 @@ mod tests {
             head: "working tree".into(),
             overlays: vec![overlay("a"), overlay("b")],
             fail_on: Default::default(),
+            shard: None,
         };
         let md = review(&r, "T", 12_000);
         assert!(chars(&md) <= 12_000, "{}", chars(&md));
@@ -786,6 +788,7 @@ mod tests {
             head: "working tree".into(),
             overlays: vec![overlay("a"), b],
             fail_on: Default::default(),
+            shard: None,
         };
         let md = review(&r, "T", 12_000);
         assert!(chars(&md) <= 12_000, "{}", chars(&md));

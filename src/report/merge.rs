@@ -2,7 +2,9 @@
 //! (`--shard I/N`) read back into the one [`Review`] they are parts of, which every writer of
 //! this layer then writes as the unsharded run would. Pure: takes the parts' texts, reads no
 //! file. An object comes back with its changes and its diff as the part wrote them
-//! ([`ObjectChange::stored_diff`]); an overlay's unchanged objects come back as a count.
+//! ([`ObjectChange::stored_diff`]); an overlay's unchanged objects come back as a count; its
+//! created and deleted objects also as rendered ([`OverlayReview::unpaired`]), which
+//! `review::engine::merged` pairs into the moves between shards.
 
 use std::path::Path;
 
@@ -11,19 +13,50 @@ use crate::yaml::Node;
 
 use super::model::{
     Action, Change, FailOn, Failure, ObjectChange, ObjectId, OverlayReview, Review, Risk, RiskKind,
-    Status,
+    Shard, Status,
 };
 
 /// One part: a name for messages (its file) and its text.
 pub(crate) type Part<'a> = (&'a str, &'a str);
 
-/// The review the parts are shards of, and their title. The parts must name the same base,
-/// head and title and no overlay twice; the overlays are put back in the order of an
-/// unsharded `--all` run (by directory, component by component).
-pub(crate) fn merge(parts: &[Part<'_>]) -> Result<(Review, String), Error> {
+/// The review the parts are shards of, its title, and whether the shards showed secrets.
+/// The parts must be the shards of one run, each once and all of them (the same base, head,
+/// title, `--fail-on`, shard count and `--show-secrets`), with no overlay twice; the overlays
+/// are put back in the order of an unsharded `--all` run (by directory, component by
+/// component). Moves are not paired here (the review layer pairs them).
+pub(crate) fn merge(parts: &[Part<'_>]) -> Result<(Review, String, bool), Error> {
     let mut merged: Option<(Review, String)> = None;
+    // Which shard each part is, by index (the part's name).
+    let mut seen: Vec<(usize, &str)> = Vec::new();
+    let mut count_of_all: Option<(usize, bool)> = None;
     for (name, text) in parts {
         let (review, title) = read_part(name, text)?;
+        let Some(shard) = review.shard else {
+            return Err(bad(
+                name,
+                "it has no 'shard' (it was not written with --shard I/N)",
+            )
+            .help("write each shard with `ply diff --base REF --all --shard I/N --format json`"));
+        };
+        match count_of_all {
+            None => count_of_all = Some((shard.count, shard.show_secrets)),
+            Some((count, _)) if count != shard.count => {
+                return Err(bad(
+                    name,
+                    &format!(
+                        "it is shard {}/{}, an earlier part is of {count} shards",
+                        shard.index, shard.count
+                    ),
+                )
+                .help("merge only the shards of one run"));
+            }
+            Some((_, show)) if show != shard.show_secrets => {
+                return Err(bad(name, "its --show-secrets is not an earlier part's")
+                    .help("merge only the shards of one run"));
+            }
+            Some(_) => {}
+        }
+        seen.push((shard.index, name));
         match &mut merged {
             None => merged = Some((review, title)),
             Some((all, all_title)) => {
@@ -59,6 +92,34 @@ pub(crate) fn merge(parts: &[Part<'_>]) -> Result<(Review, String), Error> {
     }
     let (mut review, title) = merged
         .ok_or_else(|| Error::new(ErrorKind::Usage, "--merge-reports needs a JSON report"))?;
+    // Every shard once: a missing one would leave its overlays out of the report, silently.
+    let (count, show_secrets) = count_of_all.unwrap_or((0, false));
+    seen.sort_unstable();
+    for pair in seen.windows(2) {
+        if let [(a, first), (b, name)] = pair {
+            if a == b {
+                return Err(
+                    bad(name, &format!("it is shard {b}/{count}, as '{first}' is"))
+                        .help("give each shard's part once"),
+                );
+            }
+        }
+    }
+    let missing: Vec<String> = (1..=count)
+        .filter(|i| !seen.iter().any(|(j, _)| j == i))
+        .map(|i| format!("{i}/{count}"))
+        .collect();
+    if !missing.is_empty() {
+        return Err(Error::new(
+            ErrorKind::Usage,
+            format!(
+                "--merge-reports: no part is shard {}: the report would leave its overlays out",
+                missing.join(", ")
+            ),
+        )
+        .help("give every shard's JSON part (`--shard I/N` for each I from 1 to N)"));
+    }
+    review.shard = None;
     review
         .overlays
         .sort_by(|a, b| order(&a.name).cmp(&order(&b.name)));
@@ -79,7 +140,7 @@ pub(crate) fn merge(parts: &[Part<'_>]) -> Result<(Review, String), Error> {
     for (o, n) in review.overlays.iter_mut().zip(moved) {
         o.moved_out = n;
     }
-    Ok((review, title))
+    Ok((review, title, show_secrets))
 }
 
 /// The sort key of an overlay's name: the repository's root (`.`) first, then the
@@ -128,6 +189,28 @@ fn read_part(name: &str, text: &str) -> Result<(Review, String), Error> {
     let Node::Seq(overlays) = want(&["overlays"])? else {
         return Err(bad(name, "'overlays' is not a list"));
     };
+    let shard = match root.get("shard") {
+        None | Some(Node::Null) => None,
+        Some(sh) => {
+            let number = |field: &str| match sh.get(field) {
+                Some(Node::Int(n)) => usize::try_from(*n).ok(),
+                _ => None,
+            };
+            let (Some(index), Some(count), Some(Node::Bool(show_secrets))) =
+                (number("index"), number("count"), sh.get("showSecrets"))
+            else {
+                return Err(bad(name, "'shard' is not {index, count, showSecrets}"));
+            };
+            if index == 0 || index > count {
+                return Err(bad(name, &format!("its shard is {index}/{count}")));
+            }
+            Some(Shard {
+                index,
+                count,
+                show_secrets: *show_secrets,
+            })
+        }
+    };
     let mut out = Vec::new();
     for o in overlays {
         out.push(read_overlay(name, o, &string)?);
@@ -150,6 +233,7 @@ fn read_part(name: &str, text: &str) -> Result<(Review, String), Error> {
             head,
             overlays: out,
             fail_on,
+            shard,
         },
         title,
     ))
@@ -217,9 +301,24 @@ fn read_overlay(
         other => return Err(bad(name, &format!("'{path}' has the status '{other}'"))),
     };
     let mut objects = Vec::new();
+    let mut unpaired = Vec::new();
     if let Some(Node::Seq(rows)) = o.get("objects") {
         for row in rows {
-            objects.push(read_object(name, row, string)?);
+            let object = read_object(name, row, string)?;
+            // A shard's created or deleted object as rendered, for the moves.
+            if let Some(node) = row.get("object") {
+                if !matches!(object.action, Action::Create | Action::Delete) {
+                    return Err(bad(
+                        name,
+                        &format!(
+                            "'{path}' has an 'object' on a row of action '{}'",
+                            object.action.as_str()
+                        ),
+                    ));
+                }
+                unpaired.push((objects.len(), node.clone()));
+            }
+            objects.push(object);
         }
     }
     // The unchanged objects, by count: no writer shows them one by one in a review.
@@ -245,6 +344,7 @@ fn read_overlay(
         moved_out: 0,
         // Read from the report's `risks` list.
         risks: Vec::new(),
+        unpaired,
     })
 }
 

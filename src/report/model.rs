@@ -455,6 +455,11 @@ pub(crate) struct OverlayReview {
     /// Objects it rendered at the base that another overlay renders at the head (shown
     /// there as moves, not here as deletions).
     pub moved_out: usize,
+    /// Its created and deleted objects as rendered (each with its index in `objects`), which
+    /// the review pairs across overlays into moves. Kept in a shard's review (written into
+    /// its JSON, secret values digested: [`Shard`]) for `--merge-reports` to pair over all
+    /// the shards; empty once paired.
+    pub(crate) unpaired: Vec<(usize, Node)>,
 }
 
 impl OverlayReview {
@@ -512,6 +517,20 @@ pub(crate) struct Review {
     pub overlays: Vec<OverlayReview>,
     /// Which failures are errors.
     pub fail_on: FailOn,
+    /// Set when this review is one shard of a sharded run (`--shard I/N`): its moves are not
+    /// paired yet (see [`OverlayReview::unpaired`]).
+    pub(crate) shard: Option<Shard>,
+}
+
+/// Which shard a review is (`--shard INDEX/COUNT`), and how it shows secrets, which the merge
+/// of the shards needs to pair their moves as one run would.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Shard {
+    pub(crate) index: usize,
+    pub(crate) count: usize,
+    /// `--show-secrets`: the unpaired objects are written as rendered; otherwise each value a
+    /// Secret's display masks is written as its digest (`crate::diff::mask::digest_values`).
+    pub(crate) show_secrets: bool,
 }
 
 impl Review {
@@ -589,6 +608,7 @@ mod tests {
             warnings: Vec::new(),
             moved_out: 0,
             risks: Vec::new(),
+            unpaired: Vec::new(),
         }
     }
 
@@ -612,6 +632,7 @@ mod tests {
             head: "h".into(),
             overlays: vec![overlay(status)],
             fail_on,
+            shard: None,
         };
         let cases = [
             (Status::BrokenBefore(f.clone()), FailOn::NewErrors, 0),
@@ -646,6 +667,7 @@ mod tests {
             head: "h".into(),
             overlays: vec![fixed],
             fail_on: FailOn::AnyError,
+            shard: None,
         };
         assert_eq!(r.exit_code(), 1);
     }

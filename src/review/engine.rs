@@ -18,7 +18,7 @@ use crate::fasthash::FastMap;
 use crate::fs::record::Recording;
 use crate::fs::{FileKind, Fs};
 use crate::render::RenderOptions;
-use crate::report::model::{Risk, RiskKind};
+use crate::report::model::{Risk, RiskKind, Shard};
 use crate::report::{Action, FailOn, Failure, ObjectChange, OverlayReview, Review, Status};
 use crate::resource::Resource;
 use crate::yaml::Node;
@@ -74,6 +74,9 @@ pub(crate) struct ReviewOptions {
     pub(crate) link: Option<super::why::LinkBase>,
     /// Which failures make the review an error (`--fail-on`).
     pub fail_on: FailOn,
+    /// `--shard I/N`: only every N-th overlay, from the I-th, and no moves paired (the merge
+    /// of the shards pairs them: [`merged`]).
+    pub(crate) shard: Option<(usize, usize)>,
 }
 
 /// Renders and compares every overlay, `opts.jobs` at a time; the result keeps the overlays'
@@ -121,9 +124,32 @@ pub(crate) fn review(
             same: &same,
             kinds: &kinds,
         };
-        let o = one(&overlays[i], old, new, &renders, opts, common, &mut loose);
-        (o, loose)
+        let mut o = one(&overlays[i], old, new, &renders, opts, common, &mut loose);
+        o.unpaired = loose;
+        o
     });
+    let mut done: Vec<OverlayReview> = done.into_iter().flatten().collect();
+    let shard = opts.shard.map(|(index, count)| Shard {
+        index,
+        count,
+        show_secrets: opts.show_secrets,
+    });
+    if shard.is_some() {
+        // A shard sees only its overlays: it pairs no moves (another shard may hold an
+        // object's other side, or a creation that comes first in overlay order), and keeps
+        // the objects for the merge, each Secret's values as digests unless shown.
+        if !opts.show_secrets {
+            for o in &mut done {
+                for (_, node) in &mut o.unpaired {
+                    if crate::diff::mask::is_secret(node) {
+                        crate::diff::mask::digest_values(node);
+                    }
+                }
+            }
+        }
+    } else {
+        done = pair_moves(done, &kinds, opts.show_secrets);
+    }
     // The sides' versions are named only when they differ (a kustomize upgrade's review).
     let label = |side: &Side<'_>, version: crate::render::KustomizeVersion| {
         if upgrade {
@@ -135,13 +161,29 @@ pub(crate) fn review(
     Review {
         base: label(old, opts.base_kustomize),
         head: label(new, render.kustomize),
-        overlays: moved_risks(moves(
-            done.into_iter().flatten().collect(),
-            &kinds,
-            opts.show_secrets,
-        )),
+        overlays: done,
         fail_on: opts.fail_on,
+        shard,
     }
+}
+
+/// `ply diff --merge-reports`: the review the shards' JSON parts are of, with the moves
+/// between overlays paired as the unsharded run pairs them ([`pair_moves`] over every
+/// overlay of every part, the Secrets' values compared by their digests).
+pub(crate) fn merged(parts: &[crate::report::merge::Part<'_>]) -> Result<(Review, String), Error> {
+    let (mut review, title, show_secrets) = crate::report::merge::merge(parts)?;
+    review.overlays = pair_moves(review.overlays, &Builtin::new(), show_secrets);
+    Ok((review, title))
+}
+
+/// Pairs the moves between overlays ([`moves`]; each overlay's [`OverlayReview::unpaired`]
+/// objects, which it empties) and drops the risks of the deletions that became moves.
+fn pair_moves(
+    overlays: Vec<OverlayReview>,
+    kinds: &Builtin,
+    show_secrets: bool,
+) -> Vec<OverlayReview> {
+    moved_risks(moves(overlays, kinds, show_secrets))
 }
 
 /// A deletion that [`moves`] paired with a creation in another overlay is no deletion: its
@@ -165,15 +207,17 @@ fn moved_risks(mut overlays: Vec<OverlayReview>) -> Vec<OverlayReview> {
 /// new one, which is one move each (with any change), not a deletion and a creation. Only
 /// deletions of overlays compared or removed, and creations of overlays compared or added,
 /// pair (an overlay that failed at one side has no objects there to move); each deletion
-/// pairs once, with the first creation in overlay order. `loose` holds, per overlay, the
+/// pairs once, with the first creation in overlay order. Each overlay's `unpaired` holds the
 /// nodes of its created and deleted objects by their index.
 fn moves(
-    done: Vec<(OverlayReview, Vec<(usize, Node)>)>,
+    mut overlays: Vec<OverlayReview>,
     kinds: &Builtin,
     show_secrets: bool,
 ) -> Vec<OverlayReview> {
-    let (mut overlays, loose): (Vec<OverlayReview>, Vec<Vec<(usize, Node)>>) =
-        done.into_iter().unzip();
+    let loose: Vec<Vec<(usize, Node)>> = overlays
+        .iter_mut()
+        .map(|o| std::mem::take(&mut o.unpaired))
+        .collect();
     let mut deleted: std::collections::HashMap<Key, Vec<(usize, usize, &Node)>> =
         Default::default();
     for (oi, (o, list)) in overlays.iter().zip(&loose).enumerate() {
@@ -390,6 +434,7 @@ fn one(
         warnings: warnings.messages().to_vec(),
         moved_out: 0,
         risks: Vec::new(),
+        unpaired: Vec::new(),
     };
     let with_risks = |mut o: OverlayReview, risks: Vec<Risk>| {
         o.risks = risks;
@@ -553,7 +598,9 @@ pub(crate) fn review_objects(
             warnings: Vec::new(),
             moved_out: 0,
             risks,
+            unpaired: Vec::new(),
         }],
         fail_on: FailOn::default(),
+        shard: None,
     }
 }

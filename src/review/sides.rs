@@ -32,8 +32,8 @@ pub(crate) struct Revisions {
     pub paths: Vec<PathBuf>,
 }
 
-/// A review against a git revision, its sides open and its overlays found: run it once it is
-/// sharded as wanted.
+/// A review against a git revision, its sides open and its overlays found: run it (as the
+/// shard `opts.shard` names, if one).
 pub(crate) struct RevisionPlan {
     old_fs: GitFs,
     head_git: Option<GitFs>,
@@ -127,11 +127,6 @@ impl RevisionPlan {
         })
     }
 
-    /// Keeps shard `index` of `count` (1-based) of the overlays.
-    pub(crate) fn shard(&mut self, index: usize, count: usize) {
-        self.overlays = overlays::shard(std::mem::take(&mut self.overlays), index, count);
-    }
-
     /// Renders and compares every overlay at both sides.
     pub(crate) fn run(&self, opts: &ReviewOptions) -> Review {
         let (new_fs, new_label): (&dyn Fs, String) = match &self.head_git {
@@ -152,7 +147,15 @@ impl RevisionPlan {
             link: self.link.clone(),
             ..opts.clone()
         };
-        review(&self.overlays, &old_side, &new_side, opts)
+        review(&sharded(&self.overlays, opts), &old_side, &new_side, opts)
+    }
+}
+
+/// The overlays of `opts.shard` (`--shard I/N`), or all of them.
+fn sharded(all: &[Overlay], opts: &ReviewOptions) -> Vec<Overlay> {
+    match opts.shard {
+        Some((index, count)) => overlays::shard(all.to_vec(), index, count),
+        None => all.to_vec(),
     }
 }
 
@@ -195,11 +198,6 @@ impl WorkingTreePlan {
         Ok(WorkingTreePlan { disk, overlays })
     }
 
-    /// Keeps shard `index` of `count` (1-based) of the overlays.
-    pub(crate) fn shard(&mut self, index: usize, count: usize) {
-        self.overlays = overlays::shard(std::mem::take(&mut self.overlays), index, count);
-    }
-
     /// Renders every overlay as both versions and compares.
     pub(crate) fn run(&self, opts: &ReviewOptions) -> Review {
         let side = || Side {
@@ -207,7 +205,7 @@ impl WorkingTreePlan {
             label: "working tree".to_string(),
             fetch: fetch_command(None),
         };
-        review(&self.overlays, &side(), &side(), opts)
+        review(&sharded(&self.overlays, opts), &side(), &side(), opts)
     }
 }
 

@@ -1,10 +1,11 @@
 //! The fast YAML reader: block YAML as Kubernetes manifests are written (block mappings and
 //! sequences, plain, quoted and block scalars, comments, `---` markers) and JSON-like flow
-//! collections (JSON files, `key: [a, {b: c}]`) read straight from the text into [`Node`]s,
+//! collections (JSON files, `key: [a, {b: c}]`, a trailing comma before a closing bracket)
+//! read straight from the text into [`Node`]s,
 //! without an event stream or a serde visitor, as deep as kustomize's reader reads (go-yaml
 //! v3's indentation and flow limits). It reads exactly what `parse.rs` (serde_yaml with ply's
 //! go-yaml rules) reads, and gives up — `None`, the reference reader then runs — on anything
-//! else: anchors, aliases, tags, unusual flow syntax (`[a: b]`, `?`, `{a}`, trailing commas,
+//! else: anchors, aliases, tags, unusual flow syntax (`[a: b]`, `?`, `{a}`, empty entries,
 //! comments inside), complex keys, directives, multi-line plain or quoted scalars, tabs
 //! outside scalars, carriage returns, byte order marks, repeated keys, and every error. Errors
 //! and their messages therefore come from the reference reader, but for one: block nesting
@@ -15,7 +16,7 @@
 
 use super::limits::{MAX_FLOW_DEPTH, MAX_INDENTS};
 use super::reading::{Ctx, EMPTY_NULL, ParseError, Reread, nothing_after_key, spell, tag_before};
-use super::resolve::{serde_resolve, yaml11_bool};
+use super::resolve::{as_go_yaml_reads, serde_resolve, yaml11_bool};
 use super::{Map, Node};
 
 /// libyaml refuses an implicit key longer than 1024 characters; longer keys fall back.
@@ -557,9 +558,9 @@ impl<'t> Reader<'t> {
 
     /// A flow collection (`[` or `{` at the position) in the JSON-like form manifests use:
     /// quoted and plain scalars and nested collections, separated by commas, `key: value`
-    /// pairs in mappings, possibly over several lines. It gives up on everything else:
-    /// implicit pairs in sequences (`[a: b]`), `?`, keys without values, trailing commas,
-    /// comments, multi-line scalars, plain scalars with `:`, `#`, `?` or brackets inside, and
+    /// pairs in mappings, possibly over several lines, a trailing comma before the closing
+    /// bracket. It gives up on everything else: implicit pairs in sequences (`[a: b]`), `?`,
+    /// keys without values, empty entries (`[a, , b]`), comments, multi-line scalars, plain scalars with `:`, `#`, `?` or brackets inside, and
     /// non-string scalars in the maps whose source text is kept ([`Ctx::SpellValue`]).
     /// Deeper than [`MAX_FLOW_DEPTH`] cannot happen: such a text is the reference reader's
     /// (`flow_heavy`).
@@ -613,18 +614,21 @@ impl<'t> Reader<'t> {
     }
 
     /// After an entry of a flow collection: `,` and the next entry (`false`), or the closing
-    /// bracket (`true`, the position on it).
+    /// bracket (`true`, the position on it), also after a trailing comma (`[a, ]`, `{k: v, }`:
+    /// YAML's flow collections end with an optional `,`, and go-yaml reads them so,
+    /// `yaml_parser_parse_flow_sequence_entry` and `…_flow_mapping_key` in `parserc.go`).
     fn flow_separator(&mut self, close: u8) -> R<bool> {
         self.flow_space()?;
         match self.b.get(self.i) {
             Some(b',') => {
                 self.i += 1;
                 self.flow_space()?;
-                // A trailing comma, or an empty entry: the reference reader's.
-                if matches!(self.b.get(self.i), Some(b',' | b']' | b'}') | None) {
-                    return Err(Fallback);
+                match self.b.get(self.i) {
+                    Some(&c) if c == close => Ok(true),
+                    // An empty entry, or the other bracket: the reference reader's.
+                    Some(b',' | b']' | b'}') | None => Err(Fallback),
+                    _ => Ok(false),
                 }
-                Ok(false)
             }
             Some(&c) if c == close => Ok(true),
             _ => Err(Fallback),
@@ -803,6 +807,7 @@ impl<'t> Reader<'t> {
             return Err(Fallback);
         }
         if let Some(n) = serde_resolve(v) {
+            let n = as_go_yaml_reads(n, v);
             if !ctx.keeps_text() {
                 return Ok(n);
             }
@@ -818,8 +823,8 @@ impl<'t> Reader<'t> {
             return Ok(Node::Bool(b));
         }
         if v.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '.'))
-            && !super::resolve::is_timestamp(v)
-            && let Some(n) = super::resolve::resolve_number(v)
+            && let Some(n) =
+                super::resolve::resolve_plain_number_or_time(v, self.flow > 0, self.yaml11)
         {
             if !ctx.keeps_text() {
                 return Ok(n);

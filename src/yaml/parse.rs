@@ -17,7 +17,7 @@ use super::limits::ReaderLimits;
 pub(crate) use super::reading::EMPTY_NULL;
 pub use super::reading::ParseError;
 use super::reading::{Ctx, nothing_after_key, spell, tag_before};
-use super::resolve::{u128_node, yaml11_bool};
+use super::resolve::{as_go_yaml_reads, u128_node, yaml11_bool};
 use super::{Map, Node};
 
 /// One document of a multi-document stream.
@@ -158,6 +158,38 @@ pub(crate) fn parse_documents_marking_empty_nulls(
     parse_documents_in(text, false, None, false, true, ReaderLimits::DEFAULT)
 }
 
+/// Where `text` spells the integer `i` in hexadecimal, octal or binary as serde_yaml reads it
+/// (`0x`, `0o`, `0b`, lower-case, any case of hex digits, leading zeros, a sign before):
+/// the spelling, sign included.
+fn non_decimal_spelling(text: &str, i: i128) -> Option<&str> {
+    let mag = i.unsigned_abs();
+    let forms = [
+        ("0x", format!("{mag:x}")),
+        ("0o", format!("{mag:o}")),
+        ("0b", format!("{mag:b}")),
+    ];
+    for (prefix, digits) in forms {
+        for (at, _) in text.match_indices(prefix) {
+            let rest = &text[at + 2..];
+            let body = rest.trim_start_matches('0');
+            let Some(head) = body.get(..digits.len()) else {
+                continue;
+            };
+            let ends = !body[digits.len()..].starts_with(|c: char| c.is_ascii_alphanumeric());
+            if ends && head.eq_ignore_ascii_case(&digits) {
+                let signed = at > 0 && text.as_bytes()[at - 1] == if i < 0 { b'-' } else { b'+' };
+                let start = if signed { at - 1 } else { at };
+                let end = at + 2 + (rest.len() - body.len()) + digits.len();
+                if i < 0 && !signed {
+                    continue;
+                }
+                return Some(&text[start..end]);
+            }
+        }
+    }
+    None
+}
+
 /// Whether `s` starts with a block sequence's `-` indicator.
 fn is_item(s: &str) -> bool {
     s.strip_prefix('-')
@@ -290,6 +322,7 @@ fn parse_documents_reference<'t>(
         tagged: false,
         ctx: Ctx::Root,
         at: None,
+        flow: false,
     };
     for (i, de) in serde_yaml::Deserializer::from_str(text).enumerate() {
         expansion.new_document();
@@ -322,6 +355,45 @@ fn one_of(mut docs: Vec<ParsedDoc>) -> Result<Node, ParseError> {
             offset: docs.get(1).map(|d| d.offset),
         }),
     }
+}
+
+/// The text of the first document of a stream: up to the `---` line that opens a second one,
+/// or past the `...` line that ends the first; the whole text when it holds one. A `---` line
+/// before any content opens the first document; comments, blank lines and `%` directives
+/// before it are not content. This is all that a reader of one document sees: go-yaml (v2 in
+/// sigs.k8s.io/yaml's `Unmarshal`, which reads a kustomization, `api/types/kustomization.go`
+/// `Kustomization.Unmarshal`; v3's `Decoder.Decode`, which kyaml's `kio.ByteReader` calls once
+/// per chunk of text between `---` lines) parses the first document and stops at the marker
+/// that ends it, so nothing after it is read, not even a syntax error.
+pub(crate) fn first_document(text: &str) -> &str {
+    let mut pos = 0;
+    let mut opened = false;
+    for line in text.split_inclusive('\n') {
+        let bare = line.trim_end_matches(['\n', '\r']);
+        let marker = |m: &str| {
+            bare.strip_prefix(m)
+                .is_some_and(|r| r.is_empty() || r.starts_with([' ', '\t']))
+        };
+        if marker("---") {
+            if opened {
+                return &text[..pos];
+            }
+            opened = true;
+        } else if marker("...") {
+            if opened {
+                return &text[..pos + line.len()];
+            }
+        } else {
+            let trimmed = bare.trim_start();
+            let nothing = trimmed.is_empty() || trimmed.starts_with('#');
+            let directive = bare.starts_with('%') && !opened;
+            if !(nothing || directive) {
+                opened = true;
+            }
+        }
+        pos += line.len();
+    }
+    text
 }
 
 /// Byte offsets where each document's content begins, in the order the YAML parser yields
@@ -462,6 +534,8 @@ struct NodeSeed<'t> {
     ctx: Ctx,
     /// Where the node is written, when known.
     at: Option<At>,
+    /// Inside a flow collection (`[…]`, `{…}`), where that is known.
+    flow: bool,
 }
 
 /// Where a node is written in the text: what comes before it.
@@ -482,6 +556,7 @@ impl<'de> de::DeserializeSeed<'de> for NodeSeed<'_> {
             tagged: self.tagged,
             ctx: self.ctx,
             at: self.at,
+            flow: self.flow,
         })
     }
 }
@@ -571,6 +646,8 @@ struct NodeVisitor<'t> {
     tagged: bool,
     ctx: Ctx,
     at: Option<At>,
+    /// Inside a flow collection (`[…]`, `{…}`), where that is known.
+    flow: bool,
 }
 
 impl<'t> NodeVisitor<'t> {
@@ -580,6 +657,7 @@ impl<'t> NodeVisitor<'t> {
             tagged: false,
             ctx: Ctx::Other,
             at: None,
+            flow: false,
         }
     }
 
@@ -589,7 +667,18 @@ impl<'t> NodeVisitor<'t> {
             tagged: false,
             ctx,
             at,
+            flow: self.flow,
         }
+    }
+
+    /// This node, a collection, with `flow` set when it is written in flow style (`[`, `{`)
+    /// or sits in one: its items and values inherit it.
+    fn collection(self) -> Self {
+        let flow = self.flow
+            || self
+                .after_props()
+                .is_some_and(|(_, rest)| rest.starts_with(['[', '{']));
+        NodeVisitor { flow, ..self }
     }
 
     /// A resolved scalar: the value itself, or, where kustomize reads values back as their
@@ -602,6 +691,28 @@ impl<'t> NodeVisitor<'t> {
             return value;
         };
         spell(value, text, written.is_some(), parse_one)
+    }
+
+    /// An integer serde_yaml read beyond 64 bits, as go-yaml v3 reads its text
+    /// ([`as_go_yaml_reads`]: decimal text is a float, `0x…` text a string). Where the node's
+    /// place is not known (an item of a flow collection), its text is looked for in the
+    /// document: a decimal spelling of the value makes it decimal, else a `0x`, `0o` or `0b`
+    /// spelling of it is the text.
+    fn beyond_64_bits(&self, n: Node) -> Node {
+        if let Some(text) = self.value_text() {
+            return self.scalar(as_go_yaml_reads(n, text), Some(text));
+        }
+        let Node::Int(i) = n else {
+            return self.scalar(n, None);
+        };
+        let found = self
+            .text
+            .filter(|t| !t.text.contains(&i.to_string()))
+            .and_then(|t| non_decimal_spelling(t.text, i));
+        match found {
+            Some(text) => Node::Str(text.to_string()),
+            None => self.scalar(Node::Float(i as f64), None),
+        }
     }
 
     /// The text of this node when it is a plain scalar on the line of its mapping key (what
@@ -793,14 +904,14 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
         Ok(if self.tagged {
             Node::Str(v.to_string())
         } else {
-            self.scalar(Node::Int(v), None)
+            self.beyond_64_bits(Node::Int(v))
         })
     }
     fn visit_u128<E>(self, v: u128) -> Result<Node, E> {
         Ok(if self.tagged {
             Node::Str(v.to_string())
         } else {
-            self.scalar(u128_node(v), None)
+            self.beyond_64_bits(u128_node(v))
         })
     }
     fn visit_f64<E>(self, v: f64) -> Result<Node, E> {
@@ -826,13 +937,16 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
             return Ok(Node::Bool(b));
         }
         // A plain scalar serde_yaml left as a string may still be a number to go-yaml v3,
-        // which kustomize reads with: `0777` (octal), `1_000`, `0X1F`, `08` (a float). Dates
-        // stay strings (kustomize would turn them into timestamps: a deliberate difference).
+        // which kustomize reads with: `0777` (octal), `1_000`, `0X1F`, `08` (a float); or a
+        // timestamp (`2024-01-01`), which kustomize prints in RFC 3339 form.
         if !self.tagged
             && v.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '.'))
             && self.text.is_some_and(|t| t.is_plain_untagged(v))
-            && !super::resolve::is_timestamp(v)
-            && let Some(n) = super::resolve::resolve_number(v)
+            && let Some(n) = super::resolve::resolve_plain_number_or_time(
+                v,
+                self.flow,
+                self.text.is_some_and(|t| t.yaml11),
+            )
         {
             return Ok(self.scalar(n, Some(v)));
         }
@@ -860,23 +974,25 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
         de::DeserializeSeed::deserialize(self.seed(self.ctx, self.at), d)
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Node, A::Error> {
+        let this = self.collection();
         let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1024));
-        let mut places = self.item_places().into_iter();
-        while let Some(item) = seq.next_element_seed(self.seed(Ctx::Other, places.next()))? {
+        let mut places = this.item_places().into_iter();
+        while let Some(item) = seq.next_element_seed(this.seed(Ctx::Other, places.next()))? {
             items.push(item);
         }
         Ok(Node::Seq(items))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Node, A::Error> {
+        let this = self.collection();
         let mut map = Map::with_capacity(access.size_hint().unwrap_or(0).min(1024));
         let mut merges: Vec<Node> = Vec::new();
-        let repeats = self.text.and_then(|t| t.repeats);
+        let repeats = this.text.and_then(|t| t.repeats);
         let mut key_ends: Vec<Option<usize>> = Vec::new();
-        while let Some(key) = access.next_key_seed(KeySeed { text: self.text })? {
+        while let Some(key) = access.next_key_seed(KeySeed { text: this.text })? {
             let mut yaml11_word = false;
             let (key, after_key) = match key {
                 Key::Merge => {
-                    merges.push(access.next_value_seed(self.seed(Ctx::Other, None))?);
+                    merges.push(access.next_value_seed(this.seed(Ctx::Other, None))?);
                     continue;
                 }
                 Key::Node(Node::Str(s), end) => (s, end),
@@ -884,18 +1000,18 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
                 // keeps them as their text.
                 Key::Node(other, end) => {
                     yaml11_word = matches!(other, Node::Bool(_))
-                        && self.text.is_some_and(|t| t.yaml11 && t.last_bool_key_wins);
+                        && this.text.is_some_and(|t| t.yaml11 && t.last_bool_key_wins);
                     (other.scalar_text().unwrap_or_default(), end)
                 }
             };
-            let ctx = if self.text.is_some_and(|t| !t.yaml11) {
-                self.ctx.child(&key)
+            let ctx = if this.text.is_some_and(|t| !t.yaml11) {
+                this.ctx.child(&key)
             } else {
                 Ctx::Other
             };
-            let mut value = access.next_value_seed(self.seed(ctx, after_key.map(At::Key)))?;
+            let mut value = access.next_value_seed(this.seed(ctx, after_key.map(At::Key)))?;
             if value.is_null()
-                && let Some(t) = self.text.filter(|t| t.mark_empty_nulls)
+                && let Some(t) = this.text.filter(|t| t.mark_empty_nulls)
                 && after_key.is_some_and(|end| nothing_after_key(t.text, end))
             {
                 value = Node::Str(EMPTY_NULL.into());
@@ -940,6 +1056,7 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
             tagged: true,
             ctx: Ctx::Other,
             at: None,
+            flow: self.flow,
         };
         let value = variant.newtype_variant_seed(seed)?;
         // A scalar under a core tag that serde_yaml would resolve by its own rules, handed
@@ -1020,6 +1137,27 @@ fn apply_merge(map: &mut Map, merge: Node) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The first document as go-yaml's one-document readers see it: up to the marker that
+    /// opens a second one (or past `...`), a `---` before any content opening the first.
+    #[test]
+    fn first_document_cuts_at_the_next_marker() {
+        let cases = [
+            ("a: 1\n", "a: 1\n"),
+            ("a: 1\n---\nb: 2\n", "a: 1\n"),
+            ("---\na: 1\n---\nb: [\n", "---\na: 1\n"),
+            ("# c\n---\na: 1\n--- # x\nb\n", "# c\n---\na: 1\n"),
+            ("---\n---\na: 1\n", "---\n"),
+            ("a: 1\n...\n---\nb: 2\n", "a: 1\n...\n"),
+            ("%YAML 1.1\n---\na: 1\n---\n", "%YAML 1.1\n---\na: 1\n"),
+            ("a: |\n  ---x\n----\n---\nb\n", "a: |\n  ---x\n----\n"),
+            ("a: 1\n--- b\n", "a: 1\n"),
+            ("", ""),
+        ];
+        for (text, first) in cases {
+            assert_eq!(first_document(text), first, "{text:?}");
+        }
+    }
 
     #[test]
     fn empty_nulls_are_marked_and_spelled_ones_are_not() {

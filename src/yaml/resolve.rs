@@ -323,9 +323,9 @@ fn days_in_month(year: u32, month: u32) -> u32 {
 // ---- go-yaml v3, as kyaml reads and writes scalars ----
 
 /// go-yaml v3's `resolve()` (`resolve.go`) for a plain, untagged scalar (kustomize writes
-/// the value without a tag), except that timestamps stay strings (as in ply's readers,
-/// `parse.rs` and `fast.rs`: a deliberate difference, `docs/compatibility.md`). Used by
-/// configurations' value writers (`transform/value_add.rs`) and [`untagged_over`].
+/// the value without a tag): a timestamp is its RFC 3339 text, as ply's readers keep it
+/// (`parse.rs` and `fast.rs`). Used by configurations' value writers
+/// (`transform/value_add.rs`) and [`untagged_over`].
 pub(crate) fn resolve_plain_v3(text: &str) -> Node {
     match resolve_plain_lenient(text) {
         n @ (Node::Null | Node::Bool(_)) => return n,
@@ -333,8 +333,7 @@ pub(crate) fn resolve_plain_v3(text: &str) -> Node {
         _ => {}
     }
     if text.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '.'))
-        && !is_timestamp(text)
-        && let Some(n) = resolve_number(text)
+        && let Some(n) = resolve_plain_number_or_time(text, false, false)
     {
         return n;
     }
@@ -565,6 +564,46 @@ pub(super) fn yaml11_bool(v: &str) -> Option<bool> {
         "n" | "N" | "no" | "No" | "NO" | "off" | "Off" | "OFF" => Some(false),
         _ => None,
     }
+}
+
+/// A number serde_yaml resolved, as go-yaml v3 (kustomize) reads its text `text`: serde_yaml
+/// reads integers to 128 bits, go-yaml to 64 (`strconv.ParseInt`/`ParseUint` in `resolve.go`,
+/// `resolve`); beyond, decimal text is a float (`yamlStyleFloat`, losing digits:
+/// `123456789012345678901234567890` is `1.2345678901234568e+29`) and `0x…`, `0o…`, `0b…`
+/// text a string.
+pub(super) fn as_go_yaml_reads(n: Node, text: &str) -> Node {
+    match n {
+        Node::Int(i) if i < i128::from(i64::MIN) || i > i128::from(u64::MAX) => {
+            resolve_number(text).unwrap_or_else(|| Node::Str(text.to_string()))
+        }
+        n => n,
+    }
+}
+
+/// A plain, untagged scalar's text that starts with a digit, a sign or `.`, as go-yaml v3
+/// resolves it (`resolve.go`, `resolve`): a timestamp first (`2024-01-01`; kustomize's JSON
+/// step prints it in RFC 3339 form, `time.Time.MarshalJSON`, so it is kept as that string),
+/// then a number ([`resolve_number`]); `None` for a string (an impossible date such as
+/// `2001-02-30` is one). `in_flow`: the scalar sits in a flow collection, where a time
+/// (`2001-12-14 21:59:43`) stays a string: kyaml's `RNode.MarshalJSON` (`rnode.go`) encodes
+/// the node as YAML again before decoding it, and go-yaml's emitter quotes a scalar holding
+/// `:` in flow context (`emitterc.go`, `yaml_emitter_analyze_scalar`: a flow indicator), so
+/// the JSON step reads back a quoted string.
+/// `config`: the text is one of kustomize's own configuration files or JSON 6902 operations,
+/// read by sigs.k8s.io/yaml with go-yaml v2 into `interface{}`, which keeps a timestamp as its
+/// text (v2's `decode.go`, `d.scalar`).
+pub(crate) fn resolve_plain_number_or_time(
+    text: &str,
+    in_flow: bool,
+    config: bool,
+) -> Option<Node> {
+    if let Some(time) = timestamp_rfc3339(text) {
+        if config || (in_flow && text.contains(':')) {
+            return None;
+        }
+        return Some(Node::Str(time));
+    }
+    resolve_number(text)
 }
 
 /// An unsigned integer as ply keeps it (serde_yaml hands over a `u128`).

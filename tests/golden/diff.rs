@@ -118,3 +118,50 @@ fn diff_golden_cases() {
     }
     failures.finish("diff", all.len());
 }
+
+/// A live snapshot read from stdin (`--live -`) is checked as a file is: a NUL or a byte
+/// that is not UTF-8 is reported at its line and column of `<stdin>`, with exit status 2.
+#[test]
+fn live_snapshot_from_stdin_names_the_place_of_a_bad_byte() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let dir = std::env::temp_dir().join(format!("ply-stdin-live-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    std::fs::write(dir.join("kustomization.yaml"), "resources: [cm.yaml]\n").expect("write");
+    std::fs::write(
+        dir.join("cm.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n",
+    )
+    .expect("write");
+    let head = b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  a: \"x";
+    for (byte, want) in [
+        (0u8, "<stdin>:6:8: a NUL byte"),
+        (0xFF, "<stdin>:6:8: a byte that never occurs in UTF-8"),
+    ] {
+        let mut input = head.to_vec();
+        input.push(byte);
+        input.extend_from_slice(b"y\"\n");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ply"))
+            .args(["diff", "."])
+            .args(["--live", "-"])
+            .current_dir(&dir)
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("running ply");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(&input)
+            .expect("writing stdin");
+        let out = child.wait_with_output().expect("ply ends");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(want), "byte {byte:#04x}: {stderr}");
+        assert!(out.stdout.is_empty());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -450,7 +450,13 @@ fn two_sides_output_file_shards_and_closed_stdout() {
 /// head fails the job after updating the comment; a sharded run merged into one comment.
 #[test]
 fn action_script_keeps_one_comment() {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/ci/test_pr_review.py");
+    python_test("tools/ci/test_pr_review.py");
+}
+
+/// Runs a Python test of the Action's scripts (they share `tools/ci/stand_in.py`) against
+/// this build's `ply`; fails with its output unless it passes.
+fn python_test(script: &str) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join(script);
     let out = Command::new("python3")
         .arg(&script)
         .arg(env!("CARGO_BIN_EXE_ply"))
@@ -469,18 +475,7 @@ fn action_script_keeps_one_comment() {
 /// mismatching one refused, a tag without a release served by the cached build.
 #[test]
 fn action_installs_the_release_binary() {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/ci/test_install_ply.py");
-    let out = Command::new("python3")
-        .arg(&script)
-        .arg(env!("CARGO_BIN_EXE_ply"))
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run python3 {}: {e}", script.display()));
-    assert!(
-        out.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    python_test("tools/ci/test_install_ply.py");
 }
 
 /// `--changed-only` renders neither side of an overlay none of whose files changed: one that
@@ -555,16 +550,16 @@ fn changed_only_renders_no_overlay_whose_files_did_not_change() {
 }
 
 /// `--merge-reports`: every review case without `args` (overlays added, removed, failing at
-/// either side or both, unchanged and changed), reviewed unsharded in every format, then as 2,
-/// 3 and 5 shards written as JSON and merged in every format: byte for byte the unsharded
-/// report, with its exit status. Parts from two different runs, or one part given twice, are refused.
+/// either side or both, unchanged and changed, objects moved into a new root), reviewed
+/// unsharded in every format, then as 2, 3 and 5 shards written as JSON and merged in every
+/// format: byte for byte the unsharded report, with its exit status. Parts from two different
+/// runs, one part given twice, a missing shard and a report not written as a shard are
+/// refused.
 #[test]
 fn merged_shards_equal_the_unsharded_report() {
     let mut tested = 0;
     for case in cases("review") {
-        // Moves are paired within one run: an overlay's objects moving to a root in another
-        // shard are a deletion and a creation there (docs/review.md says so).
-        if !case_args(&case).is_empty() || case.ends_with("moved-into-new-root") {
+        if !case_args(&case).is_empty() {
             continue;
         }
         merged_shards_of(&case);
@@ -572,6 +567,95 @@ fn merged_shards_equal_the_unsharded_report() {
     }
     assert!(tested >= 10, "{tested} cases");
 }
+
+/// Moves between overlays of different shards, in a case written here: `apps/a` is gone at
+/// the head; `apps/b` renders its ConfigMap, Secret (one value changed, one not) and claim,
+/// and `apps/c` the same ConfigMap. The unsharded run moves all three to `apps/b` (a deletion
+/// pairs with the first creation in overlay order), creates the ConfigMap in `apps/c`, masks
+/// the Secret's values as `*** (before)`/`*** (after)` and `***`, and drops the claim's
+/// deletion risk. As 2 shards `apps/a` and `apps/c` are one shard (which alone would pair
+/// them), as 3 and 5 each overlay is its own: every merged report equals the unsharded one
+/// ([`merged_shards_of`]), and no part holds a Secret's value.
+#[test]
+fn merged_shards_pair_moves_across_shards() {
+    let case = std::env::temp_dir().join(format!(
+        "ply-review-{}-case-moves-across-shards",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&case);
+    let files: [(&str, &str); 10] = [
+        (
+            "base/apps/a/kustomization.yaml",
+            "namespace: shop\nresources:\n- settings.yaml\n- creds.yaml\n- data.yaml\n",
+        ),
+        ("base/apps/a/settings.yaml", SETTINGS),
+        (
+            "base/apps/a/creds.yaml",
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: creds\ndata:\n  password: b2xkLXBhc3N3b3Jk\n  user: YWRtaW4=\n",
+        ),
+        ("base/apps/a/data.yaml", CLAIM),
+        (
+            "head/apps/b/kustomization.yaml",
+            "namespace: shop\nlabels:\n- pairs:\n    team: b\nresources:\n- settings.yaml\n- creds.yaml\n- data.yaml\n",
+        ),
+        ("head/apps/b/settings.yaml", SETTINGS),
+        (
+            "head/apps/b/creds.yaml",
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: creds\ndata:\n  password: bmV3LXBhc3N3b3Jk\n  user: YWRtaW4=\n",
+        ),
+        ("head/apps/b/data.yaml", CLAIM),
+        (
+            "head/apps/c/kustomization.yaml",
+            "namespace: shop\nresources:\n- settings.yaml\n",
+        ),
+        ("head/apps/c/settings.yaml", SETTINGS),
+    ];
+    for (path, text) in files {
+        let path = case.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+    }
+    let repo = build_repo(&case, "probe");
+    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    let (code, whole, err) = ply(
+        &repo,
+        &s(&["diff", "--base", "HEAD~1", "--all", "--format", "summary"]),
+    );
+    assert_eq!(code, 1, "{err}");
+    for shown in [
+        "move       v1 ConfigMap shop/settings (moved from apps/a)",
+        "move       v1 Secret shop/creds (moved from apps/a)\n    .data.password: *** (before) → *** (after)\n",
+        "move       v1 PersistentVolumeClaim shop/data (moved from apps/a)",
+        "== apps/c ==\nnote: new overlay (no kustomization at the base): every object is a creation\ncreate     v1 ConfigMap shop/settings\n",
+        "3 overlays, 3 changed: 1 create, 0 update, 0 rename, 0 delete, 3 move, 0 unchanged",
+    ] {
+        assert!(whole.contains(shown), "{shown}\n{whole}");
+    }
+    let (_, json, _) = ply(
+        &repo,
+        &s(&["diff", "--base", "HEAD~1", "--all", "--format", "json"]),
+    );
+    assert!(json.contains("\"risks\": []"), "{json}");
+    // Shard 1 of 2 (`apps/a`, `apps/c`) pairs nothing and writes no Secret's value.
+    let (_, part, err) = ply(
+        &repo,
+        &s(&[
+            "diff", "--base", "HEAD~1", "--all", "--shard", "1/2", "--format", "json",
+        ]),
+    );
+    assert!(!part.contains("\"action\": \"move\""), "{err}\n{part}");
+    assert!(part.contains("\"object\": {"), "{part}");
+    for value in ["b2xkLXBhc3N3b3Jk", "YWRtaW4="] {
+        assert!(!part.contains(value), "{value} in\n{part}");
+    }
+    let _ = std::fs::remove_dir_all(&repo);
+    merged_shards_of(&case);
+    let _ = std::fs::remove_dir_all(&case);
+}
+
+const SETTINGS: &str =
+    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  level: info\n";
+const CLAIM: &str = "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: data\nspec:\n  accessModes:\n  - ReadWriteOnce\n  resources:\n    requests:\n      storage: 1Gi\n";
 
 fn merged_shards_of(case: &Path) {
     let repo = build_repo(case, "merge");
@@ -596,18 +680,20 @@ fn merged_shards_of(case: &Path) {
             }
             parts.push(file);
         }
-        // Markdown also under a small budget: the same rows and diffs are left out.
-        let runs = FORMATS
-            .iter()
-            .map(|(f, _)| vec![*f])
-            .chain([vec!["markdown", "--budget", "3000"]]);
+        // Markdown also under a small budget (the same rows and diffs are left out), HTML,
+        // and the unified diff in colour.
+        let runs = FORMATS.iter().map(|(f, _)| vec![*f]).chain([
+            vec!["markdown", "--budget", "3000"],
+            vec!["html"],
+            vec!["unified", "--color", "always"],
+        ]);
         for run in runs {
             let format = run.join(" ");
             let mut unsharded = s(&["diff", "--base", "HEAD~1", "--all", "--format"]);
             unsharded.extend(s(&run));
             let (code, whole, err) = ply(&repo, &unsharded);
             // (Empty only for a review without changes in the unified format.)
-            assert!(!whole.is_empty() || format == "unified", "{err}");
+            assert!(!whole.is_empty() || format.starts_with("unified"), "{err}");
             let mut merge = s(&["diff", "--format"]);
             merge.extend(s(&run));
             merge.push("--merge-reports".to_string());
@@ -664,5 +750,28 @@ fn merged_shards_of(case: &Path) {
     );
     assert_ne!(c, 0);
     assert!(unwrapped(&err).contains("its base is 'HEAD ("), "{err}");
+    // A shard left out; a report not written as a shard.
+    let (c, _, err) = ply(
+        &repo,
+        &s(&[
+            "diff",
+            "--merge-reports",
+            "part-1-of-3.json",
+            "part-3-of-3.json",
+        ]),
+    );
+    assert_ne!(c, 0);
+    assert!(unwrapped(&err).contains("no part is shard 2/3"), "{err}");
+    let (_, whole, _) = ply(
+        &repo,
+        &s(&["diff", "--base", "HEAD~1", "--all", "--format", "json"]),
+    );
+    std::fs::write(repo.join("whole.json"), whole).unwrap();
+    let (c, _, err) = ply(&repo, &s(&["diff", "--merge-reports", "whole.json"]));
+    assert_ne!(c, 0);
+    assert!(
+        unwrapped(&err).contains("it was not written with --shard I/N"),
+        "{err}"
+    );
     let _ = std::fs::remove_dir_all(&repo);
 }

@@ -12,15 +12,11 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use super::{PLY, git, hermetic, kubectl_available, temp, text};
+use super::repos::{clone_bare, commit_tagged, git, hermetic, write};
+use super::{PLY, kubectl_available, temp, text};
 
 fn golden() -> std::path::PathBuf {
     super::testdata().join("review-bump")
-}
-
-fn write(path: &Path, body: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, body).unwrap();
 }
 
 /// The remote repository: tag `v1`, then tag `v2` (a new image, a new value, one object the
@@ -50,22 +46,9 @@ fn remote_repo(t: &Path) -> String {
                 "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  release: {release}\n"
             ),
         );
-        git(&work, &["add", "-A"]);
-        git(&work, &["commit", "-q", "-m", tag]);
-        git(&work, &["tag", tag]);
+        commit_tagged(&work, tag);
     }
-    let bare = t.join("repos/remote.git");
-    git(
-        t,
-        &[
-            "clone",
-            "-q",
-            "--bare",
-            &work.display().to_string(),
-            &bare.display().to_string(),
-        ],
-    );
-    bare.display().to_string()
+    clone_bare(&work, &t.join("repos/remote.git"))
 }
 
 fn ply_env(dir: &Path, cache: &Path, args: &[&str]) -> Output {

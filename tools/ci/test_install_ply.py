@@ -15,8 +15,8 @@ import shutil
 import subprocess
 import sys
 import tarfile
-import tempfile
-import threading
+
+from stand_in import Quiet, scratch, serving
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO_ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -25,16 +25,17 @@ SCRIPT = os.path.join(HERE, "install-ply.sh")
 
 def main():
     ply = os.path.abspath(sys.argv[1])
-    tmp = tempfile.mkdtemp(prefix="ply-install-")
+    with scratch("ply-install-") as tmp:
+        test(ply, tmp)
+
+
+def test(ply, tmp):
     served = os.path.join(tmp, "releases")
     log = []
 
-    class Files(http.server.SimpleHTTPRequestHandler):
+    class Files(Quiet, http.server.SimpleHTTPRequestHandler):
         def __init__(self, *a, **k):
             super().__init__(*a, directory=served, **k)
-
-        def log_message(self, *args):
-            pass
 
         def do_GET(self):
             log.append(self.path)
@@ -58,9 +59,7 @@ def main():
     os.makedirs(served)
     release("v9.9.9")
     release("v9.9.8", good=False)
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Files)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
+    with serving(Files) as url:
         home = os.path.join(tmp, "home")
         gh_path = os.path.join(tmp, "github_path")
         env = {
@@ -70,7 +69,7 @@ def main():
             "PLY_OS": "linux",
             "PLY_ARCH": "x86_64",
             "PLY_SOURCE": REPO_ROOT,
-            "PLY_RELEASE_URL": f"http://127.0.0.1:{server.server_address[1]}",
+            "PLY_RELEASE_URL": url,
             "GITHUB_PATH": gh_path,
         }
         assert subprocess.run(["sh", "-c", "command -v ply"], env=env).returncode != 0
@@ -118,9 +117,6 @@ def main():
         assert r.returncode == 0 and "using the cached build" in r.stdout, r.stdout + r.stderr
         assert len(log) == before, log[before:]
         print("install-ply.sh: ok")
-    finally:
-        server.shutdown()
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":
