@@ -3,9 +3,10 @@
 //! as text, as JSON (schema in docs/explain.md), or as trailing comments on the YAML output.
 
 use crate::diag::{Error, ErrorKind, Result};
-use crate::render::provenance::{Resolved, resolve};
+use crate::render::provenance::{Resolved, Resolver};
 use crate::resource::Resource;
-use crate::resource::provenance::{Field, Step, parse_path};
+use crate::resource::provenance::{Origin, Step, parse_path};
+use crate::yaml::emit::emit_document_spots;
 use crate::yaml::json::{JsonStyle, write_json};
 use crate::yaml::{EmitOptions, Map, Node, emit_document};
 
@@ -52,18 +53,18 @@ pub(crate) struct Query {
     pub(crate) all: bool,
 }
 
-/// The origins of one recorded field, resolved.
-pub(crate) fn shown(field: &Field) -> Vec<ShownOrigin> {
-    field
-        .origins
+/// The origins of one recorded field, resolved (by `resolver`, which follows the fields of
+/// one object through their documents from where the last one left).
+pub(crate) fn shown(origins: &[Origin], resolver: &mut Resolver) -> Vec<ShownOrigin> {
+    origins
         .iter()
         .map(|o| ShownOrigin {
             step: o.step,
-            at: o.place.as_ref().map(resolve),
+            at: o.place.as_ref().map(|p| resolver.resolve(p)),
             source: o.source.as_ref().map(|s| ShownSource {
                 object: s.object.clone(),
                 path: s.path.clone(),
-                at: s.place.as_ref().map(resolve),
+                at: s.place.as_ref().map(|p| resolver.resolve(p)),
             }),
         })
         .collect()
@@ -81,6 +82,7 @@ pub(crate) fn explain(resources: &[Resource], q: &Query) -> Result<Vec<Explained
     };
     let mut out = Vec::new();
     let mut matched_object = false;
+    let mut resolver = Resolver::default();
     for r in resources {
         if let Some(o) = &q.object
             && !object_matches(r, o)
@@ -89,19 +91,10 @@ pub(crate) fn explain(resources: &[Resource], q: &Query) -> Result<Vec<Explained
         }
         matched_object = true;
         let Some(prov) = &r.provenance else { continue };
-        crate::resource::provenance::for_each_field(&r.node, &mut |path, value| {
-            let Some(field) = prov.fields.get(path) else {
-                return;
-            };
+        prov.for_each_field(&r.node, &mut |path, value, chain| {
             let keep = match &wanted {
                 Some(w) => parse_path(path).is_some_and(|p| p.starts_with(w)),
-                None => {
-                    q.all
-                        || field
-                            .origins
-                            .first()
-                            .is_some_and(|o| o.step != Step::Resource)
-                }
+                None => q.all || chain.newest_step().is_some_and(|s| s != Step::Resource),
             };
             if keep {
                 out.push(Explained {
@@ -111,7 +104,7 @@ pub(crate) fn explain(resources: &[Resource], q: &Query) -> Result<Vec<Explained
                     name: r.name().to_string(),
                     path: path.to_string(),
                     value: value.clone(),
-                    origins: shown(field),
+                    origins: shown(&chain.origins(path), &mut resolver),
                 });
             }
         });
@@ -311,33 +304,39 @@ fn source_json(src: &ShownSource) -> Node {
 /// objects.
 pub(crate) fn with_comments(resources: &[Resource]) -> String {
     let mut out = String::new();
+    let mut resolver = Resolver::default();
+    let mut spots = Vec::new();
+    let mut at: crate::fasthash::FastMap<*const Node, usize> = Default::default();
     for (i, r) in resources.iter().enumerate() {
         if i > 0 {
             out.push_str("---\n");
         }
         let mut doc = String::new();
-        emit_document(&mut doc, &r.node, EmitOptions::default());
         let mut notes: Vec<(usize, String)> = Vec::new();
-        if let Some(prov) = &r.provenance {
-            let file = crate::source::SourceFile::new("<output>", doc.clone());
-            crate::resource::provenance::for_each_field(&r.node, &mut |path, _| {
-                let Some(field) = prov.fields.get(path) else {
-                    return;
-                };
-                let Some(o) = field.origins.first() else {
-                    return;
-                };
-                let Some(segs) = parse_path(path) else { return };
-                let (offset, exact) = crate::kustomization::load::locate_value(&file, 0, &segs);
-                if !exact || segs.is_empty() {
-                    return;
-                }
-                let text = match o.place.as_ref().map(resolve) {
-                    Some(at) => format!("{}:{}:{} {}", at.file, at.line, at.column, o.step.name()),
-                    None => o.step.name().to_string(),
-                };
-                notes.push((offset, text));
-            });
+        match &r.provenance {
+            Some(prov) => {
+                // Where each value is written, told by the writer (by the node's address).
+                spots.clear();
+                emit_document_spots(&mut doc, &r.node, EmitOptions::default(), &mut spots);
+                at.clear();
+                at.extend(spots.iter().copied());
+                prov.for_each_field(&r.node, &mut |path, value, chain| {
+                    let Some(&offset) = at.get(&(value as *const Node)) else {
+                        return;
+                    };
+                    let Some(o) = chain.newest(path) else {
+                        return;
+                    };
+                    let text = match o.place.as_ref().map(|p| resolver.resolve(p)) {
+                        Some(at) => {
+                            format!("{}:{}:{} {}", at.file, at.line, at.column, o.step.name())
+                        }
+                        None => o.step.name().to_string(),
+                    };
+                    notes.push((offset, text));
+                });
+            }
+            None => emit_document(&mut doc, &r.node, EmitOptions::default()),
         }
         out.push_str(&annotate(&doc, &notes));
     }

@@ -391,17 +391,31 @@ pub(crate) fn locate_from(file: &Arc<SourceFile>, start: usize, path: &[PathSeg]
 /// offset is that of the deepest node found, or the document's line (field provenance,
 /// issue 29: `render::provenance`).
 pub(crate) fn locate_value(file: &SourceFile, start: usize, path: &[PathSeg]) -> (usize, bool) {
+    let mut c = Cursor::start(file.text.as_str(), start);
+    for seg in path {
+        c = c.step(file.text.as_str(), seg);
+    }
+    value_at(
+        file,
+        start,
+        &c,
+        matches!(path.last(), Some(PathSeg::Key(_))),
+    )
+}
+
+/// [`locate_value`] of the path a cursor followed from `start` (`key`: its last segment is a
+/// key), so that many paths of one document can be followed from their common prefix.
+pub(crate) fn value_at(file: &SourceFile, start: usize, c: &Cursor, key: bool) -> (usize, bool) {
     let text = file.text.as_str();
-    let w = walk(text, start, path);
-    let Some((off, len)) = w.found else {
-        return (start.min(text.len()), path.is_empty());
+    let Some((off, len)) = c.found else {
+        return (start.min(text.len()), !c.missed);
     };
-    if !w.rest.is_empty() {
+    if c.missed {
         return (off, false);
     }
     let line_end = text[off..].find('\n').map_or(text.len(), |e| off + e);
     let mut at = off + len;
-    if matches!(path.last(), Some(PathSeg::Key(_))) {
+    if key {
         // Past the key's closing quote, if any, and its colon.
         match text[at..line_end].find(':') {
             Some(c) => at += c + 1,
@@ -485,16 +499,38 @@ struct Walk<'p> {
     parent: Option<usize>,
 }
 
-/// Follows `path` through block-style YAML text from the line holding `start`, by
-/// indentation, as far as it is written.
-fn walk<'p>(text: &str, start: usize, path: &'p [PathSeg]) -> Walk<'p> {
-    let mut w = Walk {
-        found: None,
-        rest: path,
-        from: line_start(text, start),
-        parent: None,
-    };
-    while let Some((seg, rest)) = w.rest.split_first() {
+/// Where a walk along a path through block-style YAML text has got to, one segment at a
+/// time ([`Cursor::step`]); [`walk`] is its steps over a whole path.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Cursor {
+    /// The best match so far: (offset, len).
+    found: Option<(usize, usize)>,
+    /// Where to continue (as `Walk::from`).
+    from: usize,
+    /// The indentation of the node found last.
+    parent: Option<usize>,
+    /// A segment was not found: the later ones are not looked for.
+    missed: bool,
+}
+
+impl Cursor {
+    /// A walk from the line holding `start`.
+    pub(crate) fn start(text: &str, start: usize) -> Cursor {
+        Cursor {
+            found: None,
+            from: line_start(text, start),
+            parent: None,
+            missed: false,
+        }
+    }
+
+    /// The walk one segment further (the same cursor, missed, when the text does not hold
+    /// it).
+    pub(crate) fn step(self, text: &str, seg: &PathSeg) -> Cursor {
+        if self.missed {
+            return self;
+        }
+        let mut w = self;
         match seg {
             PathSeg::Key(key) => {
                 let mut hit = None;
@@ -524,14 +560,18 @@ fn walk<'p>(text: &str, start: usize, path: &'p [PathSeg]) -> Walk<'p> {
                         break;
                     }
                 }
-                let Some((next, off, eff)) = hit else { break };
+                let Some((next, off, eff)) = hit else {
+                    w.missed = true;
+                    return w;
+                };
                 w.found = Some((off, key.len()));
                 w.from = next;
                 w.parent = Some(eff);
             }
             PathSeg::Index(n) => {
                 let Some((line_off, col)) = dashes(text, w.from, w.parent).nth(*n) else {
-                    break;
+                    w.missed = true;
+                    return w;
                 };
                 w.found = Some((line_off + col, 1));
                 // The entry's first key may stand on the dash's line.
@@ -539,9 +579,28 @@ fn walk<'p>(text: &str, start: usize, path: &'p [PathSeg]) -> Walk<'p> {
                 w.parent = Some(col);
             }
         }
-        w.rest = rest;
+        w
     }
-    w
+}
+
+/// Follows `path` through block-style YAML text from the line holding `start`, by
+/// indentation, as far as it is written.
+fn walk<'p>(text: &str, start: usize, path: &'p [PathSeg]) -> Walk<'p> {
+    let mut c = Cursor::start(text, start);
+    let mut rest = path;
+    while let Some((seg, after)) = rest.split_first() {
+        c = c.step(text, seg);
+        if c.missed {
+            break;
+        }
+        rest = after;
+    }
+    Walk {
+        found: c.found,
+        rest,
+        from: c.from,
+        parent: c.parent,
+    }
 }
 
 /// The entries of the block sequence that starts at or after the line at `from`, inside a

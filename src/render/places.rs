@@ -38,23 +38,19 @@ pub(crate) fn identity(r: &Resource) -> [String; 4] {
 /// The newest recorded place of the field at `path` of `r` (the first origin that has one).
 pub(crate) fn field_place(r: &Resource, path: &str) -> Option<Place> {
     let p = r.provenance.as_ref()?;
-    p.fields
-        .get(path)?
-        .origins
-        .iter()
-        .find_map(|o| o.place.clone())
+    let chain = p.field(&crate::resource::provenance::parse_path(path)?)?;
+    chain.origins(path).into_iter().find_map(|o| o.place)
 }
 
 /// The place of the newest origin of the field at `path` of `r` by `step`.
 fn place_by(r: &Resource, path: &str, step: Step) -> Option<Place> {
     let p = r.provenance.as_ref()?;
-    p.fields
-        .get(path)?
-        .origins
-        .iter()
+    let chain = p.field(&crate::resource::provenance::parse_path(path)?)?;
+    chain
+        .origins(path)
+        .into_iter()
         .find(|o| o.step == step)?
         .place
-        .clone()
 }
 
 /// The path of the node `target` (by address) inside `root`.
@@ -124,29 +120,28 @@ pub(crate) fn record_unchanged(
                 continue;
             };
             if let Some(before) = value_at(&r.node, &segs) {
-                found.push((path, locate(r, &segs, Some(before))));
+                let place = locate(r, &segs, Some(before));
+                found.push((path, segs, place));
             }
         }
         let Some(p) = r.provenance.as_mut() else {
             continue;
         };
-        for (path, place) in found {
-            let Some(field) = p.fields.get_mut(path) else {
+        for (path, segs, place) in found {
+            let Some(chain) = p.field(&segs) else {
                 continue;
             };
-            let same = field
-                .origins
-                .first()
+            let same = chain
+                .newest(path)
                 .is_some_and(|o| o.step == step && same_place(o.place.as_ref(), place.as_ref()));
             if !same {
-                field.origins.insert(
-                    0,
-                    crate::resource::provenance::Origin {
+                p.tree
+                    .slot(&segs)
+                    .push(crate::resource::provenance::Origin {
                         step,
                         place,
                         source: None,
-                    },
-                );
+                    });
             }
         }
     }
@@ -547,16 +542,23 @@ pub(crate) fn name_remote_files(
         let Some(p) = r.provenance.as_mut() else {
             continue;
         };
-        for field in p.fields.values_mut() {
-            for o in &mut field.origins {
-                if let Some(place) = o.place.as_mut() {
-                    rename(place);
-                }
-                if let Some(place) = o.source.as_mut().and_then(|s| s.place.as_mut()) {
-                    rename(place);
-                }
-            }
+        if let Some(read) = p.read.as_mut() {
+            let mut place = Place {
+                file: Arc::clone(&read.file),
+                start: read.start,
+                path: String::new(),
+            };
+            rename(&mut place);
+            read.file = place.file;
         }
+        p.tree.for_each_origin_mut(&mut |o| {
+            if let Some(place) = o.place.as_mut() {
+                rename(place);
+            }
+            if let Some(place) = o.source.as_mut().and_then(|s| s.place.as_mut()) {
+                rename(place);
+            }
+        });
     }
     Ok(())
 }

@@ -7,11 +7,10 @@ use std::sync::Arc;
 
 use super::patches::{Body, Patch};
 use crate::kustomization::Loaded;
-use crate::kustomization::load::locate_value;
+use crate::kustomization::load::{Cursor, locate_value, value_at};
 use crate::resource::Resource;
 use crate::resource::provenance::{
-    Field, Origin, Place, Provenance, Source, Step, for_each_field, parse_path, path_text,
-    push_index, push_key,
+    Origin, Place, Provenance, Read, Source, Step, Tree, parse_path, path_text,
 };
 use crate::source::{Location, SourceFile};
 use crate::yaml::Node;
@@ -23,9 +22,10 @@ pub(crate) type LocateFn<'a> = &'a dyn Fn(&Resource, &[PathSeg], Option<&Node>) 
 
 /// Records `step` over `acc`: every field of an object whose value is new or differs from the
 /// one recorded gets the origin `locate` gives, before the older ones. An object seen for the
-/// first time has each field attributed to the document it was read from when it has one,
-/// else to `step`. Only what changed since the last record is compared: the recorded copy
-/// shares the unchanged (frozen) maps with the object.
+/// first time has each field attributed to the document it was read from when it has one
+/// (written down once for the whole object: [`Tree::Read`]), else to `step`. Only what
+/// changed since the last record is compared: the recorded copy shares the unchanged (frozen)
+/// maps with the object, and only the changed fields are written into the tree.
 pub(crate) fn record(acc: &mut [Resource], step: Step, locate: LocateFn<'_>) {
     record_sourced(acc, step, &|r, path, before| {
         (locate(r, path, before), None)
@@ -41,76 +41,95 @@ pub(crate) type SourcedLocateFn<'a> =
 pub(crate) fn record_sourced(acc: &mut [Resource], step: Step, locate: SourcedLocateFn<'_>) {
     for r in acc.iter_mut() {
         r.node.freeze_unshared();
-        match r.provenance.take() {
-            None => {
-                let mut fields = crate::fasthash::FastMap::default();
-                let doc = r.origin.clone();
-                for_each_field(&r.node, &mut |path, _| {
-                    let origin = match &doc {
-                        Some(loc) => Origin {
-                            step: Step::Resource,
-                            place: Some(Place {
-                                file: Arc::clone(&loc.file),
-                                start: loc.offset,
-                                path: path.to_string(),
-                            }),
-                            source: None,
-                        },
-                        None => {
-                            let (place, source) =
-                                locate(r, &parse_path(path).unwrap_or_default(), None);
-                            Origin {
-                                step,
-                                place,
-                                source,
-                            }
-                        }
-                    };
-                    fields.insert(
-                        path.to_string(),
-                        Field {
-                            origins: vec![origin],
-                        },
-                    );
-                });
-                r.provenance = Some(Box::new(Provenance {
-                    fields,
+        let p = match r.provenance.take() {
+            None => match &r.origin {
+                Some(loc) => Provenance {
+                    read: Some(Read {
+                        file: Arc::clone(&loc.file),
+                        start: loc.offset,
+                    }),
+                    tree: Tree::Read,
                     last: r.node.clone(),
-                }));
-            }
-            Some(mut p) => {
-                let last = std::mem::take(&mut p.last);
-                let mut path = String::new();
-                diff(&last, &r.node, &mut path, &mut |event, path| match event {
-                    Event::Set(before) => {
-                        let (place, source) =
-                            locate(r, &parse_path(path).unwrap_or_default(), before);
+                },
+                None => {
+                    let r: &Resource = r;
+                    let mut tree = Tree::Empty;
+                    let mut buf = Vec::new();
+                    each(&r.node, &mut Vec::new(), &mut |segs| {
+                        let path = owned(&mut buf, segs);
+                        let (place, source) = locate(r, path, None);
                         let origin = Origin {
                             step,
                             place,
                             source,
                         };
-                        match p.fields.get_mut(path) {
-                            Some(f) if before.is_some() => f.origins.insert(0, origin),
-                            _ => {
-                                p.fields.insert(
-                                    path.to_string(),
-                                    Field {
-                                        origins: vec![origin],
-                                    },
-                                );
+                        tree.slot(path).start(origin);
+                    });
+                    Provenance {
+                        read: None,
+                        tree,
+                        last: r.node.clone(),
+                    }
+                }
+            },
+            Some(mut p) => {
+                let last = std::mem::take(&mut p.last);
+                let r: &Resource = r;
+                let tree = &mut p.tree;
+                let mut buf = Vec::new();
+                diff(&last, &r.node, &mut Vec::new(), &mut |event, segs| {
+                    let path = owned(&mut buf, segs);
+                    match event {
+                        Event::Set(before) => {
+                            let (place, source) = locate(r, path, before);
+                            let origin = Origin {
+                                step,
+                                place,
+                                source,
+                            };
+                            let slot = tree.slot(path);
+                            match before {
+                                Some(_) => slot.push(origin),
+                                None => slot.start(origin),
                             }
                         }
-                    }
-                    Event::Gone => {
-                        p.fields.remove(path);
+                        Event::Gone => *tree.slot(path) = Tree::Empty,
                     }
                 });
                 p.last = r.node.clone();
-                r.provenance = Some(p);
+                *p
             }
-        }
+        };
+        r.provenance = Some(Box::new(p));
     }
+}
+
+/// One step of a path while comparing: a key borrowed from the nodes, or an index.
+#[derive(Clone, Copy)]
+enum Seg<'n> {
+    Key(&'n str),
+    Index(usize),
+}
+
+/// `segs` as the owned path `locate` and the tree take, made in `buf` from the last path
+/// made there: the fields of one object come in document order, so most of a path is the
+/// last one's and only the rest is copied.
+fn owned<'b>(buf: &'b mut Vec<PathSeg>, segs: &[Seg<'_>]) -> &'b [PathSeg] {
+    let same = buf
+        .iter()
+        .zip(segs)
+        .take_while(|(a, b)| match (a, b) {
+            (PathSeg::Key(a), Seg::Key(b)) => a == b,
+            (PathSeg::Index(a), Seg::Index(b)) => a == b,
+            _ => false,
+        })
+        .count();
+    buf.truncate(same);
+    buf.extend(segs[same..].iter().map(|s| match s {
+        Seg::Key(k) => PathSeg::Key((*k).to_string()),
+        Seg::Index(i) => PathSeg::Index(*i),
+    }));
+    buf
 }
 
 /// What [`diff`] found at a field path.
@@ -130,41 +149,43 @@ fn is_field(n: &Node) -> bool {
 }
 
 /// Compares the recorded `a` with the current `b`, skipping maps they share.
-fn diff<'a>(a: &'a Node, b: &Node, path: &mut String, ev: &mut dyn FnMut(Event<'a>, &str)) {
+fn diff<'n>(
+    a: &'n Node,
+    b: &'n Node,
+    path: &mut Vec<Seg<'n>>,
+    ev: &mut dyn FnMut(Event<'n>, &[Seg<'n>]),
+) {
     match (a, b) {
         (Node::Map(x), Node::Map(y)) if !x.is_empty() && !y.is_empty() => {
             if x.shares_with(y) {
                 return;
             }
             for (k, vb) in y.iter() {
-                let len = path.len();
-                push_key(path, k);
+                path.push(Seg::Key(k));
                 match x.get(k) {
                     Some(va) => diff(va, vb, path, ev),
                     None => each(vb, path, &mut |p| ev(Event::Set(None), p)),
                 }
-                path.truncate(len);
+                path.pop();
             }
             for (k, va) in x.iter() {
                 if y.get(k).is_none() {
-                    let len = path.len();
-                    push_key(path, k);
+                    path.push(Seg::Key(k));
                     each(va, path, &mut |p| ev(Event::Gone, p));
-                    path.truncate(len);
+                    path.pop();
                 }
             }
         }
         (Node::Seq(x), Node::Seq(y)) if !x.is_empty() && !y.is_empty() => {
             for i in 0..x.len().max(y.len()) {
-                let len = path.len();
-                push_index(path, i);
+                path.push(Seg::Index(i));
                 match (x.get(i), y.get(i)) {
                     (Some(va), Some(vb)) => diff(va, vb, path, ev),
                     (None, Some(vb)) => each(vb, path, &mut |p| ev(Event::Set(None), p)),
                     (Some(va), None) => each(va, path, &mut |p| ev(Event::Gone, p)),
                     (None, None) => {}
                 }
-                path.truncate(len);
+                path.pop();
             }
         }
         _ if is_field(a) && is_field(b) => {
@@ -180,22 +201,20 @@ fn diff<'a>(a: &'a Node, b: &Node, path: &mut String, ev: &mut dyn FnMut(Event<'
 }
 
 /// Calls `f` with the path of every field of `n`, which sits at `path`.
-fn each(n: &Node, path: &mut String, f: &mut dyn FnMut(&str)) {
+fn each<'n>(n: &'n Node, path: &mut Vec<Seg<'n>>, f: &mut dyn FnMut(&[Seg<'n>])) {
     match n {
         Node::Map(m) if !m.is_empty() => {
             for (k, v) in m.iter() {
-                let len = path.len();
-                push_key(path, k);
+                path.push(Seg::Key(k));
                 each(v, path, f);
-                path.truncate(len);
+                path.pop();
             }
         }
         Node::Seq(items) if !items.is_empty() => {
             for (i, v) in items.iter().enumerate() {
-                let len = path.len();
-                push_index(path, i);
+                path.push(Seg::Index(i));
                 each(v, path, f);
-                path.truncate(len);
+                path.pop();
             }
         }
         _ => f(path),
@@ -507,12 +526,92 @@ pub(crate) struct Resolved {
 /// Resolves a place to the line and column of the value it names.
 pub(crate) fn resolve(place: &Place) -> Resolved {
     let path = parse_path(&place.path).unwrap_or_default();
-    resolve_in(&place.file, place.start, &path)
+    let (offset, exact) = locate_value(&place.file, place.start, &path);
+    resolved(&place.file, offset, exact, place.file.line_col(offset))
 }
 
-fn resolve_in(file: &SourceFile, start: usize, path: &[PathSeg]) -> Resolved {
-    let (offset, exact) = locate_value(file, start, path);
-    let (line, column) = file.line_col(offset);
+/// Resolves many places, as [`resolve`] does, following each path through its document from
+/// where the previous place's path in that document left it when they share a prefix, and
+/// counting lines from the last offset found there: the places of one object's fields,
+/// asked in document order, read each document's text about once instead of from its top
+/// for every field.
+#[derive(Default)]
+pub(crate) struct Resolver {
+    /// The documents asked about lately, the latest last (a few: an object's fields come
+    /// from its document, its kustomizations and its patches).
+    docs: Vec<DocWalk>,
+}
+
+/// Where [`Resolver`] left one document.
+struct DocWalk {
+    file: Arc<SourceFile>,
+    start: usize,
+    /// The last path followed, and the walk after each of its prefixes (`walks[i]` after
+    /// `segs[..i]`).
+    segs: Vec<PathSeg>,
+    walks: Vec<Cursor>,
+    /// The last offset resolved and its line: a later one counts the lines from there.
+    line_at: Option<(usize, usize)>,
+}
+
+/// How many documents a [`Resolver`] keeps its place in.
+const DOCS_KEPT: usize = 8;
+
+impl Resolver {
+    pub(crate) fn resolve(&mut self, place: &Place) -> Resolved {
+        let path = parse_path(&place.path).unwrap_or_default();
+        let file = &*place.file;
+        let text = file.text.as_str();
+        let found = self
+            .docs
+            .iter()
+            .position(|d| Arc::ptr_eq(&d.file, &place.file) && d.start == place.start);
+        let d = match found {
+            Some(i) => &mut self.docs[i],
+            None => {
+                if self.docs.len() == DOCS_KEPT {
+                    self.docs.remove(0);
+                }
+                self.docs.push(DocWalk {
+                    file: Arc::clone(&place.file),
+                    start: place.start,
+                    segs: Vec::new(),
+                    walks: vec![Cursor::start(text, place.start)],
+                    line_at: None,
+                });
+                let last = self.docs.len() - 1;
+                &mut self.docs[last]
+            }
+        };
+        let same = d.segs.iter().zip(&path).take_while(|(a, b)| a == b).count();
+        d.segs.truncate(same);
+        d.walks.truncate(same + 1);
+        for seg in &path[same..] {
+            let next = d.walks[d.walks.len() - 1].step(text, seg);
+            d.walks.push(next);
+            d.segs.push(seg.clone());
+        }
+        let key = matches!(path.last(), Some(PathSeg::Key(_)));
+        let (offset, exact) = value_at(file, place.start, &d.walks[path.len()], key);
+        let line_col = match d.line_at {
+            // As `SourceFile::line_col` counts, from the last offset on.
+            Some((from, line)) if from <= offset && text.is_char_boundary(offset) => {
+                let before = &text[..offset];
+                let line = line + before[from..].matches('\n').count();
+                let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+                (line, before[line_start..].chars().count() + 1)
+            }
+            _ => file.line_col(offset),
+        };
+        if text.is_char_boundary(offset) {
+            d.line_at = Some((offset, line_col.0));
+        }
+        resolved(file, offset, exact, line_col)
+    }
+}
+
+fn resolved(file: &SourceFile, offset: usize, exact: bool, line_col: (usize, usize)) -> Resolved {
+    let (line, column) = line_col;
     let text = file.text.as_str();
     let ls = text[..offset].rfind('\n').map_or(0, |i| i + 1);
     let le = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
@@ -523,5 +622,255 @@ fn resolve_in(file: &SourceFile, start: usize, path: &[PathSeg]) -> Resolved {
         exact,
         quote: text[ls..le].trim_end_matches('\r').to_string(),
         offset,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fasthash::FastMap;
+    use crate::resource::provenance::{push_index, push_key};
+    use crate::source::Location;
+    use crate::yaml::Map;
+
+    /// The table the tree stands for, kept the plain way: every field's path as text, each
+    /// record comparing every field of the object with the last one.
+    #[derive(Default)]
+    struct Model {
+        fields: FastMap<String, Vec<(Step, String)>>,
+        last: Option<FastMap<String, Node>>,
+    }
+
+    fn flat(node: &Node) -> Vec<(String, Node)> {
+        fn go(n: &Node, path: &mut String, out: &mut Vec<(String, Node)>) {
+            match n {
+                Node::Map(m) if !m.is_empty() => {
+                    for (k, v) in m.iter() {
+                        let len = path.len();
+                        push_key(path, k);
+                        go(v, path, out);
+                        path.truncate(len);
+                    }
+                }
+                Node::Seq(s) if !s.is_empty() => {
+                    for (i, v) in s.iter().enumerate() {
+                        let len = path.len();
+                        push_index(path, i);
+                        go(v, path, out);
+                        path.truncate(len);
+                    }
+                }
+                _ => out.push((path.clone(), n.clone())),
+            }
+        }
+        let mut out = Vec::new();
+        go(node, &mut String::new(), &mut out);
+        out
+    }
+
+    /// What the test's steps say they set: the path, and whether a value was there before.
+    fn said(path: &str, before: bool) -> String {
+        format!("{path}{}", if before { "!" } else { "" })
+    }
+
+    impl Model {
+        fn record(&mut self, node: &Node, step: Step, read: bool) {
+            let now: FastMap<String, Node> = flat(node).into_iter().collect();
+            match &self.last {
+                None => {
+                    for (p, _) in flat(node) {
+                        let o = if read {
+                            (Step::Resource, p.clone())
+                        } else {
+                            (step, said(&p, false))
+                        };
+                        self.fields.insert(p, vec![o]);
+                    }
+                }
+                Some(last) => {
+                    for (p, v) in flat(node) {
+                        match last.get(&p) {
+                            Some(old) if *old == v => {}
+                            Some(_) => {
+                                let o = (step, said(&p, true));
+                                self.fields.entry(p).or_default().insert(0, o);
+                            }
+                            None => {
+                                self.fields.insert(p.clone(), vec![(step, said(&p, false))]);
+                            }
+                        }
+                    }
+                    for p in last.keys() {
+                        if !now.contains_key(p) {
+                            self.fields.remove(p);
+                        }
+                    }
+                }
+            }
+            self.last = Some(now);
+        }
+
+        fn shown(&self, node: &Node) -> Vec<(String, Vec<(Step, String)>)> {
+            flat(node)
+                .into_iter()
+                .filter_map(|(p, _)| Some((p.clone(), self.fields.get(&p)?.clone())))
+                .collect()
+        }
+    }
+
+    fn shown(r: &Resource) -> Vec<(String, Vec<(Step, String)>)> {
+        let mut out = Vec::new();
+        if let Some(p) = &r.provenance {
+            p.for_each_field(&r.node, &mut |path, _, chain| {
+                let origins = chain
+                    .origins(path)
+                    .into_iter()
+                    .map(|o| (o.step, o.place.map(|p| p.path).unwrap_or_default()))
+                    .collect();
+                out.push((path.to_string(), origins));
+            });
+        }
+        out
+    }
+
+    /// A small deterministic random source (xorshift).
+    struct Rng(u64);
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % n as u64) as usize
+        }
+    }
+
+    const KEYS: [&str; 4] = ["a", "b", "c.d", "e"];
+
+    fn value(rng: &mut Rng, depth: usize) -> Node {
+        match rng.below(if depth > 2 { 3 } else { 6 }) {
+            0 | 1 => Node::Int(rng.below(3) as i128),
+            2 => Node::Str(KEYS[rng.below(4)].to_string()),
+            3 => {
+                let mut m = Map::new();
+                for _ in 0..rng.below(4) {
+                    m.insert(KEYS[rng.below(4)].to_string(), value(rng, depth + 1));
+                }
+                Node::Map(m)
+            }
+            _ => Node::Seq((0..rng.below(4)).map(|_| value(rng, depth + 1)).collect()),
+        }
+    }
+
+    /// Changes one place of `n`: a new value, a key added or removed, an item put first or
+    /// dropped, or (going deeper) something under it.
+    fn mutate(n: &mut Node, rng: &mut Rng, depth: usize) {
+        match n {
+            Node::Map(m) if !m.is_empty() && rng.below(3) > 0 => {
+                let i = rng.below(m.len());
+                match rng.below(4) {
+                    0 => {
+                        m.shift_remove_index(i);
+                    }
+                    1 => {
+                        m.insert(KEYS[rng.below(4)].to_string(), value(rng, depth + 1));
+                    }
+                    _ => {
+                        if let Some((_, v)) = m.get_index_mut(i) {
+                            mutate(v, rng, depth + 1);
+                        }
+                    }
+                }
+            }
+            Node::Seq(s) if !s.is_empty() && rng.below(3) > 0 => match rng.below(4) {
+                0 => {
+                    s.remove(rng.below(s.len()));
+                }
+                1 => s.insert(0, value(rng, depth + 1)),
+                _ => {
+                    let i = rng.below(s.len());
+                    mutate(&mut s[i], rng, depth + 1);
+                }
+            },
+            _ => *n = value(rng, depth),
+        }
+    }
+
+    /// The tree gives every field the chain the plain path table gives it, over random
+    /// changes recorded step after step, for objects read from a document and made ones.
+    #[test]
+    fn tree_equals_the_path_table() {
+        let file = SourceFile::new("/t/r.yaml", "a: 1\n");
+        let steps = [Step::Patch, Step::Labels, Step::Images, Step::Namespace];
+        let locate: LocateFn<'_> = &|_, path, before| {
+            Some(Place {
+                file: Arc::clone(&file),
+                start: 0,
+                path: said(&path_text(path), before.is_some()),
+            })
+        };
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut compared = 0;
+        for case in 0..400 {
+            let read = case % 3 != 0;
+            let mut start = Map::new();
+            for _ in 0..1 + rng.below(4) {
+                start.insert(KEYS[rng.below(4)].to_string(), value(&mut rng, 1));
+            }
+            let mut node = Node::Map(start);
+            if case % 2 == 0 {
+                node.freeze();
+            }
+            let origin = read.then(|| Location::new(Arc::clone(&file), 0, 1));
+            let mut r = vec![Resource::new(node, origin)];
+            let mut model = Model::default();
+            for round in 0..6 {
+                let step = steps[round % steps.len()];
+                if round > 0 {
+                    for _ in 0..1 + rng.below(3) {
+                        mutate(&mut r[0].node, &mut rng, 0);
+                    }
+                }
+                record(&mut r, step, locate);
+                model.record(&r[0].node, step, read);
+                let want = model.shown(&r[0].node);
+                assert_eq!(shown(&r[0]), want, "case {case}, round {round}");
+                compared += want.len();
+            }
+        }
+        assert!(compared > 1000, "only {compared} fields compared");
+    }
+
+    /// Places are resolved alike one at a time and in a row from a shared prefix.
+    #[test]
+    fn resolver_equals_resolve() {
+        let file = SourceFile::new(
+            "/t/d.yaml",
+            "kind: A\nmetadata:\n  name: x\n  labels:\n    a: \"1\"\n    b: 2\nspec:\n  list:\n  - name: c\n    image: i\n  - d\n  empty: {}\n---\nkind: B\nspec:\n  x: 1\n",
+        );
+        let second = file.text.find("---").unwrap() + 4;
+        let paths = [
+            (0, "kind"),
+            (0, "metadata.name"),
+            (0, "metadata.labels.a"),
+            (0, "metadata.labels.b"),
+            (0, "metadata.labels.zz"),
+            (0, "spec.list[0].name"),
+            (0, "spec.list[0].image"),
+            (0, "spec.list[1]"),
+            (0, "spec.list[5].x"),
+            (0, "spec.empty"),
+            (second, "spec.x"),
+            (second, "kind"),
+            (0, "metadata.labels.b"),
+        ];
+        let mut resolver = Resolver::default();
+        for (start, path) in paths {
+            let place = Place {
+                file: Arc::clone(&file),
+                start,
+                path: path.to_string(),
+            };
+            assert_eq!(resolver.resolve(&place), resolve(&place), "{path}");
+        }
     }
 }

@@ -102,19 +102,272 @@ pub(crate) struct Source {
     pub(crate) place: Option<Place>,
 }
 
-/// One field (a scalar, or an empty map or list): its origins, newest first.
-#[derive(Clone, Debug)]
-pub(crate) struct Field {
-    pub(crate) origins: Vec<Origin>,
-}
-
-/// The fields of one object by path (`spec.template.spec.containers[0].image`, see
-/// [`push_key`]), and the object as last recorded (frozen: its unchanged maps are shared
-/// with the object, so the next record compares only what changed).
+/// The origins of one object's fields, shaped like the object (a map of the object's maps, a
+/// list of its lists), and the object as last recorded (frozen: its unchanged maps are shared
+/// with the object, so the next record compares only what changed). A field no step has
+/// changed since the object's first record is not written down: it sits under a
+/// [`Tree::Read`], and its one origin is the document the object was read from, at the field's
+/// own path ([`Chain::origins`] writes it out when asked). So the first record costs nothing
+/// per field, and each later one touches only the fields that changed.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Provenance {
-    pub(crate) fields: FastMap<String, Field>,
+    /// The document the object was read from at its first record (`None`: no document, as
+    /// for a generated object; then every field was written down at that record).
+    pub(crate) read: Option<Read>,
+    pub(crate) tree: Tree,
     pub(crate) last: Node,
+}
+
+/// A document an object was read from: its file, and the byte where it starts.
+#[derive(Clone, Debug)]
+pub(crate) struct Read {
+    pub(crate) file: Arc<SourceFile>,
+    pub(crate) start: usize,
+}
+
+/// The origins recorded at one node of an object (see [`Provenance`]).
+#[derive(Clone, Debug, Default)]
+pub(crate) enum Tree {
+    /// No field at or under here has origins (a field that left; nothing recorded yet).
+    #[default]
+    Empty,
+    /// Every field at or under here has only its first origin: [`Provenance::read`].
+    Read,
+    /// One field: the origins recorded, newest first, then (`read`) the document's.
+    Field { origins: Vec<Origin>, read: bool },
+    /// A map: its keys recorded; any other key is `rest` (`Empty` or `Read`).
+    Map {
+        keys: FastMap<String, Tree>,
+        rest: Box<Tree>,
+    },
+    /// A list: its first items recorded; any later one is `rest` (`Empty` or `Read`).
+    Seq { items: Vec<Tree>, rest: Box<Tree> },
+}
+
+/// One field's origins, newest first, as [`Provenance::for_each_field`] gives them.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Chain<'a> {
+    /// The origins steps recorded, newest first.
+    pub(crate) recorded: &'a [Origin],
+    /// The document the object was read from, the oldest origin when the field has it.
+    pub(crate) read: Option<&'a Read>,
+}
+
+impl Chain<'_> {
+    /// The step of the newest origin.
+    pub(crate) fn newest_step(&self) -> Option<Step> {
+        match self.recorded.first() {
+            Some(o) => Some(o.step),
+            None => self.read.map(|_| Step::Resource),
+        }
+    }
+
+    /// The newest origin of the field at `path`.
+    pub(crate) fn newest(&self, path: &str) -> Option<Origin> {
+        match self.recorded.first() {
+            Some(o) => Some(o.clone()),
+            None => self.read.map(|d| d.origin(path)),
+        }
+    }
+
+    /// Every origin of the field at `path`, newest first.
+    pub(crate) fn origins(&self, path: &str) -> Vec<Origin> {
+        let mut out = Vec::with_capacity(self.recorded.len() + 1);
+        out.extend_from_slice(self.recorded);
+        out.extend(self.read.map(|d| d.origin(path)));
+        out
+    }
+}
+
+impl Read {
+    /// The origin of the field at `path` as read.
+    pub(crate) fn origin(&self, path: &str) -> Origin {
+        Origin {
+            step: Step::Resource,
+            place: Some(Place {
+                file: Arc::clone(&self.file),
+                start: self.start,
+                path: path.to_string(),
+            }),
+            source: None,
+        }
+    }
+}
+
+impl Tree {
+    /// The state an unlisted child of a branch made from this node has: a map or list made
+    /// from a read node reads its children, any other starts empty.
+    fn child_rest(&self) -> Tree {
+        match self {
+            Tree::Read => Tree::Read,
+            _ => Tree::Empty,
+        }
+    }
+
+    /// The node at `path` under this one, made (as a map or list branch) where it is not yet.
+    pub(crate) fn slot(&mut self, path: &[PathSeg]) -> &mut Tree {
+        let mut t = self;
+        for seg in path {
+            let fits = matches!(
+                (&*t, seg),
+                (Tree::Map { .. }, PathSeg::Key(_)) | (Tree::Seq { .. }, PathSeg::Index(_))
+            );
+            if !fits {
+                let rest = Box::new(t.child_rest());
+                *t = match seg {
+                    PathSeg::Key(_) => Tree::Map {
+                        keys: FastMap::default(),
+                        rest,
+                    },
+                    PathSeg::Index(_) => Tree::Seq {
+                        items: Vec::new(),
+                        rest,
+                    },
+                };
+            }
+            t = match (t, seg) {
+                (Tree::Map { keys, rest }, PathSeg::Key(k)) => {
+                    if !keys.contains_key(k.as_str()) {
+                        keys.insert(k.clone(), rest.child_rest());
+                    }
+                    keys.get_mut(k.as_str()).expect("inserted above")
+                }
+                (Tree::Seq { items, rest }, PathSeg::Index(i)) => {
+                    while items.len() <= *i {
+                        items.push(rest.child_rest());
+                    }
+                    &mut items[*i]
+                }
+                _ => unreachable!("made to fit above"),
+            };
+        }
+        t
+    }
+
+    /// The node at `path`, if anything is recorded there.
+    fn get(&self, path: &[PathSeg]) -> &Tree {
+        let mut t = self;
+        for seg in path {
+            t = match (t, seg) {
+                (Tree::Read, _) => return &Tree::Read,
+                (Tree::Map { keys, rest }, PathSeg::Key(k)) => keys.get(k.as_str()).unwrap_or(rest),
+                (Tree::Seq { items, rest }, PathSeg::Index(i)) => items.get(*i).unwrap_or(rest),
+                _ => return &Tree::Empty,
+            };
+        }
+        t
+    }
+
+    /// The chain of the field this node records, if any.
+    fn chain<'a>(&'a self, read: Option<&'a Read>) -> Option<Chain<'a>> {
+        match self {
+            Tree::Read => read.map(|d| Chain {
+                recorded: &[],
+                read: Some(d),
+            }),
+            Tree::Field { origins, read: r } => Some(Chain {
+                recorded: origins,
+                read: read.filter(|_| *r),
+            }),
+            _ => None,
+        }
+    }
+
+    /// A field given `origin` on top of its chain (a new value of a field that was there).
+    pub(crate) fn push(&mut self, origin: Origin) {
+        match self {
+            Tree::Field { origins, .. } => origins.insert(0, origin),
+            Tree::Read => {
+                *self = Tree::Field {
+                    origins: vec![origin],
+                    read: true,
+                }
+            }
+            _ => self.start(origin),
+        }
+    }
+
+    /// Every origin recorded at or under this node.
+    pub(crate) fn for_each_origin_mut(&mut self, f: &mut dyn FnMut(&mut Origin)) {
+        match self {
+            Tree::Empty | Tree::Read => {}
+            Tree::Field { origins, .. } => origins.iter_mut().for_each(&mut *f),
+            Tree::Map { keys, rest } => {
+                keys.values_mut().for_each(|t| t.for_each_origin_mut(f));
+                rest.for_each_origin_mut(f);
+            }
+            Tree::Seq { items, rest } => {
+                items.iter_mut().for_each(|t| t.for_each_origin_mut(f));
+                rest.for_each_origin_mut(f);
+            }
+        }
+    }
+
+    /// A field whose chain starts with `origin` (a new field).
+    pub(crate) fn start(&mut self, origin: Origin) {
+        *self = Tree::Field {
+            origins: vec![origin],
+            read: false,
+        };
+    }
+}
+
+impl Provenance {
+    /// The chain of the field at `path` (a scalar, or an empty map or list); `None` when
+    /// nothing is recorded there (or it is a map or list holding fields).
+    pub(crate) fn field(&self, path: &[PathSeg]) -> Option<Chain<'_>> {
+        self.tree.get(path).chain(self.read.as_ref())
+    }
+
+    /// Calls `f` with the path, value and chain of every field of `node` (the object this
+    /// records) that has one, in document order.
+    pub(crate) fn for_each_field(&self, node: &Node, f: &mut dyn FnMut(&str, &Node, Chain<'_>)) {
+        fn go(
+            node: &Node,
+            t: &Tree,
+            read: Option<&Read>,
+            path: &mut String,
+            f: &mut dyn FnMut(&str, &Node, Chain<'_>),
+        ) {
+            if matches!(t, Tree::Empty) || (matches!(t, Tree::Read) && read.is_none()) {
+                return;
+            }
+            match node {
+                Node::Map(m) if !m.is_empty() => {
+                    for (k, v) in m.iter() {
+                        let child = match t {
+                            Tree::Map { keys, rest } => keys.get(k.as_str()).unwrap_or(rest),
+                            Tree::Read => &Tree::Read,
+                            _ => continue,
+                        };
+                        let len = path.len();
+                        push_key(path, k);
+                        go(v, child, read, path, f);
+                        path.truncate(len);
+                    }
+                }
+                Node::Seq(items) if !items.is_empty() => {
+                    for (i, v) in items.iter().enumerate() {
+                        let child = match t {
+                            Tree::Seq { items, rest } => items.get(i).unwrap_or(rest),
+                            Tree::Read => &Tree::Read,
+                            _ => continue,
+                        };
+                        let len = path.len();
+                        push_index(path, i);
+                        go(v, child, read, path, f);
+                        path.truncate(len);
+                    }
+                }
+                _ => {
+                    if let Some(c) = t.chain(read) {
+                        f(path, node, c);
+                    }
+                }
+            }
+        }
+        go(node, &self.tree, self.read.as_ref(), &mut String::new(), f);
+    }
 }
 
 /// A path of segments as a field path.
@@ -191,33 +444,6 @@ pub(crate) fn parse_path(text: &str) -> Option<Vec<PathSeg>> {
         }
     }
     Some(out)
-}
-
-/// Calls `f` with the path and value of every field of `node`: each scalar, and each empty map
-/// or list, in document order.
-pub(crate) fn for_each_field(node: &Node, f: &mut dyn FnMut(&str, &Node)) {
-    fn go(node: &Node, path: &mut String, f: &mut dyn FnMut(&str, &Node)) {
-        match node {
-            Node::Map(m) if !m.is_empty() => {
-                for (k, v) in m.iter() {
-                    let len = path.len();
-                    push_key(path, k);
-                    go(v, path, f);
-                    path.truncate(len);
-                }
-            }
-            Node::Seq(items) if !items.is_empty() => {
-                for (i, v) in items.iter().enumerate() {
-                    let len = path.len();
-                    push_index(path, i);
-                    go(v, path, f);
-                    path.truncate(len);
-                }
-            }
-            _ => f(path, node),
-        }
-    }
-    go(node, &mut String::new(), f);
 }
 
 #[cfg(test)]

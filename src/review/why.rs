@@ -9,7 +9,7 @@ use crate::merge::ssa::value::human;
 use crate::render::provenance::resolve;
 use crate::report::{Cause, ObjectChange};
 use crate::resource::Resource;
-use crate::resource::provenance::{push_index, push_key};
+use crate::resource::provenance::{parse_path, push_index, push_key};
 use crate::yaml::Node;
 
 /// What a link to the head commit needs.
@@ -46,35 +46,35 @@ pub(crate) fn annotate(
             // whole): the cause is the first of them whose place changed in the pull request
             // (the list item that changed, not the list's key), else the first with a place.
             let mut fields = Vec::new();
-            if let Some(f) = prov.fields.get(&path) {
+            if let Some(f) = parse_path(&path)
+                .and_then(|segs| prov.field(&segs))
+                .and_then(|c| c.newest(&path))
+            {
                 fields.push(f);
             }
-            crate::resource::provenance::for_each_field(&r.node, &mut |p, _| {
+            prov.for_each_field(&r.node, &mut |p, _, chain| {
                 if p.starts_with(path.as_str()) && p[path.len()..].starts_with(['.', '[']) {
-                    if let Some(f) = prov.fields.get(p) {
-                        fields.push(f);
-                    }
+                    fields.extend(chain.newest(p));
                 }
             });
             let mut chosen = None;
-            for f in fields {
-                let Some(origin) = f.origins.first() else {
-                    continue;
-                };
+            for origin in fields {
                 let Some(place) = &origin.place else { continue };
                 let at = resolve(place);
                 let changed = sides.changed_line(old, new, &place.file.path, &at.quote);
                 let better = chosen.is_none() || changed == Some(true);
-                if better {
-                    chosen = Some((origin, place, at, changed));
-                }
                 if changed == Some(true) {
+                    chosen = Some((origin, at, changed));
                     break;
                 }
+                if better {
+                    chosen = Some((origin, at, changed));
+                }
             }
-            let Some((origin, place, at, changed)) = chosen else {
+            let Some((origin, at, changed)) = chosen else {
                 continue;
             };
+            let Some(place) = &origin.place else { continue };
             let file_path = &place.file.path;
             c.cause = Some(Cause {
                 file: at.file.clone(),

@@ -50,9 +50,32 @@ pub fn emit_document(out: &mut String, node: &Node, opts: EmitOptions) {
         column: 0,
         whitespace: true,
         indention: true,
+        spots: None,
     };
     e.node(node, -1, false, false);
     // go-yaml's document end: a line break unless the last line is already empty.
+    e.write_indent(0);
+}
+
+/// [`emit_document`], also telling where each value is written: for every scalar (and empty
+/// map or list) written as a map value after a simple key or as a list item, the node's
+/// address and the byte offset in `out` where its text starts (`ply render
+/// --provenance=comments` places its comments by them instead of searching the text).
+pub(crate) fn emit_document_spots(
+    out: &mut String,
+    node: &Node,
+    opts: EmitOptions,
+    spots: &mut Vec<(*const Node, usize)>,
+) {
+    let mut e = Emitter {
+        out,
+        opts,
+        column: 0,
+        whitespace: true,
+        indention: true,
+        spots: Some(spots),
+    };
+    e.node(node, -1, false, false);
     e.write_indent(0);
 }
 
@@ -77,6 +100,8 @@ struct Emitter<'a> {
     whitespace: bool,
     /// The current line holds only indentation and indicators so far.
     indention: bool,
+    /// Where values are written, when asked ([`emit_document_spots`]).
+    spots: Option<&'a mut Vec<(*const Node, usize)>>,
 }
 
 /// go-yaml's `yaml_emitter_increase_indent`.
@@ -186,6 +211,23 @@ impl Emitter<'_> {
         }
     }
 
+    /// Notes where the field `n` (about to be written after an indicator) starts: past the
+    /// one space the writers put before a value.
+    #[inline]
+    fn spot(&mut self, n: &Node) {
+        if let Some(spots) = self.spots.as_deref_mut() {
+            let field = match n.unspelled() {
+                Node::Map(m) => m.is_empty(),
+                Node::Seq(s) => s.is_empty(),
+                _ => true,
+            };
+            if field {
+                let at = self.out.len() + usize::from(!self.whitespace);
+                spots.push((n as *const Node, at));
+            }
+        }
+    }
+
     fn plain_word(&mut self, w: &str) {
         if !self.whitespace {
             self.put(' ');
@@ -201,6 +243,7 @@ impl Emitter<'_> {
         for item in items {
             self.write_indent(indent);
             self.write_indicator("-", true, false, true);
+            self.spot(item);
             self.node(item, indent, false, false);
         }
     }
@@ -225,6 +268,7 @@ impl Emitter<'_> {
             if !analysis.multiline && k.len() <= MAX_SIMPLE_KEY {
                 self.string_with(k, &analysis, indent, true);
                 self.write_indicator(":", false, false, false);
+                self.spot(v);
             } else {
                 self.write_indicator("?", true, false, true);
                 self.string_with(k, &analysis, indent, false);
@@ -942,6 +986,7 @@ mod tests {
             column: 0,
             whitespace: true,
             indention: true,
+            spots: None,
         }
     }
 
