@@ -1465,7 +1465,8 @@ mod tests {
         assert_eq!(m["f"], Node::str("08"));
         assert_eq!(m["g"], Node::str("0777"));
         assert_eq!(m["h"], Node::str("12"));
-        assert_eq!(m["i"], Node::str("2024-01-01"));
+        // A date is a timestamp, kept in the RFC 3339 form kustomize prints.
+        assert_eq!(m["i"], Node::str("2024-01-01T00:00:00Z"));
         assert_eq!(m["j"], Node::str("._5"));
         assert_eq!(m["k"], Node::str("yes"));
         assert_eq!(m["l"], Node::Seq(vec![Node::Int(511), Node::str("0777")]));
@@ -1568,11 +1569,20 @@ mod tests {
     }
 
     #[test]
-    fn big_integers_stay_integers() {
-        let docs = nodes("a: 123456789012345678901234567890\n");
+    fn integers_beyond_64_bits_read_as_go_yaml_reads_them() {
+        let docs = nodes(
+            "a: 123456789012345678901234567890\nb: 0x123456789012345678901234567\n\
+             c: [18446744073709551616, 0x123456789012345678901234567]\n",
+        );
+        let m = docs[0].1.as_map().unwrap();
+        assert_eq!(m["a"], Node::Float(123456789012345678901234567890.0));
+        assert_eq!(m["b"], Node::str("0x123456789012345678901234567"));
         assert_eq!(
-            docs[0].1.get("a"),
-            Some(&Node::Int(123456789012345678901234567890))
+            m["c"],
+            Node::Seq(vec![
+                Node::Float(18446744073709551616.0),
+                Node::str("0x123456789012345678901234567")
+            ])
         );
     }
 
