@@ -73,6 +73,13 @@ Families:
                tab-led lines, double-quoted escapes, in data and annotations; generator
                literals, env files and files (ConfigMap and Secret), generatorOptions and
                commonAnnotations values
+  shared       a base whose labels/annotations transformers (labels with and without
+               includeSelectors/includeTemplates, commonLabels, commonAnnotations) write one key
+               into several maps of a Deployment and a Service, then later writers of that key
+               in a component and an overlay: the transformers again, strategic merge patches
+               (targeted or not) on one of the maps, JSON 6902 patches, replacements (whole or
+               delimited, with create) and a namePrefix (kustomize shares one node between the
+               maps until a writer puts a new one: docs/compatibility.md)
   workloads    the same pod specs in every workload kind (Deployment, StatefulSet, DaemonSet,
                Job, CronJob, Pod), webhooks keyed by name, and a custom resource without a
                schema (its lists replaced), patched the same way
@@ -1236,12 +1243,109 @@ def fam_tabs(rng):
     return files
 
 
+# ---- family "shared": values a transformer writes into several maps, then later writers ----
+
+def fam_shared(rng):
+    """A base whose labels and annotations transformers (`labels` with and without
+    includeSelectors/includeTemplates, `commonLabels`, `commonAnnotations`) write one key into
+    several maps of a Deployment and a Service, then, in a component and an overlay, later
+    writers of the same key: the transformers again, strategic merge patches (targeted or not)
+    on one of those maps, JSON 6902 patches, replacements (whole or delimited) and a
+    namePrefix; kustomize shares one node between the maps until a writer puts a new one."""
+    key = rng.choice(["team", "app"])
+    vals = ["a", "b", "c", "d", "e"]
+    dep = ("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n"
+           + ("  labels:\n    keep: x\n" if rng.random() < 0.5 else "")
+           + "spec:\n  selector:\n    matchLabels:\n      run: web\n"
+           "  template:\n    metadata:\n      labels:\n        run: web\n"
+           "    spec:\n      containers:\n      - name: c\n        image: x\n")
+    svc = ("apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  selector:\n"
+           "    run: web\n  ports:\n  - port: 80\n")
+    cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: src\ndata:\n  v: z\n  w: p.q.r\n"
+    files = {"base/r.yaml": dep + "---\n" + svc + "---\n" + cm}
+
+    def transformer(v):
+        r = rng.random()
+        if r < 0.45:
+            out = ["labels:", "- pairs:", f"    {key}: {v}"]
+            if rng.random() < 0.6:
+                out.append(f"  includeSelectors: {rng.choice(['true', 'false'])}")
+            if rng.random() < 0.4:
+                out.append(f"  includeTemplates: {rng.choice(['true', 'false'])}")
+            return out
+        if r < 0.8:
+            return ["commonLabels:", f"  {key}: {v}"]
+        return ["commonAnnotations:", f"  {key}: {v}"]
+
+    files["base/kustomization.yaml"] = kust(["resources:", "- r.yaml"] + transformer(rng.choice(vals)))
+    top = ["resources:", "- base"]
+    if rng.random() < 0.3:
+        files["comp/kustomization.yaml"] = kust(
+            ["apiVersion: kustomize.config.k8s.io/v1alpha1", "kind: Component"]
+            + transformer(rng.choice(vals)))
+        top += ["components:", "- comp"]
+    maps = [("metadata", "labels"), ("spec", "selector", "matchLabels"),
+            ("spec", "template", "metadata", "labels"), ("metadata", "annotations")]
+    patches, repl = [], []
+    for _ in range(rng.randint(1, 3)):
+        r = rng.random()
+        v = rng.choice(vals)
+        if r < 0.25:
+            top += transformer(v)
+        elif r < 0.55:
+            where = rng.choice(maps)
+            body = "".join("  " * i + f"{seg}:\n" for i, seg in enumerate(where))
+            body += "  " * len(where) + f"{key}: {v}\n"
+            if where[0] == "metadata":
+                doc = "apiVersion: apps/v1\nkind: Deployment\n" + body.replace(
+                    "metadata:\n", "metadata:\n  name: web\n", 1)
+            else:
+                doc = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n" + body
+            text = "\n".join("    " + line for line in doc.splitlines())
+            if rng.random() < 0.5:
+                patches += ["- target:", "    kind: Deployment", "  patch: |", text]
+            else:
+                patches += ["- patch: |", text]
+        elif r < 0.7:
+            where = rng.choice(maps)
+            patches += ["- target:", "    kind: Deployment", "  patch: |",
+                        "    - op: " + rng.choice(["replace", "add"]),
+                        "      path: /" + "/".join(where) + "/" + key,
+                        f"      value: {v}"]
+        elif r < 0.9:
+            where = rng.choice(maps[:3])
+            src = rng.choice(["data.v", "data.w"])
+            entry = ["- source:", "    kind: ConfigMap", "    name: src", f"    fieldPath: {src}"]
+            if src == "data.w" and rng.random() < 0.6:
+                entry += ["    options:", "      delimiter: '.'", f"      index: {rng.randint(0, 2)}"]
+            entry += ["  targets:", "  - select:", "      kind: Deployment",
+                      "    fieldPaths:", "    - " + ".".join(where) + "." + key,
+                      "    options:", "      create: true"]
+            repl += entry
+        else:
+            top += ["namePrefix: p-"]
+    if patches:
+        top += ["patches:"] + patches
+    if repl:
+        top += ["replacements:"] + repl
+    # A top-level field twice in one kustomization: keep the first (a repeated key).
+    seen, lines, skip = set(), [], False
+    for line in top:
+        if not line.startswith((" ", "-")):
+            skip = line in seen
+            seen.add(line)
+        if not skip:
+            lines.append(line)
+    files["kustomization.yaml"] = kust(lines)
+    return files
+
+
 FAMILIES = {"styles": fam_styles, "annotations": fam_annotations, "multiline": fam_multiline,
             "patches": fam_patches, "nulls": fam_nulls, "lists": fam_lists,
             "workloads": fam_workloads, "crds": fam_crds, "tags": fam_tags,
             "hostile": fam_hostile, "json6902": fam_json6902,
             "replacements": fam_replacements, "bigints": fam_bigints, "renames": fam_renames,
-            "keys": fam_keys, "tabs": fam_tabs}
+            "keys": fam_keys, "tabs": fam_tabs, "shared": fam_shared}
 
 
 # The kubectl that embeds each kustomize version ply renders as (.ci/run installs kubectl-1.37).
