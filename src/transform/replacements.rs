@@ -494,7 +494,18 @@ fn refine(options: Option<&FieldOptions>, node: &Node) -> Result<Node, Error> {
                 "options.index {index} is out of bounds for value {text}"
             ))
         })?;
-    retext(node, part, true)
+    // kustomize copies the source node and sets its text to the part (`getRefinedValue`):
+    // the part keeps the source's type and its own text (`1e3` of a float stays `1e3` where a
+    // string target takes the text).
+    let value = retext(node, part, true)?;
+    Ok(match value {
+        Node::Str(_) => value,
+        value if text_of(&value) == *part => value,
+        value => Node::Spelled(Box::new(crate::yaml::Spelled {
+            value,
+            text: (*part).to_string(),
+        })),
+    })
 }
 
 /// A scalar that keeps `like`'s type with new text. kustomize changes only the text of a
