@@ -231,18 +231,7 @@ pub(crate) fn to_json(fields: &[Explained]) -> String {
                 .iter()
                 .map(|o| {
                     let mut m = Map::new();
-                    match &o.at {
-                        Some(at) => {
-                            m.insert("file".into(), s(&at.file));
-                            m.insert("line".into(), Node::Int(at.line as i128));
-                            m.insert("column".into(), Node::Int(at.column as i128));
-                        }
-                        None => {
-                            m.insert("file".into(), Node::Null);
-                            m.insert("line".into(), Node::Null);
-                            m.insert("column".into(), Node::Null);
-                        }
-                    }
+                    insert_at(&mut m, o.at.as_ref());
                     m.insert("step".into(), s(o.step.name()));
                     if let Some(src) = &o.source {
                         m.insert("source".into(), source_json(src));
@@ -283,18 +272,7 @@ fn source_json(src: &ShownSource) -> Node {
         },
     );
     m.insert("path".into(), src.path.as_deref().map_or(Node::Null, s));
-    match &src.at {
-        Some(at) => {
-            m.insert("file".into(), s(&at.file));
-            m.insert("line".into(), Node::Int(at.line as i128));
-            m.insert("column".into(), Node::Int(at.column as i128));
-        }
-        None => {
-            m.insert("file".into(), Node::Null);
-            m.insert("line".into(), Node::Null);
-            m.insert("column".into(), Node::Null);
-        }
-    }
+    insert_at(&mut m, src.at.as_ref());
     Node::Map(m)
 }
 
@@ -406,4 +384,19 @@ pub(crate) fn write(fields: &[Explained], json: bool) -> String {
     } else {
         to_text(fields)
     }
+}
+
+/// `file`, `line` and `column` of a resolved place into a JSON origin (nulls without one).
+fn insert_at(m: &mut Map, at: Option<&Resolved>) {
+    let (file, line, column) = match at {
+        Some(at) => (
+            Node::Str(at.file.to_string()),
+            Node::Int(at.line as i128),
+            Node::Int(at.column as i128),
+        ),
+        None => (Node::Null, Node::Null, Node::Null),
+    };
+    m.insert("file".into(), file);
+    m.insert("line".into(), line);
+    m.insert("column".into(), column);
 }

@@ -347,6 +347,21 @@ fn source_string(s: &ReplacementSource) -> String {
     out
 }
 
+/// Whether a replacement's `source` selects `r` by one of its ids (sources match exactly).
+fn source_selects(source: &ReplacementSource, r: &Resource, cluster_scoped: ClusterScoped) -> bool {
+    all_ids(r).iter().any(|id| {
+        id_selected_by(
+            id,
+            cluster_scoped,
+            source.group.as_deref(),
+            source.version.as_deref(),
+            source.kind.as_deref(),
+            source.name.as_deref(),
+            source.namespace.as_deref(),
+        )
+    })
+}
+
 fn source_value(
     resources: &[Resource],
     source: &ReplacementSource,
@@ -354,17 +369,7 @@ fn source_value(
 ) -> Result<Node, Error> {
     let mut found: Option<&Resource> = None;
     for r in resources {
-        let hit = all_ids(r).iter().any(|id| {
-            id_selected_by(
-                id,
-                cluster_scoped,
-                source.group.as_deref(),
-                source.version.as_deref(),
-                source.kind.as_deref(),
-                source.name.as_deref(),
-                source.namespace.as_deref(),
-            )
-        });
+        let hit = source_selects(source, r, cluster_scoped);
         if hit {
             if found.is_some() {
                 return Err(err(format!(
@@ -419,19 +424,10 @@ pub(crate) fn source_field<'a>(
     source: &ReplacementSource,
     cluster_scoped: ClusterScoped,
 ) -> Option<(usize, &'a Node)> {
-    let mut hits = resources.iter().enumerate().filter(|(_, r)| {
-        all_ids(r).iter().any(|id| {
-            id_selected_by(
-                id,
-                cluster_scoped,
-                source.group.as_deref(),
-                source.version.as_deref(),
-                source.kind.as_deref(),
-                source.name.as_deref(),
-                source.namespace.as_deref(),
-            )
-        })
-    });
+    let mut hits = resources
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| source_selects(source, r, cluster_scoped));
     let (i, r) = hits.next()?;
     if hits.next().is_some() {
         return None;
