@@ -665,7 +665,15 @@ impl<'de> Visitor<'de> for KeyVisitor<'_> {
                 plain,
             })
         });
-        let node = NodeVisitor::plain(self.0).visit_borrowed_str(v)?;
+        let node = match NodeVisitor::plain(self.0).visit_borrowed_str(v)? {
+            // A key keeps the text of a timestamp: kustomize fails on a timestamp key
+            // (`typed`), except a time in a flow mapping, which stays the string as written
+            // (re-encoded quoted: `resolve::resolve_plain_number_or_time`).
+            Node::Str(s) if s != v && super::resolve::timestamp_rfc3339(v).is_some() => {
+                Node::Str(v.to_string())
+            }
+            node => node,
+        };
         self.typed(node, at)
     }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Key, E> {
