@@ -44,17 +44,7 @@ impl Default for EmitOptions {
 
 /// Writes one document (no `---` marker) into `out`, ending with a line break.
 pub fn emit_document(out: &mut String, node: &Node, opts: EmitOptions) {
-    let mut e = Emitter {
-        out,
-        opts,
-        column: 0,
-        whitespace: true,
-        indention: true,
-        spots: None,
-    };
-    e.node(node, -1, false, false);
-    // go-yaml's document end: a line break unless the last line is already empty.
-    e.write_indent(0);
+    emit_one(out, node, opts, None);
 }
 
 /// [`emit_document`], also telling where each value is written: for every scalar (and empty
@@ -67,15 +57,25 @@ pub(crate) fn emit_document_spots(
     opts: EmitOptions,
     spots: &mut Vec<(*const Node, usize)>,
 ) {
+    emit_one(out, node, opts, Some(spots));
+}
+
+fn emit_one(
+    out: &mut String,
+    node: &Node,
+    opts: EmitOptions,
+    spots: Option<&mut Vec<(*const Node, usize)>>,
+) {
     let mut e = Emitter {
         out,
         opts,
         column: 0,
         whitespace: true,
         indention: true,
-        spots: Some(spots),
+        spots,
     };
     e.node(node, -1, false, false);
+    // go-yaml's document end: a line break unless the last line is already empty.
     e.write_indent(0);
 }
 
