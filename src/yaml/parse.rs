@@ -326,6 +326,8 @@ fn parse_documents_reference<'t>(
         e.offset = e.offset.map(shift);
         e
     })?;
+    // The text as written, for messages: the renaming keeps every offset (`dialect.rs`).
+    let written_text = text;
     let text = renamed.as_deref().unwrap_or(text);
     let expansion = super::limits::Expansion::for_text(text, limits);
     let key_error = std::cell::Cell::new(None);
@@ -358,7 +360,7 @@ fn parse_documents_reference<'t>(
             }
             if let Some(i) = e.message.find(KEY_MARK) {
                 let kind = &e.message[i + KEY_MARK.len()..];
-                let written = e.offset.map_or("", |o| written_key(text, o));
+                let written = e.offset.map_or("", |o| written_key(written_text, o));
                 e.message = non_string_key(written, kind);
             }
             e.offset = e.offset.map(shift);
@@ -665,6 +667,20 @@ impl<'de> Visitor<'de> for KeyVisitor<'_> {
                 plain,
             })
         });
+        // A core tag that serde_yaml hands over as text (`!!binary`, `!!timestamp`): a key
+        // under any tag but `!!str` makes go-yaml v3's map one with interface keys (see
+        // `visit_enum` below).
+        if let Some(tag) = self
+            .0
+            .filter(|t| t.resource)
+            .and_then(|t| t.tag_of(v))
+            .filter(|tag| core_tag(tag) != Some("str"))
+        {
+            if let (Some(t), Some(at)) = (self.0, at) {
+                t.key_error.set(Some(at.start));
+            }
+            return Err(E::custom(format!("{KEY_MARK}{TAGGED} `{tag}`")));
+        }
         let node = match NodeVisitor::plain(self.0).visit_borrowed_str(v)? {
             // A key keeps the text of a timestamp: kustomize fails on a timestamp key
             // (`typed`), except a time in a flow mapping, which stays the string as written
@@ -707,9 +723,25 @@ impl<'de> Visitor<'de> for KeyVisitor<'_> {
         Err(de::Error::custom("a mapping key must be a scalar"))
     }
     fn visit_enum<A: de::EnumAccess<'de>>(self, data: A) -> Result<Key, A::Error> {
-        NodeVisitor::plain(self.0)
-            .visit_enum(data)
-            .map(|n| Key::Node(n, None))
+        let (tag, variant): (String, _) = data.variant()?;
+        let node = NodeVisitor::plain(self.0).tagged_value(&tag, variant)?;
+        // go-yaml v3 makes a mapping a `map[interface{}]interface{}` when one of its keys is
+        // not tagged `!!str` (`decode.go`, `decoder.mapping`, `isStringKey`): a key under any
+        // other tag fails kustomize's JSON step even when its value is text (`!Foo 7`,
+        // `!!binary aGk=`; checked with kubectl).
+        let core = super::dialect::marked_tag(&tag).or_else(|| core_tag(&tag));
+        match node {
+            Node::Str(_) if core != Some("str") && self.0.is_some_and(|t| t.resource) => {
+                let shown = match super::dialect::marked_tag(&tag) {
+                    Some(core) => format!("!!{core}"),
+                    None if tag.starts_with('!') => tag,
+                    None => format!("!{tag}"),
+                };
+                Err(de::Error::custom(format!("{KEY_MARK}{TAGGED} `{shown}`")))
+            }
+            Node::Str(_) => Ok(Key::Node(node, None)),
+            other => self.typed(other, None),
+        }
     }
 }
 
@@ -790,7 +822,19 @@ impl<'t> NodeVisitor<'t> {
             || self
                 .after_props()
                 .is_some_and(|(_, rest)| rest.starts_with(['[', '{']));
-        NodeVisitor { flow, ..self }
+        // An annotation whose value is a collection is printed as `""`: kyaml reads an
+        // annotation as its scalar text (`RNode.GetAnnotations`) and writes it back as a
+        // string before kustomize's JSON step, so nothing inside it is ever decoded there
+        // (checked with kubectl: `a: {.5: 1}` as an annotation renders `a: ""`). Inside it,
+        // keys are not checked as resource keys.
+        let text = match self.ctx {
+            Ctx::AnnotationValue => self.text.map(|t| Text {
+                resource: false,
+                ..t
+            }),
+            _ => self.text,
+        };
+        NodeVisitor { flow, text, ..self }
     }
 
     /// A resolved scalar: the value itself, or, where kustomize reads values back as their
@@ -1126,7 +1170,12 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
         let this = self.collection();
         let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1024));
         let mut places = this.item_places().into_iter();
-        while let Some(item) = seq.next_element_seed(this.seed(Ctx::Other, places.next()))? {
+        // The items of a merged sequence (`<<: [*a, {…}]`) are merged mappings too.
+        let item_ctx = match this.ctx {
+            Ctx::MergeSource => this.ctx,
+            _ => Ctx::Other,
+        };
+        while let Some(item) = seq.next_element_seed(this.seed(item_ctx, places.next()))? {
             items.push(item);
         }
         Ok(Node::Seq(items))
@@ -1137,6 +1186,11 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
         let mut merges: Vec<Node> = Vec::new();
         let repeats = this.text.and_then(|t| t.repeats);
         let mut key_ends: Vec<Option<usize>> = Vec::new();
+        // Where the last key read from the text ended (or where this mapping starts): a
+        // null key, which serde_yaml hands over without its text, is looked for after it.
+        let mut read_to = this
+            .after_props()
+            .and_then(|(_, rest)| this.text.and_then(|t| t.offset_of(rest)));
         let resource = this.text.filter(|t| t.resource);
         // kyaml drops the first key written `<<` of every mapping, whatever its style
         // (`deAnchor` → `removeMergeTags` → `Clear("<<")`, kyaml/yaml/rnode.go); a plain one
@@ -1146,12 +1200,20 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
             let mut yaml11_word = false;
             let (key, after_key) = match key {
                 Key::Merge => {
+                    let ctx = if merge_key_cleared || resource.is_none() {
+                        Ctx::Other
+                    } else {
+                        Ctx::MergeSource
+                    };
                     merge_key_cleared = true;
-                    merges.push(access.next_value_seed(this.seed(Ctx::Other, None))?);
+                    merges.push(access.next_value_seed(this.seed(ctx, None))?);
                     continue;
                 }
                 Key::Node(Node::Str(s), _)
-                    if s == "<<" && resource.is_some() && !merge_key_cleared =>
+                    if s == "<<"
+                        && resource.is_some()
+                        && !merge_key_cleared
+                        && this.ctx != Ctx::MergeSource =>
                 {
                     merge_key_cleared = true;
                     // kyaml never decodes the dropped value: neither its keys nor repeated
@@ -1159,10 +1221,28 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
                     access.next_value::<de::IgnoredAny>()?;
                     continue;
                 }
-                Key::Node(Node::Str(s), at) => (s, at.map(|at| at.end)),
+                Key::Node(Node::Str(s), at) => {
+                    read_to = at.map(|at| at.end).or(read_to);
+                    (s, at.map(|at| at.end))
+                }
                 // Keys that are not strings are refused as resource keys (`KeySeed`); in
                 // kustomize's own files (read by sigs.k8s.io/yaml, which makes every key a
                 // string) and the other texts of `parse_one`, ply keeps them as their text.
+                Key::Node(Node::Null, _) if this.text.is_some_and(|t| t.yaml11) => {
+                    // sigs.k8s.io/yaml turns each key go-yaml v2 decoded into a string
+                    // (`convertToJSONableObject`, yaml.go) and has none for a null key
+                    // (checked with kubectl: `labels: {null: v}` under `generatorOptions`).
+                    if let Some(t) = this.text
+                        && let Some(at) = read_to.and_then(|from| null_key_after(t.text, from))
+                    {
+                        t.key_error.set(Some(at));
+                    }
+                    return Err(de::Error::custom(
+                        "a mapping key that is null (`null`, `~` or nothing): kustomize fails \
+                         on it (unsupported map key of type: %!s(<nil>)); quote the key \
+                         (`\"null\":`) to keep it as written",
+                    ));
+                }
                 Key::Node(other, at) => {
                     let text = other.scalar_text().unwrap_or_default();
                     yaml11_word = matches!(other, Node::Bool(_))
@@ -1215,8 +1295,19 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
         // reads a verbatim core tag as its short form and decodes `!!binary` from base64
         // (`decode.go`, `decoder.scalar`); under any other tag it resolves no scalar, and the
         // tag is dropped on kustomize's JSON round trip.
-        use de::VariantAccess;
         let (tag, variant): (String, _) = data.variant()?;
+        self.tagged_value(&tag, variant)
+    }
+}
+
+impl NodeVisitor<'_> {
+    /// The value of a node written with `tag` that serde_yaml reports as an enum (see
+    /// `visit_enum`).
+    fn tagged_value<'de, V: de::VariantAccess<'de>>(
+        self,
+        tag: &str,
+        variant: V,
+    ) -> Result<Node, V::Error> {
         let seed = NodeSeed {
             text: self.text,
             tagged: true,
@@ -1229,7 +1320,7 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
         // over as its text (`dialect.rs`, `mark_tag`): resolved as go-yaml v3 resolves it
         // (`resolve.go`, `resolve`; `decode.go`, `decoder.scalar`), and, where kustomize
         // reads the value back as its text (an annotation), kept with that text.
-        if let Some(core) = super::dialect::marked_tag(&tag) {
+        if let Some(core) = super::dialect::marked_tag(tag) {
             let text = match value {
                 Node::Str(s) => s,
                 other => other.scalar_text().unwrap_or_default(),
@@ -1247,7 +1338,7 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
             };
             return Ok(self.scalar(resolved, Some(&text)));
         }
-        Ok(match (core_tag(&tag), value) {
+        Ok(match (core_tag(tag), value) {
             (Some("binary"), Node::Str(b64)) => binary(&b64).map_err(de::Error::custom)?,
             (_, v) => v,
         })
@@ -1302,12 +1393,49 @@ fn written_key(text: &str, at: usize) -> &str {
 const KEY_MARK: &str = "\u{1}ply: not a string key: ";
 
 fn non_string_key(written: &str, kind: &str) -> String {
-    let bare = written.trim_matches(['"', '\'']);
+    // A tagged key (`!Foo x`, `!!binary aGk=`): the tag goes, the text is quoted.
+    let (untagged, what) = match written.strip_prefix('!') {
+        Some(rest) => (
+            rest.split_once([' ', '\t'])
+                .map_or("", |(_, v)| v.trim_start()),
+            "drop the tag and quote the key",
+        ),
+        None if kind.starts_with(TAGGED) => (written, "drop the tag and quote the key"),
+        None => (written, "quote the key"),
+    };
+    let bare = untagged.trim_matches(['"', '\'']);
     format!(
         "{NON_STRING_KEY} `{written}` reads as {kind}, not a string: kustomize fails on it \
-         (json: unsupported type: map[interface {{}}]interface {{}}); quote the key \
+         (json: unsupported type: map[interface {{}}]interface {{}}); {what} \
          (`\"{bare}\":`) to keep it as written"
     )
+}
+
+/// How [`non_string_key`]'s kind of a key under a tag other than `!!str` starts.
+const TAGGED: &str = "a value tagged";
+
+/// Where the first null key (`null:`, `Null:`, `NULL:`, `~:`) after `from` starts: a word
+/// that opens a line (after indentation or a sequence's `- `) or follows `{` or `,`, followed
+/// by `:`.
+fn null_key_after(text: &str, from: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut i = from;
+    while i < b.len() {
+        let opens = i == 0 || matches!(b[i - 1], b'\n' | b' ' | b'\t' | b'{' | b',' | b'-');
+        if opens {
+            for word in ["null", "Null", "NULL", "~"] {
+                if text[i..].starts_with(word)
+                    && text[i + word.len()..]
+                        .trim_start_matches([' ', '\t'])
+                        .starts_with(':')
+                {
+                    return Some(i);
+                }
+            }
+        }
+        i += text[i..].chars().next().map_or(1, char::len_utf8);
+    }
+    None
 }
 
 /// How the error of [`non_string_key`] starts (callers locate it at the key's column).
@@ -1545,10 +1673,35 @@ mod tests {
                 "{}",
                 e.message
             );
-            // kustomize's own files and `parse_one`'s texts keep such keys as their text.
+            // kustomize's own files and `parse_one`'s texts keep such keys as their text,
+            // but for a null key, which sigs.k8s.io/yaml cannot make a string.
             assert!(parse_one(text).is_ok(), "{text}");
-            assert!(parse_config_documents(text).is_ok(), "{text}");
+            assert_eq!(
+                parse_config_documents(text).is_ok(),
+                kind != "null",
+                "{text}"
+            );
         }
+        // A null key in a kustomization fails at its line.
+        let text = "a:\n  b: 1\n  null: x\n";
+        let e = parse_config_documents(text).unwrap_err();
+        assert_eq!(e.offset, text.find("null"));
+        assert!(e.message.contains("unsupported map key"), "{}", e.message);
+        // A key under any tag but `!!str` is not a string, even when its text is.
+        for (text, tag) in [
+            ("a:\n  !Foo x: 1\n", "!Foo"),
+            ("a:\n  !!binary aGk=: 1\n", "!!binary"),
+            ("a:\n  !!int \"7\": 1\n", "an integer"),
+        ] {
+            let e = parse_documents(text).unwrap_err();
+            assert!(e.message.contains(tag), "{}", e.message);
+            assert!(e.message.contains("drop the tag"), "{}", e.message);
+        }
+        // Keys inside an annotation whose value is a collection are never decoded.
+        assert!(
+            parse_documents("metadata:\n  annotations:\n    a: {.5: 1, x: [{404: y}]}\n").is_ok()
+        );
+        assert!(parse_documents("metadata:\n  labels:\n    a: {.5: 1}\n").is_err());
         // Quoted, `!!str` and YAML 1.1 words are strings.
         let m = &nodes("\"404\": a\n!!str 1: b\nyes: c\n'2024-01-01': d\n")[0].1;
         assert_eq!(
@@ -1559,6 +1712,25 @@ mod tests {
                 .collect::<Vec<_>>(),
             ["404", "1", "yes", "2024-01-01"]
         );
+    }
+
+    #[test]
+    fn a_quoted_merge_key_in_a_merged_mapping_is_kept() {
+        let doc = |text: &str| nodes(text).remove(0).1;
+        // The mapping's own first `<<` (the merge key) is cleared; merged entries are copied
+        // as they are, quoted `"<<"` included; the earlier merged mapping wins.
+        let m = doc("b: &b {\"<<\": 1, c: 2}\ns:\n  <<: [*b, {\"<<\": 5, e: 1}]\n");
+        let s = m.get("s").unwrap();
+        assert_eq!(s.get("<<"), Some(&Node::Int(1)));
+        assert_eq!(s.get("e"), Some(&Node::Int(1)));
+        // A quoted `"<<"` first is the one cleared; the merged value's own is cleared too.
+        let m = doc("s:\n  \"<<\": 7\n  <<: {\"<<\": 5, e: 1}\n");
+        let s = m.get("s").unwrap();
+        assert_eq!(s.get("<<"), None);
+        assert_eq!(s.get("e"), Some(&Node::Int(1)));
+        // Nested mappings of a merged value are cleared as any mapping.
+        let m = doc("s:\n  <<: {e: {\"<<\": 1, f: 2}}\n");
+        assert_eq!(m.get("s").unwrap().get("e").unwrap().get("<<"), None);
     }
 
     #[test]

@@ -130,6 +130,16 @@ pub(super) enum Ctx {
     /// as a string), so a tagged scalar there is never decoded and cannot fail
     /// (`parse.rs`, `NodeVisitor::visit_enum`).
     AnnotationValue,
+    /// The value of a plain `<<` that is the first key written `<<` of its mapping (or an
+    /// item of a sequence there). kyaml clears the first `<<` key of a mapping, plain or
+    /// quoted, before it merges (`removeMergeTags`, kyaml/yaml/rnode.go), and copies the
+    /// merged mappings' entries as they are (`mergeAll`: each source is the node as read,
+    /// an alias's anchor too, since `CopyYNode` keeps `Alias` pointing at the unprocessed
+    /// original). So a quoted `"<<"` key of a merged mapping is kept (checked with kubectl:
+    /// `<<: [*b, {"<<": 5}]` with `&b {"<<": 1}` prints `<<: 1`). When a quoted `"<<"` comes
+    /// first, it is the one cleared, and the merge is left to go-yaml's decoding of the
+    /// value, whose own first `"<<"` was cleared as any mapping's.
+    MergeSource,
     Other,
 }
 
