@@ -10,7 +10,8 @@ use crate::kustomization::Loaded;
 use crate::kustomization::load::{Cursor, locate_value, value_at};
 use crate::resource::Resource;
 use crate::resource::provenance::{
-    Origin, Place, Provenance, Read, Source, Step, Tree, parse_path, path_text,
+    Origin, Place, Provenance, Read, Source, Step, Tree, parse_path, path_text, push_index,
+    push_key,
 };
 use crate::source::{Location, SourceFile};
 use crate::yaml::Node;
@@ -277,7 +278,7 @@ pub(super) fn record_patch(acc: &mut [Resource], p: &Patch) {
                 smp_path(doc, &r.node, path).map(|p| Place {
                     file: Arc::clone(&loc.file),
                     start: loc.offset,
-                    path: path_text(&p),
+                    path: p,
                 })
             });
             found
@@ -335,33 +336,44 @@ pub(crate) fn transformer_place(
         Some(PathSeg::Key(s)) => s.as_str(),
         _ => "",
     };
-    let p = match step {
-        Step::Namespace => vec![key("namespace")],
-        Step::NamePrefix => vec![key("namePrefix")],
-        Step::NameSuffix => vec![key("nameSuffix")],
+    // The path is written as text directly (no list of segments): this runs for every field
+    // a transformer changes.
+    let mut p = String::new();
+    let mut push = |seg: Seg<'_>| match seg {
+        Seg::Key(k) => push_key(&mut p, k),
+        Seg::Index(i) => push_index(&mut p, i),
+    };
+    match step {
+        Step::Namespace => push(Seg::Key("namespace")),
+        Step::NamePrefix => push(Seg::Key("namePrefix")),
+        Step::NameSuffix => push(Seg::Key("nameSuffix")),
         Step::Labels => {
             match k
                 .labels
                 .iter()
                 .rposition(|l| l.pairs.contains_key(last_key))
             {
-                Some(i) => vec![
-                    key("labels"),
-                    PathSeg::Index(i),
-                    key("pairs"),
-                    key(last_key),
-                ],
+                Some(i) => {
+                    push(Seg::Key("labels"));
+                    push(Seg::Index(i));
+                    push(Seg::Key("pairs"));
+                    push(Seg::Key(last_key));
+                }
                 None if k
                     .common_labels
                     .as_ref()
                     .is_some_and(|m| m.contains_key(last_key)) =>
                 {
-                    vec![key("commonLabels"), key(last_key)]
+                    push(Seg::Key("commonLabels"));
+                    push(Seg::Key(last_key));
                 }
-                None => vec![key("labels")],
+                None => push(Seg::Key("labels")),
             }
         }
-        Step::CommonAnnotations => vec![key("commonAnnotations"), key(last_key)],
+        Step::CommonAnnotations => {
+            push(Seg::Key("commonAnnotations"));
+            push(Seg::Key(last_key));
+        }
         Step::Replicas => {
             let name = r.name();
             match k
@@ -369,8 +381,12 @@ pub(crate) fn transformer_place(
                 .iter()
                 .position(|e| e.name == name || r.prev_ids.iter().any(|id| id.name == e.name))
             {
-                Some(i) => vec![key("replicas"), PathSeg::Index(i), key("count")],
-                None => vec![key("replicas")],
+                Some(i) => {
+                    push(Seg::Key("replicas"));
+                    push(Seg::Index(i));
+                    push(Seg::Key("count"));
+                }
+                None => push(Seg::Key("replicas")),
             }
         }
         Step::Images => {
@@ -396,14 +412,20 @@ pub(crate) fn transformer_place(
                     } else {
                         "name"
                     };
-                    vec![key("images"), PathSeg::Index(i), key(field)]
+                    push(Seg::Key("images"));
+                    push(Seg::Index(i));
+                    push(Seg::Key(field));
                 }
-                None => vec![key("images")],
+                None => push(Seg::Key("images")),
             }
         }
-        _ => Vec::new(),
-    };
-    in_kustomization(loaded, p)
+        _ => {}
+    }
+    Place {
+        file: Arc::clone(&loaded.file),
+        start: 0,
+        path: p,
+    }
 }
 
 /// A scalar as text (`5` for the integer 5), empty for a collection or null.
@@ -443,17 +465,19 @@ fn image_name(image: &str) -> &str {
 /// object `obj`: the same path through the patch, a list entry matched by its `name` (or the
 /// other merge keys of the built-in schema most lists use) or by its value; `None` when the
 /// patch does not hold the path (a directive, a list replaced whole).
-pub(crate) fn smp_path(patch: &Node, obj: &Node, out: &[PathSeg]) -> Option<Vec<PathSeg>> {
+/// The path is written as [`path_text`] writes it, without a list of segments in between (it
+/// is asked for each field a patch changed).
+pub(crate) fn smp_path(patch: &Node, obj: &Node, out: &[PathSeg]) -> Option<String> {
     const MERGE_KEYS: [&str; 6] = ["name", "containerPort", "mountPath", "ip", "port", "key"];
     let mut p = patch;
     let mut o = obj;
-    let mut path = Vec::with_capacity(out.len());
+    let mut path = String::new();
     for s in out {
         match (s, p, o) {
             (PathSeg::Key(k), Node::Map(pm), Node::Map(om)) => {
                 p = pm.get(k)?;
                 o = om.get(k)?;
-                path.push(s.clone());
+                push_key(&mut path, k);
             }
             (PathSeg::Index(i), Node::Seq(pv), Node::Seq(ov)) => {
                 let item = ov.get(*i)?;
@@ -469,7 +493,7 @@ pub(crate) fn smp_path(patch: &Node, obj: &Node, out: &[PathSeg]) -> Option<Vec<
                 .or_else(|| (pv.len() == ov.len()).then_some(*i))?;
                 p = &pv[j];
                 o = item;
-                path.push(PathSeg::Index(j));
+                push_index(&mut path, j);
             }
             _ => return None,
         }
@@ -629,7 +653,6 @@ fn resolved(file: &SourceFile, offset: usize, exact: bool, line_col: (usize, usi
 mod tests {
     use super::*;
     use crate::fasthash::FastMap;
-    use crate::resource::provenance::{push_index, push_key};
     use crate::source::Location;
     use crate::yaml::Map;
 
