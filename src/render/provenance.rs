@@ -14,8 +14,8 @@ use crate::resource::provenance::{
     push_key,
 };
 use crate::source::{Location, SourceFile};
-use crate::yaml::Node;
 use crate::yaml::de::PathSeg;
+use crate::yaml::{Map, Node};
 
 /// Where a step says it set the field at `path` of `r`, given the value it had before
 /// (`None` for a new field).
@@ -161,16 +161,21 @@ fn diff<'n>(
             if x.shares_with(y) {
                 return;
             }
-            for (k, vb) in y.iter() {
+            // A key is most often at the same position on both sides: looked at there first.
+            let at = |m: &'n Map, i: usize, k: &str| match m.get_index(i) {
+                Some((key, v)) if key == k => Some(v),
+                _ => m.get(k),
+            };
+            for (i, (k, vb)) in y.iter().enumerate() {
                 path.push(Seg::Key(k));
-                match x.get(k) {
+                match at(x, i, k) {
                     Some(va) => diff(va, vb, path, ev),
                     None => each(vb, path, &mut |p| ev(Event::Set(None), p)),
                 }
                 path.pop();
             }
-            for (k, va) in x.iter() {
-                if y.get(k).is_none() {
+            for (i, (k, va)) in x.iter().enumerate() {
+                if at(y, i, k).is_none() {
                     path.push(Seg::Key(k));
                     each(va, path, &mut |p| ev(Event::Gone, p));
                     path.pop();
@@ -272,19 +277,34 @@ pub(crate) fn generator_place(loaded: &Loaded, r: &Resource, path: &[PathSeg]) -
 pub(super) fn record_patch(acc: &mut [Resource], p: &Patch) {
     let declared = p.declared.as_ref().map(at);
     match &p.body {
-        Body::Smp(docs) => record(acc, Step::Patch, &|r, path, _| {
-            let found = docs.iter().find_map(|(doc, loc)| {
-                let loc = loc.as_ref()?;
-                smp_path(doc, &r.node, path).map(|p| Place {
-                    file: Arc::clone(&loc.file),
-                    start: loc.offset,
-                    path: p,
-                })
-            });
-            found
-                .or_else(|| docs.iter().find_map(|(_, loc)| loc.as_ref().map(at)))
-                .or_else(|| declared.clone())
-        }),
+        Body::Smp(docs) => {
+            // One walk kept per patch document, for the object it was made for (its address:
+            // the objects do not move while a step is recorded).
+            let memos: std::cell::RefCell<Vec<(usize, Option<SmpMemo>)>> =
+                std::cell::RefCell::new(docs.iter().map(|_| (0, None)).collect());
+            record(acc, Step::Patch, &|r, path, _| {
+                let object = std::ptr::from_ref(r) as usize;
+                let mut memos = memos.borrow_mut();
+                let found =
+                    docs.iter()
+                        .zip(memos.iter_mut())
+                        .find_map(|((doc, loc), (of, memo))| {
+                            let loc = loc.as_ref()?;
+                            if *of != object {
+                                *of = object;
+                                *memo = None;
+                            }
+                            smp_path(doc, &r.node, path, memo).map(|p| Place {
+                                file: Arc::clone(&loc.file),
+                                start: loc.offset,
+                                path: p,
+                            })
+                        });
+                found
+                    .or_else(|| docs.iter().find_map(|(_, loc)| loc.as_ref().map(at)))
+                    .or_else(|| declared.clone())
+            })
+        }
         Body::Json(ops) => record(acc, Step::Json6902, &|_, path, _| match (
             &p.file,
             json6902_path(ops, path),
@@ -461,26 +481,75 @@ fn image_name(image: &str) -> &str {
     }
 }
 
+/// What [`smp_path`] found for the path up to its last list index, kept for the next
+/// path of the same object and patch: the fields of one list item (and of the items after an
+/// inserted one) come one after another and share that prefix, and finding a list item by its
+/// merge key is most of the walk.
+#[derive(Default)]
+pub(crate) struct SmpMemo {
+    /// The prefix: the segments up to and including the last index.
+    segs: Vec<PathSeg>,
+    /// `None` when the patch does not hold the prefix; else its path in the patch so far and
+    /// the patch item found at each index of it, in order.
+    found: Option<(String, Vec<usize>)>,
+}
+
 /// The place in a strategic merge patch document that set the field at `out` of the patched
 /// object `obj`: the same path through the patch, a list entry matched by its `name` (or the
 /// other merge keys of the built-in schema most lists use) or by its value; `None` when the
-/// patch does not hold the path (a directive, a list replaced whole).
-/// The path is written as [`path_text`] writes it, without a list of segments in between (it
-/// is asked for each field a patch changed).
-pub(crate) fn smp_path(patch: &Node, obj: &Node, out: &[PathSeg]) -> Option<String> {
+/// patch does not hold the path (a directive, a list replaced whole). The path is written as
+/// [`path_text`] writes it, without a list of segments in between (it is asked for each field
+/// a patch changed); `memo` (made for this `patch` and `obj`, or `None`) keeps the walk of the
+/// last list item for the next path.
+pub(crate) fn smp_path(
+    patch: &Node,
+    obj: &Node,
+    out: &[PathSeg],
+    memo: &mut Option<SmpMemo>,
+) -> Option<String> {
     const MERGE_KEYS: [&str; 6] = ["name", "containerPort", "mountPath", "ip", "port", "key"];
+    // The prefix ends at the last index (`None`: no list on the way, nothing to keep).
+    let prefix = out
+        .iter()
+        .rposition(|s| matches!(s, PathSeg::Index(_)))
+        .map(|i| i + 1);
     let mut p = patch;
     let mut o = obj;
     let mut path = String::new();
-    for s in out {
-        match (s, p, o) {
-            (PathSeg::Key(k), Node::Map(pm), Node::Map(om)) => {
-                p = pm.get(k)?;
-                o = om.get(k)?;
-                push_key(&mut path, k);
+    let mut rest = out;
+    if let (Some(n), Some(m)) = (prefix, memo.as_ref())
+        && m.segs[..] == out[..n]
+    {
+        // The same prefix as the last path: its items are found again by position.
+        let (text, found) = m.found.as_ref()?;
+        let mut js = found.iter();
+        for s in &out[..n] {
+            match (s, p, o) {
+                (PathSeg::Key(k), Node::Map(pm), Node::Map(om)) => {
+                    p = pm.get(k)?;
+                    o = om.get(k)?;
+                }
+                (PathSeg::Index(i), Node::Seq(pv), Node::Seq(ov)) => {
+                    o = ov.get(*i)?;
+                    p = pv.get(*js.next()?)?;
+                }
+                _ => return None,
             }
-            (PathSeg::Index(i), Node::Seq(pv), Node::Seq(ov)) => {
-                let item = ov.get(*i)?;
+        }
+        path.clone_from(text);
+        rest = &out[n..];
+    }
+    let skipped = out.len() - rest.len();
+    let mut js = Vec::new();
+    for (at, s) in rest.iter().enumerate() {
+        let step = match (s, p, o) {
+            (PathSeg::Key(k), Node::Map(pm), Node::Map(om)) => {
+                pm.get(k).zip(om.get(k)).map(|(pk, ok)| {
+                    push_key(&mut path, k);
+                    (pk, ok)
+                })
+            }
+            (PathSeg::Index(i), Node::Seq(pv), Node::Seq(ov)) => ov.get(*i).and_then(|item| {
                 let j = match item {
                     Node::Map(im) => MERGE_KEYS.iter().find_map(|mk| {
                         let want = im.get(mk)?;
@@ -491,11 +560,34 @@ pub(crate) fn smp_path(patch: &Node, obj: &Node, out: &[PathSeg]) -> Option<Stri
                     scalar => pv.iter().rposition(|e| e == scalar),
                 }
                 .or_else(|| (pv.len() == ov.len()).then_some(*i))?;
-                p = &pv[j];
-                o = item;
                 push_index(&mut path, j);
+                js.push(j);
+                Some((&pv[j], item))
+            }),
+            _ => None,
+        };
+        let done = skipped + at + 1;
+        match step {
+            Some((pn, on)) => {
+                p = pn;
+                o = on;
+                if skipped == 0 && Some(done) == prefix {
+                    *memo = Some(SmpMemo {
+                        segs: out[..done].to_vec(),
+                        found: Some((path.clone(), std::mem::take(&mut js))),
+                    });
+                }
             }
-            _ => return None,
+            None => {
+                // Every path under a prefix the patch does not hold fails as this one did.
+                if let Some(n) = prefix.filter(|&n| skipped == 0 && done <= n) {
+                    *memo = Some(SmpMemo {
+                        segs: out[..n].to_vec(),
+                        found: None,
+                    });
+                }
+                return None;
+            }
         }
     }
     Some(path)
@@ -654,7 +746,6 @@ mod tests {
     use super::*;
     use crate::fasthash::FastMap;
     use crate::source::Location;
-    use crate::yaml::Map;
 
     /// The table the tree stands for, kept the plain way: every field's path as text, each
     /// record comparing every field of the object with the last one.
@@ -861,6 +952,55 @@ mod tests {
             }
         }
         assert!(compared > 1000, "only {compared} fields compared");
+    }
+
+    /// A walk reusing the last one's list items finds what a fresh walk finds, path after
+    /// path (fields of one item, items the patch holds and items it does not, a scalar list).
+    #[test]
+    fn smp_path_memo_equals_a_fresh_walk() {
+        use crate::yaml::parse::parse_one;
+        let patch = parse_one(
+            "spec:\n  containers:\n  - name: b\n    env:\n    - name: X\n      value: '1'\n  - name: a\n    args: [p, q]\n",
+        )
+        .unwrap();
+        let obj = parse_one(
+            "spec:\n  containers:\n  - name: b\n    env:\n    - name: X\n      value: '1'\n    - name: Y\n      value: '2'\n  - name: a\n    image: i\n    args: [p, q]\n  - name: c\n    image: j\n",
+        )
+        .unwrap();
+        let k = |s: &str| PathSeg::Key(s.to_string());
+        let c = |i| vec![k("spec"), k("containers"), PathSeg::Index(i)];
+        let with = |mut v: Vec<PathSeg>, more: &[PathSeg]| {
+            v.extend_from_slice(more);
+            v
+        };
+        let paths = [
+            with(c(0), &[k("name")]),
+            with(c(0), &[k("env"), PathSeg::Index(0), k("name")]),
+            with(c(0), &[k("env"), PathSeg::Index(0), k("value")]),
+            with(c(0), &[k("env"), PathSeg::Index(1), k("name")]),
+            with(c(0), &[k("env"), PathSeg::Index(1), k("value")]),
+            with(c(1), &[k("name")]),
+            with(c(1), &[k("image")]),
+            with(c(1), &[k("args"), PathSeg::Index(1)]),
+            with(c(1), &[k("args"), PathSeg::Index(0)]),
+            with(c(2), &[k("image")]),
+            with(c(2), &[k("name")]),
+            vec![k("spec"), k("replicas")],
+            with(c(1), &[k("image")]),
+        ];
+        let mut memo = None;
+        let mut found = 0;
+        for p in &paths {
+            let fresh = smp_path(&patch, &obj, p, &mut None);
+            found += usize::from(fresh.is_some());
+            assert_eq!(
+                smp_path(&patch, &obj, p, &mut memo),
+                fresh,
+                "{}",
+                path_text(p)
+            );
+        }
+        assert!(found >= 6, "only {found} paths found in the patch");
     }
 
     /// Places are resolved alike one at a time and in a row from a shared prefix.

@@ -849,7 +849,10 @@ fn kz_settles_unchanged(v: &Node, (sub, meta): (Cursor<'_>, &PatchMeta)) -> bool
     match v {
         Node::Map(m) => kz_map_settles_unchanged(m, sub),
         Node::Seq(items) if meta.strategy.merge => {
-            if items.iter().all(|v| !matches!(v, Node::Map(_) | Node::Seq(_))) {
+            if items
+                .iter()
+                .all(|v| !matches!(v, Node::Map(_) | Node::Seq(_)))
+            {
                 return items
                     .iter()
                     .enumerate()
