@@ -358,7 +358,7 @@ pub(crate) fn transformer_place(
     };
     // The path is written as text directly (no list of segments): this runs for every field
     // a transformer changes.
-    let mut p = String::new();
+    let mut p = String::with_capacity(32);
     let mut push = |seg: Seg<'_>| match seg {
         Seg::Key(k) => push_key(&mut p, k),
         Seg::Index(i) => push_index(&mut p, i),
@@ -515,7 +515,7 @@ pub(crate) fn smp_path(
         .map(|i| i + 1);
     let mut p = patch;
     let mut o = obj;
-    let mut path = String::new();
+    let mut path = String::with_capacity(64);
     let mut rest = out;
     if let (Some(n), Some(m)) = (prefix, memo.as_ref())
         && m.segs[..] == out[..n]
