@@ -125,12 +125,29 @@ fn owned<'b>(buf: &'b mut Vec<PathSeg>, segs: &[Seg<'_>]) -> &'b [PathSeg] {
             _ => false,
         })
         .count();
-    buf.truncate(same);
-    buf.extend(segs[same..].iter().map(|s| match s {
-        Seg::Key(k) => PathSeg::Key((*k).to_string()),
-        Seg::Index(i) => PathSeg::Index(*i),
-    }));
+    // The rest written over the last path's segments, a key into the last one's string (no
+    // allocation for a field beside the last one).
+    for (i, s) in segs.iter().enumerate().skip(same) {
+        match (buf.get_mut(i), s) {
+            (Some(PathSeg::Key(k)), Seg::Key(n)) => {
+                k.clear();
+                k.push_str(n);
+            }
+            (Some(slot), s) => *slot = s.to_path_seg(),
+            (None, s) => buf.push(s.to_path_seg()),
+        }
+    }
+    buf.truncate(segs.len());
     buf
+}
+
+impl Seg<'_> {
+    fn to_path_seg(self) -> PathSeg {
+        match self {
+            Seg::Key(k) => PathSeg::Key(k.to_string()),
+            Seg::Index(i) => PathSeg::Index(i),
+        }
+    }
 }
 
 /// What [`diff`] found at a field path.
