@@ -498,17 +498,21 @@ fn image_name(image: &str) -> &str {
     }
 }
 
-/// What [`smp_path`] found for the path up to its last list index, kept for the next
-/// path of the same object and patch: the fields of one list item (and of the items after an
-/// inserted one) come one after another and share that prefix, and finding a list item by its
-/// merge key is most of the walk.
+/// What [`smp_path`] found on its last walk, kept for the next path of the same object and
+/// patch: the fields of one list item (and of the items after an inserted one) come one after
+/// another and share a prefix, and finding a list item by its merge key is most of the walk.
 #[derive(Default)]
 pub(crate) struct SmpMemo {
-    /// The prefix: the segments up to and including the last index.
+    /// The path walked: up to and including its last list index, or up to the segment where
+    /// the patch stopped holding it.
     segs: Vec<PathSeg>,
-    /// `None` when the patch does not hold the prefix; else its path in the patch so far and
-    /// the patch item found at each index of it, in order.
-    found: Option<(String, Vec<usize>)>,
+    /// The patch item found at each index of `segs`, in order, and the length of the patch's
+    /// path text after it.
+    items: Vec<(usize, usize)>,
+    /// The patch's path text of the walk.
+    text: String,
+    /// Whether the patch does not hold `segs` (then neither any path under it).
+    failed: bool,
 }
 
 /// The place in a strategic merge patch document that set the field at `out` of the patched
@@ -516,8 +520,8 @@ pub(crate) struct SmpMemo {
 /// other merge keys of the built-in schema most lists use) or by its value; `None` when the
 /// patch does not hold the path (a directive, a list replaced whole). The path is written as
 /// [`path_text`] writes it, without a list of segments in between (it is asked for each field
-/// a patch changed); `memo` (made for this `patch` and `obj`, or `None`) keeps the walk of the
-/// last list item for the next path.
+/// a patch changed); `memo` (made for this `patch` and `obj`, or `None`) keeps the list items
+/// of the last walk for the next path.
 pub(crate) fn smp_path(
     patch: &Node,
     obj: &Node,
@@ -525,45 +529,55 @@ pub(crate) fn smp_path(
     memo: &mut Option<SmpMemo>,
 ) -> Option<String> {
     const MERGE_KEYS: [&str; 6] = ["name", "containerPort", "mountPath", "ip", "port", "key"];
-    // The prefix ends at the last index (`None`: no list on the way, nothing to keep).
-    let prefix = out
+    let m = memo.get_or_insert_with(SmpMemo::default);
+    let common = m.segs.iter().zip(out).take_while(|(a, b)| a == b).count();
+    if m.failed && common == m.segs.len() {
+        return None;
+    }
+    // The items of the last walk on the shared prefix are found again by position.
+    let usable = m
+        .segs
         .iter()
-        .rposition(|s| matches!(s, PathSeg::Index(_)))
-        .map(|i| i + 1);
+        .take(common)
+        .filter(|s| matches!(s, PathSeg::Index(_)))
+        .count();
+    let resume = match usable {
+        0 => 0,
+        n => {
+            m.segs
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| matches!(s, PathSeg::Index(_)))
+                .nth(n - 1)
+                .map_or(0, |(at, _)| at)
+                + 1
+        }
+    };
+    m.items.truncate(usable);
+    let mut path = String::with_capacity(64);
+    path.push_str(&m.text[..m.items.last().map_or(0, |&(_, len)| len)]);
     let mut p = patch;
     let mut o = obj;
-    let mut path = String::with_capacity(64);
-    let mut rest = out;
-    if let (Some(n), Some(m)) = (prefix, memo.as_ref())
-        && m.segs[..] == out[..n]
-    {
-        // The same prefix as the last path: its items are found again by position.
-        let (text, found) = m.found.as_ref()?;
-        let mut js = found.iter();
-        for s in &out[..n] {
-            match (s, p, o) {
-                (PathSeg::Key(k), Node::Map(pm), Node::Map(om)) => {
-                    p = pm.get(k)?;
-                    o = om.get(k)?;
-                }
-                (PathSeg::Index(i), Node::Seq(pv), Node::Seq(ov)) => {
-                    o = ov.get(*i)?;
-                    p = pv.get(*js.next()?)?;
-                }
-                _ => return None,
+    let mut known = m.items.iter();
+    for s in &out[..resume] {
+        match (s, p, o) {
+            (PathSeg::Key(k), Node::Map(pm), Node::Map(om)) => {
+                p = pm.get(k)?;
+                o = om.get(k)?;
             }
+            (PathSeg::Index(i), Node::Seq(pv), Node::Seq(ov)) => {
+                o = ov.get(*i)?;
+                p = pv.get(known.next()?.0)?;
+            }
+            _ => return None,
         }
-        path.clone_from(text);
-        rest = &out[n..];
     }
-    let skipped = out.len() - rest.len();
-    let mut js = Vec::new();
-    for (at, s) in rest.iter().enumerate() {
+    let mut failed_at = None;
+    for (at, s) in out.iter().enumerate().skip(resume) {
         let step = match (s, p, o) {
             (PathSeg::Key(k), Node::Map(pm), Node::Map(om)) => {
-                pm.get(k).zip(om.get(k)).map(|(pk, ok)| {
+                pm.get(k).zip(om.get(k)).inspect(|_| {
                     push_key(&mut path, k);
-                    (pk, ok)
                 })
             }
             (PathSeg::Index(i), Node::Seq(pv), Node::Seq(ov)) => ov.get(*i).and_then(|item| {
@@ -578,36 +592,35 @@ pub(crate) fn smp_path(
                 }
                 .or_else(|| (pv.len() == ov.len()).then_some(*i))?;
                 push_index(&mut path, j);
-                js.push(j);
+                m.items.push((j, path.len()));
                 Some((&pv[j], item))
             }),
             _ => None,
         };
-        let done = skipped + at + 1;
         match step {
             Some((pn, on)) => {
                 p = pn;
                 o = on;
-                if skipped == 0 && Some(done) == prefix {
-                    *memo = Some(SmpMemo {
-                        segs: out[..done].to_vec(),
-                        found: Some((path.clone(), std::mem::take(&mut js))),
-                    });
-                }
             }
             None => {
-                // Every path under a prefix the patch does not hold fails as this one did.
-                if let Some(n) = prefix.filter(|&n| skipped == 0 && done <= n) {
-                    *memo = Some(SmpMemo {
-                        segs: out[..n].to_vec(),
-                        found: None,
-                    });
-                }
-                return None;
+                failed_at = Some(at);
+                break;
             }
         }
     }
-    Some(path)
+    // Kept: the path up to its last index, or up to where the patch stopped holding it.
+    let end = match failed_at {
+        Some(at) => at + 1,
+        None => out
+            .iter()
+            .rposition(|s| matches!(s, PathSeg::Index(_)))
+            .map_or(0, |i| i + 1),
+    };
+    m.segs.truncate(common.min(end));
+    m.segs.extend_from_slice(&out[m.segs.len()..end]);
+    m.failed = failed_at.is_some();
+    m.text.clone_from(&path);
+    if m.failed { None } else { Some(path) }
 }
 
 /// The operation of a JSON 6902 list that set the field at `out`: the last one whose path is
@@ -1004,6 +1017,14 @@ mod tests {
             with(c(2), &[k("name")]),
             vec![k("spec"), k("replicas")],
             with(c(1), &[k("image")]),
+            with(c(0), &[k("nokey")]),
+            with(c(0), &[k("env"), PathSeg::Index(0), k("value")]),
+            with(c(0), &[k("env"), PathSeg::Index(5), k("x")]),
+            with(c(0), &[k("env"), PathSeg::Index(1), k("value")]),
+            with(c(0), &[k("env"), PathSeg::Index(0), k("name")]),
+            with(c(1), &[k("args"), PathSeg::Index(0)]),
+            with(c(2), &[k("image")]),
+            with(c(0), &[k("env"), PathSeg::Index(0), k("value")]),
         ];
         let mut memo = None;
         let mut found = 0;
@@ -1017,7 +1038,7 @@ mod tests {
                 path_text(p)
             );
         }
-        assert!(found >= 6, "only {found} paths found in the patch");
+        assert!(found >= 9, "only {found} paths found in the patch");
     }
 
     /// Places are resolved alike one at a time and in a row from a shared prefix.
