@@ -504,6 +504,26 @@ pub(crate) fn parse_path(text: &str) -> Option<Vec<PathSeg>> {
 mod tests {
     use super::*;
 
+    /// Keys are found alike while scanned and once indexed, and never kept twice.
+    #[test]
+    fn keys_found_past_the_scan() {
+        let mut keys = Keys::default();
+        for round in 0..2 {
+            for i in 0..40 {
+                let k = format!("k{i}");
+                let t = keys
+                    .get_or_insert_with(&k, || if i % 2 == 0 { Tree::Read } else { Tree::Empty });
+                assert_eq!(matches!(t, Tree::Read), i % 2 == 0, "{k}, round {round}");
+                let found = keys.get(&k).expect("just inserted");
+                assert_eq!(matches!(found, Tree::Read), i % 2 == 0, "{k}");
+            }
+        }
+        assert_eq!(keys.entries.len(), 40);
+        assert!(keys.index.is_some(), "indexed past {KEYS_SCANNED} keys");
+        assert!(keys.get("k40").is_none());
+        assert_eq!(keys.values_mut().count(), 40);
+    }
+
     #[test]
     fn paths_read_back() {
         for (segs, text) in [

@@ -1008,3 +1008,56 @@ fn kz_bad_strategy(d: Option<&Node>, path: &Path<'_>) -> MergeError {
         ),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::parse::parse_one;
+
+    /// A map walked alone keeps sharing the maps the walk leaves as they are, and the walk
+    /// still changes what it changes (a merged list of scalars with a value twice).
+    #[test]
+    fn settling_keeps_unchanged_maps_shared() {
+        let schema = Schema::builtin();
+        let cur = schema.kustomize_root(&Gvk::from_api_version("apps/v1", "Deployment"));
+        let mut obj = parse_one(
+            "metadata:\n  name: d\n  finalizers: [x, y, x]\nspec:\n  template:\n    spec:\n      containers:\n      - name: a\n        ports:\n        - containerPort: 80\n          protocol: TCP\n        env:\n        - name: A\n          value: '1'\n      volumes:\n      - name: v\n        configMap: {name: c}\n",
+        )
+        .expect("test YAML parses");
+        obj.freeze();
+        let Node::Map(before) = obj else {
+            panic!("a map")
+        };
+        let mut settled = before.clone();
+        kz_settle_map(&mut settled, cur, &Path::ROOT).expect("settles");
+        let (Some(Node::Map(spec)), Some(Node::Map(spec_before))) =
+            (settled.get("spec"), before.get("spec"))
+        else {
+            panic!("spec is a map")
+        };
+        assert!(
+            spec.shares_with(spec_before),
+            "the unchanged spec stays shared"
+        );
+        assert!(
+            !settled.shares_with(&before),
+            "the root holds a changed field"
+        );
+        assert_eq!(
+            settled.get("metadata").and_then(|m| m.get("finalizers")),
+            Some(&parse_one("[x, y]").expect("parses")),
+            "a merged list of scalars keeps each value once"
+        );
+        let (Some(Node::Map(meta)), Some(meta_before)) =
+            (settled.get("metadata"), before.get("metadata"))
+        else {
+            panic!("metadata is a map")
+        };
+        assert!(!meta.shares_with(meta_before.as_map().expect("a map")));
+        // Nothing left to change: a second walk changes nothing and unshares nothing.
+        settled.freeze();
+        let mut again = settled.clone();
+        kz_settle_map(&mut again, cur, &Path::ROOT).expect("settles");
+        assert!(again.shares_with(&settled));
+    }
+}
