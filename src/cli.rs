@@ -704,7 +704,13 @@ fn run_explain(args: &ExplainArgs, warnings: &mut Warnings) -> Result<(), Error>
         all: args.all,
     };
     let fields = crate::explain::explain(&rendered.resources, &query)?;
-    print_stdout(crate::explain::write(&fields, args.format == ExplainFormat::Json).as_bytes())
+    let written =
+        print_stdout(crate::explain::write(&fields, args.format == ExplainFormat::Json).as_bytes());
+    // The process ends after this, as after `ply render` (`run_render`): the rendered objects
+    // and their provenance are left to the operating system instead of freed one by one.
+    drop(fields);
+    std::mem::forget(rendered);
+    written
 }
 
 fn run_fetch(args: &FetchArgs, warnings: &mut Warnings) -> Result<(), Error> {

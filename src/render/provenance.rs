@@ -10,11 +10,12 @@ use crate::kustomization::Loaded;
 use crate::kustomization::load::{Cursor, locate_value, value_at};
 use crate::resource::Resource;
 use crate::resource::provenance::{
-    Origin, Place, Provenance, Read, Source, Step, Tree, parse_path, path_text,
+    Origin, Place, Provenance, Read, Source, Step, Tree, parse_path, path_text, push_index,
+    push_key,
 };
 use crate::source::{Location, SourceFile};
-use crate::yaml::Node;
 use crate::yaml::de::PathSeg;
+use crate::yaml::{Map, Node};
 
 /// Where a step says it set the field at `path` of `r`, given the value it had before
 /// (`None` for a new field).
@@ -124,12 +125,29 @@ fn owned<'b>(buf: &'b mut Vec<PathSeg>, segs: &[Seg<'_>]) -> &'b [PathSeg] {
             _ => false,
         })
         .count();
-    buf.truncate(same);
-    buf.extend(segs[same..].iter().map(|s| match s {
-        Seg::Key(k) => PathSeg::Key((*k).to_string()),
-        Seg::Index(i) => PathSeg::Index(*i),
-    }));
+    // The rest written over the last path's segments, a key into the last one's string (no
+    // allocation for a field beside the last one).
+    for (i, s) in segs.iter().enumerate().skip(same) {
+        match (buf.get_mut(i), s) {
+            (Some(PathSeg::Key(k)), Seg::Key(n)) => {
+                k.clear();
+                k.push_str(n);
+            }
+            (Some(slot), s) => *slot = s.to_path_seg(),
+            (None, s) => buf.push(s.to_path_seg()),
+        }
+    }
+    buf.truncate(segs.len());
     buf
+}
+
+impl Seg<'_> {
+    fn to_path_seg(self) -> PathSeg {
+        match self {
+            Seg::Key(k) => PathSeg::Key(k.to_string()),
+            Seg::Index(i) => PathSeg::Index(i),
+        }
+    }
 }
 
 /// What [`diff`] found at a field path.
@@ -160,16 +178,21 @@ fn diff<'n>(
             if x.shares_with(y) {
                 return;
             }
-            for (k, vb) in y.iter() {
+            // A key is most often at the same position on both sides: looked at there first.
+            let at = |m: &'n Map, i: usize, k: &str| match m.get_index(i) {
+                Some((key, v)) if key == k => Some(v),
+                _ => m.get(k),
+            };
+            for (i, (k, vb)) in y.iter().enumerate() {
                 path.push(Seg::Key(k));
-                match x.get(k) {
+                match at(x, i, k) {
                     Some(va) => diff(va, vb, path, ev),
                     None => each(vb, path, &mut |p| ev(Event::Set(None), p)),
                 }
                 path.pop();
             }
-            for (k, va) in x.iter() {
-                if y.get(k).is_none() {
+            for (i, (k, va)) in x.iter().enumerate() {
+                if at(y, i, k).is_none() {
                     path.push(Seg::Key(k));
                     each(va, path, &mut |p| ev(Event::Gone, p));
                     path.pop();
@@ -271,19 +294,34 @@ pub(crate) fn generator_place(loaded: &Loaded, r: &Resource, path: &[PathSeg]) -
 pub(super) fn record_patch(acc: &mut [Resource], p: &Patch) {
     let declared = p.declared.as_ref().map(at);
     match &p.body {
-        Body::Smp(docs) => record(acc, Step::Patch, &|r, path, _| {
-            let found = docs.iter().find_map(|(doc, loc)| {
-                let loc = loc.as_ref()?;
-                smp_path(doc, &r.node, path).map(|p| Place {
-                    file: Arc::clone(&loc.file),
-                    start: loc.offset,
-                    path: path_text(&p),
-                })
-            });
-            found
-                .or_else(|| docs.iter().find_map(|(_, loc)| loc.as_ref().map(at)))
-                .or_else(|| declared.clone())
-        }),
+        Body::Smp(docs) => {
+            // One walk kept per patch document, for the object it was made for (its address:
+            // the objects do not move while a step is recorded).
+            let memos: std::cell::RefCell<Vec<(usize, Option<SmpMemo>)>> =
+                std::cell::RefCell::new(docs.iter().map(|_| (0, None)).collect());
+            record(acc, Step::Patch, &|r, path, _| {
+                let object = std::ptr::from_ref(r) as usize;
+                let mut memos = memos.borrow_mut();
+                let found =
+                    docs.iter()
+                        .zip(memos.iter_mut())
+                        .find_map(|((doc, loc), (of, memo))| {
+                            let loc = loc.as_ref()?;
+                            if *of != object {
+                                *of = object;
+                                *memo = None;
+                            }
+                            smp_path(doc, &r.node, path, memo).map(|p| Place {
+                                file: Arc::clone(&loc.file),
+                                start: loc.offset,
+                                path: p,
+                            })
+                        });
+                found
+                    .or_else(|| docs.iter().find_map(|(_, loc)| loc.as_ref().map(at)))
+                    .or_else(|| declared.clone())
+            })
+        }
         Body::Json(ops) => record(acc, Step::Json6902, &|_, path, _| match (
             &p.file,
             json6902_path(ops, path),
@@ -335,33 +373,44 @@ pub(crate) fn transformer_place(
         Some(PathSeg::Key(s)) => s.as_str(),
         _ => "",
     };
-    let p = match step {
-        Step::Namespace => vec![key("namespace")],
-        Step::NamePrefix => vec![key("namePrefix")],
-        Step::NameSuffix => vec![key("nameSuffix")],
+    // The path is written as text directly (no list of segments): this runs for every field
+    // a transformer changes.
+    let mut p = String::with_capacity(32);
+    let mut push = |seg: Seg<'_>| match seg {
+        Seg::Key(k) => push_key(&mut p, k),
+        Seg::Index(i) => push_index(&mut p, i),
+    };
+    match step {
+        Step::Namespace => push(Seg::Key("namespace")),
+        Step::NamePrefix => push(Seg::Key("namePrefix")),
+        Step::NameSuffix => push(Seg::Key("nameSuffix")),
         Step::Labels => {
             match k
                 .labels
                 .iter()
                 .rposition(|l| l.pairs.contains_key(last_key))
             {
-                Some(i) => vec![
-                    key("labels"),
-                    PathSeg::Index(i),
-                    key("pairs"),
-                    key(last_key),
-                ],
+                Some(i) => {
+                    push(Seg::Key("labels"));
+                    push(Seg::Index(i));
+                    push(Seg::Key("pairs"));
+                    push(Seg::Key(last_key));
+                }
                 None if k
                     .common_labels
                     .as_ref()
                     .is_some_and(|m| m.contains_key(last_key)) =>
                 {
-                    vec![key("commonLabels"), key(last_key)]
+                    push(Seg::Key("commonLabels"));
+                    push(Seg::Key(last_key));
                 }
-                None => vec![key("labels")],
+                None => push(Seg::Key("labels")),
             }
         }
-        Step::CommonAnnotations => vec![key("commonAnnotations"), key(last_key)],
+        Step::CommonAnnotations => {
+            push(Seg::Key("commonAnnotations"));
+            push(Seg::Key(last_key));
+        }
         Step::Replicas => {
             let name = r.name();
             match k
@@ -369,8 +418,12 @@ pub(crate) fn transformer_place(
                 .iter()
                 .position(|e| e.name == name || r.prev_ids.iter().any(|id| id.name == e.name))
             {
-                Some(i) => vec![key("replicas"), PathSeg::Index(i), key("count")],
-                None => vec![key("replicas")],
+                Some(i) => {
+                    push(Seg::Key("replicas"));
+                    push(Seg::Index(i));
+                    push(Seg::Key("count"));
+                }
+                None => push(Seg::Key("replicas")),
             }
         }
         Step::Images => {
@@ -396,14 +449,20 @@ pub(crate) fn transformer_place(
                     } else {
                         "name"
                     };
-                    vec![key("images"), PathSeg::Index(i), key(field)]
+                    push(Seg::Key("images"));
+                    push(Seg::Index(i));
+                    push(Seg::Key(field));
                 }
-                None => vec![key("images")],
+                None => push(Seg::Key("images")),
             }
         }
-        _ => Vec::new(),
-    };
-    in_kustomization(loaded, p)
+        _ => {}
+    }
+    Place {
+        file: Arc::clone(&loaded.file),
+        start: 0,
+        path: p,
+    }
 }
 
 /// A scalar as text (`5` for the integer 5), empty for a collection or null.
@@ -439,24 +498,89 @@ fn image_name(image: &str) -> &str {
     }
 }
 
+/// What [`smp_path`] found on its last walk, kept for the next path of the same object and
+/// patch: the fields of one list item (and of the items after an inserted one) come one after
+/// another and share a prefix, and finding a list item by its merge key is most of the walk.
+#[derive(Default)]
+pub(crate) struct SmpMemo {
+    /// The path walked: up to and including its last list index, or up to the segment where
+    /// the patch stopped holding it.
+    segs: Vec<PathSeg>,
+    /// The patch item found at each index of `segs`, in order, and the length of the patch's
+    /// path text after it.
+    items: Vec<(usize, usize)>,
+    /// The patch's path text of the walk.
+    text: String,
+    /// Whether the patch does not hold `segs` (then neither any path under it).
+    failed: bool,
+}
+
 /// The place in a strategic merge patch document that set the field at `out` of the patched
 /// object `obj`: the same path through the patch, a list entry matched by its `name` (or the
 /// other merge keys of the built-in schema most lists use) or by its value; `None` when the
-/// patch does not hold the path (a directive, a list replaced whole).
-pub(crate) fn smp_path(patch: &Node, obj: &Node, out: &[PathSeg]) -> Option<Vec<PathSeg>> {
+/// patch does not hold the path (a directive, a list replaced whole). The path is written as
+/// [`path_text`] writes it, without a list of segments in between (it is asked for each field
+/// a patch changed); `memo` (made for this `patch` and `obj`, or `None`) keeps the list items
+/// of the last walk for the next path.
+pub(crate) fn smp_path(
+    patch: &Node,
+    obj: &Node,
+    out: &[PathSeg],
+    memo: &mut Option<SmpMemo>,
+) -> Option<String> {
     const MERGE_KEYS: [&str; 6] = ["name", "containerPort", "mountPath", "ip", "port", "key"];
+    let m = memo.get_or_insert_with(SmpMemo::default);
+    let common = m.segs.iter().zip(out).take_while(|(a, b)| a == b).count();
+    if m.failed && common == m.segs.len() {
+        return None;
+    }
+    // The items of the last walk on the shared prefix are found again by position.
+    let usable = m
+        .segs
+        .iter()
+        .take(common)
+        .filter(|s| matches!(s, PathSeg::Index(_)))
+        .count();
+    let resume = match usable {
+        0 => 0,
+        n => {
+            m.segs
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| matches!(s, PathSeg::Index(_)))
+                .nth(n - 1)
+                .map_or(0, |(at, _)| at)
+                + 1
+        }
+    };
+    m.items.truncate(usable);
+    let mut path = String::with_capacity(64);
+    path.push_str(&m.text[..m.items.last().map_or(0, |&(_, len)| len)]);
     let mut p = patch;
     let mut o = obj;
-    let mut path = Vec::with_capacity(out.len());
-    for s in out {
+    let mut known = m.items.iter();
+    for s in &out[..resume] {
         match (s, p, o) {
             (PathSeg::Key(k), Node::Map(pm), Node::Map(om)) => {
                 p = pm.get(k)?;
                 o = om.get(k)?;
-                path.push(s.clone());
             }
             (PathSeg::Index(i), Node::Seq(pv), Node::Seq(ov)) => {
-                let item = ov.get(*i)?;
+                o = ov.get(*i)?;
+                p = pv.get(known.next()?.0)?;
+            }
+            _ => return None,
+        }
+    }
+    let mut failed_at = None;
+    for (at, s) in out.iter().enumerate().skip(resume) {
+        let step = match (s, p, o) {
+            (PathSeg::Key(k), Node::Map(pm), Node::Map(om)) => {
+                pm.get(k).zip(om.get(k)).inspect(|_| {
+                    push_key(&mut path, k);
+                })
+            }
+            (PathSeg::Index(i), Node::Seq(pv), Node::Seq(ov)) => ov.get(*i).and_then(|item| {
                 let j = match item {
                     Node::Map(im) => MERGE_KEYS.iter().find_map(|mk| {
                         let want = im.get(mk)?;
@@ -467,14 +591,36 @@ pub(crate) fn smp_path(patch: &Node, obj: &Node, out: &[PathSeg]) -> Option<Vec<
                     scalar => pv.iter().rposition(|e| e == scalar),
                 }
                 .or_else(|| (pv.len() == ov.len()).then_some(*i))?;
-                p = &pv[j];
-                o = item;
-                path.push(PathSeg::Index(j));
+                push_index(&mut path, j);
+                m.items.push((j, path.len()));
+                Some((&pv[j], item))
+            }),
+            _ => None,
+        };
+        match step {
+            Some((pn, on)) => {
+                p = pn;
+                o = on;
             }
-            _ => return None,
+            None => {
+                failed_at = Some(at);
+                break;
+            }
         }
     }
-    Some(path)
+    // Kept: the path up to its last index, or up to where the patch stopped holding it.
+    let end = match failed_at {
+        Some(at) => at + 1,
+        None => out
+            .iter()
+            .rposition(|s| matches!(s, PathSeg::Index(_)))
+            .map_or(0, |i| i + 1),
+    };
+    m.segs.truncate(common.min(end));
+    m.segs.extend_from_slice(&out[m.segs.len()..end]);
+    m.failed = failed_at.is_some();
+    m.text.clone_from(&path);
+    if m.failed { None } else { Some(path) }
 }
 
 /// The operation of a JSON 6902 list that set the field at `out`: the last one whose path is
@@ -629,9 +775,7 @@ fn resolved(file: &SourceFile, offset: usize, exact: bool, line_col: (usize, usi
 mod tests {
     use super::*;
     use crate::fasthash::FastMap;
-    use crate::resource::provenance::{push_index, push_key};
     use crate::source::Location;
-    use crate::yaml::Map;
 
     /// The table the tree stands for, kept the plain way: every field's path as text, each
     /// record comparing every field of the object with the last one.
@@ -838,6 +982,63 @@ mod tests {
             }
         }
         assert!(compared > 1000, "only {compared} fields compared");
+    }
+
+    /// A walk reusing the last one's list items finds what a fresh walk finds, path after
+    /// path (fields of one item, items the patch holds and items it does not, a scalar list).
+    #[test]
+    fn smp_path_memo_equals_a_fresh_walk() {
+        use crate::yaml::parse::parse_one;
+        let patch = parse_one(
+            "spec:\n  containers:\n  - name: b\n    env:\n    - name: X\n      value: '1'\n  - name: a\n    args: [p, q]\n",
+        )
+        .unwrap();
+        let obj = parse_one(
+            "spec:\n  containers:\n  - name: b\n    env:\n    - name: X\n      value: '1'\n    - name: Y\n      value: '2'\n  - name: a\n    image: i\n    args: [p, q]\n  - name: c\n    image: j\n",
+        )
+        .unwrap();
+        let k = |s: &str| PathSeg::Key(s.to_string());
+        let c = |i| vec![k("spec"), k("containers"), PathSeg::Index(i)];
+        let with = |mut v: Vec<PathSeg>, more: &[PathSeg]| {
+            v.extend_from_slice(more);
+            v
+        };
+        let paths = [
+            with(c(0), &[k("name")]),
+            with(c(0), &[k("env"), PathSeg::Index(0), k("name")]),
+            with(c(0), &[k("env"), PathSeg::Index(0), k("value")]),
+            with(c(0), &[k("env"), PathSeg::Index(1), k("name")]),
+            with(c(0), &[k("env"), PathSeg::Index(1), k("value")]),
+            with(c(1), &[k("name")]),
+            with(c(1), &[k("image")]),
+            with(c(1), &[k("args"), PathSeg::Index(1)]),
+            with(c(1), &[k("args"), PathSeg::Index(0)]),
+            with(c(2), &[k("image")]),
+            with(c(2), &[k("name")]),
+            vec![k("spec"), k("replicas")],
+            with(c(1), &[k("image")]),
+            with(c(0), &[k("nokey")]),
+            with(c(0), &[k("env"), PathSeg::Index(0), k("value")]),
+            with(c(0), &[k("env"), PathSeg::Index(5), k("x")]),
+            with(c(0), &[k("env"), PathSeg::Index(1), k("value")]),
+            with(c(0), &[k("env"), PathSeg::Index(0), k("name")]),
+            with(c(1), &[k("args"), PathSeg::Index(0)]),
+            with(c(2), &[k("image")]),
+            with(c(0), &[k("env"), PathSeg::Index(0), k("value")]),
+        ];
+        let mut memo = None;
+        let mut found = 0;
+        for p in &paths {
+            let fresh = smp_path(&patch, &obj, p, &mut None);
+            found += usize::from(fresh.is_some());
+            assert_eq!(
+                smp_path(&patch, &obj, p, &mut memo),
+                fresh,
+                "{}",
+                path_text(p)
+            );
+        }
+        assert!(found >= 9, "only {found} paths found in the patch");
     }
 
     /// Places are resolved alike one at a time and in a row from a shared prefix.

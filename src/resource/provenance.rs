@@ -136,10 +136,7 @@ pub(crate) enum Tree {
     /// One field: the origins recorded, newest first, then (`read`) the document's.
     Field { origins: Vec<Origin>, read: bool },
     /// A map: its keys recorded; any other key is `rest` (`Empty` or `Read`).
-    Map {
-        keys: FastMap<String, Tree>,
-        rest: Box<Tree>,
-    },
+    Map { keys: Keys, rest: Box<Tree> },
     /// A list: its first items recorded; any later one is `rest` (`Empty` or `Read`).
     Seq { items: Vec<Tree>, rest: Box<Tree> },
 }
@@ -194,6 +191,62 @@ impl Read {
     }
 }
 
+/// The keys of a [`Tree::Map`] and their nodes, in the order first recorded: scanned while
+/// few (a branch of the tree holds only the keys a step changed under it, most often one or
+/// two), looked up through a hash index once more than [`KEYS_SCANNED`]. Each field a step
+/// changes is found from the object's root, so this lookup is the most frequent step of
+/// recording (docs/performance.md, "Provenance at 1.5×").
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Keys {
+    entries: Vec<(String, Tree)>,
+    /// Positions by key, kept from the first time the entries outgrow [`KEYS_SCANNED`].
+    index: Option<FastMap<String, usize>>,
+}
+
+/// How many keys a [`Keys`] scans before it keeps an index.
+const KEYS_SCANNED: usize = 16;
+
+impl Keys {
+    fn position(&self, key: &str) -> Option<usize> {
+        match &self.index {
+            Some(index) => index.get(key).copied(),
+            None => self.entries.iter().position(|(k, _)| k == key),
+        }
+    }
+
+    pub(crate) fn get(&self, key: &str) -> Option<&Tree> {
+        self.position(key).map(|i| &self.entries[i].1)
+    }
+
+    /// The node of `key`, made as `make` gives it when the key is not there yet.
+    fn get_or_insert_with(&mut self, key: &str, make: impl FnOnce() -> Tree) -> &mut Tree {
+        let i = match self.position(key) {
+            Some(i) => i,
+            None => {
+                let i = self.entries.len();
+                self.entries.push((key.to_string(), make()));
+                if let Some(index) = &mut self.index {
+                    index.insert(key.to_string(), i);
+                } else if self.entries.len() > KEYS_SCANNED {
+                    self.index = Some(
+                        self.entries
+                            .iter()
+                            .enumerate()
+                            .map(|(i, (k, _))| (k.clone(), i))
+                            .collect(),
+                    );
+                }
+                i
+            }
+        };
+        &mut self.entries[i].1
+    }
+
+    fn values_mut(&mut self) -> impl Iterator<Item = &mut Tree> {
+        self.entries.iter_mut().map(|(_, t)| t)
+    }
+}
+
 impl Tree {
     /// The state an unlisted child of a branch made from this node has: a map or list made
     /// from a read node reads its children, any other starts empty.
@@ -216,7 +269,7 @@ impl Tree {
                 let rest = Box::new(t.child_rest());
                 *t = match seg {
                     PathSeg::Key(_) => Tree::Map {
-                        keys: FastMap::default(),
+                        keys: Keys::default(),
                         rest,
                     },
                     PathSeg::Index(_) => Tree::Seq {
@@ -227,10 +280,7 @@ impl Tree {
             }
             t = match (t, seg) {
                 (Tree::Map { keys, rest }, PathSeg::Key(k)) => {
-                    if !keys.contains_key(k.as_str()) {
-                        keys.insert(k.clone(), rest.child_rest());
-                    }
-                    keys.get_mut(k.as_str()).expect("inserted above")
+                    keys.get_or_insert_with(k, || rest.child_rest())
                 }
                 (Tree::Seq { items, rest }, PathSeg::Index(i)) => {
                     while items.len() <= *i {
@@ -385,8 +435,12 @@ pub(crate) fn path_text(path: &[PathSeg]) -> String {
 /// Appends a map key to a field path: `a.b`, or `a["b.c"]` when the key holds a character
 /// that a plain path reads otherwise (`.`, `[`, `]`, `"`, `\`) or is empty.
 pub(crate) fn push_key(path: &mut String, key: &str) {
-    let plain =
-        !key.is_empty() && !key.contains(['.', '[', ']', '"', '\\']) && !key.starts_with(' ');
+    // Bytes, not a search for a set of chars: this runs for every field a step changes.
+    let plain = !key.is_empty()
+        && !key.starts_with(' ')
+        && !key
+            .bytes()
+            .any(|b| matches!(b, b'.' | b'[' | b']' | b'"' | b'\\'));
     if plain {
         if !path.is_empty() {
             path.push('.');
@@ -449,6 +503,26 @@ pub(crate) fn parse_path(text: &str) -> Option<Vec<PathSeg>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Keys are found alike while scanned and once indexed, and never kept twice.
+    #[test]
+    fn keys_found_past_the_scan() {
+        let mut keys = Keys::default();
+        for round in 0..2 {
+            for i in 0..40 {
+                let k = format!("k{i}");
+                let t = keys
+                    .get_or_insert_with(&k, || if i % 2 == 0 { Tree::Read } else { Tree::Empty });
+                assert_eq!(matches!(t, Tree::Read), i % 2 == 0, "{k}, round {round}");
+                let found = keys.get(&k).expect("just inserted");
+                assert_eq!(matches!(found, Tree::Read), i % 2 == 0, "{k}");
+            }
+        }
+        assert_eq!(keys.entries.len(), 40);
+        assert!(keys.index.is_some(), "indexed past {KEYS_SCANNED} keys");
+        assert!(keys.get("k40").is_none());
+        assert_eq!(keys.values_mut().count(), 40);
+    }
 
     #[test]
     fn paths_read_back() {

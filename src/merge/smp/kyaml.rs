@@ -41,15 +41,24 @@ impl Merger {
             Some(Some("delete")) => return Ok(Map::default()),
             Some(_) => return Err(kz_bad_strategy(patch.get(DIRECTIVE), path)),
         }
-        // The object's fields the patch does not name are walked alone (`[field, nil]`).
-        for (key, ov) in original.iter_mut() {
+        // The object's fields the patch does not name are walked alone (`[field, nil]`); a
+        // field the walk leaves as it is is not touched (a shared map stays shared).
+        for i in 0..original.len() {
+            let Some((key, ov)) = original.get_index(i) else {
+                break;
+            };
             if patch.contains_key(key) && !keep.contains(&key.as_str()) {
                 continue;
             }
             if key.is_empty() {
                 return Err(kz_empty_key(path));
             }
-            kz_settle_value(ov, cur.kustomize_field(key), &path.key(key))?;
+            if kz_settles_unchanged(ov, cur.kustomize_field(key)) {
+                continue;
+            }
+            if let Some((key, ov)) = original.get_index_mut(i) {
+                kz_settle_value(ov, cur.kustomize_field(key), &path.key(key))?;
+            }
         }
         for (key, pv) in patch {
             if key == DIRECTIVE || keep.contains(&key.as_str()) {
@@ -808,14 +817,65 @@ fn kz_element_setter(
 ///
 /// A field named by the empty string fails, as it does in kyaml, whose `FieldSetter` reads an
 /// empty name as "set this scalar" and finds a map (`kyaml/yaml/fns.go`).
+///
+/// A field the walk would leave as it is ([`kz_settles_unchanged`]) is not reached through
+/// `&mut`: the map keeps sharing its entries with its copies (`yaml::Map::freeze`), so the
+/// maps a patch does not change stay the object's maps as they were (field provenance then
+/// skips them by pointer; docs/performance.md, "Provenance at 1.5×").
 fn kz_settle_map(map: &mut Map, cur: Cursor<'_>, path: &Path<'_>) -> R<()> {
-    for (key, v) in map.iter_mut() {
+    for i in 0..map.len() {
+        let Some((key, v)) = map.get_index(i) else {
+            break;
+        };
         if key.is_empty() {
             return Err(kz_empty_key(path));
         }
-        kz_settle_value(v, cur.kustomize_field(key), &path.key(key))?;
+        if kz_settles_unchanged(v, cur.kustomize_field(key)) {
+            continue;
+        }
+        if let Some((key, v)) = map.get_index_mut(i) {
+            kz_settle_value(v, cur.kustomize_field(key), &path.key(key))?;
+        }
     }
     Ok(())
+}
+
+/// Whether [`kz_settle_value`] would leave `v` as it is and succeed, told without changing
+/// it; `false` when that is not certain (a list the general walk rebuilds, an empty key: the
+/// walk itself then runs). Follows [`kz_settle_list`]'s cases: a merged list of scalars with
+/// no value twice (`kz_primitives` keeps it as it is), a merged list without a key (not
+/// entered), and one of the shape [`kz_settle_in_place`] walks, whose elements settle as maps.
+fn kz_settles_unchanged(v: &Node, (sub, meta): (Cursor<'_>, &PatchMeta)) -> bool {
+    match v {
+        Node::Map(m) => kz_map_settles_unchanged(m, sub),
+        Node::Seq(items) if meta.strategy.merge => {
+            if items
+                .iter()
+                .all(|v| !matches!(v, Node::Map(_) | Node::Seq(_)))
+            {
+                return items
+                    .iter()
+                    .enumerate()
+                    .all(|(j, v)| !items[..j].iter().any(|o| go_eq(o, v)));
+            }
+            let Some(keys) = kz_keys(meta) else {
+                return true;
+            };
+            let items_cur = sub.items();
+            kz_keyed_values(items, &keys).is_some()
+                && items.iter().all(|e| match e {
+                    Node::Map(m) => kz_map_settles_unchanged(m, items_cur),
+                    _ => true,
+                })
+        }
+        _ => true,
+    }
+}
+
+/// [`kz_settles_unchanged`] of a map walked alone ([`kz_settle_map`]).
+fn kz_map_settles_unchanged(m: &Map, cur: Cursor<'_>) -> bool {
+    m.iter()
+        .all(|(k, v)| !k.is_empty() && kz_settles_unchanged(v, cur.kustomize_field(k)))
 }
 
 /// [`kz_settle_map`] of one field's value.
@@ -947,4 +1007,57 @@ fn kz_bad_strategy(d: Option<&Node>, path: &Path<'_>) -> MergeError {
             d.map(go_fmt).unwrap_or_default()
         ),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::parse::parse_one;
+
+    /// A map walked alone keeps sharing the maps the walk leaves as they are, and the walk
+    /// still changes what it changes (a merged list of scalars with a value twice).
+    #[test]
+    fn settling_keeps_unchanged_maps_shared() {
+        let schema = Schema::builtin();
+        let cur = schema.kustomize_root(&Gvk::from_api_version("apps/v1", "Deployment"));
+        let mut obj = parse_one(
+            "metadata:\n  name: d\n  finalizers: [x, y, x]\nspec:\n  template:\n    spec:\n      containers:\n      - name: a\n        ports:\n        - containerPort: 80\n          protocol: TCP\n        env:\n        - name: A\n          value: '1'\n      volumes:\n      - name: v\n        configMap: {name: c}\n",
+        )
+        .expect("test YAML parses");
+        obj.freeze();
+        let Node::Map(before) = obj else {
+            panic!("a map")
+        };
+        let mut settled = before.clone();
+        kz_settle_map(&mut settled, cur, &Path::ROOT).expect("settles");
+        let (Some(Node::Map(spec)), Some(Node::Map(spec_before))) =
+            (settled.get("spec"), before.get("spec"))
+        else {
+            panic!("spec is a map")
+        };
+        assert!(
+            spec.shares_with(spec_before),
+            "the unchanged spec stays shared"
+        );
+        assert!(
+            !settled.shares_with(&before),
+            "the root holds a changed field"
+        );
+        assert_eq!(
+            settled.get("metadata").and_then(|m| m.get("finalizers")),
+            Some(&parse_one("[x, y]").expect("parses")),
+            "a merged list of scalars keeps each value once"
+        );
+        let (Some(Node::Map(meta)), Some(meta_before)) =
+            (settled.get("metadata"), before.get("metadata"))
+        else {
+            panic!("metadata is a map")
+        };
+        assert!(!meta.shares_with(meta_before.as_map().expect("a map")));
+        // Nothing left to change: a second walk changes nothing and unshares nothing.
+        settled.freeze();
+        let mut again = settled.clone();
+        kz_settle_map(&mut again, cur, &Path::ROOT).expect("settles");
+        assert!(again.shares_with(&settled));
+    }
 }
