@@ -104,6 +104,108 @@ pub(crate) fn record_sourced(acc: &mut [Resource], step: Step, locate: SourcedLo
     }
 }
 
+/// What a step says it wrote into one object: calls the callback with the path of each node
+/// it wrote (a field, or a map or list every field of which it wrote), whether or not the
+/// value changed. Given the object's index in the list and the object after the step.
+pub(crate) type WrittenFn<'a> = &'a dyn Fn(usize, &Resource, &mut dyn FnMut(&[PathSeg]));
+
+/// Records the fields `step` wrote (`written`), whatever value they had before: a write of the
+/// value a field already had is not seen by [`record`]'s comparison, yet it is the place that
+/// sets the field now (docs/explain.md). Each field at or under a path `written` gives that
+/// the object holds gets `locate`'s origin on top of its chain, unless its newest origin is
+/// already this step's at that place (a change `record` saw), which then only takes the
+/// source `locate` names when it had none. Run after [`record`]/[`record_sourced`] for the
+/// same step, and only with provenance on: it adds nothing to a render without it.
+pub(crate) fn record_written(
+    acc: &mut [Resource],
+    step: Step,
+    written: WrittenFn<'_>,
+    locate: SourcedLocateFn<'_>,
+) {
+    for (i, r) in acc.iter_mut().enumerate() {
+        if r.provenance.is_none() {
+            continue;
+        }
+        let mut wrote: Vec<Vec<PathSeg>> = Vec::new();
+        written(i, r, &mut |path| wrote.push(path.to_vec()));
+        if wrote.is_empty() {
+            continue;
+        }
+        let mut found = Vec::new();
+        {
+            let r: &Resource = r;
+            let mut buf = Vec::new();
+            for path in &wrote {
+                let Some(node) = node_at(&r.node, path) else {
+                    continue;
+                };
+                let mut segs: Vec<Seg<'_>> = path
+                    .iter()
+                    .map(|s| match s {
+                        PathSeg::Key(k) => Seg::Key(k.as_str()),
+                        PathSeg::Index(i) => Seg::Index(*i),
+                    })
+                    .collect();
+                each(node, &mut segs, &mut |leaf| {
+                    let leaf = owned(&mut buf, leaf).to_vec();
+                    let before = node_at(&r.node, &leaf);
+                    let (place, source) = locate(r, &leaf, before);
+                    found.push((leaf, place, source));
+                });
+            }
+        }
+        let Some(p) = r.provenance.as_mut() else {
+            continue;
+        };
+        for (leaf, place, source) in found {
+            let origin = Origin {
+                step,
+                place,
+                source,
+            };
+            let slot = p.tree.slot(&leaf);
+            match slot {
+                Tree::Field { origins, .. }
+                    if origins
+                        .first()
+                        .is_some_and(|o| o.step == step && same_place(&o.place, &origin.place)) =>
+                {
+                    if origin.source.is_some() && origins[0].source.is_none() {
+                        origins[0].source = origin.source;
+                    }
+                }
+                Tree::Empty => slot.start(origin),
+                _ => slot.push(origin),
+            }
+        }
+    }
+}
+
+/// The node at `path` under `n`.
+pub(crate) fn node_at<'a>(n: &'a Node, path: &[PathSeg]) -> Option<&'a Node> {
+    let mut n = n;
+    for s in path {
+        n = match (s, n.unspelled()) {
+            (PathSeg::Key(k), Node::Map(m)) => m.get(k)?,
+            (PathSeg::Index(i), Node::Seq(v)) => v.get(*i)?,
+            _ => return None,
+        };
+    }
+    Some(n)
+}
+
+/// Whether two origins name the same place (the same document of the same file, the same
+/// path), or both none.
+pub(crate) fn same_place(a: &Option<Place>, b: &Option<Place>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => {
+            Arc::ptr_eq(&a.file, &b.file) && a.start == b.start && a.path == b.path
+        }
+        (None, None) => true,
+        _ => false,
+    }
+}
+
 /// One step of a path while comparing: a key borrowed from the nodes, or an index.
 #[derive(Clone, Copy)]
 enum Seg<'n> {
@@ -265,16 +367,27 @@ pub(crate) fn generator_place(loaded: &Loaded, r: &Resource, path: &[PathSeg]) -
     in_kustomization(loaded, p)
 }
 
-/// Records one patch over `acc`: a changed field is placed at the patch's value for it (the
-/// document of a strategic merge patch that holds its path, the operation of a JSON 6902
-/// list), else at the patch's first document or its kustomization entry.
+/// Records one patch over `acc`: a changed field is placed at the patch's value for it
+/// ([`patch_place`]).
 pub(super) fn record_patch(acc: &mut [Resource], p: &Patch) {
-    let declared = p.declared.as_ref().map(at);
+    let step = match &p.body {
+        Body::Smp(_) => Step::Patch,
+        Body::Json(_) => Step::Json6902,
+        Body::Nothing => return,
+    };
+    record(acc, step, &|r, path, _| patch_place(p, &r.node, path));
+}
+
+/// Where patch `p` set the field at `path` of the patched object `node`: the document of a
+/// strategic merge patch that holds its path, the operation of a JSON 6902 list
+/// ([`json6902_path`]), else the patch's first document or its kustomization entry.
+pub(super) fn patch_place(p: &Patch, node: &Node, path: &[PathSeg]) -> Option<Place> {
+    let declared = || p.declared.as_ref().map(at);
     match &p.body {
-        Body::Smp(docs) => record(acc, Step::Patch, &|r, path, _| {
+        Body::Smp(docs) => {
             let found = docs.iter().find_map(|(doc, loc)| {
                 let loc = loc.as_ref()?;
-                smp_path(doc, &r.node, path).map(|p| Place {
+                smp_path(doc, node, path).map(|p| Place {
                     file: Arc::clone(&loc.file),
                     start: loc.offset,
                     path: path_text(&p),
@@ -282,20 +395,17 @@ pub(super) fn record_patch(acc: &mut [Resource], p: &Patch) {
             });
             found
                 .or_else(|| docs.iter().find_map(|(_, loc)| loc.as_ref().map(at)))
-                .or_else(|| declared.clone())
-        }),
-        Body::Json(ops) => record(acc, Step::Json6902, &|_, path, _| match (
-            &p.file,
-            json6902_path(ops, path),
-        ) {
+                .or_else(declared)
+        }
+        Body::Json(ops) => match (&p.file, json6902_path(ops, path)) {
             (Some(file), Some(op)) => Some(Place {
                 file: Arc::clone(file),
                 start: 0,
                 path: path_text(&op),
             }),
-            _ => declared.clone(),
-        }),
-        Body::Nothing => {}
+            _ => declared(),
+        },
+        Body::Nothing => declared(),
     }
 }
 
@@ -431,7 +541,7 @@ fn r_value(r: &Resource, path: &[PathSeg]) -> Option<String> {
 
 /// An image reference without its tag or digest (`nginx:1.2` → `nginx`,
 /// `host:5000/app@sha256:…` → `host:5000/app`).
-fn image_name(image: &str) -> &str {
+pub(crate) fn image_name(image: &str) -> &str {
     let image = image.split('@').next().unwrap_or(image);
     match image.rfind(':') {
         Some(c) if !image[c..].contains('/') => &image[..c],
@@ -477,19 +587,40 @@ pub(crate) fn smp_path(patch: &Node, obj: &Node, out: &[PathSeg]) -> Option<Vec<
     Some(path)
 }
 
-/// The operation of a JSON 6902 list that set the field at `out`: the last one whose path is
-/// `out` or holds it and that carries a value; its place is that value (`[i].value…`).
+/// The operation of a JSON 6902 list that set the field at `out`: the last `add`, `replace`,
+/// `copy` or `move` whose path is `out` or holds it; its place is its value (`[i].value…`),
+/// or for a `copy` or `move` the operation itself (`[i]`).
 pub(crate) fn json6902_path(ops: &Node, out: &[PathSeg]) -> Option<Vec<PathSeg>> {
+    json6902_op(ops, out).map(|w| w.place)
+}
+
+/// What [`json6902_op`] found: the place of the operation that wrote a field, and for a
+/// `copy` or `move` the field it read (its `from`, then the rest of the field's path).
+pub(crate) struct OpWrite {
+    pub(crate) place: Vec<PathSeg>,
+    pub(crate) from: Option<Vec<PathSeg>>,
+}
+
+/// A JSON pointer's parts, unescaped (RFC 6901: `~1` is `/`, `~0` is `~`).
+pub(crate) fn pointer_parts(pointer: &str) -> Vec<String> {
+    pointer
+        .split('/')
+        .skip(1)
+        .map(|p| p.replace("~1", "/").replace("~0", "~"))
+        .collect()
+}
+
+/// The operation that set the field at `out` ([`json6902_path`]), with what it read.
+pub(crate) fn json6902_op(ops: &Node, out: &[PathSeg]) -> Option<OpWrite> {
     let Node::Seq(list) = ops else { return None };
     list.iter().enumerate().rev().find_map(|(i, op)| {
         let Node::Map(m) = op else { return None };
-        m.get("value")?;
-        let pointer = m.get("path")?.as_str()?;
-        let parts: Vec<String> = pointer
-            .split('/')
-            .skip(1)
-            .map(|p| p.replace("~1", "/").replace("~0", "~"))
-            .collect();
+        let kind = m.get("op")?.as_str()?;
+        let moved = matches!(kind, "copy" | "move");
+        if !(moved || (matches!(kind, "add" | "replace") && m.get("value").is_some())) {
+            return None;
+        }
+        let parts = pointer_parts(m.get("path")?.as_str()?);
         if parts.len() > out.len() {
             return None;
         }
@@ -497,10 +628,28 @@ pub(crate) fn json6902_path(ops: &Node, out: &[PathSeg]) -> Option<Vec<PathSeg>>
             PathSeg::Key(k) => k == p,
             PathSeg::Index(n) => p == "-" || p.parse::<usize>().ok() == Some(*n),
         });
-        same.then(|| {
-            let mut path = vec![PathSeg::Index(i), key("value")];
-            path.extend(out[parts.len()..].iter().cloned());
-            path
+        if !same {
+            return None;
+        }
+        let rest = &out[parts.len()..];
+        Some(if moved {
+            let from = m.get("from")?.as_str()?;
+            let mut read: Vec<PathSeg> = pointer_parts(from)
+                .into_iter()
+                .map(|p| match p.parse::<usize>() {
+                    Ok(n) if !p.starts_with('+') => PathSeg::Index(n),
+                    _ => PathSeg::Key(p),
+                })
+                .collect();
+            read.extend(rest.iter().cloned());
+            OpWrite {
+                place: vec![PathSeg::Index(i)],
+                from: Some(read),
+            }
+        } else {
+            let mut place = vec![PathSeg::Index(i), key("value")];
+            place.extend(rest.iter().cloned());
+            OpWrite { place, from: None }
         })
     })
 }
