@@ -484,12 +484,15 @@ pub(crate) fn transformer_place(
             }
         }
         Step::Images => {
-            // The entry whose name is the image the field held before (kustomize's
-            // `image.IsImageMatched`: the name without tag or digest).
+            // The entry whose name matches the image the field held before (kustomize's
+            // `image.IsImageMatched`: a regular expression, then a tag and digest).
             let old_text = before.map(scalar_text).unwrap_or_default();
             let old = old_text.as_str();
-            let old_name = image_name(old);
-            match k.images.iter().position(|e| e.name == old_name) {
+            match k
+                .images
+                .iter()
+                .position(|e| crate::transform::images::matches(&e.name, old))
+            {
                 Some(i) => {
                     let e = &k.images[i];
                     let new = r_value(r, path).unwrap_or_default();
@@ -537,16 +540,6 @@ fn r_value(r: &Resource, path: &[PathSeg]) -> Option<String> {
         };
     }
     Some(scalar_text(n))
-}
-
-/// An image reference without its tag or digest (`nginx:1.2` → `nginx`,
-/// `host:5000/app@sha256:…` → `host:5000/app`).
-pub(crate) fn image_name(image: &str) -> &str {
-    let image = image.split('@').next().unwrap_or(image);
-    match image.rfind(':') {
-        Some(c) if !image[c..].contains('/') => &image[..c],
-        _ => image,
-    }
 }
 
 /// The place in a strategic merge patch document that set the field at `out` of the patched

@@ -278,7 +278,8 @@ fn pairs_held(node: &Node, at: &[PathStep<'_>], pairs: &StringMap, f: &mut dyn F
 }
 
 /// Records what a built-in transformer of `loaded` wrote (after `record` recorded what it
-/// changed): `namespace` every namespaced object's `metadata.namespace` (what it holds now),
+/// changed): `namespace` every field its transformer sets (`metadata.namespace`, binding
+/// subjects, a Namespace's name),
 /// `labels`/`commonLabels` and `commonAnnotations` every pair in every map their field specs
 /// name, `replicas` the count of each object an entry names, `images` each image field an
 /// entry's name matches when the entry keeps the name.
@@ -302,9 +303,11 @@ pub(crate) fn record_transformer_writes(
                 acc,
                 step,
                 &|_, r, f| {
-                    if r.namespace() == ns && r.node.str_at(&["metadata", "namespace"]).is_some() {
-                        f(&[key("metadata"), key("namespace")]);
-                    }
+                    crate::transform::namespace::written(&r.node, tables, &mut |path| {
+                        if node_at(&r.node, path).and_then(Node::as_str) == Some(ns) {
+                            f(path);
+                        }
+                    });
                 },
                 &locate,
             );
@@ -378,8 +381,8 @@ pub(crate) fn record_transformer_writes(
 /// Whether an `images` entry of `k` wrote the field at `path` of `node`: an `image` of an
 /// item of a `containers` or `initContainers` list anywhere in the object (kustomize's
 /// ImageTagTransformer walks them all: `api/filters/imagetag/legacy.go`), whose image name
-/// (without tag or digest) is an entry's `name` (`image.IsImageMatched` in
-/// `api/image/image.go`) and that the entry does not rename (a renamed one changed).
+/// an entry's `name` matches (`image.IsImageMatched` in `api/image/image.go`) and that the
+/// entry does not rename (a renamed one changed).
 fn image_written(k: &Kustomization, node: &Node, path: &[PathSeg]) -> bool {
     let [
         ..,
@@ -396,10 +399,10 @@ fn image_written(k: &Kustomization, node: &Node, path: &[PathSeg]) -> bool {
     let Some(value) = node_at(node, path).and_then(Node::as_str) else {
         return false;
     };
-    let name = super::provenance::image_name(value);
-    k.images
-        .iter()
-        .any(|e| e.name == name && e.new_name.as_deref().is_none_or(|n| n == e.name))
+    k.images.iter().any(|e| {
+        crate::transform::images::matches(&e.name, value)
+            && e.new_name.as_deref().is_none_or(|n| n == e.name)
+    })
 }
 
 #[cfg(test)]
