@@ -206,6 +206,140 @@ pub(crate) fn same_place(a: &Option<Place>, b: &Option<Place>) -> bool {
     }
 }
 
+/// Lines up the lists whose items a step moved, before [`record`] compares by position: in a
+/// list of maps whose items each carry one merge key (`name`, `containerPort`, `mountPath`,
+/// `ip`, `port`, `key`) with distinct values, an item now at another position than the item
+/// with its key had (a strategic merge patch adding a sidecar container before others, or a
+/// JSON 6902 `add` in the middle) takes that item's recorded value and origins, written out
+/// at the path it had (a field read from a document keeps that document's path); an item
+/// with a new key has none. So a moved item's fields keep their own chains rather than being
+/// compared with the item that was at their position. Only with provenance on; a list whose
+/// items kept their positions is left as it is.
+pub(crate) fn align_moved_items(acc: &mut [Resource]) {
+    for r in acc.iter_mut() {
+        let Some(p) = r.provenance.as_mut() else {
+            continue;
+        };
+        r.node.freeze_unshared();
+        let mut last = std::mem::take(&mut p.last);
+        align(&mut last, &r.node, p, &mut Vec::new());
+        p.last = last;
+    }
+}
+
+fn align(last: &mut Node, now: &Node, p: &mut Provenance, path: &mut Vec<PathSeg>) {
+    match (last, now) {
+        (Node::Map(x), Node::Map(y)) => {
+            if x.shares_with(y) {
+                return;
+            }
+            for (k, vb) in y.iter() {
+                let descend = match (x.get(k), vb) {
+                    (Some(Node::Map(a)), Node::Map(b)) => !a.shares_with(b),
+                    (Some(Node::Seq(_)), Node::Seq(_)) => true,
+                    _ => false,
+                };
+                if !descend {
+                    continue;
+                }
+                let Some(va) = x.get_mut(k) else { continue };
+                path.push(PathSeg::Key(k.to_string()));
+                align(va, vb, p, path);
+                path.pop();
+            }
+        }
+        (Node::Seq(x), Node::Seq(y)) => {
+            if let Some(moves) = moved(x, y) {
+                let items = moves
+                    .iter()
+                    .map(|m| match m {
+                        Some(j) => {
+                            let mut old = path.clone();
+                            old.push(PathSeg::Index(*j));
+                            moved_tree(p, &x[*j], &mut old)
+                        }
+                        None => Tree::Empty,
+                    })
+                    .collect();
+                *p.tree.slot(path) = Tree::Seq {
+                    items,
+                    rest: Box::new(Tree::Empty),
+                };
+                *x = moves
+                    .iter()
+                    .map(|m| m.map_or(Node::Null, |j| x[j].clone()))
+                    .collect();
+            }
+            for (i, (va, vb)) in x.iter_mut().zip(y).enumerate() {
+                path.push(PathSeg::Index(i));
+                align(va, vb, p, path);
+                path.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+/// For each item of the list `now`, the position of the item of `last` with the same merge
+/// key; `None` when the items are not keyed maps or none moved.
+fn moved(last: &[Node], now: &[Node]) -> Option<Vec<Option<usize>>> {
+    const MERGE_KEYS: [&str; 6] = ["name", "containerPort", "mountPath", "ip", "port", "key"];
+    if last.is_empty() || now.is_empty() {
+        return None;
+    }
+    let keys = |list: &[Node], mk: &str| -> Option<Vec<Node>> {
+        let out: Vec<Node> = list
+            .iter()
+            .map(|e| e.as_map()?.get(mk).cloned())
+            .collect::<Option<_>>()?;
+        let distinct = out
+            .iter()
+            .enumerate()
+            .all(|(i, a)| out[..i].iter().all(|b| b != a));
+        distinct.then_some(out)
+    };
+    MERGE_KEYS.iter().find_map(|mk| {
+        let (kx, ky) = (keys(last, mk)?, keys(now, mk)?);
+        let moves: Vec<Option<usize>> = ky.iter().map(|v| kx.iter().position(|w| w == v)).collect();
+        let same = moves
+            .iter()
+            .enumerate()
+            .all(|(i, m)| *m == (i < kx.len()).then_some(i));
+        (!same).then_some(moves)
+    })
+}
+
+/// The origins of the item `node` recorded at `old` (its path before it moved), written out
+/// field by field at that path, as a tree rooted at the item.
+fn moved_tree(p: &Provenance, node: &Node, old: &mut Vec<PathSeg>) -> Tree {
+    let mut t = Tree::Empty;
+    let depth = old.len();
+    let mut fields = Vec::new();
+    let mut segs: Vec<Seg<'_>> = Vec::new();
+    each(node, &mut segs, &mut |rel| {
+        fields.push(
+            rel.iter()
+                .map(|s| match s {
+                    Seg::Key(k) => PathSeg::Key((*k).to_string()),
+                    Seg::Index(i) => PathSeg::Index(*i),
+                })
+                .collect::<Vec<_>>(),
+        );
+    });
+    for rel in fields {
+        old.truncate(depth);
+        old.extend(rel.iter().cloned());
+        if let Some(chain) = p.field(old) {
+            let origins = chain.origins(&path_text(old));
+            *t.slot(&rel) = Tree::Field {
+                origins,
+                read: false,
+            };
+        }
+    }
+    t
+}
+
 /// One step of a path while comparing: a key borrowed from the nodes, or an index.
 #[derive(Clone, Copy)]
 enum Seg<'n> {
@@ -375,6 +509,7 @@ pub(super) fn record_patch(acc: &mut [Resource], p: &Patch) {
         Body::Json(_) => Step::Json6902,
         Body::Nothing => return,
     };
+    align_moved_items(acc);
     record(acc, step, &|r, path, _| patch_place(p, &r.node, path));
 }
 
@@ -980,6 +1115,58 @@ mod tests {
             }
         }
         assert!(compared > 1000, "only {compared} fields compared");
+    }
+
+    /// An item a step puts at another position keeps its origins (read at the path it had);
+    /// the new item gets the step's.
+    #[test]
+    fn moved_list_items_keep_their_origins() {
+        let text = "spec:\n  c:\n  - name: a\n    x: 1\n  - name: b\n    x: 2\n";
+        let file = SourceFile::new("/t/m.yaml", text);
+        let node = crate::yaml::parse_documents(text).unwrap().remove(0).node;
+        let origin = Some(Location::new(Arc::clone(&file), 0, 1));
+        let mut r = vec![Resource::new(node, origin)];
+        record(&mut r, Step::Resource, &|_, _, _| None);
+        let item = |name: &str, x: i128| {
+            let mut m = Map::new();
+            m.insert("name".into(), Node::Str(name.into()));
+            m.insert("x".into(), Node::Int(x));
+            Node::Map(m)
+        };
+        let list = r[0].node.ensure_path(&["spec", "c"]);
+        *list = Node::Seq(vec![item("new", 3), item("a", 1), item("b", 2)]);
+        align_moved_items(&mut r);
+        let patch = Place {
+            file: Arc::clone(&file),
+            start: 0,
+            path: "patch".into(),
+        };
+        record(&mut r, Step::Patch, &|_, _, _| Some(patch.clone()));
+        let got: Vec<(String, Vec<(Step, String)>)> = shown(&r[0]);
+        let want = |step: Step, path: &str| vec![(step, path.to_string())];
+        assert_eq!(
+            got,
+            [
+                ("spec.c[0].name".to_string(), want(Step::Patch, "patch")),
+                ("spec.c[0].x".to_string(), want(Step::Patch, "patch")),
+                (
+                    "spec.c[1].name".to_string(),
+                    want(Step::Resource, "spec.c[0].name")
+                ),
+                (
+                    "spec.c[1].x".to_string(),
+                    want(Step::Resource, "spec.c[0].x")
+                ),
+                (
+                    "spec.c[2].name".to_string(),
+                    want(Step::Resource, "spec.c[1].name")
+                ),
+                (
+                    "spec.c[2].x".to_string(),
+                    want(Step::Resource, "spec.c[1].x")
+                ),
+            ]
+        );
     }
 
     /// Places are resolved alike one at a time and in a row from a shared prefix.

@@ -258,11 +258,6 @@ fn mutate(
     Some(format!("{}9{}", &text[..at + end], &text[at + end..]))
 }
 
-/// Trees in which a patch puts a list's items in another order: fields are compared by
-/// position (docs/explain.md), so an item's older origins may be another item's, and their
-/// places are not mutated as older origins there.
-const REORDERED: [&str; 1] = ["render/smp-patch-directives-spent-once"];
-
 /// What a mutation of one place must do: the field whose newest origin it is must change
 /// (`newest`), and the fields for which it is an older origin holding the whole value (a
 /// later step wrote the same value over it) must not (`older`).
@@ -335,15 +330,6 @@ fn mutation_case(root: &Path, target: &str, limit: usize, failures: &mut Failure
     let (mut newest_done, mut older_done) = (0, 0);
     // The places that are newest origins first, then those that are only older ones.
     order.sort_by_key(|at| plans[at].newest.is_none());
-    if REORDERED.iter().any(|name| root.ends_with(name)) {
-        let before = order.len();
-        order.retain(|at| plans[at].newest.is_some());
-        eprintln!(
-            "{}: {} older origins not mutated (a patch reorders a list)",
-            root.display(),
-            before - order.len()
-        );
-    }
     for at in &order {
         let plan = &plans[at];
         let (file, line, column) = at;
