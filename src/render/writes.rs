@@ -366,7 +366,7 @@ pub(crate) fn record_transformer_writes(
                 if r.kind() == "CustomResourceDefinition" {
                     return;
                 }
-                each_field(&r.node, &mut Vec::new(), &mut |path| {
+                each_image(&r.node, &mut Vec::new(), &mut |path| {
                     if image_written(k, &r.node, path) {
                         f(path);
                     }
@@ -374,6 +374,52 @@ pub(crate) fn record_transformer_writes(
             },
             &locate,
         ),
+        _ => {}
+    }
+}
+
+/// A step of a path borrowed from the object, made a [`PathSeg`] only when found.
+#[derive(Clone, Copy)]
+enum Walk<'n> {
+    Key(&'n str),
+    Index(usize),
+}
+
+/// Calls `f` with the path of the `image` of every item of a `containers` or
+/// `initContainers` list anywhere under `n` (which sits at `path`).
+fn each_image<'n>(n: &'n Node, path: &mut Vec<Walk<'n>>, f: &mut dyn FnMut(&[PathSeg])) {
+    match n.unspelled() {
+        Node::Map(m) => {
+            for (k, v) in m.iter() {
+                if let ("containers" | "initContainers", Node::Seq(items)) = (k.as_str(), v) {
+                    for (i, item) in items.iter().enumerate() {
+                        if item.str_at(&["image"]).is_some() {
+                            let mut at: Vec<PathSeg> = path
+                                .iter()
+                                .map(|s| match s {
+                                    Walk::Key(k) => PathSeg::Key((*k).to_string()),
+                                    Walk::Index(i) => PathSeg::Index(*i),
+                                })
+                                .collect();
+                            at.push(PathSeg::Key(k.to_string()));
+                            at.push(PathSeg::Index(i));
+                            at.push(PathSeg::Key("image".to_string()));
+                            f(&at);
+                        }
+                    }
+                }
+                path.push(Walk::Key(k));
+                each_image(v, path, f);
+                path.pop();
+            }
+        }
+        Node::Seq(items) => {
+            for (i, item) in items.iter().enumerate() {
+                path.push(Walk::Index(i));
+                each_image(item, path, f);
+                path.pop();
+            }
+        }
         _ => {}
     }
 }
