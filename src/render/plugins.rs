@@ -360,9 +360,8 @@ impl Builder<'_> {
         }
         if self.ctx.provenance() {
             // One at a time, each recorded as its own (the output is the same: `apply_all`
-            // applies them in order).
-            // What each patch wrote, changed or not (`render/writes.rs`): the objects it
-            // applies to are picked before it runs, as it picks them.
+            // applies them in order), with what it wrote, changed or not
+            // (`render/writes.rs`): the objects it applies to are picked before it runs.
             for p in list {
                 let tables = self.ctx.tables;
                 let scope = |g: &Gvk| tables.is_cluster_scoped(g);

@@ -287,19 +287,11 @@ fn moved(last: &[Node], now: &[Node]) -> Option<Vec<Option<usize>>> {
     if last.is_empty() || now.is_empty() {
         return None;
     }
-    let keys = |list: &[Node], mk: &str| -> Option<Vec<Node>> {
-        let out: Vec<Node> = list
-            .iter()
-            .map(|e| e.as_map()?.get(mk).cloned())
-            .collect::<Option<_>>()?;
-        let distinct = out
-            .iter()
-            .enumerate()
-            .all(|(i, a)| out[..i].iter().all(|b| b != a));
-        distinct.then_some(out)
-    };
+    if !matches!(now[0], Node::Map(_)) {
+        return None;
+    }
     MERGE_KEYS.iter().find_map(|mk| {
-        let (kx, ky) = (keys(last, mk)?, keys(now, mk)?);
+        let (kx, ky) = (merge_keys(last, mk)?, merge_keys(now, mk)?);
         let moves: Vec<Option<usize>> = ky.iter().map(|v| kx.iter().position(|w| w == v)).collect();
         let same = moves
             .iter()
@@ -307,6 +299,20 @@ fn moved(last: &[Node], now: &[Node]) -> Option<Vec<Option<usize>>> {
             .all(|(i, m)| *m == (i < kx.len()).then_some(i));
         (!same).then_some(moves)
     })
+}
+
+/// The values of the merge key `mk` of the items of `list`, when every item is a map that
+/// has one and no two are equal.
+fn merge_keys<'a>(list: &'a [Node], mk: &str) -> Option<Vec<&'a Node>> {
+    let out: Vec<&Node> = list
+        .iter()
+        .map(|e| e.as_map()?.get(mk))
+        .collect::<Option<_>>()?;
+    let distinct = out
+        .iter()
+        .enumerate()
+        .all(|(i, a)| out[..i].iter().all(|b| b != a));
+    distinct.then_some(out)
 }
 
 /// The origins of the item `node` recorded at `old` (its path before it moved), written out

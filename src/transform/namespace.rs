@@ -120,19 +120,28 @@ pub(crate) fn written(node: &Node, tables: &FieldSpecTables, f: &mut dyn FnMut(&
     {
         return;
     }
-    fn go(n: &Node, path: &mut Vec<PathSeg>, f: &mut dyn FnMut(&[PathSeg])) {
+    // Only the maps the copy no longer shares with `node` (when it is frozen) were written.
+    fn go(n: &Node, was: Option<&Node>, path: &mut Vec<PathSeg>, f: &mut dyn FnMut(&[PathSeg])) {
         match n.unspelled() {
             Node::Map(m) => {
+                let old = was.and_then(Node::as_map);
+                if old.is_some_and(|o| o.shares_with(m)) {
+                    return;
+                }
                 for (k, v) in m.iter() {
                     path.push(PathSeg::Key(k.to_string()));
-                    go(v, path, f);
+                    go(v, old.and_then(|o| o.get(k)), path, f);
                     path.pop();
                 }
             }
             Node::Seq(items) => {
+                let old = match was.map(Node::unspelled) {
+                    Some(Node::Seq(o)) => Some(o),
+                    _ => None,
+                };
                 for (i, v) in items.iter().enumerate() {
                     path.push(PathSeg::Index(i));
-                    go(v, path, f);
+                    go(v, old.and_then(|o| o.get(i)), path, f);
                     path.pop();
                 }
             }
@@ -143,7 +152,7 @@ pub(crate) fn written(node: &Node, tables: &FieldSpecTables, f: &mut dyn FnMut(&
             }
         }
     }
-    go(&copy, &mut Vec::new(), f);
+    go(&copy, Some(node), &mut Vec::new(), f);
 }
 
 fn apply_one(
