@@ -250,16 +250,18 @@ fn align(last: &mut Node, now: &Node, p: &mut Provenance, path: &mut Vec<PathSeg
         }
         (Node::Seq(x), Node::Seq(y)) => {
             if let Some(moves) = moved(x, y) {
+                let mut old_items: Vec<Option<Tree>> = (0..x.len())
+                    .map(|j| {
+                        moves.contains(&Some(j)).then(|| {
+                            let mut old = path.clone();
+                            old.push(PathSeg::Index(j));
+                            moved_tree(p, &x[j], &old)
+                        })
+                    })
+                    .collect();
                 let items = moves
                     .iter()
-                    .map(|m| match m {
-                        Some(j) => {
-                            let mut old = path.clone();
-                            old.push(PathSeg::Index(*j));
-                            moved_tree(p, &x[*j], &mut old)
-                        }
-                        None => Tree::Empty,
-                    })
+                    .map(|m| m.and_then(|j| old_items[j].take()).unwrap_or_default())
                     .collect();
                 *p.tree.slot(path) = Tree::Seq {
                     items,
@@ -315,35 +317,88 @@ fn merge_keys<'a>(list: &'a [Node], mk: &str) -> Option<Vec<&'a Node>> {
     distinct.then_some(out)
 }
 
-/// The origins of the item `node` recorded at `old` (its path before it moved), written out
-/// field by field at that path, as a tree rooted at the item.
-fn moved_tree(p: &Provenance, node: &Node, old: &mut Vec<PathSeg>) -> Tree {
-    let mut t = Tree::Empty;
-    let depth = old.len();
-    let mut fields = Vec::new();
-    let mut segs: Vec<Seg<'_>> = Vec::new();
-    each(node, &mut segs, &mut |rel| {
-        fields.push(
-            rel.iter()
-                .map(|s| match s {
-                    Seg::Key(k) => PathSeg::Key((*k).to_string()),
-                    Seg::Index(i) => PathSeg::Index(*i),
-                })
-                .collect::<Vec<_>>(),
-        );
-    });
-    for rel in fields {
-        old.truncate(depth);
-        old.extend(rel.iter().cloned());
-        if let Some(chain) = p.field(old) {
-            let origins = chain.origins(&path_text(old));
-            *t.slot(&rel) = Tree::Field {
+/// The origins of the item `node` recorded at `old` (its path before it moved), taken out of
+/// the tree and written out where they were implied (a field read from a document: that
+/// document at `old`), as a tree rooted at the item.
+fn moved_tree(p: &mut Provenance, node: &Node, old: &[PathSeg]) -> Tree {
+    let taken = std::mem::take(p.tree.slot(old));
+    let read = p.read.as_ref();
+    let mut text = path_text(old);
+    written_out(taken, node, &mut text, read)
+}
+
+/// `t` (the origins at `node`, whose path was `path`) with every origin it implies written
+/// down: a [`Tree::Read`] node's fields, and a field's document origin, at `path`.
+fn written_out(t: Tree, node: &Node, path: &mut String, read: Option<&Read>) -> Tree {
+    match (t, node) {
+        (Tree::Empty, _) => Tree::Empty,
+        (
+            Tree::Field {
+                mut origins,
+                read: r,
+            },
+            _,
+        ) => {
+            if r && let Some(d) = read {
+                origins.push(d.origin(path));
+            }
+            Tree::Field {
                 origins,
                 read: false,
-            };
+            }
         }
+        (t @ (Tree::Read | Tree::Map { .. }), Node::Map(m)) if !m.is_empty() => {
+            let (mut keys, rest) = match t {
+                Tree::Map { keys, rest } => (keys, *rest),
+                other => (Default::default(), other),
+            };
+            let mut out = crate::fasthash::FastMap::default();
+            for (k, v) in m.iter() {
+                let child = keys.remove(k.as_str()).unwrap_or(match rest {
+                    Tree::Read => Tree::Read,
+                    _ => Tree::Empty,
+                });
+                let len = path.len();
+                crate::resource::provenance::push_key(path, k);
+                let w = written_out(child, v, path, read);
+                path.truncate(len);
+                out.insert(k.to_string(), w);
+            }
+            Tree::Map {
+                keys: out,
+                rest: Box::new(Tree::Empty),
+            }
+        }
+        (t @ (Tree::Read | Tree::Seq { .. }), Node::Seq(list)) if !list.is_empty() => {
+            let (mut items, rest) = match t {
+                Tree::Seq { items, rest } => (items, *rest),
+                other => (Vec::new(), other),
+            };
+            items.resize_with(list.len(), || match rest {
+                Tree::Read => Tree::Read,
+                _ => Tree::Empty,
+            });
+            let mut out = Vec::with_capacity(list.len());
+            for (i, (child, v)) in items.into_iter().zip(list).enumerate() {
+                let len = path.len();
+                crate::resource::provenance::push_index(path, i);
+                out.push(written_out(child, v, path, read));
+                path.truncate(len);
+            }
+            Tree::Seq {
+                items: out,
+                rest: Box::new(Tree::Empty),
+            }
+        }
+        (Tree::Read, _) => match read {
+            Some(d) => Tree::Field {
+                origins: vec![d.origin(path)],
+                read: false,
+            },
+            None => Tree::Empty,
+        },
+        _ => Tree::Empty,
     }
-    t
 }
 
 /// One step of a path while comparing: a key borrowed from the nodes, or an index.
