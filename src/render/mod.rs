@@ -27,6 +27,7 @@ pub(crate) mod reads;
 pub(crate) mod roots;
 mod shared;
 mod steps;
+mod writes;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -1268,6 +1268,39 @@ fn select(
     })
 }
 
+/// For field provenance, before the patch runs: the objects of `resources` each document of
+/// `p` applies to, as [`apply_one`] picks them (a `patches:` target's selection for its one
+/// document, else the object each strategic merge document's id names; a JSON 6902 list's
+/// target). Indices into `resources`; an error of the patch's own is reported when it runs.
+pub(super) fn chosen(
+    resources: &[Resource],
+    p: &Patch,
+    cluster_scoped: ScopeFn<'_>,
+) -> Vec<Vec<usize>> {
+    let by_target = |s: &Selector| match compile(s) {
+        Ok(c) => (0..resources.len())
+            .filter(|&i| selected(&c, &resources[i], cluster_scoped))
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    match (&p.body, &p.target) {
+        (Body::Nothing, _) => Vec::new(),
+        (Body::Smp(_), Some(target)) if p.flavor == Flavor::Patch => vec![by_target(target)],
+        (Body::Smp(docs), _) => docs
+            .iter()
+            .map(|(doc, _)| {
+                let id = ResId::of(doc);
+                let cluster = cluster_scoped(&id.gvk);
+                (0..resources.len())
+                    .filter(|&i| has_any_id(&resources[i], id.borrowed(), cluster))
+                    .collect()
+            })
+            .collect(),
+        (Body::Json(_), Some(target)) => vec![by_target(target)],
+        (Body::Json(_), None) => Vec::new(),
+    }
+}
+
 /// Whether the compiled selector `c` picks `r`.
 fn selected(c: &Compiled, r: &Resource, cluster_scoped: ScopeFn<'_>) -> bool {
     let is = |re: &Option<Anchored>, a: &str| re.as_ref().is_none_or(|re| re.is_match(a));

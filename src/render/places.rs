@@ -99,64 +99,6 @@ pub(crate) fn object_source(r: &Resource, path: &[PathSeg]) -> Box<Source> {
     })
 }
 
-/// Gives the step's origin to fields it wrote with the value they already had, which
-/// [`super::provenance::record`] (a comparison of values) cannot see: for each object, the
-/// paths `wrote` names that the object holds, unless the newest origin is already this step's
-/// at this place. Run after `record` for the same step.
-pub(crate) fn record_unchanged(
-    acc: &mut [Resource],
-    step: Step,
-    wrote: &dyn Fn(&Resource) -> Vec<&'static str>,
-    locate: super::provenance::LocateFn<'_>,
-) {
-    for r in acc.iter_mut() {
-        let paths = wrote(r);
-        if paths.is_empty() {
-            continue;
-        }
-        let mut found = Vec::new();
-        for path in paths {
-            let Some(segs) = crate::resource::provenance::parse_path(path) else {
-                continue;
-            };
-            if let Some(before) = value_at(&r.node, &segs) {
-                let place = locate(r, &segs, Some(before));
-                found.push((path, segs, place));
-            }
-        }
-        let Some(p) = r.provenance.as_mut() else {
-            continue;
-        };
-        for (path, segs, place) in found {
-            let Some(chain) = p.field(&segs) else {
-                continue;
-            };
-            let same = chain
-                .newest(path)
-                .is_some_and(|o| o.step == step && same_place(o.place.as_ref(), place.as_ref()));
-            if !same {
-                p.tree
-                    .slot(&segs)
-                    .push(crate::resource::provenance::Origin {
-                        step,
-                        place,
-                        source: None,
-                    });
-            }
-        }
-    }
-}
-
-fn same_place(a: Option<&Place>, b: Option<&Place>) -> bool {
-    match (a, b) {
-        (Some(a), Some(b)) => {
-            Arc::ptr_eq(&a.file, &b.file) && a.start == b.start && a.path == b.path
-        }
-        (None, None) => true,
-        _ => false,
-    }
-}
-
 // ---------------------------------------------------------------------------------------
 // Generators: env files and `files:`.
 

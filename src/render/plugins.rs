@@ -360,10 +360,20 @@ impl Builder<'_> {
         }
         if self.ctx.provenance() {
             // One at a time, each recorded as its own (the output is the same: `apply_all`
-            // applies them in order).
+            // applies them in order), with what it wrote, changed or not
+            // (`render/writes.rs`): the objects it applies to are picked before it runs.
             for p in list {
+                let tables = self.ctx.tables;
+                let scope = |g: &Gvk| tables.is_cluster_scoped(g);
+                let chosen = patches::chosen(acc, p, &scope);
+                let count = acc.len();
                 self.apply_patches_now(std::slice::from_ref(p), acc)?;
+                let chosen = (acc.len() == count).then_some(chosen.as_slice());
+                let sources = chosen
+                    .map(|c| super::writes::copy_sources(acc, p, c))
+                    .unwrap_or_default();
                 super::provenance::record_patch(acc, p);
+                super::writes::record_patch_writes(acc, p, chosen, &sources);
             }
             return Ok(());
         }

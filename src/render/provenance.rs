@@ -105,6 +105,303 @@ pub(crate) fn record_sourced(acc: &mut [Resource], step: Step, locate: SourcedLo
     }
 }
 
+/// What a step says it wrote into one object: calls the callback with the path of each node
+/// it wrote (a field, or a map or list every field of which it wrote), whether or not the
+/// value changed. Given the object's index in the list and the object after the step.
+pub(crate) type WrittenFn<'a> = &'a dyn Fn(usize, &Resource, &mut dyn FnMut(&[PathSeg]));
+
+/// Records the fields `step` wrote (`written`), whatever value they had before: a write of the
+/// value a field already had is not seen by [`record`]'s comparison, yet it is the place that
+/// sets the field now (docs/explain.md). Each field at or under a path `written` gives that
+/// the object holds gets `locate`'s origin on top of its chain, unless its newest origin is
+/// already this step's at that place (a change `record` saw), which then only takes the
+/// source `locate` names when it had none. Run after [`record`]/[`record_sourced`] for the
+/// same step, and only with provenance on: it adds nothing to a render without it.
+pub(crate) fn record_written(
+    acc: &mut [Resource],
+    step: Step,
+    written: WrittenFn<'_>,
+    locate: SourcedLocateFn<'_>,
+) {
+    for (i, r) in acc.iter_mut().enumerate() {
+        if r.provenance.is_none() {
+            continue;
+        }
+        let mut wrote: Vec<Vec<PathSeg>> = Vec::new();
+        written(i, r, &mut |path| wrote.push(path.to_vec()));
+        if wrote.is_empty() {
+            continue;
+        }
+        let mut found = Vec::new();
+        {
+            let r: &Resource = r;
+            let mut buf = Vec::new();
+            for path in &wrote {
+                let Some(node) = node_at(&r.node, path) else {
+                    continue;
+                };
+                let mut segs: Vec<Seg<'_>> = path
+                    .iter()
+                    .map(|s| match s {
+                        PathSeg::Key(k) => Seg::Key(k.as_str()),
+                        PathSeg::Index(i) => Seg::Index(*i),
+                    })
+                    .collect();
+                each(node, &mut segs, &mut |leaf| {
+                    let leaf = owned(&mut buf, leaf).to_vec();
+                    let before = node_at(&r.node, &leaf);
+                    let (place, source) = locate(r, &leaf, before);
+                    found.push((leaf, place, source));
+                });
+            }
+        }
+        let Some(p) = r.provenance.as_mut() else {
+            continue;
+        };
+        for (leaf, place, source) in found {
+            let origin = Origin {
+                step,
+                place,
+                source,
+            };
+            let slot = p.tree.slot(&leaf);
+            match slot {
+                Tree::Field { origins, .. }
+                    if origins
+                        .first()
+                        .is_some_and(|o| o.step == step && same_place(&o.place, &origin.place)) =>
+                {
+                    if origin.source.is_some() && origins[0].source.is_none() {
+                        origins[0].source = origin.source;
+                    }
+                }
+                Tree::Empty => slot.start(origin),
+                _ => slot.push(origin),
+            }
+        }
+    }
+}
+
+/// The node at `path` under `n`.
+pub(crate) fn node_at<'a>(n: &'a Node, path: &[PathSeg]) -> Option<&'a Node> {
+    let mut n = n;
+    for s in path {
+        n = match (s, n.unspelled()) {
+            (PathSeg::Key(k), Node::Map(m)) => m.get(k)?,
+            (PathSeg::Index(i), Node::Seq(v)) => v.get(*i)?,
+            _ => return None,
+        };
+    }
+    Some(n)
+}
+
+/// Whether two origins name the same place (the same document of the same file, the same
+/// path), or both none.
+pub(crate) fn same_place(a: &Option<Place>, b: &Option<Place>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => {
+            Arc::ptr_eq(&a.file, &b.file) && a.start == b.start && a.path == b.path
+        }
+        (None, None) => true,
+        _ => false,
+    }
+}
+
+/// Lines up the lists whose items a step moved, before [`record`] compares by position: in a
+/// list of maps whose items each carry one merge key (`name`, `containerPort`, `mountPath`,
+/// `ip`, `port`, `key`) with distinct values, an item now at another position than the item
+/// with its key had (a strategic merge patch adding a sidecar container before others, or a
+/// JSON 6902 `add` in the middle) takes that item's recorded value and origins, written out
+/// at the path it had (a field read from a document keeps that document's path); an item
+/// with a new key has none. So a moved item's fields keep their own chains rather than being
+/// compared with the item that was at their position. Only with provenance on; a list whose
+/// items kept their positions is left as it is.
+pub(crate) fn align_moved_items(acc: &mut [Resource]) {
+    for r in acc.iter_mut() {
+        let Some(p) = r.provenance.as_mut() else {
+            continue;
+        };
+        r.node.freeze_unshared();
+        let mut last = std::mem::take(&mut p.last);
+        align(&mut last, &r.node, p, &mut Vec::new());
+        p.last = last;
+    }
+}
+
+fn align(last: &mut Node, now: &Node, p: &mut Provenance, path: &mut Vec<PathSeg>) {
+    match (last, now) {
+        (Node::Map(x), Node::Map(y)) => {
+            if x.shares_with(y) {
+                return;
+            }
+            for (k, vb) in y.iter() {
+                let descend = match (x.get(k), vb) {
+                    (Some(Node::Map(a)), Node::Map(b)) => !a.shares_with(b),
+                    (Some(Node::Seq(_)), Node::Seq(_)) => true,
+                    _ => false,
+                };
+                if !descend {
+                    continue;
+                }
+                let Some(va) = x.get_mut(k) else { continue };
+                path.push(PathSeg::Key(k.to_string()));
+                align(va, vb, p, path);
+                path.pop();
+            }
+        }
+        (Node::Seq(x), Node::Seq(y)) => {
+            if let Some(moves) = moved(x, y) {
+                let mut old_items: Vec<Option<Tree>> = (0..x.len())
+                    .map(|j| {
+                        moves.contains(&Some(j)).then(|| {
+                            let mut old = path.clone();
+                            old.push(PathSeg::Index(j));
+                            moved_tree(p, &x[j], &old)
+                        })
+                    })
+                    .collect();
+                let items = moves
+                    .iter()
+                    .map(|m| m.and_then(|j| old_items[j].take()).unwrap_or_default())
+                    .collect();
+                *p.tree.slot(path) = Tree::Seq {
+                    items,
+                    rest: Box::new(Tree::Empty),
+                };
+                *x = moves
+                    .iter()
+                    .map(|m| m.map_or(Node::Null, |j| x[j].clone()))
+                    .collect();
+            }
+            for (i, (va, vb)) in x.iter_mut().zip(y).enumerate() {
+                path.push(PathSeg::Index(i));
+                align(va, vb, p, path);
+                path.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+/// For each item of the list `now`, the position of the item of `last` with the same merge
+/// key; `None` when the items are not keyed maps or none moved.
+fn moved(last: &[Node], now: &[Node]) -> Option<Vec<Option<usize>>> {
+    const MERGE_KEYS: [&str; 6] = ["name", "containerPort", "mountPath", "ip", "port", "key"];
+    if last.is_empty() || now.is_empty() {
+        return None;
+    }
+    if !matches!(now[0], Node::Map(_)) {
+        return None;
+    }
+    MERGE_KEYS.iter().find_map(|mk| {
+        let (kx, ky) = (merge_keys(last, mk)?, merge_keys(now, mk)?);
+        let moves: Vec<Option<usize>> = ky.iter().map(|v| kx.iter().position(|w| w == v)).collect();
+        let same = moves
+            .iter()
+            .enumerate()
+            .all(|(i, m)| *m == (i < kx.len()).then_some(i));
+        (!same).then_some(moves)
+    })
+}
+
+/// The values of the merge key `mk` of the items of `list`, when every item is a map that
+/// has one and no two are equal.
+fn merge_keys<'a>(list: &'a [Node], mk: &str) -> Option<Vec<&'a Node>> {
+    let out: Vec<&Node> = list
+        .iter()
+        .map(|e| e.as_map()?.get(mk))
+        .collect::<Option<_>>()?;
+    let distinct = out
+        .iter()
+        .enumerate()
+        .all(|(i, a)| out[..i].iter().all(|b| b != a));
+    distinct.then_some(out)
+}
+
+/// The origins of the item `node` recorded at `old` (its path before it moved), taken out of
+/// the tree and written out where they were implied (a field read from a document: that
+/// document at `old`), as a tree rooted at the item.
+fn moved_tree(p: &mut Provenance, node: &Node, old: &[PathSeg]) -> Tree {
+    let taken = std::mem::take(p.tree.slot(old));
+    let read = p.read.as_ref();
+    let mut text = path_text(old);
+    written_out(taken, node, &mut text, read)
+}
+
+/// `t` (the origins at `node`, whose path was `path`) with every origin it implies written
+/// down: a [`Tree::Read`] node's fields, and a field's document origin, at `path`.
+fn written_out(t: Tree, node: &Node, path: &mut String, read: Option<&Read>) -> Tree {
+    match (t, node) {
+        (Tree::Empty, _) => Tree::Empty,
+        (
+            Tree::Field {
+                mut origins,
+                read: r,
+            },
+            _,
+        ) => {
+            if r && let Some(d) = read {
+                origins.push(d.origin(path));
+            }
+            Tree::Field {
+                origins,
+                read: false,
+            }
+        }
+        (t @ (Tree::Read | Tree::Map { .. }), Node::Map(m)) if !m.is_empty() => {
+            let (mut keys, rest) = match t {
+                Tree::Map { keys, rest } => (keys, *rest),
+                other => (Default::default(), other),
+            };
+            let mut out = crate::resource::provenance::Keys::default();
+            for (k, v) in m.iter() {
+                let child = keys.take(k.as_str()).unwrap_or(match rest {
+                    Tree::Read => Tree::Read,
+                    _ => Tree::Empty,
+                });
+                let len = path.len();
+                crate::resource::provenance::push_key(path, k);
+                let w = written_out(child, v, path, read);
+                path.truncate(len);
+                out.set(k, w);
+            }
+            Tree::Map {
+                keys: out,
+                rest: Box::new(Tree::Empty),
+            }
+        }
+        (t @ (Tree::Read | Tree::Seq { .. }), Node::Seq(list)) if !list.is_empty() => {
+            let (mut items, rest) = match t {
+                Tree::Seq { items, rest } => (items, *rest),
+                other => (Vec::new(), other),
+            };
+            items.resize_with(list.len(), || match rest {
+                Tree::Read => Tree::Read,
+                _ => Tree::Empty,
+            });
+            let mut out = Vec::with_capacity(list.len());
+            for (i, (child, v)) in items.into_iter().zip(list).enumerate() {
+                let len = path.len();
+                crate::resource::provenance::push_index(path, i);
+                out.push(written_out(child, v, path, read));
+                path.truncate(len);
+            }
+            Tree::Seq {
+                items: out,
+                rest: Box::new(Tree::Empty),
+            }
+        }
+        (Tree::Read, _) => match read {
+            Some(d) => Tree::Field {
+                origins: vec![d.origin(path)],
+                read: false,
+            },
+            None => Tree::Empty,
+        },
+        _ => Tree::Empty,
+    }
+}
+
 /// One step of a path while comparing: a key borrowed from the nodes, or an index.
 #[derive(Clone, Copy)]
 enum Seg<'n> {
@@ -288,52 +585,76 @@ pub(crate) fn generator_place(loaded: &Loaded, r: &Resource, path: &[PathSeg]) -
     in_kustomization(loaded, p)
 }
 
-/// Records one patch over `acc`: a changed field is placed at the patch's value for it (the
-/// document of a strategic merge patch that holds its path, the operation of a JSON 6902
-/// list), else at the patch's first document or its kustomization entry.
+/// Records one patch over `acc`: a changed field is placed at the patch's value for it
+/// ([`patch_place`]; for a strategic merge patch with one walk remembered per patch document
+/// and object, [`SmpMemo`]).
 pub(super) fn record_patch(acc: &mut [Resource], p: &Patch) {
-    let declared = p.declared.as_ref().map(at);
+    let step = match &p.body {
+        Body::Smp(_) => Step::Patch,
+        Body::Json(_) => Step::Json6902,
+        Body::Nothing => return,
+    };
+    align_moved_items(acc);
+    let Body::Smp(docs) = &p.body else {
+        record(acc, step, &|r, path, _| patch_place(p, &r.node, path));
+        return;
+    };
+    // One walk kept per patch document, for the object it was made for (its address: the
+    // objects do not move while a step is recorded).
+    let memos: std::cell::RefCell<Vec<(usize, Option<SmpMemo>)>> =
+        std::cell::RefCell::new(docs.iter().map(|_| (0, None)).collect());
+    record(acc, step, &|r, path, _| {
+        let object = std::ptr::from_ref(r) as usize;
+        let mut memos = memos.borrow_mut();
+        let found = docs
+            .iter()
+            .zip(memos.iter_mut())
+            .find_map(|((doc, loc), (of, memo))| {
+                let loc = loc.as_ref()?;
+                if *of != object {
+                    *of = object;
+                    *memo = None;
+                }
+                smp_path(doc, &r.node, path, memo).map(|p| Place {
+                    file: Arc::clone(&loc.file),
+                    start: loc.offset,
+                    path: p,
+                })
+            });
+        found
+            .or_else(|| docs.iter().find_map(|(_, loc)| loc.as_ref().map(at)))
+            .or_else(|| p.declared.as_ref().map(at))
+    });
+}
+
+/// Where patch `p` set the field at `path` of the patched object `node`: the document of a
+/// strategic merge patch that holds its path, the operation of a JSON 6902 list
+/// ([`json6902_path`]), else the patch's first document or its kustomization entry.
+pub(super) fn patch_place(p: &Patch, node: &Node, path: &[PathSeg]) -> Option<Place> {
+    let declared = || p.declared.as_ref().map(at);
     match &p.body {
         Body::Smp(docs) => {
-            // One walk kept per patch document, for the object it was made for (its address:
-            // the objects do not move while a step is recorded).
-            let memos: std::cell::RefCell<Vec<(usize, Option<SmpMemo>)>> =
-                std::cell::RefCell::new(docs.iter().map(|_| (0, None)).collect());
-            record(acc, Step::Patch, &|r, path, _| {
-                let object = std::ptr::from_ref(r) as usize;
-                let mut memos = memos.borrow_mut();
-                let found =
-                    docs.iter()
-                        .zip(memos.iter_mut())
-                        .find_map(|((doc, loc), (of, memo))| {
-                            let loc = loc.as_ref()?;
-                            if *of != object {
-                                *of = object;
-                                *memo = None;
-                            }
-                            smp_path(doc, &r.node, path, memo).map(|p| Place {
-                                file: Arc::clone(&loc.file),
-                                start: loc.offset,
-                                path: p,
-                            })
-                        });
-                found
-                    .or_else(|| docs.iter().find_map(|(_, loc)| loc.as_ref().map(at)))
-                    .or_else(|| declared.clone())
-            })
+            let found = docs.iter().find_map(|(doc, loc)| {
+                let loc = loc.as_ref()?;
+                smp_path(doc, node, path, &mut None).map(|p| Place {
+                    file: Arc::clone(&loc.file),
+                    start: loc.offset,
+                    path: p,
+                })
+            });
+            found
+                .or_else(|| docs.iter().find_map(|(_, loc)| loc.as_ref().map(at)))
+                .or_else(declared)
         }
-        Body::Json(ops) => record(acc, Step::Json6902, &|_, path, _| match (
-            &p.file,
-            json6902_path(ops, path),
-        ) {
+        Body::Json(ops) => match (&p.file, json6902_path(ops, path)) {
             (Some(file), Some(op)) => Some(Place {
                 file: Arc::clone(file),
                 start: 0,
                 path: path_text(&op),
             }),
-            _ => declared.clone(),
-        }),
-        Body::Nothing => {}
+            _ => declared(),
+        },
+        Body::Nothing => declared(),
     }
 }
 
@@ -427,12 +748,15 @@ pub(crate) fn transformer_place(
             }
         }
         Step::Images => {
-            // The entry whose name is the image the field held before (kustomize's
-            // `image.IsImageMatched`: the name without tag or digest).
+            // The entry whose name matches the image the field held before (kustomize's
+            // `image.IsImageMatched`: a regular expression, then a tag and digest).
             let old_text = before.map(scalar_text).unwrap_or_default();
             let old = old_text.as_str();
-            let old_name = image_name(old);
-            match k.images.iter().position(|e| e.name == old_name) {
+            match k
+                .images
+                .iter()
+                .position(|e| crate::transform::images::matches(&e.name, old))
+            {
                 Some(i) => {
                     let e = &k.images[i];
                     let new = r_value(r, path).unwrap_or_default();
@@ -486,16 +810,6 @@ fn r_value(r: &Resource, path: &[PathSeg]) -> Option<String> {
         };
     }
     Some(scalar_text(n))
-}
-
-/// An image reference without its tag or digest (`nginx:1.2` → `nginx`,
-/// `host:5000/app@sha256:…` → `host:5000/app`).
-fn image_name(image: &str) -> &str {
-    let image = image.split('@').next().unwrap_or(image);
-    match image.rfind(':') {
-        Some(c) if !image[c..].contains('/') => &image[..c],
-        _ => image,
-    }
 }
 
 /// What [`smp_path`] found on its last walk, kept for the next path of the same object and
@@ -623,19 +937,40 @@ pub(crate) fn smp_path(
     if m.failed { None } else { Some(path) }
 }
 
-/// The operation of a JSON 6902 list that set the field at `out`: the last one whose path is
-/// `out` or holds it and that carries a value; its place is that value (`[i].value…`).
+/// The operation of a JSON 6902 list that set the field at `out`: the last `add`, `replace`,
+/// `copy` or `move` whose path is `out` or holds it; its place is its value (`[i].value…`),
+/// or for a `copy` or `move` the operation itself (`[i]`).
 pub(crate) fn json6902_path(ops: &Node, out: &[PathSeg]) -> Option<Vec<PathSeg>> {
+    json6902_op(ops, out).map(|w| w.place)
+}
+
+/// What [`json6902_op`] found: the place of the operation that wrote a field, and for a
+/// `copy` or `move` the field it read (its `from`, then the rest of the field's path).
+pub(crate) struct OpWrite {
+    pub(crate) place: Vec<PathSeg>,
+    pub(crate) from: Option<Vec<PathSeg>>,
+}
+
+/// A JSON pointer's parts, unescaped (RFC 6901: `~1` is `/`, `~0` is `~`).
+pub(crate) fn pointer_parts(pointer: &str) -> Vec<String> {
+    pointer
+        .split('/')
+        .skip(1)
+        .map(|p| p.replace("~1", "/").replace("~0", "~"))
+        .collect()
+}
+
+/// The operation that set the field at `out` ([`json6902_path`]), with what it read.
+pub(crate) fn json6902_op(ops: &Node, out: &[PathSeg]) -> Option<OpWrite> {
     let Node::Seq(list) = ops else { return None };
     list.iter().enumerate().rev().find_map(|(i, op)| {
         let Node::Map(m) = op else { return None };
-        m.get("value")?;
-        let pointer = m.get("path")?.as_str()?;
-        let parts: Vec<String> = pointer
-            .split('/')
-            .skip(1)
-            .map(|p| p.replace("~1", "/").replace("~0", "~"))
-            .collect();
+        let kind = m.get("op")?.as_str()?;
+        let moved = matches!(kind, "copy" | "move");
+        if !(moved || (matches!(kind, "add" | "replace") && m.get("value").is_some())) {
+            return None;
+        }
+        let parts = pointer_parts(m.get("path")?.as_str()?);
         if parts.len() > out.len() {
             return None;
         }
@@ -643,10 +978,28 @@ pub(crate) fn json6902_path(ops: &Node, out: &[PathSeg]) -> Option<Vec<PathSeg>>
             PathSeg::Key(k) => k == p,
             PathSeg::Index(n) => p == "-" || p.parse::<usize>().ok() == Some(*n),
         });
-        same.then(|| {
-            let mut path = vec![PathSeg::Index(i), key("value")];
-            path.extend(out[parts.len()..].iter().cloned());
-            path
+        if !same {
+            return None;
+        }
+        let rest = &out[parts.len()..];
+        Some(if moved {
+            let from = m.get("from")?.as_str()?;
+            let mut read: Vec<PathSeg> = pointer_parts(from)
+                .into_iter()
+                .map(|p| match p.parse::<usize>() {
+                    Ok(n) if !p.starts_with('+') => PathSeg::Index(n),
+                    _ => PathSeg::Key(p),
+                })
+                .collect();
+            read.extend(rest.iter().cloned());
+            OpWrite {
+                place: vec![PathSeg::Index(i)],
+                from: Some(read),
+            }
+        } else {
+            let mut place = vec![PathSeg::Index(i), key("value")];
+            place.extend(rest.iter().cloned());
+            OpWrite { place, from: None }
         })
     })
 }
@@ -1039,6 +1392,58 @@ mod tests {
             );
         }
         assert!(found >= 9, "only {found} paths found in the patch");
+    }
+
+    /// An item a step puts at another position keeps its origins (read at the path it had);
+    /// the new item gets the step's.
+    #[test]
+    fn moved_list_items_keep_their_origins() {
+        let text = "spec:\n  c:\n  - name: a\n    x: 1\n  - name: b\n    x: 2\n";
+        let file = SourceFile::new("/t/m.yaml", text);
+        let node = crate::yaml::parse_documents(text).unwrap().remove(0).node;
+        let origin = Some(Location::new(Arc::clone(&file), 0, 1));
+        let mut r = vec![Resource::new(node, origin)];
+        record(&mut r, Step::Resource, &|_, _, _| None);
+        let item = |name: &str, x: i128| {
+            let mut m = Map::new();
+            m.insert("name".into(), Node::Str(name.into()));
+            m.insert("x".into(), Node::Int(x));
+            Node::Map(m)
+        };
+        let list = r[0].node.ensure_path(&["spec", "c"]);
+        *list = Node::Seq(vec![item("new", 3), item("a", 1), item("b", 2)]);
+        align_moved_items(&mut r);
+        let patch = Place {
+            file: Arc::clone(&file),
+            start: 0,
+            path: "patch".into(),
+        };
+        record(&mut r, Step::Patch, &|_, _, _| Some(patch.clone()));
+        let got: Vec<(String, Vec<(Step, String)>)> = shown(&r[0]);
+        let want = |step: Step, path: &str| vec![(step, path.to_string())];
+        assert_eq!(
+            got,
+            [
+                ("spec.c[0].name".to_string(), want(Step::Patch, "patch")),
+                ("spec.c[0].x".to_string(), want(Step::Patch, "patch")),
+                (
+                    "spec.c[1].name".to_string(),
+                    want(Step::Resource, "spec.c[0].name")
+                ),
+                (
+                    "spec.c[1].x".to_string(),
+                    want(Step::Resource, "spec.c[0].x")
+                ),
+                (
+                    "spec.c[2].name".to_string(),
+                    want(Step::Resource, "spec.c[1].name")
+                ),
+                (
+                    "spec.c[2].x".to_string(),
+                    want(Step::Resource, "spec.c[1].x")
+                ),
+            ]
+        );
     }
 
     /// Places are resolved alike one at a time and in a row from a shared prefix.

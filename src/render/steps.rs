@@ -268,31 +268,18 @@ pub(super) fn transform(
     let at = |field: &'static str| {
         move |e: Error| e.at(loaded.key_location(&[PathSeg::Key(field.to_string())]))
     };
-    // A transformer that writes the value a field already had: recorded too
-    // (`render/places.rs`, `record_unchanged`).
-    let unchanged = |acc: &mut Vec<Resource>, step: Step, wrote: &dyn Fn(&Resource) -> bool| {
+    // What a transformer wrote with the value a field already had: recorded too
+    // (`render/writes.rs`).
+    let written = |acc: &mut Vec<Resource>, step: Step| {
         if prov {
-            let path = match step {
-                Step::Namespace => "metadata.namespace",
-                _ => "spec.replicas",
-            };
-            super::places::record_unchanged(
-                acc,
-                step,
-                &|r| if wrote(r) { vec![path] } else { Vec::new() },
-                &|r, path, before| {
-                    Some(super::provenance::transformer_place(
-                        loaded, step, r, path, before,
-                    ))
-                },
-            );
+            super::writes::record_transformer_writes(loaded, acc, step, tables);
         }
     };
     if let Some(ns) = k.namespace.as_deref().filter(|s| !s.is_empty()) {
         transform::namespace::apply(acc, ns, tables).map_err(at("namespace"))?;
         record(acc, Step::Namespace);
         // kustomize's namespace transformer sets every namespaced object's namespace.
-        unchanged(acc, Step::Namespace, &|r| r.namespace() == ns);
+        written(acc, Step::Namespace);
     }
     let prefix = k.name_prefix.as_deref().unwrap_or("");
     let suffix = k.name_suffix.as_deref().unwrap_or("");
@@ -322,25 +309,24 @@ pub(super) fn transform(
             },
         ))?;
         record(acc, Step::Labels);
+        written(acc, Step::Labels);
     }
     if let Some(a) = k.common_annotations.as_ref().filter(|m| !m.is_empty()) {
         transform::annotations::apply(acc, a, tables).map_err(at("commonAnnotations"))?;
         record(acc, Step::CommonAnnotations);
+        written(acc, Step::CommonAnnotations);
     }
     between(acc)?;
     if !k.replicas.is_empty() {
         transform::replicas::apply(acc, &k.replicas, tables).map_err(at("replicas"))?;
         record(acc, Step::Replicas);
         // An entry sets the count of the objects it names (now or before a rename).
-        unchanged(acc, Step::Replicas, &|r| {
-            k.replicas
-                .iter()
-                .any(|e| e.name == r.name() || r.prev_ids.iter().any(|id| id.name == e.name))
-        });
+        written(acc, Step::Replicas);
     }
     if !k.images.is_empty() {
         transform::images::apply(acc, &k.images, tables).map_err(at("images"))?;
         record(acc, Step::Images);
+        written(acc, Step::Images);
     }
     Ok(())
 }

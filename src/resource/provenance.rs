@@ -242,6 +242,17 @@ impl Keys {
         &mut self.entries[i].1
     }
 
+    /// The node of `key`, taken out (an empty node stays in its place).
+    pub(crate) fn take(&mut self, key: &str) -> Option<Tree> {
+        let i = self.position(key)?;
+        Some(std::mem::replace(&mut self.entries[i].1, Tree::Empty))
+    }
+
+    /// Sets the node of `key`.
+    pub(crate) fn set(&mut self, key: &str, t: Tree) {
+        *self.get_or_insert_with(key, || Tree::Empty) = t;
+    }
+
     fn values_mut(&mut self) -> impl Iterator<Item = &mut Tree> {
         self.entries.iter_mut().map(|(_, t)| t)
     }

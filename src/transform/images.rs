@@ -177,6 +177,13 @@ fn node_at<'a>(node: &'a mut Node, place: &[usize]) -> Option<&'a mut Node> {
     Some(cur)
 }
 
+/// Whether an `images` entry named `name` matches the image reference `image`, as the
+/// transformer decides it (kustomize's `image.IsImageMatched`, `api/image/image.go`: `name` is
+/// a regular expression, then an optional tag and digest); for field provenance.
+pub(crate) fn matches(name: &str, image: &str) -> bool {
+    Matcher::new(name).is_match(image).unwrap_or(false)
+}
+
 /// Whether an image reference names the image `name` (kustomize's `image.IsImageMatched`: the
 /// name followed by an optional `:tag` and an optional `@sha256:digest`). kustomize puts the
 /// name into a regular expression unescaped (so `.` matches any character there too) and

@@ -34,6 +34,64 @@ pub(crate) fn apply(
     Ok(())
 }
 
+/// For field provenance: the label maps [`apply`] wrote its pairs into in `node` (the object
+/// after it ran), each with the pairs of the entry that wrote there (`labels` entries in
+/// order, then `commonLabels`). kustomize's label filter writes every pair at every place a
+/// selected spec names that exists or that the spec creates, whatever the key held
+/// (`api/filters/labels/labels.go`, `Filter`; `api/filters/fieldspec/fieldspec.go`,
+/// `Filter`), so each pair there was written, changed or not. Walks a copy of `node`.
+pub(crate) fn written(
+    node: &Node,
+    common_labels: Option<&StringMap>,
+    labels: &[Label],
+    tables: &FieldSpecTables,
+    f: &mut dyn FnMut(&[PathStep<'_>], &StringMap),
+) {
+    let metadata_labels = FieldSpec {
+        path: "metadata/labels".into(),
+        create: true,
+        ..FieldSpec::default()
+    };
+    for label in labels {
+        if let Ok(specs) = label_specs(label, tables, &metadata_labels) {
+            written_at(node, &label.pairs, &specs, f);
+        }
+    }
+    if let Some(common) = common_labels {
+        let specs: Vec<&FieldSpec> = tables.common_labels.iter().collect();
+        written_at(node, common, &specs, f);
+    }
+}
+
+/// [`written`] for one set of pairs and its specs (also `commonAnnotations`' table).
+pub(crate) fn written_at(
+    node: &Node,
+    pairs: &StringMap,
+    specs: &[&FieldSpec],
+    f: &mut dyn FnMut(&[PathStep<'_>], &StringMap),
+) {
+    if pairs.is_empty() {
+        return;
+    }
+    let mut copy = node.clone();
+    let gvk = GvkRef::of(node);
+    let mut walk = Vec::new();
+    for spec in specs.iter().filter(|s| gvk.selected_by(s)) {
+        let _ = fieldspec::apply_selected_with_path(
+            &mut copy,
+            spec,
+            Create::Map,
+            &mut walk,
+            &mut |n, at| {
+                if n.as_map_mut().is_some() {
+                    f(at, pairs);
+                }
+                Ok(())
+            },
+        );
+    }
+}
+
 /// The field specs of one `labels:` entry: its own `fields`, then the `labels` table of
 /// `configurations:`, then either every selector and template place (`includeSelectors`) or
 /// templates (`includeTemplates`) and `metadata/labels` (`metadata_labels`, a

@@ -10,6 +10,7 @@ use crate::fasthash::FastMap;
 use crate::kustomization::{FieldSpec, KustomizeVersion};
 use crate::resource::Resource;
 use crate::yaml::Node;
+use crate::yaml::de::PathSeg;
 
 use super::FieldSpecTables;
 use super::fieldspec::{self, Create, GvkRef};
@@ -89,6 +90,69 @@ pub(crate) fn apply_with(
         apply_one(&mut r.node, namespace, specs, &meta, tables, opts)?;
     }
     check_unique(resources)
+}
+
+/// For field provenance: calls `f` with the path of each field the `namespace:` field's
+/// transformer ([`apply`]) writes in `node` (the object after it ran), whether or not the
+/// value changed: it runs the transformer on a copy with a namespace no field holds and
+/// reports the fields that hold it then (`metadata.namespace`, binding subjects, a `v1`
+/// Namespace's own name, the other places of the table; `api/filters/namespace`, `Filter`).
+pub(crate) fn written(node: &Node, tables: &FieldSpecTables, f: &mut dyn FnMut(&[PathSeg])) {
+    const MARK: &str = "\u{0}ply-namespace-mark";
+    if node.as_map().is_none_or(|m| m.is_empty()) || helm_generated(node, tables.kustomize) {
+        return;
+    }
+    let meta = FieldSpec {
+        path: "metadata/namespace".into(),
+        create: true,
+        ..FieldSpec::default()
+    };
+    let mut copy = node.clone();
+    if apply_one(
+        &mut copy,
+        MARK,
+        &tables.namespace,
+        &meta,
+        tables,
+        Options::default(),
+    )
+    .is_err()
+    {
+        return;
+    }
+    // Only the maps the copy no longer shares with `node` (when it is frozen) were written.
+    fn go(n: &Node, was: Option<&Node>, path: &mut Vec<PathSeg>, f: &mut dyn FnMut(&[PathSeg])) {
+        match n.unspelled() {
+            Node::Map(m) => {
+                let old = was.and_then(Node::as_map);
+                if old.is_some_and(|o| o.shares_with(m)) {
+                    return;
+                }
+                for (k, v) in m.iter() {
+                    path.push(PathSeg::Key(k.to_string()));
+                    go(v, old.and_then(|o| o.get(k)), path, f);
+                    path.pop();
+                }
+            }
+            Node::Seq(items) => {
+                let old = match was.map(Node::unspelled) {
+                    Some(Node::Seq(o)) => Some(o),
+                    _ => None,
+                };
+                for (i, v) in items.iter().enumerate() {
+                    path.push(PathSeg::Index(i));
+                    go(v, old.and_then(|o| o.get(i)), path, f);
+                    path.pop();
+                }
+            }
+            other => {
+                if other.as_str() == Some(MARK) {
+                    f(path);
+                }
+            }
+        }
+    }
+    go(&copy, Some(node), &mut Vec::new(), f);
 }
 
 fn apply_one(

@@ -128,10 +128,29 @@ fn explain_goldens() {
     failures.finish("explain", all.len());
 }
 
-/// One field of `ply explain --all --format json`: (object, path) → (value, newest origin).
-/// An origin: file, line, column (`None` when no text says it) and step.
-type Origin = (Option<(String, u64, u64)>, String);
-type Fields = BTreeMap<(String, String), (serde_json::Value, Option<Origin>)>;
+/// A place in a file: its path, 1-based line and column.
+type At = (String, u64, u64);
+
+/// One field of `ply explain --all --format json`: (object, path) → its value and origins.
+#[derive(Clone, Debug)]
+struct Field {
+    value: serde_json::Value,
+    /// The newest origin's place (`None` when no text says it) and step.
+    newest: Option<(Option<At>, String)>,
+    /// Where the newest origin's `source` says the value it read was set.
+    source: Option<At>,
+    /// The places of the older origins, newest first.
+    older: Vec<At>,
+}
+type Fields = BTreeMap<(String, String), Field>;
+
+fn at_of(x: &serde_json::Value) -> Option<At> {
+    Some((
+        x["file"].as_str()?.to_string(),
+        x["line"].as_u64()?,
+        x["column"].as_u64()?,
+    ))
+}
 
 fn fields(dir: &Path, target: &str) -> Option<Fields> {
     let (ok, stdout, _) = run(dir, &["explain", target, "--all", "--format", "json"]);
@@ -145,22 +164,23 @@ fn fields(dir: &Path, target: &str) -> Option<Fields> {
         // Objects are known by their kind and the place of their `kind` field's first
         // origin, which a mutation of a value never moves; the name may change.
         let key = o["kind"].as_str().unwrap_or("").to_string();
-        let origin = f["origins"].as_array().and_then(|a| a.first()).map(|x| {
-            let at = x["file"].as_str().map(|f| {
-                (
-                    f.to_string(),
-                    x["line"].as_u64().unwrap(),
-                    x["column"].as_u64().unwrap(),
-                )
-            });
-            (at, x["step"].as_str().unwrap_or("").to_string())
-        });
+        let origins = f["origins"].as_array().cloned().unwrap_or_default();
+        let newest = origins
+            .first()
+            .map(|x| (at_of(x), x["step"].as_str().unwrap_or("").to_string()));
+        let source = origins.first().and_then(|x| at_of(&x["source"]));
+        let older = origins.iter().skip(1).filter_map(at_of).collect();
         out.insert(
             (
                 format!("{key}#{}", object_index(&list, o)),
                 f["path"].as_str().unwrap_or("").to_string(),
             ),
-            (f["value"].clone(), origin),
+            Field {
+                value: f["value"].clone(),
+                newest,
+                source,
+                older,
+            },
         );
     }
     Some(out)
@@ -199,8 +219,14 @@ fn copy_tree(from: &Path, to: &Path) {
 
 /// Appends `9` to the scalar at 1-based `line`:`column` of `text` (inside its quotes when
 /// quoted), when it is a literal of `value`: its text is part of the value's (`"1.27"` of
-/// `nginx:1.27`); `None` otherwise.
-fn mutate(text: &str, line: u64, column: u64, value: &serde_json::Value) -> Option<String> {
+/// `nginx:1.27`), or with `whole` the value's whole text; `None` otherwise.
+fn mutate(
+    text: &str,
+    line: u64,
+    column: u64,
+    value: &serde_json::Value,
+    whole: bool,
+) -> Option<String> {
     let start = text
         .split_inclusive('\n')
         .take(line as usize - 1)
@@ -226,38 +252,104 @@ fn mutate(text: &str, line: u64, column: u64, value: &serde_json::Value) -> Opti
         serde_json::Value::Number(_) | serde_json::Value::Bool(_) => value.to_string(),
         _ => return None,
     };
-    if token.is_empty() || !value.contains(token) {
+    if token.is_empty() || !value.contains(token) || (whole && token != value) {
         return None;
     }
     Some(format!("{}9{}", &text[..at + end], &text[at + end..]))
 }
 
-/// Mutates every literal origin of `target` (a directory under `root`), at most `limit`.
+/// What a mutation of one place must do: the field whose newest origin it is must change
+/// (`newest`), and the fields for which it is an older origin holding the whole value (a
+/// later step wrote the same value over it) must not (`older`).
+#[derive(Default)]
+struct Plan {
+    newest: Option<((String, String), serde_json::Value)>,
+    older: Vec<((String, String), serde_json::Value)>,
+}
+
+/// Whether the place `at` under `root` is a literal of `value` (see [`mutate`]).
+fn is_literal(root: &Path, at: &At, value: &serde_json::Value) -> bool {
+    std::fs::read_to_string(root.join(&at.0))
+        .ok()
+        .and_then(|text| mutate(&text, at.1, at.2, value, false))
+        .is_some()
+}
+
+/// Whether a field's path is one the test does not mutate: an identity field or a list
+/// entry's merge key (changing them changes which patches and transformers select it).
+fn picks(path: &str) -> bool {
+    let last = path.rsplit(['.', ']']).next().unwrap_or("");
+    IDENTITY.contains(&path) || (path.contains('[') && MERGE_KEYS.contains(&last))
+}
+
+/// Mutates every literal origin of `target` (a directory under `root`), at most `limit`
+/// newest origins, then at most `limit` places that are only older origins (of fields a later
+/// step wrote with the same value).
 fn mutation_case(root: &Path, target: &str, limit: usize, failures: &mut Failures) -> usize {
     let Some(before) = fields(root, target) else {
         return 0;
     };
-    let mut done = 0;
-    let mut tried = std::collections::BTreeSet::new();
-    for ((obj, path), (value, origin)) in &before {
-        let Some((Some((file, line, column)), step)) = origin else {
+    let mut plans: BTreeMap<At, Plan> = BTreeMap::new();
+    // The places in the order of the fields that name them.
+    let mut order: Vec<At> = Vec::new();
+    for (key, f) in &before {
+        let Some((at, step)) = &f.newest else {
             continue;
         };
-        let last = path.rsplit(['.', ']']).next().unwrap_or("");
-        if IDENTITY.contains(&path.as_str())
-            || (path.contains('[') && MERGE_KEYS.contains(&last))
-            || DERIVED.contains(&step.as_str())
-            || !tried.insert((file.clone(), *line, *column))
-            || done >= limit
-        {
+        if picks(&key.1) || DERIVED.contains(&step.as_str()) {
             continue;
         }
+        // The newest origin's place, and the place of what it read (a JSON 6902 `move`'s
+        // source field is gone from the output): a change there must change the field.
+        for at in [at, &f.source].into_iter().flatten() {
+            if !plans.contains_key(at) {
+                order.push(at.clone());
+            }
+            let plan = plans.entry(at.clone()).or_default();
+            if plan.newest.is_none() {
+                plan.newest = Some((key.clone(), f.value.clone()));
+            }
+        }
+        // Only after a later step that wrote the value from a literal of its own.
+        if !at.as_ref().is_some_and(|a| is_literal(root, a, &f.value)) {
+            continue;
+        }
+        for old in &f.older {
+            if Some(old) != at.as_ref() && f.source.as_ref() != Some(old) {
+                if !plans.contains_key(old) {
+                    order.push(old.clone());
+                }
+                plans
+                    .entry(old.clone())
+                    .or_default()
+                    .older
+                    .push((key.clone(), f.value.clone()));
+            }
+        }
+    }
+    let (mut newest_done, mut older_done) = (0, 0);
+    // The places that are newest origins first, then those that are only older ones.
+    order.sort_by_key(|at| plans[at].newest.is_none());
+    for at in &order {
+        let plan = &plans[at];
+        let (file, line, column) = at;
+        let (first, whole) = match (&plan.newest, plan.older.first()) {
+            (Some(n), _) if newest_done < limit => (n, false),
+            (None, Some(o)) if older_done < limit => (o, true),
+            _ => continue,
+        };
         let Ok(text) = std::fs::read_to_string(root.join(file)) else {
             continue;
         };
-        let Some(mutated) = mutate(&text, *line, *column, value) else {
+        let Some(mutated) = mutate(&text, *line, *column, &first.1, whole) else {
             continue;
         };
+        if whole {
+            older_done += 1;
+        } else {
+            newest_done += 1;
+        }
+        let done = newest_done + older_done;
         let tmp = tempdir(&format!("mut-{done}"));
         copy_tree(root, &tmp);
         std::fs::write(tmp.join(file), mutated).unwrap();
@@ -265,45 +357,67 @@ fn mutation_case(root: &Path, target: &str, limit: usize, failures: &mut Failure
             // The mutated literal no longer renders (a number made invalid where one is
             // needed): the origin still pointed at a literal that matters.
             let _ = std::fs::remove_dir_all(&tmp);
-            done += 1;
             continue;
         };
         let _ = std::fs::remove_dir_all(&tmp);
-        done += 1;
         let mine = Some((file.clone(), *line, *column));
-        match after.get(&(obj.clone(), path.clone())) {
-            Some((v, _)) if v != value => {}
-            _ => failures.fail(format!(
-                "{}: {obj} {path} (origin {file}:{line}:{column}) did not change when its literal did",
-                root.display()
-            )),
+        let shown = format!("{file}:{line}:{column}");
+        if let Some(((obj, path), value)) = &plan.newest
+            && !whole
+        {
+            match after.get(&(obj.clone(), path.clone())) {
+                Some(f) if f.value != *value => {}
+                _ => failures.fail(format!(
+                    "{}: {obj} {path} (origin {shown}) did not change when its literal did",
+                    root.display()
+                )),
+            }
         }
+        // A later step wrote the same value over this literal: it is not the field's origin
+        // any more, so the field keeps its value (`whole`: the literal was the whole value).
+        for ((obj, path), value) in &plan.older {
+            if whole
+                && after
+                    .get(&(obj.clone(), path.clone()))
+                    .is_some_and(|f| f.value != *value)
+            {
+                failures.fail(format!(
+                    "{}: {obj} {path} changed when {shown} did, an older origin a later step wrote over",
+                    root.display()
+                ));
+            }
+        }
+        let (obj, path) = &first.0;
         // A label or annotation is what selectors read: changing it may change which objects
         // a step selects, so fields may appear or disappear (not change value) then.
         let selector_input =
             path.starts_with("metadata.labels") || path.starts_with("metadata.annotations");
-        for (k, (v, o)) in &before {
-            let changed = after.get(k).is_none_or(|(w, _)| w != v);
-            let same = o.as_ref().and_then(|o| o.0.clone()) == mine;
-            let is_derived =
-                |o: &Option<Origin>| o.as_ref().is_some_and(|o| DERIVED.contains(&o.1.as_str()));
-            let derived = is_derived(o) || after.get(k).is_some_and(|(_, o)| is_derived(o));
+        let is_derived = |f: &Field| {
+            f.newest
+                .as_ref()
+                .is_some_and(|o| DERIVED.contains(&o.1.as_str()))
+        };
+        for (k, f) in &before {
+            let changed = after.get(k).is_none_or(|w| w.value != f.value);
+            // Its newest origin is this place, or read the value set here (a JSON 6902 copy
+            // or move of this field).
+            let same = f.newest.as_ref().and_then(|o| o.0.clone()) == mine || f.source == mine;
+            let derived = is_derived(f) || after.get(k).is_some_and(is_derived);
             let selected = selector_input && !after.contains_key(k);
             if changed && !same && !derived && !selected {
                 failures.fail(format!(
-                    "{}: mutating {file}:{line}:{column} (origin of {obj} {path}) changed {} {} whose origin is {:?}",
+                    "{}: mutating {shown} (origin of {obj} {path}) changed {} {} whose origin is {:?}",
                     root.display(),
                     k.0,
                     k.1,
-                    o
+                    f.newest
                 ));
             }
         }
-        for (k, (_, o)) in &after {
-            let derived = o.as_ref().is_some_and(|o| DERIVED.contains(&o.1.as_str()));
-            if !before.contains_key(k) && !selector_input && !derived {
+        for (k, f) in &after {
+            if !before.contains_key(k) && !selector_input && !is_derived(f) {
                 failures.fail(format!(
-                    "{}: mutating {file}:{line}:{column} (origin of {obj} {path}) made {} {} appear",
+                    "{}: mutating {shown} (origin of {obj} {path}) made {} {} appear",
                     root.display(),
                     k.0,
                     k.1
@@ -311,7 +425,7 @@ fn mutation_case(root: &Path, target: &str, limit: usize, failures: &mut Failure
             }
         }
     }
-    done
+    newest_done + older_done
 }
 
 fn tempdir(tag: &str) -> PathBuf {

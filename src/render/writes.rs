@@ -1,0 +1,510 @@
+//! What each step writes, changed or not (issue 29): the fields a strategic merge patch sets,
+//! the targets of a JSON 6902 list's operations (and the field a `copy` or `move` read), the
+//! label and annotation maps `labels`/`commonLabels`/`commonAnnotations` write their pairs
+//! into, the image fields an `images` entry matches, the namespace and the replica counts.
+//! [`super::provenance::record_written`] records them; used only with provenance on.
+
+use crate::fasthash::FastMap;
+use crate::kustomization::{Kustomization, Loaded, StringMap};
+use crate::resource::Resource;
+use crate::resource::provenance::{Source, Step, path_text};
+use crate::transform::FieldSpecTables;
+use crate::transform::fieldspec::PathStep;
+use crate::yaml::Node;
+use crate::yaml::de::PathSeg;
+
+use super::patches::{Body, Patch};
+use super::places::object_source;
+use super::provenance::{
+    json6902_op, node_at, patch_place, pointer_parts, record_written, transformer_place,
+};
+
+/// The fields of `obj` (the patched object) that the strategic merge patch document `patch`
+/// sets to the value they hold: every scalar or empty map or list of the patch, through
+/// maps by key and lists by merge key (the keys [`super::provenance::smp_path`] knows) or by
+/// value, or by position when the lists have the same length. Directives (`$patch`,
+/// `$setElementOrder/…`, `$retainKeys`, `$deleteFromPrimitiveList/…`), deletions (null), the
+/// object's identity (`apiVersion`, `kind`, `metadata.name`, `metadata.namespace`) and the
+/// merge key of a list entry are not writes: they pick the object or entry the patch sets.
+pub(crate) fn smp_written(patch: &Node, obj: &Node, f: &mut dyn FnMut(&[PathSeg])) {
+    fn go(
+        p: &Node,
+        o: &Node,
+        merge_key: Option<&str>,
+        path: &mut Vec<PathSeg>,
+        f: &mut dyn FnMut(&[PathSeg]),
+    ) {
+        const MERGE_KEYS: [&str; 6] = ["name", "containerPort", "mountPath", "ip", "port", "key"];
+        match (p.unspelled(), o.unspelled()) {
+            (Node::Map(pm), Node::Map(om)) if !pm.is_empty() => {
+                for (k, pv) in pm.iter() {
+                    if k.starts_with('$')
+                        || pv.is_null()
+                        || identity(path, k)
+                        || merge_key == Some(k.as_str())
+                    {
+                        continue;
+                    }
+                    if let Some(ov) = om.get(k) {
+                        path.push(PathSeg::Key(k.to_string()));
+                        go(pv, ov, None, path, f);
+                        path.pop();
+                    }
+                }
+            }
+            (Node::Seq(pv), Node::Seq(ov)) if !pv.is_empty() => {
+                for (j, item) in pv.iter().enumerate() {
+                    let at = match item.unspelled() {
+                        Node::Map(im) => MERGE_KEYS
+                            .iter()
+                            .find_map(|mk| {
+                                let want = im.get(mk)?;
+                                let i = ov.iter().position(|e| {
+                                    matches!(e.unspelled(), Node::Map(em) if em.get(mk) == Some(want))
+                                })?;
+                                Some((i, Some(*mk)))
+                            })
+                            .or_else(|| (pv.len() == ov.len()).then_some((j, None))),
+                        scalar => ov.iter().position(|e| e == scalar).map(|i| (i, None)),
+                    };
+                    if let Some((i, mk)) = at {
+                        path.push(PathSeg::Index(i));
+                        go(item, &ov[i], mk, path, f);
+                        path.pop();
+                    }
+                }
+            }
+            (Node::Map(_) | Node::Seq(_), _) if !is_field(p) => {}
+            _ => {
+                if p == o {
+                    f(path);
+                }
+            }
+        }
+    }
+    go(patch, obj, None, &mut Vec::new(), f);
+}
+
+fn is_field(n: &Node) -> bool {
+    match n.unspelled() {
+        Node::Map(m) => m.is_empty(),
+        Node::Seq(s) => s.is_empty(),
+        _ => true,
+    }
+}
+
+/// Whether `key` under `path` is part of an object's identity.
+fn identity(path: &[PathSeg], key: &str) -> bool {
+    match path {
+        [] => key == "apiVersion" || key == "kind",
+        [PathSeg::Key(m)] => m == "metadata" && (key == "name" || key == "namespace"),
+        _ => false,
+    }
+}
+
+/// The path in `node` of a JSON pointer an operation wrote (`-`: the list's last item).
+fn pointer_path(node: &Node, pointer: &str) -> Option<Vec<PathSeg>> {
+    let mut n = node;
+    let mut out = Vec::new();
+    for part in pointer_parts(pointer) {
+        let seg = match n.unspelled() {
+            Node::Map(m) => {
+                n = m.get(&part)?;
+                PathSeg::Key(part)
+            }
+            Node::Seq(items) => {
+                let i = if part == "-" {
+                    items.len().checked_sub(1)?
+                } else {
+                    part.parse().ok()?
+                };
+                n = items.get(i)?;
+                PathSeg::Index(i)
+            }
+            _ => return None,
+        };
+        out.push(seg);
+    }
+    Some(out)
+}
+
+/// The targets of a JSON 6902 list's `add`, `replace`, `copy` and `move` operations in `node`.
+fn json_written(ops: &Node, node: &Node, f: &mut dyn FnMut(&[PathSeg])) {
+    let Node::Seq(list) = ops else { return };
+    for op in list {
+        let Node::Map(m) = op else { continue };
+        if !matches!(
+            m.get("op").and_then(Node::as_str),
+            Some("add" | "replace" | "copy" | "move")
+        ) {
+            continue;
+        }
+        if let Some(path) = m
+            .get("path")
+            .and_then(Node::as_str)
+            .and_then(|p| pointer_path(node, p))
+        {
+            f(&path);
+        }
+    }
+}
+
+/// The sources of a JSON 6902 `copy` or `move`, taken after the patch ran and before it is
+/// recorded (a moved field's origins are still there): for each chosen object (by index),
+/// each field under a copy's or move's target, the field it read and where that was set.
+pub(crate) type CopySources = FastMap<usize, FastMap<String, Box<Source>>>;
+
+/// [`CopySources`] of `p` over `acc` (`chosen`: [`super::patches::chosen`]).
+pub(crate) fn copy_sources(acc: &[Resource], p: &Patch, chosen: &[Vec<usize>]) -> CopySources {
+    let mut out = CopySources::default();
+    let Body::Json(ops) = &p.body else {
+        return out;
+    };
+    let Node::Seq(list) = ops else { return out };
+    let copies = list
+        .iter()
+        .any(|op| matches!(op.str_at(&["op"]), Some("copy" | "move")));
+    if !copies {
+        return out;
+    }
+    for &i in chosen.iter().flatten() {
+        let Some(r) = acc.get(i) else { continue };
+        let mut sources = FastMap::default();
+        json_written(ops, &r.node, &mut |target| {
+            let Some(n) = node_at(&r.node, target) else {
+                return;
+            };
+            each_field(n, &mut target.to_vec(), &mut |leaf| {
+                if let Some(from) = json6902_op(ops, leaf).and_then(|w| w.from) {
+                    sources.insert(path_text(leaf), object_source(r, &from));
+                }
+            });
+        });
+        out.insert(i, sources);
+    }
+    out
+}
+
+/// Calls `f` with the path of every field at or under `n` (which sits at `path`).
+fn each_field(n: &Node, path: &mut Vec<PathSeg>, f: &mut dyn FnMut(&[PathSeg])) {
+    match n.unspelled() {
+        Node::Map(m) if !m.is_empty() => {
+            for (k, v) in m.iter() {
+                path.push(PathSeg::Key(k.to_string()));
+                each_field(v, path, f);
+                path.pop();
+            }
+        }
+        Node::Seq(items) if !items.is_empty() => {
+            for (i, v) in items.iter().enumerate() {
+                path.push(PathSeg::Index(i));
+                each_field(v, path, f);
+                path.pop();
+            }
+        }
+        _ => f(path),
+    }
+}
+
+/// Records what patch `p` wrote into the objects it chose (`chosen`, indices into `acc` taken
+/// before it ran; `None` when it removed objects, so that they no longer hold), after
+/// `record_patch` recorded what it changed: for a JSON 6902 `copy` or `move`, the field read
+/// (`sources`) becomes the origin's source.
+pub(crate) fn record_patch_writes(
+    acc: &mut [Resource],
+    p: &Patch,
+    chosen: Option<&[Vec<usize>]>,
+    sources: &CopySources,
+) {
+    let Some(chosen) = chosen else { return };
+    let picked = |d: usize, i: usize| chosen.get(d).is_some_and(|c| c.contains(&i));
+    match &p.body {
+        Body::Smp(docs) => record_written(
+            acc,
+            Step::Patch,
+            &|i, r, f| {
+                for (d, (doc, _)) in docs.iter().enumerate() {
+                    if picked(d, i) {
+                        smp_written(doc, &r.node, f);
+                    }
+                }
+            },
+            &|r, path, _| (patch_place(p, &r.node, path), None),
+        ),
+        Body::Json(ops) => {
+            let no_sources = FastMap::default();
+            for i in 0..acc.len() {
+                if !picked(0, i) {
+                    continue;
+                }
+                let mine = sources.get(&i).unwrap_or(&no_sources);
+                record_written(
+                    &mut acc[i..=i],
+                    Step::Json6902,
+                    &|_, r, f| json_written(ops, &r.node, f),
+                    &|r, path, _| {
+                        (
+                            patch_place(p, &r.node, path),
+                            mine.get(&path_text(path)).cloned(),
+                        )
+                    },
+                );
+            }
+        }
+        Body::Nothing => {}
+    }
+}
+
+fn steps_to_path(at: &[PathStep<'_>], key: &str) -> Vec<PathSeg> {
+    let mut out: Vec<PathSeg> = at
+        .iter()
+        .map(|s| match s {
+            PathStep::Key(k) => PathSeg::Key(k.to_string()),
+            PathStep::Index(i) => PathSeg::Index(*i),
+        })
+        .collect();
+    out.push(PathSeg::Key(key.to_string()));
+    out
+}
+
+/// Calls `f` with each pair of `pairs` that the map at `at` of `node` holds with that value.
+fn pairs_held(node: &Node, at: &[PathStep<'_>], pairs: &StringMap, f: &mut dyn FnMut(&[PathSeg])) {
+    for (k, v) in pairs {
+        let path = steps_to_path(at, k);
+        if node_at(node, &path).is_some_and(|n| n.as_str() == Some(v.as_str())) {
+            f(&path);
+        }
+    }
+}
+
+/// Records what a built-in transformer of `loaded` wrote (after `record` recorded what it
+/// changed): `namespace` every field its transformer sets (`metadata.namespace`, binding
+/// subjects, a Namespace's name),
+/// `labels`/`commonLabels` and `commonAnnotations` every pair in every map their field specs
+/// name, `replicas` the count of each object an entry names, `images` each image field an
+/// entry's name matches when the entry keeps the name.
+pub(crate) fn record_transformer_writes(
+    loaded: &Loaded,
+    acc: &mut [Resource],
+    step: Step,
+    tables: &FieldSpecTables,
+) {
+    let k: &Kustomization = &loaded.kustomization;
+    let locate = |r: &Resource, path: &[PathSeg], before: Option<&Node>| {
+        (Some(transformer_place(loaded, step, r, path, before)), None)
+    };
+    let key = |k: &str| PathSeg::Key(k.to_string());
+    match step {
+        Step::Namespace => {
+            let Some(ns) = k.namespace.as_deref() else {
+                return;
+            };
+            record_written(
+                acc,
+                step,
+                &|_, r, f| {
+                    crate::transform::namespace::written(&r.node, tables, &mut |path| {
+                        if node_at(&r.node, path).and_then(Node::as_str) == Some(ns) {
+                            f(path);
+                        }
+                    });
+                },
+                &locate,
+            );
+        }
+        Step::Labels => record_written(
+            acc,
+            step,
+            &|_, r, f| {
+                crate::transform::labels::written(
+                    &r.node,
+                    k.common_labels.as_ref(),
+                    &k.labels,
+                    tables,
+                    &mut |at, pairs| pairs_held(&r.node, at, pairs, f),
+                );
+            },
+            &locate,
+        ),
+        Step::CommonAnnotations => {
+            let Some(pairs) = k.common_annotations.as_ref() else {
+                return;
+            };
+            let specs: Vec<_> = tables.common_annotations.iter().collect();
+            record_written(
+                acc,
+                step,
+                &|_, r, f| {
+                    crate::transform::labels::written_at(
+                        &r.node,
+                        pairs,
+                        &specs,
+                        &mut |at, pairs| pairs_held(&r.node, at, pairs, f),
+                    );
+                },
+                &locate,
+            );
+        }
+        Step::Replicas => record_written(
+            acc,
+            step,
+            &|_, r, f| {
+                let named = k
+                    .replicas
+                    .iter()
+                    .any(|e| e.name == r.name() || r.prev_ids.iter().any(|id| id.name == e.name));
+                if named {
+                    f(&[key("spec"), key("replicas")]);
+                }
+            },
+            &locate,
+        ),
+        Step::Images => record_written(
+            acc,
+            step,
+            &|_, r, f| {
+                if r.kind() == "CustomResourceDefinition" {
+                    return;
+                }
+                each_image(&r.node, &mut Vec::new(), &mut |path| {
+                    if image_written(k, &r.node, path) {
+                        f(path);
+                    }
+                });
+            },
+            &locate,
+        ),
+        _ => {}
+    }
+}
+
+/// A step of a path borrowed from the object, made a [`PathSeg`] only when found.
+#[derive(Clone, Copy)]
+enum Walk<'n> {
+    Key(&'n str),
+    Index(usize),
+}
+
+/// Calls `f` with the path of the `image` of every item of a `containers` or
+/// `initContainers` list anywhere under `n` (which sits at `path`).
+fn each_image<'n>(n: &'n Node, path: &mut Vec<Walk<'n>>, f: &mut dyn FnMut(&[PathSeg])) {
+    match n.unspelled() {
+        Node::Map(m) => {
+            for (k, v) in m.iter() {
+                if let ("containers" | "initContainers", Node::Seq(items)) = (k.as_str(), v) {
+                    for (i, item) in items.iter().enumerate() {
+                        if item.str_at(&["image"]).is_some() {
+                            let mut at: Vec<PathSeg> = path
+                                .iter()
+                                .map(|s| match s {
+                                    Walk::Key(k) => PathSeg::Key((*k).to_string()),
+                                    Walk::Index(i) => PathSeg::Index(*i),
+                                })
+                                .collect();
+                            at.push(PathSeg::Key(k.to_string()));
+                            at.push(PathSeg::Index(i));
+                            at.push(PathSeg::Key("image".to_string()));
+                            f(&at);
+                        }
+                    }
+                }
+                path.push(Walk::Key(k));
+                each_image(v, path, f);
+                path.pop();
+            }
+        }
+        Node::Seq(items) => {
+            for (i, item) in items.iter().enumerate() {
+                path.push(Walk::Index(i));
+                each_image(item, path, f);
+                path.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether an `images` entry of `k` wrote the field at `path` of `node`: an `image` of an
+/// item of a `containers` or `initContainers` list anywhere in the object (kustomize's
+/// ImageTagTransformer walks them all: `api/filters/imagetag/legacy.go`), whose image name
+/// an entry's `name` matches (`image.IsImageMatched` in `api/image/image.go`) and that the
+/// entry does not rename (a renamed one changed).
+fn image_written(k: &Kustomization, node: &Node, path: &[PathSeg]) -> bool {
+    let [
+        ..,
+        PathSeg::Key(list),
+        PathSeg::Index(_),
+        PathSeg::Key(field),
+    ] = path
+    else {
+        return false;
+    };
+    if field != "image" || (list != "containers" && list != "initContainers") {
+        return false;
+    }
+    let Some(value) = node_at(node, path).and_then(Node::as_str) else {
+        return false;
+    };
+    k.images.iter().any(|e| {
+        crate::transform::images::matches(&e.name, value)
+            && e.new_name.as_deref().is_none_or(|n| n == e.name)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn yaml(text: &str) -> Node {
+        crate::yaml::parse_documents(text).unwrap().remove(0).node
+    }
+
+    fn paths(f: impl Fn(&mut dyn FnMut(&[PathSeg]))) -> Vec<String> {
+        let mut out = Vec::new();
+        f(&mut |p| out.push(path_text(p)));
+        out
+    }
+
+    /// A patch writes its scalars the object holds with the same value; not the identity,
+    /// a merge key, a directive, a deletion, nor a value a later step changed.
+    #[test]
+    fn a_strategic_merge_patch_writes_what_it_sets() {
+        let obj = yaml(
+            "apiVersion: v1\nkind: A\nmetadata:\n  name: x\n  labels: {a: \"1\"}\nspec:\n  n: 3\n  m: 4\n  empty: {}\n  list:\n  - name: c\n    image: i\n  - name: d\n    image: j\n  words: [p, q]\n",
+        );
+        let patch = yaml(
+            "apiVersion: v1\nkind: A\nmetadata:\n  name: x\n  labels: {a: \"1\", gone: null}\nspec:\n  $retainKeys: [n]\n  n: 3\n  m: 5\n  empty: {}\n  list:\n  - name: d\n    image: j\n  words: [q]\n",
+        );
+        assert_eq!(
+            paths(|f| smp_written(&patch, &obj, f)),
+            [
+                "metadata.labels.a",
+                "spec.n",
+                "spec.empty",
+                "spec.list[1].image",
+                "spec.words[1]"
+            ]
+        );
+    }
+
+    /// A JSON 6902 operation writes its target (`-`: the last item); a `copy` or `move` is
+    /// placed at the operation, with the field it read.
+    #[test]
+    fn json_operations_write_their_targets() {
+        let obj = yaml("a:\n  b: 1\n  c: [x, y]\nd: {e: 2}\n");
+        let ops = yaml(
+            "- {op: test, path: /a/b, value: 1}\n- {op: replace, path: /a/b, value: 1}\n- {op: add, path: /a/c/-, value: y}\n- {op: copy, from: /a, path: /d/e}\n- {op: remove, path: /z}\n",
+        );
+        assert_eq!(
+            paths(|f| json_written(&ops, &obj, f)),
+            ["a.b", "a.c[1]", "d.e"]
+        );
+        let at = |p: &[PathSeg]| {
+            json6902_op(&ops, p).map(|w| (path_text(&w.place), w.from.map(|f| path_text(&f))))
+        };
+        let seg = |s: &str| crate::resource::provenance::parse_path(s).unwrap();
+        assert_eq!(at(&seg("a.b")), Some(("[1].value".into(), None)));
+        assert_eq!(at(&seg("d.e.b")), Some(("[3]".into(), Some("a.b".into()))));
+        assert_eq!(at(&seg("d.f")), None);
+    }
+}
