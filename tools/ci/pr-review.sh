@@ -8,6 +8,7 @@
 # or ply fails. Any other failure to comment (a bad token, GitHub down) also fails the step
 # (2), after writing the job summary.
 # Environment: PLY (the binary, default `ply`), BASE (a commit), TITLE, PLY_ARGS (more flags),
+# WHY (true: `--why`, each changed field's cause; the action's default),
 # FETCH (default true: `ply fetch --all` and `ply fetch --revision <merge base> --all` first),
 # FORK, and what tools/ci/pr_comment.py needs (GITHUB_TOKEN, GITHUB_REPOSITORY, PR_NUMBER,
 # GITHUB_API_URL). COMMENT=false skips the comment. The full report is also written as one
@@ -21,6 +22,8 @@
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 ply="${PLY:-ply}"
+why=""
+[ "${WHY:-false}" = "true" ] && why="--why"
 report="${REPORT:-${RUNNER_TEMP:-/tmp}/ply-diff.md}"
 html="${HTML:-${report%.md}.html}"
 if [ "${POST_ONLY:-0}" = "1" ]; then
@@ -59,8 +62,8 @@ elif [ -n "${MERGE_REPORTS:-}" ]; then
   # shellcheck disable=SC2086
   "$ply" diff --merge-reports $MERGE_REPORTS --format html -o "$html"
 elif [ -n "${SHARD:-}" ]; then
-  # shellcheck disable=SC2086 # PLY_ARGS is a list of flags
-  "$ply" diff --base "$BASE" --all --changed-only --shard "$SHARD" --format json \
+  # shellcheck disable=SC2086 # PLY_ARGS is a list of flags, $why empty or one flag
+  "$ply" diff --base "$BASE" --all --changed-only $why --shard "$SHARD" --format json \
     --title "${TITLE:-ply diff}" -o "$report" ${PLY_ARGS:-}
   code=$?
   [ -n "${GITHUB_OUTPUT:-}" ] && echo "report=$report" >>"$GITHUB_OUTPUT"
@@ -68,13 +71,13 @@ elif [ -n "${SHARD:-}" ]; then
   [ -s "$report" ] || { echo "ply diff failed (exit $code) without a report" >&2; exit 2; }
   exit 0
 else
-  # shellcheck disable=SC2086 # PLY_ARGS is a list of flags
-  "$ply" diff --base "$BASE" --all --changed-only --format markdown \
+  # shellcheck disable=SC2086 # PLY_ARGS is a list of flags, $why empty or one flag
+  "$ply" diff --base "$BASE" --all --changed-only $why --format markdown \
     --title "${TITLE:-ply diff}" -o "$report" ${PLY_ARGS:-}
   code=$?
   # The same review as one HTML page (its failures are annotated once, by the run above).
   # shellcheck disable=SC2086
-  GITHUB_ACTIONS= "$ply" diff --base "$BASE" --all --changed-only --format html \
+  GITHUB_ACTIONS= "$ply" diff --base "$BASE" --all --changed-only $why --format html \
     --title "${TITLE:-ply diff}" -o "$html" ${PLY_ARGS:-}
 fi
 if [ "$code" -gt 1 ] && [ ! -s "$report" ]; then

@@ -149,6 +149,14 @@ def test(ply, api, tmp):
     r = run(TITLE="Staging")
     assert r.returncode == 0, r.stdout + r.stderr
     assert len(GitHub.comments) == 3
+    assert "(set by " not in GitHub.comments[2]["body"], GitHub.comments[2]["body"]
+
+    # WHY=true (the action's default): each changed field names the line that set it.
+    r = run(TITLE="Staging", WHY="true")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert len(GitHub.comments) == 3
+    assert "(set by images at `apps/web/overlays/prod/kustomization.yaml:6`" in GitHub.comments[2]["body"], \
+        GitHub.comments[2]["body"]
 
     # A fork's pull request: no request to GitHub, the report in the job summary, and the
     # step's result is ply's (changes: 0).
