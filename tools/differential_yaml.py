@@ -21,7 +21,8 @@ Families:
   patches      generated and listed objects patched by targeted and untargeted strategic merge
                patches, patchesStrategicMerge and JSON 6902 patches, and generators with
                behavior: merge / replace; label and annotation values in every spelling
-  nulls        nulls and empty values in objects that a strategic merge patch touches
+  nulls        nulls and empty values in objects that a strategic merge patch touches, and
+               values written as nothing in a resource's flow mappings (`{k: }`, `{? k}`)
   lists        merge-keyed lists (Service ports on port and protocol, containers, their ports,
                env, volume mounts, volumes, image pull secrets) with missing and repeated keys,
                patched by strategic merge patches (patches, inline targeted patches and
@@ -268,7 +269,33 @@ def fam_patches(rng, nulls=False):
 
 
 def fam_nulls(rng):
-    return fam_patches(rng, nulls=True)
+    files = fam_patches(rng, nulls=True)
+    # A resource's flow mappings with values written as nothing (`{k: }`, `{? k}`): kustomize
+    # prints them `""` (a block `k:` and `~` stay null), and drops them when a strategic merge
+    # patch walks the object, as it drops a block `k:`.
+    def flow(depth=0):
+        entries = []
+        for i in range(rng.randint(1, 4)):
+            entries.append(rng.choice([f"e{i}: ", f"e{i}: ", f"? e{i}", f"e{i}: ~", f"e{i}: null",
+                                       f"e{i}: v", f'"e{i}": ']
+                                      + ([f"e{i}: {flow(depth + 1)}"] if depth < 2 else [])))
+        return "{" + ", ".join(entries) + "}"
+    thing = (f"apiVersion: x/v1\nkind: Thing\nmetadata:\n  name: t\n"
+             f"  labels: {rng.choice(['{q: }', '{q: v}', '{q: , r: s}'])}\n"
+             f"spec: {flow()}\n"
+             + rng.choice(["", f"list: [{flow()}]\n", f"block:\n  k:\n  m: {flow()}\n"]))
+    files["thing.yaml"] = thing
+    k = files["kustomization.yaml"].replace("- objects.yaml\n", "- objects.yaml\n- thing.yaml\n", 1)
+    if rng.random() < 0.5:
+        files["tp.yaml"] = ("apiVersion: x/v1\nkind: Thing\nmetadata:\n  name: t\n"
+                            + rng.choice(["spec: {added: 1}\n", "spec: {e0: 2}\n",
+                                          "  labels: {z: y}\n"]))
+        if "\npatches:\n" in "\n" + k:
+            k = ("\n" + k).replace("\npatches:\n", "\npatches:\n- path: tp.yaml\n", 1)[1:]
+        else:
+            k += "patches:\n- path: tp.yaml\n"
+    files["kustomization.yaml"] = k
+    return files
 
 
 # ---- family "lists": merge-keyed lists and the strategic merge patches kyaml walks ----------

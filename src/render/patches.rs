@@ -1123,9 +1123,12 @@ fn smp_into(
 /// no spelling, so the resource's document is read again marking the empty ones; nothing is
 /// read when the object holds no null where the walker goes.
 fn drop_empty_nulls(r: &mut Resource, cur: crate::schema::Cursor<'_>) {
+    // A resource's empty flow value (`{k: }`) reads as "" (`yaml::parse`, `flow_empty_string`)
+    // and is dropped as an empty block value is.
     fn any_null(m: &crate::yaml::Map) -> bool {
         m.values().any(|v| match v {
             Node::Null => true,
+            Node::Str(s) if s.is_empty() => true,
             Node::Map(inner) => any_null(inner),
             Node::Seq(items) => items.iter().filter_map(Node::as_map).any(any_null),
             _ => false,
@@ -1169,7 +1172,8 @@ fn drop_marked(
 ) {
     let is_mark =
         |v: Option<&Node>| v.and_then(Node::as_str) == Some(crate::yaml::parse::EMPTY_NULL);
-    m.retain(|k, v| !(v.is_null() && is_mark(written.get(k))));
+    let empty = |v: &Node| v.is_null() || v.as_str() == Some("");
+    m.retain(|k, v| !(empty(v) && is_mark(written.get(k))));
     for (k, v) in m.iter_mut() {
         let (sub, meta) = cur.kustomize_field(k);
         match (v, written.get(k)) {

@@ -64,7 +64,7 @@ pub fn parse_documents_reference_reader(
         false,
         false,
         ReaderLimits::DEFAULT,
-        !yaml11,
+        if yaml11 { As::Other } else { As::Resource },
     )
 }
 
@@ -90,7 +90,15 @@ pub fn parse_documents_marking_empty_nulls_fast_reader(
 pub fn parse_documents_marking_empty_nulls_reference_reader(
     text: &str,
 ) -> Result<Vec<ParsedDoc>, ParseError> {
-    parse_documents_reference(text, false, None, false, true, ReaderLimits::DEFAULT, true)
+    parse_documents_reference(
+        text,
+        false,
+        None,
+        false,
+        true,
+        ReaderLimits::DEFAULT,
+        As::Resource,
+    )
 }
 
 fn fast_reader(
@@ -143,7 +151,7 @@ pub(crate) fn parse_config_one_keeping_last(
         false,
         false,
         ReaderLimits::DEFAULT,
-        false,
+        As::Other,
     )?)?;
     Ok((node, repeats.into_inner()))
 }
@@ -154,7 +162,15 @@ pub(crate) fn parse_config_one_keeping_last(
 /// `patchjson6902.Filter.decodePatch`). Elsewhere kustomize fails on boolean keys, and ply
 /// keeps refusing the repeat.
 pub(crate) fn parse_operation_documents(text: &str) -> Result<Vec<ParsedDoc>, ParseError> {
-    parse_documents_in(text, true, None, true, false, ReaderLimits::DEFAULT, false)
+    parse_documents_in(
+        text,
+        true,
+        None,
+        true,
+        false,
+        ReaderLimits::DEFAULT,
+        As::Other,
+    )
 }
 
 /// [`parse_documents`] where a map value written as nothing (`replicas:`) reads as the string
@@ -164,7 +180,15 @@ pub(crate) fn parse_operation_documents(text: &str) -> Result<Vec<ParsedDoc>, Pa
 pub(crate) fn parse_documents_marking_empty_nulls(
     text: &str,
 ) -> Result<Vec<ParsedDoc>, ParseError> {
-    parse_documents_in(text, false, None, false, true, ReaderLimits::DEFAULT, true)
+    parse_documents_in(
+        text,
+        false,
+        None,
+        false,
+        true,
+        ReaderLimits::DEFAULT,
+        As::Resource,
+    )
 }
 
 /// Where `text` spells the integer `i` in hexadecimal, octal or binary as serde_yaml reads it
@@ -254,7 +278,7 @@ fn parse_documents_with(text: &str, yaml11: bool) -> Result<Vec<ParsedDoc>, Pars
         false,
         false,
         ReaderLimits::DEFAULT,
-        !yaml11,
+        if yaml11 { As::Other } else { As::Resource },
     )
 }
 
@@ -264,7 +288,7 @@ pub(crate) fn parse_documents_limited(
     text: &str,
     limits: ReaderLimits,
 ) -> Result<Vec<ParsedDoc>, ParseError> {
-    parse_documents_in(text, false, None, false, false, limits, true)
+    parse_documents_in(text, false, None, false, false, limits, As::ResourceFile)
 }
 
 fn parse_documents_in<'t>(
@@ -274,7 +298,7 @@ fn parse_documents_in<'t>(
     last_bool_key_wins: bool,
     mark_empty_nulls: bool,
     limits: ReaderLimits,
-    resource: bool,
+    resource: As,
 ) -> Result<Vec<ParsedDoc>, ParseError> {
     // The fast reader (`fast.rs`) reads most manifests; it gives up on anything it does not
     // read exactly as the reader below does, which then reads the text (and reports errors).
@@ -306,7 +330,7 @@ fn parse_documents_reference<'t>(
     last_bool_key_wins: bool,
     mark_empty_nulls: bool,
     limits: ReaderLimits,
-    resource: bool,
+    resource: As,
 ) -> Result<Vec<ParsedDoc>, ParseError> {
     // A byte order mark opening the file or a document is not content (serde_yaml trips over
     // it; go-yaml and kustomize's reader skip it): `bom.rs`. Offsets stay offsets into the file.
@@ -340,7 +364,8 @@ fn parse_documents_reference<'t>(
             repeats,
             last_bool_key_wins,
             mark_empty_nulls,
-            resource,
+            resource: resource != As::Other,
+            flow_empty_string: resource == As::ResourceFile,
             key_error: &key_error,
             expansion: &expansion,
         }),
@@ -389,7 +414,7 @@ pub fn parse_one(text: &str) -> Result<Node, ParseError> {
         false,
         false,
         ReaderLimits::DEFAULT,
-        false,
+        As::Other,
     )?)
 }
 
@@ -496,6 +521,19 @@ impl<'de> Deserialize<'de> for Node {
     }
 }
 
+/// What a text is read as, where kustomize reads it by kyaml's rules (go-yaml v3, then its
+/// JSON step).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum As {
+    /// A resource file (`resources:`): [`Text::resource`] and
+    /// [`Text::flow_empty_string`].
+    ResourceFile,
+    /// A resource or patch read as kustomize reads a resource ([`Text::resource`]).
+    Resource,
+    /// Any other text (kustomize's own files, Helm values, plugin configurations).
+    Other,
+}
+
 /// Where the text being parsed lives in memory, to tell plain scalars (which serde_yaml hands
 /// out as slices of the input) from quoted ones.
 #[derive(Clone, Copy)]
@@ -514,6 +552,11 @@ struct Text<'t> {
     /// a key that is not a string is an error, and so is a block scalar that kustomize prints
     /// and cannot read back (see `NodeVisitor::block_reread`).
     resource: bool,
+    /// A value written as nothing in a flow mapping (`{k: }`, `{? k}`) is the empty string:
+    /// kustomize prints a resource's `{k: }` as `k: ""` (checked with both kubectls; a block
+    /// mapping's `k:` and a patch's `{k: }` stay null). A strategic merge patch that walks the
+    /// object drops it as it drops a block `k:` (`render::patches`, `drop_empty_nulls`).
+    flow_empty_string: bool,
     /// Where the key refused by `resource` starts (the error is located there).
     key_error: &'t std::cell::Cell<Option<usize>>,
     /// Scalar bytes this parse may still build (aliases repeat them).
@@ -1258,9 +1301,19 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
             let mut value = access.next_value_seed(this.seed(ctx, after_key.map(At::Key)))?;
             if value.is_null()
                 && let Some(t) = this.text.filter(|t| t.mark_empty_nulls)
-                && after_key.is_some_and(|end| nothing_after_key(t.text, end))
+                && after_key.is_some_and(|end| {
+                    nothing_after_key(t.text, end)
+                        || (this.flow && nothing_after_flow_key(t.text, end))
+                })
             {
                 value = Node::Str(EMPTY_NULL.into());
+            }
+            if value.is_null()
+                && this.flow
+                && let Some(t) = this.text.filter(|t| t.flow_empty_string)
+                && after_key.is_some_and(|end| nothing_after_flow_key(t.text, end))
+            {
+                value = Node::Str(String::new());
             }
             // See `parse_operation_documents`.
             if yaml11_word && let Some(slot) = map.get_mut(&key) {
@@ -1413,6 +1466,16 @@ fn non_string_key(written: &str, kind: &str) -> String {
 
 /// How [`non_string_key`]'s kind of a key under a tag other than `!!str` starts.
 const TAGGED: &str = "a value tagged";
+
+/// Whether nothing is written for the value of the flow-mapping key that ends at `end`: `:`
+/// (or no `:`, a `? key`) and then the entry's end (`,`, `}`, a line break or a comment).
+fn nothing_after_flow_key(text: &str, end: usize) -> bool {
+    let rest = text.get(end..).unwrap_or_default();
+    let rest = rest.trim_start_matches([' ', '\t']);
+    let rest = rest.strip_prefix(':').unwrap_or(rest);
+    let rest = rest.trim_start_matches([' ', '\t']);
+    rest.is_empty() || rest.starts_with([',', '}', '\n', '\r', '#'])
+}
 
 /// Where the first null key (`null:`, `Null:`, `NULL:`, `~:`) after `from` starts: a word
 /// that opens a line (after indentation or a sequence's `- `) or follows `{` or `,`, followed
