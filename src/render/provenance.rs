@@ -520,6 +520,20 @@ fn diff<'n>(
     }
 }
 
+/// [`each`] with owned paths: calls `f` with the path of every field at or under `n`, which
+/// sits at `at`.
+pub(super) fn each_owned<'a>(n: &'a Node, at: &'a [PathSeg], f: &mut dyn FnMut(&[PathSeg])) {
+    let mut segs: Vec<Seg<'a>> = at
+        .iter()
+        .map(|s| match s {
+            PathSeg::Key(k) => Seg::Key(k),
+            PathSeg::Index(i) => Seg::Index(*i),
+        })
+        .collect();
+    let mut buf = Vec::new();
+    each(n, &mut segs, &mut |p| f(owned(&mut buf, p)));
+}
+
 /// Calls `f` with the path of every field of `n`, which sits at `path`.
 fn each<'n>(n: &'n Node, path: &mut Vec<Seg<'n>>, f: &mut dyn FnMut(&[Seg<'n>])) {
     match n {

@@ -16,7 +16,7 @@ use crate::yaml::de::PathSeg;
 use super::patches::{Body, Patch};
 use super::places::object_source;
 use super::provenance::{
-    json6902_op, node_at, patch_place, pointer_parts, record_written, transformer_place,
+    each_owned, json6902_op, node_at, patch_place, pointer_parts, record_written, transformer_place,
 };
 
 /// The fields of `obj` (the patched object) that the strategic merge patch document `patch`
@@ -174,7 +174,7 @@ pub(crate) fn copy_sources(acc: &[Resource], p: &Patch, chosen: &[Vec<usize>]) -
             let Some(n) = node_at(&r.node, target) else {
                 return;
             };
-            each_field(n, &mut target.to_vec(), &mut |leaf| {
+            each_owned(n, target, &mut |leaf| {
                 if let Some(from) = json6902_op(ops, leaf).and_then(|w| w.from) {
                     sources.insert(path_text(leaf), object_source(r, &from));
                 }
@@ -183,27 +183,6 @@ pub(crate) fn copy_sources(acc: &[Resource], p: &Patch, chosen: &[Vec<usize>]) -
         out.insert(i, sources);
     }
     out
-}
-
-/// Calls `f` with the path of every field at or under `n` (which sits at `path`).
-fn each_field(n: &Node, path: &mut Vec<PathSeg>, f: &mut dyn FnMut(&[PathSeg])) {
-    match n.unspelled() {
-        Node::Map(m) if !m.is_empty() => {
-            for (k, v) in m.iter() {
-                path.push(PathSeg::Key(k.to_string()));
-                each_field(v, path, f);
-                path.pop();
-            }
-        }
-        Node::Seq(items) if !items.is_empty() => {
-            for (i, v) in items.iter().enumerate() {
-                path.push(PathSeg::Index(i));
-                each_field(v, path, f);
-                path.pop();
-            }
-        }
-        _ => f(path),
-    }
 }
 
 /// Records what patch `p` wrote into the objects it chose (`chosen`, indices into `acc` taken
