@@ -1478,13 +1478,13 @@ fn nothing_after_flow_key(text: &str, end: usize) -> bool {
 }
 
 /// Where the first null key (`null:`, `Null:`, `NULL:`, `~:`) after `from` starts: a word
-/// that opens a line (after indentation or a sequence's `- `) or follows `{` or `,`, followed
+/// after a blank or a line break (indentation, a sequence's `- `) or after `{` or `,`, followed
 /// by `:`.
 fn null_key_after(text: &str, from: usize) -> Option<usize> {
     let b = text.as_bytes();
     let mut i = from;
     while i < b.len() {
-        let opens = i == 0 || matches!(b[i - 1], b'\n' | b' ' | b'\t' | b'{' | b',' | b'-');
+        let opens = i == 0 || matches!(b[i - 1], b'\n' | b' ' | b'\t' | b'{' | b',');
         if opens {
             for word in ["null", "Null", "NULL", "~"] {
                 if text[i..].starts_with(word)
