@@ -51,6 +51,7 @@ pub(crate) fn record_sourced(acc: &mut [Resource], step: Step, locate: SourcedLo
                     }),
                     tree: Tree::Read,
                     last: r.node.clone(),
+                    records: 1,
                 },
                 None => {
                     let r: &Resource = r;
@@ -64,18 +65,23 @@ pub(crate) fn record_sourced(acc: &mut [Resource], step: Step, locate: SourcedLo
                             place,
                             source,
                         };
-                        tree.slot(path).start(origin);
+                        let slot = tree.slot(path);
+                        slot.start(origin);
+                        slot.stamp(1);
                     });
                     Provenance {
                         read: None,
                         tree,
                         last: r.node.clone(),
+                        records: 1,
                     }
                 }
             },
             Some(mut p) => {
                 let last = std::mem::take(&mut p.last);
                 let r: &Resource = r;
+                p.records += 1;
+                let seq = p.records;
                 let tree = &mut p.tree;
                 let mut buf = Vec::new();
                 diff(&last, &r.node, &mut Vec::new(), &mut |event, segs| {
@@ -93,6 +99,7 @@ pub(crate) fn record_sourced(acc: &mut [Resource], step: Step, locate: SourcedLo
                                 Some(_) => slot.push(origin),
                                 None => slot.start(origin),
                             }
+                            slot.stamp(seq);
                         }
                         Event::Gone => *tree.slot(path) = Tree::Empty,
                     }
@@ -129,6 +136,11 @@ pub(crate) fn record_written(
         let Some(mut p) = r.provenance.take() else {
             continue;
         };
+        // A field the record of this step just gave this step's origin is skipped: `locate`
+        // names the same place for it (it does not depend on the value before) and no
+        // source, so the check below would keep it as it is. Not for `images` (its place
+        // depends on the value before) nor a JSON 6902 list (its writes name sources).
+        let just = (!matches!(step, Step::Images | Step::Json6902)).then_some(p.records);
         {
             let r: &Resource = r;
             let tree = &mut p.tree;
@@ -146,6 +158,11 @@ pub(crate) fn record_written(
                     .collect();
                 each(node, &mut segs, &mut |leaf| {
                     let leaf = owned(&mut buf, leaf);
+                    if let (Some(seq), Tree::Field { stamp, .. }) = (just, tree.get(leaf))
+                        && *stamp == seq
+                    {
+                        return;
+                    }
                     let before = node_at(&r.node, leaf);
                     let (place, source) = locate(r, leaf, before);
                     let origin = Origin {
@@ -350,6 +367,7 @@ fn written_out(
                 mut origins,
                 read: r,
                 at,
+                stamp: _,
             },
             _,
         ) => {
@@ -360,6 +378,7 @@ fn written_out(
                     origins,
                     read: r,
                     at,
+                    stamp: 0,
                 };
             }
             if r && let Some(d) = read {
@@ -372,6 +391,7 @@ fn written_out(
                 origins,
                 read: false,
                 at: None,
+                stamp: 0,
             }
         }
         (Tree::Read, _) => match read {

@@ -116,6 +116,9 @@ pub(crate) struct Provenance {
     pub(crate) read: Option<Read>,
     pub(crate) tree: Tree,
     pub(crate) last: Node,
+    /// How many records compared this object: a field's `stamp` is the one that set its
+    /// newest origin.
+    pub(crate) records: u32,
 }
 
 /// A document an object was read from: its file, and the byte where it starts.
@@ -142,6 +145,10 @@ pub(crate) enum Tree {
         origins: Vec<Origin>,
         read: bool,
         at: Option<Moved>,
+        /// The record ([`Provenance::records`]) whose comparison gave the newest origin, 0
+        /// when none did (`render::provenance::record_written` skips the fields the record of
+        /// its own step just gave that step's origin).
+        stamp: u32,
     },
     /// A map: its keys recorded; any other key is `rest` (`Empty` or `Read`).
     Map { keys: Keys, rest: Box<Tree> },
@@ -380,7 +387,7 @@ impl Tree {
     }
 
     /// The node at `path`, if anything is recorded there.
-    fn get(&self, path: &[PathSeg]) -> &Tree {
+    pub(crate) fn get(&self, path: &[PathSeg]) -> &Tree {
         let mut t = self;
         for seg in path {
             t = match (t, seg) {
@@ -411,6 +418,7 @@ impl Tree {
                 origins,
                 read: r,
                 at,
+                ..
             } => Some(Chain {
                 recorded: origins,
                 read: read.filter(|_| *r),
@@ -423,12 +431,16 @@ impl Tree {
     /// A field given `origin` on top of its chain (a new value of a field that was there).
     pub(crate) fn push(&mut self, origin: Origin) {
         match self {
-            Tree::Field { origins, .. } => origins.insert(0, origin),
+            Tree::Field { origins, stamp, .. } => {
+                origins.insert(0, origin);
+                *stamp = 0;
+            }
             Tree::Read => {
                 *self = Tree::Field {
                     origins: vec![origin],
                     read: true,
                     at: None,
+                    stamp: 0,
                 }
             }
             Tree::ReadAt(m) => {
@@ -437,9 +449,17 @@ impl Tree {
                     origins: vec![origin],
                     read: true,
                     at,
+                    stamp: 0,
                 }
             }
             _ => self.start(origin),
+        }
+    }
+
+    /// Marks a field's newest origin as given by record `n` ([`Provenance::records`]).
+    pub(crate) fn stamp(&mut self, n: u32) {
+        if let Tree::Field { stamp, .. } = self {
+            *stamp = n;
         }
     }
 
@@ -465,6 +485,7 @@ impl Tree {
             origins: vec![origin],
             read: false,
             at: None,
+            stamp: 0,
         };
     }
 }
