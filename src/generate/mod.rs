@@ -172,7 +172,11 @@ fn make(
         let mut data = Map::default();
         for (k, v) in pairs {
             written_key(what, name, "key", &k)?;
-            data.insert(k, Node::Str(wrapped_base64(&v)));
+            // Styled as kyaml sets it (`makeSecretValueRNode`, `FieldSetter`), for a later
+            // strategic merge patch (`Map::styled`).
+            let v = wrapped_base64(&v);
+            let styled = crate::yaml::parse::set_value_styled(&v);
+            data.insert_styled(k, Node::Str(v), styled);
         }
         obj.insert("data".into(), Node::Map(data));
     } else {
@@ -195,11 +199,16 @@ fn make(
                     )
                     .help("start the value with something other than a tab, or put it in a secretGenerator"));
                 }
+                // Each value styled as kyaml sets it (`makeConfigMapValueRNode`,
+                // `FieldSetter`), for a later strategic merge patch (`Map::styled`).
                 Ok(s) => {
-                    data.insert(k, Node::Str(s));
+                    let styled = crate::yaml::parse::set_value_styled(&s);
+                    data.insert_styled(k, Node::Str(s), styled);
                 }
                 Err(e) => {
-                    binary.insert(k, Node::Str(wrapped_base64(e.as_bytes())));
+                    let v = wrapped_base64(e.as_bytes());
+                    let styled = crate::yaml::parse::set_value_styled(&v);
+                    binary.insert_styled(k, Node::Str(v), styled);
                 }
             }
         }

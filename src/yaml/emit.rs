@@ -544,6 +544,35 @@ fn select_style(s: &str, a: &Analysis, simple_key: bool) -> Style {
     style
 }
 
+/// Sets the style of every map value in `node` ([`super::Map::styled`]) to the one go-yaml
+/// writes a Go value with: a string that it does not print plain (quoted, or a literal block)
+/// is styled, every other value plain. What kyaml's nodes hold after a round trip through Go
+/// values: a JSON 6902 patch prints the object as JSON and reads it back from the YAML that
+/// go-yaml v3 prints for the decoded map (`RNode.UnmarshalJSON` → `FromMap`,
+/// kyaml/yaml/rnode.go; `encoder.stringv` and `yaml_emitter_select_scalar_style`, which v2,
+/// whose rules this file follows, shares for block mapping values).
+pub(crate) fn restyle_as_printed(node: &mut Node) {
+    match node {
+        Node::Map(m) => {
+            for i in 0..m.len() {
+                let (styled, nested) = match m.get_index(i) {
+                    Some((_, Node::Str(s))) => {
+                        (select_style(s, &analyze(s), false) != Style::Plain, false)
+                    }
+                    Some((_, v)) => (false, matches!(v, Node::Map(_) | Node::Seq(_))),
+                    None => (false, false),
+                };
+                m.set_styled_index(i, styled);
+                if nested && let Some((_, v)) = m.get_index_mut(i) {
+                    restyle_as_printed(v);
+                }
+            }
+        }
+        Node::Seq(items) => items.iter_mut().for_each(restyle_as_printed),
+        _ => {}
+    }
+}
+
 #[derive(Debug, PartialEq, Eq)]
 struct Analysis {
     multiline: bool,

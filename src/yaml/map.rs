@@ -24,11 +24,14 @@ use crate::fasthash::FastBuild;
 /// hashing the key.
 const SCAN_MAX: usize = 8;
 
-/// One entry: a key and its value.
+/// One entry: a key, its value, and whether that value was written in a style other than
+/// plain (see [`Map::styled`]). The flag costs no room: a bucket is padded to 16 bytes
+/// (`Node` holds an `i128`), and key and value leave 8 of them free.
 #[derive(Clone, Default)]
 struct Bucket {
     key: String,
     value: Node,
+    styled: bool,
 }
 
 /// A map's entries: its own, or (after [`Map::freeze`]) shared with its copies.
@@ -137,9 +140,12 @@ impl Map {
     }
 
     /// A map of entries whose keys are known to be unique, with room for exactly them.
-    pub(super) fn from_unique(entries: impl ExactSizeIterator<Item = (String, Node)>) -> Self {
+    /// Each entry says whether its value is [`Map::styled`].
+    pub(super) fn from_unique(
+        entries: impl ExactSizeIterator<Item = (String, Node, bool)>,
+    ) -> Self {
         let mut out = Vec::with_capacity(entries.len());
-        out.extend(entries.map(|(key, value)| Bucket { key, value }));
+        out.extend(entries.map(|(key, value, styled)| Bucket { key, value, styled }));
         Map {
             entries: Entries::Own(out),
             index: OnceLock::new(),
@@ -303,10 +309,15 @@ impl Map {
 
     /// Appends a key known not to be in the map.
     fn push(&mut self, key: String, value: Node) -> usize {
+        self.push_styled(key, value, false)
+    }
+
+    /// [`Map::push`] with the value's style.
+    fn push_styled(&mut self, key: String, value: Node, styled: bool) -> usize {
         let h = self.index.get_mut().map(|_| hash(&key));
         let own = self.own();
         let i = own.len();
-        own.push(Bucket { key, value });
+        own.push(Bucket { key, value, styled });
         if let (Some(h), Some(table)) = (h, self.index.get_mut()) {
             let entries = self.entries.slice();
             table.insert_unique(h, i, |&j| hash(&entries[j].key));
@@ -314,8 +325,51 @@ impl Map {
         i
     }
 
+    /// Whether the value under `key` was written as a quoted (`"…"`, `'…'`) or block (`|`,
+    /// `>`) string, untagged: kyaml's node `Style` is then not plain, and a strategic merge
+    /// patch that replaces the value keeps that style (`FieldSetter.Filter`, kyaml/yaml/fns.go:
+    /// `s.Value.YNode().Style = field.YNode().Style`), so that its number or boolean prints
+    /// as a string (`merge::smp`). Set by both readers ([`Map::set_styled`]) and by the
+    /// stages that write values as kustomize writes them styled; a value replaced in place
+    /// ([`Map::get_mut`], [`Map::insert`] of a key that is there) keeps its entry's style, as
+    /// kyaml's `FieldSetter` keeps the replaced node's; a new key is plain unless set.
+    /// Values of lists carry no style (kyaml sets list elements without it). Not part of
+    /// equality; `Debug` marks a styled value with a leading `~`.
+    pub(crate) fn styled(&self, key: &str) -> bool {
+        self.get_index_of(key)
+            .is_some_and(|i| self.entries()[i].styled)
+    }
+
+    /// [`Map::styled`] by position.
+    pub(crate) fn styled_index(&self, i: usize) -> bool {
+        self.entries().get(i).is_some_and(|b| b.styled)
+    }
+
+    /// Sets the style of the value at position `i` ([`Map::styled`]); nothing when there is
+    /// no such entry, or when it already has that style (a shared map stays shared).
+    pub(crate) fn set_styled_index(&mut self, i: usize, styled: bool) {
+        if self.styled_index(i) != styled && i < self.len() {
+            self.entries_mut()[i].styled = styled;
+        }
+    }
+
+    /// [`Map::insert`] of a value with its style ([`Map::styled`]): a key that is there takes
+    /// the value and this style.
+    pub(crate) fn insert_styled(&mut self, key: String, value: Node, styled: bool) {
+        match self.get_index_of(&key) {
+            Some(i) => {
+                let b = &mut self.entries_mut()[i];
+                b.value = value;
+                b.styled = styled;
+            }
+            None => {
+                self.push_styled(key, value, styled);
+            }
+        }
+    }
+
     /// Sets `key` to `value`: in its place if the key is there (giving back the value it
-    /// had), else at the end.
+    /// had, and keeping its [`Map::styled`]), else at the end (plain).
     pub fn insert(&mut self, key: String, value: Node) -> Option<Node> {
         self.insert_full(key, value).1
     }
@@ -464,8 +518,25 @@ impl std::ops::Index<&str> for Map {
 }
 
 impl fmt::Debug for Map {
+    /// A [`Map::styled`] value is shown after a `~` (`{"v": ~Str("8080")}`), so that the
+    /// readers' comparison (tests/fast_reader.rs, on `Debug` text) covers styles too.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_map().entries(self.iter()).finish()
+        struct Styled<'a>(&'a Node);
+        impl fmt::Debug for Styled<'_> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("~")?;
+                fmt::Debug::fmt(self.0, f)
+            }
+        }
+        let mut m = f.debug_map();
+        for b in self.entries() {
+            if b.styled {
+                m.entry(&b.key, &Styled(&b.value));
+            } else {
+                m.entry(&b.key, &b.value);
+            }
+        }
+        m.finish()
     }
 }
 

@@ -128,6 +128,29 @@ pub(crate) fn parse_config_one(text: &str) -> Result<Node, ParseError> {
     one_of(parse_config_documents(text)?)
 }
 
+/// Whether a string value that kustomize sets with kyaml's `FieldSetter` (a generated
+/// ConfigMap's or Secret's value) gets a quoted style: when go-yaml v2 (YAML 1.1) reads its
+/// text as something other than a string (`8080`, `yes`, `a: b`, `null`), not when it fails to
+/// read it, nor for "" (kyaml's `IsYaml1_1NonString` → `IsValueNonString`,
+/// kyaml/yaml/compatibility.go, called by `FieldSetter.Filter`, kyaml/yaml/fns.go). A value
+/// with a line break is a literal block (`makeConfigMapValueRNode`, kyaml/yaml/datamap.go),
+/// styled too. See [`Map::styled`].
+pub(crate) fn set_value_styled(s: &str) -> bool {
+    if s.contains('\n') {
+        return true;
+    }
+    if s.is_empty() {
+        return false;
+    }
+    // The common words and numbers read as one plain scalar: no parse needed.
+    if s.bytes()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'/' | b'+' | b'='))
+    {
+        return super::resolve::resolves_to_non_string(s);
+    }
+    parse_config_one(s).is_ok_and(|n| !matches!(n.unspelled(), Node::Str(_)))
+}
+
 /// A key written twice in one mapping; the later value is kept.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Repeated {
@@ -969,6 +992,21 @@ impl<'t> NodeVisitor<'t> {
         Some((tag, rest))
     }
 
+    /// Whether the node written at `at` (a value of this mapping) is an untagged quoted or
+    /// block scalar: kyaml's node `Style` is then not plain ([`Map::styled`]). A tagged one
+    /// (`!!str "x"`) is left plain: go-yaml keeps its tag (`TaggedStyle`) when it is printed
+    /// again, so a value written over it keeps its own type.
+    fn written_styled(&self, at: At) -> bool {
+        let value = NodeVisitor {
+            text: self.text,
+            tagged: false,
+            ctx: Ctx::Other,
+            at: Some(at),
+            flow: self.flow,
+        };
+        matches!(value.after_props(), Some((None, rest)) if rest.starts_with(['"', '\'', '|', '>']))
+    }
+
     /// Where each item of this node, a block sequence, is written (see [`At::Item`]); empty
     /// when the node's place is not known or it is not a block sequence.
     fn item_places(&self) -> Vec<At> {
@@ -1299,6 +1337,8 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
                 Ctx::Other
             };
             let mut value = access.next_value_seed(this.seed(ctx, after_key.map(At::Key)))?;
+            let styled = matches!(value.unspelled(), Node::Str(_))
+                && after_key.is_some_and(|end| this.written_styled(At::Key(end)));
             if value.is_null()
                 && let Some(t) = this.text.filter(|t| t.mark_empty_nulls)
                 && after_key.is_some_and(|end| {
@@ -1335,7 +1375,7 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
             } else if repeats.is_some() {
                 key_ends.push(after_key);
             }
-            map.insert(key, value);
+            map.insert_styled(key, value, styled);
         }
         for merge in merges {
             apply_merge(&mut map, merge).map_err(de::Error::custom)?;

@@ -73,12 +73,16 @@ impl Merger {
                 original.shift_remove(key);
                 continue;
             }
+            let dest_styled = original.styled(key);
             let Some(ov) = original.get_mut(key).filter(|v| !v.is_null()) else {
                 let (sub, meta) = cur.kustomize_field(key);
                 match kz_patch_value(pv, sub, meta, &kpath, KzPatchOnly::Added)? {
-                    Some(v) => {
+                    // A field the patch adds keeps the patch's style; one over a null keeps
+                    // the null's (plain: `FieldSetter` sets the style of the field there).
+                    Some(v) if original.contains_key(key) => {
                         original.insert(key.clone(), v);
                     }
+                    Some(v) => original.insert_styled(key.clone(), v, patch.styled(key)),
                     None => {
                         original.shift_remove(key);
                     }
@@ -118,7 +122,7 @@ impl Merger {
                         }
                     }
                 }
-                (_, p) => *ov = p.clone(),
+                (o, p) => *ov = kz_scalar_over(&o, p, dest_styled),
             }
         }
         Ok(original)
@@ -352,6 +356,27 @@ fn kz_patch_value(
     Ok(kz_list_itself(list, items, &keys, path)?.map(Node::Seq))
 }
 
+/// The value a patch's scalar `p` leaves over the object's scalar `_o`, whose map entry is
+/// `dest_styled` ([`Map::styled`]). kyaml's `walkMap` sets every merged field with a
+/// `FieldSetter`, which gives the patch's node the style of the node it replaces
+/// (`FieldSetter.Filter`, kyaml/yaml/fns.go: `s.Value.YNode().Style = field.YNode().Style`;
+/// merge2's `VisitScalar` returns the patch's node as it is). The node keeps its tag, but
+/// kustomize's output prints it with go-yaml v3, which drops a tag that resolves alike and
+/// writes the quoted (or block) style (`encode.go`, `node`), and reads it back: over a quoted
+/// or block string a number, boolean (`9090`, `true`, `0x10`, `1e3`) becomes the string of
+/// its text as written in the patch. Over a plain value the patch's type stays. The entry
+/// keeps its style either way (the caller leaves it), so a quoted patch over a plain value
+/// leaves it plain for the next patch.
+fn kz_scalar_over(_o: &Node, p: &Node, dest_styled: bool) -> Node {
+    if dest_styled
+        && matches!(p.unspelled(), Node::Bool(_) | Node::Int(_) | Node::Float(_))
+        && let Some(text) = p.source_text()
+    {
+        return Node::Str(text);
+    }
+    p.clone()
+}
+
 /// [`kz_patch_value`] of a map or a scalar (an element of a merged list, at `cur`).
 fn kz_patch_item(v: &Node, cur: Cursor<'_>, path: &Path<'_>, how: KzPatchOnly) -> R<Option<Node>> {
     match v {
@@ -404,7 +429,7 @@ fn kz_itself_map(m: &Map, cur: Cursor<'_>, path: &Path<'_>, strict: bool) -> R<O
         Some(_) => {}
     }
     let mut out = Map::with_capacity(m.len());
-    for (k, v) in m {
+    for (i, (k, v)) in m.iter().enumerate() {
         if elide && k == DIRECTIVE {
             continue;
         }
@@ -413,7 +438,7 @@ fn kz_itself_map(m: &Map, cur: Cursor<'_>, path: &Path<'_>, strict: bool) -> R<O
         }
         let (sub, meta) = cur.kustomize_field(k);
         if let Some(v) = kz_patch_value(v, sub, meta, &path.key(k), KzPatchOnly::Itself)? {
-            out.insert(k.clone(), v);
+            out.insert_styled(k.clone(), v, m.styled_index(i));
         }
     }
     Ok(Some(out))
