@@ -1369,10 +1369,10 @@ def fam_shared(rng):
 
 # ---- family "scalarstyles": a strategic merge patch's scalar over values of every style ------
 
-# Plain words that YAML 1.1 also reads as strings: a plain `yes` or `on` that a strategic merge
-# patch walks without naming it turns quoted in kyaml (`FieldSetter` asks `IsYaml1_1NonString`),
-# a known gap (docs/compatibility.md) this family leaves out.
-SS_WORDS = ["a", "x y", "app", "v1.2", "a-b", "word"]
+# Plain words, YAML 1.1 booleans among them (kyaml quotes a plain `yes` that a strategic merge
+# patch walks: `FieldSetter` asks `IsYaml1_1NonString`). A tagged one (`!!str yes`) is left
+# out: kyaml keeps its tag's style there, which ply does not tell apart (docs/compatibility.md).
+SS_WORDS = ["a", "x y", "app", "v1.2", "a-b", "word", "yes", "on", "n", "Off"]
 SS_DESTS = (['"8080"', "'7'", '"true"', '"1.5"', '""', '"s"', "'q r'", '"0x10"', '"a"', "|\n    x",
              "|-\n    x\n    y", ">-\n    folded", ">\n    f", "!!str t", '!!str "5"']
             + SS_WORDS + ["5", "0", "1.5", "true", "false", "0x1F", "017"])

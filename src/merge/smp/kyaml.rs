@@ -53,6 +53,10 @@ impl Merger {
             if key.is_empty() {
                 return Err(kz_empty_key(path));
             }
+            if kz_quoted_when_walked(original.styled_index(i), ov) {
+                original.set_styled_index(i, true);
+                continue;
+            }
             if kz_settles_unchanged(ov, cur.kustomize_field(key)) {
                 continue;
             }
@@ -82,7 +86,11 @@ impl Merger {
                     Some(v) if original.contains_key(key) => {
                         original.insert(key.clone(), v);
                     }
-                    Some(v) => original.insert_styled(key.clone(), v, patch.styled(key)),
+                    Some(v) => {
+                        let styled = patch.styled(key);
+                        let styled = styled || kz_quoted_when_walked(styled, &v);
+                        original.insert_styled(key.clone(), v, styled);
+                    }
                     None => {
                         original.shift_remove(key);
                     }
@@ -438,7 +446,9 @@ fn kz_itself_map(m: &Map, cur: Cursor<'_>, path: &Path<'_>, strict: bool) -> R<O
         }
         let (sub, meta) = cur.kustomize_field(k);
         if let Some(v) = kz_patch_value(v, sub, meta, &path.key(k), KzPatchOnly::Itself)? {
-            out.insert_styled(k.clone(), v, m.styled_index(i));
+            let styled = m.styled_index(i);
+            let styled = styled || kz_quoted_when_walked(styled, &v);
+            out.insert_styled(k.clone(), v, styled);
         }
     }
     Ok(Some(out))
@@ -855,6 +865,10 @@ fn kz_settle_map(map: &mut Map, cur: Cursor<'_>, path: &Path<'_>) -> R<()> {
         if key.is_empty() {
             return Err(kz_empty_key(path));
         }
+        if kz_quoted_when_walked(map.styled_index(i), v) {
+            map.set_styled_index(i, true);
+            continue;
+        }
         if kz_settles_unchanged(v, cur.kustomize_field(key)) {
             continue;
         }
@@ -899,8 +913,25 @@ fn kz_settles_unchanged(v: &Node, (sub, meta): (Cursor<'_>, &PatchMeta)) -> bool
 
 /// [`kz_settles_unchanged`] of a map walked alone ([`kz_settle_map`]).
 fn kz_map_settles_unchanged(m: &Map, cur: Cursor<'_>) -> bool {
-    m.iter()
-        .all(|(k, v)| !k.is_empty() && kz_settles_unchanged(v, cur.kustomize_field(k)))
+    m.iter().enumerate().all(|(i, (k, v))| {
+        !k.is_empty()
+            && !kz_quoted_when_walked(m.styled_index(i), v)
+            && kz_settles_unchanged(v, cur.kustomize_field(k))
+    })
+}
+
+/// Whether kyaml's walk of a map field gives its value a quoted style: a plain string that
+/// YAML 1.1 reads as a boolean (`yes`, `on`, `n`, …; a string to go-yaml v3). Every field
+/// `walkMap` visits is set again with a `FieldSetter` whose value is the walked node itself
+/// (the object's own for a field the patch does not name, the patch's for one it adds), and
+/// `FieldSetter.Filter` double-quotes a plain string value that `IsYaml1_1NonString` finds
+/// (kyaml/yaml/fns.go, kyaml/yaml/compatibility.go) before it copies the style of the field
+/// there, which is that node. A later patch's number over it then prints as a string
+/// ([`kz_scalar_over`]). Other texts YAML 1.1 reads as another type are not plain strings to
+/// v3 (numbers, nulls, timestamps), nor written plain (`a: b`). A tagged value (`!!str yes`)
+/// keeps go-yaml's `TaggedStyle` there, which ply does not tell apart (docs/compatibility.md).
+fn kz_quoted_when_walked(styled: bool, v: &Node) -> bool {
+    !styled && matches!(v, Node::Str(s) if crate::yaml::resolve::yaml11_bool(s).is_some())
 }
 
 /// [`kz_settle_map`] of one field's value.
