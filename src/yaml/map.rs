@@ -764,6 +764,37 @@ mod tests {
         format!("k{i}")
     }
 
+    /// A value's style ([`Map::styled`]) stays with its entry when the value is replaced in
+    /// place, is set by `insert_styled`, is plain for a new key, is not part of equality, and
+    /// shows in `Debug`; a frozen map's copy that changes a style leaves the original's.
+    #[test]
+    fn styles_stay_with_their_entries() {
+        for n in [2, SCAN_MAX + 4] {
+            let mut map = Map::new();
+            for i in 0..n {
+                map.insert_styled(key(i), Node::str("v"), i % 2 == 1);
+            }
+            assert!(!map.styled("k0") && map.styled("k1") && !map.styled("absent"));
+            map.insert("k1".into(), Node::Int(5));
+            *map.get_mut("k1").expect("there") = Node::Bool(true);
+            assert!(map.styled("k1"));
+            map.insert_styled("k1".into(), Node::Int(6), false);
+            assert!(!map.styled("k1"));
+            map.insert("new".into(), Node::Null);
+            assert!(!map.styled("new"));
+            map.set_styled_index(0, true);
+            assert!(map.styled("k0"));
+            let mut plain = map.clone();
+            plain.set_styled_index(0, false);
+            assert_eq!(plain, map);
+            map.freeze();
+            let mut copy = map.clone();
+            copy.set_styled_index(0, false);
+            assert!(map.styled("k0") && !copy.styled("k0"));
+            assert!(format!("{map:?}").starts_with(r#"{"k0": ~Str("v"), "k1": Int(6)"#));
+        }
+    }
+
     /// Every operation, on maps below and above the scan limit, against a plain vector of
     /// pairs as the model.
     #[test]

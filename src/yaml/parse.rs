@@ -129,26 +129,59 @@ pub(crate) fn parse_config_one(text: &str) -> Result<Node, ParseError> {
 }
 
 /// Whether a string value that kustomize sets with kyaml's `FieldSetter` (a generated
-/// ConfigMap's or Secret's value) gets a quoted style: when go-yaml v2 (YAML 1.1) reads its
-/// text as something other than a string (`8080`, `yes`, `a: b`, `null`), not when it fails to
-/// read it, nor for "" (kyaml's `IsYaml1_1NonString` → `IsValueNonString`,
-/// kyaml/yaml/compatibility.go, called by `FieldSetter.Filter`, kyaml/yaml/fns.go). A value
-/// with a line break is a literal block (`makeConfigMapValueRNode`, kyaml/yaml/datamap.go),
-/// styled too. See [`Map::styled`].
+/// ConfigMap's or Secret's value) is written in a style other than plain: a literal block
+/// when it has a line break (`makeConfigMapValueRNode`, kyaml/yaml/datamap.go), double
+/// quotes when [`yaml11_non_string`] (`FieldSetter.Filter`, kyaml/yaml/fns.go). See
+/// [`Map::styled`].
 pub(crate) fn set_value_styled(s: &str) -> bool {
+    s.contains('\n') || yaml11_non_string(s)
+}
+
+/// kyaml's `IsValueNonString` (kyaml/yaml/compatibility.go), which `FieldSetter` asks of every
+/// plain string it sets: whether go-yaml v2 (YAML 1.1) decodes the text as something other
+/// than a string (`8080`, `yes`, `0x10`, `a: b`, `null`, `# x`), not when it fails to read it;
+/// never for "" or a text with a line break. Text that reads as one plain word is decided by
+/// the resolver alone; only text that may be a collection, a comment, a tag or a document
+/// marker is parsed.
+pub(crate) fn yaml11_non_string(s: &str) -> bool {
+    let b = s.as_bytes();
+    let (Some(&first), Some(&last)) = (b.first(), b.last()) else {
+        return false;
+    };
     if s.contains('\n') {
-        return true;
-    }
-    if s.is_empty() {
         return false;
     }
-    // The common words and numbers read as one plain scalar: no parse needed.
-    if s.bytes()
-        .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'/' | b'+' | b'='))
-    {
-        return super::resolve::resolves_to_non_string(s);
+    let parse = matches!(
+        first,
+        b'[' | b'{'
+            | b'!'
+            | b'&'
+            | b'*'
+            | b'#'
+            | b'?'
+            | b'|'
+            | b'>'
+            | b'%'
+            | b'@'
+            | b'`'
+            | b'"'
+            | b'\''
+            | b','
+            | b':'
+            | b' '
+            | b'\t'
+            | b'\r'
+    ) || (first == b'-' && matches!(b.get(1), None | Some(b' ' | b'\t' | b'-')))
+        || s.starts_with("...")
+        || matches!(last, b' ' | b'\t' | b':' | b'\r')
+        || b.iter()
+            .any(|c| matches!(c, b'[' | b']' | b'{' | b'}' | b'\t' | b'\r'))
+        || s.contains(": ")
+        || s.contains(" #");
+    if parse {
+        return parse_config_one(s).is_ok_and(|n| !matches!(n.unspelled(), Node::Str(_)));
     }
-    parse_config_one(s).is_ok_and(|n| !matches!(n.unspelled(), Node::Str(_)))
+    super::resolve::yaml11_decodes_as_non_string(s)
 }
 
 /// A key written twice in one mapping; the later value is kept.
@@ -1570,6 +1603,66 @@ fn apply_merge(map: &mut Map, merge: Node) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Both readers mark a map value written quoted or as a block ([`Map::styled`]), not a
+    /// plain, tagged or flow-collection one, in block and flow mappings.
+    #[test]
+    fn readers_mark_quoted_and_block_values() {
+        let text = "a: \"x\"\nb: 'y'\nc: |\n  z\nd: >-\n  w\ne: plain\nf: 5\ng: !!str \"t\"\nh: {i: \"1\", j: 2}\nk: [\"3\"]\nl:\n  \"m\"\n";
+        let styled = |docs: &[ParsedDoc]| -> Vec<String> {
+            let mut out = Vec::new();
+            fn walk(n: &Node, at: &str, out: &mut Vec<String>) {
+                if let Node::Map(m) = n {
+                    for (i, (k, v)) in m.iter().enumerate() {
+                        if m.styled_index(i) {
+                            out.push(format!("{at}{k}"));
+                        }
+                        walk(v, &format!("{at}{k}."), out);
+                    }
+                }
+            }
+            walk(&docs[0].node, "", &mut out);
+            out
+        };
+        let want = ["a", "b", "c", "d", "h.i", "l"];
+        let reference = parse_documents_reference_reader(text, false).expect("reads");
+        assert_eq!(styled(&reference), want);
+        let json = r#"{"a": "x", "b": 1, "c": {"d": "e", "f": true}}"#;
+        let reference = parse_documents_reference_reader(json, false).expect("reads");
+        assert_eq!(styled(&reference), ["a", "c.d"]);
+        let fast = parse_documents_fast_reader(json, false)
+            .expect("the fast reader reads JSON")
+            .expect("reads");
+        assert_eq!(styled(&fast), ["a", "c.d"]);
+        let simple = "a: \"x\"\nb: 'y'\nc: |\n  z\ne: plain\nh: {i: \"1\", j: 2}\n";
+        let fast = parse_documents_fast_reader(simple, false)
+            .expect("the fast reader reads it")
+            .expect("reads");
+        assert_eq!(styled(&fast), ["a", "b", "c", "h.i"]);
+    }
+
+    /// kyaml's `IsYaml1_1NonString` for generated values.
+    #[test]
+    fn set_values_styled_as_kyaml_styles_them() {
+        for v in [
+            "8080", "yes", "on", "true", "1.5", "a: b", "[a]", "null", "~", "x\ny",
+        ] {
+            assert!(set_value_styled(v), "{v}");
+        }
+        for v in [
+            "",
+            "-x",
+            "hello",
+            "a b",
+            "1:20",
+            "v1.2",
+            "2001-12-14",
+            "x:y",
+            "nginx:1.2",
+        ] {
+            assert!(!set_value_styled(v), "{v}");
+        }
+    }
 
     /// The first document as go-yaml's one-document readers see it: up to the marker that
     /// opens a second one (or past `...`), a `---` before any content opening the first.

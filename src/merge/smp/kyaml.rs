@@ -921,17 +921,18 @@ fn kz_map_settles_unchanged(m: &Map, cur: Cursor<'_>) -> bool {
 }
 
 /// Whether kyaml's walk of a map field gives its value a quoted style: a plain string that
-/// YAML 1.1 reads as a boolean (`yes`, `on`, `n`, …; a string to go-yaml v3). Every field
-/// `walkMap` visits is set again with a `FieldSetter` whose value is the walked node itself
-/// (the object's own for a field the patch does not name, the patch's for one it adds), and
-/// `FieldSetter.Filter` double-quotes a plain string value that `IsYaml1_1NonString` finds
-/// (kyaml/yaml/fns.go, kyaml/yaml/compatibility.go) before it copies the style of the field
-/// there, which is that node. A later patch's number over it then prints as a string
-/// ([`kz_scalar_over`]). Other texts YAML 1.1 reads as another type are not plain strings to
-/// v3 (numbers, nulls, timestamps), nor written plain (`a: b`). A tagged value (`!!str yes`)
-/// keeps go-yaml's `TaggedStyle` there, which ply does not tell apart (docs/compatibility.md).
+/// YAML 1.1 reads as another type. Every field `walkMap` visits is set again with a
+/// `FieldSetter` whose value is the walked node itself (the object's own for a field the patch
+/// does not name, the patch's for one it adds), and `FieldSetter.Filter` double-quotes a plain
+/// string value that `IsYaml1_1NonString` finds (kyaml/yaml/fns.go,
+/// kyaml/yaml/compatibility.go) before it copies the style of the field there, which is that
+/// node. Read from a file, such a plain string is a YAML 1.1 boolean word (`yes`, `on`, `n`:
+/// strings to go-yaml v3); written by an earlier patch's quoted string over a plain value, any
+/// text (`"0x10"`, `"5"`). A later patch's number over it then prints as a string
+/// ([`kz_scalar_over`]). A tagged value (`!!str yes`) keeps go-yaml's `TaggedStyle` there,
+/// which ply does not tell apart (docs/compatibility.md).
 fn kz_quoted_when_walked(styled: bool, v: &Node) -> bool {
-    !styled && matches!(v, Node::Str(s) if crate::yaml::resolve::yaml11_bool(s).is_some())
+    !styled && matches!(v, Node::Str(s) if crate::yaml::parse::yaml11_non_string(s))
 }
 
 /// [`kz_settle_map`] of one field's value.
