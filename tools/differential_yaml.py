@@ -1370,11 +1370,10 @@ def fam_shared(rng):
 # ---- family "scalarstyles": a strategic merge patch's scalar over values of every style ------
 
 # Plain words, YAML 1.1 booleans among them (kyaml quotes a plain `yes` that a strategic merge
-# patch walks: `FieldSetter` asks `IsYaml1_1NonString`). A tagged one (`!!str yes`) is left
-# out: kyaml keeps its tag's style there, which ply does not tell apart (docs/compatibility.md).
+# patch walks: `FieldSetter` asks `IsYaml1_1NonString`; a tagged `!!str yes` it leaves).
 SS_WORDS = ["a", "x y", "app", "v1.2", "a-b", "word", "yes", "on", "n", "Off"]
 SS_DESTS = (['"8080"', "'7'", '"true"', '"1.5"', '""', '"s"', "'q r'", '"0x10"', '"a"', "|\n    x",
-             "|-\n    x\n    y", ">-\n    folded", ">\n    f", "!!str t", '!!str "5"']
+             "|-\n    x\n    y", ">-\n    folded", ">\n    f", "!!str t", '!!str "5"', "!!str yes"]
             + SS_WORDS + ["5", "0", "1.5", "true", "false", "0x1F", "017"])
 SS_PATCH = (NUMBERS + BOOLS + SS_WORDS
             + ['"1"', "'2'", '"0x10"', '"true"', '"w"', "'it''s'", '""', "|\n      lit"])

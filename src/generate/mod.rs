@@ -12,7 +12,7 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use crate::diag::{Error, ErrorKind, Result};
 use crate::kustomization::{GeneratorArgs, GeneratorOptions};
 use crate::resource::{IdRef, ResId, Resource, string_maps};
-use crate::yaml::{Map, Node};
+use crate::yaml::{Map, Node, ScalarStyle};
 
 pub(crate) use hash::{apply_hash_suffixes, hash_of};
 
@@ -175,8 +175,8 @@ fn make(
             // Styled as kyaml sets it (`makeSecretValueRNode`, `FieldSetter`), for a later
             // strategic merge patch (`Map::styled`).
             let v = wrapped_base64(&v);
-            let styled = crate::yaml::parse::set_value_styled(&v);
-            data.insert_styled(k, Node::Str(v), styled);
+            let style = ScalarStyle::quoted_if(crate::yaml::parse::set_value_styled(&v));
+            data.insert_styled(k, Node::Str(v), style);
         }
         obj.insert("data".into(), Node::Map(data));
     } else {
@@ -202,13 +202,13 @@ fn make(
                 // Each value styled as kyaml sets it (`makeConfigMapValueRNode`,
                 // `FieldSetter`), for a later strategic merge patch (`Map::styled`).
                 Ok(s) => {
-                    let styled = crate::yaml::parse::set_value_styled(&s);
-                    data.insert_styled(k, Node::Str(s), styled);
+                    let style = ScalarStyle::quoted_if(crate::yaml::parse::set_value_styled(&s));
+                    data.insert_styled(k, Node::Str(s), style);
                 }
                 Err(e) => {
                     let v = wrapped_base64(e.as_bytes());
-                    let styled = crate::yaml::parse::set_value_styled(&v);
-                    binary.insert_styled(k, Node::Str(v), styled);
+                    let style = ScalarStyle::quoted_if(crate::yaml::parse::set_value_styled(&v));
+                    binary.insert_styled(k, Node::Str(v), style);
                 }
             }
         }

@@ -562,7 +562,7 @@ pub(crate) fn restyle_as_printed(node: &mut Node) {
                     Some((_, v)) => (false, matches!(v, Node::Map(_) | Node::Seq(_))),
                     None => (false, false),
                 };
-                m.set_styled_index(i, styled);
+                m.set_style_index(i, super::ScalarStyle::quoted_if(styled));
                 if nested && let Some((_, v)) = m.get_index_mut(i) {
                     restyle_as_printed(v);
                 }

@@ -20,7 +20,7 @@ use super::reading::{
     Ctx, EMPTY_NULL, ParseError, Reread, keeps_own_text, nothing_after_key, spell, tag_before,
 };
 use super::resolve::{as_go_yaml_reads, serde_resolve, yaml11_bool};
-use super::{Map, Node};
+use super::{Map, Node, ScalarStyle};
 
 /// libyaml refuses an implicit key longer than 1024 characters; longer keys fall back.
 const MAX_KEY: usize = 1000;
@@ -394,7 +394,7 @@ impl<'t> Reader<'t> {
             if large.contains_key(&key) {
                 return Err(Fallback);
             }
-            large.insert_styled(key, value, styled);
+            large.insert_styled(key, value, ScalarStyle::quoted_if(styled));
             return Ok(());
         }
         let own = &self.entries[map.start..];
@@ -409,7 +409,7 @@ impl<'t> Reader<'t> {
         if count > SCAN_ENTRIES {
             let mut large = Map::with_capacity(count);
             for (k, v, styled) in self.entries.drain(map.start..) {
-                large.insert_styled(k, v, styled);
+                large.insert_styled(k, v, ScalarStyle::quoted_if(styled));
             }
             map.large = Some(large);
         }

@@ -24,14 +24,39 @@ use crate::fasthash::FastBuild;
 /// hashing the key.
 const SCAN_MAX: usize = 8;
 
-/// One entry: a key, its value, and whether that value was written in a style other than
-/// plain (see [`Map::styled`]). The flag costs no room: a bucket is padded to 16 bytes
-/// (`Node` holds an `i128`), and key and value leave 8 of them free.
+/// How a map value was written, as far as kyaml's node `Style` matters to ply (see
+/// [`Map::styled`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum ScalarStyle {
+    /// Plain (and every collection): go-yaml's style 0.
+    #[default]
+    Plain,
+    /// An untagged quoted (`"…"`, `'…'`) or block (`|`, `>`) string.
+    Quoted,
+    /// A scalar written with a tag (`!!str "5"`, `!!str yes`): go-yaml's `TaggedStyle`, which
+    /// keeps the tag of whatever value is written there when it is printed.
+    Tagged,
+}
+
+impl ScalarStyle {
+    /// [`ScalarStyle::Quoted`] when `quoted`, else plain.
+    pub(crate) fn quoted_if(quoted: bool) -> ScalarStyle {
+        if quoted {
+            ScalarStyle::Quoted
+        } else {
+            ScalarStyle::Plain
+        }
+    }
+}
+
+/// One entry: a key, its value, and how that value was written ([`Map::style`]). The style
+/// costs no room: a bucket is padded to 16 bytes (`Node` holds an `i128`), and key and value
+/// leave 8 of them free.
 #[derive(Clone, Default)]
 struct Bucket {
     key: String,
     value: Node,
-    styled: bool,
+    style: ScalarStyle,
 }
 
 /// A map's entries: its own, or (after [`Map::freeze`]) shared with its copies.
@@ -145,7 +170,11 @@ impl Map {
         entries: impl ExactSizeIterator<Item = (String, Node, bool)>,
     ) -> Self {
         let mut out = Vec::with_capacity(entries.len());
-        out.extend(entries.map(|(key, value, styled)| Bucket { key, value, styled }));
+        out.extend(entries.map(|(key, value, styled)| Bucket {
+            key,
+            value,
+            style: ScalarStyle::quoted_if(styled),
+        }));
         Map {
             entries: Entries::Own(out),
             index: OnceLock::new(),
@@ -309,15 +338,15 @@ impl Map {
 
     /// Appends a key known not to be in the map.
     fn push(&mut self, key: String, value: Node) -> usize {
-        self.push_styled(key, value, false)
+        self.push_styled(key, value, ScalarStyle::Plain)
     }
 
     /// [`Map::push`] with the value's style.
-    fn push_styled(&mut self, key: String, value: Node, styled: bool) -> usize {
+    fn push_styled(&mut self, key: String, value: Node, style: ScalarStyle) -> usize {
         let h = self.index.get_mut().map(|_| hash(&key));
         let own = self.own();
         let i = own.len();
-        own.push(Bucket { key, value, styled });
+        own.push(Bucket { key, value, style });
         if let (Some(h), Some(table)) = (h, self.index.get_mut()) {
             let entries = self.entries.slice();
             table.insert_unique(h, i, |&j| hash(&entries[j].key));
@@ -333,37 +362,46 @@ impl Map {
     /// stages that write values as kustomize writes them styled; a value replaced in place
     /// ([`Map::get_mut`], [`Map::insert`] of a key that is there) keeps its entry's style, as
     /// kyaml's `FieldSetter` keeps the replaced node's; a new key is plain unless set.
-    /// Values of lists carry no style (kyaml sets list elements without it). Not part of
-    /// equality; `Debug` marks a styled value with a leading `~`.
+    /// A tagged value is neither ([`Map::style`]). Values of lists carry no style (kyaml sets
+    /// list elements without it). Not part of equality; `Debug` marks a quoted value with a
+    /// leading `~` and a tagged one with `!`.
     pub(crate) fn styled(&self, key: &str) -> bool {
+        self.style(key) == ScalarStyle::Quoted
+    }
+
+    /// How the value under `key` was written: quoted ([`Map::styled`]), tagged, or plain
+    /// (also for a missing key).
+    pub(crate) fn style(&self, key: &str) -> ScalarStyle {
         self.get_index_of(key)
-            .is_some_and(|i| self.entries()[i].styled)
+            .map_or(ScalarStyle::Plain, |i| self.entries()[i].style)
     }
 
-    /// [`Map::styled`] by position.
-    pub(crate) fn styled_index(&self, i: usize) -> bool {
-        self.entries().get(i).is_some_and(|b| b.styled)
+    /// [`Map::style`] by position.
+    pub(crate) fn style_index(&self, i: usize) -> ScalarStyle {
+        self.entries()
+            .get(i)
+            .map_or(ScalarStyle::Plain, |b| b.style)
     }
 
-    /// Sets the style of the value at position `i` ([`Map::styled`]); nothing when there is
-    /// no such entry, or when it already has that style (a shared map stays shared).
-    pub(crate) fn set_styled_index(&mut self, i: usize, styled: bool) {
-        if self.styled_index(i) != styled && i < self.len() {
-            self.entries_mut()[i].styled = styled;
+    /// Sets the style of the value at position `i` ([`Map::style`]); nothing when there is no
+    /// such entry, or when it already has that style (a shared map stays shared).
+    pub(crate) fn set_style_index(&mut self, i: usize, style: ScalarStyle) {
+        if self.style_index(i) != style && i < self.len() {
+            self.entries_mut()[i].style = style;
         }
     }
 
-    /// [`Map::insert`] of a value with its style ([`Map::styled`]): a key that is there takes
+    /// [`Map::insert`] of a value with its style ([`Map::style`]): a key that is there takes
     /// the value and this style.
-    pub(crate) fn insert_styled(&mut self, key: String, value: Node, styled: bool) {
+    pub(crate) fn insert_styled(&mut self, key: String, value: Node, style: ScalarStyle) {
         match self.get_index_of(&key) {
             Some(i) => {
                 let b = &mut self.entries_mut()[i];
                 b.value = value;
-                b.styled = styled;
+                b.style = style;
             }
             None => {
-                self.push_styled(key, value, styled);
+                self.push_styled(key, value, style);
             }
         }
     }
@@ -518,23 +556,24 @@ impl std::ops::Index<&str> for Map {
 }
 
 impl fmt::Debug for Map {
-    /// A [`Map::styled`] value is shown after a `~` (`{"v": ~Str("8080")}`), so that the
-    /// readers' comparison (tests/fast_reader.rs, on `Debug` text) covers styles too.
+    /// A quoted value ([`Map::styled`]) is shown after a `~` (`{"v": ~Str("8080")}`), a
+    /// tagged one after a `!`, so that the readers' comparison (tests/fast_reader.rs, on
+    /// `Debug` text) covers styles too.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        struct Styled<'a>(&'a Node);
+        struct Styled<'a>(&'static str, &'a Node);
         impl fmt::Debug for Styled<'_> {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("~")?;
-                fmt::Debug::fmt(self.0, f)
+                f.write_str(self.0)?;
+                fmt::Debug::fmt(self.1, f)
             }
         }
         let mut m = f.debug_map();
         for b in self.entries() {
-            if b.styled {
-                m.entry(&b.key, &Styled(&b.value));
-            } else {
-                m.entry(&b.key, &b.value);
-            }
+            match b.style {
+                ScalarStyle::Plain => m.entry(&b.key, &b.value),
+                ScalarStyle::Quoted => m.entry(&b.key, &Styled("~", &b.value)),
+                ScalarStyle::Tagged => m.entry(&b.key, &Styled("!", &b.value)),
+            };
         }
         m.finish()
     }
@@ -772,24 +811,26 @@ mod tests {
         for n in [2, SCAN_MAX + 4] {
             let mut map = Map::new();
             for i in 0..n {
-                map.insert_styled(key(i), Node::str("v"), i % 2 == 1);
+                map.insert_styled(key(i), Node::str("v"), ScalarStyle::quoted_if(i % 2 == 1));
             }
             assert!(!map.styled("k0") && map.styled("k1") && !map.styled("absent"));
             map.insert("k1".into(), Node::Int(5));
             *map.get_mut("k1").expect("there") = Node::Bool(true);
             assert!(map.styled("k1"));
-            map.insert_styled("k1".into(), Node::Int(6), false);
+            map.insert_styled("k1".into(), Node::Int(6), ScalarStyle::Tagged);
+            assert!(!map.styled("k1") && map.style("k1") == ScalarStyle::Tagged);
+            map.insert_styled("k1".into(), Node::Int(6), ScalarStyle::Plain);
             assert!(!map.styled("k1"));
             map.insert("new".into(), Node::Null);
             assert!(!map.styled("new"));
-            map.set_styled_index(0, true);
+            map.set_style_index(0, ScalarStyle::Quoted);
             assert!(map.styled("k0"));
             let mut plain = map.clone();
-            plain.set_styled_index(0, false);
+            plain.set_style_index(0, ScalarStyle::Plain);
             assert_eq!(plain, map);
             map.freeze();
             let mut copy = map.clone();
-            copy.set_styled_index(0, false);
+            copy.set_style_index(0, ScalarStyle::Plain);
             assert!(map.styled("k0") && !copy.styled("k0"));
             assert!(format!("{map:?}").starts_with(r#"{"k0": ~Str("v"), "k1": Int(6)"#));
         }

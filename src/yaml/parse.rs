@@ -18,7 +18,7 @@ pub(crate) use super::reading::EMPTY_NULL;
 pub use super::reading::ParseError;
 use super::reading::{Ctx, keeps_own_text, nothing_after_key, spell, tag_before};
 use super::resolve::{as_go_yaml_reads, plain_reads_as_string, u128_node, yaml11_bool};
-use super::{Map, Node};
+use super::{Map, Node, ScalarStyle};
 
 /// One document of a multi-document stream.
 #[derive(Clone, Debug, PartialEq)]
@@ -1025,19 +1025,27 @@ impl<'t> NodeVisitor<'t> {
         Some((tag, rest))
     }
 
-    /// Whether the node written at `at` (a value of this mapping) is an untagged quoted or
-    /// block scalar: kyaml's node `Style` is then not plain ([`Map::styled`]). A tagged one
-    /// (`!!str "x"`) is left plain: go-yaml keeps its tag (`TaggedStyle`) when it is printed
-    /// again, so a value written over it keeps its own type.
-    fn written_styled(&self, at: At) -> bool {
-        let value = NodeVisitor {
+    /// How the scalar `value` written at `at` (a value of this mapping) was written, as
+    /// kyaml's node `Style` says ([`Map::style`]): tagged (`!!str "x"`: go-yaml's
+    /// `TaggedStyle`), an untagged quoted or block string, or plain.
+    fn written_style(&self, at: At, value: &Node) -> ScalarStyle {
+        let visitor = NodeVisitor {
             text: self.text,
             tagged: false,
             ctx: Ctx::Other,
             at: Some(at),
             flow: self.flow,
         };
-        matches!(value.after_props(), Some((None, rest)) if rest.starts_with(['"', '\'', '|', '>']))
+        match visitor.after_props() {
+            Some((Some(_), _)) => ScalarStyle::Tagged,
+            Some((None, rest))
+                if matches!(value.unspelled(), Node::Str(_))
+                    && rest.starts_with(['"', '\'', '|', '>']) =>
+            {
+                ScalarStyle::Quoted
+            }
+            _ => ScalarStyle::Plain,
+        }
     }
 
     /// Where each item of this node, a block sequence, is written (see [`At::Item`]); empty
@@ -1370,8 +1378,10 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
                 Ctx::Other
             };
             let mut value = access.next_value_seed(this.seed(ctx, after_key.map(At::Key)))?;
-            let styled = matches!(value.unspelled(), Node::Str(_))
-                && after_key.is_some_and(|end| this.written_styled(At::Key(end)));
+            let style = match after_key {
+                Some(end) if value.is_scalar() => this.written_style(At::Key(end), &value),
+                _ => ScalarStyle::Plain,
+            };
             if value.is_null()
                 && let Some(t) = this.text.filter(|t| t.mark_empty_nulls)
                 && after_key.is_some_and(|end| {
@@ -1408,7 +1418,7 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
             } else if repeats.is_some() {
                 key_ends.push(after_key);
             }
-            map.insert_styled(key, value, styled);
+            map.insert_styled(key, value, style);
         }
         for merge in merges {
             apply_merge(&mut map, merge).map_err(de::Error::custom)?;
@@ -1614,7 +1624,7 @@ mod tests {
             fn walk(n: &Node, at: &str, out: &mut Vec<String>) {
                 if let Node::Map(m) = n {
                     for (i, (k, v)) in m.iter().enumerate() {
-                        if m.styled_index(i) {
+                        if m.style_index(i) == ScalarStyle::Quoted {
                             out.push(format!("{at}{k}"));
                         }
                         walk(v, &format!("{at}{k}."), out);
@@ -1627,6 +1637,9 @@ mod tests {
         let want = ["a", "b", "c", "d", "h.i", "l"];
         let reference = parse_documents_reference_reader(text, false).expect("reads");
         assert_eq!(styled(&reference), want);
+        let top = reference[0].node.as_map().expect("a map");
+        assert_eq!(top.style("g"), ScalarStyle::Tagged);
+        assert_eq!(top.style("f"), ScalarStyle::Plain);
         let json = r#"{"a": "x", "b": 1, "c": {"d": "e", "f": true}}"#;
         let reference = parse_documents_reference_reader(json, false).expect("reads");
         assert_eq!(styled(&reference), ["a", "c.d"]);

@@ -53,8 +53,8 @@ impl Merger {
             if key.is_empty() {
                 return Err(kz_empty_key(path));
             }
-            if kz_quoted_when_walked(original.styled_index(i), ov) {
-                original.set_styled_index(i, true);
+            if kz_quoted_when_walked(original.style_index(i), ov) {
+                original.set_style_index(i, ScalarStyle::Quoted);
                 continue;
             }
             if kz_settles_unchanged(ov, cur.kustomize_field(key)) {
@@ -77,7 +77,7 @@ impl Merger {
                 original.shift_remove(key);
                 continue;
             }
-            let dest_styled = original.styled(key);
+            let dest_styled = original.styled(key); // a tagged value keeps the patch's type
             let Some(ov) = original.get_mut(key).filter(|v| !v.is_null()) else {
                 let (sub, meta) = cur.kustomize_field(key);
                 match kz_patch_value(pv, sub, meta, &kpath, KzPatchOnly::Added)? {
@@ -87,9 +87,8 @@ impl Merger {
                         original.insert(key.clone(), v);
                     }
                     Some(v) => {
-                        let styled = patch.styled(key);
-                        let styled = styled || kz_quoted_when_walked(styled, &v);
-                        original.insert_styled(key.clone(), v, styled);
+                        let style = kz_walked_style(patch.style(key), &v);
+                        original.insert_styled(key.clone(), v, style);
                     }
                     None => {
                         original.shift_remove(key);
@@ -446,9 +445,8 @@ fn kz_itself_map(m: &Map, cur: Cursor<'_>, path: &Path<'_>, strict: bool) -> R<O
         }
         let (sub, meta) = cur.kustomize_field(k);
         if let Some(v) = kz_patch_value(v, sub, meta, &path.key(k), KzPatchOnly::Itself)? {
-            let styled = m.styled_index(i);
-            let styled = styled || kz_quoted_when_walked(styled, &v);
-            out.insert_styled(k.clone(), v, styled);
+            let style = kz_walked_style(m.style_index(i), &v);
+            out.insert_styled(k.clone(), v, style);
         }
     }
     Ok(Some(out))
@@ -865,8 +863,8 @@ fn kz_settle_map(map: &mut Map, cur: Cursor<'_>, path: &Path<'_>) -> R<()> {
         if key.is_empty() {
             return Err(kz_empty_key(path));
         }
-        if kz_quoted_when_walked(map.styled_index(i), v) {
-            map.set_styled_index(i, true);
+        if kz_quoted_when_walked(map.style_index(i), v) {
+            map.set_style_index(i, ScalarStyle::Quoted);
             continue;
         }
         if kz_settles_unchanged(v, cur.kustomize_field(key)) {
@@ -915,7 +913,7 @@ fn kz_settles_unchanged(v: &Node, (sub, meta): (Cursor<'_>, &PatchMeta)) -> bool
 fn kz_map_settles_unchanged(m: &Map, cur: Cursor<'_>) -> bool {
     m.iter().enumerate().all(|(i, (k, v))| {
         !k.is_empty()
-            && !kz_quoted_when_walked(m.styled_index(i), v)
+            && !kz_quoted_when_walked(m.style_index(i), v)
             && kz_settles_unchanged(v, cur.kustomize_field(k))
     })
 }
@@ -929,10 +927,21 @@ fn kz_map_settles_unchanged(m: &Map, cur: Cursor<'_>) -> bool {
 /// node. Read from a file, such a plain string is a YAML 1.1 boolean word (`yes`, `on`, `n`:
 /// strings to go-yaml v3); written by an earlier patch's quoted string over a plain value, any
 /// text (`"0x10"`, `"5"`). A later patch's number over it then prints as a string
-/// ([`kz_scalar_over`]). A tagged value (`!!str yes`) keeps go-yaml's `TaggedStyle` there,
-/// which ply does not tell apart (docs/compatibility.md).
-fn kz_quoted_when_walked(styled: bool, v: &Node) -> bool {
-    !styled && matches!(v, Node::Str(s) if crate::yaml::parse::yaml11_non_string(s))
+/// ([`kz_scalar_over`]). A tagged value (`!!str yes`) has go-yaml's `TaggedStyle`, not 0, and
+/// stays as it is.
+fn kz_quoted_when_walked(style: ScalarStyle, v: &Node) -> bool {
+    style == ScalarStyle::Plain
+        && matches!(v, Node::Str(s) if crate::yaml::parse::yaml11_non_string(s))
+}
+
+/// The style of a value `v` written as `style` after kyaml's walk sets it
+/// ([`kz_quoted_when_walked`]).
+fn kz_walked_style(style: ScalarStyle, v: &Node) -> ScalarStyle {
+    if kz_quoted_when_walked(style, v) {
+        ScalarStyle::Quoted
+    } else {
+        style
+    }
 }
 
 /// [`kz_settle_map`] of one field's value.
