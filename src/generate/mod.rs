@@ -175,8 +175,7 @@ fn make(
             // Styled as kyaml sets it (`makeSecretValueRNode`, `FieldSetter`), for a later
             // strategic merge patch (`Map::styled`).
             let v = wrapped_base64(&v);
-            let style = ScalarStyle::quoted_if(crate::yaml::parse::set_value_styled(&v));
-            data.insert_styled(k, Node::Str(v), style);
+            data.insert_styled(k, Node::Str(v), ScalarStyle::Set);
         }
         obj.insert("data".into(), Node::Map(data));
     } else {
@@ -202,13 +201,11 @@ fn make(
                 // Each value styled as kyaml sets it (`makeConfigMapValueRNode`,
                 // `FieldSetter`), for a later strategic merge patch (`Map::styled`).
                 Ok(s) => {
-                    let style = ScalarStyle::quoted_if(crate::yaml::parse::set_value_styled(&s));
-                    data.insert_styled(k, Node::Str(s), style);
+                    data.insert_styled(k, Node::Str(s), ScalarStyle::Set);
                 }
                 Err(e) => {
                     let v = wrapped_base64(e.as_bytes());
-                    let style = ScalarStyle::quoted_if(crate::yaml::parse::set_value_styled(&v));
-                    binary.insert_styled(k, Node::Str(v), style);
+                    binary.insert_styled(k, Node::Str(v), ScalarStyle::Set);
                 }
             }
         }

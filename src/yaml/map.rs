@@ -36,6 +36,14 @@ pub(crate) enum ScalarStyle {
     /// A scalar written with a tag (`!!str "5"`, `!!str yes`): go-yaml's `TaggedStyle`, which
     /// keeps the tag of whatever value is written there when it is printed.
     Tagged,
+    /// A string kyaml's `FieldSetter` set from text (a generated ConfigMap's or Secret's
+    /// value): quoted or not by its text (`parse::set_value_styled`), decided when asked
+    /// (`parse::resolved_style`), as a render seldom patches what it generates.
+    Set,
+    /// A value go-yaml printed and read back (every value of an object after a JSON 6902
+    /// patch): a string is quoted where go-yaml quotes it (`emit::prints_quoted`), decided
+    /// when asked (`parse::resolved_style`).
+    Printed,
 }
 
 impl ScalarStyle {
@@ -365,12 +373,17 @@ impl Map {
     /// A tagged value is neither ([`Map::style`]). Values of lists carry no style (kyaml sets
     /// list elements without it). Not part of equality; `Debug` marks a quoted value with a
     /// leading `~` and a tagged one with `!`.
+    ///
+    /// What is stored may be a rule rather than a style ([`ScalarStyle::Set`],
+    /// [`ScalarStyle::Printed`]), which `parse::resolved_style` applies to the value.
+    #[cfg(test)]
     pub(crate) fn styled(&self, key: &str) -> bool {
         self.style(key) == ScalarStyle::Quoted
     }
 
-    /// How the value under `key` was written: quoted ([`Map::styled`]), tagged, or plain
-    /// (also for a missing key).
+    /// How the value under `key` was written: quoted ([`Map::styled`]), tagged, plain (also
+    /// for a missing key), or the rule that decides it.
+    #[cfg(test)]
     pub(crate) fn style(&self, key: &str) -> ScalarStyle {
         self.get_index_of(key)
             .map_or(ScalarStyle::Plain, |i| self.entries()[i].style)
@@ -573,6 +586,8 @@ impl fmt::Debug for Map {
                 ScalarStyle::Plain => m.entry(&b.key, &b.value),
                 ScalarStyle::Quoted => m.entry(&b.key, &Styled("~", &b.value)),
                 ScalarStyle::Tagged => m.entry(&b.key, &Styled("!", &b.value)),
+                ScalarStyle::Set => m.entry(&b.key, &Styled("?set ", &b.value)),
+                ScalarStyle::Printed => m.entry(&b.key, &Styled("?printed ", &b.value)),
             };
         }
         m.finish()

@@ -148,10 +148,7 @@ pub(crate) fn yaml11_non_string(s: &str) -> bool {
     let (Some(&first), Some(&last)) = (b.first(), b.last()) else {
         return false;
     };
-    if s.contains('\n') {
-        return false;
-    }
-    let parse = matches!(
+    let mut parse = matches!(
         first,
         b'[' | b'{'
             | b'!'
@@ -172,16 +169,42 @@ pub(crate) fn yaml11_non_string(s: &str) -> bool {
             | b'\t'
             | b'\r'
     ) || (first == b'-' && matches!(b.get(1), None | Some(b' ' | b'\t' | b'-')))
-        || s.starts_with("...")
-        || matches!(last, b' ' | b'\t' | b':' | b'\r')
-        || b.iter()
-            .any(|c| matches!(c, b'[' | b']' | b'{' | b'}' | b'\t' | b'\r'))
-        || s.contains(": ")
-        || s.contains(" #");
+        || (first == b'.' && s.starts_with("..."))
+        || matches!(last, b' ' | b':');
+    if first == b'\n' {
+        return false;
+    }
+    // One pass: a line break (never non-string), a flow indicator, a tab or carriage return,
+    // `: ` (a mapping) or ` #` (a comment) anywhere.
+    let mut prev = first;
+    for &c in &b[1..] {
+        match c {
+            b'\n' => return false,
+            b'[' | b']' | b'{' | b'}' | b'\t' | b'\r' => parse = true,
+            b' ' if prev == b':' => parse = true,
+            b'#' if prev == b' ' => parse = true,
+            _ => {}
+        }
+        prev = c;
+    }
     if parse {
         return parse_config_one(s).is_ok_and(|n| !matches!(n.unspelled(), Node::Str(_)));
     }
     super::resolve::yaml11_decodes_as_non_string(s)
+}
+
+/// The style a map entry's `style` stands for with its value `v`: a rule
+/// ([`ScalarStyle::Set`], [`ScalarStyle::Printed`]) applied to a string, plain for any other
+/// value; any other style itself.
+pub(crate) fn resolved_style(style: ScalarStyle, v: &Node) -> ScalarStyle {
+    match (style, v) {
+        (ScalarStyle::Set, Node::Str(s)) => ScalarStyle::quoted_if(set_value_styled(s)),
+        (ScalarStyle::Printed, Node::Str(s)) => {
+            ScalarStyle::quoted_if(super::emit::prints_quoted(s))
+        }
+        (ScalarStyle::Set | ScalarStyle::Printed, _) => ScalarStyle::Plain,
+        (other, _) => other,
+    }
 }
 
 /// A key written twice in one mapping; the later value is kept.

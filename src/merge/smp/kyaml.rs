@@ -53,7 +53,7 @@ impl Merger {
             if key.is_empty() {
                 return Err(kz_empty_key(path));
             }
-            if kz_quoted_when_walked(original.style_index(i), ov) {
+            if kz_quoted_when_walked(kz_style(&original, i), ov) {
                 original.set_style_index(i, ScalarStyle::Quoted);
                 continue;
             }
@@ -77,7 +77,10 @@ impl Merger {
                 original.shift_remove(key);
                 continue;
             }
-            let dest_styled = original.styled(key); // a tagged value keeps the patch's type
+            // A tagged value keeps the patch's type.
+            let dest_styled = original
+                .get_index_of(key)
+                .is_some_and(|i| kz_style(&original, i) == ScalarStyle::Quoted);
             let Some(ov) = original.get_mut(key).filter(|v| !v.is_null()) else {
                 let (sub, meta) = cur.kustomize_field(key);
                 match kz_patch_value(pv, sub, meta, &kpath, KzPatchOnly::Added)? {
@@ -87,7 +90,9 @@ impl Merger {
                         original.insert(key.clone(), v);
                     }
                     Some(v) => {
-                        let style = kz_walked_style(patch.style(key), &v);
+                        let style = patch.get_index_of(key).map_or(ScalarStyle::Plain, |i| {
+                            kz_walked_style(kz_style(patch, i), &v)
+                        });
                         original.insert_styled(key.clone(), v, style);
                     }
                     None => {
@@ -445,7 +450,7 @@ fn kz_itself_map(m: &Map, cur: Cursor<'_>, path: &Path<'_>, strict: bool) -> R<O
         }
         let (sub, meta) = cur.kustomize_field(k);
         if let Some(v) = kz_patch_value(v, sub, meta, &path.key(k), KzPatchOnly::Itself)? {
-            let style = kz_walked_style(m.style_index(i), &v);
+            let style = kz_walked_style(kz_style(m, i), &v);
             out.insert_styled(k.clone(), v, style);
         }
     }
@@ -863,7 +868,7 @@ fn kz_settle_map(map: &mut Map, cur: Cursor<'_>, path: &Path<'_>) -> R<()> {
         if key.is_empty() {
             return Err(kz_empty_key(path));
         }
-        if kz_quoted_when_walked(map.style_index(i), v) {
+        if kz_quoted_when_walked(kz_style(map, i), v) {
             map.set_style_index(i, ScalarStyle::Quoted);
             continue;
         }
@@ -913,7 +918,7 @@ fn kz_settles_unchanged(v: &Node, (sub, meta): (Cursor<'_>, &PatchMeta)) -> bool
 fn kz_map_settles_unchanged(m: &Map, cur: Cursor<'_>) -> bool {
     m.iter().enumerate().all(|(i, (k, v))| {
         !k.is_empty()
-            && !kz_quoted_when_walked(m.style_index(i), v)
+            && !kz_quoted_when_walked(kz_style(m, i), v)
             && kz_settles_unchanged(v, cur.kustomize_field(k))
     })
 }
@@ -932,6 +937,14 @@ fn kz_map_settles_unchanged(m: &Map, cur: Cursor<'_>) -> bool {
 fn kz_quoted_when_walked(style: ScalarStyle, v: &Node) -> bool {
     style == ScalarStyle::Plain
         && matches!(v, Node::Str(s) if crate::yaml::parse::yaml11_non_string(s))
+}
+
+/// The style of `m`'s value at `i`, a rule applied (`parse::resolved_style`).
+fn kz_style(m: &Map, i: usize) -> ScalarStyle {
+    match m.get_index(i) {
+        Some((_, v)) => crate::yaml::parse::resolved_style(m.style_index(i), v),
+        None => ScalarStyle::Plain,
+    }
 }
 
 /// The style of a value `v` written as `style` after kyaml's walk sets it
