@@ -653,6 +653,9 @@ fn apply_one(
     renamed: &mut bool,
 ) -> Result<()> {
     let located = |e: Error| e.at_opt(p.declared.clone());
+    // Two objects may share a current id only after a JSON 6902 patch renamed one (kustomize
+    // checks ids when a strategic merge patch rebuilds the list, not after a JSON patch).
+    let shared_ids = *renamed;
     // A strategic merge patch renames only with `allowNameChange` or `allowKindChange`.
     if matches!(p.body, Body::Smp(_)) && (p.allow_name_change || p.allow_kind_change) {
         *renamed = true;
@@ -709,6 +712,11 @@ fn apply_one(
                 warnings,
             )?;
             let doc = &string_maps::copy_merge_metadata(doc);
+            let chosen = if shared_ids {
+                same_current_ids(slots, chosen)
+            } else {
+                chosen
+            };
             for i in chosen {
                 smp_into(slots, index, i, doc, p, cx).map_err(|e| {
                     located(Error::new(
@@ -759,10 +767,19 @@ fn apply_one(
                 let id = ResId::of(doc);
                 let found = index.by_any_id(slots, &id, cx.cluster_scoped);
                 match found.as_slice() {
-                    [i] => smp_into(slots, index, *i, doc, p, cx).map_err(|e| {
-                        Error::new(ErrorKind::Patch, format!("{}: {}", p.source, e.message))
-                            .at_opt(loc.clone().or_else(|| p.declared.clone()))
-                    })?,
+                    [i] => {
+                        let all = if shared_ids && p.flavor == Flavor::StrategicMerge {
+                            same_current_ids(slots, vec![*i])
+                        } else {
+                            vec![*i]
+                        };
+                        for i in all {
+                            smp_into(slots, index, i, doc, p, cx).map_err(|e| {
+                                Error::new(ErrorKind::Patch, format!("{}: {}", p.source, e.message))
+                                    .at_opt(loc.clone().or_else(|| p.declared.clone()))
+                            })?;
+                        }
+                    }
                     [] => return Err(no_match(slots, &id, p, loc.clone(), cx)),
                     _ => {
                         return Err(Error::new(
@@ -830,6 +847,30 @@ fn apply_one(
             Ok(())
         }
     }
+}
+
+/// The objects a strategic merge patch chosen as `chosen` applies to: kustomize patches every
+/// object whose current id is one of theirs (`resWrangler.ApplySmPatch` in
+/// `api/resmap/reswrangler.go` takes `resource.MakeIdSet(selected)` and tests each object's
+/// `CurId()`), which are more than the chosen ones when a JSON 6902 patch gave two objects one
+/// id. In list order.
+fn same_current_ids(slots: &[Option<Resource>], chosen: Vec<usize>) -> Vec<usize> {
+    let ids: Vec<ResId> = chosen
+        .iter()
+        .filter_map(|&i| slots.get(i)?.as_ref().map(Resource::id))
+        .collect();
+    let mut out: Vec<usize> = slots
+        .iter()
+        .enumerate()
+        .filter(|(i, r)| {
+            chosen.contains(i)
+                || r.as_ref()
+                    .is_some_and(|r| ids.iter().any(|id| r.id_ref() == id.borrowed()))
+        })
+        .map(|(i, _)| i)
+        .collect();
+    out.dedup();
+    out
 }
 
 /// Whether kustomize's object has a `metadata.annotations` map when a JSON patch runs: the

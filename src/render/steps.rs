@@ -524,9 +524,17 @@ pub(super) fn configurations(
                 ),
             )
         })?;
-        config.add_file(&node, rel).map_err(|e| {
-            e.at(loaded.key_location(&[PathSeg::Key("configurations".into())]))
-                .label("in a file listed here")
+        config.add_file(&node, &file, rel).map_err(|e| {
+            let listed = loaded.key_location(&[PathSeg::Key("configurations".into())]);
+            if e.location.is_some() {
+                e.with_related(
+                    Error::new(ErrorKind::Kustomization, format!("'{rel}' is listed here"))
+                        .at(listed)
+                        .label("listed here"),
+                )
+            } else {
+                e.at(listed).label("in a file listed here")
+            }
         })?;
     }
     Ok(())

@@ -9,9 +9,13 @@
 
 use std::cmp::Ordering;
 
+use std::sync::Arc;
+
 use crate::diag::{Error, ErrorKind};
 use crate::kustomization::FieldSpec;
 use crate::resource::Gvk;
+use crate::source::SourceFile;
+use crate::yaml::de::PathSeg;
 use crate::yaml::{Map, Node};
 
 /// One entry of the name-reference table: objects of `gvk` (each part optional) are referred
@@ -76,44 +80,45 @@ impl ReferenceTables {
 
     /// Reads the `nameReference` and `varReference` lists of a `configurations:` file's
     /// document. A key no table knows is an error (kustomize reads the file with
-    /// `yaml.UnmarshalStrict`). `what` names the file in messages.
-    pub(crate) fn from_node(node: &Node, what: &str) -> Result<ReferenceTables, Error> {
-        let err = |m: String| {
-            Error::new(ErrorKind::Kustomization, format!("{what}: {m}")).help(format!(
-                "a configurations file holds field-spec lists: {}",
-                CONFIG_KEYS.join(", ")
-            ))
-        };
+    /// `yaml.UnmarshalStrict`), named by its path in the file.
+    pub(crate) fn from_node(node: &Node) -> Result<ReferenceTables, Misshapen> {
         let mut t = ReferenceTables::default();
         let map = match node {
             Node::Null => return Ok(t),
             Node::Map(m) => m,
             other => {
-                return Err(err(format!(
-                    "expected a map of field-spec lists, found a {}",
-                    other.kind_name()
-                )));
+                return Err(Misshapen::at(
+                    Vec::new(),
+                    format!(
+                        "expected a map of field-spec lists, found a {}",
+                        other.kind_name()
+                    ),
+                ));
             }
         };
         for (key, value) in map {
+            let at = |i: Option<usize>| {
+                let mut p = vec![PathSeg::Key(key.to_string())];
+                p.extend(i.map(PathSeg::Index));
+                p
+            };
             match key.as_str() {
                 "nameReference" => {
-                    for (i, item) in seq_items(value).map_err(&err)?.iter().enumerate() {
-                        t.name_reference.push(
-                            name_back_ref(item)
-                                .map_err(|m| err(format!("nameReference[{i}]: {m}")))?,
-                        );
+                    let items = seq_items(value).map_err(|m| Misshapen::at(at(None), m))?;
+                    for (i, item) in items.iter().enumerate() {
+                        t.name_reference
+                            .push(name_back_ref(item).map_err(|e| e.under(at(Some(i))))?);
                     }
                 }
                 "varReference" => {
-                    for (i, item) in seq_items(value).map_err(&err)?.iter().enumerate() {
-                        t.var_reference.push(
-                            field_spec(item).map_err(|m| err(format!("varReference[{i}]: {m}")))?,
-                        );
+                    let items = seq_items(value).map_err(|m| Misshapen::at(at(None), m))?;
+                    for (i, item) in items.iter().enumerate() {
+                        t.var_reference
+                            .push(field_spec(item).map_err(|e| e.under(at(Some(i))))?);
                     }
                 }
                 k if CONFIG_KEYS.contains(&k) => {}
-                other => return Err(err(format!("unknown field \"{other}\""))),
+                _ => return Err(Misshapen::unknown(at(None))),
             }
         }
         t.sort();
@@ -180,11 +185,32 @@ impl BuildConfig {
         self.custom
     }
 
-    /// Adds a `configurations:` file's document (`what` names it in messages).
-    pub(crate) fn add_file(&mut self, node: &Node, what: &str) -> Result<(), Error> {
-        let refs = ReferenceTables::from_node(node, what)?;
+    /// Adds a `configurations:` file's document (`file`, named `what` in messages). A part of
+    /// it that kustomize's `TransformerConfig` cannot read is an error at that part.
+    pub(crate) fn add_file(
+        &mut self,
+        node: &Node,
+        file: &Arc<SourceFile>,
+        what: &str,
+    ) -> Result<(), Error> {
+        let located = |e: Misshapen| {
+            let path = e.shown_path();
+            let message = if path.is_empty() {
+                format!("{what}: {}", e.message)
+            } else {
+                format!("{what}: {path}: {}", e.message)
+            };
+            Error::new(ErrorKind::Kustomization, message)
+                .at(crate::kustomization::load::locate(file, &e.path))
+                .label("this field")
+                .help(format!(
+                    "a configurations file holds field-spec lists: {}",
+                    CONFIG_KEYS.join(", ")
+                ))
+        };
+        let refs = ReferenceTables::from_node(node).map_err(located)?;
         self.refs.merge(&refs)?;
-        self.fields.merge_config(node)?;
+        self.fields.merge_config(node).map_err(located)?;
         self.custom = true;
         Ok(())
     }
@@ -393,6 +419,57 @@ fn merge_specs(mine: &mut Vec<FieldSpec>, theirs: &[FieldSpec]) -> Result<(), St
     Ok(())
 }
 
+/// A part of a `configurations:` file that is not what kustomize reads there: its path from
+/// the file's root, and what is wrong.
+#[derive(Debug)]
+pub(crate) struct Misshapen {
+    pub(crate) path: Vec<PathSeg>,
+    pub(crate) message: String,
+    /// The message names the path's last key (an unknown field), so messages show the path
+    /// without it.
+    names_key: bool,
+}
+
+impl Misshapen {
+    pub(crate) fn at(path: Vec<PathSeg>, message: impl Into<String>) -> Misshapen {
+        Misshapen {
+            path,
+            message: message.into(),
+            names_key: false,
+        }
+    }
+
+    /// The key at the end of `path` is one kustomize does not know there.
+    pub(crate) fn unknown(path: Vec<PathSeg>) -> Misshapen {
+        let message = match path.last() {
+            Some(PathSeg::Key(k)) => format!("unknown field \"{k}\""),
+            _ => "unknown field".to_string(),
+        };
+        Misshapen {
+            path,
+            message,
+            names_key: true,
+        }
+    }
+
+    /// The path as messages show it.
+    pub(crate) fn shown_path(&self) -> String {
+        let shown = if self.names_key {
+            &self.path[..self.path.len().saturating_sub(1)]
+        } else {
+            &self.path[..]
+        };
+        crate::resource::provenance::path_text(shown)
+    }
+
+    /// The same error, its path under `prefix`.
+    pub(crate) fn under(mut self, mut prefix: Vec<PathSeg>) -> Misshapen {
+        prefix.append(&mut self.path);
+        self.path = prefix;
+        self
+    }
+}
+
 fn seq_items(n: &Node) -> Result<&[Node], String> {
     match n {
         Node::Null => Ok(&[]),
@@ -401,9 +478,9 @@ fn seq_items(n: &Node) -> Result<&[Node], String> {
     }
 }
 
-fn text(n: &Node, key: &str) -> Result<String, String> {
+fn text(n: &Node) -> Result<String, String> {
     match n {
-        Node::Map(_) | Node::Seq(_) => Err(format!("{key}: expected a string")),
+        Node::Map(_) | Node::Seq(_) => Err(format!("expected a string, found a {}", n.kind_name())),
         Node::Null => Ok(String::new()),
         other => Ok(other.scalar_text().unwrap_or_default()),
     }
@@ -418,41 +495,44 @@ fn opt(s: String) -> Option<String> {
     if s.is_empty() { None } else { Some(s) }
 }
 
-fn field_spec(n: &Node) -> Result<FieldSpec, String> {
+fn field_spec(n: &Node) -> Result<FieldSpec, Misshapen> {
     let mut fs = FieldSpec::default();
-    for (k, v) in as_map(n)? {
+    let key_err = |k: &str, m: String| Misshapen::at(vec![PathSeg::Key(k.to_string())], m);
+    for (k, v) in as_map(n).map_err(|m| Misshapen::at(Vec::new(), m))? {
         match k.as_str() {
-            "group" => fs.group = opt(text(v, k)?),
-            "version" => fs.version = opt(text(v, k)?),
-            "kind" => fs.kind = opt(text(v, k)?),
-            "path" => fs.path = text(v, k)?,
+            "group" => fs.group = opt(text(v).map_err(|m| key_err(k, m))?),
+            "version" => fs.version = opt(text(v).map_err(|m| key_err(k, m))?),
+            "kind" => fs.kind = opt(text(v).map_err(|m| key_err(k, m))?),
+            "path" => fs.path = text(v).map_err(|m| key_err(k, m))?,
             "create" => {
                 fs.create = match v {
                     Node::Bool(b) => *b,
                     Node::Null => false,
-                    _ => return Err("create: expected true or false".into()),
+                    _ => return Err(key_err(k, "expected true or false".into())),
                 }
             }
-            other => return Err(format!("unknown field \"{other}\"")),
+            _ => return Err(Misshapen::unknown(vec![PathSeg::Key(k.to_string())])),
         }
     }
     Ok(fs)
 }
 
-fn name_back_ref(n: &Node) -> Result<NameBackRef, String> {
+fn name_back_ref(n: &Node) -> Result<NameBackRef, Misshapen> {
     let mut nbr = NameBackRef::default();
-    for (k, v) in as_map(n)? {
+    let key_err = |k: &str, m: String| Misshapen::at(vec![PathSeg::Key(k.to_string())], m);
+    for (k, v) in as_map(n).map_err(|m| Misshapen::at(Vec::new(), m))? {
         match k.as_str() {
-            "group" => nbr.gvk.group = text(v, k)?,
-            "version" => nbr.gvk.version = text(v, k)?,
-            "kind" => nbr.gvk.kind = text(v, k)?,
+            "group" => nbr.gvk.group = text(v).map_err(|m| key_err(k, m))?,
+            "version" => nbr.gvk.version = text(v).map_err(|m| key_err(k, m))?,
+            "kind" => nbr.gvk.kind = text(v).map_err(|m| key_err(k, m))?,
             "fieldSpecs" => {
-                for (i, item) in seq_items(v)?.iter().enumerate() {
-                    nbr.referrers
-                        .push(field_spec(item).map_err(|m| format!("fieldSpecs[{i}]: {m}"))?);
+                for (i, item) in seq_items(v).map_err(|m| key_err(k, m))?.iter().enumerate() {
+                    nbr.referrers.push(field_spec(item).map_err(|e| {
+                        e.under(vec![PathSeg::Key(k.to_string()), PathSeg::Index(i)])
+                    })?);
                 }
             }
-            other => return Err(format!("unknown field \"{other}\"")),
+            _ => return Err(Misshapen::unknown(vec![PathSeg::Key(k.to_string())])),
         }
     }
     Ok(nbr)
@@ -589,7 +669,7 @@ mod tests {
             "nameReference:\n- kind: Bee\n  fieldSpecs:\n  - path: spec/beeRef/name\n    kind: AnimalPark\nvarReference:\n- path: spec/food\n  kind: AnimalPark\n",
         )
         .unwrap();
-        let extra = ReferenceTables::from_node(&n, "config.yaml").unwrap();
+        let extra = ReferenceTables::from_node(&n).unwrap();
         let mut t = ReferenceTables::builtin();
         let before = t.var_reference.len();
         t.merge(&extra).unwrap();
@@ -606,8 +686,11 @@ mod tests {
         parent.absorb(&plain).unwrap();
         assert!(!parent.custom);
         let mut child = BuildConfig::builtin(&fields);
-        let n = parse_one("images:\n- path: spec/img\n  kind: Zoo\nnameReference:\n- kind: Bird\n  fieldSpecs:\n  - path: spec/birds\n    kind: Zoo\n").unwrap();
-        child.add_file(&n, "c.yaml").unwrap();
+        let text = "images:\n- path: spec/img\n  kind: Zoo\nnameReference:\n- kind: Bird\n  fieldSpecs:\n  - path: spec/birds\n    kind: Zoo\n";
+        let n = parse_one(text).unwrap();
+        child
+            .add_file(&n, &SourceFile::new("c.yaml", text), "c.yaml")
+            .unwrap();
         parent.absorb(&child).unwrap();
         assert!(parent.fields.images.iter().any(|f| f.path == "spec/img"));
         assert_eq!(count(&parent.refs, "Bird"), 1);
@@ -647,15 +730,61 @@ mod tests {
         );
     }
 
+    /// A wrongly shaped part is named by its path and placed at its line in the file.
+    #[test]
+    fn misshapen_parts_are_placed_in_the_file() {
+        let fields = crate::transform::FieldSpecTables::builtin().unwrap();
+        let cases = [
+            (
+                "# c\nnameReference:\n- kind: A\n  fieldSpecs: []\n- kind: B\n  fieldSpecs: oops\n",
+                "c.yaml: nameReference[1].fieldSpecs: expected a list, found a string",
+                6,
+            ),
+            (
+                "varReference:\n- path: a\n  create: maybe\n",
+                "c.yaml: varReference[0].create: expected true or false",
+                3,
+            ),
+            (
+                "commonLabels:\n- path: a\n- path: b\n  create: \"yes\"\n",
+                "c.yaml: commonLabels[1].create: expected true or false, found the string \"yes\"",
+                4,
+            ),
+            (
+                "nameReference:\n- kind: A\n  fieldSpec: []\n",
+                "c.yaml: nameReference[0]: unknown field \"fieldSpec\"",
+                3,
+            ),
+            (
+                "namePrefix:\n- 7\n",
+                "c.yaml: namePrefix[0]: a field spec must be a map, found a integer",
+                2,
+            ),
+        ];
+        for (text, message, line) in cases {
+            let mut c = BuildConfig::builtin(&fields);
+            let e = c
+                .add_file(
+                    &parse_one(text).unwrap(),
+                    &SourceFile::new("c.yaml", text),
+                    "c.yaml",
+                )
+                .unwrap_err();
+            assert_eq!(e.message, message, "{text}");
+            let at = e.location.expect("placed");
+            assert_eq!(at.line(), line, "{text}");
+        }
+    }
+
     #[test]
     fn rejects_unknown_fields_and_conflicts() {
         let n = parse_one("nameRefs: []\n").unwrap();
-        assert!(ReferenceTables::from_node(&n, "c.yaml").is_err());
+        assert!(ReferenceTables::from_node(&n).is_err());
         let a = parse_one("varReference:\n- path: a\n  kind: X\n").unwrap();
         let b = parse_one("varReference:\n- path: a\n  kind: X\n  create: true\n").unwrap();
-        let mut t = ReferenceTables::from_node(&a, "a").unwrap();
+        let mut t = ReferenceTables::from_node(&a).unwrap();
         let e = t
-            .merge(&ReferenceTables::from_node(&b, "b").unwrap())
+            .merge(&ReferenceTables::from_node(&b).unwrap())
             .unwrap_err();
         assert!(e.message.contains("conflicting fieldspecs"));
     }

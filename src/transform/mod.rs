@@ -106,17 +106,23 @@ impl FieldSpecTables {
     /// `commonLabels:`, `commonAnnotations:`, `namespace:`, `namePrefix:`, `nameSuffix:`,
     /// `images:`, `replicas:`, `templateLabels:`, `labels:` lists). Keys this module does not
     /// own (`nameReference:`, `varReference:`) are ignored here. Duplicates are dropped.
-    pub fn merge_config(&mut self, config: &Node) -> Result<()> {
+    pub(crate) fn merge_config(
+        &mut self,
+        config: &Node,
+    ) -> std::result::Result<(), configurations::Misshapen> {
+        use configurations::Misshapen;
         let Some(map) = config.as_map() else {
             if config.is_null() {
                 return Ok(());
             }
-            return Err(Error::new(
-                ErrorKind::Kustomization,
+            return Err(Misshapen::at(
+                Vec::new(),
                 "a transformer configuration must be a map",
             ));
         };
         for (key, value) in map {
+            let here = || vec![crate::yaml::de::PathSeg::Key(key.to_string())];
+            let merged = |e: Error| Misshapen::at(here(), e.message);
             let table = match key.as_str() {
                 "commonLabels" => &mut self.common_labels,
                 "templateLabels" => &mut self.template_labels,
@@ -129,8 +135,8 @@ impl FieldSpecTables {
                 "replicas" => &mut self.replicas,
                 _ => continue,
             };
-            for spec in specs_from_node(key, value)? {
-                try_merge_one(table, spec)?;
+            for spec in specs_at(value).map_err(|e| e.under(here()))? {
+                try_merge_one(table, spec).map_err(merged)?;
             }
             // kustomize sorts the merged table by group/version/kind
             // (`TransformerConfig.sortFields`) and merges it again into the accumulator's
@@ -147,7 +153,7 @@ impl FieldSpecTables {
                 )
             });
             for spec in std::mem::take(table) {
-                try_merge_one(table, spec)?;
+                try_merge_one(table, spec).map_err(merged)?;
             }
         }
         Ok(())
@@ -275,25 +281,46 @@ fn table_lines(text: &str) -> impl Iterator<Item = &str> {
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
 }
 
-/// Reads a list of field specs (`{group, version, kind, path, create}` maps).
+/// Reads a list of field specs (`{group, version, kind, path, create}` maps); `what` names it
+/// in messages.
 pub(crate) fn specs_from_node(what: &str, node: &Node) -> Result<Vec<FieldSpec>> {
-    let bad = |msg: String| Error::new(ErrorKind::Kustomization, format!("{what}: {msg}"));
+    specs_at(node).map_err(|e| {
+        let key = match e.path.last() {
+            Some(crate::yaml::de::PathSeg::Key(k)) => format!("{k}: "),
+            _ => String::new(),
+        };
+        Error::new(
+            ErrorKind::Kustomization,
+            format!("{what}: {key}{}", e.message),
+        )
+    })
+}
+
+/// [`specs_from_node`], its error naming the wrong part by its path under `node`.
+pub(crate) fn specs_at(
+    node: &Node,
+) -> std::result::Result<Vec<FieldSpec>, configurations::Misshapen> {
+    use crate::yaml::de::PathSeg;
+    use configurations::Misshapen;
     let Some(items) = node.as_seq() else {
         if node.is_null() {
             return Ok(Vec::new());
         }
-        return Err(bad(format!(
-            "expected a list of field specs, found a {}",
-            node.kind_name()
-        )));
+        return Err(Misshapen::at(
+            Vec::new(),
+            format!(
+                "expected a list of field specs, found a {}",
+                node.kind_name()
+            ),
+        ));
     };
     let mut out = Vec::new();
-    for item in items {
+    for (i, item) in items.iter().enumerate() {
         let Some(m) = item.as_map() else {
-            return Err(bad(format!(
-                "a field spec must be a map, found a {}",
-                item.kind_name()
-            )));
+            return Err(Misshapen::at(
+                vec![PathSeg::Index(i)],
+                format!("a field spec must be a map, found a {}", item.kind_name()),
+            ));
         };
         let mut spec = FieldSpec::default();
         for (k, v) in m {
@@ -313,9 +340,10 @@ pub(crate) fn specs_from_node(what: &str, node: &Node) -> Result<Vec<FieldSpec>>
                             Some(t) => format!("the {} \"{t}\"", other.kind_name()),
                             None => format!("a {}", other.kind_name()),
                         };
-                        return Err(bad(format!(
-                            "create: expected true or false, found {found}"
-                        )));
+                        return Err(Misshapen::at(
+                            vec![PathSeg::Index(i), PathSeg::Key(k.to_string())],
+                            format!("expected true or false, found {found}"),
+                        ));
                     }
                 },
                 // kustomize decodes these documents leniently (sigs.k8s.io/yaml without
