@@ -36,6 +36,10 @@ pub(crate) enum ScalarStyle {
     /// A scalar written with a tag (`!!str "5"`, `!!str yes`): go-yaml's `TaggedStyle`, which
     /// keeps the tag of whatever value is written there when it is printed.
     Tagged,
+    /// Plain, holding a string that a strategic merge patch wrote quoted (or tagged) over a
+    /// plain value: its text may read as another type (`"0x10"`), which matters when kyaml's
+    /// walk sets it again (`merge::smp::kyaml`, `kz_quoted_when_walked`).
+    PlainWritten,
     /// A string kyaml's `FieldSetter` set from text (a generated ConfigMap's or Secret's
     /// value): quoted or not by its text (`parse::set_value_styled`), decided when asked
     /// (`parse::resolved_style`), as a render seldom patches what it generates.
@@ -586,6 +590,7 @@ impl fmt::Debug for Map {
                 ScalarStyle::Plain => m.entry(&b.key, &b.value),
                 ScalarStyle::Quoted => m.entry(&b.key, &Styled("~", &b.value)),
                 ScalarStyle::Tagged => m.entry(&b.key, &Styled("!", &b.value)),
+                ScalarStyle::PlainWritten => m.entry(&b.key, &Styled("?written ", &b.value)),
                 ScalarStyle::Set => m.entry(&b.key, &Styled("?set ", &b.value)),
                 ScalarStyle::Printed => m.entry(&b.key, &Styled("?printed ", &b.value)),
             };

@@ -566,7 +566,7 @@ pub(crate) fn resolve_plain_lenient(text: &str) -> Node {
 
 /// The booleans YAML 1.1 adds to 1.2's (go-yaml v2's `resolve_table`; v3 and kyaml read
 /// them as strings, kustomization files are read with them: `parse_config_documents`).
-pub(super) fn yaml11_bool(v: &str) -> Option<bool> {
+pub(crate) fn yaml11_bool(v: &str) -> Option<bool> {
     match v {
         "y" | "Y" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" => Some(true),
         "n" | "N" | "no" | "No" | "NO" | "off" | "Off" | "OFF" => Some(false),

@@ -77,17 +77,22 @@ impl Merger {
                 original.shift_remove(key);
                 continue;
             }
-            // A tagged value keeps the patch's type.
-            let dest_styled = original
+            // The styles of the field there (a tagged value keeps the patch's type) and of the
+            // patch's value.
+            let dest = original
                 .get_index_of(key)
-                .is_some_and(|i| kz_style(&original, i) == ScalarStyle::Quoted);
+                .map(|i| (i, kz_style(&original, i)));
+            let patch_style = patch
+                .get_index_of(key)
+                .map_or(ScalarStyle::Plain, |i| kz_style(patch, i));
             let Some(ov) = original.get_mut(key).filter(|v| !v.is_null()) else {
                 let (sub, meta) = cur.kustomize_field(key);
                 match kz_patch_value(pv, sub, meta, &kpath, KzPatchOnly::Added)? {
                     // A field the patch adds keeps the patch's style; one over a null keeps
                     // the null's (plain: `FieldSetter` sets the style of the field there).
                     Some(v) if original.contains_key(key) => {
-                        original.insert(key.clone(), v);
+                        let style = kz_style_over(ScalarStyle::Plain, patch_style, &v);
+                        original.insert_styled(key.clone(), v, style);
                     }
                     Some(v) => {
                         let style = patch.get_index_of(key).map_or(ScalarStyle::Plain, |i| {
@@ -134,7 +139,11 @@ impl Merger {
                         }
                     }
                 }
-                (o, p) => *ov = kz_scalar_over(&o, p, dest_styled),
+                (o, p) => {
+                    let (i, style) = dest.unwrap_or((0, ScalarStyle::Plain));
+                    *ov = kz_scalar_over(&o, p, style == ScalarStyle::Quoted);
+                    original.set_style_index(i, kz_style_over(style, patch_style, p));
+                }
             }
         }
         Ok(original)
@@ -934,9 +943,17 @@ fn kz_map_settles_unchanged(m: &Map, cur: Cursor<'_>) -> bool {
 /// text (`"0x10"`, `"5"`). A later patch's number over it then prints as a string
 /// ([`kz_scalar_over`]). A tagged value (`!!str yes`) has go-yaml's `TaggedStyle`, not 0, and
 /// stays as it is.
+///
+/// A plain string read from a file is a string to go-yaml v3, which YAML 1.1 reads otherwise
+/// only when it is a boolean word (a first-byte test); only a [`ScalarStyle::PlainWritten`]
+/// value can be any text, and only its text is read as YAML 1.1 (the full test on every
+/// walked string cost a render 2%).
 fn kz_quoted_when_walked(style: ScalarStyle, v: &Node) -> bool {
-    style == ScalarStyle::Plain
-        && matches!(v, Node::Str(s) if crate::yaml::parse::yaml11_non_string(s))
+    match (style, v) {
+        (ScalarStyle::Plain, Node::Str(s)) => crate::yaml::resolve::yaml11_bool(s).is_some(),
+        (ScalarStyle::PlainWritten, Node::Str(s)) => crate::yaml::parse::yaml11_non_string(s),
+        _ => false,
+    }
 }
 
 /// The style of `m`'s value at `i`, a rule applied (`parse::resolved_style`).
@@ -944,6 +961,20 @@ fn kz_style(m: &Map, i: usize) -> ScalarStyle {
     match m.get_index(i) {
         Some((_, v)) => crate::yaml::parse::resolved_style(m.style_index(i), v),
         None => ScalarStyle::Plain,
+    }
+}
+
+/// The style a field keeps when a patch's scalar `v`, written in `patch_style`, is set over a
+/// value of style `dest` (`FieldSetter` gives the patch's node the style there): quoted and
+/// tagged stay; a plain field that now holds a string the patch wrote quoted or tagged is
+/// [`ScalarStyle::PlainWritten`] (its text may read as another type: `"0x10"`), else plain.
+fn kz_style_over(dest: ScalarStyle, patch_style: ScalarStyle, v: &Node) -> ScalarStyle {
+    match dest {
+        ScalarStyle::Quoted | ScalarStyle::Tagged => dest,
+        _ if matches!(v.unspelled(), Node::Str(_)) && patch_style != ScalarStyle::Plain => {
+            ScalarStyle::PlainWritten
+        }
+        _ => ScalarStyle::Plain,
     }
 }
 
