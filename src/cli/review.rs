@@ -38,9 +38,13 @@ pub(crate) struct ReviewArgs {
     pub changed_only: bool,
     /// Name, for each changed field, the place that set its new value and whether it changed
     /// in this pull request, linked at the head commit on GitHub or GitLab (the head renders
-    /// with field provenance; docs/explain.md).
+    /// with field provenance; docs/explain.md). The default with --format markdown, json and
+    /// html; the unified and summary formats show no causes.
     #[arg(long)]
     pub why: bool,
+    /// No causes: the head renders without field provenance (faster; docs/performance.md).
+    #[arg(long, conflicts_with = "why")]
+    pub no_why: bool,
     /// Only the I-th of N shards of the overlays (in name order, every N-th), for CI matrices.
     /// A shard pairs no moves between overlays: --merge-reports pairs them over all shards.
     #[arg(long, value_name = "I/N")]
@@ -92,12 +96,13 @@ pub(super) fn refuse_review_flags(args: &DiffArgs) -> Result<(), Error> {
         || r.all
         || r.changed_only
         || r.why
+        || r.no_why
         || r.shard.is_some()
         || r.base_kustomize_version.is_some()
         || !r.merge_reports.is_empty()
     {
         return Err(usage(
-            "--base, --all, --changed-only, --why, --shard, --base-kustomize-version and --merge-reports compare two renders; they do not go with --live",
+            "--base, --all, --changed-only, --why, --no-why, --shard, --base-kustomize-version and --merge-reports compare two renders; they do not go with --live",
         ));
     }
     Ok(())
@@ -199,7 +204,12 @@ pub(super) fn run(
         base_kustomize: base_version,
         jobs: std::thread::available_parallelism().map_or(1, usize::from),
         describe,
-        why: args.review.why,
+        // Only the formats that show causes pay for them.
+        why: !args.review.no_why
+            && matches!(
+                args.format,
+                super::DiffFormat::Markdown | super::DiffFormat::Json | super::DiffFormat::Html
+            ),
         link: None,
         fail_on: match args.review.fail_on {
             FailOnArg::NewErrors => report::FailOn::NewErrors,

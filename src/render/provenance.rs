@@ -10,7 +10,7 @@ use crate::kustomization::Loaded;
 use crate::kustomization::load::{Cursor, locate_value, value_at};
 use crate::resource::Resource;
 use crate::resource::provenance::{
-    Origin, Place, Provenance, Read, Source, Step, Tree, parse_path, path_text, push_index,
+    Moved, Origin, Place, Provenance, Read, Source, Step, Tree, parse_path, path_text, push_index,
     push_key,
 };
 use crate::source::{Location, SourceFile};
@@ -51,6 +51,7 @@ pub(crate) fn record_sourced(acc: &mut [Resource], step: Step, locate: SourcedLo
                     }),
                     tree: Tree::Read,
                     last: r.node.clone(),
+                    records: 1,
                 },
                 None => {
                     let r: &Resource = r;
@@ -64,18 +65,23 @@ pub(crate) fn record_sourced(acc: &mut [Resource], step: Step, locate: SourcedLo
                             place,
                             source,
                         };
-                        tree.slot(path).start(origin);
+                        let slot = tree.slot(path);
+                        slot.start(origin);
+                        slot.stamp(1);
                     });
                     Provenance {
                         read: None,
                         tree,
                         last: r.node.clone(),
+                        records: 1,
                     }
                 }
             },
             Some(mut p) => {
                 let last = std::mem::take(&mut p.last);
                 let r: &Resource = r;
+                p.records += 1;
+                let seq = p.records;
                 let tree = &mut p.tree;
                 let mut buf = Vec::new();
                 diff(&last, &r.node, &mut Vec::new(), &mut |event, segs| {
@@ -93,6 +99,7 @@ pub(crate) fn record_sourced(acc: &mut [Resource], step: Step, locate: SourcedLo
                                 Some(_) => slot.push(origin),
                                 None => slot.start(origin),
                             }
+                            slot.stamp(seq);
                         }
                         Event::Gone => *tree.slot(path) = Tree::Empty,
                     }
@@ -124,21 +131,23 @@ pub(crate) fn record_written(
     locate: SourcedLocateFn<'_>,
 ) {
     for (i, r) in acc.iter_mut().enumerate() {
-        if r.provenance.is_none() {
+        // Taken out while the object is read, so that each field found is recorded at once
+        // (no list of paths in between); neither `written` nor `locate` reads it.
+        let Some(mut p) = r.provenance.take() else {
             continue;
-        }
-        let mut wrote: Vec<Vec<PathSeg>> = Vec::new();
-        written(i, r, &mut |path| wrote.push(path.to_vec()));
-        if wrote.is_empty() {
-            continue;
-        }
-        let mut found = Vec::new();
+        };
+        // A field the record of this step just gave this step's origin is skipped: `locate`
+        // names the same place for it (it does not depend on the value before) and no
+        // source, so the check below would keep it as it is. Not for `images` (its place
+        // depends on the value before) nor a JSON 6902 list (its writes name sources).
+        let just = (!matches!(step, Step::Images | Step::Json6902)).then_some(p.records);
         {
             let r: &Resource = r;
+            let tree = &mut p.tree;
             let mut buf = Vec::new();
-            for path in &wrote {
+            written(i, r, &mut |path| {
                 let Some(node) = node_at(&r.node, path) else {
-                    continue;
+                    return;
                 };
                 let mut segs: Vec<Seg<'_>> = path
                     .iter()
@@ -148,37 +157,37 @@ pub(crate) fn record_written(
                     })
                     .collect();
                 each(node, &mut segs, &mut |leaf| {
-                    let leaf = owned(&mut buf, leaf).to_vec();
-                    let before = node_at(&r.node, &leaf);
-                    let (place, source) = locate(r, &leaf, before);
-                    found.push((leaf, place, source));
-                });
-            }
-        }
-        let Some(p) = r.provenance.as_mut() else {
-            continue;
-        };
-        for (leaf, place, source) in found {
-            let origin = Origin {
-                step,
-                place,
-                source,
-            };
-            let slot = p.tree.slot(&leaf);
-            match slot {
-                Tree::Field { origins, .. }
-                    if origins
-                        .first()
-                        .is_some_and(|o| o.step == step && same_place(&o.place, &origin.place)) =>
-                {
-                    if origin.source.is_some() && origins[0].source.is_none() {
-                        origins[0].source = origin.source;
+                    let leaf = owned(&mut buf, leaf);
+                    if let (Some(seq), Tree::Field { stamp, .. }) = (just, tree.get(leaf))
+                        && *stamp == seq
+                    {
+                        return;
                     }
-                }
-                Tree::Empty => slot.start(origin),
-                _ => slot.push(origin),
-            }
+                    let before = node_at(&r.node, leaf);
+                    let (place, source) = locate(r, leaf, before);
+                    let origin = Origin {
+                        step,
+                        place,
+                        source,
+                    };
+                    let slot = tree.slot(leaf);
+                    match slot {
+                        Tree::Field { origins, .. }
+                            if origins.first().is_some_and(|o| {
+                                o.step == step && same_place(&o.place, &origin.place)
+                            }) =>
+                        {
+                            if origin.source.is_some() && origins[0].source.is_none() {
+                                origins[0].source = origin.source;
+                            }
+                        }
+                        Tree::Empty => slot.start(origin),
+                        _ => slot.push(origin),
+                    }
+                });
+            });
         }
+        r.provenance = Some(p);
     }
 }
 
@@ -319,49 +328,87 @@ fn merge_keys<'a>(list: &'a [Node], mk: &str) -> Option<Vec<&'a Node>> {
 }
 
 /// The origins of the item `node` recorded at `old` (its path before it moved), taken out of
-/// the tree and written out where they were implied (a field read from a document: that
-/// document at `old`), as a tree rooted at the item.
+/// the tree with the document origins they imply kept at the paths they name (a field read
+/// from a document: that document at `old`), as a tree rooted at the item.
 fn moved_tree(p: &mut Provenance, node: &Node, old: &[PathSeg]) -> Tree {
     let taken = std::mem::take(p.tree.slot(old));
     let read = p.read.as_ref();
     let mut text = path_text(old);
-    written_out(taken, node, &mut text, read)
+    written_out(taken, node, &mut text, old.len(), old.len(), read)
 }
 
-/// `t` (the origins at `node`, whose path was `path`) with every origin it implies written
-/// down: a [`Tree::Read`] node's fields, and a field's document origin, at `path`.
-fn written_out(t: Tree, node: &Node, path: &mut String, read: Option<&Read>) -> Tree {
+/// `t` (the origins at `node`, whose path was `path`, of `depth` segments) made to keep
+/// meaning the same origins once the node sits at another position of its list: a
+/// [`Tree::Read`] node becomes a [`Tree::ReadAt`] naming `path` (its fields' document
+/// origins, written out only when shown), a field's own document origin is written down at
+/// `path`. What an earlier move left ([`Tree::ReadAt`], a field read at a [`Moved`] path)
+/// stays when that move's item holds the one moving now (`root`: the moving item's depth),
+/// since it replaces the whole path down to its item; inside it, it is made again at `path`.
+fn written_out(
+    t: Tree,
+    node: &Node,
+    path: &mut String,
+    depth: usize,
+    root: usize,
+    read: Option<&Read>,
+) -> Tree {
     match (t, node) {
         (Tree::Empty, _) => Tree::Empty,
+        (Tree::ReadAt(m), _) => match read {
+            Some(_) if m.depth >= root => Tree::ReadAt(m),
+            Some(_) => Tree::ReadAt(Moved {
+                path: Arc::from(m.doc_path(path)),
+                depth,
+            }),
+            None => Tree::Empty,
+        },
         (
             Tree::Field {
                 mut origins,
                 read: r,
+                at,
+                stamp: _,
             },
             _,
         ) => {
+            if let Some(m) = &at
+                && m.depth >= root
+            {
+                return Tree::Field {
+                    origins,
+                    read: r,
+                    at,
+                    stamp: 0,
+                };
+            }
             if r && let Some(d) = read {
-                origins.push(d.origin(path));
+                match &at {
+                    Some(m) => origins.push(d.origin(&m.doc_path(path))),
+                    None => origins.push(d.origin(path)),
+                }
             }
             Tree::Field {
                 origins,
                 read: false,
+                at: None,
+                stamp: 0,
             }
         }
-        (t @ (Tree::Read | Tree::Map { .. }), Node::Map(m)) if !m.is_empty() => {
-            let (mut keys, rest) = match t {
-                Tree::Map { keys, rest } => (keys, *rest),
-                other => (Default::default(), other),
-            };
+        (Tree::Read, _) => match read {
+            Some(_) => Tree::ReadAt(Moved {
+                path: Arc::from(path.as_str()),
+                depth,
+            }),
+            None => Tree::Empty,
+        },
+        (Tree::Map { mut keys, rest }, Node::Map(m)) if !m.is_empty() => {
+            let rest = *rest;
             let mut out = crate::resource::provenance::Keys::default();
             for (k, v) in m.iter() {
-                let child = keys.take(k.as_str()).unwrap_or(match rest {
-                    Tree::Read => Tree::Read,
-                    _ => Tree::Empty,
-                });
+                let child = keys.take(k.as_str()).unwrap_or_else(|| rest.clone());
                 let len = path.len();
-                crate::resource::provenance::push_key(path, k);
-                let w = written_out(child, v, path, read);
+                push_key(path, k);
+                let w = written_out(child, v, path, depth + 1, root, read);
                 path.truncate(len);
                 out.set(k, w);
             }
@@ -370,20 +417,15 @@ fn written_out(t: Tree, node: &Node, path: &mut String, read: Option<&Read>) -> 
                 rest: Box::new(Tree::Empty),
             }
         }
-        (t @ (Tree::Read | Tree::Seq { .. }), Node::Seq(list)) if !list.is_empty() => {
-            let (mut items, rest) = match t {
-                Tree::Seq { items, rest } => (items, *rest),
-                other => (Vec::new(), other),
-            };
-            items.resize_with(list.len(), || match rest {
-                Tree::Read => Tree::Read,
-                _ => Tree::Empty,
-            });
+        (Tree::Seq { items, rest }, Node::Seq(list)) if !list.is_empty() => {
+            let rest = *rest;
+            let mut items = items;
+            items.resize_with(list.len(), || rest.clone());
             let mut out = Vec::with_capacity(list.len());
             for (i, (child, v)) in items.into_iter().zip(list).enumerate() {
                 let len = path.len();
-                crate::resource::provenance::push_index(path, i);
-                out.push(written_out(child, v, path, read));
+                push_index(path, i);
+                out.push(written_out(child, v, path, depth + 1, root, read));
                 path.truncate(len);
             }
             Tree::Seq {
@@ -391,13 +433,6 @@ fn written_out(t: Tree, node: &Node, path: &mut String, read: Option<&Read>) -> 
                 rest: Box::new(Tree::Empty),
             }
         }
-        (Tree::Read, _) => match read {
-            Some(d) => Tree::Field {
-                origins: vec![d.origin(path)],
-                read: false,
-            },
-            None => Tree::Empty,
-        },
         _ => Tree::Empty,
     }
 }
@@ -609,17 +644,38 @@ pub(super) fn record_patch(acc: &mut [Resource], p: &Patch) {
         Body::Nothing => return,
     };
     align_moved_items(acc);
-    let Body::Smp(docs) = &p.body else {
-        record(acc, step, &|r, path, _| patch_place(p, &r.node, path));
-        return;
-    };
-    // One walk kept per patch document, for the object it was made for (its address: the
-    // objects do not move while a step is recorded).
-    let memos: std::cell::RefCell<Vec<(usize, Option<SmpMemo>)>> =
-        std::cell::RefCell::new(docs.iter().map(|_| (0, None)).collect());
-    record(acc, step, &|r, path, _| {
+    // A JSON 6902 list's places come straight from `patch_place`.
+    let places = SmpPlaces::new(p);
+    record(acc, step, &|r, path, _| places.place(r, path));
+}
+
+/// [`patch_place`] of a strategic merge patch for many fields, one walk kept per patch
+/// document ([`SmpMemo`]) for the object it was last asked about (its address: the objects
+/// do not move while a step is recorded). Gives what [`patch_place`] gives.
+pub(super) struct SmpPlaces<'a> {
+    p: &'a Patch,
+    memos: std::cell::RefCell<Vec<(usize, Option<SmpMemo>)>>,
+}
+
+impl<'a> SmpPlaces<'a> {
+    pub(super) fn new(p: &'a Patch) -> Self {
+        let n = match &p.body {
+            Body::Smp(docs) => docs.len(),
+            _ => 0,
+        };
+        SmpPlaces {
+            p,
+            memos: std::cell::RefCell::new((0..n).map(|_| (0, None)).collect()),
+        }
+    }
+
+    /// Where the patch set the field at `path` of `r` ([`patch_place`]).
+    pub(super) fn place(&self, r: &Resource, path: &[PathSeg]) -> Option<Place> {
+        let Body::Smp(docs) = &self.p.body else {
+            return patch_place(self.p, &r.node, path);
+        };
         let object = std::ptr::from_ref(r) as usize;
-        let mut memos = memos.borrow_mut();
+        let mut memos = self.memos.borrow_mut();
         let found = docs
             .iter()
             .zip(memos.iter_mut())
@@ -637,8 +693,8 @@ pub(super) fn record_patch(acc: &mut [Resource], p: &Patch) {
             });
         found
             .or_else(|| docs.iter().find_map(|(_, loc)| loc.as_ref().map(at)))
-            .or_else(|| p.declared.as_ref().map(at))
-    });
+            .or_else(|| self.p.declared.as_ref().map(at))
+    }
 }
 
 /// Where patch `p` set the field at `path` of the patched object `node`: the document of a
@@ -1458,6 +1514,44 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    /// Items moved inside an item that moved before (and around one that moved inside it)
+    /// keep the document paths they were read at.
+    #[test]
+    fn nested_moves_keep_their_origins() {
+        use crate::yaml::parse::parse_one;
+        let text = "spec:\n  c:\n  - name: a\n    env:\n    - name: x\n      v: 1\n    - name: y\n      v: 2\n";
+        let file = SourceFile::new("/t/n.yaml", text);
+        let node = crate::yaml::parse_documents(text).unwrap().remove(0).node;
+        let origin = Some(Location::new(Arc::clone(&file), 0, 1));
+        let mut r = vec![Resource::new(node, origin)];
+        record(&mut r, Step::Resource, &|_, _, _| None);
+        let patch = Place {
+            file: Arc::clone(&file),
+            start: 0,
+            path: "patch".into(),
+        };
+        let steps = [
+            // The container moves, then an env entry is put first inside it.
+            "spec:\n  c:\n  - name: n\n  - name: a\n    env:\n    - name: z\n      v: 0\n    - name: x\n      v: 1\n    - name: y\n      v: 2\n",
+            // Again, both: the env entries moved before move inside the moved container.
+            "spec:\n  c:\n  - name: m\n  - name: n\n  - name: a\n    env:\n    - name: w\n      v: 0\n    - name: z\n      v: 0\n    - name: y\n      v: 2\n    - name: x\n      v: 1\n",
+        ];
+        for step in steps {
+            r[0].node = parse_one(step).unwrap();
+            align_moved_items(&mut r);
+            record(&mut r, Step::Patch, &|_, _, _| Some(patch.clone()));
+        }
+        let got: FastMap<String, Vec<(Step, String)>> = shown(&r[0]).into_iter().collect();
+        let read = |p: &str| vec![(Step::Resource, p.to_string())];
+        assert_eq!(got["spec.c[2].name"], read("spec.c[0].name"));
+        assert_eq!(got["spec.c[2].env[2].name"], read("spec.c[0].env[1].name"));
+        assert_eq!(got["spec.c[2].env[2].v"], read("spec.c[0].env[1].v"));
+        assert_eq!(got["spec.c[2].env[3].name"], read("spec.c[0].env[0].name"));
+        assert_eq!(got["spec.c[2].env[3].v"], read("spec.c[0].env[0].v"));
+        assert_eq!(got["spec.c[2].env[1].v"][0].0, Step::Patch);
+        assert_eq!(got["spec.c[1].name"][0].0, Step::Patch);
     }
 
     /// Places are resolved alike one at a time and in a row from a shared prefix.

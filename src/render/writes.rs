@@ -16,7 +16,8 @@ use crate::yaml::de::PathSeg;
 use super::patches::{Body, Patch};
 use super::places::object_source;
 use super::provenance::{
-    each_owned, json6902_op, node_at, patch_place, pointer_parts, record_written, transformer_place,
+    SmpPlaces, each_owned, json6902_op, node_at, patch_place, pointer_parts, record_written,
+    transformer_place,
 };
 
 /// The fields of `obj` (the patched object) that the strategic merge patch document `patch`
@@ -198,18 +199,21 @@ pub(crate) fn record_patch_writes(
     let Some(chosen) = chosen else { return };
     let picked = |d: usize, i: usize| chosen.get(d).is_some_and(|c| c.contains(&i));
     match &p.body {
-        Body::Smp(docs) => record_written(
-            acc,
-            Step::Patch,
-            &|i, r, f| {
-                for (d, (doc, _)) in docs.iter().enumerate() {
-                    if picked(d, i) {
-                        smp_written(doc, &r.node, f);
+        Body::Smp(docs) => {
+            let places = SmpPlaces::new(p);
+            record_written(
+                acc,
+                Step::Patch,
+                &|i, r, f| {
+                    for (d, (doc, _)) in docs.iter().enumerate() {
+                        if picked(d, i) {
+                            smp_written(doc, &r.node, f);
+                        }
                     }
-                }
-            },
-            &|r, path, _| (patch_place(p, &r.node, path), None),
-        ),
+                },
+                &|r, path, _| (places.place(r, path), None),
+            );
+        }
         Body::Json(ops) => {
             let no_sources = FastMap::default();
             for i in 0..acc.len() {
@@ -246,12 +250,16 @@ fn steps_to_path(at: &[PathStep<'_>], key: &str) -> Vec<PathSeg> {
     out
 }
 
-/// Calls `f` with each pair of `pairs` that the map at `at` of `node` holds with that value.
-fn pairs_held(node: &Node, at: &[PathStep<'_>], pairs: &StringMap, f: &mut dyn FnMut(&[PathSeg])) {
+/// Calls `f` with the path of each pair of `pairs` that `map` (at `at`) holds with that value.
+fn pairs_held(
+    map: &crate::yaml::Map,
+    at: &[PathStep<'_>],
+    pairs: &StringMap,
+    f: &mut dyn FnMut(&[PathSeg]),
+) {
     for (k, v) in pairs {
-        let path = steps_to_path(at, k);
-        if node_at(node, &path).is_some_and(|n| n.as_str() == Some(v.as_str())) {
-            f(&path);
+        if map.get(k).is_some_and(|n| n.as_str() == Some(v.as_str())) {
+            f(&steps_to_path(at, k));
         }
     }
 }
@@ -291,20 +299,36 @@ pub(crate) fn record_transformer_writes(
                 &locate,
             );
         }
-        Step::Labels => record_written(
-            acc,
-            step,
-            &|_, r, f| {
-                crate::transform::labels::written(
-                    &r.node,
-                    k.common_labels.as_ref(),
-                    &k.labels,
-                    tables,
-                    &mut |at, pairs| pairs_held(&r.node, at, pairs, f),
-                );
-            },
-            &locate,
-        ),
+        Step::Labels => {
+            let metadata_labels = crate::kustomization::FieldSpec {
+                path: "metadata/labels".into(),
+                create: true,
+                ..Default::default()
+            };
+            let entries = crate::transform::labels::written_specs(
+                k.common_labels.as_ref(),
+                &k.labels,
+                tables,
+                &metadata_labels,
+            );
+            record_written(
+                acc,
+                step,
+                &|_, r, f| {
+                    for (pairs, specs) in &entries {
+                        crate::transform::labels::written_at(
+                            &r.node,
+                            pairs,
+                            specs,
+                            &mut |at, m| {
+                                pairs_held(m, at, pairs, f);
+                            },
+                        );
+                    }
+                },
+                &locate,
+            );
+        }
         Step::CommonAnnotations => {
             let Some(pairs) = k.common_annotations.as_ref() else {
                 return;
@@ -314,12 +338,9 @@ pub(crate) fn record_transformer_writes(
                 acc,
                 step,
                 &|_, r, f| {
-                    crate::transform::labels::written_at(
-                        &r.node,
-                        pairs,
-                        &specs,
-                        &mut |at, pairs| pairs_held(&r.node, at, pairs, f),
-                    );
+                    crate::transform::labels::written_at(&r.node, pairs, &specs, &mut |at, m| {
+                        pairs_held(m, at, pairs, f);
+                    });
                 },
                 &locate,
             );

@@ -116,6 +116,9 @@ pub(crate) struct Provenance {
     pub(crate) read: Option<Read>,
     pub(crate) tree: Tree,
     pub(crate) last: Node,
+    /// How many records compared this object: a field's `stamp` is the one that set its
+    /// newest origin.
+    pub(crate) records: u32,
 }
 
 /// A document an object was read from: its file, and the byte where it starts.
@@ -133,12 +136,79 @@ pub(crate) enum Tree {
     Empty,
     /// Every field at or under here has only its first origin: [`Provenance::read`].
     Read,
-    /// One field: the origins recorded, newest first, then (`read`) the document's.
-    Field { origins: Vec<Origin>, read: bool },
+    /// As [`Tree::Read`], for a list item a step moved (`render::provenance`,
+    /// `align_moved_items`): the document's origin is at the path [`Moved`] gives.
+    ReadAt(Moved),
+    /// One field: the origins recorded, newest first, then (`read`) the document's, at the
+    /// field's own path or (`at`) where a move left it.
+    Field {
+        origins: Vec<Origin>,
+        read: bool,
+        at: Option<Moved>,
+        /// The record ([`Provenance::records`]) whose comparison gave the newest origin, 0
+        /// when none did (`render::provenance::record_written` skips the fields the record of
+        /// its own step just gave that step's origin).
+        stamp: u32,
+    },
     /// A map: its keys recorded; any other key is `rest` (`Empty` or `Read`).
     Map { keys: Keys, rest: Box<Tree> },
     /// A list: its first items recorded; any later one is `rest` (`Empty` or `Read`).
     Seq { items: Vec<Tree>, rest: Box<Tree> },
+}
+
+/// Where the fields under a moved list item were read: the item's path in the document (as
+/// [`path_text`] writes it), standing for the first `depth` segments of a field's path now
+/// (a move changes an index, never a path's length). Kept instead of writing each field's
+/// document origin out when the item moves (docs/performance.md).
+#[derive(Clone, Debug)]
+pub(crate) struct Moved {
+    pub(crate) path: Arc<str>,
+    pub(crate) depth: usize,
+}
+
+impl Moved {
+    /// The document path of the field now at `current`.
+    pub(crate) fn doc_path(&self, current: &str) -> String {
+        let rest = skip_segments(current, self.depth);
+        let mut out = String::with_capacity(self.path.len() + rest.len());
+        out.push_str(&self.path);
+        out.push_str(rest);
+        out
+    }
+}
+
+/// `path` (a field path as [`parse_path`] reads it) after its first `n` segments, starting at
+/// the next segment's `.` or `[`.
+fn skip_segments(path: &str, n: usize) -> &str {
+    let mut rest = path;
+    for i in 0..n {
+        if let Some(r) = rest.strip_prefix("[\"") {
+            let mut end = r.len();
+            let mut escaped = false;
+            for (j, c) in r.char_indices() {
+                match c {
+                    _ if escaped => escaped = false,
+                    '\\' => escaped = true,
+                    '"' => {
+                        end = j;
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+            rest = r.get(end + 1..).unwrap_or("");
+            rest = rest.strip_prefix(']').unwrap_or(rest);
+        } else if let Some(r) = rest.strip_prefix('[') {
+            rest = r.find(']').map_or("", |e| &r[e + 1..]);
+        } else {
+            if i > 0 {
+                rest = rest.strip_prefix('.').unwrap_or(rest);
+            }
+            let end = rest.find(['.', '[']).unwrap_or(rest.len());
+            rest = &rest[end..];
+        }
+    }
+    rest
 }
 
 /// One field's origins, newest first, as [`Provenance::for_each_field`] gives them.
@@ -148,6 +218,8 @@ pub(crate) struct Chain<'a> {
     pub(crate) recorded: &'a [Origin],
     /// The document the object was read from, the oldest origin when the field has it.
     pub(crate) read: Option<&'a Read>,
+    /// Where the field sat when read, when a move put it elsewhere (`None`: its own path).
+    pub(crate) at: Option<&'a Moved>,
 }
 
 impl Chain<'_> {
@@ -163,7 +235,15 @@ impl Chain<'_> {
     pub(crate) fn newest(&self, path: &str) -> Option<Origin> {
         match self.recorded.first() {
             Some(o) => Some(o.clone()),
-            None => self.read.map(|d| d.origin(path)),
+            None => self.read.map(|d| self.read_origin(d, path)),
+        }
+    }
+
+    /// The document's origin of the field at `path`.
+    fn read_origin(&self, d: &Read, path: &str) -> Origin {
+        match self.at {
+            Some(m) => d.origin(&m.doc_path(path)),
+            None => d.origin(path),
         }
     }
 
@@ -171,7 +251,7 @@ impl Chain<'_> {
     pub(crate) fn origins(&self, path: &str) -> Vec<Origin> {
         let mut out = Vec::with_capacity(self.recorded.len() + 1);
         out.extend_from_slice(self.recorded);
-        out.extend(self.read.map(|d| d.origin(path)));
+        out.extend(self.read.map(|d| self.read_origin(d, path)));
         out
     }
 }
@@ -264,6 +344,7 @@ impl Tree {
     fn child_rest(&self) -> Tree {
         match self {
             Tree::Read => Tree::Read,
+            Tree::ReadAt(m) => Tree::ReadAt(m.clone()),
             _ => Tree::Empty,
         }
     }
@@ -306,11 +387,12 @@ impl Tree {
     }
 
     /// The node at `path`, if anything is recorded there.
-    fn get(&self, path: &[PathSeg]) -> &Tree {
+    pub(crate) fn get(&self, path: &[PathSeg]) -> &Tree {
         let mut t = self;
         for seg in path {
             t = match (t, seg) {
                 (Tree::Read, _) => return &Tree::Read,
+                (Tree::ReadAt(_), _) => return t,
                 (Tree::Map { keys, rest }, PathSeg::Key(k)) => keys.get(k.as_str()).unwrap_or(rest),
                 (Tree::Seq { items, rest }, PathSeg::Index(i)) => items.get(*i).unwrap_or(rest),
                 _ => return &Tree::Empty,
@@ -325,10 +407,22 @@ impl Tree {
             Tree::Read => read.map(|d| Chain {
                 recorded: &[],
                 read: Some(d),
+                at: None,
             }),
-            Tree::Field { origins, read: r } => Some(Chain {
+            Tree::ReadAt(m) => read.map(|d| Chain {
+                recorded: &[],
+                read: Some(d),
+                at: Some(m),
+            }),
+            Tree::Field {
+                origins,
+                read: r,
+                at,
+                ..
+            } => Some(Chain {
                 recorded: origins,
                 read: read.filter(|_| *r),
+                at: at.as_ref(),
             }),
             _ => None,
         }
@@ -337,21 +431,42 @@ impl Tree {
     /// A field given `origin` on top of its chain (a new value of a field that was there).
     pub(crate) fn push(&mut self, origin: Origin) {
         match self {
-            Tree::Field { origins, .. } => origins.insert(0, origin),
+            Tree::Field { origins, stamp, .. } => {
+                origins.insert(0, origin);
+                *stamp = 0;
+            }
             Tree::Read => {
                 *self = Tree::Field {
                     origins: vec![origin],
                     read: true,
+                    at: None,
+                    stamp: 0,
+                }
+            }
+            Tree::ReadAt(m) => {
+                let at = Some(m.clone());
+                *self = Tree::Field {
+                    origins: vec![origin],
+                    read: true,
+                    at,
+                    stamp: 0,
                 }
             }
             _ => self.start(origin),
         }
     }
 
+    /// Marks a field's newest origin as given by record `n` ([`Provenance::records`]).
+    pub(crate) fn stamp(&mut self, n: u32) {
+        if let Tree::Field { stamp, .. } = self {
+            *stamp = n;
+        }
+    }
+
     /// Every origin recorded at or under this node.
     pub(crate) fn for_each_origin_mut(&mut self, f: &mut dyn FnMut(&mut Origin)) {
         match self {
-            Tree::Empty | Tree::Read => {}
+            Tree::Empty | Tree::Read | Tree::ReadAt(_) => {}
             Tree::Field { origins, .. } => origins.iter_mut().for_each(&mut *f),
             Tree::Map { keys, rest } => {
                 keys.values_mut().for_each(|t| t.for_each_origin_mut(f));
@@ -369,6 +484,8 @@ impl Tree {
         *self = Tree::Field {
             origins: vec![origin],
             read: false,
+            at: None,
+            stamp: 0,
         };
     }
 }
@@ -390,7 +507,9 @@ impl Provenance {
             path: &mut String,
             f: &mut dyn FnMut(&str, &Node, Chain<'_>),
         ) {
-            if matches!(t, Tree::Empty) || (matches!(t, Tree::Read) && read.is_none()) {
+            if matches!(t, Tree::Empty)
+                || (matches!(t, Tree::Read | Tree::ReadAt(_)) && read.is_none())
+            {
                 return;
             }
             match node {
@@ -399,6 +518,7 @@ impl Provenance {
                         let child = match t {
                             Tree::Map { keys, rest } => keys.get(k.as_str()).unwrap_or(rest),
                             Tree::Read => &Tree::Read,
+                            Tree::ReadAt(_) => t,
                             _ => continue,
                         };
                         let len = path.len();
@@ -412,6 +532,7 @@ impl Provenance {
                         let child = match t {
                             Tree::Seq { items, rest } => items.get(i).unwrap_or(rest),
                             Tree::Read => &Tree::Read,
+                            Tree::ReadAt(_) => t,
                             _ => continue,
                         };
                         let len = path.len();
@@ -533,6 +654,40 @@ mod tests {
         assert!(keys.index.is_some(), "indexed past {KEYS_SCANNED} keys");
         assert!(keys.get("k40").is_none());
         assert_eq!(keys.values_mut().count(), 40);
+    }
+
+    /// A path after its first segments is the text the rest of its segments make, for plain,
+    /// quoted and index segments.
+    #[test]
+    fn segments_skipped() {
+        for text in [
+            "spec.containers[0].image",
+            "metadata.labels[\"app.kubernetes.io/name\"]",
+            "[\"a\\\"b\"].c[2]",
+            "[2].x",
+            "a[\"]x[\"].b",
+        ] {
+            let segs = parse_path(text).expect(text);
+            for n in 0..=segs.len() {
+                let want = if n == 0 {
+                    text.to_string()
+                } else {
+                    let head = path_text(&segs[..n]);
+                    let all = path_text(&segs);
+                    all[head.len()..].to_string()
+                };
+                assert_eq!(skip_segments(text, n), want, "{text}, {n}");
+            }
+        }
+        let m = Moved {
+            path: Arc::from("spec.c[0]"),
+            depth: 3,
+        };
+        assert_eq!(
+            m.doc_path("spec.c[2].env[1].value"),
+            "spec.c[0].env[1].value"
+        );
+        assert_eq!(m.doc_path("spec.c[2]"), "spec.c[0]");
     }
 
     #[test]

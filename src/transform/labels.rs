@@ -34,61 +34,52 @@ pub(crate) fn apply(
     Ok(())
 }
 
-/// For field provenance: the label maps [`apply`] wrote its pairs into in `node` (the object
-/// after it ran), each with the pairs of the entry that wrote there (`labels` entries in
-/// order, then `commonLabels`). kustomize's label filter writes every pair at every place a
-/// selected spec names that exists or that the spec creates, whatever the key held
-/// (`api/filters/labels/labels.go`, `Filter`; `api/filters/fieldspec/fieldspec.go`,
-/// `Filter`), so each pair there was written, changed or not. Walks a copy of `node`.
-pub(crate) fn written(
-    node: &Node,
-    common_labels: Option<&StringMap>,
-    labels: &[Label],
-    tables: &FieldSpecTables,
-    f: &mut dyn FnMut(&[PathStep<'_>], &StringMap),
-) {
-    let metadata_labels = FieldSpec {
-        path: "metadata/labels".into(),
-        create: true,
-        ..FieldSpec::default()
-    };
+/// For field provenance: the field specs of each `labels` entry, then of `commonLabels`, with
+/// the pairs the entry writes, as [`apply`] uses them (`metadata_labels`: a spec of
+/// `metadata/labels` with `create`, made by the caller so that it outlives the list). Found
+/// once per step, then asked of every object ([`written_at`]).
+pub(crate) fn written_specs<'a>(
+    common_labels: Option<&'a StringMap>,
+    labels: &'a [Label],
+    tables: &'a FieldSpecTables,
+    metadata_labels: &'a FieldSpec,
+) -> Vec<(&'a StringMap, Vec<&'a FieldSpec>)> {
+    let mut out = Vec::new();
     for label in labels {
-        if let Ok(specs) = label_specs(label, tables, &metadata_labels) {
-            written_at(node, &label.pairs, &specs, f);
+        if let Ok(specs) = label_specs(label, tables, metadata_labels) {
+            out.push((&label.pairs, specs));
         }
     }
     if let Some(common) = common_labels {
-        let specs: Vec<&FieldSpec> = tables.common_labels.iter().collect();
-        written_at(node, common, &specs, f);
+        out.push((common, tables.common_labels.iter().collect()));
     }
+    out
 }
 
-/// [`written`] for one set of pairs and its specs (also `commonAnnotations`' table).
+/// For field provenance: the label (or annotation) maps [`apply`] wrote `pairs` into in
+/// `node` (the object after it ran), by `specs`: `f` gets each map's path and the map.
+/// kustomize's label filter writes every pair at every place a selected spec names that
+/// exists or that the spec creates, whatever the key held (`api/filters/labels/labels.go`,
+/// `Filter`; `api/filters/fieldspec/fieldspec.go`, `Filter`), so each pair there was written,
+/// changed or not; after the transformer ran, every map it wrote or created is there.
+/// Read-only ([`fieldspec::visit_selected_with_path`]): nothing is copied.
 pub(crate) fn written_at(
     node: &Node,
     pairs: &StringMap,
     specs: &[&FieldSpec],
-    f: &mut dyn FnMut(&[PathStep<'_>], &StringMap),
+    f: &mut dyn FnMut(&[PathStep<'_>], &crate::yaml::Map),
 ) {
     if pairs.is_empty() {
         return;
     }
-    let mut copy = node.clone();
     let gvk = GvkRef::of(node);
     let mut walk = Vec::new();
     for spec in specs.iter().filter(|s| gvk.selected_by(s)) {
-        let _ = fieldspec::apply_selected_with_path(
-            &mut copy,
-            spec,
-            Create::Map,
-            &mut walk,
-            &mut |n, at| {
-                if n.as_map_mut().is_some() {
-                    f(at, pairs);
-                }
-                Ok(())
-            },
-        );
+        let _ = fieldspec::visit_selected_with_path(node, spec, &mut walk, &mut |n, at| {
+            if let Node::Map(m) = n {
+                f(at, m);
+            }
+        });
     }
 }
 

@@ -8,7 +8,7 @@
 # or ply fails. Any other failure to comment (a bad token, GitHub down) also fails the step
 # (2), after writing the job summary.
 # Environment: PLY (the binary, default `ply`), BASE (a commit), TITLE, PLY_ARGS (more flags),
-# WHY (true: `--why`, each changed field's cause; the action's default),
+# WHY (default true: `--why`, each changed field's cause; false: `--no-why`),
 # FETCH (default true: `ply fetch --all` and `ply fetch --revision <merge base> --all` first),
 # FORK, and what tools/ci/pr_comment.py needs (GITHUB_TOKEN, GITHUB_REPOSITORY, PR_NUMBER,
 # GITHUB_API_URL). COMMENT=false skips the comment. The full report is also written as one
@@ -22,8 +22,8 @@
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 ply="${PLY:-ply}"
-why=""
-[ "${WHY:-false}" = "true" ] && why="--why"
+why="--why"
+[ "${WHY:-true}" = "false" ] && why="--no-why"
 report="${REPORT:-${RUNNER_TEMP:-/tmp}/ply-diff.md}"
 html="${HTML:-${report%.md}.html}"
 if [ "${POST_ONLY:-0}" = "1" ]; then
@@ -62,7 +62,7 @@ elif [ -n "${MERGE_REPORTS:-}" ]; then
   # shellcheck disable=SC2086
   "$ply" diff --merge-reports $MERGE_REPORTS --format html -o "$html"
 elif [ -n "${SHARD:-}" ]; then
-  # shellcheck disable=SC2086 # PLY_ARGS is a list of flags, $why empty or one flag
+  # shellcheck disable=SC2086 # PLY_ARGS is a list of flags, $why is one flag
   "$ply" diff --base "$BASE" --all --changed-only $why --shard "$SHARD" --format json \
     --title "${TITLE:-ply diff}" -o "$report" ${PLY_ARGS:-}
   code=$?
@@ -71,7 +71,7 @@ elif [ -n "${SHARD:-}" ]; then
   [ -s "$report" ] || { echo "ply diff failed (exit $code) without a report" >&2; exit 2; }
   exit 0
 else
-  # shellcheck disable=SC2086 # PLY_ARGS is a list of flags, $why empty or one flag
+  # shellcheck disable=SC2086 # PLY_ARGS is a list of flags, $why is one flag
   "$ply" diff --base "$BASE" --all --changed-only $why --format markdown \
     --title "${TITLE:-ply diff}" -o "$report" ${PLY_ARGS:-}
   code=$?

@@ -145,14 +145,15 @@ def test(ply, api, tmp):
     assert ("PATCH", f"/repos/o/r/issues/comments/{mine['id']}") in GitHub.log
     assert GitHub.comments[0]["body"] == "<!-- other-bot -->\nhello"
 
-    # Another title keeps its own comment.
-    r = run(TITLE="Staging")
+    # Another title keeps its own comment; WHY=false: no causes.
+    r = run(TITLE="Staging", WHY="false")
     assert r.returncode == 0, r.stdout + r.stderr
     assert len(GitHub.comments) == 3
     assert "(set by " not in GitHub.comments[2]["body"], GitHub.comments[2]["body"]
 
-    # WHY=true (the action's default): each changed field names the line that set it.
-    r = run(TITLE="Staging", WHY="true")
+    # WHY unset (the action's and ply's default): each changed field names the line that
+    # set it.
+    r = run(TITLE="Staging")
     assert r.returncode == 0, r.stdout + r.stderr
     assert len(GitHub.comments) == 3
     assert "(set by images at `apps/web/overlays/prod/kustomization.yaml:6`" in GitHub.comments[2]["body"], \
