@@ -13,6 +13,9 @@ pub struct SourceFile {
     pub text: String,
     /// Whether diagnostics may print lines of this file (see [`Quote`]).
     pub quote: Quote,
+    /// The remote base this file was read from: its URL as written, credentials redacted,
+    /// without the path inside the repository or the ref (`None`: a local file).
+    pub remote: Option<String>,
 }
 
 /// Bytes that are not a text file ([`SourceFile::from_bytes`]): the message names the file, the
@@ -43,6 +46,7 @@ impl SourceFile {
             display,
             text: text.into(),
             quote: Quote::Yes,
+            remote: None,
         })
     }
 

@@ -1367,12 +1367,96 @@ def fam_shared(rng):
     return files
 
 
+# ---- family "scalarstyles": a strategic merge patch's scalar over values of every style ------
+
+# Plain words, YAML 1.1 booleans among them (kyaml quotes a plain `yes` that a strategic merge
+# patch walks: `FieldSetter` asks `IsYaml1_1NonString`; a tagged `!!str yes` it leaves).
+SS_WORDS = ["a", "x y", "app", "v1.2", "a-b", "word", "yes", "on", "n", "Off"]
+SS_DESTS = (['"8080"', "'7'", '"true"', '"1.5"', '""', '"s"', "'q r'", '"0x10"', '"a"', "|\n    x",
+             "|-\n    x\n    y", ">-\n    folded", ">\n    f", "!!str t", '!!str "5"', "!!str yes"]
+            + SS_WORDS + ["5", "0", "1.5", "true", "false", "0x1F", "017"])
+SS_PATCH = (NUMBERS + BOOLS + SS_WORDS
+            + ['"1"', "'2'", '"0x10"', '"true"', '"w"', "'it''s'", '""', "|\n      lit"])
+
+
+def fam_scalarstyles(rng):
+    """A resource (YAML or JSON, in the root or a base) whose values are written in every style
+    (double- and single-quoted, literal and folded blocks, plain, tagged), then one to three
+    strategic merge patches (files, inline, patchesStrategicMerge; some add fields, some
+    `$patch: replace` a map), maybe a JSON 6902 patch first, maybe a generated ConfigMap
+    patched too: kyaml's `FieldSetter` gives each patch's scalar the replaced value's style."""
+    files = {}
+    n = rng.randint(2, 7)
+    dests = {f"k{i}": rng.choice(SS_DESTS) for i in range(n)}
+    as_json = rng.random() < 0.2
+    in_base = rng.random() < 0.3
+    head = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n"
+    if as_json:
+        def js(v):
+            if v in ("true", "false") or v.lstrip("-").replace(".", "", 1).isdigit() and not v.startswith("0") or v == "0":
+                return v
+            return '"' + v.replace("'", "").replace('"', "").replace("|\n    ", "").replace("\n    ", " ") + '"'
+        body = ", ".join(f'"{k}": {js(v)}' for k, v in dests.items())
+        res_name, res = "cm.json", ('{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm"}, '
+                                    '"data": {' + body + ', "m": {"x": "1", "y": 2}}}\n')
+    else:
+        res_name = "cm.yaml"
+        res = (head + "data:\n" + "".join(f"  {k}: {v}\n" for k, v in dests.items())
+               + "  m:\n    x: \"1\"\n    y: 2\n")
+    prefix = "base/" if in_base else ""
+    files[prefix + res_name] = res
+    k = ["resources:", f"- {'base' if in_base else res_name}"]
+    if in_base:
+        files["base/kustomization.yaml"] = kust(["resources:", f"- {res_name}"])
+    if rng.random() < 0.3:
+        lits = [f"g{i}={rng.choice(['8080', 'hello', 'yes', '', 'a: b', '-x', 'true', '1.5', 'on'])}"
+                for i in range(rng.randint(1, 4))]
+        k += ["configMapGenerator:", "- name: gen", "  options: {disableNameSuffixHash: true}",
+              "  literals:"] + [f"  - {l!r}" if ":" in l else f"  - {l}" for l in lits]
+    patches, psm = [], []
+    if rng.random() < 0.25:
+        patches += ["- target: {kind: ConfigMap, name: cm}", "  patch: |",
+                    "    - op: add", "      path: /data/j",
+                    f"      value: {rng.choice(['x', '1', 'true', chr(34) + '5' + chr(34), 'q'])}"]
+    for p in range(rng.randint(1, 3)):
+        lines = []
+        for key in rng.sample(sorted(dests) + ["new", "j"], rng.randint(1, 4)):
+            lines.append(f"  {key}: {rng.choice(SS_PATCH)}")
+        if rng.random() < 0.3:
+            lines.append("  m:")
+            if rng.random() < 0.5:
+                lines.append("    $patch: replace")
+            lines.append(f"    x: {rng.choice(SS_PATCH)}".replace("\n      ", "\n        "))
+            lines.append(f"    z: {rng.choice(SS_PATCH)}".replace("\n      ", "\n        "))
+        text = head + "data:\n" + "\n".join(lines) + "\n"
+        if rng.random() < 0.3 and "gen" in "".join(k):
+            text += ("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: gen\ndata:\n"
+                     + f"  g0: {rng.choice(SS_PATCH)}\n")
+        how = rng.random()
+        if how < 0.25:
+            patches += ["- patch: |"] + ["    " + l for l in text.splitlines()]
+        elif how < 0.4:
+            files[f"s{p}.yaml"] = text
+            psm.append(f"- s{p}.yaml")
+        else:
+            files[f"p{p}.yaml"] = text
+            patches.append(f"- path: p{p}.yaml")
+    if patches:
+        k += ["patches:"] + patches
+    if psm:
+        k += ["patchesStrategicMerge:"] + psm
+    files["kustomization.yaml"] = kust(k)
+    return files
+
+
+
 FAMILIES = {"styles": fam_styles, "annotations": fam_annotations, "multiline": fam_multiline,
             "patches": fam_patches, "nulls": fam_nulls, "lists": fam_lists,
             "workloads": fam_workloads, "crds": fam_crds, "tags": fam_tags,
             "hostile": fam_hostile, "json6902": fam_json6902,
             "replacements": fam_replacements, "bigints": fam_bigints, "renames": fam_renames,
-            "keys": fam_keys, "tabs": fam_tabs, "shared": fam_shared}
+            "keys": fam_keys, "tabs": fam_tabs, "shared": fam_shared,
+            "scalarstyles": fam_scalarstyles}
 
 
 # The kubectl that embeds each kustomize version ply renders as (.ci/run installs kubectl-1.37).

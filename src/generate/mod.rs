@@ -12,7 +12,7 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use crate::diag::{Error, ErrorKind, Result};
 use crate::kustomization::{GeneratorArgs, GeneratorOptions};
 use crate::resource::{IdRef, ResId, Resource, string_maps};
-use crate::yaml::{Map, Node};
+use crate::yaml::{Map, Node, ScalarStyle};
 
 pub(crate) use hash::{apply_hash_suffixes, hash_of};
 
@@ -172,7 +172,10 @@ fn make(
         let mut data = Map::default();
         for (k, v) in pairs {
             written_key(what, name, "key", &k)?;
-            data.insert(k, Node::Str(wrapped_base64(&v)));
+            // Styled as kyaml sets it (`makeSecretValueRNode`, `FieldSetter`), for a later
+            // strategic merge patch (`Map::styled`).
+            let v = wrapped_base64(&v);
+            data.insert_styled(k, Node::Str(v), ScalarStyle::Set);
         }
         obj.insert("data".into(), Node::Map(data));
     } else {
@@ -195,11 +198,14 @@ fn make(
                     )
                     .help("start the value with something other than a tab, or put it in a secretGenerator"));
                 }
+                // Each value styled as kyaml sets it (`makeConfigMapValueRNode`,
+                // `FieldSetter`), for a later strategic merge patch (`Map::styled`).
                 Ok(s) => {
-                    data.insert(k, Node::Str(s));
+                    data.insert_styled(k, Node::Str(s), ScalarStyle::Set);
                 }
                 Err(e) => {
-                    binary.insert(k, Node::Str(wrapped_base64(e.as_bytes())));
+                    let v = wrapped_base64(e.as_bytes());
+                    binary.insert_styled(k, Node::Str(v), ScalarStyle::Set);
                 }
             }
         }

@@ -622,3 +622,48 @@ proptest! {
         prop_assert_eq!(p, Node::empty_map());
     }
 }
+
+/// kyaml's `FieldSetter` gives a patch's scalar the style of the value it replaces: over a
+/// quoted or block string a number or boolean becomes its text as a string; over a plain or
+/// tagged value, and in a list, the patch's type stays; kubectl's dialect keeps every type.
+#[test]
+fn kustomize_scalar_takes_the_replaced_style() {
+    let obj = "spec:\n  d: \"8080\"\n  s: '7'\n  l: |\n    x\n  e: \"\"\n  p: plain\n  t: !!str \"q\"\n  n: 5\n  list: [\"1\"]\n";
+    let p = "spec: {d: 9090, s: 0x10, l: true, e: 1e3, p: 6, t: 7, n: 8, list: [2], new: 3}";
+    let got = kz(obj, p).expect("applies");
+    let want = y(
+        "spec: {d: \"9090\", s: \"0x10\", l: \"true\", e: \"1e3\", p: 6, t: 7, n: 8, list: [2], new: 3}",
+    );
+    assert_eq!(got, want);
+    // The style stays with the field: a quoted string over a plain value leaves it plain, a
+    // plain string over a quoted one leaves it quoted; a field added quoted is quoted.
+    let once = kz("spec: {a: x, b: \"y\"}", "spec: {a: \"s\", b: t, c: \"u\"}").expect("applies");
+    let spec = once.get("spec").and_then(Node::as_map).expect("a map");
+    assert!(!spec.styled("a") && spec.styled("b") && spec.styled("c"));
+    let twice = smp::apply(
+        &once,
+        &y("spec: {a: 1, b: 2, c: 3}"),
+        &Schema::builtin(),
+        &deploy(),
+        &SmpOptions::kustomize(),
+    )
+    .expect("applies");
+    assert_eq!(twice, y("spec: {a: 1, b: \"2\", c: \"3\"}"));
+    let kubectl = patch_with(obj, p, &deploy(), SmpOptions::kubectl()).expect("applies");
+    assert_eq!(kubectl.get_path(&["spec", "d"]), Some(&Node::Int(9090)));
+}
+
+/// A walk quotes a plain YAML 1.1 boolean word (`FieldSetter` asks `IsYaml1_1NonString`):
+/// fields the patch does not name, nested ones, and fields it adds; not one it replaces.
+#[test]
+fn kustomize_walk_quotes_yaml11_boolean_words() {
+    let once = kz(
+        "spec: {a: yes, m: {b: on}, c: word, r: no}",
+        "spec: {x: 1, n: off, r: n}",
+    )
+    .expect("applies");
+    let spec = once.get("spec").and_then(Node::as_map).expect("a map");
+    let m = spec.get("m").and_then(Node::as_map).expect("a map");
+    assert!(spec.styled("a") && m.styled("b") && spec.styled("n"));
+    assert!(!spec.styled("c") && !spec.styled("r") && !spec.styled("x"));
+}

@@ -463,11 +463,8 @@ pub(crate) fn name_remote_files(
         let key = Arc::as_ptr(&place.file) as usize;
         let file = renamed.entry(key).or_insert_with(|| {
             let rel = rel.to_string_lossy().replace('\\', "/");
-            let mut display = format!(
-                "{}//{}",
-                crate::remote::url::redact(&spec.clone_spec()),
-                rel
-            );
+            let repo = crate::remote::url::redact(&spec.clone_spec());
+            let mut display = format!("{repo}//{rel}");
             if !at.is_empty() {
                 display.push_str(&format!("?ref={at}"));
             }
@@ -476,6 +473,7 @@ pub(crate) fn name_remote_files(
                 display,
                 text: place.file.text.clone(),
                 quote: place.file.quote,
+                remote: Some(repo),
             })
         });
         place.file = Arc::clone(file);

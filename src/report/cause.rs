@@ -16,10 +16,17 @@ pub(crate) fn markdown(cause: Option<&Cause>) -> String {
         Some(link) => format!("[`{place}`]({link})"),
         None => format!("`{place}`"),
     };
-    let changed = match c.changed {
-        Some(true) => ", changed in this pull request",
-        Some(false) => ", not changed in this pull request",
-        None => "",
+    let changed = match (&c.remote, c.changed) {
+        (None, Some(true)) => ", changed in this pull request".to_string(),
+        (None, Some(false)) => ", not changed in this pull request".to_string(),
+        (Some(url), Some(true)) => {
+            format!(", from the remote base `{url}`, which this pull request moved")
+        }
+        (Some(url), Some(false)) => {
+            format!(", from the remote base `{url}`, not moved by this pull request")
+        }
+        (Some(url), None) => format!(", from the remote base `{url}`"),
+        (None, None) => String::new(),
     };
     format!(" (set by {} at {at}{changed})", c.step)
 }
@@ -36,6 +43,9 @@ pub(crate) fn json(c: &Cause) -> Node {
         c.changed.map_or(Node::Null, Node::Bool),
     );
     m.insert("link".into(), c.link.clone().map_or(Node::Null, Node::str));
+    if let Some(url) = &c.remote {
+        m.insert("remoteBase".into(), Node::str(url.clone()));
+    }
     Node::Map(m)
 }
 
@@ -56,6 +66,7 @@ pub(crate) fn from_json(n: &Node) -> Option<Cause> {
             _ => None,
         },
         link: text("link"),
+        remote: text("remoteBase"),
     })
 }
 
@@ -136,11 +147,30 @@ mod tests {
             step: "images".into(),
             changed: Some(true),
             link: None,
+            remote: None,
         };
         assert_eq!(
             markdown(Some(&c)),
             " (set by images at `overlays/prod/kustomization.yaml:12`, changed in this pull request)"
         );
         assert_eq!(markdown(None), "");
+        // A file of a remote base: whether the pull request moved the base.
+        let remote = Cause {
+            file: "https://github.com/o/r//base/deploy.yaml?ref=abc".into(),
+            line: 10,
+            remote: Some("https://github.com/o/r".into()),
+            changed: Some(true),
+            ..c
+        };
+        assert_eq!(
+            markdown(Some(&remote)),
+            " (set by images at `https://github.com/o/r//base/deploy.yaml?ref=abc:10`, from the remote base `https://github.com/o/r`, which this pull request moved)"
+        );
+        let same = Cause {
+            changed: Some(false),
+            ..remote.clone()
+        };
+        assert!(markdown(Some(&same)).ends_with(", not moved by this pull request)"));
+        assert_eq!(from_json(&json(&remote)), Some(remote));
     }
 }

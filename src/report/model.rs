@@ -140,6 +140,10 @@ pub struct Cause {
     pub changed: Option<bool>,
     /// The file and line at the head commit on GitHub or GitLab.
     pub link: Option<String>,
+    /// The remote base the file belongs to (its URL; `None`: a file of the repository). Then
+    /// `changed` says whether the pull request moved the base (its lock pins another commit
+    /// whose file differs there).
+    pub remote: Option<String>,
 }
 
 /// One field manager of `metadata.managedFields`.

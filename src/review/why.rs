@@ -87,6 +87,7 @@ pub(crate) fn annotate(
                     let rel = rel.to_str()?.replace('\\', "/");
                     crate::report::source_link(&l.remote, &l.commit, &rel, at.line)
                 }),
+                remote: place.file.remote.clone(),
             });
         }
     }

@@ -20,7 +20,7 @@ use super::reading::{
     Ctx, EMPTY_NULL, ParseError, Reread, keeps_own_text, nothing_after_key, spell, tag_before,
 };
 use super::resolve::{as_go_yaml_reads, serde_resolve, yaml11_bool};
-use super::{Map, Node};
+use super::{Map, Node, ScalarStyle};
 
 /// libyaml refuses an implicit key longer than 1024 characters; longer keys fall back.
 const MAX_KEY: usize = 1000;
@@ -65,6 +65,7 @@ pub(super) fn read(
         indents: 0,
         flow: 0,
         entries: Vec::new(),
+        styled: false,
         items: Vec::new(),
     };
     match p.stream() {
@@ -135,8 +136,12 @@ struct Reader<'t> {
     /// The entries of the open mappings and the items of the open sequences, innermost last:
     /// a collection's own are moved into a container of exactly their number when it closes,
     /// so that a document is built without growing (and later shrinking) any container.
-    entries: Vec<(String, Node)>,
+    /// Each entry's value's style too ([`Map::styled`]).
+    entries: Vec<(String, Node, bool)>,
     items: Vec<Node>,
+    /// Whether the last scalar read was quoted or a block (`Map::styled`); read by the
+    /// mappings after each value, where only a scalar value's counts.
+    styled: bool,
 }
 
 /// A mapping's entries are checked for a repeated key by a scan up to this many; a larger
@@ -357,11 +362,13 @@ impl<'t> Reader<'t> {
             } else {
                 ctx.child(&key)
             };
+            self.styled = false;
             let mut value = self.value(col, child, Some(key_end))?;
             if self.mark_empty_nulls && value.is_null() && nothing_after_key(self.s, key_end) {
                 value = Node::Str(EMPTY_NULL.into());
             }
-            self.add_entry(&mut map, key, value)?;
+            let styled = self.styled && value.is_scalar();
+            self.add_entry(&mut map, key, value, styled)?;
             match self.cur {
                 Line::At(c) if c == col => {}
                 Line::At(c) if c > col => return Err(Fallback),
@@ -381,21 +388,30 @@ impl<'t> Reader<'t> {
 
     /// Adds an entry to a mapping being read; a repeated key gives up (go-yaml refuses it,
     /// the reference reader says so).
-    fn add_entry(&mut self, map: &mut Entries, key: String, value: Node) -> R<()> {
+    /// `styled`: the value's [`Map::styled`].
+    fn add_entry(&mut self, map: &mut Entries, key: String, value: Node, styled: bool) -> R<()> {
         if let Some(large) = &mut map.large {
-            return match large.insert(key, value) {
-                Some(_) => Err(Fallback),
-                None => Ok(()),
-            };
+            if large.contains_key(&key) {
+                return Err(Fallback);
+            }
+            large.insert_styled(key, value, ScalarStyle::quoted_if(styled));
+            return Ok(());
         }
         let own = &self.entries[map.start..];
-        if own.iter().any(|(k, _)| k.len() == key.len() && *k == key) {
+        if own
+            .iter()
+            .any(|(k, _, _)| k.len() == key.len() && *k == key)
+        {
             return Err(Fallback);
         }
         let count = own.len() + 1;
-        self.entries.push((key, value));
+        self.entries.push((key, value, styled));
         if count > SCAN_ENTRIES {
-            map.large = Some(self.entries.drain(map.start..).collect());
+            let mut large = Map::with_capacity(count);
+            for (k, v, styled) in self.entries.drain(map.start..) {
+                large.insert_styled(k, v, ScalarStyle::quoted_if(styled));
+            }
+            map.large = Some(large);
         }
         Ok(())
     }
@@ -549,7 +565,10 @@ impl<'t> Reader<'t> {
             // A block whose value starts with a tab may fail (the reference reader decides).
             b'|' => match self.block_scalar(col)? {
                 v if v.starts_with('\t') => Err(Fallback),
-                v => Ok(Node::Str(v)),
+                v => {
+                    self.styled = true;
+                    Ok(Node::Str(v))
+                }
             },
             b'-' if is_blankz(self.peek(1)) => {
                 if key_end.is_some() {
@@ -610,8 +629,10 @@ impl<'t> Reader<'t> {
                     } else {
                         ctx.child(&key)
                     };
+                    self.styled = false;
                     let value = self.flow_node(child)?;
-                    self.add_entry(&mut map, key, value)?;
+                    let styled = self.styled && value.is_scalar();
+                    self.add_entry(&mut map, key, value, styled)?;
                     if self.flow_separator(close)? {
                         break;
                     }
@@ -710,8 +731,14 @@ impl<'t> Reader<'t> {
         let start = self.i;
         match self.b.get(start) {
             Some(b'[' | b'{') => self.flow_collection(ctx),
-            Some(b'"') => Ok(Node::Str(self.double_quoted()?)),
-            Some(b'\'') => Ok(Node::Str(self.single_quoted()?)),
+            Some(b'"') => {
+                self.styled = true;
+                Ok(Node::Str(self.double_quoted()?))
+            }
+            Some(b'\'') => {
+                self.styled = true;
+                Ok(Node::Str(self.single_quoted()?))
+            }
             Some(_) => {
                 let (end, colon) = self.flow_plain_run(start)?;
                 if colon {
@@ -760,8 +787,14 @@ impl<'t> Reader<'t> {
     fn scalar(&mut self, col: usize, ctx: Ctx, on_key_line: bool) -> R<Node> {
         let start = self.i;
         let node = match self.b[start] {
-            b'"' => Node::Str(self.double_quoted()?),
-            b'\'' => Node::Str(self.single_quoted()?),
+            b'"' => {
+                self.styled = true;
+                Node::Str(self.double_quoted()?)
+            }
+            b'\'' => {
+                self.styled = true;
+                Node::Str(self.single_quoted()?)
+            }
             b'{' | b'[' => self.flow_collection(ctx)?,
             _ => {
                 let (end, colon) = self.plain_run(start)?;

@@ -24,11 +24,51 @@ use crate::fasthash::FastBuild;
 /// hashing the key.
 const SCAN_MAX: usize = 8;
 
-/// One entry: a key and its value.
+/// How a map value was written, as far as kyaml's node `Style` matters to ply (see
+/// [`Map::styled`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum ScalarStyle {
+    /// Plain (and every collection): go-yaml's style 0.
+    #[default]
+    Plain,
+    /// An untagged quoted (`"…"`, `'…'`) or block (`|`, `>`) string.
+    Quoted,
+    /// A scalar written with a tag (`!!str "5"`, `!!str yes`): go-yaml's `TaggedStyle`, which
+    /// keeps the tag of whatever value is written there when it is printed.
+    Tagged,
+    /// Plain, holding a string that a strategic merge patch wrote quoted (or tagged) over a
+    /// plain value: its text may read as another type (`"0x10"`), which matters when kyaml's
+    /// walk sets it again (`merge::smp::kyaml`, `kz_quoted_when_walked`).
+    PlainWritten,
+    /// A string kyaml's `FieldSetter` set from text (a generated ConfigMap's or Secret's
+    /// value): quoted or not by its text (`parse::set_value_styled`), decided when asked
+    /// (`parse::resolved_style`), as a render seldom patches what it generates.
+    Set,
+    /// A value go-yaml printed and read back (every value of an object after a JSON 6902
+    /// patch): a string is quoted where go-yaml quotes it (`emit::prints_quoted`), decided
+    /// when asked (`parse::resolved_style`).
+    Printed,
+}
+
+impl ScalarStyle {
+    /// [`ScalarStyle::Quoted`] when `quoted`, else plain.
+    pub(crate) fn quoted_if(quoted: bool) -> ScalarStyle {
+        if quoted {
+            ScalarStyle::Quoted
+        } else {
+            ScalarStyle::Plain
+        }
+    }
+}
+
+/// One entry: a key, its value, and how that value was written ([`Map::style`]). The style
+/// costs no room: a bucket is padded to 16 bytes (`Node` holds an `i128`), and key and value
+/// leave 8 of them free.
 #[derive(Clone, Default)]
 struct Bucket {
     key: String,
     value: Node,
+    style: ScalarStyle,
 }
 
 /// A map's entries: its own, or (after [`Map::freeze`]) shared with its copies.
@@ -137,9 +177,16 @@ impl Map {
     }
 
     /// A map of entries whose keys are known to be unique, with room for exactly them.
-    pub(super) fn from_unique(entries: impl ExactSizeIterator<Item = (String, Node)>) -> Self {
+    /// Each entry says whether its value is [`Map::styled`].
+    pub(super) fn from_unique(
+        entries: impl ExactSizeIterator<Item = (String, Node, bool)>,
+    ) -> Self {
         let mut out = Vec::with_capacity(entries.len());
-        out.extend(entries.map(|(key, value)| Bucket { key, value }));
+        out.extend(entries.map(|(key, value, styled)| Bucket {
+            key,
+            value,
+            style: ScalarStyle::quoted_if(styled),
+        }));
         Map {
             entries: Entries::Own(out),
             index: OnceLock::new(),
@@ -303,10 +350,15 @@ impl Map {
 
     /// Appends a key known not to be in the map.
     fn push(&mut self, key: String, value: Node) -> usize {
+        self.push_styled(key, value, ScalarStyle::Plain)
+    }
+
+    /// [`Map::push`] with the value's style.
+    fn push_styled(&mut self, key: String, value: Node, style: ScalarStyle) -> usize {
         let h = self.index.get_mut().map(|_| hash(&key));
         let own = self.own();
         let i = own.len();
-        own.push(Bucket { key, value });
+        own.push(Bucket { key, value, style });
         if let (Some(h), Some(table)) = (h, self.index.get_mut()) {
             let entries = self.entries.slice();
             table.insert_unique(h, i, |&j| hash(&entries[j].key));
@@ -314,8 +366,65 @@ impl Map {
         i
     }
 
+    /// Whether the value under `key` was written as a quoted (`"…"`, `'…'`) or block (`|`,
+    /// `>`) string, untagged: kyaml's node `Style` is then not plain, and a strategic merge
+    /// patch that replaces the value keeps that style (`FieldSetter.Filter`, kyaml/yaml/fns.go:
+    /// `s.Value.YNode().Style = field.YNode().Style`), so that its number or boolean prints
+    /// as a string (`merge::smp`). Set by both readers ([`Map::set_styled`]) and by the
+    /// stages that write values as kustomize writes them styled; a value replaced in place
+    /// ([`Map::get_mut`], [`Map::insert`] of a key that is there) keeps its entry's style, as
+    /// kyaml's `FieldSetter` keeps the replaced node's; a new key is plain unless set.
+    /// A tagged value is neither ([`Map::style`]). Values of lists carry no style (kyaml sets
+    /// list elements without it). Not part of equality; `Debug` marks a quoted value with a
+    /// leading `~` and a tagged one with `!`.
+    ///
+    /// What is stored may be a rule rather than a style ([`ScalarStyle::Set`],
+    /// [`ScalarStyle::Printed`]), which `parse::resolved_style` applies to the value.
+    #[cfg(test)]
+    pub(crate) fn styled(&self, key: &str) -> bool {
+        self.style(key) == ScalarStyle::Quoted
+    }
+
+    /// How the value under `key` was written: quoted ([`Map::styled`]), tagged, plain (also
+    /// for a missing key), or the rule that decides it.
+    #[cfg(test)]
+    pub(crate) fn style(&self, key: &str) -> ScalarStyle {
+        self.get_index_of(key)
+            .map_or(ScalarStyle::Plain, |i| self.entries()[i].style)
+    }
+
+    /// [`Map::style`] by position.
+    pub(crate) fn style_index(&self, i: usize) -> ScalarStyle {
+        self.entries()
+            .get(i)
+            .map_or(ScalarStyle::Plain, |b| b.style)
+    }
+
+    /// Sets the style of the value at position `i` ([`Map::style`]); nothing when there is no
+    /// such entry, or when it already has that style (a shared map stays shared).
+    pub(crate) fn set_style_index(&mut self, i: usize, style: ScalarStyle) {
+        if self.style_index(i) != style && i < self.len() {
+            self.entries_mut()[i].style = style;
+        }
+    }
+
+    /// [`Map::insert`] of a value with its style ([`Map::style`]): a key that is there takes
+    /// the value and this style.
+    pub(crate) fn insert_styled(&mut self, key: String, value: Node, style: ScalarStyle) {
+        match self.get_index_of(&key) {
+            Some(i) => {
+                let b = &mut self.entries_mut()[i];
+                b.value = value;
+                b.style = style;
+            }
+            None => {
+                self.push_styled(key, value, style);
+            }
+        }
+    }
+
     /// Sets `key` to `value`: in its place if the key is there (giving back the value it
-    /// had), else at the end.
+    /// had, and keeping its [`Map::styled`]), else at the end (plain).
     pub fn insert(&mut self, key: String, value: Node) -> Option<Node> {
         self.insert_full(key, value).1
     }
@@ -464,8 +573,29 @@ impl std::ops::Index<&str> for Map {
 }
 
 impl fmt::Debug for Map {
+    /// A quoted value ([`Map::styled`]) is shown after a `~` (`{"v": ~Str("8080")}`), a
+    /// tagged one after a `!`, so that the readers' comparison (tests/fast_reader.rs, on
+    /// `Debug` text) covers styles too.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_map().entries(self.iter()).finish()
+        struct Styled<'a>(&'static str, &'a Node);
+        impl fmt::Debug for Styled<'_> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.0)?;
+                fmt::Debug::fmt(self.1, f)
+            }
+        }
+        let mut m = f.debug_map();
+        for b in self.entries() {
+            match b.style {
+                ScalarStyle::Plain => m.entry(&b.key, &b.value),
+                ScalarStyle::Quoted => m.entry(&b.key, &Styled("~", &b.value)),
+                ScalarStyle::Tagged => m.entry(&b.key, &Styled("!", &b.value)),
+                ScalarStyle::PlainWritten => m.entry(&b.key, &Styled("?written ", &b.value)),
+                ScalarStyle::Set => m.entry(&b.key, &Styled("?set ", &b.value)),
+                ScalarStyle::Printed => m.entry(&b.key, &Styled("?printed ", &b.value)),
+            };
+        }
+        m.finish()
     }
 }
 
@@ -691,6 +821,39 @@ mod tests {
 
     fn key(i: usize) -> String {
         format!("k{i}")
+    }
+
+    /// A value's style ([`Map::styled`]) stays with its entry when the value is replaced in
+    /// place, is set by `insert_styled`, is plain for a new key, is not part of equality, and
+    /// shows in `Debug`; a frozen map's copy that changes a style leaves the original's.
+    #[test]
+    fn styles_stay_with_their_entries() {
+        for n in [2, SCAN_MAX + 4] {
+            let mut map = Map::new();
+            for i in 0..n {
+                map.insert_styled(key(i), Node::str("v"), ScalarStyle::quoted_if(i % 2 == 1));
+            }
+            assert!(!map.styled("k0") && map.styled("k1") && !map.styled("absent"));
+            map.insert("k1".into(), Node::Int(5));
+            *map.get_mut("k1").expect("there") = Node::Bool(true);
+            assert!(map.styled("k1"));
+            map.insert_styled("k1".into(), Node::Int(6), ScalarStyle::Tagged);
+            assert!(!map.styled("k1") && map.style("k1") == ScalarStyle::Tagged);
+            map.insert_styled("k1".into(), Node::Int(6), ScalarStyle::Plain);
+            assert!(!map.styled("k1"));
+            map.insert("new".into(), Node::Null);
+            assert!(!map.styled("new"));
+            map.set_style_index(0, ScalarStyle::Quoted);
+            assert!(map.styled("k0"));
+            let mut plain = map.clone();
+            plain.set_style_index(0, ScalarStyle::Plain);
+            assert_eq!(plain, map);
+            map.freeze();
+            let mut copy = map.clone();
+            copy.set_style_index(0, ScalarStyle::Plain);
+            assert!(map.styled("k0") && !copy.styled("k0"));
+            assert!(format!("{map:?}").starts_with(r#"{"k0": ~Str("v"), "k1": Int(6)"#));
+        }
     }
 
     /// Every operation, on maps below and above the scan limit, against a plain vector of

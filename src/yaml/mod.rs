@@ -25,6 +25,7 @@ pub use parse::{ParseError, ParsedDoc, parse_documents};
 /// An ordered mapping. Keys are strings: Kubernetes objects are JSON, and kustomize turns every
 /// YAML key into a string on its JSON round trip.
 pub use map::Map;
+pub(crate) use map::ScalarStyle;
 
 /// One YAML/JSON value.
 #[derive(Clone, Debug, Default)]

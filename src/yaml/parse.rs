@@ -18,7 +18,7 @@ pub(crate) use super::reading::EMPTY_NULL;
 pub use super::reading::ParseError;
 use super::reading::{Ctx, keeps_own_text, nothing_after_key, spell, tag_before};
 use super::resolve::{as_go_yaml_reads, plain_reads_as_string, u128_node, yaml11_bool};
-use super::{Map, Node};
+use super::{Map, Node, ScalarStyle};
 
 /// One document of a multi-document stream.
 #[derive(Clone, Debug, PartialEq)]
@@ -126,6 +126,85 @@ pub fn parse_config_documents(text: &str) -> Result<Vec<ParsedDoc>, ParseError> 
 /// [`parse_one`] with YAML 1.1 booleans (see [`parse_config_documents`]).
 pub(crate) fn parse_config_one(text: &str) -> Result<Node, ParseError> {
     one_of(parse_config_documents(text)?)
+}
+
+/// Whether a string value that kustomize sets with kyaml's `FieldSetter` (a generated
+/// ConfigMap's or Secret's value) is written in a style other than plain: a literal block
+/// when it has a line break (`makeConfigMapValueRNode`, kyaml/yaml/datamap.go), double
+/// quotes when [`yaml11_non_string`] (`FieldSetter.Filter`, kyaml/yaml/fns.go). See
+/// [`Map::styled`].
+pub(crate) fn set_value_styled(s: &str) -> bool {
+    s.contains('\n') || yaml11_non_string(s)
+}
+
+/// kyaml's `IsValueNonString` (kyaml/yaml/compatibility.go), which `FieldSetter` asks of every
+/// plain string it sets: whether go-yaml v2 (YAML 1.1) decodes the text as something other
+/// than a string (`8080`, `yes`, `0x10`, `a: b`, `null`, `# x`), not when it fails to read it;
+/// never for "" or a text with a line break. Text that reads as one plain word is decided by
+/// the resolver alone; only text that may be a collection, a comment, a tag or a document
+/// marker is parsed.
+pub(crate) fn yaml11_non_string(s: &str) -> bool {
+    let b = s.as_bytes();
+    let (Some(&first), Some(&last)) = (b.first(), b.last()) else {
+        return false;
+    };
+    let mut parse = matches!(
+        first,
+        b'[' | b'{'
+            | b'!'
+            | b'&'
+            | b'*'
+            | b'#'
+            | b'?'
+            | b'|'
+            | b'>'
+            | b'%'
+            | b'@'
+            | b'`'
+            | b'"'
+            | b'\''
+            | b','
+            | b':'
+            | b' '
+            | b'\t'
+            | b'\r'
+    ) || (first == b'-' && matches!(b.get(1), None | Some(b' ' | b'\t' | b'-')))
+        || (first == b'.' && s.starts_with("..."))
+        || matches!(last, b' ' | b':');
+    if first == b'\n' {
+        return false;
+    }
+    // One pass: a line break (never non-string), a flow indicator, a tab or carriage return,
+    // `: ` (a mapping) or ` #` (a comment) anywhere.
+    let mut prev = first;
+    for &c in &b[1..] {
+        match c {
+            b'\n' => return false,
+            b'[' | b']' | b'{' | b'}' | b'\t' | b'\r' => parse = true,
+            b' ' if prev == b':' => parse = true,
+            b'#' if prev == b' ' => parse = true,
+            _ => {}
+        }
+        prev = c;
+    }
+    if parse {
+        return parse_config_one(s).is_ok_and(|n| !matches!(n.unspelled(), Node::Str(_)));
+    }
+    super::resolve::yaml11_decodes_as_non_string(s)
+}
+
+/// The style a map entry's `style` stands for with its value `v`: a rule
+/// ([`ScalarStyle::Set`], [`ScalarStyle::Printed`]) applied to a string, plain for any other
+/// value; any other style itself.
+pub(crate) fn resolved_style(style: ScalarStyle, v: &Node) -> ScalarStyle {
+    match (style, v) {
+        (ScalarStyle::Set, Node::Str(s)) => ScalarStyle::quoted_if(set_value_styled(s)),
+        (ScalarStyle::Printed, Node::Str(s)) => {
+            ScalarStyle::quoted_if(super::emit::prints_quoted(s))
+        }
+        (ScalarStyle::Set | ScalarStyle::Printed, _) => ScalarStyle::Plain,
+        (other, _) => other,
+    }
 }
 
 /// A key written twice in one mapping; the later value is kept.
@@ -969,6 +1048,29 @@ impl<'t> NodeVisitor<'t> {
         Some((tag, rest))
     }
 
+    /// How the scalar `value` written at `at` (a value of this mapping) was written, as
+    /// kyaml's node `Style` says ([`Map::style`]): tagged (`!!str "x"`: go-yaml's
+    /// `TaggedStyle`), an untagged quoted or block string, or plain.
+    fn written_style(&self, at: At, value: &Node) -> ScalarStyle {
+        let visitor = NodeVisitor {
+            text: self.text,
+            tagged: false,
+            ctx: Ctx::Other,
+            at: Some(at),
+            flow: self.flow,
+        };
+        match visitor.after_props() {
+            Some((Some(_), _)) => ScalarStyle::Tagged,
+            Some((None, rest))
+                if matches!(value.unspelled(), Node::Str(_))
+                    && rest.starts_with(['"', '\'', '|', '>']) =>
+            {
+                ScalarStyle::Quoted
+            }
+            _ => ScalarStyle::Plain,
+        }
+    }
+
     /// Where each item of this node, a block sequence, is written (see [`At::Item`]); empty
     /// when the node's place is not known or it is not a block sequence.
     fn item_places(&self) -> Vec<At> {
@@ -1299,6 +1401,10 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
                 Ctx::Other
             };
             let mut value = access.next_value_seed(this.seed(ctx, after_key.map(At::Key)))?;
+            let style = match after_key {
+                Some(end) if value.is_scalar() => this.written_style(At::Key(end), &value),
+                _ => ScalarStyle::Plain,
+            };
             if value.is_null()
                 && let Some(t) = this.text.filter(|t| t.mark_empty_nulls)
                 && after_key.is_some_and(|end| {
@@ -1335,7 +1441,7 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
             } else if repeats.is_some() {
                 key_ends.push(after_key);
             }
-            map.insert(key, value);
+            map.insert_styled(key, value, style);
         }
         for merge in merges {
             apply_merge(&mut map, merge).map_err(de::Error::custom)?;
@@ -1530,6 +1636,69 @@ fn apply_merge(map: &mut Map, merge: Node) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Both readers mark a map value written quoted or as a block ([`Map::styled`]), not a
+    /// plain, tagged or flow-collection one, in block and flow mappings.
+    #[test]
+    fn readers_mark_quoted_and_block_values() {
+        let text = "a: \"x\"\nb: 'y'\nc: |\n  z\nd: >-\n  w\ne: plain\nf: 5\ng: !!str \"t\"\nh: {i: \"1\", j: 2}\nk: [\"3\"]\nl:\n  \"m\"\n";
+        let styled = |docs: &[ParsedDoc]| -> Vec<String> {
+            let mut out = Vec::new();
+            fn walk(n: &Node, at: &str, out: &mut Vec<String>) {
+                if let Node::Map(m) = n {
+                    for (i, (k, v)) in m.iter().enumerate() {
+                        if m.style_index(i) == ScalarStyle::Quoted {
+                            out.push(format!("{at}{k}"));
+                        }
+                        walk(v, &format!("{at}{k}."), out);
+                    }
+                }
+            }
+            walk(&docs[0].node, "", &mut out);
+            out
+        };
+        let want = ["a", "b", "c", "d", "h.i", "l"];
+        let reference = parse_documents_reference_reader(text, false).expect("reads");
+        assert_eq!(styled(&reference), want);
+        let top = reference[0].node.as_map().expect("a map");
+        assert_eq!(top.style("g"), ScalarStyle::Tagged);
+        assert_eq!(top.style("f"), ScalarStyle::Plain);
+        let json = r#"{"a": "x", "b": 1, "c": {"d": "e", "f": true}}"#;
+        let reference = parse_documents_reference_reader(json, false).expect("reads");
+        assert_eq!(styled(&reference), ["a", "c.d"]);
+        let fast = parse_documents_fast_reader(json, false)
+            .expect("the fast reader reads JSON")
+            .expect("reads");
+        assert_eq!(styled(&fast), ["a", "c.d"]);
+        let simple = "a: \"x\"\nb: 'y'\nc: |\n  z\ne: plain\nh: {i: \"1\", j: 2}\n";
+        let fast = parse_documents_fast_reader(simple, false)
+            .expect("the fast reader reads it")
+            .expect("reads");
+        assert_eq!(styled(&fast), ["a", "b", "c", "h.i"]);
+    }
+
+    /// kyaml's `IsYaml1_1NonString` for generated values.
+    #[test]
+    fn set_values_styled_as_kyaml_styles_them() {
+        for v in [
+            "8080", "yes", "on", "true", "1.5", "a: b", "[a]", "null", "~", "x\ny",
+        ] {
+            assert!(set_value_styled(v), "{v}");
+        }
+        for v in [
+            "",
+            "-x",
+            "hello",
+            "a b",
+            "1:20",
+            "v1.2",
+            "2001-12-14",
+            "x:y",
+            "nginx:1.2",
+        ] {
+            assert!(!set_value_styled(v), "{v}");
+        }
+    }
 
     /// The first document as go-yaml's one-document readers see it: up to the marker that
     /// opens a second one (or past `...`), a `---` before any content opening the first.

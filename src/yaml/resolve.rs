@@ -17,6 +17,14 @@ pub(crate) fn resolves_to_non_string(s: &str) -> bool {
     resolve_v2(s) || is_base60(s)
 }
 
+/// Whether go-yaml **v2** decodes this plain, untagged text into a Go `interface{}` as
+/// something other than a string: [`resolve_v2`], except that a timestamp stays a string
+/// there (`decode.go`, `d.scalar`: "for backward compatibility reasons we set it as a
+/// string"). Part of kyaml's `IsValueNonString` (`parse::yaml11_non_string`).
+pub(crate) fn yaml11_decodes_as_non_string(s: &str) -> bool {
+    resolve_v2(s) && !(is_timestamp(s) && resolve_number(s).is_none())
+}
+
 /// go-yaml v2 `resolve.go`, `resolve()` for an untagged plain scalar: true when it is not a
 /// string. YAML 1.1: `y`, `yes`, `on`, `off` … are booleans (v3 reads them as strings).
 fn resolve_v2(s: &str) -> bool {
@@ -558,7 +566,7 @@ pub(crate) fn resolve_plain_lenient(text: &str) -> Node {
 
 /// The booleans YAML 1.1 adds to 1.2's (go-yaml v2's `resolve_table`; v3 and kyaml read
 /// them as strings, kustomization files are read with them: `parse_config_documents`).
-pub(super) fn yaml11_bool(v: &str) -> Option<bool> {
+pub(crate) fn yaml11_bool(v: &str) -> Option<bool> {
     match v {
         "y" | "Y" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" => Some(true),
         "n" | "N" | "no" | "No" | "NO" | "off" | "Off" | "OFF" => Some(false),

@@ -3,11 +3,13 @@
 //! tag. Before `ply fetch` the review says "not fetched" with the command that fixes it (for
 //! the head, then for the base) and exits 2, never showing creations; after `ply fetch --all`
 //! and `ply fetch --revision BASE --all` it reports the objects `kubectl kustomize` renders
-//! differently at the two commits as updates, and nothing else. Each side's render is checked
+//! differently at the two commits as updates, and nothing else, each change's cause the remote
+//! base's file, which the pull request moved. Each side's render is checked
 //! against `testdata/remote/review-bump/expected-{base,head}.yaml` (recorded from `kubectl
 //! kustomize`, and compared with it again here whenever kubectl is on PATH, which clones the
 //! `file://` URL itself); the Markdown report against `expected.md` (commit ids replaced by
-//! `<base>` and `<head>`: they depend on the temporary path the lock names).
+//! `<base>`, `<head>` and `<v2>`, the remote repository's path by `<remote>`: they depend on
+//! the temporary path the lock names).
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -251,7 +253,22 @@ fn review_of_a_remote_base_bumped_between_the_sides() {
 
     let (code, markdown, _) = review("markdown");
     assert_eq!(code, Some(1));
-    let markdown = markdown.replace(&base, "<base>").replace(&head, "<head>");
+    // The cause of each change is the remote base's file at the commit the head's lock pins,
+    // and the pull request moved the base: both said.
+    let v2 = git(&t.join("src/remote"), &["rev-parse", "v2"])
+        .trim()
+        .to_string();
+    assert!(
+        markdown.contains(&format!(
+            "(set by resource at `file://{bare}//base/deploy.yaml?ref={v2}:10`, from the remote base `file://{bare}`, which this pull request moved)"
+        )),
+        "{markdown}"
+    );
+    let markdown = markdown
+        .replace(&base, "<base>")
+        .replace(&head, "<head>")
+        .replace(&v2, "<v2>")
+        .replace(&bare, "<remote>");
     let expected = golden().join("expected.md");
     if std::env::var_os("PLY_BLESS").is_some() {
         std::fs::write(&expected, &markdown).unwrap();

@@ -53,6 +53,10 @@ impl Merger {
             if key.is_empty() {
                 return Err(kz_empty_key(path));
             }
+            if kz_quoted_when_walked(kz_style(&original, i), ov) {
+                original.set_style_index(i, ScalarStyle::Quoted);
+                continue;
+            }
             if kz_settles_unchanged(ov, cur.kustomize_field(key)) {
                 continue;
             }
@@ -73,11 +77,28 @@ impl Merger {
                 original.shift_remove(key);
                 continue;
             }
+            // The styles of the field there (a tagged value keeps the patch's type) and of the
+            // patch's value.
+            let dest = original
+                .get_index_of(key)
+                .map(|i| (i, kz_style(&original, i)));
+            let patch_style = patch
+                .get_index_of(key)
+                .map_or(ScalarStyle::Plain, |i| kz_style(patch, i));
             let Some(ov) = original.get_mut(key).filter(|v| !v.is_null()) else {
                 let (sub, meta) = cur.kustomize_field(key);
                 match kz_patch_value(pv, sub, meta, &kpath, KzPatchOnly::Added)? {
+                    // A field the patch adds keeps the patch's style; one over a null keeps
+                    // the null's (plain: `FieldSetter` sets the style of the field there).
+                    Some(v) if original.contains_key(key) => {
+                        let style = kz_style_over(ScalarStyle::Plain, patch_style, &v);
+                        original.insert_styled(key.clone(), v, style);
+                    }
                     Some(v) => {
-                        original.insert(key.clone(), v);
+                        let style = patch.get_index_of(key).map_or(ScalarStyle::Plain, |i| {
+                            kz_walked_style(kz_style(patch, i), &v)
+                        });
+                        original.insert_styled(key.clone(), v, style);
                     }
                     None => {
                         original.shift_remove(key);
@@ -118,7 +139,11 @@ impl Merger {
                         }
                     }
                 }
-                (_, p) => *ov = p.clone(),
+                (o, p) => {
+                    let (i, style) = dest.unwrap_or((0, ScalarStyle::Plain));
+                    *ov = kz_scalar_over(&o, p, style == ScalarStyle::Quoted);
+                    original.set_style_index(i, kz_style_over(style, patch_style, p));
+                }
             }
         }
         Ok(original)
@@ -352,6 +377,27 @@ fn kz_patch_value(
     Ok(kz_list_itself(list, items, &keys, path)?.map(Node::Seq))
 }
 
+/// The value a patch's scalar `p` leaves over the object's scalar `_o`, whose map entry is
+/// `dest_styled` ([`Map::styled`]). kyaml's `walkMap` sets every merged field with a
+/// `FieldSetter`, which gives the patch's node the style of the node it replaces
+/// (`FieldSetter.Filter`, kyaml/yaml/fns.go: `s.Value.YNode().Style = field.YNode().Style`;
+/// merge2's `VisitScalar` returns the patch's node as it is). The node keeps its tag, but
+/// kustomize's output prints it with go-yaml v3, which drops a tag that resolves alike and
+/// writes the quoted (or block) style (`encode.go`, `node`), and reads it back: over a quoted
+/// or block string a number, boolean (`9090`, `true`, `0x10`, `1e3`) becomes the string of
+/// its text as written in the patch. Over a plain value the patch's type stays. The entry
+/// keeps its style either way (the caller leaves it), so a quoted patch over a plain value
+/// leaves it plain for the next patch.
+fn kz_scalar_over(_o: &Node, p: &Node, dest_styled: bool) -> Node {
+    if dest_styled
+        && matches!(p.unspelled(), Node::Bool(_) | Node::Int(_) | Node::Float(_))
+        && let Some(text) = p.source_text()
+    {
+        return Node::Str(text);
+    }
+    p.clone()
+}
+
 /// [`kz_patch_value`] of a map or a scalar (an element of a merged list, at `cur`).
 fn kz_patch_item(v: &Node, cur: Cursor<'_>, path: &Path<'_>, how: KzPatchOnly) -> R<Option<Node>> {
     match v {
@@ -404,7 +450,7 @@ fn kz_itself_map(m: &Map, cur: Cursor<'_>, path: &Path<'_>, strict: bool) -> R<O
         Some(_) => {}
     }
     let mut out = Map::with_capacity(m.len());
-    for (k, v) in m {
+    for (i, (k, v)) in m.iter().enumerate() {
         if elide && k == DIRECTIVE {
             continue;
         }
@@ -413,7 +459,8 @@ fn kz_itself_map(m: &Map, cur: Cursor<'_>, path: &Path<'_>, strict: bool) -> R<O
         }
         let (sub, meta) = cur.kustomize_field(k);
         if let Some(v) = kz_patch_value(v, sub, meta, &path.key(k), KzPatchOnly::Itself)? {
-            out.insert(k.clone(), v);
+            let style = kz_walked_style(kz_style(m, i), &v);
+            out.insert_styled(k.clone(), v, style);
         }
     }
     Ok(Some(out))
@@ -830,6 +877,10 @@ fn kz_settle_map(map: &mut Map, cur: Cursor<'_>, path: &Path<'_>) -> R<()> {
         if key.is_empty() {
             return Err(kz_empty_key(path));
         }
+        if kz_quoted_when_walked(kz_style(map, i), v) {
+            map.set_style_index(i, ScalarStyle::Quoted);
+            continue;
+        }
         if kz_settles_unchanged(v, cur.kustomize_field(key)) {
             continue;
         }
@@ -874,8 +925,67 @@ fn kz_settles_unchanged(v: &Node, (sub, meta): (Cursor<'_>, &PatchMeta)) -> bool
 
 /// [`kz_settles_unchanged`] of a map walked alone ([`kz_settle_map`]).
 fn kz_map_settles_unchanged(m: &Map, cur: Cursor<'_>) -> bool {
-    m.iter()
-        .all(|(k, v)| !k.is_empty() && kz_settles_unchanged(v, cur.kustomize_field(k)))
+    m.iter().enumerate().all(|(i, (k, v))| {
+        !k.is_empty()
+            && !kz_quoted_when_walked(kz_style(m, i), v)
+            && kz_settles_unchanged(v, cur.kustomize_field(k))
+    })
+}
+
+/// Whether kyaml's walk of a map field gives its value a quoted style: a plain string that
+/// YAML 1.1 reads as another type. Every field `walkMap` visits is set again with a
+/// `FieldSetter` whose value is the walked node itself (the object's own for a field the patch
+/// does not name, the patch's for one it adds), and `FieldSetter.Filter` double-quotes a plain
+/// string value that `IsYaml1_1NonString` finds (kyaml/yaml/fns.go,
+/// kyaml/yaml/compatibility.go) before it copies the style of the field there, which is that
+/// node. Read from a file, such a plain string is a YAML 1.1 boolean word (`yes`, `on`, `n`:
+/// strings to go-yaml v3); written by an earlier patch's quoted string over a plain value, any
+/// text (`"0x10"`, `"5"`). A later patch's number over it then prints as a string
+/// ([`kz_scalar_over`]). A tagged value (`!!str yes`) has go-yaml's `TaggedStyle`, not 0, and
+/// stays as it is.
+///
+/// A plain string read from a file is a string to go-yaml v3, which YAML 1.1 reads otherwise
+/// only when it is a boolean word (a first-byte test); only a [`ScalarStyle::PlainWritten`]
+/// value can be any text, and only its text is read as YAML 1.1 (the full test on every
+/// walked string cost a render 2%).
+fn kz_quoted_when_walked(style: ScalarStyle, v: &Node) -> bool {
+    match (style, v) {
+        (ScalarStyle::Plain, Node::Str(s)) => crate::yaml::resolve::yaml11_bool(s).is_some(),
+        (ScalarStyle::PlainWritten, Node::Str(s)) => crate::yaml::parse::yaml11_non_string(s),
+        _ => false,
+    }
+}
+
+/// The style of `m`'s value at `i`, a rule applied (`parse::resolved_style`).
+fn kz_style(m: &Map, i: usize) -> ScalarStyle {
+    match m.get_index(i) {
+        Some((_, v)) => crate::yaml::parse::resolved_style(m.style_index(i), v),
+        None => ScalarStyle::Plain,
+    }
+}
+
+/// The style a field keeps when a patch's scalar `v`, written in `patch_style`, is set over a
+/// value of style `dest` (`FieldSetter` gives the patch's node the style there): quoted and
+/// tagged stay; a plain field that now holds a string the patch wrote quoted or tagged is
+/// [`ScalarStyle::PlainWritten`] (its text may read as another type: `"0x10"`), else plain.
+fn kz_style_over(dest: ScalarStyle, patch_style: ScalarStyle, v: &Node) -> ScalarStyle {
+    match dest {
+        ScalarStyle::Quoted | ScalarStyle::Tagged => dest,
+        _ if matches!(v.unspelled(), Node::Str(_)) && patch_style != ScalarStyle::Plain => {
+            ScalarStyle::PlainWritten
+        }
+        _ => ScalarStyle::Plain,
+    }
+}
+
+/// The style of a value `v` written as `style` after kyaml's walk sets it
+/// ([`kz_quoted_when_walked`]).
+fn kz_walked_style(style: ScalarStyle, v: &Node) -> ScalarStyle {
+    if kz_quoted_when_walked(style, v) {
+        ScalarStyle::Quoted
+    } else {
+        style
+    }
 }
 
 /// [`kz_settle_map`] of one field's value.

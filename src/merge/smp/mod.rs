@@ -9,7 +9,7 @@ use std::borrow::Cow;
 
 use crate::resource::Gvk;
 use crate::schema::{Cursor, PatchMeta, Schema};
-use crate::yaml::{Map, Node};
+use crate::yaml::{Map, Node, ScalarStyle};
 
 use super::walk::{Class, Path, class, discard_nulls, go_fmt, same};
 use super::{Dialect, MergeError, MergeErrorKind as K, SmpOptions};
