@@ -145,10 +145,44 @@ pub(crate) fn record_written(
             let r: &Resource = r;
             let tree = &mut p.tree;
             let mut buf = Vec::new();
+            let mut at_leaf = |leaf: &[PathSeg]| {
+                if let (Some(seq), Tree::Field { stamp, .. }) = (just, tree.get(leaf))
+                    && *stamp == seq
+                {
+                    return;
+                }
+                let before = node_at(&r.node, leaf);
+                let (place, source) = locate(r, leaf, before);
+                let origin = Origin {
+                    step,
+                    place,
+                    source,
+                };
+                let slot = tree.slot(leaf);
+                match slot {
+                    Tree::Field { origins, .. }
+                        if origins.first().is_some_and(|o| {
+                            o.step == step && same_place(&o.place, &origin.place)
+                        }) =>
+                    {
+                        if origin.source.is_some() && origins[0].source.is_none() {
+                            origins[0].source = origin.source;
+                        }
+                    }
+                    Tree::Empty => slot.start(origin),
+                    _ => slot.push(origin),
+                }
+            };
             written(i, r, &mut |path| {
                 let Some(node) = node_at(&r.node, path) else {
                     return;
                 };
+                // A field written (a label pair, an image, a count: most writes) is its own
+                // only leaf: its path is used as given, not copied to segments and back.
+                if is_field(node) {
+                    at_leaf(path);
+                    return;
+                }
                 let mut segs: Vec<Seg<'_>> = path
                     .iter()
                     .map(|s| match s {
@@ -156,35 +190,7 @@ pub(crate) fn record_written(
                         PathSeg::Index(i) => Seg::Index(*i),
                     })
                     .collect();
-                each(node, &mut segs, &mut |leaf| {
-                    let leaf = owned(&mut buf, leaf);
-                    if let (Some(seq), Tree::Field { stamp, .. }) = (just, tree.get(leaf))
-                        && *stamp == seq
-                    {
-                        return;
-                    }
-                    let before = node_at(&r.node, leaf);
-                    let (place, source) = locate(r, leaf, before);
-                    let origin = Origin {
-                        step,
-                        place,
-                        source,
-                    };
-                    let slot = tree.slot(leaf);
-                    match slot {
-                        Tree::Field { origins, .. }
-                            if origins.first().is_some_and(|o| {
-                                o.step == step && same_place(&o.place, &origin.place)
-                            }) =>
-                        {
-                            if origin.source.is_some() && origins[0].source.is_none() {
-                                origins[0].source = origin.source;
-                            }
-                        }
-                        Tree::Empty => slot.start(origin),
-                        _ => slot.push(origin),
-                    }
-                });
+                each(node, &mut segs, &mut |leaf| at_leaf(owned(&mut buf, leaf)));
             });
         }
         r.provenance = Some(p);

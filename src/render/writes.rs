@@ -238,16 +238,13 @@ pub(crate) fn record_patch_writes(
     }
 }
 
-fn steps_to_path(at: &[PathStep<'_>], key: &str) -> Vec<PathSeg> {
-    let mut out: Vec<PathSeg> = at
-        .iter()
+fn steps_to_path(at: &[PathStep<'_>]) -> Vec<PathSeg> {
+    at.iter()
         .map(|s| match s {
             PathStep::Key(k) => PathSeg::Key(k.to_string()),
             PathStep::Index(i) => PathSeg::Index(*i),
         })
-        .collect();
-    out.push(PathSeg::Key(key.to_string()));
-    out
+        .collect()
 }
 
 /// Calls `f` with the path of each pair of `pairs` that `map` (at `at`) holds with that value.
@@ -257,9 +254,14 @@ fn pairs_held(
     pairs: &StringMap,
     f: &mut dyn FnMut(&[PathSeg]),
 ) {
+    // The map's path made once, when a first pair is held; each pair's key pushed after it.
+    let mut path: Option<Vec<PathSeg>> = None;
     for (k, v) in pairs {
         if map.get(k).is_some_and(|n| n.as_str() == Some(v.as_str())) {
-            f(&steps_to_path(at, k));
+            let path = path.get_or_insert_with(|| steps_to_path(at));
+            path.push(PathSeg::Key(k.clone()));
+            f(path);
+            path.pop();
         }
     }
 }
