@@ -465,6 +465,16 @@ def fam_lists(rng):
     return smp_kustomization(rng, files, docs, inline=True)
 
 
+def with_patches(files, k, patches, psm):
+    """`files` with the kustomization `k`, its `patches:` and `patchesStrategicMerge:` entries."""
+    if patches:
+        k += ["patches:"] + patches
+    if psm:
+        k += ["patchesStrategicMerge:"] + psm
+    files["kustomization.yaml"] = kust(k)
+    return files
+
+
 def smp_kustomization(rng, files, docs, inline):
     """Lists each patch of `docs` in a kustomization over r.yaml: as a `patches` path, an
     inline `patches` entry targeting its kind (when `inline`), or in patchesStrategicMerge."""
@@ -481,12 +491,7 @@ def smp_kustomization(rng, files, docs, inline):
         else:
             files[f"p{i}.yaml"] = doc(p)
             psm.append(f"- p{i}.yaml")
-    if patches:
-        k += ["patches:"] + patches
-    if psm:
-        k += ["patchesStrategicMerge:"] + psm
-    files["kustomization.yaml"] = kust(k)
-    return files
+    return with_patches(files, k, patches, psm)
 
 
 # Workload kinds and where their pod spec sits.
@@ -1441,12 +1446,7 @@ def fam_scalarstyles(rng):
         else:
             files[f"p{p}.yaml"] = text
             patches.append(f"- path: p{p}.yaml")
-    if patches:
-        k += ["patches:"] + patches
-    if psm:
-        k += ["patchesStrategicMerge:"] + psm
-    files["kustomization.yaml"] = kust(k)
-    return files
+    return with_patches(files, k, patches, psm)
 
 
 

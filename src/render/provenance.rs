@@ -1470,16 +1470,22 @@ mod tests {
         assert!(found >= 9, "only {found} paths found in the patch");
     }
 
+    /// The one object of `text` (a file at `path`), its reading recorded.
+    fn read_recorded(path: &str, text: &str) -> (Arc<SourceFile>, Vec<Resource>) {
+        let file = SourceFile::new(path, text);
+        let node = crate::yaml::parse_documents(text).unwrap().remove(0).node;
+        let origin = Some(Location::new(Arc::clone(&file), 0, 1));
+        let mut r = vec![Resource::new(node, origin)];
+        record(&mut r, Step::Resource, &|_, _, _| None);
+        (file, r)
+    }
+
     /// An item a step puts at another position keeps its origins (read at the path it had);
     /// the new item gets the step's.
     #[test]
     fn moved_list_items_keep_their_origins() {
         let text = "spec:\n  c:\n  - name: a\n    x: 1\n  - name: b\n    x: 2\n";
-        let file = SourceFile::new("/t/m.yaml", text);
-        let node = crate::yaml::parse_documents(text).unwrap().remove(0).node;
-        let origin = Some(Location::new(Arc::clone(&file), 0, 1));
-        let mut r = vec![Resource::new(node, origin)];
-        record(&mut r, Step::Resource, &|_, _, _| None);
+        let (file, mut r) = read_recorded("/t/m.yaml", text);
         let item = |name: &str, x: i128| {
             let mut m = Map::new();
             m.insert("name".into(), Node::Str(name.into()));
@@ -1528,11 +1534,7 @@ mod tests {
     fn nested_moves_keep_their_origins() {
         use crate::yaml::parse::parse_one;
         let text = "spec:\n  c:\n  - name: a\n    env:\n    - name: x\n      v: 1\n    - name: y\n      v: 2\n";
-        let file = SourceFile::new("/t/n.yaml", text);
-        let node = crate::yaml::parse_documents(text).unwrap().remove(0).node;
-        let origin = Some(Location::new(Arc::clone(&file), 0, 1));
-        let mut r = vec![Resource::new(node, origin)];
-        record(&mut r, Step::Resource, &|_, _, _| None);
+        let (file, mut r) = read_recorded("/t/n.yaml", text);
         let patch = Place {
             file: Arc::clone(&file),
             start: 0,

@@ -220,13 +220,7 @@ fn visit_walk<'p>(
         }
         Node::Map(map) => {
             let (first, rest) = next_segment(path);
-            let (name, is_seq) = match first.strip_suffix("[]") {
-                Some(n) => (n, true),
-                None => (first.as_ref(), false),
-            };
-            if name.is_empty() {
-                return Err(empty_name());
-            }
+            let (name, is_seq) = segment_name(&first)?;
             let creates = create_missing && !is_seq;
             let field = map.get(name).filter(|f| !f.is_null());
             let Some(field) = field else {
@@ -264,6 +258,19 @@ fn created_walk(mut path: Option<&str>) -> Result<()> {
         path = rest;
     }
     Ok(())
+}
+
+/// A path segment's field name, and whether it is written `name[]` (a list to walk); an
+/// empty name is an error (kyaml's `PathGetter` cannot create it).
+fn segment_name(segment: &str) -> Result<(&str, bool)> {
+    let (name, is_seq) = match segment.strip_suffix("[]") {
+        Some(n) => (n, true),
+        None => (segment, false),
+    };
+    if name.is_empty() {
+        return Err(empty_name());
+    }
+    Ok((name, is_seq))
 }
 
 fn empty_name() -> Error {
@@ -349,16 +356,7 @@ fn walk<'p>(
         }
         Node::Map(map) => {
             let (first, rest) = next_segment(path);
-            let (name, is_seq) = match first.strip_suffix("[]") {
-                Some(n) => (n, true),
-                None => (first.as_ref(), false),
-            };
-            if name.is_empty() {
-                return Err(Error::new(
-                    ErrorKind::Transformer,
-                    "cannot set or create an empty field name",
-                ));
-            }
+            let (name, is_seq) = segment_name(&first)?;
             // What to create when the field is missing (or null): nothing for a lookup, the
             // requested kind at the end of the path, a map in the middle.
             let make: Option<fn() -> Node> = if !create_missing || create == Create::None || is_seq
