@@ -859,7 +859,7 @@ fn same_current_ids(slots: &[Option<Resource>], chosen: Vec<usize>) -> Vec<usize
         .iter()
         .filter_map(|&i| slots.get(i)?.as_ref().map(Resource::id))
         .collect();
-    let mut out: Vec<usize> = slots
+    slots
         .iter()
         .enumerate()
         .filter(|(i, r)| {
@@ -868,9 +868,7 @@ fn same_current_ids(slots: &[Option<Resource>], chosen: Vec<usize>) -> Vec<usize
                     .is_some_and(|r| ids.iter().any(|id| r.id_ref() == id.borrowed()))
         })
         .map(|(i, _)| i)
-        .collect();
-    out.dedup();
-    out
+        .collect()
 }
 
 /// Whether kustomize's object has a `metadata.annotations` map when a JSON patch runs: the
