@@ -136,11 +136,12 @@ pub(crate) fn record_written(
         let Some(mut p) = r.provenance.take() else {
             continue;
         };
-        // A field the record of this step just gave this step's origin is skipped: `locate`
-        // names the same place for it (it does not depend on the value before) and no
-        // source, so the check below would keep it as it is. Not for `images` (its place
-        // depends on the value before) nor a JSON 6902 list (its writes name sources).
-        let just = (!matches!(step, Step::Images | Step::Json6902)).then_some(p.records);
+        // A field the record of this step just gave this step's origin is skipped: the step
+        // set the value it holds, and that origin says where. (For `images`, a write located
+        // from the value after the step could name another field of the same entry, `newName`
+        // for `newTag`, and add a second origin for one write.) Not for a JSON 6902 list: its
+        // writes name sources.
+        let just = (!matches!(step, Step::Json6902)).then_some(p.records);
         {
             let r: &Resource = r;
             let tree = &mut p.tree;
@@ -824,14 +825,15 @@ pub(crate) fn transformer_place(
             }
         }
         Step::Images => {
-            // The entry whose name matches the image the field held before (kustomize's
-            // `image.IsImageMatched`: a regular expression, then a tag and digest).
+            // The last entry whose name matches the image the field held before (kustomize's
+            // `image.IsImageMatched`: a regular expression, then a tag and digest): entries
+            // run in order, each rewriting what it matches, so the last one wrote the value.
             let old_text = before.map(scalar_text).unwrap_or_default();
             let old = old_text.as_str();
             match k
                 .images
                 .iter()
-                .position(|e| crate::transform::images::matches(&e.name, old))
+                .rposition(|e| crate::transform::images::matches(&e.name, old))
             {
                 Some(i) => {
                     let e = &k.images[i];
@@ -862,6 +864,51 @@ pub(crate) fn transformer_place(
         file: Arc::clone(&loaded.file),
         start: 0,
         path: p,
+    }
+}
+
+/// [`transformer_place`] for every field one record of `step` finds changed, each place made
+/// once: for the steps whose place depends only on the field's key (`namespace`, `namePrefix`,
+/// `nameSuffix`, `labels`, `commonAnnotations`), later fields with the same key take a copy.
+/// A step changes thousands of fields with a handful of keys (docs/performance.md).
+pub(crate) struct TransformerPlaces<'a> {
+    loaded: &'a Loaded,
+    step: Step,
+    made: std::cell::RefCell<Vec<(String, Place)>>,
+}
+
+impl<'a> TransformerPlaces<'a> {
+    pub(crate) fn new(loaded: &'a Loaded, step: Step) -> Self {
+        TransformerPlaces {
+            loaded,
+            step,
+            made: Default::default(),
+        }
+    }
+
+    pub(crate) fn place(&self, r: &Resource, path: &[PathSeg], before: Option<&Node>) -> Place {
+        let by_key = matches!(
+            self.step,
+            Step::Namespace
+                | Step::NamePrefix
+                | Step::NameSuffix
+                | Step::Labels
+                | Step::CommonAnnotations
+        );
+        if !by_key {
+            return transformer_place(self.loaded, self.step, r, path, before);
+        }
+        let key = match path.last() {
+            Some(PathSeg::Key(s)) => s.as_str(),
+            _ => "",
+        };
+        let mut made = self.made.borrow_mut();
+        if let Some((_, p)) = made.iter().find(|(k, _)| k == key) {
+            return p.clone();
+        }
+        let p = transformer_place(self.loaded, self.step, r, path, before);
+        made.push((key.to_string(), p.clone()));
+        p
     }
 }
 

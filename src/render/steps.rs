@@ -14,13 +14,15 @@ use crate::resource::string_maps;
 use crate::resource::{Gvk, Resource};
 use crate::source::{Location, SourceFile, display_path};
 use crate::transform::configurations::BuildConfig;
+use crate::transform::fieldspec::PathStep;
 use crate::transform::vars::VarSet;
-use crate::transform::{self, FieldSpecTables};
+use crate::transform::{self, FieldSpecTables, KeptIn, Unchanged};
 use crate::yaml::Node;
 use crate::yaml::de::PathSeg;
 
 use super::Context;
 use super::ahead::Ahead;
+use super::writes::{Told, steps_to_path};
 
 /// Output order requested on the command line (`--reorder`): the transform module's own.
 pub use crate::transform::sort::Reorder as OutputOrder;
@@ -257,10 +259,9 @@ pub(super) fn transform(
     // With provenance on, each transformer's changes are recorded as its own.
     let record = |acc: &mut Vec<Resource>, step: Step| {
         if prov {
+            let places = super::provenance::TransformerPlaces::new(loaded, step);
             super::provenance::record(acc, step, &|r, path, before| {
-                Some(super::provenance::transformer_place(
-                    loaded, step, r, path, before,
-                ))
+                Some(places.place(r, path, before))
             });
         }
     };
@@ -268,18 +269,19 @@ pub(super) fn transform(
     let at = |field: &'static str| {
         move |e: Error| e.at(loaded.key_location(&[PathSeg::Key(field.to_string())]))
     };
-    // What a transformer wrote with the value a field already had: recorded too
-    // (`render/writes.rs`).
-    let written = |acc: &mut Vec<Resource>, step: Step| {
-        if prov {
-            super::writes::record_transformer_writes(loaded, acc, step, tables);
-        }
-    };
+    // What a transformer wrote with the value a field already had is recorded too
+    // (`render/writes.rs`): each transformer tells what it wrote so (`transform::Unchanged`).
     if let Some(ns) = k.namespace.as_deref().filter(|s| !s.is_empty()) {
-        transform::namespace::apply(acc, ns, tables).map_err(at("namespace"))?;
+        let mut kept: Vec<usize> = Vec::new();
+        let mut tell = |i: usize| kept.push(i);
+        let kept_in: KeptIn<'_> = if prov { Some(&mut tell) } else { None };
+        transform::namespace::apply(acc, ns, tables, kept_in).map_err(at("namespace"))?;
         record(acc, Step::Namespace);
-        // kustomize's namespace transformer sets every namespaced object's namespace.
-        written(acc, Step::Namespace);
+        // kustomize's namespace transformer sets every namespaced object's namespace: what it
+        // wrote with the value a field held is found in the objects it names.
+        if prov {
+            super::writes::record_namespace_writes(loaded, acc, tables, &kept);
+        }
     }
     let prefix = k.name_prefix.as_deref().unwrap_or("");
     let suffix = k.name_suffix.as_deref().unwrap_or("");
@@ -301,32 +303,49 @@ pub(super) fn transform(
         );
     }
     if k.common_labels.as_ref().is_some_and(|m| !m.is_empty()) || !k.labels.is_empty() {
-        transform::labels::apply(acc, k.common_labels.as_ref(), &k.labels, tables).map_err(at(
-            if k.labels.is_empty() {
+        let mut told = Told::new();
+        let mut tell = |i: usize, at: &[PathStep<'_>]| told.push((i, steps_to_path(at)));
+        let unchanged: Unchanged<'_> = if prov { Some(&mut tell) } else { None };
+        transform::labels::apply(acc, k.common_labels.as_ref(), &k.labels, tables, unchanged)
+            .map_err(at(if k.labels.is_empty() {
                 "commonLabels"
             } else {
                 "labels"
-            },
-        ))?;
+            }))?;
         record(acc, Step::Labels);
-        written(acc, Step::Labels);
+        if prov {
+            super::writes::record_told_pairs(loaded, acc, Step::Labels, told);
+        }
     }
     if let Some(a) = k.common_annotations.as_ref().filter(|m| !m.is_empty()) {
-        transform::annotations::apply(acc, a, tables).map_err(at("commonAnnotations"))?;
+        let mut told = Told::new();
+        let mut tell = |i: usize, at: &[PathStep<'_>]| told.push((i, steps_to_path(at)));
+        let unchanged: Unchanged<'_> = if prov { Some(&mut tell) } else { None };
+        transform::annotations::apply(acc, a, tables, unchanged)
+            .map_err(at("commonAnnotations"))?;
         record(acc, Step::CommonAnnotations);
-        written(acc, Step::CommonAnnotations);
+        if prov {
+            super::writes::record_told_pairs(loaded, acc, Step::CommonAnnotations, told);
+        }
     }
     between(acc)?;
     if !k.replicas.is_empty() {
         transform::replicas::apply(acc, &k.replicas, tables).map_err(at("replicas"))?;
         record(acc, Step::Replicas);
         // An entry sets the count of the objects it names (now or before a rename).
-        written(acc, Step::Replicas);
+        if prov {
+            super::writes::record_replicas_writes(loaded, acc);
+        }
     }
     if !k.images.is_empty() {
-        transform::images::apply(acc, &k.images, tables).map_err(at("images"))?;
+        let mut told = Told::new();
+        let mut tell = |i: usize, at: &[PathStep<'_>]| told.push((i, steps_to_path(at)));
+        let unchanged: Unchanged<'_> = if prov { Some(&mut tell) } else { None };
+        transform::images::apply(acc, &k.images, tables, unchanged).map_err(at("images"))?;
         record(acc, Step::Images);
-        written(acc, Step::Images);
+        if prov {
+            super::writes::record_told_images(loaded, acc, told);
+        }
     }
     Ok(())
 }

@@ -238,7 +238,8 @@ pub(crate) fn record_patch_writes(
     }
 }
 
-fn steps_to_path(at: &[PathStep<'_>]) -> Vec<PathSeg> {
+/// A transformer's path as owned segments.
+pub(crate) fn steps_to_path(at: &[PathStep<'_>]) -> Vec<PathSeg> {
     at.iter()
         .map(|s| match s {
             PathStep::Key(k) => PathSeg::Key(k.to_string()),
@@ -247,206 +248,149 @@ fn steps_to_path(at: &[PathStep<'_>]) -> Vec<PathSeg> {
         .collect()
 }
 
-/// Calls `f` with the path of each pair of `pairs` that `map` (at `at`) holds with that value.
-fn pairs_held(
-    map: &crate::yaml::Map,
-    at: &[PathStep<'_>],
-    pairs: &StringMap,
-    f: &mut dyn FnMut(&[PathSeg]),
-) {
-    // The map's path made once, when a first pair is held; each pair's key pushed after it.
-    let mut path: Option<Vec<PathSeg>> = None;
-    for (k, v) in pairs {
-        if map.get(k).is_some_and(|n| n.as_str() == Some(v.as_str())) {
-            let path = path.get_or_insert_with(|| steps_to_path(at));
-            path.push(PathSeg::Key(k.clone()));
-            f(path);
-            path.pop();
-        }
-    }
+/// The fields a transformer told it wrote with the value they held ([`crate::transform::Unchanged`]):
+/// each object's index in the list and the field's path, in the order told.
+pub(crate) type Told = Vec<(usize, Vec<PathSeg>)>;
+
+/// Records the label or annotation pairs `labels`/`commonLabels` or `commonAnnotations` of
+/// `loaded` wrote into maps that held them already, as their transformer told them (`told`;
+/// after `record` recorded what the step changed). kustomize's label filter writes every pair
+/// at every place a selected spec names that exists or that the spec creates, whatever the
+/// key held (`api/filters/labels/labels.go`, `Filter`; `api/filters/fieldspec/fieldspec.go`,
+/// `Filter`); a pair a later entry of the same step set to another value is not the one the
+/// field holds, so a field is kept only when it holds the value one of the step's entries
+/// gives its key.
+pub(crate) fn record_told_pairs(loaded: &Loaded, acc: &mut [Resource], step: Step, told: Told) {
+    let k: &Kustomization = &loaded.kustomization;
+    let sets: Vec<&StringMap> = match step {
+        Step::Labels => k
+            .labels
+            .iter()
+            .map(|l| &l.pairs)
+            .chain(&k.common_labels)
+            .collect(),
+        Step::CommonAnnotations => k.common_annotations.iter().collect(),
+        _ => return,
+    };
+    record_told(loaded, acc, step, told, &|path, now| {
+        let Some(PathSeg::Key(key)) = path.last() else {
+            return false;
+        };
+        let now = now.as_str();
+        now.is_some() && sets.iter().any(|s| s.get(key).map(String::as_str) == now)
+    });
 }
 
-/// Records what a built-in transformer of `loaded` wrote (after `record` recorded what it
-/// changed): `namespace` every field its transformer sets (`metadata.namespace`, binding
-/// subjects, a Namespace's name),
-/// `labels`/`commonLabels` and `commonAnnotations` every pair in every map their field specs
-/// name, `replicas` the count of each object an entry names, `images` each image field an
-/// entry's name matches when the entry keeps the name.
-pub(crate) fn record_transformer_writes(
+/// Records the images the `images` entries of `loaded` wrote with the value they held, as
+/// their transformer told them (`told`, after `record` recorded what the step changed): each
+/// one an entry that keeps the name matches now (an image written twice in the step, which a
+/// later entry may have set back, is told whatever it held).
+pub(crate) fn record_told_images(loaded: &Loaded, acc: &mut [Resource], told: Told) {
+    let k: &Kustomization = &loaded.kustomization;
+    record_told(loaded, acc, Step::Images, told, &|_, now| {
+        now.as_str().is_some_and(|v| image_written(k, v))
+    });
+}
+
+/// Records the fields of `told` (by object) that `keep` keeps, given each one's path and value
+/// now, with the transformer's place ([`record_written`]).
+fn record_told(
     loaded: &Loaded,
     acc: &mut [Resource],
     step: Step,
-    tables: &FieldSpecTables,
+    mut told: Told,
+    keep: &dyn Fn(&[PathSeg], &Node) -> bool,
 ) {
+    if told.is_empty() {
+        return;
+    }
+    told.sort_by_key(|(i, _)| *i);
+    let told = &told;
+    record_written(
+        acc,
+        step,
+        &|i, r, f| {
+            let start = told.partition_point(|(j, _)| *j < i);
+            for (_, path) in told[start..].iter().take_while(|(j, _)| *j == i) {
+                if node_at(&r.node, path).is_some_and(|now| keep(path, now)) {
+                    f(path);
+                }
+            }
+        },
+        &|r, path, before| (Some(transformer_place(loaded, step, r, path, before)), None),
+    );
+}
+
+/// Records what the `namespace:` field's transformer wrote with the value a field held, in
+/// the objects it told of (`kept`, indices into `acc`; after `record` recorded what it
+/// changed): every field its transformer sets (`metadata.namespace`, binding subjects, a
+/// Namespace's name, [`crate::transform::namespace::written`]) that holds the namespace.
+pub(crate) fn record_namespace_writes(
+    loaded: &Loaded,
+    acc: &mut [Resource],
+    tables: &FieldSpecTables,
+    kept: &[usize],
+) {
+    let Some(ns) = loaded.kustomization.namespace.as_deref() else {
+        return;
+    };
+    if kept.is_empty() {
+        return;
+    }
+    record_written(
+        acc,
+        Step::Namespace,
+        &|i, r, f| {
+            if !kept.contains(&i) {
+                return;
+            }
+            crate::transform::namespace::written(&r.node, tables, &mut |path| {
+                if node_at(&r.node, path).and_then(Node::as_str) == Some(ns) {
+                    f(path);
+                }
+            });
+        },
+        &|r, path, before| {
+            (
+                Some(transformer_place(loaded, Step::Namespace, r, path, before)),
+                None,
+            )
+        },
+    );
+}
+
+/// Records the counts `replicas` entries of `loaded` set (after `record` recorded what they
+/// changed): `spec.replicas` of each object an entry names (now or before a rename).
+pub(crate) fn record_replicas_writes(loaded: &Loaded, acc: &mut [Resource]) {
     let k: &Kustomization = &loaded.kustomization;
-    let locate = |r: &Resource, path: &[PathSeg], before: Option<&Node>| {
-        (Some(transformer_place(loaded, step, r, path, before)), None)
-    };
     let key = |k: &str| PathSeg::Key(k.to_string());
-    match step {
-        Step::Namespace => {
-            let Some(ns) = k.namespace.as_deref() else {
-                return;
-            };
-            record_written(
-                acc,
-                step,
-                &|_, r, f| {
-                    crate::transform::namespace::written(&r.node, tables, &mut |path| {
-                        if node_at(&r.node, path).and_then(Node::as_str) == Some(ns) {
-                            f(path);
-                        }
-                    });
-                },
-                &locate,
-            );
-        }
-        Step::Labels => {
-            let metadata_labels = crate::kustomization::FieldSpec {
-                path: "metadata/labels".into(),
-                create: true,
-                ..Default::default()
-            };
-            let entries = crate::transform::labels::written_specs(
-                k.common_labels.as_ref(),
-                &k.labels,
-                tables,
-                &metadata_labels,
-            );
-            record_written(
-                acc,
-                step,
-                &|_, r, f| {
-                    for (pairs, specs) in &entries {
-                        crate::transform::labels::written_at(
-                            &r.node,
-                            pairs,
-                            specs,
-                            &mut |at, m| {
-                                pairs_held(m, at, pairs, f);
-                            },
-                        );
-                    }
-                },
-                &locate,
-            );
-        }
-        Step::CommonAnnotations => {
-            let Some(pairs) = k.common_annotations.as_ref() else {
-                return;
-            };
-            let specs: Vec<_> = tables.common_annotations.iter().collect();
-            record_written(
-                acc,
-                step,
-                &|_, r, f| {
-                    crate::transform::labels::written_at(&r.node, pairs, &specs, &mut |at, m| {
-                        pairs_held(m, at, pairs, f);
-                    });
-                },
-                &locate,
-            );
-        }
-        Step::Replicas => record_written(
-            acc,
-            step,
-            &|_, r, f| {
-                let named = k
-                    .replicas
-                    .iter()
-                    .any(|e| e.name == r.name() || r.prev_ids.iter().any(|id| id.name == e.name));
-                if named {
-                    f(&[key("spec"), key("replicas")]);
-                }
-            },
-            &locate,
-        ),
-        Step::Images => record_written(
-            acc,
-            step,
-            &|_, r, f| {
-                if r.kind() == "CustomResourceDefinition" {
-                    return;
-                }
-                each_image(&r.node, &mut Vec::new(), &mut |path| {
-                    if image_written(k, &r.node, path) {
-                        f(path);
-                    }
-                });
-            },
-            &locate,
-        ),
-        _ => {}
-    }
-}
-
-/// A step of a path borrowed from the object, made a [`PathSeg`] only when found.
-#[derive(Clone, Copy)]
-enum Walk<'n> {
-    Key(&'n str),
-    Index(usize),
-}
-
-/// Calls `f` with the path of the `image` of every item of a `containers` or
-/// `initContainers` list anywhere under `n` (which sits at `path`).
-fn each_image<'n>(n: &'n Node, path: &mut Vec<Walk<'n>>, f: &mut dyn FnMut(&[PathSeg])) {
-    match n.unspelled() {
-        Node::Map(m) => {
-            for (k, v) in m.iter() {
-                if let ("containers" | "initContainers", Node::Seq(items)) = (k.as_str(), v) {
-                    for (i, item) in items.iter().enumerate() {
-                        if item.str_at(&["image"]).is_some() {
-                            let mut at: Vec<PathSeg> = path
-                                .iter()
-                                .map(|s| match s {
-                                    Walk::Key(k) => PathSeg::Key((*k).to_string()),
-                                    Walk::Index(i) => PathSeg::Index(*i),
-                                })
-                                .collect();
-                            at.push(PathSeg::Key(k.to_string()));
-                            at.push(PathSeg::Index(i));
-                            at.push(PathSeg::Key("image".to_string()));
-                            f(&at);
-                        }
-                    }
-                }
-                path.push(Walk::Key(k));
-                each_image(v, path, f);
-                path.pop();
+    record_written(
+        acc,
+        Step::Replicas,
+        &|_, r, f| {
+            let named = k
+                .replicas
+                .iter()
+                .any(|e| e.name == r.name() || r.prev_ids.iter().any(|id| id.name == e.name));
+            if named {
+                f(&[key("spec"), key("replicas")]);
             }
-        }
-        Node::Seq(items) => {
-            for (i, item) in items.iter().enumerate() {
-                path.push(Walk::Index(i));
-                each_image(item, path, f);
-                path.pop();
-            }
-        }
-        _ => {}
-    }
+        },
+        &|r, path, before| {
+            (
+                Some(transformer_place(loaded, Step::Replicas, r, path, before)),
+                None,
+            )
+        },
+    );
 }
 
-/// Whether an `images` entry of `k` wrote the field at `path` of `node`: an `image` of an
-/// item of a `containers` or `initContainers` list anywhere in the object (kustomize's
-/// ImageTagTransformer walks them all: `api/filters/imagetag/legacy.go`), whose image name
-/// an entry's `name` matches (`image.IsImageMatched` in `api/image/image.go`) and that the
-/// entry does not rename (a renamed one changed).
-fn image_written(k: &Kustomization, node: &Node, path: &[PathSeg]) -> bool {
-    let [
-        ..,
-        PathSeg::Key(list),
-        PathSeg::Index(_),
-        PathSeg::Key(field),
-    ] = path
-    else {
-        return false;
-    };
-    if field != "image" || (list != "containers" && list != "initContainers") {
-        return false;
-    }
-    let Some(value) = node_at(node, path).and_then(Node::as_str) else {
-        return false;
-    };
+/// Whether an `images` entry of `k` wrote `value`, the `image` of an item of a `containers`
+/// or `initContainers` list anywhere in the object (kustomize's ImageTagTransformer walks them
+/// all: `api/filters/imagetag/legacy.go`): an entry's `name` matches its image name
+/// (`image.IsImageMatched` in `api/image/image.go`) and the entry does not rename it (a
+/// renamed one changed).
+fn image_written(k: &Kustomization, value: &str) -> bool {
     k.images.iter().any(|e| {
         crate::transform::images::matches(&e.name, value)
             && e.new_name.as_deref().is_none_or(|n| n == e.name)

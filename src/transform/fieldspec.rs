@@ -177,89 +177,6 @@ pub(crate) fn apply_selected_with_path<'p>(
     walk(object, path, Some(at), spec.create, create, set).map_err(|e| in_field(e, spec, object))
 }
 
-/// For field provenance: what [`apply_selected_with_path`] with [`Create::Map`] would call its
-/// setter on in `object`, without changing anything: `visit` gets each node at the end of
-/// the spec's path that `object` already holds, with its path. A field the walk would create
-/// (it is missing or null) is not visited, nor anything under it; the walk stops at the same
-/// error a creating walk meets (a scalar in the middle of the path, an empty field name, also
-/// one met below a field it would have created), so the fields visited before it are the
-/// same. Read-only: frozen maps stay shared (a walk through `&mut` copies them).
-pub(crate) fn visit_selected_with_path<'p>(
-    object: &Node,
-    spec: &'p FieldSpec,
-    at: &mut Vec<PathStep<'p>>,
-    visit: &mut dyn FnMut(&Node, &[PathStep<'p>]),
-) -> Result<()> {
-    let path = walk_path(&spec.path);
-    at.clear();
-    visit_walk(object, path, at, spec.create, visit)
-}
-
-/// [`walk`] over `&Node` with [`Create::Map`] (see [`visit_selected_with_path`]).
-fn visit_walk<'p>(
-    node: &Node,
-    path: Option<&'p str>,
-    at: &mut Vec<PathStep<'p>>,
-    create_missing: bool,
-    visit: &mut dyn FnMut(&Node, &[PathStep<'p>]),
-) -> Result<()> {
-    let Some(path) = path else {
-        visit(node, at);
-        return Ok(());
-    };
-    match node {
-        Node::Null => Ok(()),
-        Node::Seq(items) => {
-            for (i, item) in items.iter().enumerate() {
-                at.push(PathStep::Index(i));
-                let r = visit_walk(item, Some(path), at, create_missing, visit);
-                at.pop();
-                r?;
-            }
-            Ok(())
-        }
-        Node::Map(map) => {
-            let (first, rest) = next_segment(path);
-            let (name, is_seq) = segment_name(&first)?;
-            let creates = create_missing && !is_seq;
-            let field = map.get(name).filter(|f| !f.is_null());
-            let Some(field) = field else {
-                // A creating walk makes a map here (unless at the end) and goes on through
-                // new maps: only an empty name further on can stop it with an error.
-                return if creates { created_walk(rest) } else { Ok(()) };
-            };
-            at.push(PathStep::Key(match &first {
-                Cow::Borrowed(s) => Cow::Borrowed(s.strip_suffix("[]").unwrap_or(s)),
-                Cow::Owned(_) => Cow::Owned(name.to_string()),
-            }));
-            let r = visit_walk(field, rest, at, create_missing, visit);
-            at.pop();
-            r
-        }
-        _ => Err(not_a_collection()),
-    }
-}
-
-/// What [`walk`] meets going on from a map it created (empty) along `path`: an empty field
-/// name is an error, a list segment (`x[]`) or the path's end stops it.
-fn created_walk(mut path: Option<&str>) -> Result<()> {
-    while let Some(p) = path {
-        let (first, rest) = next_segment(p);
-        let (name, is_seq) = match first.strip_suffix("[]") {
-            Some(n) => (n, true),
-            None => (first.as_ref(), false),
-        };
-        if name.is_empty() {
-            return Err(empty_name());
-        }
-        if is_seq {
-            return Ok(());
-        }
-        path = rest;
-    }
-    Ok(())
-}
-
 /// A path segment's field name, and whether it is written `name[]` (a list to walk); an
 /// empty name is an error (kyaml's `PathGetter` cannot create it).
 fn segment_name(segment: &str) -> Result<(&str, bool)> {
@@ -278,10 +195,6 @@ fn empty_name() -> Error {
         ErrorKind::Transformer,
         "cannot set or create an empty field name",
     )
-}
-
-fn not_a_collection() -> Error {
-    Error::new(ErrorKind::Transformer, "expected sequence or mapping node")
 }
 
 /// Calls `set` on the node at `at` (a path [`apply_selected_with_path`] gave for `spec`), when

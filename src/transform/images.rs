@@ -11,18 +11,38 @@ use crate::kustomization::{FieldSpec, Image};
 use crate::resource::Resource;
 use crate::yaml::Node;
 
-use super::FieldSpecTables;
 use super::fieldspec::{self, Create, GvkRef, PathStep};
+use super::{FieldSpecTables, Unchanged};
 
+/// The kustomization's `images:` entries, in order. `unchanged` hears of each `image` of a
+/// `containers` or `initContainers` item that an entry wrote with the value it held, and of
+/// every image written more than once in the step (a later entry may set back what an earlier
+/// one changed); the field-spec table's places are not told.
 pub(crate) fn apply(
     resources: &mut [Resource],
     images: &[Image],
     tables: &FieldSpecTables,
+    mut unchanged: Unchanged<'_>,
 ) -> Result<()> {
     let mut places = ContainerPlaces::new(resources.len());
     let mut table = TablePlaces::new(resources.len(), &tables.images);
+    // Per object, the images written so far in this step (list place, item), when telling.
+    let mut written: Vec<Vec<(usize, usize)>> = match unchanged {
+        Some(_) => vec![Vec::new(); resources.len()],
+        None => Vec::new(),
+    };
     for image in images {
-        apply_with_places(resources, image, &tables.images, &mut places, &mut table)?;
+        let tell = unchanged
+            .as_mut()
+            .map(|f| (&mut **f as _, written.as_mut_slice()));
+        apply_with_places(
+            resources,
+            image,
+            &tables.images,
+            &mut places,
+            &mut table,
+            tell,
+        )?;
     }
     Ok(())
 }
@@ -35,8 +55,15 @@ pub(crate) fn apply_one(
 ) -> Result<()> {
     let mut places = ContainerPlaces::new(resources.len());
     let mut table = TablePlaces::new(resources.len(), specs);
-    apply_with_places(resources, image, specs, &mut places, &mut table)
+    apply_with_places(resources, image, specs, &mut places, &mut table, None)
 }
+
+/// Who hears of the images an entry wrote ([`apply`]): the listener, and per object the images
+/// written so far (the place's start in [`ContainerPlaces`], the item).
+type Tell<'t> = (
+    &'t mut dyn FnMut(usize, &[PathStep<'_>]),
+    &'t mut [Vec<(usize, usize)>],
+);
 
 fn apply_with_places<'s>(
     resources: &mut [Resource],
@@ -44,6 +71,7 @@ fn apply_with_places<'s>(
     specs: &'s [FieldSpec],
     places: &mut ContainerPlaces,
     table: &mut TablePlaces<'s>,
+    mut tell: Option<Tell<'_>>,
 ) -> Result<()> {
     let matcher = Matcher::new(&image.name);
     // kustomize runs its "legacy" walk over every object first, then the field-spec walk
@@ -52,9 +80,43 @@ fn apply_with_places<'s>(
         if r.kind() == "CustomResourceDefinition" {
             continue;
         }
-        for place in each_place(places.of(i, &r.node)) {
-            if let Some(list) = node_at(&mut r.node, place) {
+        let flat = places.of(i, &r.node);
+        for (start, place) in each_place(flat) {
+            let Some(list) = node_at(&mut r.node, place) else {
+                continue;
+            };
+            let Some((f, written)) = tell.as_mut() else {
                 update_container(list, image, &matcher)?;
+                continue;
+            };
+            // Told: each item's image compared with what the entry wrote, and the items
+            // written before by this step remembered.
+            let mut told = Vec::new();
+            if let Some(items) = list.as_seq_mut() {
+                for (j, item) in items.iter_mut().enumerate() {
+                    let Some(img) = item.get_mut("image") else {
+                        continue;
+                    };
+                    let before = img.clone();
+                    if !update(img, image, &matcher)? {
+                        continue;
+                    }
+                    let again = written[i].contains(&(start, j));
+                    if !again {
+                        written[i].push((start, j));
+                    }
+                    if again || *img == before {
+                        told.push(j);
+                    }
+                }
+            }
+            if !told.is_empty() {
+                let mut path = path_of(&r.node, place);
+                for j in told {
+                    path.extend([PathStep::Index(j), PathStep::Key(Cow::Borrowed("image"))]);
+                    f(i, &path);
+                    path.truncate(path.len() - 2);
+                }
             }
         }
     }
@@ -63,7 +125,7 @@ fn apply_with_places<'s>(
         if r.kind() == "CustomResourceDefinition" {
             continue;
         }
-        let set = &mut |n: &mut Node| update(n, image, &matcher);
+        let set = &mut |n: &mut Node| update(n, image, &matcher).map(|_| ());
         match table.found.get_mut(i) {
             // Visited for an earlier entry: the same nodes again.
             Some(Some(found)) => {
@@ -153,15 +215,42 @@ impl ContainerPlaces {
     }
 }
 
-/// The places of a list that [`ContainerPlaces`] keeps.
-fn each_place(flat: &[usize]) -> impl Iterator<Item = &[usize]> {
+/// The places of a list that [`ContainerPlaces`] keeps, each with where it starts in `flat`.
+fn each_place(flat: &[usize]) -> impl Iterator<Item = (usize, &[usize])> {
     let mut rest = flat;
     std::iter::from_fn(move || {
+        let start = flat.len() - rest.len();
         let (&len, more) = rest.split_first()?;
         let (place, after) = more.split_at_checked(len)?;
         rest = after;
-        Some(place)
+        Some((start, place))
     })
+}
+
+/// The path of a place of [`ContainerPlaces`], its keys copied (only for a told image).
+fn path_of(node: &Node, place: &[usize]) -> Vec<PathStep<'static>> {
+    let mut out = Vec::with_capacity(place.len() + 2);
+    let mut cur = node;
+    for &i in place {
+        cur = match cur {
+            Node::Map(m) => match m.get_index(i) {
+                Some((k, v)) => {
+                    out.push(PathStep::Key(Cow::Owned(k.to_string())));
+                    v
+                }
+                None => break,
+            },
+            Node::Seq(items) => match items.get(i) {
+                Some(v) => {
+                    out.push(PathStep::Index(i));
+                    v
+                }
+                None => break,
+            },
+            _ => break,
+        };
+    }
+    out
 }
 
 /// The node at a place of [`ContainerPlaces`].
@@ -289,10 +378,11 @@ fn update_container(list: &mut Node, image: &Image, matcher: &Matcher) -> Result
     Ok(())
 }
 
-/// Rewrites one image reference (kustomize's `imageTagUpdater.SetImageValue`).
-fn update(node: &mut Node, image: &Image, matcher: &Matcher) -> Result<()> {
+/// Rewrites one image reference (kustomize's `imageTagUpdater.SetImageValue`); whether the
+/// entry matched it (and so wrote it).
+fn update(node: &mut Node, image: &Image, matcher: &Matcher) -> Result<bool> {
     let value: Cow<str> = match &*node {
-        Node::Null => return Ok(()),
+        Node::Null => return Ok(false),
         Node::Str(s) => Cow::Borrowed(s),
         Node::Seq(_) | Node::Map(_) => {
             return Err(Error::new(
@@ -303,7 +393,7 @@ fn update(node: &mut Node, image: &Image, matcher: &Matcher) -> Result<()> {
         other => Cow::Owned(other.scalar_text().unwrap_or_default()),
     };
     if !matcher.is_match(&value)? {
-        return Ok(());
+        return Ok(false);
     }
     let (mut name, mut tag, mut digest) = split(&value);
     fn set(o: &Option<String>) -> Option<&str> {
@@ -348,7 +438,7 @@ fn update(node: &mut Node, image: &Image, matcher: &Matcher) -> Result<()> {
         out.push_str(digest);
     }
     *node = super::untagged_over(node, out);
-    Ok(())
+    Ok(true)
 }
 
 /// Splits an image reference into name, tag and digest (kustomize's `image.Split`): the tag
@@ -423,7 +513,7 @@ mod tests {
             image("b", None, Some("2"), None),
             image("c", None, None, Some("sha256:d")),
         ];
-        apply(&mut rs, &images, &tables).unwrap();
+        apply(&mut rs, &images, &tables, None).unwrap();
         assert_eq!(
             emit_documents(rs.iter().map(|r| &r.node), EmitOptions::default()),
             "apiVersion: example.com/v1\nkind: Thing\nmetadata:\n  name: t\nspec:\n  containers: []\n  x:\n  - containers:\n    - image: b:2\n    - image: c@sha256:d\n    initContainers:\n    - image: b:2\n  \"y\":\n    containers: 3\n"
@@ -453,10 +543,17 @@ mod tests {
             &mut rs,
             &[image("nginx", "1"), image("nginx", "2")],
             &tables,
+            None,
         )
         .unwrap();
         assert_eq!(rs[0].node.str_at(&["spec", "img"]), Some("nginx:2"));
-        let e = apply(&mut rs, &[image("nginx", "3"), image("a[", "4")], &tables).unwrap_err();
+        let e = apply(
+            &mut rs,
+            &[image("nginx", "3"), image("a[", "4")],
+            &tables,
+            None,
+        )
+        .unwrap_err();
         assert_eq!(
             e.message,
             "considering field 'spec/img' of object ~G_v1_X|~X|t: images: invalid image name \"a[\""
@@ -525,5 +622,48 @@ mod matcher_tests {
         let m = Matcher::new("ngin.*");
         assert!(m.is_match("nginx:1").unwrap());
         assert!(Matcher::new("a[").is_match("a").is_err());
+    }
+
+    /// For field provenance, `apply` tells the container images an entry wrote with the value
+    /// they held (`a:1` by its first entry), and every write of an image two entries match
+    /// (`b`: changed, then set back); not an image changed once (`c`), nor one no entry matches.
+    #[test]
+    fn tells_the_images_that_kept_their_value() {
+        use crate::yaml::parse::parse_one;
+        let tables = FieldSpecTables::builtin().unwrap();
+        let mut rs = vec![Resource::new(
+            parse_one("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\nspec:\n  template:\n    spec:\n      containers:\n      - image: a:1\n      - image: b:1\n      - image: c:1\n      - image: d:1\n").unwrap(),
+            None,
+        )];
+        let image = |name: &str, tag: &str| Image {
+            name: name.into(),
+            new_tag: Some(tag.into()),
+            ..Image::default()
+        };
+        let images = [
+            image("a", "1"),
+            image("b", "2"),
+            image("b", "1"),
+            image("c", "2"),
+        ];
+        let mut told: Vec<(usize, String)> = Vec::new();
+        let mut tell = |i: usize, at: &[PathStep<'_>]| {
+            let path: Vec<String> = at
+                .iter()
+                .map(|s| match s {
+                    PathStep::Key(k) => k.to_string(),
+                    PathStep::Index(i) => i.to_string(),
+                })
+                .collect();
+            told.push((i, path.join(".")));
+        };
+        apply(&mut rs, &images, &tables, Some(&mut tell)).unwrap();
+        assert_eq!(
+            told,
+            [
+                (0, "spec.template.spec.containers.0.image".to_string()),
+                (0, "spec.template.spec.containers.1.image".to_string()),
+            ]
+        );
     }
 }

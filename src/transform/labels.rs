@@ -9,7 +9,7 @@ use crate::resource::{Resource, SharedEntry, Step};
 use crate::yaml::Node;
 
 use super::fieldspec::{self, Create, GvkRef, PathStep};
-use super::{FieldSpecTables, is_new};
+use super::{FieldSpecTables, Unchanged, is_new};
 
 /// Applies the kustomization's `labels` entries, then its `commonLabels`, in kustomize's
 /// order (`api/internal/target/kusttarget_configplugin.go`, LabelTransformer configurator).
@@ -18,69 +18,52 @@ pub(crate) fn apply(
     common_labels: Option<&StringMap>,
     labels: &[Label],
     tables: &FieldSpecTables,
+    mut unchanged: Unchanged<'_>,
 ) -> Result<()> {
     let metadata_labels = FieldSpec {
         path: "metadata/labels".into(),
         create: true,
         ..FieldSpec::default()
     };
+    // A key two entries write may be changed by one and set back by the other: then its
+    // writes are told whatever they found (the caller keeps those whose value stayed).
+    let repeated: Vec<&str> = match unchanged {
+        Some(_) => repeated_keys(labels.iter().map(|l| &l.pairs).chain(common_labels)),
+        None => Vec::new(),
+    };
     for label in labels {
         let specs = label_specs(label, tables, &metadata_labels)?;
-        set_pairs_at(resources, &label.pairs, &specs)?;
+        set_pairs_at(
+            resources,
+            &label.pairs,
+            &specs,
+            unchanged.as_mut().map(|f| &mut **f as _),
+            &repeated,
+        )?;
     }
     if let Some(common) = common_labels {
-        set_pairs(resources, common, &tables.common_labels)?;
+        let specs: Vec<&FieldSpec> = tables.common_labels.iter().collect();
+        set_pairs_at(resources, common, &specs, unchanged, &repeated)?;
     }
     Ok(())
 }
 
-/// For field provenance: the field specs of each `labels` entry, then of `commonLabels`, with
-/// the pairs the entry writes, as [`apply`] uses them (`metadata_labels`: a spec of
-/// `metadata/labels` with `create`, made by the caller so that it outlives the list). Found
-/// once per step, then asked of every object ([`written_at`]).
-pub(crate) fn written_specs<'a>(
-    common_labels: Option<&'a StringMap>,
-    labels: &'a [Label],
-    tables: &'a FieldSpecTables,
-    metadata_labels: &'a FieldSpec,
-) -> Vec<(&'a StringMap, Vec<&'a FieldSpec>)> {
-    let mut out = Vec::new();
-    for label in labels {
-        if let Ok(specs) = label_specs(label, tables, metadata_labels) {
-            out.push((&label.pairs, specs));
+/// The keys that more than one of `sets` holds.
+fn repeated_keys<'a>(sets: impl Iterator<Item = &'a StringMap>) -> Vec<&'a str> {
+    let mut seen: Vec<&str> = Vec::new();
+    let mut out: Vec<&str> = Vec::new();
+    for set in sets {
+        for k in set.keys() {
+            if seen.contains(&k.as_str()) {
+                if !out.contains(&k.as_str()) {
+                    out.push(k);
+                }
+            } else {
+                seen.push(k);
+            }
         }
     }
-    if let Some(common) = common_labels {
-        out.push((common, tables.common_labels.iter().collect()));
-    }
     out
-}
-
-/// For field provenance: the label (or annotation) maps [`apply`] wrote `pairs` into in
-/// `node` (the object after it ran), by `specs`: `f` gets each map's path and the map.
-/// kustomize's label filter writes every pair at every place a selected spec names that
-/// exists or that the spec creates, whatever the key held (`api/filters/labels/labels.go`,
-/// `Filter`; `api/filters/fieldspec/fieldspec.go`, `Filter`), so each pair there was written,
-/// changed or not; after the transformer ran, every map it wrote or created is there.
-/// Read-only ([`fieldspec::visit_selected_with_path`]): nothing is copied.
-pub(crate) fn written_at(
-    node: &Node,
-    pairs: &StringMap,
-    specs: &[&FieldSpec],
-    f: &mut dyn FnMut(&[PathStep<'_>], &crate::yaml::Map),
-) {
-    if pairs.is_empty() {
-        return;
-    }
-    let gvk = GvkRef::of(node);
-    let mut walk = Vec::new();
-    for spec in specs.iter().filter(|s| gvk.selected_by(s)) {
-        let _ = fieldspec::visit_selected_with_path(node, spec, &mut walk, &mut |n, at| {
-            if let Node::Map(m) = n {
-                f(at, m);
-            }
-        });
-    }
 }
 
 /// The field specs of one `labels:` entry: its own `fields`, then the `labels` table of
@@ -132,11 +115,30 @@ pub(crate) fn set_pairs(
         return Ok(());
     }
     let specs: Vec<&FieldSpec> = specs.iter().collect();
-    set_pairs_at(resources, pairs, &specs)
+    set_pairs_at(resources, pairs, &specs, None, &[])
 }
 
-/// [`set_pairs`] with the specs given by reference.
-fn set_pairs_at(resources: &mut [Resource], pairs: &StringMap, specs: &[&FieldSpec]) -> Result<()> {
+/// [`set_pairs`], telling `unchanged` of each pair written into a map that held it already
+/// (commonAnnotations, for field provenance).
+pub(crate) fn set_pairs_telling(
+    resources: &mut [Resource],
+    pairs: &StringMap,
+    specs: &[FieldSpec],
+    unchanged: Unchanged<'_>,
+) -> Result<()> {
+    let specs: Vec<&FieldSpec> = specs.iter().collect();
+    set_pairs_at(resources, pairs, &specs, unchanged, &[])
+}
+
+/// [`set_pairs`] with the specs given by reference, telling `unchanged` of each pair written
+/// into a map that held it (and of every write of a key in `repeated`).
+fn set_pairs_at(
+    resources: &mut [Resource],
+    pairs: &StringMap,
+    specs: &[&FieldSpec],
+    mut unchanged: Unchanged<'_>,
+    repeated: &[&str],
+) -> Result<()> {
     if pairs.is_empty() {
         return Ok(());
     }
@@ -152,7 +154,7 @@ fn set_pairs_at(resources: &mut [Resource], pairs: &StringMap, specs: &[&FieldSp
     // Buffers reused for every object.
     let mut selected: Vec<&FieldSpec> = Vec::new();
     let mut scratch = Scratch::default();
-    for r in resources.iter_mut() {
+    for (i, r) in resources.iter_mut().enumerate() {
         let gvk = GvkRef::of(&r.node);
         selected.clear();
         selected.extend(specs.iter().copied().filter(|s| gvk.selected_by(s)));
@@ -161,10 +163,12 @@ fn set_pairs_at(resources: &mut [Resource], pairs: &StringMap, specs: &[&FieldSp
         }
         if one_by_one {
             for pair in &all {
-                set_in(r, std::slice::from_ref(pair), &selected, &mut scratch)?;
+                let tell = unchanged.as_mut().map(|f| (i, &mut **f as _, repeated));
+                set_in(r, std::slice::from_ref(pair), &selected, &mut scratch, tell)?;
             }
         } else {
-            set_in(r, &all, &selected, &mut scratch)?;
+            let tell = unchanged.as_mut().map(|f| (i, &mut **f as _, repeated));
+            set_in(r, &all, &selected, &mut scratch, tell)?;
         }
     }
     Ok(())
@@ -183,13 +187,23 @@ struct Scratch<'p> {
     replay: Vec<usize>,
 }
 
+/// Who is told of a write: the object's index, the listener ([`Unchanged`]), and the keys
+/// whose every write is told.
+type Tell<'t> = (
+    usize,
+    &'t mut dyn FnMut(usize, &[PathStep<'_>]),
+    &'t [&'t str],
+);
+
 /// Writes `pairs` at the places of `selected` (specs that select the object), then replays
-/// the shared entries whose key was set again and records the new ones, pair by pair.
+/// the shared entries whose key was set again and records the new ones, pair by pair. `tell`
+/// hears of each pair written where the map held it already.
 fn set_in<'p>(
     r: &mut Resource,
     pairs: &[(&str, &str)],
     selected: &[&'p FieldSpec],
     scratch: &mut Scratch<'p>,
+    mut tell: Option<Tell<'_>>,
 ) -> Result<()> {
     let Resource {
         node,
@@ -219,6 +233,13 @@ fn set_in<'p>(
             let mut stored: Option<(usize, usize)> = None;
             for (p, (k, v)) in pairs.iter().enumerate() {
                 if let Some(old) = map.get_mut(k) {
+                    if let Some((i, f, repeated)) = tell.as_mut()
+                        && (old.as_str() == Some(*v) || repeated.contains(k))
+                    {
+                        let mut field = at.to_vec();
+                        field.push(PathStep::Key(std::borrow::Cow::Borrowed(*k)));
+                        f(*i, &field);
+                    }
                     *old = Node::str(*v);
                     for (g, group) in shared_entries.iter().enumerate() {
                         if group.key == *k
@@ -326,17 +347,61 @@ mod tests {
             parse_one("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\nspec:\n  template:\n    spec:\n      containers:\n      - name: c\n        image: nginx\n").unwrap(),
             None,
         )];
-        apply(&mut rs, Some(&map(&[("a", "x")])), &[], &tables).unwrap();
+        apply(&mut rs, Some(&map(&[("a", "x")])), &[], &tables, None).unwrap();
         assert_eq!(rs[0].shared_entries.len(), 1);
         assert_eq!(rs[0].shared_entries[0].maps.len(), 3);
         let label = Label {
             pairs: map(&[("a", "w"), ("b", "z")]),
             ..Label::default()
         };
-        apply(&mut rs, None, &[label], &tables).unwrap();
+        apply(&mut rs, None, &[label], &tables, None).unwrap();
         assert_eq!(
             emit_documents(rs.iter().map(|r| &r.node), EmitOptions::default()),
             "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  labels:\n    a: w\n    b: z\n  name: d\nspec:\n  selector:\n    matchLabels:\n      a: w\n  template:\n    metadata:\n      labels:\n        a: w\n    spec:\n      containers:\n      - image: nginx\n        name: c\n"
+        );
+    }
+
+    /// For field provenance, `apply` tells exactly the pairs it wrote into maps that held
+    /// them: `app: web` where the object has it, not `tier` nor the selector's `app`
+    /// (changed); a key two entries write (`zone`) at each write into a map holding it,
+    /// changed or not (the second entry's), not where the first created it (a new field).
+    #[test]
+    fn tells_the_pairs_a_map_held() {
+        let tables = FieldSpecTables::builtin().unwrap();
+        let mut rs = vec![Resource::new(
+            parse_one("apiVersion: v1\nkind: Service\nmetadata:\n  name: s\n  labels: {app: web, tier: a}\nspec:\n  selector: {app: other}\n").unwrap(),
+            None,
+        )];
+        let labels = [
+            Label {
+                pairs: map(&[("app", "web"), ("tier", "b"), ("zone", "x")]),
+                include_selectors: true,
+                ..Label::default()
+            },
+            Label {
+                pairs: map(&[("zone", "y")]),
+                ..Label::default()
+            },
+        ];
+        let mut told: Vec<(usize, String)> = Vec::new();
+        let mut tell = |i: usize, at: &[PathStep<'_>]| {
+            let path: Vec<String> = at
+                .iter()
+                .map(|s| match s {
+                    PathStep::Key(k) => k.to_string(),
+                    PathStep::Index(i) => i.to_string(),
+                })
+                .collect();
+            told.push((i, path.join(".")));
+        };
+        apply(&mut rs, None, &labels, &tables, Some(&mut tell)).unwrap();
+        told.sort();
+        assert_eq!(
+            told,
+            [
+                (0, "metadata.labels.app".to_string()),
+                (0, "metadata.labels.zone".to_string()),
+            ]
         );
     }
 }

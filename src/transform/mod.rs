@@ -27,6 +27,19 @@ use crate::kustomization::{FieldSpec, KustomizeVersion};
 use crate::resource::Gvk;
 use crate::yaml::Node;
 
+/// For field provenance (issue 29, `render/writes.rs`): told of each field a transformer wrote
+/// with the value it already held, by the object's index in the list the transformer was
+/// given and the field's path. No comparison of the objects before and after can see such a
+/// write, and the transformer's own walk finds it at no extra cost (docs/performance.md, "Writes
+/// told by the transformer"). `None` when provenance is off: then nothing is compared.
+pub(crate) type Unchanged<'a> = Option<&'a mut dyn FnMut(usize, &[fieldspec::PathStep<'_>])>;
+
+/// For field provenance, where a transformer's setter does not know the field's path: told of
+/// each object (by its index in the list given) in which the transformer wrote a field with
+/// the value it held. The caller finds those fields in that object only (`render/writes.rs`);
+/// an object not told of holds no such field. `None` when provenance is off.
+pub(crate) type KeptIn<'a> = Option<&'a mut dyn FnMut(usize)>;
+
 /// Moved to `yaml/resolve.rs` (a rule of go-yaml's scalars); the transformers call it here.
 pub(crate) use crate::yaml::resolve::untagged_over;
 
@@ -480,7 +493,7 @@ mod pipeline_tests {
             .into_iter()
             .map(|d| Resource::new(d.node, None))
             .collect();
-        namespace::apply(&mut rs, "prod", &tables).unwrap();
+        namespace::apply(&mut rs, "prod", &tables, None).unwrap();
         prefix_suffix::apply(&mut rs, "pre-", "-suf", &tables).unwrap();
         let labels = [
             Label {
@@ -493,8 +506,15 @@ mod pipeline_tests {
                 ..Label::default()
             },
         ];
-        labels::apply(&mut rs, Some(&map(&[("team", "a")])), &labels, &tables).unwrap();
-        annotations::apply(&mut rs, &map(&[("note", "hello <&>")]), &tables).unwrap();
+        labels::apply(
+            &mut rs,
+            Some(&map(&[("team", "a")])),
+            &labels,
+            &tables,
+            None,
+        )
+        .unwrap();
+        annotations::apply(&mut rs, &map(&[("note", "hello <&>")]), &tables, None).unwrap();
         let replicas = [
             Replica {
                 name: "web".into(),
@@ -511,7 +531,7 @@ mod pipeline_tests {
             image("my.registry:5000/team/app", None, None, Some("sha256:ccc")),
             image("busybox", None, Some("2.0"), None),
         ];
-        images::apply(&mut rs, &images, &tables).unwrap();
+        images::apply(&mut rs, &images, &tables, None).unwrap();
         let out = emit_documents(rs.iter().map(|r| &r.node), EmitOptions::default());
         assert_eq!(
             out.trim_end(),
@@ -552,13 +572,13 @@ mod config_tests {
         let team: StringMap = [("team".to_string(), "a".to_string())]
             .into_iter()
             .collect();
-        labels::apply(&mut rs, Some(&team), &[], &tables).unwrap();
+        labels::apply(&mut rs, Some(&team), &[], &tables, None).unwrap();
         let img = Image {
             name: "nginx".into(),
             new_tag: Some("2".into()),
             ..Image::default()
         };
-        images::apply(&mut rs, &[img], &tables).unwrap();
+        images::apply(&mut rs, &[img], &tables, None).unwrap();
         assert_eq!(
             emit_documents(rs.iter().map(|r| &r.node), EmitOptions::default()),
             "apiVersion: example.com/v1\nkind: Pipeline\nmetadata:\n  labels:\n    team: a\n  name: p\nspec:\n  selector:\n    labels:\n      team: a\n  steps:\n  - image: nginx:2\n  - image: busybox:1\n"

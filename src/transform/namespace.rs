@@ -12,8 +12,8 @@ use crate::resource::Resource;
 use crate::yaml::Node;
 use crate::yaml::de::PathSeg;
 
-use super::FieldSpecTables;
 use super::fieldspec::{self, Create, GvkRef};
+use super::{FieldSpecTables, KeptIn};
 
 /// The annotation kustomize v5.8 puts on every object that `helm template` printed
 /// (`HelmChartInflationGeneratorPlugin.markHelmGeneratedResources`, PR #5940 and #6044;
@@ -49,18 +49,21 @@ pub(crate) struct Options {
     pub subjects: SubjectMode,
 }
 
-/// The kustomization's `namespace:` field.
+/// The kustomization's `namespace:` field; `kept` hears of each object in which a field
+/// already held the namespace.
 pub(crate) fn apply(
     resources: &mut [Resource],
     namespace: &str,
     tables: &FieldSpecTables,
+    kept: KeptIn<'_>,
 ) -> Result<()> {
-    apply_with(
+    apply_telling(
         resources,
         namespace,
         &tables.namespace,
         tables,
         Options::default(),
+        kept,
     )
 }
 
@@ -73,6 +76,17 @@ pub(crate) fn apply_with(
     tables: &FieldSpecTables,
     opts: Options,
 ) -> Result<()> {
+    apply_telling(resources, namespace, specs, tables, opts, None)
+}
+
+fn apply_telling(
+    resources: &mut [Resource],
+    namespace: &str,
+    specs: &[FieldSpec],
+    tables: &FieldSpecTables,
+    opts: Options,
+    mut kept: KeptIn<'_>,
+) -> Result<()> {
     if namespace.is_empty() {
         return Ok(());
     }
@@ -81,13 +95,25 @@ pub(crate) fn apply_with(
         create: true,
         ..FieldSpec::default()
     };
-    for r in resources.iter_mut() {
+    for (i, r) in resources.iter_mut().enumerate() {
         if r.node.as_map().is_none_or(|m| m.is_empty()) || helm_generated(&r.node, tables.kustomize)
         {
             continue;
         }
         r.store_previous_id();
-        apply_one(&mut r.node, namespace, specs, &meta, tables, opts)?;
+        let mut same = false;
+        apply_one(
+            &mut r.node,
+            namespace,
+            specs,
+            &meta,
+            tables,
+            opts,
+            &mut same,
+        )?;
+        if same && let Some(kept) = kept.as_mut() {
+            kept(i);
+        }
     }
     check_unique(resources)
 }
@@ -115,6 +141,7 @@ pub(crate) fn written(node: &Node, tables: &FieldSpecTables, f: &mut dyn FnMut(&
         &meta,
         tables,
         Options::default(),
+        &mut false,
     )
     .is_err()
     {
@@ -155,6 +182,7 @@ pub(crate) fn written(node: &Node, tables: &FieldSpecTables, f: &mut dyn FnMut(&
     go(&copy, Some(node), &mut Vec::new(), f);
 }
 
+/// Sets the namespace in one object; `same` is set when a field written held it already.
 fn apply_one(
     node: &mut Node,
     namespace: &str,
@@ -162,6 +190,7 @@ fn apply_one(
     meta: &FieldSpec,
     tables: &FieldSpecTables,
     opts: Options,
+    same: &mut bool,
 ) -> Result<()> {
     // What the object is, read before anything is set.
     let (is_v1, cluster_scoped, is_binding) = {
@@ -180,6 +209,7 @@ fn apply_one(
         {
             return Ok(());
         }
+        *same |= n.as_str() == Some(namespace);
         *n = Node::str(namespace);
         Ok(())
     };
@@ -273,4 +303,31 @@ fn check_unique(resources: &[Resource]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::yaml::parse::parse_one;
+
+    /// For field provenance, `apply` tells the objects in which a field it wrote held the
+    /// namespace already: a ConfigMap in it, and a RoleBinding whose subject is (its own
+    /// namespace changes); not an object it moves.
+    #[test]
+    fn tells_the_objects_that_held_the_namespace() {
+        let tables = FieldSpecTables::builtin().unwrap();
+        let doc = |text: &str| Resource::new(parse_one(text).unwrap(), None);
+        let mut rs = vec![
+            doc("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  namespace: prod\n"),
+            doc("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  namespace: dev\n"),
+            doc(
+                "apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: r\nsubjects:\n- kind: ServiceAccount\n  name: default\n  namespace: prod\n",
+            ),
+        ];
+        let mut kept = Vec::new();
+        let mut tell = |i: usize| kept.push(i);
+        apply(&mut rs, "prod", &tables, Some(&mut tell)).unwrap();
+        assert_eq!(kept, [0, 2]);
+        assert_eq!(rs[1].namespace(), "prod");
+    }
 }
