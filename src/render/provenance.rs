@@ -310,6 +310,21 @@ fn moved(last: &[Node], now: &[Node]) -> Option<Vec<Option<usize>>> {
         return None;
     }
     MERGE_KEYS.iter().find_map(|mk| {
+        // Most lists compared kept their items in place: each item's key is the one at its
+        // position before, and no item came after them. Then nothing moved by this key (or
+        // its values are not distinct, which rules it out too): no keys collected.
+        fn key<'n>(e: &'n Node, mk: &str) -> Option<&'n Node> {
+            e.as_map().and_then(|m| m.get(mk))
+        }
+        let in_place = now.len() <= last.len()
+            && now
+                .iter()
+                .zip(last)
+                .all(|(a, b)| matches!((key(a, mk), key(b, mk)), (Some(x), Some(y)) if x == y))
+            && last.iter().all(|e| key(e, mk).is_some());
+        if in_place {
+            return None;
+        }
         let (kx, ky) = (merge_keys(last, mk)?, merge_keys(now, mk)?);
         let moves: Vec<Option<usize>> = ky.iter().map(|v| kx.iter().position(|w| w == v)).collect();
         let same = moves

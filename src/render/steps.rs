@@ -375,15 +375,21 @@ pub(super) fn finish_root(
         });
     }
     let names = prov.then(|| places::names(resources));
+    let mut told = Told::new();
+    let mut tell = |i: usize, at: &[PathStep<'_>]| told.push((i, steps_to_path(at)));
+    let unchanged: Unchanged<'_> = if prov { Some(&mut tell) } else { None };
     transform::namereference::fix_name_references(
         resources,
         &config.refs.name_reference,
         &|g: &Gvk| config.fields.is_cluster_scoped(g),
+        unchanged,
     )?;
     if let Some(names) = &names {
-        record_sourced(resources, Step::NameReference, &|r, path, _| {
+        let locate = |r: &Resource, path: &[PathSeg], _: Option<&Node>| {
             places::name_reference(names, r, path)
-        });
+        };
+        record_sourced(resources, Step::NameReference, &locate);
+        super::writes::record_told_sourced(resources, Step::NameReference, told, &locate);
     }
     let bound = (prov && !vars.is_empty())
         .then(|| places::var_places(var_places, resources, &|n| vars.field_path_of(n)));
@@ -655,14 +661,19 @@ fn replacements_recorded(
                     let path = super::places::path_of(&acc[j].node, node)?;
                     Some(super::places::object_source(&acc[j], &path))
                 });
-            transform::replacements::apply(
+            // A target that held the value written is told, and recorded as written too.
+            let mut told = Told::new();
+            let mut tell = |i: usize, at: &[PathStep<'_>]| told.push((i, steps_to_path(at)));
+            transform::replacements::apply_telling(
                 acc,
                 std::slice::from_ref(r),
                 &cluster_scoped,
                 ctx.kustomize(),
+                Some(&mut tell),
             )
             .map_err(|e| e.at(at.clone()).label("applying these replacements"))?;
-            super::places::record_replacement(acc, &place, source);
+            super::places::record_replacement(acc, &place, source.clone());
+            super::writes::record_told_replacement(acc, told, &place, source);
         }
     }
     Ok(())

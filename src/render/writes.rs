@@ -7,7 +7,7 @@
 use crate::fasthash::FastMap;
 use crate::kustomization::{Kustomization, Loaded, StringMap};
 use crate::resource::Resource;
-use crate::resource::provenance::{Source, Step, path_text};
+use crate::resource::provenance::{Place, Source, Step, path_text};
 use crate::transform::FieldSpecTables;
 use crate::transform::fieldspec::PathStep;
 use crate::yaml::Node;
@@ -16,8 +16,8 @@ use crate::yaml::de::PathSeg;
 use super::patches::{Body, Patch};
 use super::places::object_source;
 use super::provenance::{
-    SmpPlaces, each_owned, json6902_op, node_at, patch_place, pointer_parts, record_written,
-    transformer_place,
+    SmpPlaces, SourcedLocateFn, each_owned, json6902_op, node_at, patch_place, pointer_parts,
+    record_written, transformer_place,
 };
 
 /// The fields of `obj` (the patched object) that the strategic merge patch document `patch`
@@ -298,8 +298,47 @@ fn record_told(
     loaded: &Loaded,
     acc: &mut [Resource],
     step: Step,
+    told: Told,
+    keep: &dyn Fn(&[PathSeg], &Node) -> bool,
+) {
+    record_told_at(acc, step, told, keep, &|r, path, before| {
+        (Some(transformer_place(loaded, step, r, path, before)), None)
+    });
+}
+
+/// Records the target fields one replacement wrote with the value they held, as
+/// `replacements::apply_telling` told them (after `record_replacement` recorded what it
+/// changed), with the same origin: the replacement's `place` and the field it read (`source`).
+pub(crate) fn record_told_replacement(
+    acc: &mut [Resource],
+    told: Told,
+    place: &Place,
+    source: Option<Box<Source>>,
+) {
+    record_told_sourced(acc, Step::Replacement, told, &|_, _, _| {
+        (Some(place.clone()), source.clone())
+    });
+}
+
+/// Records the fields a step told it wrote with the value they held (`told`; after the step's
+/// record), with the origin `locate` gives (a name reference: where the referred object's name
+/// was set, and that object).
+pub(crate) fn record_told_sourced(
+    acc: &mut [Resource],
+    step: Step,
+    told: Told,
+    locate: SourcedLocateFn<'_>,
+) {
+    record_told_at(acc, step, told, &|_, _| true, locate);
+}
+
+/// [`record_told`] with the origin `locate` gives.
+fn record_told_at(
+    acc: &mut [Resource],
+    step: Step,
     mut told: Told,
     keep: &dyn Fn(&[PathSeg], &Node) -> bool,
+    locate: SourcedLocateFn<'_>,
 ) {
     if told.is_empty() {
         return;
@@ -317,7 +356,7 @@ fn record_told(
                 }
             }
         },
-        &|r, path, before| (Some(transformer_place(loaded, step, r, path, before)), None),
+        locate,
     );
 }
 

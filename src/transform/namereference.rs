@@ -20,8 +20,37 @@ use crate::kustomization::FieldSpec;
 use crate::resource::{Gvk, ResId, Resource};
 use crate::yaml::Node;
 
+use super::Unchanged;
 use super::configurations::NameBackRef;
-use super::refpath::{NOT_NAMESPACED, split_path, walk_existing};
+use super::fieldspec::PathStep;
+use super::refpath::{NOT_NAMESPACED, WalkedTo, split_path, walk_existing, walk_existing_at};
+
+/// Who hears of a name written with the value it held: the field's path (for field provenance).
+type Told<'a, 'b> = Option<&'a mut (dyn FnMut(&[PathStep<'_>]) + 'b)>;
+
+/// Where a referrer's node is, made a path only when a write is told: the node a spec's walk
+/// found, or an item of the list found there; nowhere when nothing is told.
+enum At<'a, 's> {
+    Walked(&'a WalkedTo<'s, 'a>),
+    Item(&'a At<'a, 's>, usize),
+    Nowhere,
+}
+
+const NOWHERE: At<'static, 'static> = At::Nowhere;
+
+impl<'s> At<'_, 's> {
+    fn path(&self) -> Vec<PathStep<'s>> {
+        match self {
+            At::Walked(w) => w.path(),
+            At::Item(at, i) => {
+                let mut p = at.path();
+                p.push(PathStep::Index(*i));
+                p
+            }
+            At::Nowhere => Vec::new(),
+        }
+    }
+}
 
 /// What a reference can be matched against: one object's identity, borrowed from a snapshot
 /// of the current ids and from the resource's rename history.
@@ -143,6 +172,7 @@ pub(crate) fn fix_name_references(
     resources: &mut [Resource],
     backrefs: &[NameBackRef],
     cluster_scoped: &dyn Fn(&Gvk) -> bool,
+    unchanged: Unchanged<'_>,
 ) -> Result<(), Error> {
     if resources.is_empty() || backrefs.is_empty() {
         return Ok(());
@@ -152,7 +182,7 @@ pub(crate) fn fix_name_references(
         .iter_mut()
         .map(|r| std::mem::take(&mut r.node))
         .collect();
-    let result = fix_nodes(&mut nodes, resources, backrefs, cluster_scoped);
+    let result = fix_nodes(&mut nodes, resources, backrefs, cluster_scoped, unchanged);
     for (r, node) in resources.iter_mut().zip(nodes) {
         r.node = node;
     }
@@ -165,6 +195,7 @@ fn fix_nodes(
     resources: &[Resource],
     backrefs: &[NameBackRef],
     cluster_scoped: &dyn Fn(&Gvk) -> bool,
+    mut unchanged: Unchanged<'_>,
 ) -> Result<(), Error> {
     let ids: Vec<ResId> = nodes.iter().map(ResId::of).collect();
     let idx = Index::new(resources, &ids, cluster_scoped);
@@ -228,7 +259,14 @@ fn fix_nodes(
                 target,
                 role_ref: role_ref.as_ref(),
             };
-            walk_existing(node, segs, &mut |n| f.set(n)).map_err(|m| {
+            let walked = match unchanged.as_mut() {
+                None => walk_existing(node, segs, &mut |n| f.set(n, &NOWHERE, None)),
+                Some(t) => walk_existing_at(node, segs, &mut |n, walked| {
+                    let mut tell = |at: &[PathStep<'_>]| t(i, at);
+                    f.set(n, &At::Walked(walked), Some(&mut tell))
+                }),
+            };
+            walked.map_err(|m| {
                 Error::new(
                     ErrorKind::Transformer,
                     format!(
@@ -307,16 +345,21 @@ fn sel(g: &Gvk) -> (Option<&str>, Option<&str>, Option<&str>) {
 }
 
 impl Filter<'_> {
-    /// Called on each node found at the spec's path.
-    fn set(&self, node: &mut Node) -> Result<(), String> {
+    /// Called on each node found at the spec's path (`at`); `tell` hears of each field written
+    /// with the value it held.
+    fn set(&self, node: &mut Node, at: &At<'_, '_>, tell: Told<'_, '_>) -> Result<(), String> {
         match node {
             Node::Null => Ok(()),
-            Node::Map(_) => self.set_mapping(node),
+            Node::Map(_) => self.set_mapping(node, at, tell),
             Node::Seq(items) => {
-                for item in items {
+                let mut tell = tell;
+                for (i, item) in items.iter_mut().enumerate() {
                     match item {
                         Node::Null => {}
-                        Node::Map(_) => self.set_mapping(item)?,
+                        Node::Map(_) => {
+                            let item_at = At::Item(at, i);
+                            self.set_mapping(item, &item_at, tell.as_deref_mut())?;
+                        }
                         Node::Seq(_) => {
                             return Err(
                                 "node is expected to be either a string or a map of string".into(),
@@ -344,7 +387,12 @@ impl Filter<'_> {
         Ok(())
     }
 
-    fn set_mapping(&self, node: &mut Node) -> Result<(), String> {
+    fn set_mapping(
+        &self,
+        node: &mut Node,
+        at: &At<'_, '_>,
+        tell: Told<'_, '_>,
+    ) -> Result<(), String> {
         let Some(map) = node.as_map_mut() else {
             return Err("expect a mapping node".into());
         };
@@ -367,6 +415,16 @@ impl Filter<'_> {
         // style of the field it replaces (`super::untagged_over`); a namespace field it has to
         // create is double-quoted when go-yaml v2 would read it as something other than a
         // string (`IsYaml1_1NonString`), plain otherwise.
+        // The name is written even when it is the one the field holds (with the referral's
+        // namespace): kustomize's `setMapping` returns early only for the same name and no
+        // namespace (`api/filters/nameref/nameref.go`).
+        if c.id.name == old
+            && let Some(tell) = tell
+        {
+            let mut field = at.path();
+            field.push(PathStep::Key(std::borrow::Cow::Borrowed("name")));
+            tell(&field);
+        }
         let name = super::untagged_over(name_node, c.id.name.clone());
         map.insert("name".into(), name);
         if !c.id.namespace.is_empty() {
@@ -515,7 +573,12 @@ mod tests {
     fn run(rs: &mut [Resource]) -> Result<(), Error> {
         let t = ReferenceTables::builtin();
         let tables = crate::transform::FieldSpecTables::builtin().unwrap();
-        fix_name_references(rs, &t.name_reference, &|g| tables.is_cluster_scoped(g))
+        fix_name_references(
+            rs,
+            &t.name_reference,
+            &|g| tables.is_cluster_scoped(g),
+            None,
+        )
     }
 
     #[test]
@@ -550,6 +613,51 @@ mod tests {
         let s = &rs[1].node.get("subjects").unwrap().as_seq().unwrap()[0];
         assert_eq!(s.str_at(&["name"]), Some("p-sa"));
         assert_eq!(s.str_at(&["namespace"]), Some("team"));
+    }
+
+    /// For field provenance, a subject's name that already is the referred object's is told
+    /// when kustomize writes it anyway (the referral has a namespace: `setMapping`); a scalar
+    /// reference to an object whose name did not change is not written, so not told.
+    #[test]
+    fn tells_a_subject_name_written_with_its_value() {
+        // Each object moved into `team` by a namespace transformer (its id before kept).
+        let moved = |text: &str| {
+            let mut r = res(text);
+            r.prev_ids.push(r.id());
+            *r.node.ensure_path(&["metadata", "namespace"]) = Node::str("team");
+            r
+        };
+        let mut rs = vec![
+            moved("apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: sa\n"),
+            moved("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\n"),
+            moved(
+                "apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: rb\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: Role\n  name: view\nsubjects:\n- kind: ServiceAccount\n  name: sa\n  namespace: team\n",
+            ),
+            moved(
+                "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  volumes:\n  - name: v\n    configMap:\n      name: cfg\n",
+            ),
+        ];
+        let t = ReferenceTables::builtin();
+        let tables = crate::transform::FieldSpecTables::builtin().unwrap();
+        let mut told: Vec<(usize, String)> = Vec::new();
+        let mut tell = |i: usize, at: &[PathStep<'_>]| {
+            let path: Vec<String> = at
+                .iter()
+                .map(|s| match s {
+                    PathStep::Key(k) => k.to_string(),
+                    PathStep::Index(i) => i.to_string(),
+                })
+                .collect();
+            told.push((i, path.join(".")));
+        };
+        fix_name_references(
+            &mut rs,
+            &t.name_reference,
+            &|g| tables.is_cluster_scoped(g),
+            Some(&mut tell),
+        )
+        .unwrap();
+        assert_eq!(told, [(2, "subjects.0.name".to_string())]);
     }
 
     #[test]

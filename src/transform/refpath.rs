@@ -7,6 +7,8 @@ use crate::kustomization::FieldSpec;
 use crate::resource::{Gvk, ResId, Resource, effective_namespace};
 use crate::yaml::Node;
 
+use super::fieldspec::PathStep;
+
 pub(crate) use crate::resource::{ClusterScoped, NOT_NAMESPACED};
 
 /// Splits `path` on `delim`, joining pieces whose delimiter is escaped with a backslash
@@ -116,6 +118,75 @@ pub(crate) fn walk_existing(
         }
         _ => Err("expected sequence or mapping node".into()),
     }
+}
+
+/// Where [`walk_existing_at`] found a node: the spec's segments and the list positions entered
+/// on the way, made a path only when asked ([`WalkedTo::path`]), so that the walk itself costs
+/// what [`walk_existing`] costs.
+pub(crate) struct WalkedTo<'s, 'w> {
+    segs: &'s [String],
+    /// Each list entered: how many segments were used before it, and the item's position.
+    seqs: &'w [(usize, usize)],
+}
+
+impl<'s> WalkedTo<'s, '_> {
+    /// The node's path from the object's root.
+    pub(crate) fn path(&self) -> Vec<PathStep<'s>> {
+        let mut out = Vec::with_capacity(self.segs.len() + self.seqs.len());
+        let mut seqs = self.seqs.iter().peekable();
+        for (n, seg) in self.segs.iter().enumerate() {
+            while let Some(&&(_, i)) = seqs.peek().filter(|(at, _)| *at == n) {
+                out.push(PathStep::Index(i));
+                seqs.next();
+            }
+            let name = seg.strip_suffix("[]").unwrap_or(seg);
+            out.push(PathStep::Key(std::borrow::Cow::Borrowed(name)));
+        }
+        out
+    }
+}
+
+/// [`walk_existing`], telling `f` where each node is too ([`WalkedTo`]); for field provenance.
+pub(crate) fn walk_existing_at<'s>(
+    node: &mut Node,
+    segs: &'s [String],
+    f: &mut dyn FnMut(&mut Node, &WalkedTo<'s, '_>) -> Result<(), String>,
+) -> Result<(), String> {
+    fn go<'s>(
+        node: &mut Node,
+        all: &'s [String],
+        used: usize,
+        seqs: &mut Vec<(usize, usize)>,
+        f: &mut dyn FnMut(&mut Node, &WalkedTo<'s, '_>) -> Result<(), String>,
+    ) -> Result<(), String> {
+        let Some(first) = all.get(used) else {
+            return f(node, &WalkedTo { segs: all, seqs });
+        };
+        match node {
+            Node::Null => Ok(()),
+            Node::Seq(items) => {
+                for (i, item) in items.iter_mut().enumerate() {
+                    seqs.push((used, i));
+                    let r = go(item, all, used, seqs, f);
+                    seqs.pop();
+                    r?;
+                }
+                Ok(())
+            }
+            Node::Map(m) => {
+                let name = first.strip_suffix("[]").unwrap_or(first);
+                if name.is_empty() {
+                    return Err("cannot set or create an empty field name".into());
+                }
+                match m.get_mut(name) {
+                    Some(child) => go(child, all, used + 1, seqs, f),
+                    None => Ok(()),
+                }
+            }
+            _ => Err("expected sequence or mapping node".into()),
+        }
+    }
+    go(node, segs, 0, &mut Vec::new(), f)
 }
 
 /// The previous ids of a resource as kustomize reads them from its build annotations: the

@@ -10,6 +10,8 @@
 //! ReplacementTransformer.go` (`Config`: files holding one replacement or a list) and kyaml's
 //! `PathMatcher` (`kyaml/yaml/match.go`) for how target paths match and create.
 
+use std::borrow::Cow;
+
 use regex::Regex;
 
 use crate::diag::{Error, ErrorKind};
@@ -25,6 +27,8 @@ use crate::yaml::emit::format_float;
 use crate::yaml::resolve::resolve_plain_lenient as resolve_plain;
 use crate::yaml::resolve::resolve_tagged;
 
+use super::Unchanged;
+use super::fieldspec::PathStep;
 use super::refpath::{
     ClusterScoped, all_ids, id_selected_by, list_selector, lookup, smarter_split_path,
 };
@@ -275,6 +279,19 @@ pub(crate) fn apply(
     cluster_scoped: ClusterScoped,
     version: KustomizeVersion,
 ) -> Result<(), Error> {
+    apply_telling(resources, replacements, cluster_scoped, version, None)
+}
+
+/// [`apply`], telling `unchanged` of each target field a replacement wrote with the value it
+/// held (for field provenance): a whole field, or the part a `delimiter` and `index` pick.
+/// Fields written inside structured data held in a string are not told.
+pub(crate) fn apply_telling(
+    resources: &mut [Resource],
+    replacements: &[ReplacementField],
+    cluster_scoped: ClusterScoped,
+    version: KustomizeVersion,
+    mut unchanged: Unchanged<'_>,
+) -> Result<(), Error> {
     let v581 = version.at_least(KustomizeVersion::V5_8_1);
     for r in replacements {
         if r.source_value.is_some() && !v581 {
@@ -301,7 +318,8 @@ pub(crate) fn apply(
             (None, None) => unreachable!("checked above"),
         };
         for target in &r.targets {
-            apply_target(resources, &value, target, cluster_scoped, version)?;
+            let tell = unchanged.as_mut().map(|f| &mut **f as _);
+            apply_target(resources, &value, target, cluster_scoped, version, tell)?;
         }
     }
     Ok(())
@@ -660,6 +678,7 @@ fn apply_target(
     t: &ReplacementTarget,
     cluster_scoped: ClusterScoped,
     version: KustomizeVersion,
+    mut tell: Unchanged<'_>,
 ) -> Result<(), Error> {
     let v581 = version.at_least(KustomizeVersion::V5_8_1);
     let Some(select) = &t.select else {
@@ -683,7 +702,7 @@ fn apply_target(
         .map(LabelMatch::new)
         .collect::<Result<_, _>>()?;
     let ids_match = IdMatch::new(t, select, version)?;
-    for r in resources.iter_mut() {
+    for (i, r) in resources.iter_mut().enumerate() {
         if !select_labels.matches(&r.node) || reject_labels.iter().any(|m| m.matches(&r.node)) {
             continue;
         }
@@ -706,19 +725,37 @@ fn apply_target(
             if v581 && structured::write(&mut r.node, &parts, value, created_kind)? {
                 continue;
             }
-            let mut setter = |n: &mut Node, fresh: bool| -> Result<(), Error> {
+            let mut setter = |n: &mut Node, fresh: bool, at: Option<&[PathStep<'_>]>| {
                 count += 1;
-                set_field(options, n, value, fresh)
+                match (tell.as_mut(), at) {
+                    (Some(f), Some(at)) if !fresh => {
+                        let before = n.clone();
+                        set_field(options, n, value, fresh)?;
+                        if *n == before {
+                            f(i, at);
+                        }
+                        Ok(())
+                    }
+                    _ => set_field(options, n, value, fresh),
+                }
             };
             // An existing field is written in place (`setFieldValue`: `SetYNode`), so a value
             // shared between maps changes in all of them (`resource::shared`).
             let shared = Snapshot::take(r);
-            match_path(&mut r.node, &parts, created_kind, &mut setter, false, v581).map_err(
-                |e| match e {
-                    MatchError::Path(m) => err(format!("{what}: {m}")),
-                    MatchError::Set(e) => e,
-                },
-            )?;
+            let mut at = Vec::new();
+            match_path(
+                &mut r.node,
+                &parts,
+                created_kind,
+                &mut setter,
+                false,
+                v581,
+                &mut at,
+            )
+            .map_err(|e| match e {
+                MatchError::Path(m) => err(format!("{what}: {m}")),
+                MatchError::Set(e) => e,
+            })?;
             let target: Option<Vec<Step>> = parts
                 .iter()
                 .map(|p| {
@@ -792,19 +829,25 @@ fn wrong_kind(want: &str, n: &Node) -> MatchError {
     ))
 }
 
+/// The callback of [`match_path`]: the node matched, whether it was just created, and its path
+/// in the object (`at`, `None` inside a copy of structured data held in a string).
+type Matched<'f, 'p> =
+    dyn FnMut(&mut Node, bool, Option<&[PathStep<'p>]>) -> Result<(), Error> + 'f;
+
 /// kyaml's `PathMatcher`: calls `f` on every node `parts` matches, creating missing parts when
 /// `create` gives the kind of the value to be written. `fresh` tells `f` the node was just
-/// created.
-fn match_path(
+/// created; `at` is the path of `node`.
+fn match_path<'p>(
     node: &mut Node,
-    parts: &[String],
+    parts: &'p [String],
     create: Option<Kind>,
-    f: &mut dyn FnMut(&mut Node, bool) -> Result<(), Error>,
+    f: &mut Matched<'_, 'p>,
     fresh: bool,
     into_scalars: bool,
+    at: &mut Vec<PathStep<'p>>,
 ) -> Result<(), MatchError> {
     let Some((part, rest)) = parts.split_first() else {
-        return f(node, fresh).map_err(MatchError::Set);
+        return f(node, fresh, Some(at)).map_err(MatchError::Set);
     };
     let next = rest.first();
     if let Ok(idx) = part.parse::<usize>() {
@@ -825,7 +868,10 @@ fn match_path(
                 "index {idx} specified but only {len} elements found"
             )));
         };
-        return match_path(elem, rest, create, f, fresh_elem, into_scalars);
+        at.push(PathStep::Index(idx));
+        let r = match_path(elem, rest, create, f, fresh_elem, into_scalars, at);
+        at.pop();
+        return r;
     }
     if let Some((field, pattern)) = list_selector(part).map_err(MatchError::Path)? {
         let Node::Seq(items) = node else {
@@ -834,7 +880,7 @@ fn match_path(
         let re = Regex::new(pattern).map_err(|e| MatchError::Path(e.to_string()))?;
         let mut matched = false;
         for _round in 0..2 {
-            for item in items.iter_mut() {
+            for (i, item) in items.iter_mut().enumerate() {
                 let text = if field.is_empty() {
                     item.is_scalar().then(|| text_of(item))
                 } else {
@@ -842,12 +888,15 @@ fn match_path(
                 };
                 if text.is_some_and(|t| re.is_match(t.trim())) {
                     matched = true;
-                    if field.is_empty() {
+                    at.push(PathStep::Index(i));
+                    let r = if field.is_empty() {
                         // A matched list item is the end of the path (kyaml ignores the rest).
-                        f(item, false).map_err(MatchError::Set)?;
+                        f(item, false, Some(at)).map_err(MatchError::Set)
                     } else {
-                        match_path(item, rest, create, f, false, into_scalars)?;
-                    }
+                        match_path(item, rest, create, f, false, into_scalars, at)
+                    };
+                    at.pop();
+                    r?;
                 }
             }
             if matched || create.is_none() {
@@ -869,8 +918,11 @@ fn match_path(
         let Node::Seq(items) = node else {
             return Err(wrong_kind("SequenceNode", node));
         };
-        for item in items.iter_mut() {
-            match_path(item, rest, create, f, false, into_scalars)?;
+        for (i, item) in items.iter_mut().enumerate() {
+            at.push(PathStep::Index(i));
+            let r = match_path(item, rest, create, f, false, into_scalars, at);
+            at.pop();
+            r?;
         }
         return Ok(());
     }
@@ -892,7 +944,8 @@ fn match_path(
                 fresh_child = is_fresh;
                 m.insert(part.clone(), n);
             }
-            match m.get_mut(part.as_str()) {
+            at.push(PathStep::Key(Cow::Borrowed(part.as_str())));
+            let r = match m.get_mut(part.as_str()) {
                 // kyaml v5.8.1 `PathMatcher.handleStructuredDataInScalar` (PR #5679): a scalar
                 // field with more path after it is read as YAML and the rest of the path is
                 // matched in that copy; what is set there is lost (the text is unchanged).
@@ -901,15 +954,25 @@ fn match_path(
                         .map_err(|e| MatchError::Path(format!("yaml: {e}")))?;
                     // The matches still count (`f` counts before it writes); a value that
                     // would not fit is never printed, so it is no error.
-                    let mut counted = |n: &mut Node, fresh: bool| {
-                        let _ = f(n, fresh);
+                    let mut counted = |n: &mut Node, fresh: bool, _: Option<&[PathStep<'p>]>| {
+                        let _ = f(n, fresh, None);
                         Ok(())
                     };
-                    match_path(&mut copy, rest, create, &mut counted, false, true)
+                    match_path(
+                        &mut copy,
+                        rest,
+                        create,
+                        &mut counted,
+                        false,
+                        true,
+                        &mut Vec::new(),
+                    )
                 }
-                Some(child) => match_path(child, rest, create, f, fresh_child, into_scalars),
+                Some(child) => match_path(child, rest, create, f, fresh_child, into_scalars, at),
                 None => Ok(()),
-            }
+            };
+            at.pop();
+            r
         }
         other => Err(wrong_kind("MappingNode", other)),
     }
@@ -971,7 +1034,7 @@ fn set_field(
 /// kustomize v5.8.1's replacements into JSON or YAML held in a string field (PR #5679,
 /// `api/filters/replacement` `setValueInStructuredData` and `serializeStructuredData`).
 mod structured {
-    use super::{Kind, match_path, text_of};
+    use super::{Kind, PathStep, match_path, text_of};
     use crate::diag::Error;
     use crate::transform::refpath::lookup;
     use crate::yaml::Node;
@@ -1023,33 +1086,43 @@ mod structured {
             String::new()
         };
         let (mut count, mut mismatch) = (0usize, false);
-        let mut setter = |n: &mut Node, fresh: bool| -> Result<(), Error> {
-            count += 1;
-            if fresh {
-                // A created scalar has no tag: it reads as its text.
-                *n = resolve_plain(&text);
-            } else if n.is_scalar() {
-                // Only the text changes; the tag stays, and text that does not read as it
-                // fails when kustomize reads the document back.
-                let new = match (n.unspelled(), resolve_plain(&text)) {
-                    (Node::Str(_), _) => Some(Node::Str(text.clone())),
-                    (Node::Int(_), v @ Node::Int(_)) => Some(v),
-                    (Node::Float(_), Node::Int(i)) => Some(Node::Float(i as f64)),
-                    (Node::Float(_), v @ Node::Float(_)) => Some(v),
-                    (Node::Bool(_), v @ Node::Bool(_)) => Some(v),
-                    (Node::Null, Node::Null) => Some(Node::Null),
-                    _ => None,
-                };
-                match new {
-                    Some(v) => *n = v,
-                    None => mismatch = true,
+        let mut setter =
+            |n: &mut Node, fresh: bool, _: Option<&[PathStep<'_>]>| -> Result<(), Error> {
+                count += 1;
+                if fresh {
+                    // A created scalar has no tag: it reads as its text.
+                    *n = resolve_plain(&text);
+                } else if n.is_scalar() {
+                    // Only the text changes; the tag stays, and text that does not read as it
+                    // fails when kustomize reads the document back.
+                    let new = match (n.unspelled(), resolve_plain(&text)) {
+                        (Node::Str(_), _) => Some(Node::Str(text.clone())),
+                        (Node::Int(_), v @ Node::Int(_)) => Some(v),
+                        (Node::Float(_), Node::Int(i)) => Some(Node::Float(i as f64)),
+                        (Node::Float(_), v @ Node::Float(_)) => Some(v),
+                        (Node::Bool(_), v @ Node::Bool(_)) => Some(v),
+                        (Node::Null, Node::Null) => Some(Node::Null),
+                        _ => None,
+                    };
+                    match new {
+                        Some(v) => *n = v,
+                        None => mismatch = true,
+                    }
+                } else {
+                    *n = value.clone();
                 }
-            } else {
-                *n = value.clone();
-            }
-            Ok(())
-        };
-        if match_path(&mut data, &parts[at..], create, &mut setter, false, true).is_err()
+                Ok(())
+            };
+        if match_path(
+            &mut data,
+            &parts[at..],
+            create,
+            &mut setter,
+            false,
+            true,
+            &mut Vec::new(),
+        )
+        .is_err()
             || count == 0
         {
             return Ok(false);
@@ -1099,14 +1172,23 @@ mod structured {
             yaml_text(&data)
         };
         let mut done = false;
-        let mut write_back = |n: &mut Node, _: bool| -> Result<(), Error> {
-            if !done {
-                *n = Node::Str(serialized.clone());
-                done = true;
-            }
-            Ok(())
-        };
-        let _ = match_path(node, &parts[..at], None, &mut write_back, false, false);
+        let mut write_back =
+            |n: &mut Node, _: bool, _: Option<&[PathStep<'_>]>| -> Result<(), Error> {
+                if !done {
+                    *n = Node::Str(serialized.clone());
+                    done = true;
+                }
+                Ok(())
+            };
+        let _ = match_path(
+            node,
+            &parts[..at],
+            None,
+            &mut write_back,
+            false,
+            false,
+            &mut Vec::new(),
+        );
         Ok(done)
     }
 
@@ -1416,6 +1498,46 @@ mod tests {
             .and_then(|s| s.get(i))
             .and_then(|c| c.str_at(&["image"]))
             .map(str::to_string)
+    }
+
+    /// For field provenance, `apply_telling` tells the targets a replacement wrote with the
+    /// value they held, with their paths: a `*` item that an earlier path of the same target
+    /// just set, and a part a delimiter picks that holds the value; not a target it changed
+    /// nor one it created.
+    #[test]
+    fn tells_the_targets_that_kept_their_value() {
+        let mut rs = resources();
+        let r = repls(
+            "- source: {kind: ConfigMap, name: src, fieldPath: data.port}\n  targets:\n  - select: {kind: Deployment}\n    fieldPaths:\n    - spec.template.spec.containers.[name=main].image\n    - spec.template.spec.containers.*.image\n    - metadata.labels.made\n    options: {create: true}\n- sourceValue: b\n  targets:\n  - select: {kind: ConfigMap}\n    fieldPaths: [data.host]\n    options: {delimiter: '.', index: 1}\n",
+        );
+        let mut told: Vec<(usize, String)> = Vec::new();
+        let mut tell = |i: usize, at: &[PathStep<'_>]| {
+            let path: Vec<String> = at
+                .iter()
+                .map(|s| match s {
+                    PathStep::Key(k) => k.to_string(),
+                    PathStep::Index(i) => i.to_string(),
+                })
+                .collect();
+            told.push((i, path.join(".")));
+        };
+        apply_telling(
+            &mut rs,
+            &r,
+            &|_| false,
+            KustomizeVersion::V5_8_1,
+            Some(&mut tell),
+        )
+        .unwrap();
+        assert_eq!(image(&rs, 0).as_deref(), Some("8080"));
+        assert_eq!(image(&rs, 1).as_deref(), Some("8080"));
+        assert_eq!(
+            told,
+            [
+                (1, "spec.template.spec.containers.0.image".to_string()),
+                (0, "data.host".to_string()),
+            ]
+        );
     }
 
     #[test]
