@@ -75,6 +75,19 @@ pub(crate) enum PathStep<'p> {
 }
 
 impl PathStep<'_> {
+    /// A path written with dots (`spec.containers.0.image`), for tests.
+    #[cfg(test)]
+    pub(crate) fn dotted(path: &[PathStep<'_>]) -> String {
+        let parts: Vec<String> = path
+            .iter()
+            .map(|s| match s {
+                PathStep::Key(k) => k.to_string(),
+                PathStep::Index(i) => i.to_string(),
+            })
+            .collect();
+        parts.join(".")
+    }
+
     /// Whether this step is the same as a stored [`Step`].
     pub(crate) fn is(&self, step: &Step) -> bool {
         match (self, step) {

@@ -647,16 +647,7 @@ mod matcher_tests {
             image("c", "2"),
         ];
         let mut told: Vec<(usize, String)> = Vec::new();
-        let mut tell = |i: usize, at: &[PathStep<'_>]| {
-            let path: Vec<String> = at
-                .iter()
-                .map(|s| match s {
-                    PathStep::Key(k) => k.to_string(),
-                    PathStep::Index(i) => i.to_string(),
-                })
-                .collect();
-            told.push((i, path.join(".")));
-        };
+        let mut tell = |i: usize, at: &[PathStep<'_>]| told.push((i, PathStep::dotted(at)));
         apply(&mut rs, &images, &tables, Some(&mut tell)).unwrap();
         assert_eq!(
             told,

@@ -640,16 +640,7 @@ mod tests {
         let t = ReferenceTables::builtin();
         let tables = crate::transform::FieldSpecTables::builtin().unwrap();
         let mut told: Vec<(usize, String)> = Vec::new();
-        let mut tell = |i: usize, at: &[PathStep<'_>]| {
-            let path: Vec<String> = at
-                .iter()
-                .map(|s| match s {
-                    PathStep::Key(k) => k.to_string(),
-                    PathStep::Index(i) => i.to_string(),
-                })
-                .collect();
-            told.push((i, path.join(".")));
-        };
+        let mut tell = |i: usize, at: &[PathStep<'_>]| told.push((i, PathStep::dotted(at)));
         fix_name_references(
             &mut rs,
             &t.name_reference,

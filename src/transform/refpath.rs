@@ -95,29 +95,7 @@ pub(crate) fn walk_existing(
     segs: &[String],
     f: &mut dyn FnMut(&mut Node) -> Result<(), String>,
 ) -> Result<(), String> {
-    let Some((first, rest)) = segs.split_first() else {
-        return f(node);
-    };
-    match node {
-        Node::Null => Ok(()),
-        Node::Seq(items) => {
-            for item in items {
-                walk_existing(item, segs, f)?;
-            }
-            Ok(())
-        }
-        Node::Map(m) => {
-            let name = first.strip_suffix("[]").unwrap_or(first);
-            if name.is_empty() {
-                return Err("cannot set or create an empty field name".into());
-            }
-            match m.get_mut(name) {
-                Some(child) => walk_existing(child, rest, f),
-                None => Ok(()),
-            }
-        }
-        _ => Err("expected sequence or mapping node".into()),
-    }
+    walk_existing_at(node, segs, &mut |n, _| f(n))
 }
 
 /// Where [`walk_existing_at`] found a node: the spec's segments and the list positions entered

@@ -1511,16 +1511,7 @@ mod tests {
             "- source: {kind: ConfigMap, name: src, fieldPath: data.port}\n  targets:\n  - select: {kind: Deployment}\n    fieldPaths:\n    - spec.template.spec.containers.[name=main].image\n    - spec.template.spec.containers.*.image\n    - metadata.labels.made\n    options: {create: true}\n- sourceValue: b\n  targets:\n  - select: {kind: ConfigMap}\n    fieldPaths: [data.host]\n    options: {delimiter: '.', index: 1}\n",
         );
         let mut told: Vec<(usize, String)> = Vec::new();
-        let mut tell = |i: usize, at: &[PathStep<'_>]| {
-            let path: Vec<String> = at
-                .iter()
-                .map(|s| match s {
-                    PathStep::Key(k) => k.to_string(),
-                    PathStep::Index(i) => i.to_string(),
-                })
-                .collect();
-            told.push((i, path.join(".")));
-        };
+        let mut tell = |i: usize, at: &[PathStep<'_>]| told.push((i, PathStep::dotted(at)));
         apply_telling(
             &mut rs,
             &r,
