@@ -361,7 +361,7 @@ fn record_told_at(
 }
 
 /// Records what the `namespace:` field's transformer wrote with the value a field held, in
-/// the objects it told of (`kept`, indices into `acc`; after `record` recorded what it
+/// the objects it told of (`kept`, ascending indices into `acc`; after `record` recorded what it
 /// changed): every field its transformer sets (`metadata.namespace`, binding subjects, a
 /// Namespace's name, [`crate::transform::namespace::written`]) that holds the namespace.
 pub(crate) fn record_namespace_writes(
@@ -380,7 +380,8 @@ pub(crate) fn record_namespace_writes(
         acc,
         Step::Namespace,
         &|i, r, f| {
-            if !kept.contains(&i) {
+            // `kept` is in ascending order: the transformer tells objects as it goes.
+            if kept.binary_search(&i).is_err() {
                 return;
             }
             crate::transform::namespace::written(&r.node, tables, &mut |path| {

@@ -313,6 +313,37 @@ mod tests {
         v.iter().map(|s| s.to_string()).collect()
     }
 
+    /// `walk_existing_at` places each node it finds: the spec's keys with the position of each
+    /// list entered on the way, in order (two lists here), made a path only when asked.
+    #[test]
+    fn walked_nodes_know_their_paths() {
+        let mut n = parse_one(
+            "spec:\n  a:\n  - b: {c: x}\n  - b: {c: y}\n  - b: [{c: z}, {d: 0}, {c: w}]\n",
+        )
+        .unwrap();
+        let segs = strings(&["spec", "a", "b", "c"]);
+        let mut found = Vec::new();
+        walk_existing_at(&mut n, &segs, &mut |node, at| {
+            found.push((
+                super::super::fieldspec::PathStep::dotted(&at.path()),
+                node.as_str().unwrap_or("").to_string(),
+            ));
+            Ok(())
+        })
+        .unwrap();
+        let want = [
+            ("spec.a.0.b.c", "x"),
+            ("spec.a.1.b.c", "y"),
+            ("spec.a.2.b.0.c", "z"),
+            ("spec.a.2.b.2.c", "w"),
+        ];
+        let found: Vec<(&str, &str)> = found
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        assert_eq!(found, want);
+    }
+
     #[test]
     fn split_path_honours_escapes_and_leading_slash() {
         assert_eq!(split_path("a/b/c", '/'), strings(&["a", "b", "c"]));
