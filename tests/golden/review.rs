@@ -489,6 +489,14 @@ fn gitlab_example_finds_its_note_on_every_page() {
     python_test("tools/ci/test_gitlab_note.py");
 }
 
+/// The hooks of .pre-commit-hooks.yaml run as pre-commit runs them: a repository whose
+/// kustomizations render passes with nothing written, a missing file fails with ply's
+/// diagnostic, a directory argument limits the hook to the kustomizations under it.
+#[test]
+fn pre_commit_hook_renders_every_kustomization() {
+    python_test("tools/ci/test_pre_commit_hook.py");
+}
+
 /// `--changed-only` renders neither side of an overlay none of whose files changed: one that
 /// fails to render at both revisions (a resource file that is not YAML, which only a render
 /// reads) is reported as broken before the change without it (not an error) and as unchanged
