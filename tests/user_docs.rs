@@ -55,19 +55,25 @@ fn relative_links(text: &str) -> Vec<(usize, String)> {
     found
 }
 
-#[test]
-fn user_documents_name_no_issue_number() {
+/// What `check` finds in each user document (its path, its text), each as `PATH:FINDING`.
+fn failures(check: impl Fn(&Path, &str) -> Vec<String>) -> Vec<String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut failures = Vec::new();
     for doc in user_documents(root) {
         let text = std::fs::read_to_string(&doc).expect("a user document is readable");
-        for hit in issue_numbers(&text) {
-            failures.push(format!(
-                "{}:{hit}",
-                doc.strip_prefix(root).unwrap().display()
-            ));
-        }
+        let name = doc.strip_prefix(root).unwrap().display().to_string();
+        failures.extend(
+            check(&doc, &text)
+                .into_iter()
+                .map(|f| format!("{name}:{f}")),
+        );
     }
+    failures
+}
+
+#[test]
+fn user_documents_name_no_issue_number() {
+    let failures = failures(|_, text| issue_numbers(text));
     assert!(
         failures.is_empty(),
         "user documents name issue numbers (say what the behaviour is instead; the \
@@ -78,18 +84,14 @@ fn user_documents_name_no_issue_number() {
 
 #[test]
 fn user_documents_link_to_files_that_exist() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut failures = Vec::new();
-    for doc in user_documents(root) {
-        let text = std::fs::read_to_string(&doc).expect("a user document is readable");
+    let failures = failures(|doc, text| {
         let dir = doc.parent().unwrap();
-        for (line, target) in relative_links(&text) {
-            if !dir.join(&target).exists() {
-                let name = doc.strip_prefix(root).unwrap().display();
-                failures.push(format!("{name}:{line}: {target}"));
-            }
-        }
-    }
+        relative_links(text)
+            .into_iter()
+            .filter(|(_, target)| !dir.join(target).exists())
+            .map(|(line, target)| format!("{line}: {target}"))
+            .collect()
+    });
     assert!(
         failures.is_empty(),
         "links to missing files:\n{}",

@@ -13,18 +13,15 @@ Run by `cargo test` (tests/golden/review.rs), or by hand:
 `python3 tools/ci/test_gitlab_note.py target/debug/ply`.
 """
 
-import hashlib
 import http.server
 import json
 import os
 import platform
-import shutil
 import subprocess
 import sys
-import tarfile
 import urllib.parse
 
-from stand_in import Quiet, scratch, serving
+from stand_in import Quiet, release_archive, scratch, serving
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXAMPLE = os.path.join(os.path.dirname(os.path.dirname(HERE)), "examples", "ci", "gitlab",
@@ -87,20 +84,6 @@ def make_repository(tmp):
     cm("2")
     git(repo, "commit", "-qam", "change")
     return repo
-
-
-def release(served, ply, version, arch):
-    name = f"ply-{version}-linux-{arch}"
-    d = os.path.join(served, version)
-    os.makedirs(os.path.join(d, name))
-    shutil.copy(ply, os.path.join(d, name, "ply"))
-    archive = os.path.join(d, name + ".tar.gz")
-    with tarfile.open(archive, "w:gz") as t:
-        t.add(os.path.join(d, name), arcname=name)
-    shutil.rmtree(os.path.join(d, name))
-    digest = hashlib.sha256(open(archive, "rb").read()).hexdigest()
-    with open(archive + ".sha256", "w") as f:
-        f.write(f"{digest}  {name}.tar.gz\n")
 
 
 class GitLab:
@@ -182,7 +165,7 @@ def test(ply, tmp):
     repo = make_repository(tmp)
     arch = {"x86_64": "amd64", "aarch64": "arm64"}.get(platform.machine(), platform.machine())
     served = os.path.join(tmp, "releases")
-    release(served, ply, "v0.1.0", arch)
+    release_archive(served, ply, "v0.1.0", f"linux-{arch}")
     lab = GitLab()
     with serving(lab.handler(served)) as url:
         env = {

@@ -16,15 +16,13 @@ Run by `cargo test` (tests/golden/review.rs), or by hand:
 `python3 tools/ci/test_install_ply.py target/debug/ply`.
 """
 
-import hashlib
 import http.server
 import os
 import shutil
 import subprocess
 import sys
-import tarfile
 
-from stand_in import Quiet, scratch, serving
+from stand_in import Quiet, release_archive, scratch, serving
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO_ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -50,19 +48,7 @@ def test(ply, tmp):
             super().do_GET()
 
     def release(tag, good=True):
-        name = f"ply-{tag}-linux-amd64"
-        d = os.path.join(served, tag)
-        os.makedirs(os.path.join(d, name))
-        shutil.copy(ply, os.path.join(d, name, "ply"))
-        archive = os.path.join(d, name + ".tar.gz")
-        with tarfile.open(archive, "w:gz") as t:
-            t.add(os.path.join(d, name), arcname=name)
-        shutil.rmtree(os.path.join(d, name))
-        digest = hashlib.sha256(open(archive, "rb").read()).hexdigest()
-        if not good:
-            digest = hashlib.sha256(b"something else").hexdigest()
-        with open(archive + ".sha256", "w") as f:
-            f.write(f"{digest}  {name}.tar.gz\n")
+        release_archive(served, ply, tag, good=good)
 
     # The binary's own version and commit: `ply 0.1.0 (commit 0123456789ab)`.
     first = subprocess.run([ply, "version"], capture_output=True, text=True,
