@@ -25,11 +25,13 @@
 # PLY_ARCH (default from uname: linux|darwin, amd64|arm64).
 set -euo pipefail
 source_dir="${PLY_SOURCE:-${GITHUB_ACTION_PATH:-}}"
+# sha256sum, or on macOS shasum (same output)
+if command -v sha256sum >/dev/null 2>&1; then sha256=(sha256sum); else sha256=(shasum -a 256); fi
 # What a build is of: the hash of the checkout's sources (an Action's checkout has no .git).
 stamp() {
   (cd "${source_dir:-.}" \
-    && find Cargo.toml Cargo.lock build.rs src -type f | LC_ALL=C sort | xargs sha256sum \
-    | sha256sum | cut -c1-16)
+    && find Cargo.toml Cargo.lock build.rs src -type f | LC_ALL=C sort \
+    | xargs "${sha256[@]}" | "${sha256[@]}" | cut -c1-16)
 }
 mode="${1:-all}"
 case "$mode" in
@@ -81,7 +83,7 @@ from_release() {
     return 1
   fi
   want_sum="$(cut -d' ' -f1 <"$tmp/$name.tar.gz.sha256")"
-  got="$(sha256sum "$tmp/$name.tar.gz" | cut -d' ' -f1)"
+  got="$("${sha256[@]}" "$tmp/$name.tar.gz" | cut -d' ' -f1)"
   if [ -z "$want_sum" ] || [ "$want_sum" != "$got" ]; then
     echo "::error::$url hashes to $got, its .sha256 says '$want_sum': not installed" >&2
     exit 1
