@@ -470,12 +470,31 @@ fn python_test(script: &str) {
     );
 }
 
-/// The Action's install step (tools/ci/install-ply.sh) against a local file server standing
-/// in for the release downloads: a release archive installed after its checksum is checked, a
-/// mismatching one refused, a tag without a release served by the cached build.
+/// The Action's install steps (tools/ci/install-ply.sh, action.yml) against a local file
+/// server standing in for the release downloads: a release archive installed after its
+/// checksum is checked, a mismatching one refused, an Action pinned by commit served by the
+/// release built from that commit only, and every ref without a release (tags included)
+/// served by the cached build, which action.yml saves at once.
 #[test]
 fn action_installs_the_release_binary() {
     python_test("tools/ci/test_install_ply.py");
+}
+
+/// The GitLab example (examples/ci/gitlab/.gitlab-ci.yml) run as GitLab runs its job, against
+/// a stand-in for GitLab's notes API and the release downloads: the release archive installed
+/// after its checksum is checked, the job's earlier note found on the third page of 250 notes
+/// and updated, one note created when there is none, nothing posted without a token.
+#[test]
+fn gitlab_example_finds_its_note_on_every_page() {
+    python_test("tools/ci/test_gitlab_note.py");
+}
+
+/// The hooks of .pre-commit-hooks.yaml run as pre-commit runs them: a repository whose
+/// kustomizations render passes with nothing written, a missing file fails with ply's
+/// diagnostic, a directory argument limits the hook to the kustomizations under it.
+#[test]
+fn pre_commit_hook_renders_every_kustomization() {
+    python_test("tools/ci/test_pre_commit_hook.py");
 }
 
 /// `--changed-only` renders neither side of an overlay none of whose files changed: one that

@@ -77,7 +77,7 @@ else
   code=$?
   # The same review as one HTML page (its failures are annotated once, by the run above).
   # shellcheck disable=SC2086
-  GITHUB_ACTIONS= "$ply" diff --base "$BASE" --all --changed-only $why --format html \
+  GITHUB_ACTIONS='' "$ply" diff --base "$BASE" --all --changed-only $why --format html \
     --title "${TITLE:-ply diff}" -o "$html" ${PLY_ARGS:-}
 fi
 if [ "$code" -gt 1 ] && [ ! -s "$report" ]; then
@@ -85,10 +85,12 @@ if [ "$code" -gt 1 ] && [ ! -s "$report" ]; then
   exit 2
 fi
 if [ -n "${GITHUB_OUTPUT:-}" ]; then
-  echo "changed=$([ "$code" -eq 0 ] && echo false || echo true)" >>"$GITHUB_OUTPUT"
-  echo "report=$report" >>"$GITHUB_OUTPUT"
-  echo "html=$html" >>"$GITHUB_OUTPUT"
-  echo "code=$code" >>"$GITHUB_OUTPUT"
+  {
+    echo "changed=$([ "$code" -eq 0 ] && echo false || echo true)"
+    echo "report=$report"
+    echo "html=$html"
+    echo "code=$code"
+  } >>"$GITHUB_OUTPUT"
 fi
 to_summary() {
   if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then

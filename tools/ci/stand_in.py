@@ -1,11 +1,16 @@
-"""What the tests of the Action's scripts (test_pr_review.py, test_install_ply.py) share: a
-stand-in server on 127.0.0.1 (a free port, its own thread, shut down on leaving) and a
-scratch directory removed on leaving. Only those tests import it.
+"""What the tests of the Action's scripts and the CI examples (test_pr_review.py,
+test_install_ply.py, test_gitlab_note.py, test_pre_commit_hook.py) share: a stand-in server on
+127.0.0.1 (a free port, its own thread, shut down on leaving), a scratch directory removed on
+leaving, and release archives laid out as the release workflow publishes them. Only those
+tests import it.
 """
 
 import contextlib
+import hashlib
 import http.server
+import os
 import shutil
+import tarfile
 import tempfile
 import threading
 
@@ -38,3 +43,21 @@ def scratch(prefix):
         yield tmp
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def release_archive(served, ply, tag, platform="linux-amd64", good=True):
+    """Lays out the release archive of `tag` under `served` as the release workflow publishes
+    it: `TAG/ply-TAG-PLATFORM.tar.gz` (the directory `ply-TAG-PLATFORM/` holding `ply`, a copy
+    of the binary `ply`) and its `.sha256` beside it (a wrong one unless `good`)."""
+    name = f"ply-{tag}-{platform}"
+    d = os.path.join(served, tag)
+    os.makedirs(os.path.join(d, name))
+    shutil.copy(ply, os.path.join(d, name, "ply"))
+    archive = os.path.join(d, name + ".tar.gz")
+    with tarfile.open(archive, "w:gz") as t:
+        t.add(os.path.join(d, name), arcname=name)
+    shutil.rmtree(os.path.join(d, name))
+    with open(archive, "rb") as f:
+        digest = hashlib.sha256(f.read() if good else b"something else").hexdigest()
+    with open(archive + ".sha256", "w") as f:
+        f.write(f"{digest}  {name}.tar.gz\n")
