@@ -432,6 +432,11 @@ pub(crate) struct DiffArgs {
     /// With --server-side: take ownership of conflicting fields instead of failing.
     #[arg(long, requires = "server_side")]
     pub force_conflicts: bool,
+    /// The snapshot holds every object of the cluster: an object absent from it is created,
+    /// whatever its namespace (by default an object of a namespace the snapshot holds nothing
+    /// of is not compared, unless the snapshot is empty or lists Namespace objects).
+    #[arg(long)]
+    pub assume_complete: bool,
     /// Show live objects absent from DESIRED as deletions (needs -l or --prune-all).
     #[arg(long)]
     pub prune: bool,
@@ -947,6 +952,7 @@ fn run_diff(args: &DiffArgs, format: ErrorFormat, warnings: &mut Warnings) -> Re
         show_managed_fields: args.show_managed_fields,
         show_last_applied: args.show_last_applied,
         show_secrets: args.show_secrets,
+        assume_complete: args.assume_complete,
     };
 
     // The kustomization's `crds:` files describe custom kinds for the schema.

@@ -181,9 +181,10 @@ pub(super) fn run(
         || args.selector.is_some()
         || args.output_merged.is_some()
         || args.field_manager.is_some()
+        || args.assume_complete
     {
         return Err(usage(
-            "--server-side, --prune, -l, --field-manager and --output-merged predict an apply: they need --live SNAPSHOT",
+            "--server-side, --prune, -l, --field-manager, --output-merged and --assume-complete predict an apply: they need --live SNAPSHOT",
         ));
     }
     if !args.review.merge_reports.is_empty() {
