@@ -1,9 +1,10 @@
 //! `ply diff`: pairs desired objects with a live snapshot by (API group, kind, namespace,
 //! name), predicts what `kubectl apply` (client-side three-way merge, or server-side apply)
 //! would store, hides server-managed noise, masks Secret data, and returns a [`Report`] of
-//! the report layer's object changes, which `crate::report` writes in every format. Pure:
-//! reads no files and prints nothing; the merge engines come in through the traits of
-//! `engine`. Must not implement strategic merge or field ownership itself.
+//! the report layer's object changes, which `crate::report` writes in every format. Reads
+//! no files but in [`sides`] (the desired objects and the snapshot of `ply diff --live`), and
+//! prints nothing; the merge engines come in through the traits of `engine`. Must not
+//! implement strategic merge or field ownership itself.
 
 pub mod adapters;
 pub mod engine;
@@ -11,6 +12,7 @@ pub(crate) mod mask;
 pub(crate) mod mergepatch3;
 pub(crate) mod noise;
 pub(crate) mod paths;
+pub(crate) mod sides;
 
 use std::collections::HashMap;
 
