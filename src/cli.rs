@@ -10,12 +10,15 @@ use crate::diag::{Error, ErrorKind, Warnings, exit};
 
 mod about;
 mod build_flags;
+mod diff;
 mod error_format;
 mod many;
+mod render_options;
 mod review;
 pub(crate) use about::Shell;
 pub(crate) use build_flags::BuildFlags;
 pub(crate) use error_format::ErrorFormat;
+use render_options::{RenderUse, render_options};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -193,30 +196,6 @@ pub(crate) struct RenderFlags {
     pub build: BuildFlags,
     #[command(flatten)]
     pub limits: crate::limits::LimitFlags,
-}
-
-/// How `ply diff` (and `ply explain`) renders a kustomization: the desired side against a
-/// live snapshot, or either side of a review (the output order is the kustomization's own;
-/// warnings, not `--strict`).
-pub(crate) fn diff_render_options(flags: &RenderFlags) -> crate::render::RenderOptions {
-    let RenderFlags {
-        load_restrictor,
-        version,
-        build,
-        limits,
-    } = flags;
-    crate::render::RenderOptions {
-        kustomize: version.version(),
-        helm: build.helm(),
-        managed_by_label: build.managed_by_label(),
-        plugins: build.plugins(),
-        load_restrictor: (*load_restrictor).into(),
-        limits: limits.limits(),
-        reorder: crate::render::OutputOrder::Unspecified,
-        strict: false,
-        reading: crate::render::Reading::Ahead,
-        ..crate::render::RenderOptions::default()
-    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -432,6 +411,11 @@ pub(crate) struct DiffArgs {
     /// With --server-side: take ownership of conflicting fields instead of failing.
     #[arg(long, requires = "server_side")]
     pub force_conflicts: bool,
+    /// The snapshot holds every object of the cluster: an object absent from it is created,
+    /// whatever its namespace (by default an object of a namespace the snapshot holds nothing
+    /// of is not compared, unless the snapshot is empty or lists Namespace objects).
+    #[arg(long)]
+    pub assume_complete: bool,
     /// Show live objects absent from DESIRED as deletions (needs -l or --prune-all).
     #[arg(long)]
     pub prune: bool,
@@ -492,7 +476,7 @@ pub fn run() -> i32 {
             exit::FAILURE,
         ),
         Command::Completion { shell } => (print_stdout(&about::completion(shell)), exit::FAILURE),
-        Command::Diff(args) => match run_diff(&args, format, &mut warnings) {
+        Command::Diff(args) => match diff::run(&args, format, &mut warnings) {
             Ok(code) => {
                 print_warnings(&warnings, format);
                 return code;
@@ -601,33 +585,7 @@ fn run_render(
         return Ok(Some(exit::OK));
     }
     use crate::output::{Target, write};
-    use crate::render::{OutputOrder, Reading, RenderOptions};
-    let opts = RenderOptions {
-        kustomize: args.render.version.version(),
-        load_restrictor: args.render.load_restrictor.into(),
-        reorder: match args.reorder {
-            None => OutputOrder::Unspecified,
-            Some(Reorder::Legacy) => OutputOrder::Legacy,
-            Some(Reorder::None) => OutputOrder::None,
-        },
-        strict: args.strict,
-        reading: match (args.single_thread, args.read_ahead_first) {
-            (true, _) => Reading::OneThread,
-            (false, true) => Reading::AheadFirst,
-            (false, false) => Reading::Ahead,
-        },
-        cache_dir: args.cache_dir.clone(),
-        managed_by_value: args.managed_by_value.clone(),
-        helm: args.render.build.helm(),
-        managed_by_label: args.render.build.managed_by_label(),
-        plugins: args.render.build.plugins(),
-        limits: crate::limits::Limits {
-            output_size: args.output_limit.max_output_size,
-            ..args.render.limits.limits()
-        },
-        shared: None,
-        provenance: args.provenance.is_some(),
-    };
+    let opts = render_options(RenderUse::Render(args));
     args.render
         .build
         .deprecations(args.reorder.is_some(), warnings);
@@ -688,10 +646,7 @@ fn run_render(
 }
 
 fn run_explain(args: &ExplainArgs, warnings: &mut Warnings) -> Result<(), Error> {
-    let opts = crate::render::RenderOptions {
-        provenance: true,
-        ..diff_render_options(&args.render)
-    };
+    let opts = render_options(RenderUse::Explain(&args.render));
     let rendered = crate::render::render_with(
         &crate::fs::CachingDiskFs::default(),
         &args.dir,
@@ -732,11 +687,7 @@ fn run_fetch(args: &FetchArgs, warnings: &mut Warnings) -> Result<(), Error> {
             timeout: std::time::Duration::from_secs(args.http_timeout),
             ..crate::fetch::http::Limits::default()
         },
-        render: crate::render::RenderOptions {
-            kustomize: args.version.version(),
-            load_restrictor: args.load_restrictor.into(),
-            ..crate::render::RenderOptions::default()
-        },
+        render: render_options(RenderUse::Fetch(args)),
     };
     if args.all || args.revision.is_some() {
         return run_fetch_pinned(args, &opts);
@@ -886,124 +837,4 @@ fn print_stdout(bytes: &[u8]) -> Result<(), Error> {
 /// every Actions step has).
 fn annotate(format: ErrorFormat) -> bool {
     format == ErrorFormat::Github || std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true")
-}
-
-fn run_diff(args: &DiffArgs, format: ErrorFormat, warnings: &mut Warnings) -> Result<i32, Error> {
-    use crate::diff::{self, DiffOptions, Mode, Prune, Selector, adapters, engine::Engines};
-
-    let read_text = crate::fs::read_input;
-
-    let Some(live_path) = &args.live else {
-        return review::run(args, format, warnings);
-    };
-    review::refuse_review_flags(args)?;
-    let desired_path = match args.paths.as_slice() {
-        [one] => one,
-        _ => {
-            return Err(Error::new(
-                ErrorKind::Usage,
-                "with --live, give exactly one DESIRED (a kustomization directory, a file, or -)",
-            ));
-        }
-    };
-    if desired_path.as_os_str() == "-" && live_path.as_os_str() == "-" {
-        return Err(Error::new(
-            ErrorKind::Usage,
-            "DESIRED and --live cannot both read stdin",
-        ));
-    }
-    if args.prune && args.selector.is_none() && !args.prune_all {
-        // kubectl's rule: pruning everything must be asked for explicitly.
-        return Err(Error::new(
-            ErrorKind::Usage,
-            "--prune needs a label selector (-l) or --prune-all",
-        ));
-    }
-    let selector = args.selector.as_deref().map(Selector::parse).transpose()?;
-    let mode = if args.server_side {
-        Mode::ServerSide {
-            force_conflicts: args.force_conflicts,
-        }
-    } else {
-        Mode::ClientSide
-    };
-    let field_manager = args.field_manager.clone().unwrap_or_else(|| {
-        if args.server_side {
-            "kubectl".into()
-        } else {
-            "kubectl-client-side-apply".into()
-        }
-    });
-    let opts = DiffOptions {
-        mode,
-        field_manager,
-        namespace: args.namespace.clone(),
-        prune: match (&selector, args.prune, args.prune_all) {
-            (_, false, _) => Prune::Off,
-            (_, true, true) => Prune::All,
-            (Some(s), true, false) => Prune::Selector(s.clone()),
-            (None, true, false) => Prune::Off,
-        },
-        show_managed_fields: args.show_managed_fields,
-        show_last_applied: args.show_last_applied,
-        show_secrets: args.show_secrets,
-    };
-
-    // The kustomization's `crds:` files describe custom kinds for the schema.
-    let (mut desired, crd_definitions) = if desired_path.is_dir() {
-        args.render.build.deprecations(false, warnings);
-        let render_opts = diff_render_options(&args.render);
-        let rendered =
-            crate::render::render_with(&crate::fs::DiskFs, desired_path, &render_opts, warnings)?;
-        crate::live::check_names_are_strings(&rendered.resources)?;
-        (rendered.resources, rendered.crds)
-    } else {
-        (
-            crate::live::read_objects(&read_text(desired_path)?)?,
-            Vec::new(),
-        )
-    };
-    let live = crate::live::read_objects(&read_text(live_path)?)?;
-    crate::live::check_snapshot(&live)?;
-
-    // Custom kinds: `crds:` definitions, then the CustomResourceDefinitions installed (live)
-    // and those being applied (desired, before the selector filters them), later ones winning.
-    let mut builtin = adapters::Builtin::new();
-    let crd_objects = live
-        .iter()
-        .chain(desired.iter())
-        .map(|r| &r.node)
-        .filter(|n| adapters::is_crd(n));
-    for doc in crd_definitions.iter().chain(crd_objects) {
-        builtin.add_custom_schema(doc)?;
-    }
-    if let Some(s) = &selector {
-        desired.retain(|r| s.matches(&r.node));
-    }
-    let engines = Engines {
-        kinds: &builtin,
-        csa: &builtin,
-        ssa: &builtin,
-    };
-    let report = diff::diff(desired, live, &opts, engines, warnings)?;
-
-    if let Some(path) = &args.output_merged {
-        let text = crate::yaml::emit_documents(
-            report.merged_objects(),
-            crate::yaml::EmitOptions::default(),
-        );
-        crate::output::write_atomic(path, text.as_bytes())?;
-    }
-
-    let text =
-        crate::report::write_live(&report, review::format(args.format), &review::style(args));
-    review::emit(&text, args.review.output.as_deref())?;
-    let mut err = std::io::stderr().lock();
-    for m in report.conflict_messages() {
-        let _ = writeln!(err, "error: {m}");
-    }
-    if matches!(args.format, DiffFormat::Unified | DiffFormat::Summary) {
-        let _ = writeln!(err, "note: {}", diff::OFFLINE_NOTE);
-    }
-    Ok(report.exit_code())
 }

@@ -116,6 +116,9 @@ pub(crate) fn run(opts: &PatchOptions) -> Result<String, Error> {
                 patch = Node::Seq(Vec::new());
             }
             let docs = parse_all(&objects, kubectl)?;
+            if docs.is_empty() {
+                return Err(no_objects(&objects));
+            }
             let mut out = Vec::with_capacity(docs.len());
             for (offset, obj) in docs {
                 let result = match kind {
@@ -310,6 +313,21 @@ fn check_patch_text(file: &Arc<SourceFile>, name: &str, kind: PatchKind) -> Resu
         "kubectl reads a patch that opens with `{` as JSON, not YAML: remove trailing commas, \
          quote every key, or write the patch as YAML (`spec: {replicas: 2}`)",
     ))
+}
+
+/// An object file that holds no object (empty, only comments or `---`, `null` documents):
+/// `kubectl patch --local` fails with "no objects passed to patch" and exit status 1
+/// (`k8s.io/kubectl/pkg/cmd/patch/patch.go`, `RunPatch`: no info was visited), where printing
+/// nothing would read as success.
+fn no_objects(file: &Arc<SourceFile>) -> Error {
+    Error::new(
+        ErrorKind::InvalidResource,
+        format!(
+            "no objects passed to patch: '{}' holds no object",
+            file.display
+        ),
+    )
+    .help("give a file with at least one object (apiVersion, kind and metadata.name)")
 }
 
 /// `kubectl patch -o json`: each object as Go's `json.MarshalIndent(obj, "", "    ")` writes it

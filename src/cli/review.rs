@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 
 use crate::diag::{Error, ErrorKind, Warnings};
 use crate::report::{self, Format, Style};
-use crate::review::{self, ReviewOptions, RevisionPlan, Revisions};
+use crate::review::{self, ReviewOptions};
 
+use super::render_options::{RenderUse, render_options};
 use super::{ColorChoice, DiffArgs, DiffFormat};
 
 /// Flags of `ply diff` for comparing two renders.
@@ -89,25 +90,6 @@ pub(crate) enum FailOnArg {
     AnyError,
 }
 
-/// Refuses render-to-render flags in the live mode.
-pub(super) fn refuse_review_flags(args: &DiffArgs) -> Result<(), Error> {
-    let r = &args.review;
-    if r.base.is_some()
-        || r.all
-        || r.changed_only
-        || r.why
-        || r.no_why
-        || r.shard.is_some()
-        || r.base_kustomize_version.is_some()
-        || !r.merge_reports.is_empty()
-    {
-        return Err(usage(
-            "--base, --all, --changed-only, --why, --no-why, --shard, --base-kustomize-version and --merge-reports compare two renders; they do not go with --live",
-        ));
-    }
-    Ok(())
-}
-
 fn usage(m: &str) -> Error {
     Error::new(ErrorKind::Usage, m.to_string())
 }
@@ -166,7 +148,8 @@ fn describe(e: &Error) -> String {
     super::render_error(e, false)
 }
 
-/// `ply diff --base REF [DIR...]` and `ply diff OLD NEW`.
+/// `ply diff` between two renders: the options of the review, the two sides compared by
+/// `compare` (as the mode says: two revisions, a kustomize upgrade, two paths), the report.
 /// With `annotate`, each overlay broken by the change (and with `--fail-on=any-error`, each
 /// broken before it) is also a GitHub `::error` annotation on stderr, at its diagnostic's file
 /// and line.
@@ -174,34 +157,15 @@ pub(super) fn run(
     args: &DiffArgs,
     errors: super::ErrorFormat,
     warnings: &mut Warnings,
+    compare: impl FnOnce(&ReviewOptions) -> Result<report::Review, Error>,
 ) -> Result<i32, Error> {
     let annotate = super::annotate(errors);
-    if args.server_side
-        || args.prune
-        || args.selector.is_some()
-        || args.output_merged.is_some()
-        || args.field_manager.is_some()
-    {
-        return Err(usage(
-            "--server-side, --prune, -l, --field-manager and --output-merged predict an apply: they need --live SNAPSHOT",
-        ));
-    }
-    if !args.review.merge_reports.is_empty() {
-        return merge_reports(args);
-    }
     args.render.build.deprecations(false, warnings);
-    let head_version = args.render.version.version();
-    let base_version = args.review.base_kustomize_version.unwrap_or(head_version);
-    let upgrade = base_version != head_version;
     let opts = ReviewOptions {
-        render: crate::render::RenderOptions {
-            // Files both revisions and all overlays hold alike are parsed once.
-            shared: Some(std::sync::Arc::new(crate::render::Shared::default())),
-            ..super::diff_render_options(&args.render)
-        },
+        render: render_options(RenderUse::Review(&args.render)),
         show_secrets: args.show_secrets,
         changed_only: args.review.changed_only,
-        base_kustomize: base_version,
+        base_kustomize: base_version(args),
         jobs: std::thread::available_parallelism().map_or(1, usize::from),
         describe,
         // Only the formats that show causes pay for them.
@@ -217,41 +181,7 @@ pub(super) fn run(
         },
         shard: args.review.shard.as_deref().map(parse_shard).transpose()?,
     };
-    let review = match &args.review.base {
-        Some(base) => {
-            let r = &args.review;
-            let req = Revisions {
-                base: base.clone(),
-                head: r.head.clone(),
-                base_exact: r.base_exact,
-                all: r.all,
-                paths: args.paths.clone(),
-            };
-            let plan = RevisionPlan::open(&req, &opts)?;
-            plan.run(&opts)
-        }
-        // A kustomize upgrade of the working tree: the same files on both sides, unless two
-        // paths OLD NEW are given (without --all).
-        None if upgrade && (args.review.all || args.paths.len() != 2) => {
-            let r = &args.review;
-            let plan = review::WorkingTreePlan::open(r.all, &args.paths, &opts)?;
-            plan.run(&opts)
-        }
-        None => {
-            let r = &args.review;
-            if r.all || r.changed_only || r.shard.is_some() {
-                return Err(usage(
-                    "--all, --changed-only and --shard need --base REF (or a --base-kustomize-version other than --kustomize-version, to review a kustomize upgrade of the working tree)",
-                ));
-            }
-            let [old, new] = args.paths.as_slice() else {
-                return Err(usage(
-                    "give --live SNAPSHOT (predict an apply), --base REF (compare with a git revision), --base-kustomize-version VERSION (review a kustomize upgrade), or two paths OLD NEW (directories or rendered YAML files)",
-                ));
-            };
-            review::two_paths(old, new, &opts)?
-        }
-    };
+    let review = compare(&opts)?;
     for o in &review.overlays {
         for w in &o.warnings {
             warnings.warn(format!("{}: {w}", o.name));
@@ -273,14 +203,9 @@ pub(super) fn run(
 }
 
 /// `ply diff --merge-reports PART.json...`: the one report of a sharded run.
-fn merge_reports(args: &DiffArgs) -> Result<i32, Error> {
-    if !args.paths.is_empty() {
-        return Err(usage(
-            "--merge-reports takes the shards' JSON reports and no DIR: the overlays are theirs",
-        ));
-    }
+pub(super) fn merge_reports(args: &DiffArgs, files: &[PathBuf]) -> Result<i32, Error> {
     let mut texts = Vec::new();
-    for p in &args.review.merge_reports {
+    for p in files {
         let file = crate::fs::read_input(p)?;
         texts.push((crate::source::display_path(p), file.text.to_string()));
     }
@@ -316,6 +241,13 @@ fn annotations(review: &report::Review) -> String {
         ));
     }
     out
+}
+
+/// The kustomize release the base side of a review renders as (`--base-kustomize-version`,
+/// else `--kustomize-version`).
+pub(super) fn base_version(args: &DiffArgs) -> crate::render::KustomizeVersion {
+    let head = args.render.version.version();
+    args.review.base_kustomize_version.unwrap_or(head)
 }
 
 /// `I/N`, 1 ≤ I ≤ N.

@@ -1,9 +1,10 @@
 //! `ply diff`: pairs desired objects with a live snapshot by (API group, kind, namespace,
 //! name), predicts what `kubectl apply` (client-side three-way merge, or server-side apply)
 //! would store, hides server-managed noise, masks Secret data, and returns a [`Report`] of
-//! the report layer's object changes, which `crate::report` writes in every format. Pure:
-//! reads no files and prints nothing; the merge engines come in through the traits of
-//! `engine`. Must not implement strategic merge or field ownership itself.
+//! the report layer's object changes, which `crate::report` writes in every format. Reads
+//! no files but in [`sides`] (the desired objects and the snapshot of `ply diff --live`), and
+//! prints nothing; the merge engines come in through the traits of `engine`. Must not
+//! implement strategic merge or field ownership itself.
 
 pub mod adapters;
 pub mod engine;
@@ -11,6 +12,7 @@ pub(crate) mod mask;
 pub(crate) mod mergepatch3;
 pub(crate) mod noise;
 pub(crate) mod paths;
+pub(crate) mod sides;
 
 use std::collections::HashMap;
 
@@ -58,6 +60,9 @@ pub struct DiffOptions {
     pub show_secrets: bool,
     /// Show a changed last-applied annotation in full, not as one line.
     pub show_last_applied: bool,
+    /// The snapshot holds every object of the cluster (`--assume-complete`): an object absent
+    /// from it is a creation, whatever its namespace.
+    pub assume_complete: bool,
 }
 
 impl DiffOptions {
@@ -69,6 +74,52 @@ impl DiffOptions {
 /// A core `Namespace` object.
 fn is_namespace(node: &Node) -> bool {
     node.str_at(&["apiVersion"]) == Some("v1") && node.str_at(&["kind"]) == Some("Namespace")
+}
+
+/// Which namespaces the snapshot says something about. A snapshot taken with `kubectl get …
+/// -n prod` says nothing about `staging`: a desired object of a namespace it holds nothing of is
+/// not known either way, and is not compared. The snapshot covers every namespace when it is
+/// complete: when the user says so (`--assume-complete`), when it lists `Namespace` objects
+/// (`kubectl get namespaces,… -A`: it says which namespaces exist, an object of another is a
+/// creation), or when it is empty, as a cluster without the objects is to `kubectl diff`, which
+/// predicts their creation.
+struct Coverage<'a> {
+    complete: bool,
+    /// The namespaces its objects are in, and those it lists.
+    namespaces: std::collections::HashSet<&'a str>,
+}
+
+impl<'a> Coverage<'a> {
+    fn of(live: &'a [Resource], opts: &'a DiffOptions, eng: Engines<'_>) -> Coverage<'a> {
+        let complete =
+            opts.assume_complete || live.is_empty() || live.iter().any(|r| is_namespace(&r.node));
+        let mut namespaces = std::collections::HashSet::new();
+        for r in live {
+            match r.node.str_at(&["metadata", "namespace"]) {
+                Some(ns) if !ns.is_empty() => {
+                    namespaces.insert(ns);
+                }
+                // A namespaced (or unknown) kind without a namespace, as a hand-made snapshot
+                // may hold: read as the default namespace's, as desired objects are.
+                _ => {
+                    let gvk = Gvk::of(&r.node);
+                    if eng.kinds.namespaced(&gvk.group, &gvk.kind) != Some(false) {
+                        namespaces.insert(opts.namespace.as_str());
+                    }
+                }
+            }
+        }
+        Coverage {
+            complete,
+            namespaces,
+        }
+    }
+
+    /// Whether an object of `namespace` (empty: cluster-scoped) absent from the snapshot is
+    /// known to be absent from the cluster.
+    fn covers(&self, namespace: &str) -> bool {
+        self.complete || namespace.is_empty() || self.namespaces.contains(namespace)
+    }
 }
 
 /// Pairing identity: (API group, kind, namespace, name) — not the version.
@@ -200,32 +251,7 @@ pub fn diff(
         }
     }
 
-    // The namespaces the snapshot covers: those its objects are in, and those it lists. A
-    // snapshot listing Namespace objects says which namespaces exist at all: then a desired
-    // object in another namespace is a creation. Otherwise (`kubectl get deploy,svc -n prod`),
-    // an object in a namespace it holds nothing of is not known either way.
-    let lists_namespaces = live.iter().any(|r| is_namespace(&r.node));
-    let mut covered: std::collections::HashSet<&str> = std::collections::HashSet::new();
-    for r in &live {
-        match r.node.str_at(&["metadata", "namespace"]) {
-            Some(ns) if !ns.is_empty() => {
-                covered.insert(ns);
-            }
-            // A namespaced (or unknown) kind without a namespace, as a hand-made snapshot
-            // may hold: read as the default namespace's, as desired objects are.
-            _ => {
-                let gvk = Gvk::of(&r.node);
-                if eng.kinds.namespaced(&gvk.group, &gvk.kind) != Some(false) {
-                    covered.insert(opts.namespace.as_str());
-                }
-            }
-        }
-        if is_namespace(&r.node) {
-            if let Some(name) = r.node.str_at(&["metadata", "name"]) {
-                covered.insert(name);
-            }
-        }
-    }
+    let coverage = Coverage::of(&live, opts, eng);
     let mut seen: HashMap<Key, ()> = HashMap::new();
     let mut used_live = vec![false; live.len()];
     let mut objects = Vec::new();
@@ -241,11 +267,7 @@ pub fn diff(
             )
             .at_opt(origin.clone()));
         }
-        if !lists_namespaces
-            && !live_index.contains_key(&key)
-            && !key.namespace.is_empty()
-            && !covered.contains(key.namespace.as_str())
-        {
+        if !live_index.contains_key(&key) && !coverage.covers(&key.namespace) {
             objects.push(ObjectChange::bare(Action::Unknown, ObjectId::of(node)));
             continue;
         }

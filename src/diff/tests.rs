@@ -92,6 +92,7 @@ fn opts() -> DiffOptions {
         show_managed_fields: false,
         show_last_applied: false,
         show_secrets: false,
+        assume_complete: false,
     }
 }
 
@@ -175,6 +176,32 @@ fn default_namespace_and_cluster_scope() {
     assert_eq!(r.objects[0].action, Action::Create);
     assert_eq!(r.objects[0].id.namespace, "default");
     assert_eq!(r.exit_code(), 1);
+}
+
+#[test]
+fn a_namespace_the_snapshot_does_not_cover_is_not_compared_unless_it_is_complete() {
+    let desired = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: shop}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: d}\n";
+    let live =
+        applied("{apiVersion: v1, kind: ConfigMap, metadata: {name: d, namespace: default}}");
+    let actions = |r: &Report| r.objects.iter().map(|o| o.action).collect::<Vec<_>>();
+    // The snapshot holds objects of `default` only: `shop` is not known either way.
+    let (r, _) = run(desired, &live, &opts());
+    assert_eq!(actions(&r), [Action::Unknown, Action::Unchanged]);
+    // Said to be complete, it holds no `shop/c`: a creation.
+    let complete = DiffOptions {
+        assume_complete: true,
+        ..opts()
+    };
+    let (r, _) = run(desired, &live, &complete);
+    assert_eq!(actions(&r), [Action::Create, Action::Unchanged]);
+    // An empty snapshot is a cluster without the objects: every one is created.
+    for empty in [
+        "",
+        "apiVersion: v1\nkind: List\nitems: []\nmetadata: {resourceVersion: \"\"}\n",
+    ] {
+        let (r, _) = run(desired, empty, &opts());
+        assert_eq!(actions(&r), [Action::Create, Action::Create]);
+    }
 }
 
 #[test]
