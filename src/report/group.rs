@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 
+use crate::yaml::Node;
 use crate::yaml::json::{JsonStyle, to_json};
 
 use super::model::{ObjectChange, Risk};
@@ -42,11 +43,52 @@ fn object_key(o: &ObjectChange) -> String {
             value(&c.after)
         ));
     }
-    // A creation or deletion has no field changes: its content is the change.
+    // A creation or deletion has no field changes: its content is the change, compared as
+    // data with the overlay's namespace taken out.
     if o.changes.is_empty() {
-        k.push_str(&format!("\0{}\0{}", o.before, o.after).replace(&o.id.namespace, "\u{1}"));
+        for text in [&o.before, &o.after] {
+            k.push('\0');
+            k.push_str(&content_key(text, &o.id.namespace));
+        }
     }
     k
+}
+
+/// An object's text as data, its namespace taken out structurally: `metadata.namespace`
+/// removed, and every string that is the namespace as a whole (a subject's or a reference's
+/// `namespace`) replaced by one mark. A value that merely contains the namespace's text
+/// (`2>/dev/null` in overlay `dev`) is data, and stays. Text that does not parse is compared
+/// as it is.
+fn content_key(text: &str, namespace: &str) -> String {
+    let Ok(docs) = crate::yaml::parse::parse_documents(text) else {
+        return text.to_string();
+    };
+    let mut out = String::new();
+    for doc in docs {
+        let mut node = doc.node;
+        if let Some(meta) = node.get_mut("metadata").and_then(Node::as_map_mut) {
+            meta.shift_remove("namespace");
+        }
+        if !namespace.is_empty() {
+            mark_namespace(&mut node, namespace);
+        }
+        out.push_str(&to_json(&node, JsonStyle::COMPACT));
+        out.push('\n');
+    }
+    out
+}
+
+/// Replaces every string equal to `namespace` under `node` by a mark no value holds.
+fn mark_namespace(node: &mut Node, namespace: &str) {
+    match node {
+        Node::Map(m) => m.values_mut().for_each(|v| mark_namespace(v, namespace)),
+        Node::Seq(s) => s.iter_mut().for_each(|v| mark_namespace(v, namespace)),
+        other => {
+            if other.as_str() == Some(namespace) {
+                *other = Node::str("\u{1}namespace");
+            }
+        }
+    }
 }
 
 /// For each overlay's list of changed objects, how each stands among identical changes.
@@ -153,6 +195,36 @@ mod tests {
                 vec![Same::As(0)],
                 vec![Same::Alone]
             ]
+        );
+    }
+
+    #[test]
+    fn creations_compare_as_data_with_the_namespace_taken_out() {
+        let created = |ns: &str, data: &str| {
+            let mut o = object(ns, "probe", "1");
+            o.action = Action::Create;
+            o.changes.clear();
+            o.id.api_version = "v1".into();
+            o.id.kind = "ConfigMap".into();
+            o.after = format!(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: probe\n  namespace: {ns}\ndata:\n  run: {data}\n  home: {ns}\n"
+            );
+            o
+        };
+        // Data holding the text of an overlay's namespace groups all the same.
+        let (dev, prod) = (
+            created("dev", "\"x 2>/dev/null\""),
+            created("prod", "\"x 2>/dev/null\""),
+        );
+        assert_eq!(
+            objects(&[vec![&dev], vec![&prod]]),
+            [vec![Same::First(vec![0, 1])], vec![Same::As(0)]]
+        );
+        // The namespace's text inside a longer value is data: it differs, no group.
+        let (dev, prod) = (created("dev", "/dev/x"), created("prod", "/prod/x"));
+        assert_eq!(
+            objects(&[vec![&dev], vec![&prod]]),
+            [vec![Same::Alone], vec![Same::Alone]]
         );
     }
 
