@@ -411,6 +411,7 @@ pub(crate) fn review(r: &Review, title: &str, budget: usize) -> String {
         let note = match &o.status {
             Status::HeadFailed(_) => "**error: broken by this change**",
             Status::NotFetched(_) => "**not fetched**",
+            Status::NotReviewed(_) => "**not reviewed**",
             Status::Added => "added",
             Status::Removed => "removed",
             Status::BaseFailed(_) => "fixed by this change",
@@ -443,7 +444,8 @@ pub(crate) fn review(r: &Review, title: &str, budget: usize) -> String {
             }
             if let Status::HeadFailed(failure)
             | Status::BaseFailed(failure)
-            | Status::NotFetched(failure) = &o.status
+            | Status::NotFetched(failure)
+            | Status::NotReviewed(failure) = &o.status
             {
                 let e = &failure.text;
                 let f = fence_for(e);

@@ -84,6 +84,7 @@ pub(crate) fn review(r: &Review) -> String {
         match &o.status {
             Status::HeadFailed(_) => out.push_str("  ERROR: broken by this change"),
             Status::NotFetched(_) => out.push_str("  NOT FETCHED"),
+            Status::NotReviewed(_) => out.push_str("  NOT REVIEWED"),
             Status::Added => out.push_str("  added"),
             Status::Removed => out.push_str("  removed"),
             Status::BaseFailed(_) => out.push_str("  fixed by this change"),
@@ -96,7 +97,11 @@ pub(crate) fn review(r: &Review) -> String {
         if let Some(note) = status_note(o) {
             let _ = writeln!(out, "note: {note}");
         }
-        if let Status::HeadFailed(f) | Status::BaseFailed(f) | Status::NotFetched(f) = &o.status {
+        if let Status::HeadFailed(f)
+        | Status::BaseFailed(f)
+        | Status::NotFetched(f)
+        | Status::NotReviewed(f) = &o.status
+        {
             out.push_str(&f.text);
             if !f.text.ends_with('\n') {
                 out.push('\n');

@@ -159,7 +159,11 @@ fn review_golden_cases() {
             }
             let git_head = ["diff", "--base", "HEAD~1", "--head", "HEAD", "--all"];
             let (c3, out3, _) = ply(&repo, &args(&git_head, &extra, format));
-            let out3 = out3.replace(&head_label, "working tree");
+            // The head's fetch command names the revision read from git.
+            let head_fetch = format!("ply fetch --revision {} --all", &head_label[6..18]);
+            let out3 = out3
+                .replace(&head_label, "working tree")
+                .replace(&head_fetch, "ply fetch --all");
             if (c3, &out3) != (code, &stdout) {
                 failures.fail(format!(
                     "{}: {format}: --head HEAD gives another report (exit {c3}, not {code}):\n{}",
