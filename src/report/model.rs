@@ -369,6 +369,17 @@ pub(crate) struct Risk {
 }
 
 impl Risk {
+    /// What it says with the object's own changed fields (the first parenthesised part)
+    /// aside: identical risks of several objects share it.
+    pub(crate) fn gist(&self) -> String {
+        match (self.what.find(" ("), self.what.find("): ")) {
+            (Some(open), Some(close)) if open < close => {
+                format!("{}{}", &self.what[..open], &self.what[close + 1..])
+            }
+            _ => self.what.clone(),
+        }
+    }
+
     /// `apps/v1 Deployment prod/web .spec.selector: …` as one plain line (no rule).
     pub(crate) fn line(&self) -> String {
         match &self.path {

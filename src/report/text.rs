@@ -285,9 +285,25 @@ fn window(s: &str, first: usize) -> String {
     out
 }
 
+/// Whether a change's path is an image reference (a container's `image`, an image volume's
+/// `reference`): shown whole, never cut.
+pub(crate) fn is_image_path(path: &str) -> bool {
+    path.ends_with(".image") || path.ends_with(".image.reference")
+}
+
+/// The two sides of a change as table text: an image reference whole (cutting one hides the
+/// tag or the registry that changed), any other value as [`short_pair`] gives it.
+pub(crate) fn short_change(c: &Change) -> (String, String) {
+    let image = |n: Option<&Node>| n.is_none_or(|n| n.as_str().is_some());
+    if is_image_path(&c.path) && image(c.before.as_ref()) && image(c.after.as_ref()) {
+        return (one_line(c.before.as_ref()), one_line(c.after.as_ref()));
+    }
+    short_pair(c.before.as_ref(), c.after.as_ref())
+}
+
 /// `.data.LOG_LEVEL: info → debug`.
 pub(crate) fn change_line(c: &Change) -> String {
-    let (before, after) = short_pair(c.before.as_ref(), c.after.as_ref());
+    let (before, after) = short_change(c);
     format!("{}: {before} → {after}", c.path)
 }
 

@@ -336,11 +336,21 @@ fn revision_reading_symlinks_submodules_and_no_checkout() {
     );
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains(".data.k: one → two"), "{out}");
-    // The submodule: an error naming it, in the report, exit 2.
+    // The submodule: an error naming it, in the report; the same revision at both sides, so
+    // it is broken before (nothing it reads differs), an error with `--fail-on any-error`.
     let (code, out, _) = ply(
         &repo,
         &a(&[
-            "diff", "--base", "HEAD", "--head", "HEAD", "withsub", "--format", "summary",
+            "diff",
+            "--base",
+            "HEAD",
+            "--head",
+            "HEAD",
+            "withsub",
+            "--format",
+            "summary",
+            "--fail-on",
+            "any-error",
         ]),
     );
     assert_eq!(code, 2, "{out}");
