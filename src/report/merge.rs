@@ -251,6 +251,7 @@ fn read_risk(
         "deletion" => RiskKind::Deletion,
         "hpa-replicas" => RiskKind::HpaReplicas,
         "rollout" => RiskKind::Rollout,
+        "stale-config" => RiskKind::StaleConfig,
         other => return Err(bad(name, &format!("a risk of kind '{other}'"))),
     };
     let object = r

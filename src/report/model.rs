@@ -339,6 +339,9 @@ pub(crate) enum RiskKind {
     HpaReplicas,
     /// The pod template changes: the workload's pods are replaced.
     Rollout,
+    /// A ConfigMap or Secret changed in place (same name) that a workload reads: its pods
+    /// keep the old values until they restart.
+    StaleConfig,
 }
 
 impl RiskKind {
@@ -349,6 +352,7 @@ impl RiskKind {
             RiskKind::Deletion => "deletion",
             RiskKind::HpaReplicas => "hpa-replicas",
             RiskKind::Rollout => "rollout",
+            RiskKind::StaleConfig => "stale-config",
         }
     }
 }
