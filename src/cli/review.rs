@@ -61,8 +61,9 @@ pub(crate) struct ReviewArgs {
     )]
     pub base_kustomize_version: Option<crate::render::KustomizeVersion>,
     /// Which failures are errors (exit 2): `new-errors`, overlays broken by the change (they
-    /// render at the base, or fail there otherwise); `any-error`, also those broken before it
-    /// (the same diagnostic at both sides).
+    /// render at the base, or fail there otherwise); `not-reviewed`, also those not reviewed
+    /// (they read a changed file and fail at both sides); `any-error`, also those broken
+    /// before it (the same diagnostic at both sides).
     #[arg(long, value_enum, value_name = "WHICH", default_value = "new-errors")]
     pub fail_on: FailOnArg,
     /// The report's title (Markdown heading and hidden marker).
@@ -86,8 +87,10 @@ pub(crate) struct ReviewArgs {
 pub(crate) enum FailOnArg {
     /// Only overlays broken by the change.
     NewErrors,
-    /// Also overlays broken before the change.
+    /// Also overlays broken before the change, and those not reviewed.
     AnyError,
+    /// Also overlays not reviewed: they read a changed file and fail at both sides.
+    NotReviewed,
 }
 
 fn usage(m: &str) -> Error {
@@ -178,6 +181,7 @@ pub(super) fn run(
         fail_on: match args.review.fail_on {
             FailOnArg::NewErrors => report::FailOn::NewErrors,
             FailOnArg::AnyError => report::FailOn::AnyError,
+            FailOnArg::NotReviewed => report::FailOn::NotReviewed,
         },
         shard: args.review.shard.as_deref().map(parse_shard).transpose()?,
     };
@@ -231,6 +235,9 @@ fn annotations(review: &report::Review) -> String {
         let (f, what) = match &o.status {
             report::Status::HeadFailed(f) => (f, "broken by this change"),
             report::Status::BrokenBefore(f) if strict => (f, "broken before this change"),
+            report::Status::NotReviewed(f) if review.fail_on != report::FailOn::NewErrors => {
+                (f, "not reviewed")
+            }
             _ => continue,
         };
         out.push_str(&super::error_format::annotation(

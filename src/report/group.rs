@@ -5,9 +5,10 @@
 
 use std::collections::HashMap;
 
+use crate::yaml::Node;
 use crate::yaml::json::{JsonStyle, to_json};
 
-use super::model::{ObjectChange, Risk};
+use super::model::{ObjectChange, ObjectId, Risk};
 
 /// Where one object of one overlay stands among identical changes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -42,11 +43,52 @@ fn object_key(o: &ObjectChange) -> String {
             value(&c.after)
         ));
     }
-    // A creation or deletion has no field changes: its content is the change.
+    // A creation or deletion has no field changes: its content is the change, compared as
+    // data with the overlay's namespace taken out.
     if o.changes.is_empty() {
-        k.push_str(&format!("\0{}\0{}", o.before, o.after).replace(&o.id.namespace, "\u{1}"));
+        for text in [&o.before, &o.after] {
+            k.push('\0');
+            k.push_str(&content_key(text, &o.id.namespace));
+        }
     }
     k
+}
+
+/// An object's text as data, its namespace taken out structurally: `metadata.namespace`
+/// removed, and every string that is the namespace as a whole (a subject's or a reference's
+/// `namespace`) replaced by one mark. A value that merely contains the namespace's text
+/// (`2>/dev/null` in overlay `dev`) is data, and stays. Text that does not parse is compared
+/// as it is.
+fn content_key(text: &str, namespace: &str) -> String {
+    let Ok(docs) = crate::yaml::parse::parse_documents(text) else {
+        return text.to_string();
+    };
+    let mut out = String::new();
+    for doc in docs {
+        let mut node = doc.node;
+        if let Some(meta) = node.get_mut("metadata").and_then(Node::as_map_mut) {
+            meta.shift_remove("namespace");
+        }
+        if !namespace.is_empty() {
+            mark_namespace(&mut node, namespace);
+        }
+        out.push_str(&to_json(&node, JsonStyle::COMPACT));
+        out.push('\n');
+    }
+    out
+}
+
+/// Replaces every string equal to `namespace` under `node` by a mark no value holds.
+fn mark_namespace(node: &mut Node, namespace: &str) {
+    match node {
+        Node::Map(m) => m.values_mut().for_each(|v| mark_namespace(v, namespace)),
+        Node::Seq(s) => s.iter_mut().for_each(|v| mark_namespace(v, namespace)),
+        other => {
+            if other.as_str() == Some(namespace) {
+                *other = Node::str("\u{1}namespace");
+            }
+        }
+    }
 }
 
 /// For each overlay's list of changed objects, how each stands among identical changes.
@@ -78,32 +120,269 @@ pub(crate) fn objects(lists: &[Vec<&ObjectChange>]) -> Vec<Vec<Same>> {
     out
 }
 
-/// Risks grouped across overlays: each distinct risk (its object's namespace aside) with the
-/// overlays it is found in, in order of first appearance.
-pub(crate) fn risks<'a>(all: &[(&'a str, &'a Risk)]) -> Vec<(&'a Risk, Vec<&'a str>)> {
+/// Identical risks: one risk (the first found), every (overlay, object) it is found at, in
+/// order of first appearance.
+pub(crate) struct RiskGroup<'a> {
+    pub(crate) risk: &'a Risk,
+    pub(crate) at: Vec<(&'a str, &'a ObjectId)>,
+}
+
+impl RiskGroup<'_> {
+    /// The overlays, each once, in order.
+    pub(crate) fn overlays(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        for (o, _) in &self.at {
+            if !out.contains(o) {
+                out.push(o);
+            }
+        }
+        out
+    }
+
+    /// The objects by kind and name, each once, in order (an overlay's namespace aside).
+    pub(crate) fn objects(&self) -> Vec<(&str, &str)> {
+        let mut out: Vec<(&str, &str)> = Vec::new();
+        for (_, id) in &self.at {
+            let k = (id.kind.as_str(), id.name.as_str());
+            if !out.contains(&k) {
+                out.push(k);
+            }
+        }
+        out
+    }
+
+    /// What the objects are: `apps/v1 Deployment prod/web` for one object in one overlay,
+    /// `Deployment web` for one object in several, `3 Deployments (web, api, worker)`.
+    pub(crate) fn subject(&self) -> String {
+        let objects = self.objects();
+        match (objects.as_slice(), self.at.first()) {
+            ([_], Some((_, id))) if self.at.len() == 1 => id.display(),
+            ([(kind, name)], Some((_, id))) => format!("{} {kind} {name}", id.api_version),
+            _ => {
+                let names: Vec<&str> = objects.iter().map(|(_, n)| *n).collect();
+                format!("{} ({})", kinds_phrase(&objects), names.join(", "))
+            }
+        }
+    }
+}
+
+/// What a group of risks says: the risk's own words for one object, the words its objects
+/// share (their changed fields aside) for several.
+pub(crate) fn risk_what(g: &RiskGroup<'_>) -> String {
+    if g.objects().len() > 1 {
+        g.risk.gist()
+    } else {
+        g.risk.what.clone()
+    }
+}
+
+/// `3 Deployments`, `2 Deployments and 1 StatefulSet`, `4 objects`.
+fn kinds_phrase(objects: &[(&str, &str)]) -> String {
+    let mut kinds: Vec<(&str, usize)> = Vec::new();
+    for (k, _) in objects {
+        match kinds.iter_mut().find(|(x, _)| x == k) {
+            Some((_, n)) => *n += 1,
+            None => kinds.push((k, 1)),
+        }
+    }
+    if kinds.len() > 2 {
+        return format!("{} objects", objects.len());
+    }
+    let parts: Vec<String> = kinds
+        .iter()
+        .map(|(k, n)| format!("{n} {k}{}", if *n == 1 { "" } else { "s" }))
+        .collect();
+    parts.join(" and ")
+}
+
+/// Risks grouped: each distinct risk — its kind, field, rule and what it says with the
+/// object's own changed fields (the parenthesised part) aside — with every overlay and
+/// object it is found at, in order of first appearance.
+pub(crate) fn risks<'a>(all: &[(&'a str, &'a Risk)]) -> Vec<RiskGroup<'a>> {
     let mut index: HashMap<String, usize> = HashMap::new();
-    let mut out: Vec<(&Risk, Vec<&str>)> = Vec::new();
-    // A second object of the same name in one overlay (another namespace) is its own risk.
+    let mut out: Vec<RiskGroup<'a>> = Vec::new();
     for (overlay, risk) in all {
         let key = format!(
-            "{}\0{}\0{}\0{}\0{:?}\0{}",
+            "{}\0{:?}\0{}\0{}",
             risk.kind.as_str(),
-            risk.object.api_version,
-            risk.object.kind,
-            risk.object.name,
             risk.path,
-            risk.what
+            risk.gist(),
+            risk.rule
         );
-        let at = index.get(&key).copied();
-        match at.and_then(|at| out.get_mut(at)) {
-            Some((_, overlays)) if !overlays.contains(overlay) => overlays.push(overlay),
-            _ => {
+        match index.get(&key).and_then(|at| out.get_mut(*at)) {
+            Some(g) => g.at.push((overlay, &risk.object)),
+            None => {
                 index.insert(key, out.len());
-                out.push((risk, vec![overlay]));
+                out.push(RiskGroup {
+                    risk,
+                    at: vec![(overlay, &risk.object)],
+                });
             }
         }
     }
     out
+}
+
+/// The parts of an image reference: `registry/path/name:tag@digest`.
+struct ImageParts<'a> {
+    /// Everything before the name (registry and path), empty for a bare name.
+    path: &'a str,
+    name: &'a str,
+    tag: &'a str,
+    digest: &'a str,
+}
+
+fn image_parts(image: &str) -> ImageParts<'_> {
+    let (rest, digest) = image.split_once('@').unwrap_or((image, ""));
+    let slash = rest.rfind('/').map_or(0, |i| i + 1);
+    let (repo, tag) = match rest[slash..].rfind(':') {
+        Some(i) => (&rest[..slash + i], &rest[slash + i + 1..]),
+        None => (rest, ""),
+    };
+    let (path, name) = match repo.rfind('/') {
+        Some(i) => (&repo[..i], &repo[i + 1..]),
+        None => ("", repo),
+    };
+    ImageParts {
+        path,
+        name,
+        tag,
+        digest,
+    }
+}
+
+/// The parts of an image reference that differ between two references, each as `image tag
+/// v1 → v2` (registry path, name, tag, digest).
+pub(crate) fn image_changes(before: &str, after: &str) -> Vec<String> {
+    let (b, a) = (image_parts(before), image_parts(after));
+    let shown = |s: &str| {
+        if s.is_empty() {
+            "(none)".to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    let mut out = Vec::new();
+    for (what, x, y) in [
+        ("registry path", b.path, a.path),
+        ("name", b.name, a.name),
+        ("tag", b.tag, a.tag),
+        ("digest", b.digest, a.digest),
+    ] {
+        if x != y {
+            out.push(format!("image {what} {} → {}", shown(x), shown(y)));
+        }
+    }
+    out
+}
+
+/// The label key a change's path sets (`.metadata.labels.app`, `.spec.selector.matchLabels.app`,
+/// a template's labels), if it is one.
+fn label_key(path: &str) -> Option<&str> {
+    for marker in [".labels.", ".matchLabels.", ".spec.selector."] {
+        if let Some(i) = path.rfind(marker) {
+            let key = &path[i + marker.len()..];
+            if !key.is_empty() && !key.contains(".matchExpressions") {
+                return Some(key.trim_matches('"'));
+            }
+        }
+    }
+    None
+}
+
+/// What a change does, as a summary line's subject: the image parts that differ, a label's
+/// new value, or the field's path with its two values (scalars only).
+fn gists(c: &super::model::Change) -> Vec<String> {
+    let scalar = |n: &Option<Node>| match n {
+        None => Some("(none)".to_string()),
+        Some(n) if n.is_scalar() => n.scalar_text().map(|t| t.replace('\n', "\\n")),
+        Some(_) => None,
+    };
+    let (Some(b), Some(a)) = (scalar(&c.before), scalar(&c.after)) else {
+        return Vec::new();
+    };
+    if super::text::is_image_path(&c.path) && c.before.is_some() && c.after.is_some() {
+        return image_changes(&b, &a);
+    }
+    if b.chars().count() > 80 || a.chars().count() > 80 {
+        return Vec::new();
+    }
+    match label_key(&c.path) {
+        Some(key) => vec![format!("label {key}: {b} → {a}")],
+        None => vec![format!("{}: {b} → {a}", c.path)],
+    }
+}
+
+/// The top of a review: identical changes grouped across objects and overlays, each changed
+/// in at least two objects, most objects first: `image tag v0.10.5 → v0.10.6 in 11
+/// Deployments × 4 overlays`, `label app: webapp → webapp2 in 25 objects`. At most `max`
+/// lines.
+pub(crate) fn summary(r: &super::model::Review, max: usize) -> Vec<String> {
+    // Each gist with the (overlay, kind, name) it is found at, in order of first appearance.
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut found: Vec<(String, Vec<(usize, &str, &str)>)> = Vec::new();
+    for (i, o) in r.overlays.iter().enumerate() {
+        for x in &o.objects {
+            if !matches!(
+                x.action,
+                super::model::Action::Update
+                    | super::model::Action::Rename
+                    | super::model::Action::Move
+            ) {
+                continue;
+            }
+            for c in &x.changes {
+                for g in gists(c) {
+                    let at = *index.entry(g.clone()).or_insert_with(|| {
+                        found.push((g, Vec::new()));
+                        found.len() - 1
+                    });
+                    if let Some((_, list)) = found.get_mut(at) {
+                        let k = (i, x.id.kind.as_str(), x.id.name.as_str());
+                        if !list.contains(&k) {
+                            list.push(k);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    found.retain(|(_, at)| at.len() >= 2);
+    found.sort_by_key(|(_, at)| std::cmp::Reverse(at.len()));
+    found
+        .iter()
+        .take(max)
+        .map(|(g, at)| format!("{g} in {}", spread(at)))
+        .collect()
+}
+
+/// `11 Deployments × 4 overlays` when every overlay holds the same objects, else `25 objects
+/// in 3 overlays` (or `25 objects` in one).
+fn spread(at: &[(usize, &str, &str)]) -> String {
+    let mut overlays: Vec<usize> = at.iter().map(|(i, _, _)| *i).collect();
+    overlays.dedup();
+    let objects_of = |i: usize| -> Vec<(&str, &str)> {
+        at.iter()
+            .filter(|(o, _, _)| *o == i)
+            .map(|(_, k, n)| (*k, *n))
+            .collect()
+    };
+    let first = objects_of(overlays.first().copied().unwrap_or(0));
+    let alike = overlays.iter().all(|i| objects_of(*i) == first);
+    if overlays.len() > 1 && alike {
+        return format!("{} × {} overlays", kinds_phrase(&first), overlays.len());
+    }
+    let all: Vec<(&str, &str)> = at.iter().map(|(_, k, n)| (*k, *n)).collect();
+    let what = if overlays.len() > 1 {
+        format!("{} objects", all.len())
+    } else {
+        kinds_phrase(&all)
+    };
+    if overlays.len() > 1 {
+        format!("{what} in {} overlays", overlays.len())
+    } else {
+        what
+    }
 }
 
 #[cfg(test)]
@@ -157,18 +436,88 @@ mod tests {
     }
 
     #[test]
-    fn risks_grouped_by_overlay() {
-        let risk = |ns: &str| Risk {
+    fn creations_compare_as_data_with_the_namespace_taken_out() {
+        let created = |ns: &str, data: &str| {
+            let mut o = object(ns, "probe", "1");
+            o.action = Action::Create;
+            o.changes.clear();
+            o.id.api_version = "v1".into();
+            o.id.kind = "ConfigMap".into();
+            o.after = format!(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: probe\n  namespace: {ns}\ndata:\n  run: {data}\n  home: {ns}\n"
+            );
+            o
+        };
+        // Data holding the text of an overlay's namespace groups all the same.
+        let (dev, prod) = (
+            created("dev", "\"x 2>/dev/null\""),
+            created("prod", "\"x 2>/dev/null\""),
+        );
+        assert_eq!(
+            objects(&[vec![&dev], vec![&prod]]),
+            [vec![Same::First(vec![0, 1])], vec![Same::As(0)]]
+        );
+        // The namespace's text inside a longer value is data: it differs, no group.
+        let (dev, prod) = (created("dev", "/dev/x"), created("prod", "/prod/x"));
+        assert_eq!(
+            objects(&[vec![&dev], vec![&prod]]),
+            [vec![Same::Alone], vec![Same::Alone]]
+        );
+    }
+
+    #[test]
+    fn risks_grouped_across_objects_and_overlays() {
+        let risk = |ns: &str, name: &str, container: &str| Risk {
             kind: RiskKind::Rollout,
-            object: object(ns, "web", "2").id,
+            object: object(ns, name, "2").id,
             path: Some(".spec.template".into()),
-            what: "rolls".into(),
+            what: format!(
+                "the pod template changes (.spec.template.spec.containers[name=\"{container}\"].image): every pod is replaced"
+            ),
             rule: "r".into(),
         };
-        let (a, b, c) = (risk("dev"), risk("prod"), risk("other"));
-        let got = risks(&[("dev", &a), ("prod", &b), ("prod", &c)]);
-        let overlays: Vec<Vec<&str>> = got.iter().map(|(_, o)| o.clone()).collect();
-        // A second object of that name in one overlay stays its own risk.
-        assert_eq!(overlays, [vec!["dev", "prod"], vec!["prod"]]);
+        let (a, b, c) = (
+            risk("dev", "web", "web"),
+            risk("prod", "web", "web"),
+            risk("prod", "api", "api"),
+        );
+        let other = Risk {
+            what: "the pod template changes: its pods of ordinal 2 and above are replaced".into(),
+            ..risk("prod", "db", "db")
+        };
+        let got = risks(&[("dev", &a), ("prod", &b), ("prod", &c), ("prod", &other)]);
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[0].overlays(), ["dev", "prod"]);
+        assert_eq!(
+            got[0].objects(),
+            [("Deployment", "web"), ("Deployment", "api")]
+        );
+        assert_eq!(got[0].subject(), "2 Deployments (web, api)");
+        assert_eq!(got[1].subject(), "apps/v1 Deployment prod/db");
+    }
+
+    #[test]
+    fn image_references_split_into_the_parts_that_differ() {
+        assert_eq!(
+            image_changes(
+                "us-central1-docker.pkg.dev/google-samples/microservices-demo/adservice:v0.10.5",
+                "us-central1-docker.pkg.dev/online-boutique-ci/microservices-demo/adservice:v0.10.6"
+            ),
+            [
+                "image registry path us-central1-docker.pkg.dev/google-samples/microservices-demo → us-central1-docker.pkg.dev/online-boutique-ci/microservices-demo",
+                "image tag v0.10.5 → v0.10.6"
+            ]
+        );
+        assert_eq!(
+            image_changes(
+                "localhost:5000/web@sha256:aa",
+                "localhost:5000/web:1@sha256:bb"
+            ),
+            ["image tag (none) → 1", "image digest sha256:aa → sha256:bb"]
+        );
+        assert_eq!(
+            image_changes("nginx", "redis"),
+            ["image name nginx → redis"]
+        );
     }
 }

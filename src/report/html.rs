@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use super::group::{self, Same};
 use super::model::{Action, OFFLINE_NOTE, ObjectChange, OverlayReview, Report, Review, Status};
-use super::text::{live_totals, review_totals, short_pair, status_note};
+use super::text::{live_totals, review_totals, short_change, status_note};
 use super::unified::{live_object, review_object};
 
 /// Text escaped for HTML content and attribute values.
@@ -68,7 +68,7 @@ fn object(id: &str, o: &ObjectChange, note: &str, body: &str) -> String {
     if !o.changes.is_empty() {
         s.push_str("<table><tr><th>Field</th><th>Before</th><th>After</th></tr>\n");
         for c in &o.changes {
-            let (before, after) = short_pair(c.before.as_ref(), c.after.as_ref());
+            let (before, after) = short_change(c);
             let _ = writeln!(
                 s,
                 "<tr><td><code>{}</code></td><td><code>{}</code></td><td><code>{}</code></td></tr>",
@@ -102,8 +102,10 @@ pub(crate) fn review(r: &Review, title: &str) -> String {
     let all = r.risks();
     if !all.is_empty() {
         b.push_str("<h2>Risks</h2>\n<ul>\n");
-        for (risk, overlays) in group::risks(&all) {
-            let names: Vec<String> = overlays
+        for g in group::risks(&all) {
+            let risk = g.risk;
+            let names: Vec<String> = g
+                .overlays()
                 .iter()
                 .map(|o| format!("<code>{}</code>", escape(o)))
                 .collect();
@@ -111,13 +113,13 @@ pub(crate) fn review(r: &Review, title: &str) -> String {
                 b,
                 "<li class=\"risk\"><b>{}</b> <code>{}</code> in {}{}: {}. <small>Rule: {}.</small></li>",
                 risk.kind.as_str(),
-                escape(&risk.object.display()),
+                escape(&g.subject()),
                 names.join(", "),
                 risk.path
                     .as_deref()
                     .map(|p| format!(" <code>{}</code>", escape(p)))
                     .unwrap_or_default(),
-                escape(&risk.what),
+                escape(&group::risk_what(&g)),
                 escape(&risk.rule)
             );
         }

@@ -178,6 +178,7 @@ pub(crate) fn review(r: &Review, title: &str) -> String {
         Node::str(match r.fail_on {
             FailOn::NewErrors => "new-errors",
             FailOn::AnyError => "any-error",
+            FailOn::NotReviewed => "not-reviewed",
         }),
     );
     let overlays = r
@@ -195,6 +196,7 @@ pub(crate) fn review(r: &Review, title: &str) -> String {
                 Status::HeadFailed(_) => "head-failed",
                 Status::NotFetched(_) => "not-fetched",
                 Status::BrokenBefore(_) => "broken-before",
+                Status::NotReviewed(_) => "not-reviewed",
             };
             m.insert("status".into(), Node::str(status));
             m.insert(

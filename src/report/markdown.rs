@@ -12,7 +12,7 @@ use super::group::{self, Same};
 use super::model::{Action, OFFLINE_NOTE, ObjectChange, OverlayReview, Report, Review, Status};
 use super::text::{
     broken_before_heading, conflict_text, failure_line, live_totals, owned_path, review_totals,
-    short_pair, status_note,
+    short_change, status_note,
 };
 use super::unified::{live_object, review_object};
 
@@ -268,7 +268,7 @@ fn review_row(o: &ObjectChange) -> String {
         .iter()
         .take(5)
         .map(|c| {
-            let (before, after) = short_pair(c.before.as_ref(), c.after.as_ref());
+            let (before, after) = short_change(c);
             format!(
                 "{}: {} → {}{}",
                 code(&c.path),
@@ -302,6 +302,24 @@ fn review_details(overlay: &str, o: &ObjectChange) -> String {
     )
 }
 
+/// The "Summary" section that opens a review with identical changes grouped across objects
+/// and overlays (empty when no change is made to two objects alike).
+fn summary_section(r: &Review) -> String {
+    let lines = group::summary(r, SUMMARY_SHOWN);
+    if lines.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from("#### Summary\n\n");
+    for l in lines {
+        let _ = writeln!(s, "- {}", html_escape(&l));
+    }
+    s.push('\n');
+    s
+}
+
+/// At most this many lines of identical changes open a review.
+pub(crate) const SUMMARY_SHOWN: usize = 10;
+
 /// At most this many risks are listed in a comment; the rest are counted.
 const RISKS_SHOWN: usize = 30;
 
@@ -316,30 +334,21 @@ fn risks_section(r: &Review) -> String {
     let mut s = String::from(
         "#### Risks\n\nWhat `kubectl apply` of the head would do beyond the diff:\n\n",
     );
-    for (risk, overlays) in risks.iter().take(RISKS_SHOWN) {
+    for g in risks.iter().take(RISKS_SHOWN) {
+        let risk = g.risk;
         let path = risk
             .path
             .as_deref()
             .map(|p| format!(" {}", code(p)))
             .unwrap_or_default();
-        // One risk in several overlays: the object by name (each overlay may set its own
-        // namespace).
-        let object = if overlays.len() > 1 {
-            format!(
-                "{} {} {}",
-                risk.object.api_version, risk.object.kind, risk.object.name
-            )
-        } else {
-            risk.object.display()
-        };
-        let names: Vec<String> = overlays.iter().map(|o| code(o)).collect();
+        let names: Vec<String> = g.overlays().iter().map(|o| code(o)).collect();
         let _ = writeln!(
             s,
             "- **{}** {} in {}{path}: {}. <sub>Rule: {}.</sub>",
             risk.kind.as_str(),
-            code(&object),
+            code(&g.subject()),
             names.join(", "),
-            html_escape(&risk.what),
+            html_escape(&group::risk_what(g)),
             html_escape(&risk.rule)
         );
     }
@@ -395,6 +404,7 @@ pub(crate) fn review(r: &Review, title: &str, budget: usize) -> String {
         }
         return head;
     }
+    head.push_str(&summary_section(r));
     head.push_str(&risks_section(r));
     let actions = r.actions();
     head.push_str("| Overlay |");
@@ -411,6 +421,7 @@ pub(crate) fn review(r: &Review, title: &str, budget: usize) -> String {
         let note = match &o.status {
             Status::HeadFailed(_) => "**error: broken by this change**",
             Status::NotFetched(_) => "**not fetched**",
+            Status::NotReviewed(_) => "**not reviewed**",
             Status::Added => "added",
             Status::Removed => "removed",
             Status::BaseFailed(_) => "fixed by this change",
@@ -443,7 +454,8 @@ pub(crate) fn review(r: &Review, title: &str, budget: usize) -> String {
             }
             if let Status::HeadFailed(failure)
             | Status::BaseFailed(failure)
-            | Status::NotFetched(failure) = &o.status
+            | Status::NotFetched(failure)
+            | Status::NotReviewed(failure) = &o.status
             {
                 let e = &failure.text;
                 let f = fence_for(e);

@@ -184,6 +184,7 @@ fn read_part(name: &str, text: &str) -> Result<(Review, String), Error> {
     let fail_on = match string(&root, "failOn")?.as_str() {
         "new-errors" => FailOn::NewErrors,
         "any-error" => FailOn::AnyError,
+        "not-reviewed" => FailOn::NotReviewed,
         other => return Err(bad(name, &format!("its failOn is '{other}'"))),
     };
     let Node::Seq(overlays) = want(&["overlays"])? else {
@@ -250,6 +251,7 @@ fn read_risk(
         "deletion" => RiskKind::Deletion,
         "hpa-replicas" => RiskKind::HpaReplicas,
         "rollout" => RiskKind::Rollout,
+        "stale-config" => RiskKind::StaleConfig,
         other => return Err(bad(name, &format!("a risk of kind '{other}'"))),
     };
     let object = r
@@ -298,6 +300,7 @@ fn read_overlay(
         "head-failed" => Status::HeadFailed(failure()?),
         "broken-before" => Status::BrokenBefore(failure()?),
         "not-fetched" => Status::NotFetched(failure()?),
+        "not-reviewed" => Status::NotReviewed(failure()?),
         other => return Err(bad(name, &format!("'{path}' has the status '{other}'"))),
     };
     let mut objects = Vec::new();

@@ -339,6 +339,9 @@ pub(crate) enum RiskKind {
     HpaReplicas,
     /// The pod template changes: the workload's pods are replaced.
     Rollout,
+    /// A ConfigMap or Secret changed in place (same name) that a workload reads: its pods
+    /// keep the old values until they restart.
+    StaleConfig,
 }
 
 impl RiskKind {
@@ -349,6 +352,7 @@ impl RiskKind {
             RiskKind::Deletion => "deletion",
             RiskKind::HpaReplicas => "hpa-replicas",
             RiskKind::Rollout => "rollout",
+            RiskKind::StaleConfig => "stale-config",
         }
     }
 }
@@ -369,6 +373,17 @@ pub(crate) struct Risk {
 }
 
 impl Risk {
+    /// What it says with the object's own changed fields (the first parenthesised part)
+    /// aside: identical risks of several objects share it.
+    pub(crate) fn gist(&self) -> String {
+        match (self.what.find(" ("), self.what.find("): ")) {
+            (Some(open), Some(close)) if open < close => {
+                format!("{}{}", &self.what[..open], &self.what[close + 1..])
+            }
+            _ => self.what.clone(),
+        }
+    }
+
     /// `apps/v1 Deployment prod/web .spec.selector: …` as one plain line (no rule).
     pub(crate) fn line(&self) -> String {
         match &self.path {
@@ -435,6 +450,13 @@ pub(crate) enum Status {
     /// ending with the `ply fetch` command that fixes it. Nothing is compared (never shown as
     /// creations); an error (exit 2), since the review cannot say what the change does.
     NotFetched(Failure),
+    /// Not reviewed: it reads a file that differs between the sides, and fails to render at
+    /// both (a remote base never fetched, or a failure older than the change): what the
+    /// change does to it cannot be shown. Its failure is the head's, its text naming the
+    /// base's when that is another, and the `ply fetch` commands of the sides not fetched.
+    /// Counted as a change (exit 1, never 0); an error with `--fail-on not-reviewed` or
+    /// `any-error`.
+    NotReviewed(Failure),
 }
 
 /// Which failures make a review an error (`--fail-on`).
@@ -443,8 +465,10 @@ pub(crate) enum FailOn {
     /// Only overlays broken by the change.
     #[default]
     NewErrors,
-    /// Also overlays broken before it.
+    /// Also overlays broken before it, and those not reviewed.
     AnyError,
+    /// Also overlays not reviewed (they read a changed file and fail at both sides).
+    NotReviewed,
 }
 
 /// The comparison of one overlay.
@@ -483,7 +507,11 @@ impl OverlayReview {
         self.objects.iter().any(|o| o.action != Action::Unchanged)
             || matches!(
                 self.status,
-                Status::HeadFailed(_) | Status::NotFetched(_) | Status::Added | Status::Removed
+                Status::HeadFailed(_)
+                    | Status::NotFetched(_)
+                    | Status::NotReviewed(_)
+                    | Status::Added
+                    | Status::Removed
             )
     }
 
@@ -507,7 +535,8 @@ impl OverlayReview {
             Status::BaseFailed(f)
             | Status::HeadFailed(f)
             | Status::BrokenBefore(f)
-            | Status::NotFetched(f) => Some(f),
+            | Status::NotFetched(f)
+            | Status::NotReviewed(f) => Some(f),
             _ => None,
         }
     }
@@ -538,13 +567,15 @@ pub(crate) struct Shard {
 }
 
 impl Review {
-    /// 0 no change, 1 changes (an overlay fixed by the change included), 2 an overlay broken
-    /// by the change (with [`FailOn::AnyError`], also one broken before it).
+    /// 0 no change, 1 changes (an overlay fixed by the change, or not reviewed, included), 2
+    /// an overlay broken by the change or not fetched (with [`FailOn::NotReviewed`], also one
+    /// not reviewed; with [`FailOn::AnyError`], also one broken before it or not reviewed).
     pub(crate) fn exit_code(&self) -> i32 {
         let strict = self.fail_on == FailOn::AnyError;
         if self.overlays.iter().any(|o| match o.status {
             Status::HeadFailed(_) | Status::NotFetched(_) => true,
             Status::BrokenBefore(_) => strict,
+            Status::NotReviewed(_) => self.fail_on != FailOn::NewErrors,
             _ => false,
         }) {
             exit::DIFF_ERROR
@@ -578,6 +609,17 @@ impl Review {
         Action::REVIEWED
             .into_iter()
             .filter(|a| *a != Action::Move || moved)
+            .collect()
+    }
+
+    /// The overlays not reviewed: they read a changed file and fail at both sides.
+    pub(crate) fn not_reviewed(&self) -> Vec<(&str, &Failure)> {
+        self.overlays
+            .iter()
+            .filter_map(|o| match &o.status {
+                Status::NotReviewed(f) => Some((o.name.as_str(), f)),
+                _ => None,
+            })
             .collect()
     }
 
@@ -644,6 +686,10 @@ mod tests {
             (Status::HeadFailed(f.clone()), FailOn::NewErrors, 2),
             (Status::HeadFailed(f.clone()), FailOn::AnyError, 2),
             (Status::Compared, FailOn::AnyError, 0),
+            (Status::NotReviewed(f.clone()), FailOn::NewErrors, 1),
+            (Status::NotReviewed(f.clone()), FailOn::NotReviewed, 2),
+            (Status::NotReviewed(f.clone()), FailOn::AnyError, 2),
+            (Status::BrokenBefore(f.clone()), FailOn::NotReviewed, 0),
         ];
         for (status, fail_on, code) in cases {
             assert_eq!(

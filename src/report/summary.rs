@@ -37,17 +37,30 @@ pub(crate) fn live(report: &Report) -> String {
 /// A review.
 pub(crate) fn review(r: &Review) -> String {
     let mut out = format!("ply diff: base {} → head {}\n\n", r.base, r.head);
+    let summary = super::group::summary(r, super::markdown::SUMMARY_SHOWN);
+    if !summary.is_empty() {
+        out.push_str("summary (the same change in several objects):\n");
+        for l in &summary {
+            let _ = writeln!(out, "  {l}");
+        }
+        out.push('\n');
+    }
     let risks = r.risks();
     if !risks.is_empty() {
         out.push_str("risks (what the apply does beyond the diff):\n");
-        for (overlay, risk) in &risks {
-            let _ = writeln!(
-                out,
-                "  {:<12} {overlay}: {}",
-                risk.kind.as_str(),
-                risk.line()
-            );
-            let _ = writeln!(out, "  {:<12} rule: {}", "", &risk.rule);
+        for g in super::group::risks(&risks) {
+            let line = match (g.at.as_slice(), g.risk.path.as_deref()) {
+                ([(overlay, _)], _) => format!("{overlay}: {}", g.risk.line()),
+                (_, path) => format!(
+                    "{}: {}{}: {}",
+                    g.overlays().join(", "),
+                    g.subject(),
+                    path.map(|p| format!(" {p}")).unwrap_or_default(),
+                    super::group::risk_what(&g)
+                ),
+            };
+            let _ = writeln!(out, "  {:<12} {line}", g.risk.kind.as_str());
+            let _ = writeln!(out, "  {:<12} rule: {}", "", &g.risk.rule);
         }
         out.push('\n');
     }
@@ -84,6 +97,7 @@ pub(crate) fn review(r: &Review) -> String {
         match &o.status {
             Status::HeadFailed(_) => out.push_str("  ERROR: broken by this change"),
             Status::NotFetched(_) => out.push_str("  NOT FETCHED"),
+            Status::NotReviewed(_) => out.push_str("  NOT REVIEWED"),
             Status::Added => out.push_str("  added"),
             Status::Removed => out.push_str("  removed"),
             Status::BaseFailed(_) => out.push_str("  fixed by this change"),
@@ -96,7 +110,11 @@ pub(crate) fn review(r: &Review) -> String {
         if let Some(note) = status_note(o) {
             let _ = writeln!(out, "note: {note}");
         }
-        if let Status::HeadFailed(f) | Status::BaseFailed(f) | Status::NotFetched(f) = &o.status {
+        if let Status::HeadFailed(f)
+        | Status::BaseFailed(f)
+        | Status::NotFetched(f)
+        | Status::NotReviewed(f) = &o.status
+        {
             out.push_str(&f.text);
             if !f.text.ends_with('\n') {
                 out.push('\n');

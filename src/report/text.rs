@@ -58,7 +58,20 @@ pub(crate) fn review_totals(r: &Review) -> String {
     if broken > 0 {
         let _ = write!(s, "; {broken} broken before this change");
     }
+    let unreviewed = r.not_reviewed().len();
+    if unreviewed > 0 {
+        let _ = write!(s, "; {}", not_reviewed_line(unreviewed));
+    }
     s
+}
+
+/// `2 overlays not reviewed: they read changed files and fail at both sides`.
+pub(crate) fn not_reviewed_line(n: usize) -> String {
+    if n == 1 {
+        "1 overlay not reviewed: it reads changed files and fails at both sides".into()
+    } else {
+        format!("{n} overlays not reviewed: they read changed files and fail at both sides")
+    }
 }
 
 /// The heading of the section of overlays broken before the change.
@@ -67,6 +80,7 @@ pub(crate) fn broken_before_heading(r: &Review) -> String {
     let error = match r.fail_on {
         FailOn::NewErrors => "not an error of this change",
         FailOn::AnyError => "an error with --fail-on=any-error",
+        FailOn::NotReviewed => "not an error of this change",
     };
     format!(
         "{n} overlay{} broken before this change (the same failure at both sides; {error})",
@@ -136,21 +150,29 @@ pub(crate) fn review_account(r: &Review) -> String {
     let before = by(|s| matches!(s, Status::BrokenBefore(_)));
     let broken = by(|s| matches!(s, Status::HeadFailed(_)));
     let fixed = by(|s| matches!(s, Status::BaseFailed(_)));
+    let unreviewed = by(|s| matches!(s, Status::NotReviewed(_)));
     let changed = r
         .overlays
         .iter()
-        .filter(|o| o.changed() && !matches!(o.status, Status::HeadFailed(_)))
+        .filter(|o| {
+            o.changed() && !matches!(o.status, Status::HeadFailed(_) | Status::NotReviewed(_))
+        })
         .count();
     let unchanged = r.overlays.iter().filter(|o| o.no_changes()).count();
     let mut s = format!(
         "{n} overlay{}: {changed} changed, {unchanged} without changes, {before} broken before this change, {broken} broken by it, {fixed} fixed by it",
         if n == 1 { "" } else { "s" }
     );
+    if unreviewed > 0 {
+        let _ = write!(s, ", {unreviewed} not reviewed");
+    }
     let failed: Vec<&str> = r
         .overlays
         .iter()
         .filter_map(|o| match &o.status {
-            Status::BrokenBefore(f) | Status::HeadFailed(f) => Some(f.code.as_str()),
+            Status::BrokenBefore(f) | Status::HeadFailed(f) | Status::NotReviewed(f) => {
+                Some(f.code.as_str())
+            }
             _ => None,
         })
         .collect();
@@ -190,6 +212,10 @@ pub(crate) fn status_note(o: &OverlayReview) -> Option<String> {
         }
         Status::BrokenBefore(_) => Some(
             "broken before this change: fails with the same diagnostic at both sides".into(),
+        ),
+        Status::NotReviewed(_) => Some(
+            "not reviewed: it reads a file this change modifies and fails to render at both sides, so what the change does to it cannot be shown"
+                .into(),
         ),
         Status::NotFetched(_) => Some(
             "remote bases not fetched: not compared (run the `ply fetch` below, then review again)"
@@ -259,9 +285,25 @@ fn window(s: &str, first: usize) -> String {
     out
 }
 
+/// Whether a change's path is an image reference (a container's `image`, an image volume's
+/// `reference`): shown whole, never cut.
+pub(crate) fn is_image_path(path: &str) -> bool {
+    path.ends_with(".image") || path.ends_with(".image.reference")
+}
+
+/// The two sides of a change as table text: an image reference whole (cutting one hides the
+/// tag or the registry that changed), any other value as [`short_pair`] gives it.
+pub(crate) fn short_change(c: &Change) -> (String, String) {
+    let image = |n: Option<&Node>| n.is_none_or(|n| n.as_str().is_some());
+    if is_image_path(&c.path) && image(c.before.as_ref()) && image(c.after.as_ref()) {
+        return (one_line(c.before.as_ref()), one_line(c.after.as_ref()));
+    }
+    short_pair(c.before.as_ref(), c.after.as_ref())
+}
+
 /// `.data.LOG_LEVEL: info → debug`.
 pub(crate) fn change_line(c: &Change) -> String {
-    let (before, after) = short_pair(c.before.as_ref(), c.after.as_ref());
+    let (before, after) = short_change(c);
     format!("{}: {before} → {after}", c.path)
 }
 

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use crate::diff::engine::KindInfo;
 use crate::diff::paths::changes;
 use crate::diff::{Key, hash_base, mask, yaml_text};
-use crate::report::{Action, ObjectChange, ObjectId};
+use crate::report::{Action, Change, ObjectChange, ObjectId};
 use crate::resource::{Gvk, Resource};
 use crate::yaml::Node;
 
@@ -192,7 +192,7 @@ pub(crate) fn pair(
     let after_text = a.as_ref().map(yaml_text).unwrap_or_default();
     let (action, list) = match (&b, &a) {
         (Some(b), Some(a)) => {
-            let mut list = changes(kinds, &Gvk::of(a), b, a);
+            let mut list = item_changes(changes(kinds, &Gvk::of(a), b, a));
             list.sort_by_key(|c| rank(&c.path));
             if list.is_empty() && before_text == after_text {
                 (Action::Unchanged, list)
@@ -215,6 +215,41 @@ pub(crate) fn pair(
         predicted: None,
         stored_diff: None,
     }
+}
+
+/// Changes of lists of scalars (a command, arguments) as the items that changed:
+/// `args[3]: --level=info → --level=debug`, an inserted item `args[1]: (none) → -v`, a
+/// removed one `args[2]: -v → (none)` (items after a common start and before a common end,
+/// paired by position; indices are the head's, or the base's for an item only there).
+fn item_changes(list: Vec<Change>) -> Vec<Change> {
+    let scalars = |n: &Option<Node>| -> Option<Vec<Node>> {
+        let seq = n.as_ref()?.as_seq()?;
+        seq.iter().all(Node::is_scalar).then(|| seq.clone())
+    };
+    let mut out = Vec::with_capacity(list.len());
+    for c in list {
+        let (Some(b), Some(a)) = (scalars(&c.before), scalars(&c.after)) else {
+            out.push(c);
+            continue;
+        };
+        let start = b.iter().zip(&a).take_while(|(x, y)| x == y).count();
+        let end = b[start..]
+            .iter()
+            .rev()
+            .zip(a[start..].iter().rev())
+            .take_while(|(x, y)| x == y)
+            .count();
+        let (old, new) = (&b[start..b.len() - end], &a[start..a.len() - end]);
+        for i in 0..old.len().max(new.len()) {
+            out.push(Change {
+                path: format!("{}[{}]", c.path, start + i),
+                before: old.get(i).cloned(),
+                after: new.get(i).cloned(),
+                cause: c.cause.clone(),
+            });
+        }
+    }
+    out
 }
 
 /// Where a changed field goes among an object's changes: what a reviewer needs first —
@@ -289,6 +324,36 @@ mod tests {
     }
 
     #[test]
+    fn list_changes_name_the_items() {
+        let list = |items: &[&str]| Some(Node::Seq(items.iter().map(|i| Node::str(*i)).collect()));
+        let change = |b: &[&str], a: &[&str]| Change {
+            path: ".spec.args".into(),
+            before: list(b),
+            after: list(a),
+            cause: None,
+        };
+        let shown = |c: Vec<Change>| -> Vec<String> {
+            c.iter()
+                .map(|c| {
+                    let v = |n: &Option<Node>| {
+                        n.as_ref().and_then(Node::as_str).unwrap_or("-").to_string()
+                    };
+                    format!("{}: {} -> {}", c.path, v(&c.before), v(&c.after))
+                })
+                .collect()
+        };
+        let got = item_changes(vec![change(
+            &["serve", "--port=9797", "--level=info", "--x"],
+            &["serve", "--port=9797", "--level=debug", "--x"],
+        )]);
+        assert_eq!(shown(got), [".spec.args[2]: --level=info -> --level=debug"]);
+        let got = item_changes(vec![change(&["a", "b", "c"], &["a", "x", "b", "c"])]);
+        assert_eq!(shown(got), [".spec.args[1]: - -> x"]);
+        let got = item_changes(vec![change(&["a", "b", "c"], &["a", "c"])]);
+        assert_eq!(shown(got), [".spec.args[1]: b -> -"]);
+    }
+
+    #[test]
     fn creations_deletions_updates_and_renames() {
         let old = vec![
             res(
@@ -345,7 +410,7 @@ mod tests {
             paths,
             [
                 ".spec.template.spec.containers[name=\"a.b]\"].image",
-                ".spec.template.spec.containers[name=\"a.b]\"].args",
+                ".spec.template.spec.containers[name=\"a.b]\"].args[0]",
                 ".spec.template.spec.containers[name=\"a.b]\"].env[name=\"L\"].value",
                 ".spec.replicas",
                 ".spec.template.spec.containers[name=\"a.b]\"].resources.limits.cpu",

@@ -469,33 +469,31 @@ fn one(
         }
     };
     if let Some(Err(e)) = &head {
-        if let Some(status) = not_fetched(e, new, opts) {
-            return result(status, Vec::new(), &warnings);
-        }
-        let at_head = failure(e, opts);
         let Some(old_dir) = &overlay.old else {
-            return result(Status::HeadFailed(at_head), Vec::new(), &warnings);
+            let status =
+                not_fetched(e, new, opts).unwrap_or_else(|| Status::HeadFailed(failure(e, opts)));
+            return result(status, Vec::new(), &warnings);
         };
-        // Nothing the head render asked about differs: the base fails the same way.
-        let same_reads = asked
-            .as_ref()
-            .is_some_and(|asked| asked.iter().all(|p| same.same(p, old.fs, new.fs)));
-        let broken_before = same_reads || {
-            let at_base = match base.take() {
-                Some(b) => b,
-                None => render_on(old.fs, old_dir, renders.base, &mut base_warnings),
-            };
-            at_base.is_err_and(|b| failure(&b, opts).same(&at_head))
+        let base = match base.take() {
+            Some(b) => b,
+            None => render_on(old.fs, old_dir, renders.base, &mut base_warnings),
         };
-        if broken_before {
-            // Not the change's: neither is any warning.
-            return result(
-                Status::BrokenBefore(at_head),
-                Vec::new(),
-                &Warnings::default(),
-            );
-        }
-        return result(Status::HeadFailed(at_head), Vec::new(), &warnings);
+        let status = head_failed(
+            e,
+            base.err().as_ref(),
+            old_dir,
+            overlay,
+            old,
+            new,
+            opts,
+            same,
+        );
+        // Broken before: not the change's, and neither is any warning.
+        let warnings = match status {
+            Status::BrokenBefore(_) => Warnings::default(),
+            _ => warnings,
+        };
+        return result(status, Vec::new(), &warnings);
     }
     let head = head.and_then(Result::ok);
     // Nothing the head render asked about differs: the base render is the same.
@@ -545,6 +543,107 @@ fn one(
         }
         (Some(Err(_)), None) | (None, None) => result(Status::Removed, Vec::new(), &warnings),
     }
+}
+
+/// The status of an overlay that fails at the head (`e`) and is at the base too, where it
+/// rendered (`at_base` `None`) or failed. The local references of both sides are walked
+/// ([`super::local`]): one the change removed or broke (it names something at the base,
+/// nothing at the head) makes the overlay **broken by this change**, whatever else fails
+/// (a remote base not in the cache stops the render before it). Then: rendered at the base,
+/// the head **not fetched** or **broken by this change**; failed at both sides, **not
+/// reviewed** when it reads a file that differs between them (its change cannot be shown),
+/// else **broken before this change** when nothing it reads differs or the diagnostics are
+/// the same, else broken by this change.
+#[allow(clippy::too_many_arguments)]
+fn head_failed(
+    e: &Error,
+    at_base: Option<&Error>,
+    old_dir: &Path,
+    overlay: &Overlay,
+    old: &Side<'_>,
+    new: &Side<'_>,
+    opts: &ReviewOptions,
+    same: &SameCache,
+) -> Status {
+    let at_head = failure(e, opts);
+    let restrictor = opts.render.load_restrictor;
+    let head_dir = overlay.new.as_deref().unwrap_or(old_dir);
+    let (local_head, local_base) = (
+        super::local::walk(new.fs, head_dir, restrictor),
+        super::local::walk(old.fs, old_dir, restrictor),
+    );
+    let was_missing: Vec<String> = local_base
+        .missing
+        .iter()
+        .map(|m| m.message.clone())
+        .collect();
+    if let Some(broke) = local_head
+        .missing
+        .iter()
+        .find(|m| !was_missing.contains(&m.message))
+    {
+        // The render's own diagnostic when it is a missing path (it points at the value);
+        // else the render stopped before the path (a remote base not in the cache).
+        let shown = if at_head.code == "ply::not-found" {
+            at_head
+        } else {
+            failure(broke, opts)
+        };
+        return Status::HeadFailed(shown);
+    }
+    let Some(b) = at_base else {
+        return not_fetched(e, new, opts).unwrap_or(Status::HeadFailed(at_head));
+    };
+    let at_base = failure(b, opts);
+    let differs = local_head
+        .paths
+        .iter()
+        .chain(&local_base.paths)
+        .any(|p| !same.same(p, old.fs, new.fs));
+    let complete = local_head.complete && local_base.complete;
+    if differs {
+        return Status::NotReviewed(not_reviewed(at_head, &at_base, e, b, old, new));
+    }
+    if complete || at_base.same(&at_head) {
+        return Status::BrokenBefore(at_head);
+    }
+    not_fetched(e, new, opts).unwrap_or(Status::HeadFailed(at_head))
+}
+
+/// The failure of an overlay not reviewed: the head's diagnostic, the base's when it is
+/// another, and for each side whose remote bases are not in the cache the command that
+/// fetches them.
+fn not_reviewed(
+    mut at_head: Failure,
+    at_base: &Failure,
+    e: &Error,
+    b: &Error,
+    old: &Side<'_>,
+    new: &Side<'_>,
+) -> Failure {
+    let other = !at_base.same(&at_head);
+    let text = &mut at_head.text;
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    if other {
+        text.push_str(&format!("at the base: {}\n", at_base.one_line()));
+    }
+    for (err, side) in [(e, new), (b, old)] {
+        if is_unfetched(err) {
+            text.push_str(&format!(
+                "not fetched at {}: run `{}` at the repository's root, then review again\n",
+                side.label, side.fetch
+            ));
+        }
+    }
+    at_head
+}
+
+/// A render error saying a remote base or file is not in the cache, or that no lock pins it.
+fn is_unfetched(e: &Error) -> bool {
+    e.kind == crate::diag::ErrorKind::NotFetched
+        || (e.kind == crate::diag::ErrorKind::Remote && e.message.contains("no lock file"))
 }
 
 /// Compares two renders object by object ([`compare::compare_sides`]) and finds the risks

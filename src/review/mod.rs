@@ -7,6 +7,7 @@
 
 pub(crate) mod compare;
 pub(crate) mod engine;
+mod local;
 pub(crate) mod overlays;
 pub(crate) mod risks;
 pub(crate) mod sides;

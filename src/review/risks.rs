@@ -36,6 +36,10 @@ const DEPLOYMENT_ROLLOUT_RULE: &str =
 const DAEMONSET_ROLLOUT_RULE: &str =
     "pkg/controller/daemon/update.go, rollingUpdate: pods of an old template are replaced";
 const STATEFULSET_ROLLOUT_RULE: &str = "pkg/controller/statefulset/stateful_set_control.go, updateStatefulSet: pods of an old revision are replaced";
+const ENV_CONFIG_RULE: &str = "Kubernetes documentation, concepts/configuration/configmap.md, \"ConfigMaps consumed as environment variables are not updated automatically and require a pod restart\"";
+const ENV_SECRET_RULE: &str = "Kubernetes documentation, concepts/configuration/secret.md, \"Using Secrets as environment variables\": a container that consumes a Secret in an environment variable does not see its update unless it is restarted";
+const VOLUME_SECRET_RULE: &str = "Kubernetes documentation, concepts/configuration/secret.md, \"Mounted Secrets are updated automatically\": the kubelet updates the files after its sync delay, never under a subPath mount";
+const VOLUME_CONFIG_RULE: &str = "Kubernetes documentation, concepts/configuration/configmap.md, \"Mounted ConfigMaps are updated automatically\": the kubelet updates the files after its sync delay, never under a subPath mount";
 const HPA_RULE: &str = "Kubernetes documentation, horizontal-pod-autoscale.md, \"Migrating Deployments and StatefulSets to horizontal autoscaling\"";
 
 /// One compared object with its two unmasked sides.
@@ -78,6 +82,7 @@ pub(crate) fn risks(old: &[Resource], new: &[Resource], compared: &[Compared]) -
         }
     }
     autoscaled(&pairs, &mut out);
+    stale_config(&pairs, &mut out);
     out.sort_by_key(|r| r.kind);
     out
 }
@@ -488,6 +493,172 @@ fn autoscaled(pairs: &[Pair<'_>], out: &mut Vec<Risk>) {
                     replicas.scalar_text().unwrap_or_default()
                 ),
                 HPA_RULE,
+            ));
+        }
+    }
+}
+
+/// How a pod spec reads a ConfigMap or Secret.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Reads {
+    /// Through `env[].valueFrom` or `envFrom`: read once, when the container starts.
+    Env,
+    /// Through a volume mounted under a `subPath`: never updated.
+    SubPath,
+    /// Through a volume: the kubelet updates the files after a delay.
+    Volume,
+}
+
+/// The pod spec of a workload (`None` for another kind), and its path in kubectl's form.
+fn pod_spec<'a>(gvk: &Gvk, node: &'a Node) -> Option<(&'a Node, &'static str)> {
+    match (gvk.group.as_str(), gvk.kind.as_str()) {
+        ("apps", "Deployment" | "StatefulSet" | "DaemonSet" | "ReplicaSet") | ("batch", "Job") => {
+            Some((
+                node.get_path(&["spec", "template", "spec"])?,
+                ".spec.template.spec",
+            ))
+        }
+        ("batch", "CronJob") => Some((
+            node.get_path(&["spec", "jobTemplate", "spec", "template", "spec"])?,
+            ".spec.jobTemplate.spec.template.spec",
+        )),
+        ("", "Pod") => Some((node.get("spec")?, ".spec")),
+        _ => None,
+    }
+}
+
+/// How the pod spec `spec` reads the object of kind `kind` (`ConfigMap` or `Secret`) named
+/// `name`, the most lasting way first (env, then a subPath mount, then a volume).
+fn reads_of(spec: &Node, kind: &str, name: &str) -> Option<Reads> {
+    let is = |n: Option<&Node>| n.and_then(Node::as_str) == Some(name);
+    let (env_key, env_from_key, volume_key, volume_name) = if kind == "ConfigMap" {
+        ("configMapKeyRef", "configMapRef", "configMap", "name")
+    } else {
+        ("secretKeyRef", "secretRef", "secret", "secretName")
+    };
+    let list = |n: &Node, key: &str| -> Vec<Node> {
+        n.get(key)
+            .and_then(Node::as_seq)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let containers: Vec<Node> = ["containers", "initContainers", "ephemeralContainers"]
+        .iter()
+        .flat_map(|k| list(spec, k))
+        .collect();
+    let mut found: Option<Reads> = None;
+    let mut note = |r: Reads| found = Some(found.map_or(r, |f| f.min(r)));
+    // Volumes that hold the object: by volume name.
+    let mut volumes: Vec<String> = Vec::new();
+    for v in list(spec, "volumes") {
+        let direct = is(v.get(volume_key).and_then(|c| c.get(volume_name)));
+        let projected = v
+            .get_path(&["projected", "sources"])
+            .and_then(Node::as_seq)
+            .is_some_and(|s| {
+                s.iter()
+                    .any(|src| is(src.get(volume_key).and_then(|c| c.get("name"))))
+            });
+        if direct || projected {
+            if let Some(n) = v.get("name").and_then(Node::as_str) {
+                volumes.push(n.to_string());
+            }
+        }
+    }
+    for c in &containers {
+        let env = list(c, "env")
+            .iter()
+            .any(|e| is(e.get_path(&["valueFrom", env_key, "name"])));
+        let env_from = list(c, "envFrom")
+            .iter()
+            .any(|e| is(e.get(env_from_key).and_then(|r| r.get("name"))));
+        if env || env_from {
+            note(Reads::Env);
+        }
+        for m in list(c, "volumeMounts") {
+            let Some(v) = m.get("name").and_then(Node::as_str) else {
+                continue;
+            };
+            if volumes.iter().any(|x| x == v) {
+                let sub = m.get("subPath").or_else(|| m.get("subPathExpr")).is_some();
+                note(if sub { Reads::SubPath } else { Reads::Volume });
+            }
+        }
+    }
+    found
+}
+
+/// A ConfigMap or Secret whose data changes in place (an update: the same name, no hash
+/// suffix that changed) and that a workload of the head reads, where the workload's pod
+/// template does not change (else its pods are replaced anyway): its running pods keep the
+/// values they read (env, subPath mounts) until they restart, or see mounted files change
+/// after the kubelet's delay.
+fn stale_config(pairs: &[Pair<'_>], out: &mut Vec<Risk>) {
+    for cfg in pairs {
+        let kind = cfg.gvk.kind.as_str();
+        if cfg.change.action != Action::Update
+            || !cfg.gvk.group.is_empty()
+            || !matches!(kind, "ConfigMap" | "Secret")
+        {
+            continue;
+        }
+        let data: Vec<&Change> = [".data", ".binaryData", ".stringData"]
+            .iter()
+            .flat_map(|p| changes_under(cfg.change, p))
+            .collect();
+        if data.is_empty() {
+            continue;
+        }
+        let name = cfg.change.id.name.as_str();
+        for w in pairs {
+            let Some(node) = w.after else { continue };
+            if w.change.id.namespace != cfg.change.id.namespace
+                || !changes_under(w.change, ".spec.template").is_empty()
+            {
+                continue;
+            }
+            let Some((spec, _)) = pod_spec(&w.gvk, node) else {
+                continue;
+            };
+            let Some(reads) = reads_of(spec, kind, name) else {
+                continue;
+            };
+            let secret = kind == "Secret";
+            let (how, rule) = match reads {
+                Reads::Env => (
+                    "through env or envFrom: its pods keep the old values until they restart",
+                    if secret {
+                        ENV_SECRET_RULE
+                    } else {
+                        ENV_CONFIG_RULE
+                    },
+                ),
+                Reads::SubPath => (
+                    "through a subPath mount, which is never updated: its pods keep the old values until they restart",
+                    if secret {
+                        VOLUME_SECRET_RULE
+                    } else {
+                        VOLUME_CONFIG_RULE
+                    },
+                ),
+                Reads::Volume => (
+                    "through a volume: the kubelet updates its pods' files after a delay, and a process that read them at start keeps the old values until it restarts",
+                    if secret {
+                        VOLUME_SECRET_RULE
+                    } else {
+                        VOLUME_CONFIG_RULE
+                    },
+                ),
+            };
+            out.push(risk(
+                RiskKind::StaleConfig,
+                w.change,
+                None,
+                format!(
+                    "reads {kind} {name}, changed in place{} {how}",
+                    which(&data, "")
+                ),
+                rule,
             ));
         }
     }

@@ -159,7 +159,11 @@ fn review_golden_cases() {
             }
             let git_head = ["diff", "--base", "HEAD~1", "--head", "HEAD", "--all"];
             let (c3, out3, _) = ply(&repo, &args(&git_head, &extra, format));
-            let out3 = out3.replace(&head_label, "working tree");
+            // The head's fetch command names the revision read from git.
+            let head_fetch = format!("ply fetch --revision {} --all", &head_label[6..18]);
+            let out3 = out3
+                .replace(&head_label, "working tree")
+                .replace(&head_fetch, "ply fetch --all");
             if (c3, &out3) != (code, &stdout) {
                 failures.fail(format!(
                     "{}: {format}: --head HEAD gives another report (exit {c3}, not {code}):\n{}",
@@ -332,11 +336,21 @@ fn revision_reading_symlinks_submodules_and_no_checkout() {
     );
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains(".data.k: one → two"), "{out}");
-    // The submodule: an error naming it, in the report, exit 2.
+    // The submodule: an error naming it, in the report; the same revision at both sides, so
+    // it is broken before (nothing it reads differs), an error with `--fail-on any-error`.
     let (code, out, _) = ply(
         &repo,
         &a(&[
-            "diff", "--base", "HEAD", "--head", "HEAD", "withsub", "--format", "summary",
+            "diff",
+            "--base",
+            "HEAD",
+            "--head",
+            "HEAD",
+            "withsub",
+            "--format",
+            "summary",
+            "--fail-on",
+            "any-error",
         ]),
     );
     assert_eq!(code, 2, "{out}");

@@ -1,7 +1,8 @@
 //! A review (`ply diff --base`) across a remote base bumped from tag `v1` to `v2`: a `file://`
 //! repository and an application repository built here, each side's `ply.lock` pinning its
-//! tag. Before `ply fetch` the review says "not fetched" with the command that fixes it (for
-//! the head, then for the base) and exits 2, never showing creations; after `ply fetch --all`
+//! tag. Before any `ply fetch` the overlay is "not reviewed" (exit 1) with the commands that
+//! fetch both sides; with the head fetched, "not fetched" with the command that fixes the base
+//! (exit 2), never showing creations; after `ply fetch --all`
 //! and `ply fetch --revision BASE --all` it reports the objects `kubectl kustomize` renders
 //! differently at the two commits as updates, and nothing else, each change's cause the remote
 //! base's file, which the pull request moved. Each side's render is checked
@@ -124,14 +125,16 @@ fn review_of_a_remote_base_bumped_between_the_sides() {
         (out.status.code(), text(&out.stdout), text(&out.stderr))
     };
 
-    // Nothing fetched: the head is not fetched; an error, never creations.
+    // Nothing fetched: it reads a changed file (the lock) and fails at both sides, so it is
+    // not reviewed (exit 1, never 0), with the commands that fetch each side; never creations.
     let (code, summary, err) = review("summary");
-    assert_eq!(code, Some(2), "{summary}{err}");
-    assert!(summary.contains("NOT FETCHED"), "{summary}");
+    assert_eq!(code, Some(1), "{summary}{err}");
+    assert!(summary.contains("NOT REVIEWED"), "{summary}");
     assert!(
         summary.contains("not fetched at working tree: run `ply fetch --all`"),
         "{summary}"
     );
+    assert!(summary.contains("run `ply fetch --revision "), "{summary}");
     assert!(!summary.contains("create     "), "{summary}");
 
     // The head fetched: now the base is not, and the report names the command that fixes it.
