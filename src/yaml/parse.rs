@@ -1190,6 +1190,7 @@ impl<'t> NodeVisitor<'t> {
         self.block_reread(&v)?;
         if let Some((Some(tag), _)) = self.after_props()
             && core_tag(tag) == Some("binary")
+            && self.ctx != Ctx::AnnotationValue
         {
             return binary(&v);
         }
@@ -1262,6 +1263,7 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
         charge(self.text, v.len())?;
         if let Some(tag) = self.text.and_then(|t| t.tag_of(v))
             && core_tag(tag) == Some("binary")
+            && self.ctx != Ctx::AnnotationValue
         {
             return binary(v).map_err(E::custom);
         }
@@ -1498,7 +1500,11 @@ impl NodeVisitor<'_> {
             return Ok(self.scalar(resolved, Some(&text)));
         }
         Ok(match (core_tag(tag), value) {
-            (Some("binary"), Node::Str(b64)) => binary(&b64).map_err(de::Error::custom)?,
+            // An annotation is its scalar's text (kyaml's `RNode.GetAnnotations` reads
+            // `Node.Value`), never decoded: `!!binary |⏎  3q2+7w==` prints the base64 text.
+            (Some("binary"), Node::Str(b64)) if self.ctx != Ctx::AnnotationValue => {
+                binary(&b64).map_err(de::Error::custom)?
+            }
             (_, v) => v,
         })
     }
