@@ -1369,8 +1369,14 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
                     continue;
                 }
                 Key::Node(Node::Str(s), at) => {
-                    read_to = at.map(|at| at.end).or(read_to);
-                    (s, at.map(|at| at.end))
+                    // A quoted key whose escapes or line breaks spell another text
+                    // (`"a\nb":`) comes without its place: look for it after the last key.
+                    let end = at.map(|at| at.end).or_else(|| {
+                        let t = this.text?;
+                        quoted_key_end_after(t.text, read_to?, &s)
+                    });
+                    read_to = end.or(read_to);
+                    (s, end)
                 }
                 // Keys that are not strings are refused as resource keys (`KeySeed`); in
                 // kustomize's own files (read by sigs.k8s.io/yaml, which makes every key a
@@ -1609,6 +1615,42 @@ fn null_key_after(text: &str, from: usize) -> Option<usize> {
             }
         }
         i += text[i..].chars().next().map_or(1, char::len_utf8);
+    }
+    None
+}
+
+/// Where the quoted key `key`, written with escapes or over lines (`"a\nb":`), ends (after
+/// its closing quote): the first double- or single-quoted scalar after `from` that reads as
+/// `key` and is followed by `:`. serde_yaml hands such a key over as an owned string, without
+/// its place; its value's place ([`At::Key`]) is what lets an annotation keep its text (`2e30`
+/// after such a key prints `"2e30"`, as kustomize prints it).
+fn quoted_key_end_after(text: &str, from: usize, key: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut i = from;
+    // Such keys are rare; a bounded look keeps a pathological text linear.
+    for _ in 0..64 {
+        i += text.get(i..)?.find(['"', '\''])?;
+        let q = b[i];
+        let opens = i == 0 || matches!(b[i - 1], b'\n' | b' ' | b'\t' | b'{' | b',' | b'?');
+        let mut j = i + 1;
+        loop {
+            match b.get(j) {
+                None => return None,
+                Some(b'\\') if q == b'"' => j += 2,
+                // `''` inside single quotes is one quote.
+                Some(&c) if c == q && q == b'\'' && b.get(j + 1) == Some(&q) => j += 2,
+                Some(&c) if c == q => break,
+                Some(_) => j += 1,
+            }
+        }
+        let end = j + 1;
+        if opens
+            && text[end..].trim_start_matches([' ', '\t']).starts_with(':')
+            && serde_yaml::from_str::<String>(&text[i..end]).is_ok_and(|read| read == key)
+        {
+            return Some(end);
+        }
+        i = end;
     }
     None
 }
