@@ -270,6 +270,70 @@ pub(crate) fn parse_documents_marking_empty_nulls(
     )
 }
 
+/// [`parse_documents`] for strategic merge patches: a map value written as nothing inside a
+/// flow mapping (`{x: }`) somewhere inside a list reads as a null that keeps its empty text
+/// ([`Node::Spelled`], text `""`). kyaml holds it as a null, but where kustomize copies a
+/// patch's list as it is (a list it does not merge: merge2's `VisitList` returns the patch's
+/// node), the list keeps its flow style, and kustomize's output step prints it and reads it
+/// back, which makes such a value `""` (as in a resource, [`As::ResourceFile`]); one written
+/// `~` or `null` stays `null` (checked with kubectl 1.32 and 1.37: `args: [{x: }]` in a patch
+/// gives `- x: ""`). Everywhere else it is a null (`merge::smp`, `kz_as_written`).
+pub(crate) fn parse_patch_documents(text: &str) -> Result<Vec<ParsedDoc>, ParseError> {
+    let mut docs = parse_documents(text)?;
+    fn null_in_list(n: &Node, in_list: bool) -> bool {
+        match n {
+            Node::Map(m) => m.values().any(|v| null_in_list(v, in_list)),
+            Node::Seq(items) => items.iter().any(|v| null_in_list(v, true)),
+            other => in_list && other.is_null(),
+        }
+    }
+    if !text.contains('{') || !docs.iter().any(|d| null_in_list(&d.node, false)) {
+        return Ok(docs);
+    }
+    // Read as a resource file is read: a flow mapping's value written as nothing is "".
+    let Ok(flow_read) = parse_documents_in(
+        text,
+        false,
+        None,
+        false,
+        false,
+        ReaderLimits::DEFAULT,
+        As::ResourceFile,
+    ) else {
+        return Ok(docs);
+    };
+    fn keep_empty(n: &mut Node, flow_read: &Node, in_list: bool) {
+        match (n, flow_read) {
+            (Node::Map(m), Node::Map(w)) => {
+                for (k, v) in m.iter_mut() {
+                    match w.get(k) {
+                        Some(Node::Str(s)) if in_list && s.is_empty() && v.is_null() => {
+                            *v = Node::Spelled(Box::new(super::Spelled {
+                                value: Node::Null,
+                                text: String::new(),
+                            }));
+                        }
+                        Some(w) => keep_empty(v, w, in_list),
+                        None => {}
+                    }
+                }
+            }
+            (Node::Seq(items), Node::Seq(w)) if items.len() == w.len() => {
+                for (v, w) in items.iter_mut().zip(w) {
+                    keep_empty(v, w, true);
+                }
+            }
+            _ => {}
+        }
+    }
+    if flow_read.len() == docs.len() {
+        for (d, f) in docs.iter_mut().zip(&flow_read) {
+            keep_empty(&mut d.node, &f.node, false);
+        }
+    }
+    Ok(docs)
+}
+
 /// Where `text` spells the integer `i` in hexadecimal, octal or binary as serde_yaml reads it
 /// (`0x`, `0o`, `0b`, lower-case, any case of hex digits, leading zeros, a sign before):
 /// the spelling, sign included.
@@ -1684,6 +1748,25 @@ fn apply_merge(map: &mut Map, merge: Node) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn patches_keep_empty_values_inside_lists() {
+        let text = "spec:\n  list:\n  - key: k\n    value:\n    effect: ~\n  flow: [{x: , y: ~}]\n  map: {m: }\n";
+        let docs = parse_patch_documents(text).unwrap();
+        let spec = docs[0].node.get("spec").unwrap();
+        let empty_text = |n: Option<&Node>| matches!(n, Some(Node::Spelled(s)) if s.text.is_empty() && s.value.is_null());
+        // A flow mapping's value written as nothing, inside a list, keeps its empty text;
+        // block values, `~` and values outside lists are plain nulls.
+        let flow = &spec.get("flow").unwrap().as_seq().unwrap()[0];
+        assert!(empty_text(flow.get("x")), "{flow:?}");
+        assert!(matches!(flow.get("y"), Some(Node::Null)));
+        let item = &spec.get("list").unwrap().as_seq().unwrap()[0];
+        assert!(matches!(item.get("value"), Some(Node::Null)), "{item:?}");
+        assert!(matches!(
+            spec.get("map").unwrap().get("m"),
+            Some(Node::Null)
+        ));
+    }
 
     /// Both readers mark a map value written quoted or as a block ([`Map::styled`]), not a
     /// plain, tagged or flow-collection one, in block and flow mappings.
