@@ -1569,6 +1569,24 @@ impl NodeVisitor<'_> {
             };
             return Ok(self.scalar(resolved, Some(&text)));
         }
+        // A plain scalar under a custom tag is the text as written (`!Foo 1e3` is "1e3";
+        // go-yaml v3 resolves nothing under a tag it does not know): serde_yaml resolved it
+        // and handed over its value.
+        if core_tag(tag).is_none()
+            && let Node::Str(s) = &value
+            && !s.contains(char::is_whitespace)
+            && let Some((_, rest)) = self.after_props()
+        {
+            let token = rest[..rest.find(['\n', '\r', ' ', '\t']).unwrap_or(rest.len())].trim_end();
+            if token != s
+                && !matches!(
+                    super::resolve::resolve_plain_v3(token).unspelled(),
+                    Node::Str(_)
+                )
+            {
+                return Ok(Node::Str(token.to_string()));
+            }
+        }
         Ok(match (core_tag(tag), value) {
             // An annotation is its scalar's text (kyaml's `RNode.GetAnnotations` reads
             // `Node.Value`), never decoded: `!!binary |⏎  3q2+7w==` prints the base64 text.
