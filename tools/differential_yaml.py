@@ -16,13 +16,17 @@ Families:
                verbatim, !!binary); on their key's line or the next, items nested or after a
                comment
   annotations  annotation and label values in every spelling of a number, boolean and null,
-               folded, maps and lists as annotation values
+               folded, maps and lists as annotation values; annotations under core and custom
+               tags (block forms too: `!!binary |`), floats in exponent form, keys written
+               with escapes (`"a\\nx":`, `'a''s':`)
   multiline    multi-line and tab-led values in annotations and generated ConfigMaps
   patches      generated and listed objects patched by targeted and untargeted strategic merge
                patches, patchesStrategicMerge and JSON 6902 patches, and generators with
                behavior: merge / replace; label and annotation values in every spelling
   nulls        nulls and empty values in objects that a strategic merge patch touches, and
-               values written as nothing in a resource's flow mappings (`{k: }`, `{? k}`)
+               values written as nothing in a resource's flow mappings (`{k: }`, `{? k}`);
+               patches bringing lists kustomize copies as written (args, tolerations, a kind
+               without a schema) whose flow mappings hold empty values
   lists        merge-keyed lists (Service ports on port and protocol, containers, their ports,
                env, volume mounts, volumes, image pull secrets) with missing and repeated keys,
                patched by strategic merge patches (patches, inline targeted patches and
@@ -51,7 +55,8 @@ Families:
                document only), trailing commas in nested flow collections (`[a, ]`,
                `{k: v, }`), kustomization files of several documents (the first is read, the
                rest, even broken YAML, ignored; an empty first document is an empty
-               kustomization)
+               kustomization); flow sequences of resources and patches with comments inside,
+               in a kustomization and a Component
   json6902     JSON 6902 patches (inline targeted `patches:`, patch files, `patchesJson6902:`)
                of 1 to 4 operations (mostly 1 or 2) of every kind (add, remove, replace, move, copy, test) on
                a Deployment and a ConfigMap, with every path form evanphx/json-patch v4 reads:
@@ -72,8 +77,10 @@ Families:
   tabs         multi-line values whose lines start with a tab: literal and folded blocks (with
                and without indentation indicators), plain and quoted scalars continued on
                tab-led lines, double-quoted escapes, in data and annotations; generator
-               literals, env files and files (ConfigMap and Secret), generatorOptions and
-               commonAnnotations values
+               literals, env files and files (ConfigMap and Secret; alone, before or after
+               another file, under a key, merged into a listed ConfigMap; holding characters
+               go-yaml does not print in a block), generatorOptions and commonAnnotations
+               values
   shared       a base whose labels/annotations transformers (labels with and without
                includeSelectors/includeTemplates, commonLabels, commonAnnotations) write one key
                into several maps of a Deployment and a Service, then later writers of that key
@@ -89,7 +96,8 @@ Families:
                spelling numbers and booleans) into fields of every type, with source and
                target delimiters and indexes and `create`; sometimes a later replicas entry,
                strategic merge or JSON 6902 patch that overwrites or removes the target, or a
-               `$patch: delete` of the object
+               `$patch: delete` of the object; replacements whose source object is also a
+               target (delimiter, index, create; a generated ConfigMap among the targets)
   bigints      objects holding large integers (past 2^53, int64, uint64; other bases,
                exponents) patched by JSON 6902 add, replace, copy, move and remove
                operations written as JSON or YAML, inline or in a file, whose values
@@ -189,10 +197,29 @@ def fam_styles(rng):
     return {"kustomization.yaml": kust(["resources:", "- cm.yaml"]), "cm.yaml": cm}
 
 
-def meta_map(rng, name, nulls=True, maps=True):
+# Annotation values kustomize keeps as their text: scalars under tags (block forms too) and
+# floats in exponent form.
+ANN_TAGGED = ["!!binary aGk=", "!!binary 3q2+7w==", "!!binary |\n      3q2+7w==",
+              "!!binary >-\n      3q2+7w==\n      aGk=", "!!binary |-\n      not base64 !",
+              "!!int |\n      017", "!!float >\n      1e3", "!!null |\n      x", "!Foo |\n      x",
+              "!!str |-\n      017", "!!int 0x1F", "!!float 2e30", "!!bool yes", "!Foo 1e3",
+              "!!timestamp 2001-12-14", "!<tag:yaml.org,2002:binary> aGk="]
+EXP_FLOATS = ["2e30", "1e3", "6.02e+23", "-1.5E3", "1E-7", "2.5e-05", "1e+300"]
+# Keys written with escapes (serde_yaml hands them over without their place).
+ESCAPED_KEYS = ['"{}\\nx"', '"{}\\tx"', "'{}''s'", '"{}\\u0041"']
+
+
+def meta_map(rng, name, nulls=True, maps=True, tags=False):
     out = []
     for i in range(rng.randint(1, 5)):
-        if maps and rng.random() < 0.15:
+        key = f"{name}{i}"
+        if tags and rng.random() < 0.2:
+            key = rng.choice(ESCAPED_KEYS).format(key)
+        if tags and rng.random() < 0.15:
+            v = rng.choice(ANN_TAGGED)
+        elif tags and rng.random() < 0.12:
+            v = rng.choice(EXP_FLOATS)
+        elif maps and rng.random() < 0.15:
             v = rng.choice(["{a: 1}", "[1, 2]", "{}", "[]"])
         elif rng.random() < 0.1:
             v = ""
@@ -200,12 +227,12 @@ def meta_map(rng, name, nulls=True, maps=True):
             v = folded(rng, 4)
         else:
             v = scalar(rng, nulls)
-        out.append(f"    {name}{i}:" + (f" {v}" if v else ""))
+        out.append(f"    {key}:" + (f" {v}" if v else ""))
     return out
 
 
 def fam_annotations(rng):
-    ann = meta_map(rng, "a")
+    ann = meta_map(rng, "a", tags=True)
     labels = meta_map(rng, "l", nulls=False, maps=False)
     cm = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: notes\n  annotations:\n"
           + "\n".join(ann) + "\n  labels:\n" + "\n".join(labels) + "\n")
@@ -285,11 +312,28 @@ def fam_nulls(rng):
              f"spec: {flow()}\n"
              + rng.choice(["", f"list: [{flow()}]\n", f"block:\n  k:\n  m: {flow()}\n"]))
     files["thing.yaml"] = thing
+    if rng.random() < 0.3:
+        files["dp.yaml"] = ("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n"
+                            "  template:\n    spec:\n      containers:\n      - name: c\n"
+                            f"        args: [{flow()}]\n"
+                            f"        env: [{{name: e, value: }}]\n"
+                            f"      tolerations: [{flow()}]\n")
+        kt = "\n" + files["kustomization.yaml"]
+        if "\npatchesStrategicMerge:\n" in kt:
+            kt = kt.replace("\npatchesStrategicMerge:\n", "\npatchesStrategicMerge:\n- dp.yaml\n", 1)
+        else:
+            kt += "patchesStrategicMerge:\n- dp.yaml\n"
+        files["kustomization.yaml"] = kt[1:]
     k = files["kustomization.yaml"].replace("- objects.yaml\n", "- objects.yaml\n- thing.yaml\n", 1)
     if rng.random() < 0.5:
         files["tp.yaml"] = ("apiVersion: x/v1\nkind: Thing\nmetadata:\n  name: t\n"
                             + rng.choice(["spec: {added: 1}\n", "spec: {e0: 2}\n",
-                                          "  labels: {z: y}\n"]))
+                                          "  labels: {z: y}\n",
+                                          # Lists kustomize copies as the patch writes them
+                                          # (a kind without a schema: none is merged).
+                                          f"list: [{flow()}]\n", f"newlist: [{flow()}, {flow()}]\n",
+                                          f"spec: {{added: [{flow()}]}}\n",
+                                          "newlist:\n- a: ~\n  b: {c: , d: ~}\n"]))
         if "\npatches:\n" in "\n" + k:
             k = ("\n" + k).replace("\npatches:\n", "\npatches:\n- path: tp.yaml\n", 1)[1:]
         else:
@@ -808,6 +852,32 @@ def fam_replacements(rng):
         tgt = (f"  - select:\n      kind: {tgt_kind}\n    fieldPaths: [{', '.join(fps)}]"
                + (f"\n    options: {{{', '.join(opts)}}}" if opts else ""))
         k += ["- source:", src, "  targets:", tgt]
+    extra = ""
+    if rng.random() < 0.3:
+        # The source object is also a target: kustomize's value is the source field itself,
+        # so the targets after it receive the rewritten value (a generated ConfigMap's hash
+        # follows). Strings only: typed fields are the replacements above.
+        extra = ("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: team\ndata:\n"
+                 f"  t: {rng.choice(['team-a', 'a-b-c', 'x', 'p.q'])}\n")
+        if rng.random() < 0.5:
+            k = ["configMapGenerator:", "- name: gen", "  literals:",
+                 f"  - t={rng.choice(['x', 'g-h', ''])}"] + k
+        d = rng.choice(["-", ".", "-"])
+        src = f"    kind: ConfigMap\n    name: team\n    fieldPath: data.t"
+        if rng.random() < 0.2:
+            src += f"\n    options: {{delimiter: '{d}', index: {rng.choice([0, 1])}}}"
+        for _ in range(rng.randint(1, 2)):
+            opts = []
+            if rng.random() < 0.7:
+                opts += [f"delimiter: '{d}'", f"index: {rng.choice([0, 1, 2, 5, -1])}"]
+            if rng.random() < 0.5:
+                opts.append("create: true")
+            sel = rng.choice(["{kind: ConfigMap}", "{kind: ConfigMap, name: team}",
+                              "{kind: ConfigMap, name: gen}"])
+            fps = rng.choice(["[data.t]", "[data.t, data.u]", "[data.u, data.t]"])
+            k += ["- source:", src, "  targets:", f"  - select: {sel}", f"    fieldPaths: {fps}"]
+            if opts:
+                k += [f"    options: {{{', '.join(opts)}}}"]
     later = rng.random()
     if later < 0.15:
         k += ["replicas:", "- name: web", "  count: 4"]
@@ -823,7 +893,7 @@ def fam_replacements(rng):
     elif later < 0.5:
         k += ["patches:", "- patch: |", "    $patch: delete", "    apiVersion: apps/v1",
               "    kind: Deployment", "    metadata: {name: web}"]
-    return {"kustomization.yaml": kust(k), "r.yaml": cm + "---\n" + dep}
+    return {"kustomization.yaml": kust(k), "r.yaml": cm + "---\n" + dep + extra}
 
 
 # ---- family "bigints": large integers through JSON 6902 patches ------------------------------
@@ -949,6 +1019,22 @@ def flow_value(rng, depth=0):
     return "{" + ", ".join(pairs) + comma + "}"
 
 
+def commented_flow(rng, entries):
+    """A flow sequence of `entries` over several lines, with comments inside: after `[`,
+    after an entry or its comma, on lines of their own, before `]`."""
+    def gap():
+        return rng.choice(["", " ", "\n  ", " # c\n  ", "\n  # c\n  ", "\n# c\n  ",
+                           "  # c, [x]: y\n    "])
+    out = "[" + gap()
+    for i, e in enumerate(entries):
+        if i:
+            out += rng.choice([",", " ,"]) + gap()
+        out += e
+    if rng.random() < 0.3:
+        out += ","
+    return out + gap() + "]"
+
+
 def utf16(rng, text):
     """`text` as UTF-16 with a byte order mark, little or big endian."""
     if rng.random() < 0.5:
@@ -969,14 +1055,33 @@ def fam_hostile(rng):
     if rng.random() < 0.3:
         cm += "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: second\n"
     files["cm.yaml"] = utf16(rng, cm) if rng.random() < 0.3 else cm
-    k = ["resources:", "- cm.yaml"] if rng.random() < 0.7 else ["resources: [cm.yaml, ]"]
+    r = rng.random()
+    if r < 0.5:
+        k = ["resources:", "- cm.yaml"]
+    elif r < 0.7:
+        k = ["resources: [cm.yaml, ]"]
+    else:
+        k = ["resources: " + commented_flow(rng, ["cm.yaml"])]
     if rng.random() < 0.4:
         k += ["commonLabels: {team: " + rng.choice(["a", "b"]) + rng.choice([", ", ""]) + "}"]
     if rng.random() < 0.4:
         patch = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  p: "
                  + flow_value(rng) + "\n")
         files["patch.yaml"] = utf16(rng, patch) if rng.random() < 0.5 else patch
-        k += ["patches:", "- path: patch.yaml"]
+        entries = ["{path: patch.yaml}"]
+        if rng.random() < 0.4:
+            entries.append("{path: patch.yaml, target: {kind: ConfigMap}}")
+        if rng.random() < 0.4:
+            # A Component whose patches are a flow sequence with comments inside.
+            files["comp/patch.yaml"] = patch
+            files["comp/kustomization.yaml"] = (
+                "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\npatches: "
+                + commented_flow(rng, entries) + "\n")
+            k += ["components:", "- comp"]
+        elif rng.random() < 0.5:
+            k += ["patches: " + commented_flow(rng, entries)]
+        else:
+            k += ["patches:", "- path: patch.yaml"]
     text = kust(k)
     if rng.random() < 0.5:
         second = rng.choice(["resources:\n- other.yaml\n", "namePrefix: p-\n", ": : [\n",
@@ -1214,11 +1319,20 @@ def fam_keys(rng):
 
 TAB_TEXTS = ["\tx\ny\n", "x\n\ty\n", "\tx\n\ty", "\t\n", "\tx", "x\t\ny", "\tx \ny\n",
              "\n\tx\n", "x\n\n\ty\n", "\t\tx\ny", "a\n\t\n", " \tx\ny\n", "\tx\ny\n\n",
-             "\tx\u00e9\ny\n", "x\ty\n\tz"]
+             "\tx\u00e9\ny\n", "x\ty\n\tz",
+             # Written double-quoted by go-yaml, so they render: a character it does not print
+             # in a block (beyond U+FFFF, a carriage return, the byte order mark), a space
+             # before any line break; and ones that still fail (U+2028 alone is a break,
+             # U+00A0 prints). (NEL and C1 controls are deliberate differences.)
+             "\tx\n\U0001F600\n", "\tx \u2028y\n", "\tx\r\ny\n", "\tx\u2028y\n",
+             "\tx\n\u2028y\n", "\tx\n\u00a0y\n", "\tx\n\ufeffy\n", "\t\U0001F600\n"]
 
 
 def dq(t):
-    return '"' + t.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n") + '"'
+    esc = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\u0085": "\\N",
+           "\u2028": "\\L", "\u2029": "\\P", '"': '\\"'}
+    return '"' + "".join(esc.get(c, c if c >= " " and not "\x7f" <= c <= "\x9f" else
+                                 "\\u%04x" % ord(c)) for c in t) + '"'
 
 
 def tab_block(rng, ind):
@@ -1265,8 +1379,16 @@ def fam_tabs(rng):
                                      for i in range(2))
             k += ["  envs:", "  - g.env"]
         else:
+            # Tab-led files in every position: alone, after or before another file, under
+            # a key of their own, in a generator merging into a listed ConfigMap.
             files["f.txt"] = rng.choice(TAB_TEXTS)
-            k += ["  files:", "  - f.txt"]
+            files["g.txt"] = rng.choice(TAB_TEXTS + ["plain\n"])
+            entries = rng.choice([["f.txt"], ["g.txt", "f.txt"], ["f.txt", "g.txt"],
+                                  ["k=f.txt"], ["k=f.txt", "g.txt"]])
+            k += ["  files:"] + [f"  - {e}" for e in entries]
+            if kind == "configMapGenerator" and rng.random() < 0.2:
+                files["cm.yaml"] = files["cm.yaml"].replace("name: tabs", "name: gen", 1)
+                k += [f"  behavior: {rng.choice(['merge', 'replace'])}"]
         if rng.random() < 0.3:
             k += ["generatorOptions:", "  annotations:", "    note: " + dq(rng.choice(TAB_TEXTS))]
     if rng.random() < 0.3:
@@ -1484,7 +1606,9 @@ def check(args, family, seed):
     agree = (krc != 0 and prc != 0) or (krc == 0 and prc == 0 and kout == pout)
     if agree:
         return None
-    report = [f"DISAGREE family={family} seed={seed}: kubectl exit {krc}, ply exit {prc}"]
+    # Silent: both succeed and the bytes differ (no error tells a user something is off).
+    silent = " SILENT" if krc == 0 and prc == 0 else ""
+    report = [f"DISAGREE{silent} family={family} seed={seed}: kubectl exit {krc}, ply exit {prc}"]
     for name, text in files.items():
         if isinstance(text, bytes):
             text = f"(UTF-16, {text[:2].hex()})\n" + text[2:].decode(
@@ -1517,7 +1641,7 @@ def main():
         sys.exit(f"differential_yaml: {a.kubectl} is not on PATH (it is the oracle)")
     families = a.family or sorted(FAMILIES)
     deadline = time.monotonic() + a.seconds
-    done = failed = 0
+    done = failed = silent = 0
     per_family = {f: [0, 0] for f in families}
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
         seed = a.seed
@@ -1528,6 +1652,7 @@ def main():
                 per_family[family][0] += 1
                 if report:
                     failed += 1
+                    silent += report.startswith("DISAGREE SILENT")
                     per_family[family][1] += 1
                     print(report, flush=True)
             seed += 8
@@ -1537,7 +1662,7 @@ def main():
             print(f"  {f:12} {n:6} cases, {bad:4} disagreements, {share:6.2f}% agree")
     print(f"differential_yaml: kustomize {a.kustomize_version} ({a.kubectl}), "
           f"families {','.join(families)}, seeds {a.seed}..{seed - 1}: "
-          f"{done} cases, {failed} disagreements")
+          f"{done} cases, {failed} disagreements ({silent} silent: both succeed, bytes differ)")
     sys.exit(1 if failed else 0)
 
 

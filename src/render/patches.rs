@@ -21,7 +21,7 @@ use crate::schema::Schema;
 use crate::source::Location;
 
 use super::KustomizeVersion;
-use crate::yaml::{Node, parse_documents};
+use crate::yaml::Node;
 
 use super::ids::id_string;
 
@@ -188,7 +188,7 @@ fn strategic_reading(
     text: &str,
     file: Option<&std::sync::Arc<crate::source::SourceFile>>,
 ) -> (std::result::Result<SmDocs, NotStrategic>, Option<bool>) {
-    let docs = match parse_documents(text) {
+    let docs = match crate::yaml::parse::parse_patch_documents(text) {
         Ok(docs) => docs,
         Err(e) => {
             let e = NotStrategic {

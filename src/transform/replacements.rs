@@ -308,18 +308,18 @@ pub(crate) fn apply_telling(
                 "replacements must specify a source and at least one target",
             ));
         }
-        let value = match (literal, r.source.as_ref()) {
+        let mut value = match (literal, r.source.as_ref()) {
             (Some(_), Some(_)) => {
                 return Err(err("value and resource selectors are mutually exclusive")
                     .help("a replacement takes either `sourceValue` or `source`, not both"));
             }
-            (Some(text), None) => literal_value(text),
+            (Some(text), None) => Value::fixed(literal_value(text)),
             (None, Some(source)) => source_value(resources, source, cluster_scoped)?,
             (None, None) => unreachable!("checked above"),
         };
         for target in &r.targets {
             let tell = unchanged.as_mut().map(|f| &mut **f as _);
-            apply_target(resources, &value, target, cluster_scoped, version, tell)?;
+            apply_target(resources, &mut value, target, cluster_scoped, version, tell)?;
         }
     }
     Ok(())
@@ -380,13 +380,54 @@ fn source_selects(source: &ReplacementSource, r: &Resource, cluster_scoped: Clus
     })
 }
 
+/// A replacement's value, and where it lives while the targets are written. kustomize's
+/// value is the source object's field itself (`getReplacement` returns the node that
+/// `Lookup` found, and `setFieldValue` copies it at each write), unless a source `delimiter`
+/// made a copy of one part (`getRefinedValue`): when the source object is also a target, the
+/// targets written after its field changed receive the new value (`team-a` written into
+/// itself at index 1 of `-` becomes `team-team-a`, and the next ConfigMap gets that).
+struct Value {
+    node: Node,
+    /// The source object's index and the field's path, when the value is that field.
+    live: Option<(usize, Vec<String>)>,
+}
+
+impl Value {
+    fn fixed(node: Node) -> Value {
+        Value { node, live: None }
+    }
+
+    /// Reads the value again from `r`, the object at `index`, after a replacement wrote
+    /// into it.
+    fn refresh(&mut self, index: usize, r: &Resource) {
+        if let Some((at, path)) = &self.live
+            && *at == index
+            && let Ok(Some(n)) = lookup(&r.node, path)
+            && !is_nil_or_empty(n)
+        {
+            self.node = as_copied(n).into_owned();
+        }
+    }
+}
+
+/// A folded string read back as another value: kustomize copies the text as written
+/// (kyaml's `Node.Value`), which the target prints without the folded style.
+fn as_copied(node: &Node) -> Cow<'_, Node> {
+    match node {
+        Node::Spelled(s) if matches!(s.value, Node::Str(_)) => {
+            Cow::Owned(Node::Str(s.text.clone()))
+        }
+        n => Cow::Borrowed(n),
+    }
+}
+
 fn source_value(
     resources: &[Resource],
     source: &ReplacementSource,
     cluster_scoped: ClusterScoped,
-) -> Result<Node, Error> {
-    let mut found: Option<&Resource> = None;
-    for r in resources {
+) -> Result<Value, Error> {
+    let mut found: Option<(usize, &Resource)> = None;
+    for (i, r) in resources.iter().enumerate() {
         let hit = source_selects(source, r, cluster_scoped);
         if hit {
             if found.is_some() {
@@ -396,10 +437,10 @@ fn source_value(
                 ))
                 .help("narrow the source with name, namespace, kind, group or version so that it selects one object"));
             }
-            found = Some(r);
+            found = Some((i, r));
         }
     }
-    let Some(r) = found else {
+    let Some((index, r)) = found else {
         return Err(err(format!(
             "nothing selected by {}",
             source_string(source)
@@ -410,7 +451,8 @@ fn source_value(
         .as_deref()
         .filter(|p| !p.is_empty())
         .unwrap_or(DEFAULT_FIELD_PATH);
-    let node = lookup(&r.node, &smarter_split_path(path, '.'))
+    let parts = smarter_split_path(path, '.');
+    let node = lookup(&r.node, &parts)
         .map_err(|e| err(format!("error looking up replacement source: {e}")))?;
     let node = match node {
         Some(n) if !is_nil_or_empty(n) => n,
@@ -421,17 +463,15 @@ fn source_value(
             )));
         }
     };
-    // A folded string read back as another value: kustomize copies the text as written
-    // (kyaml's `Node.Value`), which the target prints without the folded style.
-    let written;
-    let node = match node {
-        Node::Spelled(s) if matches!(s.value, Node::Str(_)) => {
-            written = Node::Str(s.text.clone());
-            &written
-        }
-        n => n,
-    };
-    refine(source.options.as_ref(), node)
+    let delimited = source
+        .options
+        .as_ref()
+        .and_then(|o| o.delimiter.as_deref())
+        .is_some_and(|d| !d.is_empty());
+    Ok(Value {
+        node: refine(source.options.as_ref(), &as_copied(node))?,
+        live: (!delimited).then_some((index, parts)),
+    })
 }
 
 /// The object and field a replacement's `source` reads, for provenance (issue 29): the
@@ -674,7 +714,7 @@ impl<'a> IdMatch<'a> {
 
 fn apply_target(
     resources: &mut [Resource],
-    value: &Node,
+    live: &mut Value,
     t: &ReplacementTarget,
     cluster_scoped: ClusterScoped,
     version: KustomizeVersion,
@@ -712,6 +752,10 @@ fn apply_target(
         let options = t.options.as_ref();
         let create = options.is_some_and(|o| o.create);
         for fp in &paths {
+            // The value as it is now: an earlier write into the source object may have
+            // changed it (see [`Value`]).
+            live.refresh(i, r);
+            let value = &live.node;
             let parts = smarter_split_path(fp, '.');
             let what = if create {
                 format!("unable to find or create field \"{fp}\" in replacement target")
@@ -770,6 +814,7 @@ fn apply_target(
                 ));
             }
         }
+        live.refresh(i, r);
         // kustomize rejects an object left without a name (kyaml's `GetValidatedMetadata`,
         // which reads a number or boolean written there as its text).
         crate::resource::keep_id_text(&mut r.node);

@@ -81,9 +81,9 @@ fn core_tag_name(token: &[u8]) -> Option<&[u8]> {
 /// it, rewritten to the same length so that serde_yaml hands the scalar's text to ply's reader
 /// unresolved: the tag becomes the local tag `!~` and its letter, and a plain scalar on the
 /// tag's line becomes a quoted one (a quoted scalar's content is its text, as in go-yaml's
-/// `Node.Value`). `None` where the node after the tag is not such a scalar (a collection, an
-/// anchor, a block scalar, a plain scalar going on over several lines): serde_yaml reads it
-/// as before.
+/// `Node.Value`), and so is a block scalar's. `None` where the node after the tag is not such
+/// a scalar (a collection, an anchor, a plain scalar going on over several lines): serde_yaml
+/// reads it as before.
 fn mark_tag(
     b: &[u8],
     start: usize,
@@ -131,7 +131,11 @@ fn mark_tag(
             matches!(c, b'\n' | b'\r' | b'#') || (flow > 0 && matches!(c, b',' | b']' | b'}'))
         })
     };
-    if ends_node(c) || matches!(c, Some(b'"' | b'\'')) {
+    // A quoted or block scalar's content is its text (go-yaml's `Node.Value`), which go-yaml
+    // v3 resolves under the tag as it resolves a plain scalar's (`decoder.scalar`: `!!int |-`
+    // over `017` is 15, `!!binary |` is decoded, `!!null >-` over `x` fails; checked with
+    // kubectl), and which an annotation keeps as it is.
+    if ends_node(c) || matches!(c, Some(b'"' | b'\'' | b'|' | b'>')) {
         return Some(rename());
     }
     let indicator = match c {

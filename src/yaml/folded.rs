@@ -83,16 +83,20 @@ pub(super) fn emit(v: &str) -> String {
 pub(crate) fn block_starts_with_tab(s: &str) -> bool {
     s.starts_with('\t')
         && !s.ends_with(' ')
-        && !s.contains(" \n")
-        && s.chars().all(|c| {
-            matches!(c, '\t' | '\n' | '\u{85}' | '\u{2028}' | '\u{2029}')
-                || (c >= ' '
-                    && c != '\u{7f}'
-                    && !('\u{80}'..'\u{a0}').contains(&c)
-                    && c != '\u{feff}'
-                    && c != '\u{fffe}'
-                    && c != '\u{ffff}')
-        })
+        && ![" \n", " \r", " \u{85}", " \u{2028}", " \u{2029}"]
+            .iter()
+            .any(|space_break| s.contains(space_break))
+        && s.chars().all(|c| c == '\t' || go_yaml_printable(c))
+}
+
+/// go-yaml's `is_printable` (yamlprivateh.go), which `yaml_emitter_analyze_scalar` asks of
+/// every character but a tab: a line feed, ASCII from space to `~`, U+00A0 to U+D7FF, U+E000
+/// to U+FFFD but the byte order mark. Not a carriage return, NEL (U+0085), C1 controls, nor
+/// any character beyond U+FFFF (its four UTF-8 bytes match none of the cases): a value holding
+/// one is written double-quoted, never as a block.
+fn go_yaml_printable(c: char) -> bool {
+    matches!(c, '\n' | ' '..='~' | '\u{a0}'..='\u{d7ff}')
+        || (('\u{e000}'..='\u{fffd}').contains(&c) && c != '\u{feff}')
 }
 
 #[cfg(test)]
@@ -101,12 +105,31 @@ mod tests {
 
     #[test]
     fn blocks_that_start_with_a_tab() {
-        for s in ["\tx", "\tx\n", "\tx\ny\n", "\t\ty", "\t"] {
+        for s in [
+            "\tx",
+            "\tx\n",
+            "\tx\ny\n",
+            "\t\ty",
+            "\t",
+            "\tx\n\u{a0}y\n",
+            "\tx\u{2028}y",
+        ] {
             assert!(block_starts_with_tab(s), "{s:?}");
         }
         // Not tab-led, or written double-quoted (trailing space, space before a break, a
         // character the emitter does not print in a block).
-        for s in ["x\n\ty", " \tx", "\tx ", "\tx \ny", "\t\u{80}", "\n\tx"] {
+        for s in [
+            "x\n\ty",
+            " \tx",
+            "\tx ",
+            "\tx \ny",
+            "\t\u{80}",
+            "\n\tx",
+            // Checked with kubectl: these render (double-quoted).
+            "\tx\n\u{1F600}\n",
+            "\tx\n\u{85}y\n",
+            "\tx \u{2028}y\n",
+        ] {
             assert!(!block_starts_with_tab(s), "{s:?}");
         }
     }

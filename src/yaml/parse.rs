@@ -270,6 +270,70 @@ pub(crate) fn parse_documents_marking_empty_nulls(
     )
 }
 
+/// [`parse_documents`] for strategic merge patches: a map value written as nothing inside a
+/// flow mapping (`{x: }`) somewhere inside a list reads as a null that keeps its empty text
+/// ([`Node::Spelled`], text `""`). kyaml holds it as a null, but where kustomize copies a
+/// patch's list as it is (a list it does not merge: merge2's `VisitList` returns the patch's
+/// node), the list keeps its flow style, and kustomize's output step prints it and reads it
+/// back, which makes such a value `""` (as in a resource, [`As::ResourceFile`]); one written
+/// `~` or `null` stays `null` (checked with kubectl 1.32 and 1.37: `args: [{x: }]` in a patch
+/// gives `- x: ""`). Everywhere else it is a null (`merge::smp`, `kz_as_written`).
+pub(crate) fn parse_patch_documents(text: &str) -> Result<Vec<ParsedDoc>, ParseError> {
+    let mut docs = parse_documents(text)?;
+    fn null_in_list(n: &Node, in_list: bool) -> bool {
+        match n {
+            Node::Map(m) => m.values().any(|v| null_in_list(v, in_list)),
+            Node::Seq(items) => items.iter().any(|v| null_in_list(v, true)),
+            other => in_list && other.is_null(),
+        }
+    }
+    if !text.contains('{') || !docs.iter().any(|d| null_in_list(&d.node, false)) {
+        return Ok(docs);
+    }
+    // Read as a resource file is read: a flow mapping's value written as nothing is "".
+    let Ok(flow_read) = parse_documents_in(
+        text,
+        false,
+        None,
+        false,
+        false,
+        ReaderLimits::DEFAULT,
+        As::ResourceFile,
+    ) else {
+        return Ok(docs);
+    };
+    fn keep_empty(n: &mut Node, flow_read: &Node, in_list: bool) {
+        match (n, flow_read) {
+            (Node::Map(m), Node::Map(w)) => {
+                for (k, v) in m.iter_mut() {
+                    match w.get(k) {
+                        Some(Node::Str(s)) if in_list && s.is_empty() && v.is_null() => {
+                            *v = Node::Spelled(Box::new(super::Spelled {
+                                value: Node::Null,
+                                text: String::new(),
+                            }));
+                        }
+                        Some(w) => keep_empty(v, w, in_list),
+                        None => {}
+                    }
+                }
+            }
+            (Node::Seq(items), Node::Seq(w)) if items.len() == w.len() => {
+                for (v, w) in items.iter_mut().zip(w) {
+                    keep_empty(v, w, true);
+                }
+            }
+            _ => {}
+        }
+    }
+    if flow_read.len() == docs.len() {
+        for (d, f) in docs.iter_mut().zip(&flow_read) {
+            keep_empty(&mut d.node, &f.node, false);
+        }
+    }
+    Ok(docs)
+}
+
 /// Where `text` spells the integer `i` in hexadecimal, octal or binary as serde_yaml reads it
 /// (`0x`, `0o`, `0b`, lower-case, any case of hex digits, leading zeros, a sign before):
 /// the spelling, sign included.
@@ -1190,6 +1254,7 @@ impl<'t> NodeVisitor<'t> {
         self.block_reread(&v)?;
         if let Some((Some(tag), _)) = self.after_props()
             && core_tag(tag) == Some("binary")
+            && self.ctx != Ctx::AnnotationValue
         {
             return binary(&v);
         }
@@ -1262,6 +1327,7 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
         charge(self.text, v.len())?;
         if let Some(tag) = self.text.and_then(|t| t.tag_of(v))
             && core_tag(tag) == Some("binary")
+            && self.ctx != Ctx::AnnotationValue
         {
             return binary(v).map_err(E::custom);
         }
@@ -1367,8 +1433,14 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
                     continue;
                 }
                 Key::Node(Node::Str(s), at) => {
-                    read_to = at.map(|at| at.end).or(read_to);
-                    (s, at.map(|at| at.end))
+                    // A quoted key whose escapes or line breaks spell another text
+                    // (`"a\nb":`) comes without its place: look for it after the last key.
+                    let end = at.map(|at| at.end).or_else(|| {
+                        let t = this.text?;
+                        quoted_key_end_after(t.text, read_to?, &s)
+                    });
+                    read_to = end.or(read_to);
+                    (s, end)
                 }
                 // Keys that are not strings are refused as resource keys (`KeySeed`); in
                 // kustomize's own files (read by sigs.k8s.io/yaml, which makes every key a
@@ -1497,8 +1569,30 @@ impl NodeVisitor<'_> {
             };
             return Ok(self.scalar(resolved, Some(&text)));
         }
+        // A plain scalar under a custom tag is the text as written (`!Foo 1e3` is "1e3";
+        // go-yaml v3 resolves nothing under a tag it does not know): serde_yaml resolved it
+        // and handed over its value.
+        if core_tag(tag).is_none()
+            && let Node::Str(s) = &value
+            && !s.contains(char::is_whitespace)
+            && let Some((_, rest)) = self.after_props()
+        {
+            let token = rest[..rest.find(['\n', '\r', ' ', '\t']).unwrap_or(rest.len())].trim_end();
+            if token != s
+                && !matches!(
+                    super::resolve::resolve_plain_v3(token).unspelled(),
+                    Node::Str(_)
+                )
+            {
+                return Ok(Node::Str(token.to_string()));
+            }
+        }
         Ok(match (core_tag(tag), value) {
-            (Some("binary"), Node::Str(b64)) => binary(&b64).map_err(de::Error::custom)?,
+            // An annotation is its scalar's text (kyaml's `RNode.GetAnnotations` reads
+            // `Node.Value`), never decoded: `!!binary |⏎  3q2+7w==` prints the base64 text.
+            (Some("binary"), Node::Str(b64)) if self.ctx != Ctx::AnnotationValue => {
+                binary(&b64).map_err(de::Error::custom)?
+            }
             (_, v) => v,
         })
     }
@@ -1607,6 +1701,42 @@ fn null_key_after(text: &str, from: usize) -> Option<usize> {
     None
 }
 
+/// Where the quoted key `key`, written with escapes or over lines (`"a\nb":`), ends (after
+/// its closing quote): the first double- or single-quoted scalar after `from` that reads as
+/// `key` and is followed by `:`. serde_yaml hands such a key over as an owned string, without
+/// its place; its value's place ([`At::Key`]) is what lets an annotation keep its text (`2e30`
+/// after such a key prints `"2e30"`, as kustomize prints it).
+fn quoted_key_end_after(text: &str, from: usize, key: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut i = from;
+    // Such keys are rare; a bounded look keeps a pathological text linear.
+    for _ in 0..64 {
+        i += text.get(i..)?.find(['"', '\''])?;
+        let q = b[i];
+        let opens = i == 0 || matches!(b[i - 1], b'\n' | b' ' | b'\t' | b'{' | b',' | b'?');
+        let mut j = i + 1;
+        loop {
+            match b.get(j) {
+                None => return None,
+                Some(b'\\') if q == b'"' => j += 2,
+                // `''` inside single quotes is one quote.
+                Some(&c) if c == q && q == b'\'' && b.get(j + 1) == Some(&q) => j += 2,
+                Some(&c) if c == q => break,
+                Some(_) => j += 1,
+            }
+        }
+        let end = j + 1;
+        if opens
+            && text[end..].trim_start_matches([' ', '\t']).starts_with(':')
+            && serde_yaml::from_str::<String>(&text[i..end]).is_ok_and(|read| read == key)
+        {
+            return Some(end);
+        }
+        i = end;
+    }
+    None
+}
+
 /// How the error of [`non_string_key`] starts (callers locate it at the key's column).
 pub(crate) const NON_STRING_KEY: &str = "the mapping key";
 
@@ -1636,6 +1766,25 @@ fn apply_merge(map: &mut Map, merge: Node) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn patches_keep_empty_values_inside_lists() {
+        let text = "spec:\n  list:\n  - key: k\n    value:\n    effect: ~\n  flow: [{x: , y: ~}]\n  map: {m: }\n";
+        let docs = parse_patch_documents(text).unwrap();
+        let spec = docs[0].node.get("spec").unwrap();
+        let empty_text = |n: Option<&Node>| matches!(n, Some(Node::Spelled(s)) if s.text.is_empty() && s.value.is_null());
+        // A flow mapping's value written as nothing, inside a list, keeps its empty text;
+        // block values, `~` and values outside lists are plain nulls.
+        let flow = &spec.get("flow").unwrap().as_seq().unwrap()[0];
+        assert!(empty_text(flow.get("x")), "{flow:?}");
+        assert!(matches!(flow.get("y"), Some(Node::Null)));
+        let item = &spec.get("list").unwrap().as_seq().unwrap()[0];
+        assert!(matches!(item.get("value"), Some(Node::Null)), "{item:?}");
+        assert!(matches!(
+            spec.get("map").unwrap().get("m"),
+            Some(Node::Null)
+        ));
+    }
 
     /// Both readers mark a map value written quoted or as a block ([`Map::styled`]), not a
     /// plain, tagged or flow-collection one, in block and flow mappings.

@@ -163,7 +163,7 @@ impl Merger {
         // keys of its items included (merge2's `VisitList` returns the patch's node for a
         // non-associative list).
         if !meta.strategy.merge {
-            return Ok(Some(patch.to_vec()));
+            return Ok(Some(patch.iter().map(kz_as_written).collect()));
         }
         if original.is_empty() && patch.is_empty() {
             return Ok(Some(original));
@@ -358,7 +358,7 @@ fn kz_patch_value(
         return kz_patch_item(v, cur, path, how);
     };
     if !meta.strategy.merge {
-        return Ok(Some(v.clone()));
+        return Ok(Some(kz_as_written(v)));
     }
     if let Some(scalars) = kz_primitives_alone(list) {
         return Ok(Some(Node::Seq(scalars)));
@@ -375,6 +375,27 @@ fn kz_patch_value(
         },
     };
     Ok(kz_list_itself(list, items, &keys, path)?.map(Node::Seq))
+}
+
+/// A patch's list item as kustomize copies it into a list it does not merge: a null that a
+/// patch wrote as nothing in a flow mapping (`{x: }`; `yaml::parse::parse_patch_documents`
+/// keeps its empty text) prints `""` there (the list keeps its flow style and kustomize's
+/// output step reads it back), one written `~` or `null` stays null (checked with both
+/// kubectls).
+fn kz_as_written(n: &Node) -> Node {
+    fn settle(n: &mut Node) {
+        match n {
+            Node::Spelled(s) if s.value.is_null() && s.text.is_empty() => {
+                *n = Node::Str(String::new());
+            }
+            Node::Map(m) => m.values_mut().for_each(settle),
+            Node::Seq(items) => items.iter_mut().for_each(settle),
+            _ => {}
+        }
+    }
+    let mut n = n.clone();
+    settle(&mut n);
+    n
 }
 
 /// The value a patch's scalar `p` leaves over the object's scalar `_o`, whose map entry is
