@@ -413,7 +413,8 @@ pub(crate) struct DiffArgs {
     pub force_conflicts: bool,
     /// The snapshot holds every object of the cluster: an object absent from it is created,
     /// whatever its namespace (by default an object of a namespace the snapshot holds nothing
-    /// of is not compared, unless the snapshot is empty or lists Namespace objects).
+    /// of is not compared, unless the snapshot holds no namespaced object or lists Namespace
+    /// objects).
     #[arg(long)]
     pub assume_complete: bool,
     /// Show live objects absent from DESIRED as deletions (needs -l or --prune-all).

@@ -1,8 +1,8 @@
-//! The command line of `ply diff` between two renders (`--base REF`, the working tree as two
-//! kustomize versions, or OLD NEW): its flags
-//! turned into [`crate::review`] options and calls, the report's format and style, and the
-//! text written to stdout or `-o FILE` (also for `ply diff --live`). Owns no revisions,
-//! overlays, rendering or comparing.
+//! The command line of `ply diff` between two renders (the mode `cli/diff.rs` decides: two
+//! revisions, the working tree as two kustomize versions, OLD NEW, merged shard reports): its
+//! flags turned into [`crate::review`] options, the report's format and style, and the text
+//! written to stdout or `-o FILE` (also for `ply diff --live`). Owns no revisions, overlays,
+//! rendering or comparing.
 
 use std::path::{Path, PathBuf};
 

@@ -77,12 +77,13 @@ fn is_namespace(node: &Node) -> bool {
 }
 
 /// Which namespaces the snapshot says something about. A snapshot taken with `kubectl get …
-/// -n prod` says nothing about `staging`: a desired object of a namespace it holds nothing of is
-/// not known either way, and is not compared. The snapshot covers every namespace when it is
-/// complete: when the user says so (`--assume-complete`), when it lists `Namespace` objects
-/// (`kubectl get namespaces,… -A`: it says which namespaces exist, an object of another is a
-/// creation), or when it is empty, as a cluster without the objects is to `kubectl diff`, which
-/// predicts their creation.
+/// -n prod` says nothing about `staging`: a desired object of a namespace it holds nothing of,
+/// while it holds objects of other namespaces, is not known either way, and is not compared.
+/// The snapshot covers every namespace when it is complete: when the user says so
+/// (`--assume-complete`), when it lists `Namespace` objects (`kubectl get namespaces,… -A`: it
+/// says which namespaces exist, an object of another is a creation), or when it holds no
+/// namespaced object (empty, or only cluster-scoped objects): then it reads as a cluster
+/// without the objects, of which `kubectl diff` predicts the creation.
 struct Coverage<'a> {
     complete: bool,
     /// The namespaces its objects are in, and those it lists.
@@ -91,8 +92,6 @@ struct Coverage<'a> {
 
 impl<'a> Coverage<'a> {
     fn of(live: &'a [Resource], opts: &'a DiffOptions, eng: Engines<'_>) -> Coverage<'a> {
-        let complete =
-            opts.assume_complete || live.is_empty() || live.iter().any(|r| is_namespace(&r.node));
         let mut namespaces = std::collections::HashSet::new();
         for r in live {
             match r.node.str_at(&["metadata", "namespace"]) {
@@ -109,6 +108,9 @@ impl<'a> Coverage<'a> {
                 }
             }
         }
+        let complete = opts.assume_complete
+            || namespaces.is_empty()
+            || live.iter().any(|r| is_namespace(&r.node));
         Coverage {
             complete,
             namespaces,

@@ -194,10 +194,12 @@ fn a_namespace_the_snapshot_does_not_cover_is_not_compared_unless_it_is_complete
     };
     let (r, _) = run(desired, &live, &complete);
     assert_eq!(actions(&r), [Action::Create, Action::Unchanged]);
-    // An empty snapshot is a cluster without the objects: every one is created.
+    // A snapshot without namespaced objects (empty, or cluster-scoped ones only) is a cluster
+    // without the objects: every one is created.
     for empty in [
         "",
         "apiVersion: v1\nkind: List\nitems: []\nmetadata: {resourceVersion: \"\"}\n",
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r}\n",
     ] {
         let (r, _) = run(desired, empty, &opts());
         assert_eq!(actions(&r), [Action::Create, Action::Create]);
