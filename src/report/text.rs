@@ -106,7 +106,7 @@ pub(crate) fn failure_kinds<'a>(codes: impl Iterator<Item = &'a str>) -> String 
     let mut counts: Vec<(&str, usize)> = Vec::new();
     for c in codes {
         let what = match c {
-            "ply::remote" => "need `ply fetch`",
+            "ply::remote" | "ply::not-fetched" => "need `ply fetch`",
             "ply::not-found" => "missing file",
             other => other,
         };
