@@ -163,16 +163,7 @@ pub(crate) fn fetch_pinned(
     let cache = std::fs::canonicalize(&opts.cache).map_err(|e| Error::io(&opts.cache, &e))?;
     let mut reports = Vec::new();
     for (lock_path, lock) in locks {
-        let fetcher = Fetcher {
-            cache: cache.clone(),
-            old: lock.clone(),
-            update: false,
-            http: opts.http,
-            done: Mutex::new(BTreeMap::new()),
-            files: Mutex::new(BTreeMap::new()),
-            tried: Mutex::new(BTreeMap::new()),
-            serial: AtomicUsize::new(0),
-        };
+        let fetcher = Fetcher::keeping(lock.clone(), cache.clone(), opts.http);
         let in_lock = |e: Error| {
             let message = format!("{}: {}", display_path(lock_path), e.message);
             Error { message, ..e }
@@ -214,16 +205,7 @@ pub(crate) fn fetch_unlocked(
     };
     let mut reports = Vec::new();
     for root in roots {
-        let fetcher = Fetcher {
-            cache: cache.clone(),
-            old: Lock::default(),
-            update: false,
-            http: opts.http,
-            done: Mutex::new(BTreeMap::new()),
-            files: Mutex::new(BTreeMap::new()),
-            tried: Mutex::new(BTreeMap::new()),
-            serial: AtomicUsize::new(0),
-        };
+        let fetcher = Fetcher::keeping(Lock::default(), cache.clone(), opts.http);
         let mut quiet = Warnings::default();
         if let Err(e) =
             crate::render::render_with_remotes(fs, root, &render, Some(&fetcher), &mut quiet)
@@ -389,6 +371,20 @@ impl RemoteTrees for Fetcher {
 }
 
 impl Fetcher {
+    /// A fetcher into `cache` that keeps what `old` pins (no `--update`).
+    fn keeping(old: Lock, cache: PathBuf, http: Limits) -> Fetcher {
+        Fetcher {
+            cache,
+            old,
+            update: false,
+            http,
+            done: Mutex::new(BTreeMap::new()),
+            files: Mutex::new(BTreeMap::new()),
+            tried: Mutex::new(BTreeMap::new()),
+            serial: AtomicUsize::new(0),
+        }
+    }
+
     /// [`RemoteTrees::tree`]: the locked tree from the cache, else a clone.
     fn tree_of(&self, spec: &RepoSpec, url: &str) -> Result<RemoteTree> {
         let mut done = self
