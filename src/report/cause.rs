@@ -37,7 +37,7 @@ pub(crate) fn html(cause: Option<&Cause>) -> String {
     let Some(c) = cause else {
         return String::new();
     };
-    let esc = super::html::escape;
+    let esc = super::text::escape_html;
     let place = format!("<code>{}:{}</code>", esc(&c.file), c.line);
     let at = match &c.link {
         Some(link) => format!("<a href=\"{}\">{place}</a>", esc(link)),

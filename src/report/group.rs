@@ -313,6 +313,9 @@ fn gists(c: &super::model::Change) -> Vec<String> {
     }
 }
 
+/// At most this many lines of identical changes open a review.
+pub(crate) const SUMMARY_SHOWN: usize = 10;
+
 /// Where a change is found: the overlay's index, the object's kind and name.
 type Place<'a> = (usize, &'a str, &'a str);
 

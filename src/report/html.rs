@@ -16,10 +16,7 @@ use super::unified::{live_object, review_object};
 
 /// Text escaped for HTML content and attribute values.
 pub(crate) fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+    super::text::escape_html(s)
 }
 
 const STYLE: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:1.5em auto;max-width:80em;padding:0 1em;color:#1f2328}\
@@ -129,7 +126,7 @@ pub(crate) fn review(r: &Review, title: &str) -> String {
         return page(title, &b);
     }
     b.push_str(TOOLS);
-    let summary = group::summary(r, super::markdown::SUMMARY_SHOWN);
+    let summary = group::summary(r, group::SUMMARY_SHOWN);
     if !summary.is_empty() {
         b.push_str("<h2>Summary</h2>\n<ul>\n");
         for l in &summary {

@@ -301,6 +301,15 @@ pub(crate) fn short_change(c: &Change) -> (String, String) {
     short_pair(c.before.as_ref(), c.after.as_ref())
 }
 
+/// Text escaped for HTML content and attribute values (the HTML report, and the causes it
+/// links).
+pub(crate) fn escape_html(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
 /// `.data.LOG_LEVEL: info → debug`.
 pub(crate) fn change_line(c: &Change) -> String {
     let (before, after) = short_change(c);
