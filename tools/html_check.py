@@ -169,7 +169,7 @@ def main():
                      profile=profile)
         for wanted in ("<h2>Not reviewed</h2>", "1 overlay not reviewed: it reads changed files",
                        '<pre class="error">', "<h2>Broken before this change</h2>",
-                       "apps/api</code>: ply::remote"):
+                       "apps/api</code>: ply::not-fetched"):
             if wanted not in dom:
                 fail(f"not reviewed / broken before: {wanted!r} is not on the page")
     print("html_check: ok (opens, a section expands, the three overlays are grouped, summary, "
