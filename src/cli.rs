@@ -128,6 +128,10 @@ pub(crate) struct FetchArgs {
     /// Resolve every ref again and move the lock, instead of keeping the locked commits.
     #[arg(long, conflicts_with_all = ["all", "revision"])]
     pub update: bool,
+    /// Write DIR/ply.lock, pinning every remote base and file to what was fetched (without
+    /// it, `ply fetch` writes no lock: a root without one reads what the fetch recorded).
+    #[arg(long, conflicts_with_all = ["all", "revision"])]
+    pub write_lock: bool,
     /// The cache of fetched trees (default: $PLY_CACHE_DIR, else $XDG_CACHE_HOME/ply/remote,
     /// else ~/.cache/ply/remote).
     #[arg(long, value_name = "DIR")]
@@ -684,6 +688,7 @@ fn run_fetch(args: &FetchArgs, warnings: &mut Warnings) -> Result<(), Error> {
     let opts = FetchOptions {
         cache,
         update: args.update,
+        write_lock: args.write_lock,
         http: crate::fetch::http::Limits {
             timeout: std::time::Duration::from_secs(args.http_timeout),
             ..crate::fetch::http::Limits::default()
@@ -691,7 +696,7 @@ fn run_fetch(args: &FetchArgs, warnings: &mut Warnings) -> Result<(), Error> {
         render: render_options(RenderUse::Fetch(args)),
     };
     if args.all || args.revision.is_some() {
-        return run_fetch_pinned(args, &opts);
+        return run_fetch_pinned(args, &opts, warnings);
     }
     let dir = args.dir.clone().unwrap_or_else(|| PathBuf::from("."));
     let report = fetch(&dir, &opts, warnings)?;
@@ -700,7 +705,11 @@ fn run_fetch(args: &FetchArgs, warnings: &mut Warnings) -> Result<(), Error> {
 }
 
 /// `ply fetch --all` and `ply fetch --revision REF [DIR | --all]`: what the locks pin.
-fn run_fetch_pinned(args: &FetchArgs, opts: &crate::fetch::FetchOptions) -> Result<(), Error> {
+fn run_fetch_pinned(
+    args: &FetchArgs,
+    opts: &crate::fetch::FetchOptions,
+    warnings: &mut Warnings,
+) -> Result<(), Error> {
     use crate::fs::Fs;
     use crate::remote::lock::LOCK_FILE;
     let cwd = std::env::current_dir()
@@ -722,39 +731,42 @@ fn run_fetch_pinned(args: &FetchArgs, opts: &crate::fetch::FetchOptions) -> Resu
     };
     let lock_paths: Vec<PathBuf> = if args.all {
         files
-            .into_iter()
+            .iter()
             .filter(|f| f.starts_with(&cwd) && f.file_name() == Some(LOCK_FILE.as_ref()))
+            .cloned()
             .collect()
     } else {
         let dir = args.dir.clone().unwrap_or_else(|| PathBuf::from("."));
         vec![crate::fs::normalize(&cwd.join(dir)).join(LOCK_FILE)]
     };
     let mut locks = Vec::new();
+    let mut unlocked = Vec::new();
     for path in lock_paths {
         match crate::fs::remote::read_lock(fs, &path)? {
             Some(lock) => locks.push((path, lock)),
-            None if !args.all => {
-                let at = label
-                    .as_deref()
-                    .map_or(String::new(), |l| format!(" at {l}"));
-                return Err(Error::new(
-                    ErrorKind::NotFound,
-                    format!(
-                        "no lock file '{}'{at}",
-                        crate::source::display_path(&path)
-                    ),
-                )
-                .help("`ply fetch DIR` (without --revision) writes one; commit it with the kustomization"));
-            }
+            None if !args.all => unlocked.extend(path.parent().map(PathBuf::from)),
             None => {}
         }
     }
+    if args.all {
+        // Every root without a lock: its remote bases at the refs their URLs name.
+        let under: Vec<PathBuf> = files.into_iter().filter(|f| f.starts_with(&cwd)).collect();
+        let dirs = crate::render::roots::kustomization_dirs(&under);
+        let roots = crate::render::roots::roots(fs, &dirs, None);
+        unlocked.extend(
+            roots
+                .into_iter()
+                .filter(|r| fs.kind(&r.join(LOCK_FILE)).is_none()),
+        );
+    }
     let reports = crate::fetch::fetch_pinned(&locks, opts)?;
-    let _ = write!(
-        std::io::stderr().lock(),
-        "{}",
-        crate::fetch::describe_pinned(&reports, label.as_deref())
-    );
+    let fresh = crate::fetch::fetch_unlocked(fs, &unlocked, opts, warnings)?;
+    let mut said = crate::fetch::describe_pinned(&reports, label.as_deref());
+    said.push_str(&crate::fetch::describe_unlocked(&fresh, label.as_deref()));
+    if reports.is_empty() && fresh.is_empty() {
+        said.push_str("no remote bases or files found: nothing to fetch\n");
+    }
+    let _ = write!(std::io::stderr().lock(), "{said}");
     Ok(())
 }
 

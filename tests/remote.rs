@@ -236,7 +236,7 @@ fn fetch_then_render_equals_kubectl_and_stays_offline() {
     };
     let mut failures = golden.check_kubectl(&cases);
     for (name, dir) in &cases {
-        let out = ply(dir, &["fetch", ".", "--cache-dir", &cache]);
+        let out = ply(dir, &["fetch", ".", "--write-lock", "--cache-dir", &cache]);
         assert!(out.status.success(), "{name}: {}", text(&out.stderr));
         let lock = std::fs::read_to_string(dir.join("ply.lock")).unwrap();
         assert!(
@@ -267,7 +267,7 @@ fn fetch_then_render_equals_kubectl_and_stays_offline() {
     failures.extend(golden.check(&cases, "ply render, sources deleted", &render));
     for (name, dir) in &cases {
         let before = std::fs::read_to_string(dir.join("ply.lock")).unwrap();
-        let out = ply(dir, &["fetch", ".", "--cache-dir", &cache]);
+        let out = ply(dir, &["fetch", ".", "--write-lock", "--cache-dir", &cache]);
         assert!(out.status.success(), "{name}: {}", text(&out.stderr));
         assert!(text(&out.stderr).contains("is up to date"), "{name}");
         assert_eq!(
@@ -319,7 +319,7 @@ fn moving_ref_is_pinned_until_update() {
     .unwrap();
     let cache = t.join("cache").display().to_string();
     let fetch = |extra: &[&str]| {
-        let mut args = vec!["fetch", ".", "--cache-dir", &cache];
+        let mut args = vec!["fetch", ".", "--write-lock", "--cache-dir", &cache];
         args.extend_from_slice(extra);
         let out = ply(&dir, &args);
         assert!(out.status.success(), "{}", text(&out.stderr));
@@ -359,7 +359,7 @@ fn moving_ref_is_pinned_until_update() {
     std::fs::remove_dir_all(t.join("cache")).unwrap();
     let out = ply(&dir, &["render", ".", "--cache-dir", &cache]);
     assert!(text(&out.stderr).contains("its tree is not in the cache"));
-    let out = ply(&dir, &["fetch", ".", "--cache-dir", &cache]);
+    let out = ply(&dir, &["fetch", ".", "--write-lock", "--cache-dir", &cache]);
     assert!(
         text(&out.stderr).contains("fetched again (locked)"),
         "{}",
@@ -411,7 +411,7 @@ fn fetch_fails(t: &Path, case: &str, url: &str, env: &[(&str, &str)]) -> String 
     let cache = t.join("cache").display().to_string();
     let mut cmd = Command::new(PLY);
     hermetic(&mut cmd)
-        .args(["fetch", ".", "--cache-dir", &cache])
+        .args(["fetch", ".", "--write-lock", "--cache-dir", &cache])
         .current_dir(&dir);
     for (k, v) in env {
         cmd.env(k, v);
@@ -494,7 +494,7 @@ fn bad_remotes_are_clear_errors() {
     )
     .unwrap();
     let cache = t.join("cache").display().to_string();
-    let out = ply(&dir, &["fetch", ".", "--cache-dir", &cache]);
+    let out = ply(&dir, &["fetch", ".", "--write-lock", "--cache-dir", &cache]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     std::fs::write(
         dir.join("kustomization.yaml"),
@@ -603,7 +603,10 @@ fn submodules_only_when_asked() {
     let want = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: top-from-submodule\n";
 
     let asked = case("asked", "?submodules=true");
-    let out = ply(&asked, &["fetch", ".", "--cache-dir", &cache]);
+    let out = ply(
+        &asked,
+        &["fetch", ".", "--write-lock", "--cache-dir", &cache],
+    );
     assert!(out.status.success(), "{}", text(&out.stderr));
     let out = ply(&asked, &["render", ".", "--cache-dir", &cache]);
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -620,7 +623,10 @@ fn submodules_only_when_asked() {
     }
 
     let default = case("default", "");
-    let out = ply(&default, &["fetch", ".", "--cache-dir", &cache]);
+    let out = ply(
+        &default,
+        &["fetch", ".", "--write-lock", "--cache-dir", &cache],
+    );
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(err.contains("../vendor/sub/base"), "{err}");
@@ -638,7 +644,7 @@ fn no_remote_bases_no_lock() {
     )
     .unwrap();
     let cache = t.join("cache").display().to_string();
-    let out = ply(&t, &["fetch", ".", "--cache-dir", &cache]);
+    let out = ply(&t, &["fetch", ".", "--write-lock", "--cache-dir", &cache]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(text(&out.stderr), "no remote bases: no lock written\n");
     assert!(!t.join("ply.lock").exists());
@@ -664,7 +670,7 @@ fn explain_names_the_locked_url_and_path() {
         .unwrap()
         .replace("{REPOS}", &repos);
     std::fs::write(dir.join("kustomization.yaml"), k).unwrap();
-    let out = ply(&dir, &["fetch", ".", "--cache-dir", &cache]);
+    let out = ply(&dir, &["fetch", ".", "--write-lock", "--cache-dir", &cache]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let placeholders = |s: String| {
         s.replace(&repos, "{REPOS}")

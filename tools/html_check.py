@@ -1,12 +1,19 @@
 #!/usr/bin/env python3
 """`ply diff --format html` in a real headless browser (Chromium, Debian's `chromium`).
 
-Builds the review golden `testdata/review/podinfo-three-overlays` as a git repository (base
-commit, head commit), writes its HTML report with `ply diff --base HEAD~1 --all --format html`,
-then checks in Chromium that the page opens, that a section expands (the page's own inline
-script opens the <details> named by the address's #fragment, and its parents), and takes a
-screenshot of the grouped overlays. Fails (exit 1) on any check; never skips: without
-Chromium it fails and says how to install it.
+Builds review goldens as git repositories (base commit, head commit) and writes their HTML
+reports with `ply diff --base HEAD~1 --all --format html`, then checks in Chromium:
+- `testdata/review/podinfo-three-overlays`: the page opens, a section expands (the page's own
+  inline script opens the <details> named by the address's #fragment, and its parents), the
+  three overlays are grouped, the summary of identical changes and the risks are there,
+  `?expand=all` ("Expand all") opens every section, and `?q=TEXT` (the search box) keeps
+  only the objects holding TEXT; a screenshot of the grouped overlays;
+- `testdata/review/why-image-patch-label`, its repository's origin on GitHub: each changed
+  field's cause, linked to its line at the head commit;
+- `testdata/review/not-reviewed-remote-base`: the overlay not reviewed, with its diagnostic,
+  and the overlays broken before the change.
+Every page must be self-contained (nothing loaded from elsewhere). Fails (exit 1) on any
+check; never skips: without Chromium it fails and says how to install it.
 
     tools/html_check.py [--ply target/debug/ply] [--screenshot FILE.png]
 """
@@ -60,6 +67,42 @@ def browse(browser, url, *flags, profile):
     return r.stdout
 
 
+def build(tmp, case, name, origin=None):
+    """The case as a repository (base, then head checked out) and its HTML report's path."""
+    repo = os.path.join(tmp, name)
+    os.makedirs(repo)
+    git(repo, "init", "-q", "-b", "main")
+    if origin:
+        git(repo, "remote", "add", "origin", origin)
+    shutil.copytree(os.path.join(case, "base"), repo, dirs_exist_ok=True)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "base")
+    git(repo, "rm", "-q", "-r", ".")
+    shutil.copytree(os.path.join(case, "head"), repo, dirs_exist_ok=True)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "head")
+    return repo
+
+
+def report(ply, repo, expect):
+    page = repo + ".html"
+    r = subprocess.run([ply, "diff", "--base", "HEAD~1", "--all", "--format", "html",
+                        "-o", page], cwd=repo, capture_output=True, text=True)
+    if r.returncode != expect:
+        fail(f"ply diff in {repo}: exit {r.returncode} (expected {expect}): {r.stderr}")
+    html = open(page, encoding="utf-8").read()
+    # Self-contained: nothing loaded from elsewhere (links to a cause's line are not loads).
+    for outside in ("src=", "<link", "@import", "url("):
+        if outside in html:
+            fail(f"{page} loads something from elsewhere ({outside!r})")
+    return page
+
+
+def closed_and_open(dom):
+    sections = re.findall(r'<details[^>]*?( open="")?>', dom)
+    return sum(1 for o in sections if not o), sum(1 for o in sections if o)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ply", default=os.path.join(ROOT, "target/debug/ply"))
@@ -69,50 +112,68 @@ def main():
     args.ply = os.path.abspath(args.ply)
     browser = chromium()
     with tempfile.TemporaryDirectory() as tmp:
-        repo = os.path.join(tmp, "repo")
-        os.makedirs(repo)
-        git(repo, "init", "-q", "-b", "main")
-        shutil.copytree(os.path.join(CASE, "base"), repo, dirs_exist_ok=True)
-        git(repo, "add", "-A")
-        git(repo, "commit", "-q", "-m", "base")
-        git(repo, "rm", "-q", "-r", ".")
-        shutil.copytree(os.path.join(CASE, "head"), repo, dirs_exist_ok=True)
-        git(repo, "add", "-A")
-        git(repo, "commit", "-q", "-m", "head")
-        page = os.path.join(tmp, "report.html")
-        r = subprocess.run([args.ply, "diff", "--base", "HEAD~1", "--all", "--format", "html",
-                            "-o", page], cwd=repo, capture_output=True, text=True)
-        if r.returncode != 1:
-            fail(f"ply diff exit {r.returncode} (expected 1: changes): {r.stderr}")
-        html = open(page, encoding="utf-8").read()
-        # Self-contained: nothing loaded from elsewhere.
-        for outside in ("src=", "href=", "@import", "url("):
-            if outside in html:
-                fail(f"the page loads something from elsewhere ({outside!r})")
         profile = os.path.join(tmp, "profile")
-        url = "file://" + page
+        repo = build(tmp, CASE, "podinfo")
+        url = "file://" + report(args.ply, repo, 1)
         # It opens: the DOM Chromium built holds every overlay's section, closed.
         dom = browse(browser, url, "--dump-dom", profile=profile)
         overlays = re.findall(r'<details id="overlay-\d+"( open="")?>', dom)
         if len(overlays) != 3 or any(overlays):
             fail(f"expected 3 closed overlay sections, found {overlays!r}")
+        for wanted in ('<input id="search"', '<button id="expand-all"', "<h2>Summary</h2>",
+                       "image tag 6.9.4 → 6.13.0 in 1 Deployment × 3 overlays", "<h2>Risks</h2>"):
+            if wanted not in dom:
+                fail(f"{wanted!r} is not on the page")
         # A section expands: the address names the first overlay's Deployment.
         target = "overlay-1-object-2"
         dom = browse(browser, f"{url}#{target}", "--dump-dom", profile=profile)
         for opened in ("overlay-1", target):
-            if not re.search(rf'<details id="{opened}" open="">', dom):
+            if not re.search(rf'<details (class="object" )?id="{opened}" open="">', dom):
                 fail(f"section {opened} did not expand")
         if re.search(r'<details id="overlay-2" open="">', dom):
             fail("another overlay expanded too")
         # The grouped overlays are on the page (and in the screenshot).
         if "same change in kustomize/overlays/dev, kustomize/overlays/prod, kustomize/overlays/staging" not in dom:
             fail("the three overlays are not grouped")
+        # "Expand all": every section open, none closed.
+        dom = browse(browser, f"{url}?expand=all", "--dump-dom", profile=profile)
+        closed, opened = closed_and_open(dom)
+        if closed or opened < 9:
+            fail(f"expand all: {closed} sections closed, {opened} open")
+        if "Collapse all</button>" not in dom:
+            fail("expand all: the button does not offer to collapse")
+        # The search box: only the Services (no Deployment holds 'v1 Service') stay shown.
+        dom = browse(browser, f"{url}?q=v1%20Service", "--dump-dom", profile=profile)
+        objects = re.findall(r'<details class="object( hidden)?" id="[^"]+"( open="")?><summary>(\w+) <code>([^<]+)</code>', dom)
+        shown = [o[3] for o in objects if not o[0]]
+        hidden = [o[3] for o in objects if o[0]]
+        if not shown or any("Service" not in o for o in shown) or not any("Deployment" in o for o in hidden):
+            fail(f"search: shown {shown!r}, hidden {hidden!r}")
         if args.screenshot:
             browse(browser, f"{url}#{target}", f"--screenshot={os.path.abspath(args.screenshot)}",
                    "--window-size=1280,1500", profile=profile)
             if not os.path.getsize(args.screenshot):
                 fail("empty screenshot")
-    print("html_check: ok (opens, a section expands, the three overlays are grouped)")
+        # Causes, linked to their line at the head commit on GitHub.
+        why = os.path.join(ROOT, "testdata/review/why-image-patch-label")
+        repo = build(tmp, why, "why", origin="https://github.com/o/r.git")
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True,
+                              text=True).stdout.strip()
+        dom = browse(browser, "file://" + report(args.ply, repo, 1), "--dump-dom", profile=profile)
+        link = f'<a href="https://github.com/o/r/blob/{head}/apps/web/overlays/prod/replicas.yaml#L6">'
+        if "<th>Cause</th>" not in dom or link not in dom or "changed in this pull request" not in dom:
+            fail(f"no cause linked to its line ({link})")
+        # Not reviewed and broken before.
+        nr = os.path.join(ROOT, "testdata/review/not-reviewed-remote-base")
+        dom = browse(browser, "file://" + report(args.ply, build(tmp, nr, "nr"), 1), "--dump-dom",
+                     profile=profile)
+        for wanted in ("<h2>Not reviewed</h2>", "1 overlay not reviewed: it reads changed files",
+                       '<pre class="error">', "<h2>Broken before this change</h2>",
+                       "apps/api</code>: ply::not-fetched"):
+            if wanted not in dom:
+                fail(f"not reviewed / broken before: {wanted!r} is not on the page")
+    print("html_check: ok (opens, a section expands, the three overlays are grouped, summary, "
+          "risks, expand all, search, causes linked, not reviewed, broken before)")
 
 
 if __name__ == "__main__":

@@ -42,6 +42,8 @@ pub(crate) struct FetchOptions {
     pub render: crate::render::RenderOptions,
     /// The bounds of each HTTP(S) file download.
     pub http: Limits,
+    /// Write (or rewrite) the root's `ply.lock` (`--write-lock`; `--update` implies it).
+    pub write_lock: bool,
 }
 
 /// What happened to one URL.
@@ -138,7 +140,8 @@ pub(crate) fn fetch(
     let text = lock.to_text();
     let before = std::fs::read_to_string(&lock_path).ok();
     // No remote bases and no lock: nothing to pin, no file to write.
-    let lock_changed = before.as_deref() != Some(text.as_str())
+    let lock_changed = (opts.write_lock || opts.update)
+        && before.as_deref() != Some(text.as_str())
         && !(old.is_none() && lock.pins.is_empty() && lock.files.is_empty());
     if lock_changed {
         crate::output::write_atomic(&lock_path, text.as_bytes())?;
@@ -160,16 +163,7 @@ pub(crate) fn fetch_pinned(
     let cache = std::fs::canonicalize(&opts.cache).map_err(|e| Error::io(&opts.cache, &e))?;
     let mut reports = Vec::new();
     for (lock_path, lock) in locks {
-        let fetcher = Fetcher {
-            cache: cache.clone(),
-            old: lock.clone(),
-            update: false,
-            http: opts.http,
-            done: Mutex::new(BTreeMap::new()),
-            files: Mutex::new(BTreeMap::new()),
-            tried: Mutex::new(BTreeMap::new()),
-            serial: AtomicUsize::new(0),
-        };
+        let fetcher = Fetcher::keeping(lock.clone(), cache.clone(), opts.http);
         let in_lock = |e: Error| {
             let message = format!("{}: {}", display_path(lock_path), e.message);
             Error { message, ..e }
@@ -191,6 +185,51 @@ pub(crate) fn fetch_pinned(
     Ok(reports)
 }
 
+/// Fetches the remote bases and files of each root of `roots` that has no `ply.lock`, read
+/// through `fs` (the working tree, or a revision's git file system), at the refs their URLs
+/// name: the walk of `ply fetch DIR`, but no lock is written; each URL resolved is recorded in
+/// the cache, where a render of a root without a lock finds it. A root that fails to render
+/// for another reason than a remote base is a warning (the remote bases met before its
+/// failure are fetched): `ply render` says what is wrong with it.
+pub(crate) fn fetch_unlocked(
+    fs: &dyn Fs,
+    roots: &[PathBuf],
+    opts: &FetchOptions,
+    warnings: &mut Warnings,
+) -> Result<Vec<FetchReport>> {
+    std::fs::create_dir_all(&opts.cache).map_err(|e| Error::io(&opts.cache, &e))?;
+    let cache = std::fs::canonicalize(&opts.cache).map_err(|e| Error::io(&opts.cache, &e))?;
+    let render = crate::render::RenderOptions {
+        reading: crate::render::Reading::OneThread,
+        ..opts.render.clone()
+    };
+    let mut reports = Vec::new();
+    for root in roots {
+        let fetcher = Fetcher::keeping(Lock::default(), cache.clone(), opts.http);
+        let mut quiet = Warnings::default();
+        if let Err(e) =
+            crate::render::render_with_remotes(fs, root, &render, Some(&fetcher), &mut quiet)
+        {
+            if matches!(e.kind, ErrorKind::Remote | ErrorKind::NotFetched) {
+                return Err(e);
+            }
+            warnings.warn(format!(
+                "{}: does not render ({}: {}); its remote bases met before that are fetched",
+                display_path(root),
+                e.kind.code(),
+                e.message.lines().next().unwrap_or("")
+            ));
+        }
+        let failed = || Error::new(ErrorKind::Remote, "fetching failed");
+        let done = fetcher.done.into_inner().map_err(|_| failed())?;
+        let files = fetcher.files.into_inner().map_err(|_| failed())?;
+        if !done.is_empty() || !files.is_empty() {
+            reports.push(FetchReport::of(root.join(LOCK_FILE), done, files, false));
+        }
+    }
+    Ok(reports)
+}
+
 /// What [`fetch_pinned`] did, for stderr: one line per URL, then one per lock.
 pub(crate) fn describe_pinned(reports: &[FetchReport], revision: Option<&str>) -> String {
     let mut out = String::new();
@@ -206,8 +245,24 @@ pub(crate) fn describe_pinned(reports: &[FetchReport], revision: Option<&str>) -
             if r.files.len() == 1 { "" } else { "s" },
         ));
     }
-    if reports.is_empty() {
-        out.push_str("no ply.lock found: nothing to fetch\n");
+    out
+}
+
+/// What [`fetch_unlocked`] did, for stderr: one line per URL, then one per root.
+pub(crate) fn describe_unlocked(reports: &[FetchReport], revision: Option<&str>) -> String {
+    let mut out = String::new();
+    for r in reports {
+        out.push_str(&url_lines(r));
+        let root = r.lock_path.parent().unwrap_or(&r.lock_path);
+        let at = revision.map_or(String::new(), |rev| format!(" at {rev}"));
+        out.push_str(&format!(
+            "{}{at} (no ply.lock: at the refs its URLs name): {} remote base{}, {} remote file{} in the cache\n",
+            display_path(root),
+            r.urls.len(),
+            if r.urls.len() == 1 { "" } else { "s" },
+            r.files.len(),
+            if r.files.len() == 1 { "" } else { "s" },
+        ));
     }
     out
 }
@@ -285,6 +340,9 @@ impl RemoteTrees for Fetcher {
                 };
                 let hash = bytes_hash(&bytes);
                 self.store(&bytes, &hash, url)?;
+                let mut record = Lock::default();
+                record.files.insert(shown.clone(), hash.clone());
+                self.record(&shown, &record)?;
                 (hash, bytes, Outcome::Resolved)
             }
         };
@@ -313,6 +371,20 @@ impl RemoteTrees for Fetcher {
 }
 
 impl Fetcher {
+    /// A fetcher into `cache` that keeps what `old` pins (no `--update`).
+    fn keeping(old: Lock, cache: PathBuf, http: Limits) -> Fetcher {
+        Fetcher {
+            cache,
+            old,
+            update: false,
+            http,
+            done: Mutex::new(BTreeMap::new()),
+            files: Mutex::new(BTreeMap::new()),
+            tried: Mutex::new(BTreeMap::new()),
+            serial: AtomicUsize::new(0),
+        }
+    }
+
     /// [`RemoteTrees::tree`]: the locked tree from the cache, else a clone.
     fn tree_of(&self, spec: &RepoSpec, url: &str) -> Result<RemoteTree> {
         let mut done = self
@@ -350,7 +422,11 @@ impl Fetcher {
                 } else {
                     spec.git_ref.as_str()
                 };
-                (self.clone_at(spec, url, rev)?, Outcome::Resolved)
+                let pin = self.clone_at(spec, url, rev)?;
+                let mut record = Lock::default();
+                record.pins.insert(url.to_string(), pin.clone());
+                self.record(url, &record)?;
+                (pin, Outcome::Resolved)
             }
         };
         let tree = root_in(&tree_dir(&self.cache, &pin.tree), spec, url)?;
@@ -395,6 +471,17 @@ impl Fetcher {
             .help(help);
             (f, e)
         })
+    }
+
+    /// Records in the cache what `url` resolved to at the ref it names (`record`, a lock of
+    /// that one URL): a root without a lock reads its remote bases through these records
+    /// (`fs::remote`), so `ply fetch --all` serves a repository that pins nothing.
+    fn record(&self, url: &str, record: &Lock) -> Result<()> {
+        let path = crate::fs::remote::ref_record_path(&self.cache, url);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, &e))?;
+        }
+        crate::output::write_atomic(&path, record.to_text().as_bytes())
     }
 
     /// Stores `bytes` (hashing to `hash`) in the cache, once.

@@ -304,6 +304,22 @@ pub(crate) fn repo_spec(url: &str) -> Result<RepoSpec> {
     }
 }
 
+/// Where the cache records what `url` resolved to when `ply fetch` fetched it at the ref it
+/// names (a root without a lock reads its remote bases through these records).
+pub(crate) fn ref_record_path(cache: &Path, url: &str) -> PathBuf {
+    let hex = bytes_hash(url.as_bytes());
+    cache
+        .join("refs")
+        .join(hex.strip_prefix("sha256:").unwrap_or(&hex))
+}
+
+/// The record of `url` in the cache (a lock of that one URL), if `ply fetch` made one.
+fn ref_record(cache: &Path, url: &str) -> Option<Lock> {
+    let path = ref_record_path(cache, url);
+    let text = std::fs::read_to_string(&path).ok()?;
+    Lock::parse(&text, &display_path(&path)).ok()
+}
+
 /// The lock file at `path`, read through `fs`; `None` when there is none.
 pub(crate) fn read_lock(fs: &dyn Fs, path: &Path) -> Result<Option<Lock>> {
     match fs.read_to_string(path) {
@@ -368,14 +384,24 @@ impl LockedTrees {
             *slot = Some(read_lock(fs, &self.lock_path)?);
         }
         let Some(Some(lock)) = slot.as_ref() else {
+            // No lock: what `ply fetch --all` fetched at the ref the URL names, if it did.
+            let record = self.cache.as_deref().and_then(|c| ref_record(c, url));
+            if let Some(found) = record.as_ref().and_then(pick) {
+                return Ok(Some(found));
+            }
             return Err(Error::new(
-                ErrorKind::Remote,
+                ErrorKind::NotFetched,
                 format!(
-                    "'{url}' is a {what} and there is no lock file ('{}')",
+                    "'{url}' is a {what}, there is no lock file ('{}') and `ply fetch` has not fetched it",
                     display_path(&self.lock_path)
                 ),
             )
-            .help(self.fetch_help()));
+            .help(format!(
+                "run `ply fetch --all` (it fetches every root's remote bases at the refs their URLs name; `ply fetch {} --write-lock` pins them in a lock), then render again",
+                self.lock_path
+                    .parent()
+                    .map_or_else(|| ".".to_string(), display_path)
+            )));
         };
         Ok(pick(lock))
     }

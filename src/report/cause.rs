@@ -31,6 +31,35 @@ pub(crate) fn markdown(cause: Option<&Cause>) -> String {
     format!(" (set by {} at {at}{changed})", c.step)
 }
 
+/// The cause as HTML (the HTML report's "cause" column): `set by step at <a>file:line</a>,
+/// changed in this pull request`, its text escaped; empty without a cause.
+pub(crate) fn html(cause: Option<&Cause>) -> String {
+    let Some(c) = cause else {
+        return String::new();
+    };
+    let esc = super::text::escape_html;
+    let place = format!("<code>{}:{}</code>", esc(&c.file), c.line);
+    let at = match &c.link {
+        Some(link) => format!("<a href=\"{}\">{place}</a>", esc(link)),
+        None => place,
+    };
+    let changed = match (&c.remote, c.changed) {
+        (None, Some(true)) => ", changed in this pull request".to_string(),
+        (None, Some(false)) => ", not changed in this pull request".to_string(),
+        (Some(url), Some(true)) => format!(
+            ", from the remote base <code>{}</code>, which this pull request moved",
+            esc(url)
+        ),
+        (Some(url), Some(false)) => format!(
+            ", from the remote base <code>{}</code>, not moved by this pull request",
+            esc(url)
+        ),
+        (Some(url), None) => format!(", from the remote base <code>{}</code>", esc(url)),
+        (None, None) => String::new(),
+    };
+    format!("set by {} at {at}{changed}", esc(&c.step))
+}
+
 /// `{file, line, column, step, changedInPullRequest, link}` of the JSON review.
 pub(crate) fn json(c: &Cause) -> Node {
     let mut m = Map::default();

@@ -313,6 +313,12 @@ fn gists(c: &super::model::Change) -> Vec<String> {
     }
 }
 
+/// At most this many lines of identical changes open a review.
+pub(crate) const SUMMARY_SHOWN: usize = 10;
+
+/// Where a change is found: the overlay's index, the object's kind and name.
+type Place<'a> = (usize, &'a str, &'a str);
+
 /// The top of a review: identical changes grouped across objects and overlays, each changed
 /// in at least two objects, most objects first: `image tag v0.10.5 → v0.10.6 in 11
 /// Deployments × 4 overlays`, `label app: webapp → webapp2 in 25 objects`. At most `max`
@@ -320,7 +326,7 @@ fn gists(c: &super::model::Change) -> Vec<String> {
 pub(crate) fn summary(r: &super::model::Review, max: usize) -> Vec<String> {
     // Each gist with the (overlay, kind, name) it is found at, in order of first appearance.
     let mut index: HashMap<String, usize> = HashMap::new();
-    let mut found: Vec<(String, Vec<(usize, &str, &str)>)> = Vec::new();
+    let mut found: Vec<(String, Vec<Place<'_>>)> = Vec::new();
     for (i, o) in r.overlays.iter().enumerate() {
         for x in &o.objects {
             if !matches!(
@@ -358,7 +364,7 @@ pub(crate) fn summary(r: &super::model::Review, max: usize) -> Vec<String> {
 
 /// `11 Deployments × 4 overlays` when every overlay holds the same objects, else `25 objects
 /// in 3 overlays` (or `25 objects` in one).
-fn spread(at: &[(usize, &str, &str)]) -> String {
+fn spread(at: &[Place<'_>]) -> String {
     let mut overlays: Vec<usize> = at.iter().map(|(i, _, _)| *i).collect();
     overlays.dedup();
     let objects_of = |i: usize| -> Vec<(&str, &str)> {

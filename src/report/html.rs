@@ -1,9 +1,11 @@
 //! `--format html`: the full report as one self-contained page (styles inline, one inline
-//! script of a few lines, nothing fetched from elsewhere), every overlay and object a
-//! collapsible `<details>` section, with no size budget: the file a CI job uploads as an
-//! artifact and links from its comment. A review opens with its risks (grouped across
-//! overlays) and marks identical changes as the Markdown does; a live report lists its
-//! objects. Returns strings.
+//! script of a few lines, nothing fetched from elsewhere; the only links are a cause's, to
+//! its line at the head commit), every overlay and object a collapsible `<details>` section,
+//! with no size budget: the file a CI job uploads as an artifact and links from its comment.
+//! A review has everything the Markdown has and more: a search box and "Expand all", the
+//! summary of identical changes, the overlays not reviewed, the risks (grouped), each
+//! changed field with its cause, identical changes marked, and the overlays broken before
+//! the change; a live report lists its objects. Returns strings.
 
 use std::fmt::Write as _;
 
@@ -14,10 +16,7 @@ use super::unified::{live_object, review_object};
 
 /// Text escaped for HTML content and attribute values.
 pub(crate) fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+    super::text::escape_html(s)
 }
 
 const STYLE: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:1.5em auto;max-width:80em;padding:0 1em;color:#1f2328}\
@@ -25,11 +24,26 @@ code,pre{font:12px/1.4 ui-monospace,monospace}pre{background:#f6f8fa;padding:.6e
 details{border:1px solid #d0d7de;border-radius:6px;margin:.4em 0;padding:.2em .6em}\
 summary{cursor:pointer;font-weight:600}table{border-collapse:collapse;margin:.5em 0}\
 td,th{border:1px solid #d0d7de;padding:.25em .5em;text-align:left;vertical-align:top}\
-.risk{background:#fff8c5}.same{color:#57606a;font-style:italic}.add{color:#1a7f37}.del{color:#cf222e}";
+.risk{background:#fff8c5}.same{color:#57606a;font-style:italic}.add{color:#1a7f37}.del{color:#cf222e}\
+.error{border-color:#cf222e}.tools{position:sticky;top:0;background:#fff;padding:.4em 0}.hidden{display:none}";
 
-/// Opens the section named by the address's `#fragment` (a link to one overlay or object).
+/// Opens the section named by the address's `#fragment` (a link to one overlay or object);
+/// "Expand all" opens (or closes) every section; the search box keeps the objects whose text
+/// holds what is typed (case aside), opening their overlays, and hides the others. A link
+/// can hold both: `?q=TEXT` fills the search box, `?expand=all` expands everything.
 const SCRIPT: &str = "addEventListener('DOMContentLoaded',function(){var h=decodeURIComponent(location.hash.slice(1));\
-var e=h&&document.getElementById(h);for(;e;e=e.parentElement){if(e.tagName==='DETAILS')e.open=true;}});";
+var e=h&&document.getElementById(h);for(;e;e=e.parentElement){if(e.tagName==='DETAILS')e.open=true;}\
+var all=function(){return document.querySelectorAll('details');};\
+var b=document.getElementById('expand-all');if(b)b.onclick=function(){var open=b.textContent==='Expand all';\
+all().forEach(function(d){d.open=open;});b.textContent=open?'Collapse all':'Expand all';};\
+var s=document.getElementById('search');if(s)s.oninput=function(){var q=s.value.toLowerCase();\
+document.querySelectorAll('details.object').forEach(function(d){var hit=!q||d.textContent.toLowerCase().indexOf(q)>=0;\
+d.classList.toggle('hidden',!hit);if(hit&&q){for(var p=d.parentElement;p;p=p.parentElement){if(p.tagName==='DETAILS')p.open=true;}}});};\
+var u=new URLSearchParams(location.search);if(s&&u.get('q')){s.value=u.get('q');s.oninput();}\
+if(b&&u.get('expand')==='all')b.onclick();});";
+
+/// The search box and the "Expand all" button.
+const TOOLS: &str = "<div class=\"tools\"><input id=\"search\" type=\"search\" placeholder=\"Search objects, fields, values…\" size=\"40\"> <button id=\"expand-all\" type=\"button\">Expand all</button></div>\n";
 
 fn page(title: &str, body: &str) -> String {
     format!(
@@ -60,22 +74,32 @@ fn diff(text: &str) -> String {
 /// An object's section: its changes as a table, then its diff.
 fn object(id: &str, o: &ObjectChange, note: &str, body: &str) -> String {
     let mut s = format!(
-        "<details id=\"{}\"><summary>{} <code>{}</code>{note}</summary>\n",
+        "<details class=\"object\" id=\"{}\"><summary>{} <code>{}</code>{note}</summary>\n",
         escape(id),
         o.action.as_str(),
         escape(&o.title())
     );
     if !o.changes.is_empty() {
-        s.push_str("<table><tr><th>Field</th><th>Before</th><th>After</th></tr>\n");
+        // A cause column when the review named causes (`--why`).
+        let causes = o.changes.iter().any(|c| c.cause.is_some());
+        s.push_str("<table><tr><th>Field</th><th>Before</th><th>After</th>");
+        if causes {
+            s.push_str("<th>Cause</th>");
+        }
+        s.push_str("</tr>\n");
         for c in &o.changes {
             let (before, after) = short_change(c);
-            let _ = writeln!(
+            let _ = write!(
                 s,
-                "<tr><td><code>{}</code></td><td><code>{}</code></td><td><code>{}</code></td></tr>",
+                "<tr><td><code>{}</code></td><td><code>{}</code></td><td><code>{}</code></td>",
                 escape(&c.path),
                 escape(&before),
                 escape(&after)
             );
+            if causes {
+                let _ = write!(s, "<td>{}</td>", super::cause::html(c.cause.as_ref()));
+            }
+            s.push_str("</tr>\n");
         }
         s.push_str("</table>\n");
     }
@@ -95,9 +119,41 @@ pub(crate) fn review(r: &Review, title: &str) -> String {
         escape(&review_totals(r))
     );
     let changed: Vec<&OverlayReview> = r.overlays.iter().filter(|o| o.changed()).collect();
+    let broken = broken_before(r);
     if changed.is_empty() {
         b.push_str("<p>No changes in the rendered output.</p>\n");
+        b.push_str(&broken);
         return page(title, &b);
+    }
+    b.push_str(TOOLS);
+    let summary = group::summary(r, group::SUMMARY_SHOWN);
+    if !summary.is_empty() {
+        b.push_str("<h2>Summary</h2>\n<ul>\n");
+        for l in &summary {
+            let _ = writeln!(b, "<li>{}</li>", escape(l));
+        }
+        b.push_str("</ul>\n");
+    }
+    let unreviewed = r.not_reviewed();
+    if !unreviewed.is_empty() {
+        let _ = writeln!(
+            b,
+            "<h2>Not reviewed</h2>\n<p>{}:</p>\n<ul>",
+            escape(&super::text::not_reviewed_line(unreviewed.len()))
+        );
+        for (name, f) in &unreviewed {
+            let at = changed
+                .iter()
+                .position(|o| o.name == *name)
+                .map_or(0, |i| i + 1);
+            let _ = writeln!(
+                b,
+                "<li><a href=\"#overlay-{at}\"><code>{}</code></a>: {}</li>",
+                escape(name),
+                escape(&super::text::failure_line(f))
+            );
+        }
+        b.push_str("</ul>\n");
     }
     let all = r.risks();
     if !all.is_empty() {
@@ -143,8 +199,13 @@ pub(crate) fn review(r: &Review, title: &str) -> String {
         if let Some(note) = status_note(o) {
             let _ = writeln!(b, "<p><i>{}.</i></p>", escape(&note));
         }
-        if let Status::HeadFailed(e) | Status::BaseFailed(e) | Status::BrokenBefore(e) = &o.status {
-            let _ = writeln!(b, "<pre>{}</pre>", escape(&e.text));
+        if let Status::HeadFailed(e)
+        | Status::BaseFailed(e)
+        | Status::BrokenBefore(e)
+        | Status::NotFetched(e)
+        | Status::NotReviewed(e) = &o.status
+        {
+            let _ = writeln!(b, "<pre class=\"error\">{}</pre>", escape(&e.text));
         }
         for (j, x) in lists.get(i).into_iter().flatten().enumerate() {
             let id = format!("overlay-{}-object-{}", i + 1, j + 1);
@@ -167,7 +228,31 @@ pub(crate) fn review(r: &Review, title: &str) -> String {
         }
         b.push_str("</details>\n");
     }
+    b.push_str(&broken);
     page(title, &b)
+}
+
+/// The overlays broken before the change: a section listing each with its diagnostic's
+/// line (empty when there are none).
+fn broken_before(r: &Review) -> String {
+    let broken = r.broken_before();
+    if broken.is_empty() {
+        return String::new();
+    }
+    let mut s = format!(
+        "<h2>Broken before this change</h2>\n<details id=\"broken-before\"><summary>{}</summary>\n<ul>\n",
+        escape(&super::text::broken_before_heading(r))
+    );
+    for (name, f) in broken {
+        let _ = writeln!(
+            s,
+            "<li><code>{}</code>: {}</li>",
+            escape(name),
+            escape(&super::text::failure_line(f))
+        );
+    }
+    s.push_str("</ul>\n</details>\n");
+    s
 }
 
 /// A live report: totals, then one section per changed object.
@@ -250,7 +335,7 @@ mod tests {
             html.contains("<span class=\"add\">+  a: 2\n</span>") || html.contains("class=\"add\"")
         );
         // Nothing from elsewhere.
-        for outside in ["src=", "href=", "http://", "https://", "@import"] {
+        for outside in ["src=", "http://", "https://", "@import", "<link"] {
             assert!(!html.contains(outside), "{outside} in {html}");
         }
     }

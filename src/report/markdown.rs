@@ -305,7 +305,7 @@ fn review_details(overlay: &str, o: &ObjectChange) -> String {
 /// The "Summary" section that opens a review with identical changes grouped across objects
 /// and overlays (empty when no change is made to two objects alike).
 fn summary_section(r: &Review) -> String {
-    let lines = group::summary(r, SUMMARY_SHOWN);
+    let lines = group::summary(r, group::SUMMARY_SHOWN);
     if lines.is_empty() {
         return String::new();
     }
@@ -316,9 +316,6 @@ fn summary_section(r: &Review) -> String {
     s.push('\n');
     s
 }
-
-/// At most this many lines of identical changes open a review.
-pub(crate) const SUMMARY_SHOWN: usize = 10;
 
 /// At most this many risks are listed in a comment; the rest are counted.
 const RISKS_SHOWN: usize = 30;

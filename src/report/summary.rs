@@ -37,7 +37,7 @@ pub(crate) fn live(report: &Report) -> String {
 /// A review.
 pub(crate) fn review(r: &Review) -> String {
     let mut out = format!("ply diff: base {} → head {}\n\n", r.base, r.head);
-    let summary = super::group::summary(r, super::markdown::SUMMARY_SHOWN);
+    let summary = super::group::summary(r, super::group::SUMMARY_SHOWN);
     if !summary.is_empty() {
         out.push_str("summary (the same change in several objects):\n");
         for l in &summary {

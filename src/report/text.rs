@@ -106,7 +106,7 @@ pub(crate) fn failure_kinds<'a>(codes: impl Iterator<Item = &'a str>) -> String 
     let mut counts: Vec<(&str, usize)> = Vec::new();
     for c in codes {
         let what = match c {
-            "ply::remote" => "need `ply fetch`",
+            "ply::remote" | "ply::not-fetched" => "need `ply fetch`",
             "ply::not-found" => "missing file",
             other => other,
         };
@@ -299,6 +299,15 @@ pub(crate) fn short_change(c: &Change) -> (String, String) {
         return (one_line(c.before.as_ref()), one_line(c.after.as_ref()));
     }
     short_pair(c.before.as_ref(), c.after.as_ref())
+}
+
+/// Text escaped for HTML content and attribute values (the HTML report, and the causes it
+/// links).
+pub(crate) fn escape_html(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 /// `.data.LOG_LEVEL: info → debug`.

@@ -347,7 +347,8 @@ fn render_all_accounts_for_every_root_and_lists_them() {
     assert!(
         lines
             .iter()
-            .any(|l| l.starts_with("error: remote: ply::remote (remote/kustomization.yaml:2): ")),
+            .any(|l| l
+                .starts_with("error: remote: ply::not-fetched (remote/kustomization.yaml:2): ")),
         "{stderr}"
     );
     assert!(!stderr.contains("as well"), "{stderr}");

@@ -208,7 +208,7 @@ fn fetch_then_render_equals_kubectl_and_stays_offline() {
     };
     let mut failures = golden.check_kubectl(&cases);
     for (name, dir) in &cases {
-        let out = ply(dir, &["fetch", ".", "--cache-dir", &cache]);
+        let out = ply(dir, &["fetch", ".", "--write-lock", "--cache-dir", &cache]);
         assert!(out.status.success(), "{name}: {}", text(&out.stderr));
         let lock = std::fs::read_to_string(dir.join("ply.lock")).unwrap();
         assert!(
@@ -257,7 +257,7 @@ fn fetch_then_render_equals_kubectl_and_stays_offline() {
     }
     for (name, dir) in &cases {
         let before = std::fs::read_to_string(dir.join("ply.lock")).unwrap();
-        let out = ply(dir, &["fetch", ".", "--cache-dir", &cache]);
+        let out = ply(dir, &["fetch", ".", "--write-lock", "--cache-dir", &cache]);
         assert!(out.status.success(), "{name}: {}", text(&out.stderr));
         assert!(text(&out.stderr).contains("is up to date"), "{name}");
         assert_eq!(
@@ -287,7 +287,7 @@ fn fetch_fails(t: &Path, case: &str, k: &str, extra: &[&str]) -> String {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("kustomization.yaml"), k).unwrap();
     let cache = t.join("cache").display().to_string();
-    let mut args = vec!["fetch", ".", "--cache-dir", &cache];
+    let mut args = vec!["fetch", ".", "--write-lock", "--cache-dir", &cache];
     args.extend_from_slice(extra);
     let out = ply(&dir, &args);
     let err = text(&out.stderr);
@@ -400,7 +400,7 @@ fn bad_downloads_are_clear_errors() {
     )
     .unwrap();
     let cache = t.join("cache").display().to_string();
-    let out = ply(&dir, &["fetch", ".", "--cache-dir", &cache]);
+    let out = ply(&dir, &["fetch", ".", "--write-lock", "--cache-dir", &cache]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let lock = std::fs::read_to_string(dir.join("ply.lock")).unwrap();
     let hex = &lock.split("file: sha256:").nth(1).unwrap()[..64];
@@ -424,7 +424,7 @@ fn bad_downloads_are_clear_errors() {
         "{}",
         text(&out.stderr)
     );
-    let out = ply(&dir, &["fetch", ".", "--cache-dir", &cache]);
+    let out = ply(&dir, &["fetch", ".", "--write-lock", "--cache-dir", &cache]);
     assert!(
         text(&out.stderr).contains("downloaded again (locked)"),
         "{}",
@@ -490,7 +490,7 @@ fn changed_file_is_pinned_until_update() {
         assert!(out.status.success(), "{}", text(&out.stderr));
         text(&out.stdout)
     };
-    ok(run(&["fetch"]));
+    ok(run(&["fetch", "--write-lock"]));
     let lock = std::fs::read_to_string(dir.join("ply.lock")).unwrap();
     assert_eq!(ok(run(&["render"])), cm("one"));
 

@@ -102,7 +102,11 @@ fn review_of_a_remote_base_bumped_between_the_sides() {
     let author_cache = t.join("author-cache");
     for tag in ["v1", "v2"] {
         kustomization(tag);
-        let out = ply_env(&app, &author_cache, &["fetch", "overlays/prod"]);
+        let out = ply_env(
+            &app,
+            &author_cache,
+            &["fetch", "overlays/prod", "--write-lock"],
+        );
         assert!(out.status.success(), "{}", text(&out.stderr));
         git(&app, &["add", "-A"]);
         git(&app, &["commit", "-q", "-m", tag]);
@@ -278,4 +282,99 @@ fn review_of_a_remote_base_bumped_between_the_sides() {
     }
     assert_eq!(markdown, std::fs::read_to_string(&expected).unwrap());
     let _ = std::fs::remove_dir_all(&t);
+}
+
+/// A repository without lock files: a remote base whose `?ref=` moves from `v1` to `v2`.
+/// Before any fetch the overlay is not reviewed (exit 1, never "broken by this change");
+/// `ply fetch --all` fetches the head's remote bases at the refs their URLs name and `ply
+/// fetch --revision BASE --all` the base's, writing no lock; then the review compares the two
+/// renders, each equal to `kubectl kustomize`'s at its commit when kubectl is on PATH.
+#[test]
+fn review_of_an_unlocked_remote_base_moved_between_refs() {
+    let t = temp("review-unlocked");
+    let bare = remote_repo(&t);
+    let app = t.join("app");
+    std::fs::create_dir_all(&app).unwrap();
+    git(&app, &["init", "-q", "-b", "main"]);
+    let prod = app.join("overlays/prod");
+    for tag in ["v1", "v2"] {
+        write(
+            &prod.join("kustomization.yaml"),
+            &format!("namespace: prod\nresources:\n- file://{bare}//base?ref={tag}\n"),
+        );
+        git(&app, &["add", "-A"]);
+        git(&app, &["commit", "-q", "-m", tag]);
+    }
+    let base = git(&app, &["rev-parse", "--short=12", "HEAD~1"])
+        .trim()
+        .to_string();
+    let cache = t.join("cache");
+    let review = || {
+        let out = ply_env(
+            &app,
+            &cache,
+            &["diff", "--base", "HEAD~1", "--all", "--format", "summary"],
+        );
+        (out.status.code(), text(&out.stdout), text(&out.stderr))
+    };
+    let (code, summary, err) = review();
+    assert_eq!(code, Some(1), "{summary}{err}");
+    assert!(summary.contains("NOT REVIEWED"), "{summary}");
+    assert!(!summary.contains("broken by this change"), "{summary}");
+    assert!(summary.contains("run `ply fetch --all`"), "{summary}");
+    assert!(
+        summary.contains(&format!("run `ply fetch --revision {base} --all`")),
+        "{summary}"
+    );
+
+    // The head, then the base, at the refs their URLs name; no lock is written.
+    let out = ply_env(&app, &cache, &["fetch", "--all"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr)
+            .contains("overlays/prod (no ply.lock: at the refs its URLs name): 1 remote base"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = ply_env(&app, &cache, &["fetch", "--revision", &base, "--all"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(!prod.join("ply.lock").exists());
+    assert_eq!(git(&app, &["status", "--porcelain"]), "");
+
+    let (code, summary, err) = review();
+    assert_eq!(code, Some(1), "{summary}{err}");
+    assert!(
+        summary.contains(
+            ".spec.template.spec.containers[name=\"web\"].image: nginx:1.25 → nginx:1.26"
+        ),
+        "{summary}"
+    );
+    assert!(summary.contains(".data.release: one → two"), "{summary}");
+    assert!(!summary.contains("NOT"), "{summary}");
+
+    // Each side's render is kubectl's at its commit (kubectl clones the file:// URL itself).
+    if kubectl_available() {
+        for (rev, tag) in [("HEAD~1", "v1"), ("HEAD", "v2")] {
+            git(&app, &["checkout", "-q", rev]);
+            let ours = ply_env(&app, &cache, &["render", "overlays/prod"]);
+            assert!(ours.status.success(), "{tag}: {}", text(&ours.stderr));
+            let theirs = Command::new("kubectl")
+                .args(["kustomize", "overlays/prod"])
+                .current_dir(&app)
+                .output()
+                .unwrap();
+            assert!(theirs.status.success(), "{}", text(&theirs.stderr));
+            assert_eq!(
+                objects(&text(&ours.stdout)),
+                objects(&text(&theirs.stdout)),
+                "{tag}"
+            );
+        }
+        git(&app, &["checkout", "-q", "main"]);
+    }
+
+    // Asked for, the lock is written.
+    let out = ply_env(&app, &cache, &["fetch", "overlays/prod", "--write-lock"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(prod.join("ply.lock").exists());
 }
