@@ -7,7 +7,10 @@
 set -euo pipefail
 version=${1:?usage: install-kustomize.sh VERSION [DEST]}
 dest=${2:-/usr/local/bin/kustomize-$version}
-if [ -x "$dest" ] && "$dest" version 2>/dev/null | grep -q "v$version"; then
+# The module version the binary was built from (`kustomize version` says `(devel)` before v5.7,
+# which took its version from the build information only from then on).
+built_from() { go version -m "$1" 2>/dev/null | awk '$1 == "mod" && $2 == "sigs.k8s.io/kustomize/kustomize/v5" {print $3}'; }
+if [ -x "$dest" ] && [ "$(built_from "$dest")" = "v$version" ]; then
   exit 0
 fi
 command -v go >/dev/null || { echo "go is not installed: it builds the kustomize oracle"; exit 1; }
@@ -15,4 +18,4 @@ gobin=$(mktemp -d)
 trap 'rm -rf "$gobin"' EXIT
 GOBIN="$gobin" CGO_ENABLED=0 timeout 900 go install "sigs.k8s.io/kustomize/kustomize/v5@v$version"
 install -m 755 "$gobin/kustomize" "$dest"
-"$dest" version | grep -q "v$version" || { echo "$dest does not report v$version"; exit 1; }
+[ "$(built_from "$dest")" = "v$version" ] || { echo "$dest is not built from kustomize v$version"; exit 1; }
