@@ -143,6 +143,11 @@ fn resolve_source(repo: &Repo<'_>, ctx: &Context<'_>, m: &Manifest) -> Resolutio
         };
     }
     if let Some(url) = url.filter(|u| repo.urls.iter().any(|r| super::same_repo_url(r, u))) {
+        if let Some(other) = declared.and_then(|s| other_ref(ctx, s)) {
+            return Resolution::NotRendered(format!(
+                "source {key} is this repository at {other}, not the revision rendered; map it with --source {key}=DIR"
+            ));
+        }
         return Resolution::Local {
             root: repo.root.clone(),
             how: format!("{key} is this repository ({url})"),
@@ -158,6 +163,31 @@ fn resolve_source(repo: &Repo<'_>, ctx: &Context<'_>, m: &Manifest) -> Resolutio
         (Some(_), None) => format!("source {key} is not local; map it with --source {key}=DIR"),
     };
     Resolution::NotRendered(why)
+}
+
+/// The `spec.ref` of a source of this repository when it is not the revision rendered: the
+/// bootstrap source's ref when that is declared, else `main` or `master` (`branch dev-team`).
+fn other_ref(ctx: &Context<'_>, source: &Manifest) -> Option<String> {
+    let refs = |m: &Manifest| m.node.get_path(&["spec", "ref"]).cloned();
+    let bootstrap = ctx.manifests.iter().find(|m| {
+        m.group() == SOURCE_GROUP && m.kind() == "GitRepository" && m.name() == "flux-system"
+    });
+    let mine = refs(source)?;
+    let same = match bootstrap {
+        Some(b) => refs(b).as_ref() == Some(&mine),
+        None => {
+            matches!(mine.str_at(&["branch"]), Some("main" | "master"))
+                && mine.as_map().is_some_and(|m| m.len() == 1)
+        }
+    };
+    if same {
+        return None;
+    }
+    let described = ["branch", "tag", "semver", "commit", "name"]
+        .iter()
+        .find_map(|k| mine.str_at(&[k]).map(|v| format!("{k} {v}")))
+        .unwrap_or_else(|| "another ref".into());
+    Some(described)
 }
 
 /// How one Flux Kustomization renders.
