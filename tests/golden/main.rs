@@ -10,6 +10,7 @@ mod bad_input;
 mod cli;
 mod diff;
 mod explain;
+mod gitops;
 mod merge;
 mod render;
 mod review;
