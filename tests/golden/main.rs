@@ -13,3 +13,4 @@ mod explain;
 mod merge;
 mod render;
 mod review;
+mod review_causes;
