@@ -647,29 +647,26 @@ fn in_entry(place: &Place, entry: &crate::source::Location) -> Place {
 /// The path of the first scalar under `n` equal to `v` (under the key `key` when given).
 fn find_scalar(n: &Node, key: Option<&str>, v: &Node) -> Option<Vec<PathSeg>> {
     fn go(n: &Node, key: Option<&str>, v: &Node, at: &mut Vec<PathSeg>) -> bool {
+        use crate::merge::ssa::value::human;
+        // A child at `seg` (its key, for a map's entry) holds the value, or a child of it.
+        let mut visit = |seg: PathSeg, own: Option<&str>, x: &Node| {
+            at.push(seg);
+            let scalar = !matches!(x.unspelled(), Node::Map(_) | Node::Seq(_));
+            let named = key.is_none_or(|want| own == Some(want));
+            let hit = (named && scalar && human(x) == human(v)) || go(x, key, v, at);
+            if !hit {
+                at.pop();
+            }
+            hit
+        };
         match n.unspelled() {
-            Node::Map(m) => m.iter().any(|(k, x)| {
-                at.push(PathSeg::Key(k.to_string()));
-                let hit = (key.is_none_or(|want| want == k.as_str())
-                    && !matches!(x.unspelled(), Node::Map(_) | Node::Seq(_))
-                    && crate::merge::ssa::value::human(x) == crate::merge::ssa::value::human(v))
-                    || go(x, key, v, at);
-                if !hit {
-                    at.pop();
-                }
-                hit
-            }),
-            Node::Seq(items) => items.iter().enumerate().any(|(i, x)| {
-                at.push(PathSeg::Index(i));
-                let hit = (key.is_none()
-                    && !matches!(x.unspelled(), Node::Map(_) | Node::Seq(_))
-                    && crate::merge::ssa::value::human(x) == crate::merge::ssa::value::human(v))
-                    || go(x, key, v, at);
-                if !hit {
-                    at.pop();
-                }
-                hit
-            }),
+            Node::Map(m) => m
+                .iter()
+                .any(|(k, x)| visit(PathSeg::Key(k.to_string()), Some(k.as_str()), x)),
+            Node::Seq(items) => items
+                .iter()
+                .enumerate()
+                .any(|(i, x)| visit(PathSeg::Index(i), None, x)),
             _ => false,
         }
     }
