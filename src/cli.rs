@@ -686,18 +686,17 @@ fn run_render(
 
 fn run_explain(args: &ExplainArgs, warnings: &mut Warnings) -> Result<(), Error> {
     let opts = render_options(RenderUse::Explain(&args.render));
-    let rendered = crate::render::render_with(
-        &crate::fs::CachingDiskFs::default(),
-        &args.dir,
-        &opts,
-        warnings,
-    )?;
+    let disk = crate::fs::CachingDiskFs::default();
+    let rec = crate::fs::record::Recording::new(&disk);
+    let rendered = crate::render::render_with(&rec, &args.dir, &opts, warnings)?;
     let query = crate::explain::Query {
         object: args.object.clone(),
         field: args.field.clone(),
         all: args.all,
     };
-    let fields = crate::explain::explain(&rendered.resources, &query)?;
+    // The files the render read, for an object not in it (what deleted it).
+    let mut read = || crate::explain::texts(&disk, rec.paths());
+    let fields = crate::explain::explain(&rendered.resources, &query, &mut read)?;
     let written =
         print_stdout(crate::explain::write(&fields, args.format == ExplainFormat::Json).as_bytes());
     // The process ends after this, as after `ply render` (`run_render`): the rendered objects

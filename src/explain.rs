@@ -72,7 +72,13 @@ pub(crate) fn shown(origins: &[Origin], resolver: &mut Resolver) -> Vec<ShownOri
 
 /// The fields `q` asks for, in output order. Without a field path, only the fields a step
 /// after the resource file changed (an overlay's doing); with one, every field at or under it.
-pub(crate) fn explain(resources: &[Resource], q: &Query) -> Result<Vec<Explained>> {
+/// An object not in the render is an error that says what removed it (a `$patch: delete` of
+/// one of the files `read` gives: display path and text) or names the closest objects.
+pub(crate) fn explain(
+    resources: &[Resource],
+    q: &Query,
+    read: &mut dyn FnMut() -> Vec<(String, String)>,
+) -> Result<Vec<Explained>> {
     let wanted = match &q.field {
         Some(f) => Some(parse_path(f).ok_or_else(|| {
             Error::new(ErrorKind::Usage, format!("'{f}' is not a field path"))
@@ -112,11 +118,7 @@ pub(crate) fn explain(resources: &[Resource], q: &Query) -> Result<Vec<Explained
     if let Some(o) = &q.object
         && !matched_object
     {
-        return Err(
-            Error::new(ErrorKind::Usage, format!("no object {o} in the render")).help(
-                "name an object as KIND/NAME or KIND/NAMESPACE/NAME, as `ply render` prints it",
-            ),
-        );
+        return Err(missing(o, resources, &read()));
     }
     if let (Some(f), true) = (&q.field, out.is_empty()) {
         return Err(Error::new(
@@ -127,22 +129,159 @@ pub(crate) fn explain(resources: &[Resource], q: &Query) -> Result<Vec<Explained
     Ok(out)
 }
 
-fn object_matches(r: &Resource, o: &str) -> bool {
+/// The display path and text of each readable text file of `paths`, as `fs` reads them.
+pub(crate) fn texts(
+    fs: &dyn crate::fs::Fs,
+    paths: Vec<std::path::PathBuf>,
+) -> Vec<(String, String)> {
+    paths
+        .iter()
+        .filter_map(|p| {
+            let text = String::from_utf8(fs.read(p).ok()?).ok()?;
+            Some((crate::source::display_path(p), text))
+        })
+        .collect()
+}
+
+/// `KIND/NAME` or `KIND/NAMESPACE/NAME` as (kind, namespace, name).
+fn object_parts(o: &str) -> Option<(&str, Option<&str>, &str)> {
     let parts: Vec<&str> = o.split('/').collect();
-    let (kind, ns, name) = match parts.as_slice() {
-        [k, n] => (*k, None, *n),
-        [k, ns, n] => (*k, Some(*ns), *n),
-        _ => return false,
+    match parts.as_slice() {
+        [k, n] => Some((*k, None, *n)),
+        [k, ns, n] => Some((*k, Some(*ns), *n)),
+        _ => None,
+    }
+}
+
+fn object_matches(r: &Resource, o: &str) -> bool {
+    let Some((kind, ns, name)) = object_parts(o) else {
+        return false;
     };
     r.kind().eq_ignore_ascii_case(kind)
         && r.name() == name
         && ns.is_none_or(|ns| r.namespace() == ns)
 }
 
+/// The error for an object `o` not in the render: the `$patch: delete` that removed it (in a
+/// patch file or an inline patch of a file the render read), else the closest objects the
+/// render holds (by edit distance of `KIND/NAMESPACE/NAME`, at most three).
+fn missing(o: &str, resources: &[Resource], read: &[(String, String)]) -> Error {
+    let err = Error::new(ErrorKind::Usage, format!("no object {o} in the render"));
+    let Some((kind, _, name)) = object_parts(o) else {
+        return err
+            .help("name an object as KIND/NAME or KIND/NAMESPACE/NAME, as `ply render` prints it");
+    };
+    if let Some(at) = read
+        .iter()
+        .find_map(|(file, text)| deleted_at(text, kind, name).map(|l| (file, l)))
+    {
+        return Error::new(
+            ErrorKind::Usage,
+            format!(
+                "no object {o} in the render: it is deleted by `$patch: delete` at {}:{}",
+                at.0, at.1
+            ),
+        );
+    }
+    let id = |r: &Resource| {
+        if r.namespace().is_empty() {
+            format!("{}/{}", r.kind(), r.name())
+        } else {
+            format!("{}/{}/{}", r.kind(), r.namespace(), r.name())
+        }
+    };
+    let want = o.to_ascii_lowercase();
+    let mut near: Vec<(usize, String)> = resources
+        .iter()
+        .map(|r| {
+            let i = id(r);
+            (
+                crate::diag::suggest::levenshtein(&want, &i.to_ascii_lowercase()),
+                i,
+            )
+        })
+        .collect();
+    near.sort();
+    near.dedup();
+    let closest: Vec<String> = near.into_iter().take(3).map(|(_, i)| i).collect();
+    if closest.is_empty() {
+        return err.help("the render holds no objects");
+    }
+    err.help(format!(
+        "the closest objects in the render: {}",
+        closest.join(", ")
+    ))
+}
+
+/// The line (1-based) of a `$patch: delete` in `text` whose document or inline patch names an
+/// object of `kind` (any case) and `name`: the nearest `kind:` and `name:` lines above or
+/// below it within its document, at any indentation (a patch file, or a kustomization's
+/// `patch: |` text).
+fn deleted_at(text: &str, kind: &str, name: &str) -> Option<usize> {
+    if !text.contains("$patch") {
+        return None;
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let value = |l: &str, key: &str| {
+        let t = l.trim_start().trim_start_matches("- ");
+        let v = t.strip_prefix(key)?.strip_prefix(':')?.trim();
+        Some(v.trim_matches(['"', '\'']).to_string())
+    };
+    for (i, l) in lines.iter().enumerate() {
+        let Some(v) = value(l, "$patch") else {
+            continue;
+        };
+        if v != "delete" {
+            continue;
+        }
+        // The document around it: up to the `---` or `- ` entry boundaries, both ways.
+        let start = (0..i)
+            .rev()
+            .find(|&j| lines[j].starts_with("---") || value(lines[j], "patch").is_some())
+            .map_or(0, |j| j + 1);
+        let end = (i + 1..lines.len())
+            .find(|&j| lines[j].starts_with("---") || value(lines[j], "patch").is_some())
+            .unwrap_or(lines.len());
+        let doc = &lines[start..end];
+        let kind_ok = doc
+            .iter()
+            .any(|l| value(l, "kind").is_some_and(|k| k.eq_ignore_ascii_case(kind)));
+        let name_ok = doc
+            .iter()
+            .any(|l| value(l, "name").as_deref() == Some(name));
+        if kind_ok && name_ok {
+            return Some(i + 1);
+        }
+    }
+    None
+}
+
+/// A value as YAML writes it (`nginx:1.27`, `'>=1.0.0'`, `3`, `{}`); a string YAML would
+/// write over several lines, double-quoted with its line breaks escaped (`"a\nb"`).
 fn value_text(v: &Node) -> String {
     let mut s = String::new();
-    write_json(&mut s, v, JsonStyle::COMPACT);
-    s
+    emit_document(&mut s, v, EmitOptions::default());
+    let t = s.strip_suffix('\n').unwrap_or(&s);
+    if !t.contains('\n') {
+        return t.to_string();
+    }
+    let Node::Str(text) = v.unspelled() else {
+        return t.replace('\n', " ");
+    };
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 /// The text form: per field, `KIND/[NAMESPACE/]NAME PATH = VALUE`, then one line per origin,
@@ -290,7 +429,7 @@ pub(crate) fn with_comments(resources: &[Resource]) -> String {
             out.push_str("---\n");
         }
         let mut doc = String::new();
-        let mut notes: Vec<(usize, String)> = Vec::new();
+        let mut notes: Vec<(usize, bool, String)> = Vec::new();
         match &r.provenance {
             Some(prov) => {
                 // Where each value is written, told by the writer (by the node's address).
@@ -311,7 +450,7 @@ pub(crate) fn with_comments(resources: &[Resource]) -> String {
                         }
                         None => o.step.name().to_string(),
                     };
-                    notes.push((offset, text));
+                    notes.push((offset, ends_on_line(&doc, offset, value), text));
                 });
             }
             None => emit_document(&mut doc, &r.node, EmitOptions::default()),
@@ -321,13 +460,13 @@ pub(crate) fn with_comments(resources: &[Resource]) -> String {
     out
 }
 
-/// Appends each note to the line where its value starts, when that value ends on the line.
-fn annotate(doc: &str, notes: &[(usize, String)]) -> String {
+/// Appends each note to the line where its value starts (`notes`: the value's offset, whether
+/// it ends on that line, the note).
+fn annotate(doc: &str, notes: &[(usize, bool, String)]) -> String {
     let mut by_line: std::collections::BTreeMap<usize, &str> = std::collections::BTreeMap::new();
-    for (offset, text) in notes {
-        let ls = doc[..*offset].rfind('\n').map_or(0, |i| i + 1);
-        let le = doc[*offset..].find('\n').map_or(doc.len(), |i| offset + i);
-        if ends_on_line(doc, *offset, le, ls) {
+    for (offset, ends, text) in notes {
+        if *ends {
+            let ls = doc[..*offset].rfind('\n').map_or(0, |i| i + 1);
             by_line.entry(ls).or_insert(text);
         }
     }
@@ -348,33 +487,39 @@ fn annotate(doc: &str, notes: &[(usize, String)]) -> String {
     out
 }
 
-/// Whether the scalar written from `at` ends on its line (`le` its end, `ls` its start): a
-/// quoted scalar closes there, a block scalar header is not a value, a plain scalar has no
-/// deeper continuation line.
-fn ends_on_line(doc: &str, at: usize, le: usize, ls: usize) -> bool {
+/// Whether `value`, written at `at` of `doc`, ends on its line, so that a comment after it is
+/// outside it: a plain string whose whole text is on the line (the writer folds a long one
+/// over lines), a quoted one whose closing quote ends the line, never a block scalar; any
+/// other scalar (a number, a boolean, null, `{}`, `[]`) is one token.
+fn ends_on_line(doc: &str, at: usize, value: &Node) -> bool {
+    let le = doc[at..].find('\n').map_or(doc.len(), |i| at + i);
     let v = &doc[at..le];
-    if v.starts_with('|') || v.starts_with('>') || v.ends_with(':') {
-        return false;
-    }
-    if let Some(q) = v.chars().next().filter(|c| *c == '"' || *c == '\'') {
-        if v.len() < 2 || !v.ends_with(q) || v.ends_with("\\\"") {
-            return false;
-        }
-    }
+    let Node::Str(s) = value.unspelled() else {
+        return true;
+    };
     if v.contains(" #") {
         return false;
     }
-    let indent = doc[ls..].len() - doc[ls..].trim_start_matches([' ', '-']).len();
-    match doc[le..]
-        .strip_prefix('\n')
-        .and_then(|n| n.split('\n').next())
-    {
-        Some(next) if !next.trim().is_empty() => {
-            let ni = next.len() - next.trim_start_matches(' ').len();
-            ni <= indent || next.trim_start().starts_with("- ") && ni <= indent + 2
-        }
-        _ => true,
+    match v.chars().next() {
+        Some('|' | '>') => false,
+        Some('"') => closes_double(v),
+        Some('\'') => v.len() >= 2 && v.ends_with('\'') && v.matches('\'').count() % 2 == 0,
+        _ => v == s.as_str(),
     }
+}
+
+/// Whether a double-quoted scalar's text closes at its last character (escapes skipped).
+fn closes_double(v: &str) -> bool {
+    let mut escaped = false;
+    for (i, c) in v.char_indices().skip(1) {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '"' => return i + 1 == v.len(),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Renders the explanation in `format`.
@@ -399,4 +544,41 @@ fn insert_at(m: &mut Map, at: Option<&Resolved>) {
     m.insert("file".into(), file);
     m.insert("line".into(), line);
     m.insert("column".into(), column);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_print_as_yaml_writes_them() {
+        assert_eq!(value_text(&Node::str(">=1.0.0")), "'>=1.0.0'");
+        assert_eq!(value_text(&Node::str("nginx:1.27")), "nginx:1.27");
+        assert_eq!(value_text(&Node::Int(3)), "3");
+        assert_eq!(value_text(&Node::str("a\nb")), "\"a\\nb\"");
+        assert_eq!(value_text(&Node::Map(Map::new())), "{}");
+    }
+
+    #[test]
+    fn a_deleted_object_is_found_at_its_patch() {
+        let text = "patches:\n- patch: |-\n    apiVersion: v1\n    kind: ConfigMap\n    metadata:\n      name: old\n    $patch: delete\n- patch: |-\n    kind: Secret\n    metadata:\n      name: other\n";
+        assert_eq!(deleted_at(text, "configmap", "old"), Some(7));
+        assert_eq!(deleted_at(text, "Secret", "other"), None);
+        assert_eq!(deleted_at(text, "ConfigMap", "new"), None);
+        let file = "apiVersion: v1\nkind: Service\nmetadata:\n  name: a\n---\nkind: Service\nmetadata:\n  name: b\n$patch: delete\n";
+        assert_eq!(deleted_at(file, "Service", "b"), Some(9));
+        assert_eq!(deleted_at(file, "Service", "a"), None);
+    }
+
+    #[test]
+    fn a_comment_goes_only_after_a_value_that_ends_on_its_line() {
+        let doc =
+            "- mysql -h 127.0.0.1 -p\n  -e 'SELECT 1'\n- \"a \\\"b\\\"\"\n- 'it''s'\n- |\n  x\n";
+        let folded = Node::str("mysql -h 127.0.0.1 -p -e 'SELECT 1'");
+        assert!(!ends_on_line(doc, 2, &folded));
+        assert!(ends_on_line(doc, 42, &Node::str("a \"b\"")));
+        assert!(ends_on_line(doc, 54, &Node::str("it's")));
+        assert!(!ends_on_line(doc, 64, &Node::str("x\n")));
+        assert!(ends_on_line("- 3\n", 2, &Node::Int(3)));
+    }
 }

@@ -43,6 +43,17 @@ impl<'a> Recording<'a> {
         }
     }
 
+    /// Every path asked about so far, sorted.
+    pub fn paths(&self) -> Vec<PathBuf> {
+        let asked = self.asked.lock().map(|s| s.clone()).unwrap_or_default();
+        let mut out: Vec<PathBuf> = asked
+            .into_iter()
+            .map(|bytes| PathBuf::from(std::ffi::OsString::from_vec(bytes)))
+            .collect();
+        out.sort();
+        out
+    }
+
     /// Every path asked about, sorted.
     pub fn into_paths(self) -> BTreeSet<PathBuf> {
         let asked = self.asked.into_inner().unwrap_or_default();

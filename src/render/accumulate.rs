@@ -114,13 +114,16 @@ pub fn parse_resources(file: &Arc<SourceFile>, limits: ReaderLimits) -> Result<V
     Ok(out)
 }
 
+/// The name of an inline configuration's text.
+pub(super) const INLINE_CONFIG: &str = "kustomization.yaml (inline configuration)";
+
 /// An entry of `generators:`/`transformers:` that is itself YAML (a multi-line string holding
 /// configurations) rather than a path: kustomize tries to read every entry as resources first.
 pub(super) fn inline_configs(entry: &str) -> Option<Vec<Resource>> {
     if !entry.contains('\n') && !entry.trim_start().starts_with('{') {
         return None;
     }
-    let file = SourceFile::new("kustomization.yaml (inline configuration)", entry);
+    let file = SourceFile::new(INLINE_CONFIG, entry);
     parse_resources(&file, ReaderLimits::DEFAULT)
         .ok()
         .filter(|r| !r.is_empty())

@@ -539,7 +539,10 @@ impl Builder<'_> {
         let generators = self.plugin_configs(loaded, RefKind::Generator)?;
         self.run_generator_plugins(loaded, &generators, &mut acc)?;
         if prov && !generators.is_empty() {
-            provenance::record(&mut acc, Step::Plugin, &|_, _, _| None);
+            let at = |r: &Resource, p: &[crate::yaml::de::PathSeg], _: Option<&Node>| {
+                places::config_place(&generators, p, provenance::node_at(&r.node, p))
+            };
+            provenance::record(&mut acc, Step::Plugin, &at);
         }
         for Ref {
             key, text: path, ..
@@ -593,7 +596,10 @@ impl Builder<'_> {
         let transformers = self.plugin_configs(loaded, RefKind::Transformer)?;
         self.run_transformer_plugins(loaded, &transformers, &mut acc)?;
         if prov && !transformers.is_empty() {
-            provenance::record(&mut acc, Step::Plugin, &|_, _, _| None);
+            let at = |r: &Resource, p: &[crate::yaml::de::PathSeg], _: Option<&Node>| {
+                places::config_place(&transformers, p, provenance::node_at(&r.node, p))
+            };
+            provenance::record(&mut acc, Step::Plugin, &at);
         }
         let validators = self.plugin_configs(loaded, RefKind::Validator)?;
         plugins::run_validator_plugins(&validators)?;

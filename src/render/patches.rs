@@ -617,12 +617,15 @@ impl Index {
     }
 }
 
-/// Applies `patches` in order to `resources`.
+/// Applies `patches` in order to `resources`. `renamed`: whether a patch may have renamed an
+/// object since the list was last rebuilt ([`super::ids::check_unique_slots`]), coming in
+/// from patches applied before (`false` at a kustomization's first patch).
 pub(super) fn apply_all(
     resources: &mut Vec<Resource>,
     patches: &[Patch],
     cx: &Context<'_>,
     warnings: &mut Warnings,
+    renamed: &mut bool,
 ) -> Result<()> {
     if patches.is_empty() {
         return Ok(());
@@ -634,12 +637,9 @@ pub(super) fn apply_all(
         untargeted_documents(patches) > SCAN_LIMIT,
         exact_targets(patches) > SCAN_LIMIT,
     );
-    // Whether a patch may have renamed an object since the list was last rebuilt
-    // ([`super::ids::check_unique_slots`]).
-    let mut renamed = false;
     let result = patches
         .iter()
-        .try_for_each(|p| apply_one(&mut slots, &mut index, p, cx, warnings, &mut renamed));
+        .try_for_each(|p| apply_one(&mut slots, &mut index, p, cx, warnings, renamed));
     *resources = slots.into_iter().flatten().collect();
     result
 }
@@ -1975,7 +1975,16 @@ mod tests {
         };
         let mut w = Warnings::default();
         // The patch names namespace x: no object has it.
-        assert!(apply_all(&mut resources, std::slice::from_ref(&patch), &cx, &mut w).is_err());
+        assert!(
+            apply_all(
+                &mut resources,
+                std::slice::from_ref(&patch),
+                &cx,
+                &mut w,
+                &mut false
+            )
+            .is_err()
+        );
         let mut patch = patch;
         patch.body = parse_patch_text(
             "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\ndata: {b: '2'}\n",
@@ -1983,7 +1992,7 @@ mod tests {
             "p",
         )
         .unwrap();
-        apply_all(&mut resources, &[patch], &cx, &mut w).unwrap();
+        apply_all(&mut resources, &[patch], &cx, &mut w, &mut false).unwrap();
         assert_eq!(resources[0].name(), "pre-cm");
         assert_eq!(resources[0].node.str_at(&["data", "b"]), Some("2"));
     }
@@ -2019,7 +2028,7 @@ mod tests {
             let p = patch(
                 "apiVersion: v2\nkind: ConfigMap\nmetadata: {name: cm}\ndata: {b: '2', a: null}\n",
             );
-            apply_all(&mut resources, &[p], &cx, &mut w).unwrap();
+            apply_all(&mut resources, &[p], &cx, &mut w, &mut false).unwrap();
             let text = crate::yaml::emit_documents(
                 [&resources[0].node],
                 crate::yaml::emit::EmitOptions::default(),
@@ -2031,7 +2040,7 @@ mod tests {
         // (checked with kubectl kustomize).
         let mut resources = vec![res("kind: ConfigMap\nmetadata: {name: cm}\n")];
         let p = patch("apiVersion: v2\nkind: ConfigMap\nmetadata: {name: cm}\n");
-        apply_all(&mut resources, &[p], &cx, &mut w).unwrap();
+        apply_all(&mut resources, &[p], &cx, &mut w, &mut false).unwrap();
         assert_eq!(resources[0].node.get("apiVersion"), Some(&Node::Null));
     }
 
@@ -2062,7 +2071,14 @@ mod tests {
             "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\n",
         )];
         let mut w = Warnings::default();
-        apply_all(&mut resources, std::slice::from_ref(&patch), &cx, &mut w).unwrap();
+        apply_all(
+            &mut resources,
+            std::slice::from_ref(&patch),
+            &cx,
+            &mut w,
+            &mut false,
+        )
+        .unwrap();
         assert_eq!(
             w.messages(),
             [
@@ -2070,7 +2086,7 @@ mod tests {
             ]
         );
         cx.strict = true;
-        let e = apply_all(&mut resources, &[patch], &cx, &mut w).unwrap_err();
+        let e = apply_all(&mut resources, &[patch], &cx, &mut w, &mut false).unwrap_err();
         assert_eq!(e.kind, ErrorKind::Strict);
         assert_eq!(resources.len(), 1);
     }

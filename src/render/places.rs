@@ -570,6 +570,110 @@ pub(crate) fn template_place(template: &Arc<SourceFile>, r: &Resource, path: &[P
     }
 }
 
+// ---------------------------------------------------------------------------------------
+// Transformer and generator configurations (`transformers:`, `generators:`).
+
+/// Where a configuration of `configs` (run in order, so the last one that says it wins) sets
+/// the value `value` that the field at `path` now holds: the entry of the configuration whose
+/// key is the field's own key and whose value is that value (a `LabelTransformer`'s
+/// `labels.KEY`), else the first scalar of the configuration holding that value, else the
+/// configuration document's first line. An inline configuration (no document of its own) is
+/// placed at its kustomization entry.
+pub(crate) fn config_place(
+    configs: &[(Resource, crate::source::Location)],
+    path: &[PathSeg],
+    value: Option<&Node>,
+) -> Option<Place> {
+    let own_key = match path.last() {
+        Some(PathSeg::Key(k)) => Some(k.as_str()),
+        _ => None,
+    };
+    let mut fallback = None;
+    for (config, entry) in configs.iter().rev() {
+        let Some(doc) = &config.origin else {
+            fallback.get_or_insert_with(|| Place {
+                file: Arc::clone(&entry.file),
+                start: entry.offset,
+                path: String::new(),
+            });
+            continue;
+        };
+        let place = |p: Vec<PathSeg>| Place {
+            file: Arc::clone(&doc.file),
+            start: doc.offset,
+            path: path_text(&p),
+        };
+        if let Some(v) = value.filter(|v| !matches!(v, Node::Map(_) | Node::Seq(_))) {
+            if let Some(p) = find_scalar(&config.node, own_key, v) {
+                let found = place(p);
+                if doc.file.path == Path::new(super::accumulate::INLINE_CONFIG) {
+                    return Some(in_entry(&found, entry));
+                }
+                return Some(found);
+            }
+            if let Some(p) = find_scalar(&config.node, None, v) {
+                fallback.get_or_insert_with(|| place(p));
+                continue;
+            }
+        }
+        fallback.get_or_insert_with(|| place(Vec::new()));
+    }
+    fallback
+}
+
+/// A place in an inline configuration's text, as a place in the kustomization that holds it:
+/// the first line after the entry's start that reads as the place's line (the text is the
+/// entry's block scalar, indented there); the entry itself when none does.
+fn in_entry(place: &Place, entry: &crate::source::Location) -> Place {
+    let quote = super::provenance::resolve(place).quote;
+    let want = quote.trim();
+    let text = &entry.file.text;
+    let mut offset = entry.offset;
+    let mut found = None;
+    for line in text.get(entry.offset..).unwrap_or("").split_inclusive('\n') {
+        if !want.is_empty() && line.trim() == want {
+            found = Some(offset + (line.len() - line.trim_start().len()));
+            break;
+        }
+        offset += line.len();
+    }
+    Place {
+        file: Arc::clone(&entry.file),
+        start: found.unwrap_or(entry.offset),
+        path: String::new(),
+    }
+}
+
+/// The path of the first scalar under `n` equal to `v` (under the key `key` when given).
+fn find_scalar(n: &Node, key: Option<&str>, v: &Node) -> Option<Vec<PathSeg>> {
+    fn go(n: &Node, key: Option<&str>, v: &Node, at: &mut Vec<PathSeg>) -> bool {
+        use crate::merge::ssa::value::human;
+        // A child at `seg` (its key, for a map's entry) holds the value, or a child of it.
+        let mut visit = |seg: PathSeg, own: Option<&str>, x: &Node| {
+            at.push(seg);
+            let scalar = !matches!(x.unspelled(), Node::Map(_) | Node::Seq(_));
+            let named = key.is_none_or(|want| own == Some(want));
+            let hit = (named && scalar && human(x) == human(v)) || go(x, key, v, at);
+            if !hit {
+                at.pop();
+            }
+            hit
+        };
+        match n.unspelled() {
+            Node::Map(m) => m
+                .iter()
+                .any(|(k, x)| visit(PathSeg::Key(k.to_string()), Some(k.as_str()), x)),
+            Node::Seq(items) => items
+                .iter()
+                .enumerate()
+                .any(|(i, x)| visit(PathSeg::Index(i), None, x)),
+            _ => false,
+        }
+    }
+    let mut at = Vec::new();
+    go(n, key, v, &mut at).then_some(at)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -361,13 +361,16 @@ impl Builder<'_> {
         if self.ctx.provenance() {
             // One at a time, each recorded as its own (the output is the same: `apply_all`
             // applies them in order), with what it wrote, changed or not
-            // (`render/writes.rs`): the objects it applies to are picked before it runs.
+            // (`render/writes.rs`): the objects it applies to are picked before it runs. Whether
+            // a patch renamed an object since the list was last rebuilt carries from one to
+            // the next, as inside one `apply_all`.
+            let mut renamed = false;
             for p in list {
                 let tables = self.ctx.tables;
                 let scope = |g: &Gvk| tables.is_cluster_scoped(g);
                 let chosen = patches::chosen(acc, p, &scope);
                 let count = acc.len();
-                self.apply_patches_now(std::slice::from_ref(p), acc)?;
+                self.apply_patches_now(std::slice::from_ref(p), acc, &mut renamed)?;
                 let chosen = (acc.len() == count).then_some(chosen.as_slice());
                 let sources = chosen
                     .map(|c| super::writes::copy_sources(acc, p, c))
@@ -377,10 +380,15 @@ impl Builder<'_> {
             }
             return Ok(());
         }
-        self.apply_patches_now(list, acc)
+        self.apply_patches_now(list, acc, &mut false)
     }
 
-    fn apply_patches_now(&mut self, list: &[Patch], acc: &mut Vec<Resource>) -> Result<()> {
+    fn apply_patches_now(
+        &mut self,
+        list: &[Patch],
+        acc: &mut Vec<Resource>,
+        renamed: &mut bool,
+    ) -> Result<()> {
         // A strategic merge patch walks the schema, which makes kustomize parse its built-in
         // one (`kyaml/openapi.SchemaForResourceType`); JSON patches never look at it.
         if self.plugin_state.custom_schema.is_none()
@@ -406,7 +414,7 @@ impl Builder<'_> {
             json_patch_growth: self.ctx.opts.limits.json_patch_growth,
             kustomize: self.ctx.kustomize(),
         };
-        patches::apply_all(acc, list, &cx, self.warnings)
+        patches::apply_all(acc, list, &cx, self.warnings, renamed)
     }
 
     pub(super) fn run_generator_plugins(

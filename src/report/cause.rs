@@ -5,8 +5,10 @@ use crate::yaml::{Map, Node};
 
 use super::model::Cause;
 
-/// ` — set by `step` at [file:line](link), changed in this pull request` (empty without a
-/// cause), appended to a change where the Markdown report lists it.
+/// ` (set by `step` at [file:line](link), changed in this pull request)` (empty without a
+/// cause), appended to a change where the Markdown report lists it; a removed field's
+/// `(held by step at file:line at the base, …)`; a place read through another (a generated
+/// object's hash): `(set by step, hash of ConfigMap NAME: file:line, …)`.
 pub(crate) fn markdown(cause: Option<&Cause>) -> String {
     let Some(c) = cause else {
         return String::new();
@@ -28,7 +30,11 @@ pub(crate) fn markdown(cause: Option<&Cause>) -> String {
         (Some(url), None) => format!(", from the remote base `{url}`"),
         (None, None) => String::new(),
     };
-    format!(" (set by {} at {at}{changed})", c.step)
+    match (&c.via, c.at_base) {
+        (_, true) => format!(" (held by {} at {at} at the base{changed})", c.step),
+        (Some(via), false) => format!(" (set by {}, {via}: {at}{changed})", c.step),
+        (None, false) => format!(" (set by {} at {at}{changed})", c.step),
+    }
 }
 
 /// The cause as HTML (the HTML report's "cause" column): `set by step at <a>file:line</a>,
@@ -57,10 +63,16 @@ pub(crate) fn html(cause: Option<&Cause>) -> String {
         (Some(url), None) => format!(", from the remote base <code>{}</code>", esc(url)),
         (None, None) => String::new(),
     };
-    format!("set by {} at {at}{changed}", esc(&c.step))
+    let step = esc(&c.step);
+    match (&c.via, c.at_base) {
+        (_, true) => format!("held by {step} at {at} at the base{changed}"),
+        (Some(via), false) => format!("set by {step}, {}: {at}{changed}", esc(via)),
+        (None, false) => format!("set by {step} at {at}{changed}"),
+    }
 }
 
-/// `{file, line, column, step, changedInPullRequest, link}` of the JSON review.
+/// `{file, line, column, step, changedInPullRequest, link}` of the JSON review, with
+/// `remoteBase`, `via` and `side: base` when they apply.
 pub(crate) fn json(c: &Cause) -> Node {
     let mut m = Map::default();
     m.insert("file".into(), Node::str(c.file.clone()));
@@ -74,6 +86,12 @@ pub(crate) fn json(c: &Cause) -> Node {
     m.insert("link".into(), c.link.clone().map_or(Node::Null, Node::str));
     if let Some(url) = &c.remote {
         m.insert("remoteBase".into(), Node::str(url.clone()));
+    }
+    if let Some(via) = &c.via {
+        m.insert("via".into(), Node::str(via.clone()));
+    }
+    if c.at_base {
+        m.insert("side".into(), Node::str("base"));
     }
     Node::Map(m)
 }
@@ -96,6 +114,8 @@ pub(crate) fn from_json(n: &Node) -> Option<Cause> {
         },
         link: text("link"),
         remote: text("remoteBase"),
+        via: text("via"),
+        at_base: text("side").as_deref() == Some("base"),
     })
 }
 
@@ -177,6 +197,8 @@ mod tests {
             changed: Some(true),
             link: None,
             remote: None,
+            via: None,
+            at_base: false,
         };
         assert_eq!(
             markdown(Some(&c)),

@@ -144,6 +144,11 @@ pub struct Cause {
     /// `changed` says whether the pull request moved the base (its lock pins another commit
     /// whose file differs there).
     pub remote: Option<String>,
+    /// What the step read that changed, when the place is that input rather than the step's
+    /// own (`hash of ConfigMap redis-config`, `from Service/db spec.ports[0].port`).
+    pub via: Option<String>,
+    /// The place is at the base: the field was removed, and this held it.
+    pub at_base: bool,
 }
 
 /// One field manager of `metadata.managedFields`.

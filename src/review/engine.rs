@@ -342,16 +342,27 @@ fn same_at(path: &Path, old: &dyn Fs, new: &dyn Fs) -> bool {
         .unwrap_or_else(|| old.read(path).is_ok_and(|b| b == bytes))
 }
 
-/// With `--why`, names each changed field's cause.
+/// With `--why`, names each changed field's cause; a removed field's is read from the base
+/// rendered again with provenance (at `base_dir`, with `base_render`'s options), only when
+/// a field was removed.
 fn explain(
     objects: &mut [ObjectChange],
     head: &[Resource],
-    old: &Side<'_>,
-    new: &Side<'_>,
+    (old, new): (&Side<'_>, &Side<'_>),
+    base_dir: Option<&Path>,
+    base_render: &RenderOptions,
     opts: &ReviewOptions,
 ) {
     if opts.why {
-        super::why::annotate(objects, head, old.fs, new.fs, opts.link.as_ref());
+        let mut base = || {
+            let with = RenderOptions {
+                provenance: true,
+                ..base_render.clone()
+            };
+            render_on(old.fs, base_dir?, &with, &mut Warnings::default()).ok()
+        };
+        let link = opts.link.as_ref();
+        super::why::annotate(objects, head, &mut base, old.fs, new.fs, link);
     }
 }
 
@@ -512,7 +523,8 @@ fn one(
     match (base, head) {
         (Some(Ok(b)), Some(h)) => {
             let (mut objects, risks) = compared(&b, &h, kinds, opts.show_secrets);
-            explain(&mut objects, &h, old, new, opts);
+            let base_dir = overlay.old.as_deref();
+            explain(&mut objects, &h, (old, new), base_dir, renders.base, opts);
             if objects.iter().all(|o| o.action == Action::Unchanged) {
                 // Reported as an overlay that was not rendered is: no objects, no warnings,
                 // so that `--changed-only` gives the same report.
@@ -526,7 +538,7 @@ fn one(
             Some(status) => result(status, Vec::new(), &warnings),
             None => {
                 let (mut objects, risks) = compared(&[], &h, kinds, opts.show_secrets);
-                explain(&mut objects, &h, old, new, opts);
+                explain(&mut objects, &h, (old, new), None, renders.base, opts);
                 let r = result(Status::BaseFailed(failure(&e, opts)), objects, &warnings);
                 with_risks(r, risks)
             }

@@ -693,7 +693,8 @@ fn quantity(n: &Node) -> Option<(i128, i128)> {
         .unwrap_or(rest.len());
     let (number, suffix) = rest.split_at(digits_end);
     let (int, frac) = number.split_once('.').unwrap_or((number, ""));
-    if int.is_empty() && frac.is_empty() {
+    // `1.2.3` (a version, not a quantity) holds a second dot.
+    if (int.is_empty() && frac.is_empty()) || frac.contains('.') {
         return None;
     }
     let mut num: i128 = 0;
@@ -771,6 +772,8 @@ mod tests {
         assert_eq!(q("500m"), Some((500, 1000)));
         assert_eq!(q("1e3"), Some((1000, 1)));
         assert_eq!(q("ten"), None);
+        assert_eq!(q("1.2.3"), None);
+        assert_eq!(q("v0.10.6"), None);
         assert_eq!(q("5Gb"), None);
         assert_eq!(less(q("5Gi").unwrap(), q("10Gi").unwrap()), Some(true));
         assert_eq!(less(q("1G").unwrap(), q("1Gi").unwrap()), Some(true));

@@ -14,3 +14,4 @@ mod gitops;
 mod merge;
 mod render;
 mod review;
+mod review_causes;

@@ -22,7 +22,7 @@ const FORMATS: [(&str, &str); 4] = [
     ("markdown", "expected.md"),
 ];
 
-fn copy_tree(from: &Path, to: &Path) {
+pub fn copy_tree(from: &Path, to: &Path) {
     for entry in walkdir::WalkDir::new(from).min_depth(1) {
         let entry = entry.unwrap_or_else(|e| panic!("{}: {e}", from.display()));
         let rel = entry.path().strip_prefix(from).unwrap_or(entry.path());
@@ -91,7 +91,7 @@ pub fn rev_parse(repo: &Path, rev: &str) -> String {
 }
 
 /// PATH with `testdata/bin` (the stand-in helm) first.
-fn path_with_stand_ins() -> std::ffi::OsString {
+pub fn path_with_stand_ins() -> std::ffi::OsString {
     let bin = crate::support::testdata("bin");
     let mut paths = vec![bin];
     paths.extend(std::env::split_paths(
