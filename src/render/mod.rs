@@ -268,7 +268,8 @@ fn build_root(
     loaded_root(Arc::clone(&loaded));
     b.state.plugins.meta = metadata::Meta::from_root(&loaded);
     b.state.plugins.meta.managed_by |= opts.managed_by_label;
-    b.state.plugins
+    b.state
+        .plugins
         .helm_api_versions
         .clone_from(&opts.helm.api_versions);
     let mut resources = b.build_dir(root, Vec::new(), None, &Chain::Top)?;
@@ -498,7 +499,8 @@ impl Builder<'_> {
         // helm) take them with the rest of their entries.
         let refs = loaded.kustomization.refs();
         image_refs::check(loaded, self.state.ctx.opts.strict, self.warnings)?;
-        let mut index = ids::IdIndex::new(&acc, &|g: &Gvk| self.state.ctx.tables.is_cluster_scoped(g));
+        let mut index =
+            ids::IdIndex::new(&acc, &|g: &Gvk| self.state.ctx.tables.is_cluster_scoped(g));
         for r in refs.clone().filter(|r| r.kind == RefKind::Resource) {
             self.accumulate(loaded, r.key, r.text, &mut acc, &mut index, chain)?;
         }
@@ -518,7 +520,8 @@ impl Builder<'_> {
                 None => {
                     let file = self.resolve_file(loaded, key, path)?;
                     let text = self
-                        .load.fs
+                        .load
+                        .fs
                         .read_to_string(&file)
                         .map_err(|e| Error::io(&file, &e))?;
                     SourceFile::new(&file, text)
@@ -531,7 +534,8 @@ impl Builder<'_> {
         }
         steps::configurations(self.load.fs, self.state.ctx, loaded, &mut self.state.config)?;
         let before = self
-            .state.plugins
+            .state
+            .plugins
             .meta
             .origin
             .then(|| metadata::origins(&acc));
@@ -540,7 +544,13 @@ impl Builder<'_> {
             helm::check_enabled(&self.state.ctx.opts.helm, c)?;
             helm::configure_api_versions(&mut self.state.plugins.helm_api_versions, &c.chart);
         }
-        steps::generate(self.load.fs, self.load.ahead, self.state.ctx, loaded, &mut acc)?;
+        steps::generate(
+            self.load.fs,
+            self.load.ahead,
+            self.state.ctx,
+            loaded,
+            &mut acc,
+        )?;
         if prov {
             let files = places::GeneratorFiles::read(self.load.fs, loaded);
             provenance::record_sourced(&mut acc, Step::Generator, &|r, path, _| {
@@ -565,9 +575,12 @@ impl Builder<'_> {
                         loaded,
                         c,
                         &self.state.plugins.helm_api_versions,
-                        chain
-                            .helm_namespace()
-                            .filter(|_| self.state.ctx.kustomize().at_least(KustomizeVersion::V5_8_1)),
+                        chain.helm_namespace().filter(|_| {
+                            self.state
+                                .ctx
+                                .kustomize()
+                                .at_least(KustomizeVersion::V5_8_1)
+                        }),
                     )?,
                     &c.at,
                 )?;
@@ -649,7 +662,12 @@ impl Builder<'_> {
         }
         let validators = self.plugin_configs(loaded, RefKind::Validator, chain)?;
         plugins::run_validator_plugins(&validators)?;
-        steps::bind_vars(loaded, &mut acc, &mut self.state.vars, self.state.ctx.tables)?;
+        steps::bind_vars(
+            loaded,
+            &mut acc,
+            &mut self.state.vars,
+            self.state.ctx.tables,
+        )?;
         if prov {
             places::declare_vars(&mut self.state.var_places, loaded);
         }
@@ -670,7 +688,9 @@ impl Builder<'_> {
                 continue;
             }
             if let Some(loc) = r.origin.take() {
-                if let Some(t) = places::helm_template(self.load.fs, &loc.file, loc.offset, &chart_dir) {
+                if let Some(t) =
+                    places::helm_template(self.load.fs, &loc.file, loc.offset, &chart_dir)
+                {
                     let id = (
                         r.kind().to_string(),
                         r.namespace().to_string(),
@@ -727,16 +747,21 @@ impl Builder<'_> {
             && accumulate::is_remote_file(path)
             && let Some(docs) = self.remote_file_resources(loaded, field, path, chain)?
         {
-            return index.append_all(acc, docs, &|g: &Gvk| self.state.ctx.tables.is_cluster_scoped(g));
+            return index.append_all(acc, docs, &|g: &Gvk| {
+                self.state.ctx.tables.is_cluster_scoped(g)
+            });
         }
         if kind != Some(FileKind::File) && crate::remote::is_remote(path) {
             let tree = self.remote_tree(loaded, field, path, chain)?;
-            let mut built =
-                self.in_remote(path, &tree, chain, |b, chain| b.build_base(None, &tree.root, chain))?;
+            let mut built = self.in_remote(path, &tree, chain, |b, chain| {
+                b.build_base(None, &tree.root, chain)
+            })?;
             if self.state.ctx.provenance() {
                 places::name_remote_files(&mut built, path, &tree)?;
             }
-            return index.append_all(acc, built, &|g: &Gvk| self.state.ctx.tables.is_cluster_scoped(g));
+            return index.append_all(acc, built, &|g: &Gvk| {
+                self.state.ctx.tables.is_cluster_scoped(g)
+            });
         }
         match kind {
             Some(FileKind::File) => {
@@ -744,7 +769,8 @@ impl Builder<'_> {
                 let docs = self.load.parse_file(file, &loaded.dir, self.state.ctx)?;
                 self.note_kinds_read(&docs)?;
                 let origin = self
-                    .state.plugins
+                    .state
+                    .plugins
                     .meta
                     .tracks_origin()
                     .then(|| self.state.plugins.meta.rel(path));
@@ -755,14 +781,18 @@ impl Builder<'_> {
                     }
                     r
                 });
-                index.append_all(acc, docs, &|g: &Gvk| self.state.ctx.tables.is_cluster_scoped(g))
+                index.append_all(acc, docs, &|g: &Gvk| {
+                    self.state.ctx.tables.is_cluster_scoped(g)
+                })
             }
             Some(FileKind::Dir) => {
                 let dir = self.resolve_dir_at(loaded, field, path, &target, kind, chain)?;
                 let built = self
                     .build_base(Some(path), &dir, chain)
                     .map_err(|e| at_entry(e, loaded, field, path))?;
-                index.append_all(acc, built, &|g: &Gvk| self.state.ctx.tables.is_cluster_scoped(g))
+                index.append_all(acc, built, &|g: &Gvk| {
+                    self.state.ctx.tables.is_cluster_scoped(g)
+                })
             }
             None => Err(self.missing(loaded, field, path, &target)),
         }
@@ -786,7 +816,8 @@ impl Builder<'_> {
         };
         let loc = || accumulate::item_location(loaded, field, url);
         let bytes = self
-            .load.remotes
+            .load
+            .remotes
             .file(self.load.fs, url, spec.is_some())
             .map_err(|e| e.at(loc()).label("a remote file"))?;
         let Some(bytes) = bytes else {
@@ -840,7 +871,8 @@ impl Builder<'_> {
     ) -> Result<Vec<Resource>> {
         // A base starts from the built-in configuration; what it adds comes back up.
         let fresh = self
-            .state.spare_configs
+            .state
+            .spare_configs
             .pop()
             .unwrap_or_else(|| BuildConfig::builtin(self.state.ctx.tables));
         let parent = std::mem::replace(&mut self.state.config, fresh);
@@ -1061,7 +1093,14 @@ impl Builder<'_> {
             return Err(empty_path_error(loaded, field));
         }
         let target = crate::fs::join(&loaded.dir, path);
-        self.resolve_dir_at(loaded, field, path, &target, self.load.fs.kind(&target), chain)
+        self.resolve_dir_at(
+            loaded,
+            field,
+            path,
+            &target,
+            self.load.fs.kind(&target),
+            chain,
+        )
     }
 
     /// [`Self::resolve_dir`] when the caller already checked `path` is not empty, joined it to
@@ -1108,11 +1147,7 @@ impl Builder<'_> {
             .enumerate()
             .find(|(_, d)| d.starts_with(&canonical))
         {
-            let mut cycle: Vec<String> = dirs
-                .iter()
-                .skip(pos)
-                .map(|d| display_path(d))
-                .collect();
+            let mut cycle: Vec<String> = dirs.iter().skip(pos).map(|d| display_path(d)).collect();
             cycle.push(display_path(&canonical));
             let message = if *visited == canonical {
                 format!("cycle of kustomizations: {}", cycle.join(" → "))
@@ -1130,7 +1165,6 @@ impl Builder<'_> {
         }
         Ok(canonical)
     }
-
 }
 
 impl Loader<'_> {

@@ -222,7 +222,8 @@ impl Builder<'_> {
 
     fn builtin_schema(&mut self) -> Arc<Schema> {
         Arc::clone(
-            self.state.plugins
+            self.state
+                .plugins
                 .builtin_schema
                 .get_or_insert_with(|| Arc::new(Schema::builtin())),
         )
@@ -281,12 +282,14 @@ impl Builder<'_> {
                     parsed: None,
                 });
             }
-            let (target, canonical) = steps::resolve_named_file(self.load.fs, self.state.ctx, loaded, rel)?;
+            let (target, canonical) =
+                steps::resolve_named_file(self.load.fs, self.state.ctx, loaded, rel)?;
             if let Some(ahead) = self.load.ahead.and_then(|a| a.take_patch(&canonical)) {
                 return Ok(ahead);
             }
             let bytes = self
-                .load.fs
+                .load
+                .fs
                 .read(&canonical)
                 .map_err(|e| Error::io(&target, &e))?;
             if let Some(shared) = self.state.ctx.opts.shared.as_deref() {
@@ -372,8 +375,19 @@ impl Builder<'_> {
                 let sources = chosen
                     .map(|c| super::writes::copy_sources(acc, p, c))
                     .unwrap_or_default();
-                super::provenance::record_patch(acc, p);
-                super::writes::record_patch_writes(acc, p, chosen, &sources);
+                // A patch that removed objects is followed over those that hold its
+                // documents now.
+                let tracked = match chosen {
+                    Some(c) => c.to_vec(),
+                    None => patches::chosen(acc, p, &scope),
+                };
+                let schema = self.schema();
+                let to = super::writes::Tracked {
+                    chosen,
+                    tracked: &tracked,
+                    schema: &schema,
+                };
+                super::writes::record_patch(acc, p, &to, &sources);
             }
             return Ok(());
         }
@@ -432,19 +446,27 @@ impl Builder<'_> {
             }
             let kind = config.kind().to_string();
             let before = self
-                .state.plugins
+                .state
+                .plugins
                 .meta
                 .origin
                 .then(|| super::metadata::origins(acc));
             if let Some(generated) = plugin {
                 super::helm::absorb(acc, generated, loc)?;
             } else if kind == "HelmChartInflationGenerator" {
-                let chart = super::helm::config_chart(&config.node, loc, self.state.ctx.kustomize())?;
+                let chart =
+                    super::helm::config_chart(&config.node, loc, self.state.ctx.kustomize())?;
                 super::helm::check_enabled(&self.state.ctx.opts.helm, &chart)?;
                 let versions = &mut self.state.plugins.helm_api_versions;
                 super::helm::configure_api_versions(versions, &chart.chart);
-                let inflated =
-                    super::helm::inflate(self.load.fs, self.state.ctx, loaded, &chart, versions, None)?;
+                let inflated = super::helm::inflate(
+                    self.load.fs,
+                    self.state.ctx,
+                    loaded,
+                    &chart,
+                    versions,
+                    None,
+                )?;
                 super::helm::absorb(acc, inflated, loc)?;
             } else {
                 steps::run_generator_configs(
