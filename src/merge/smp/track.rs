@@ -330,12 +330,13 @@ mod tests {
             "spec:\n  containers:\n  - name: a\n    args: [x, y, w]\n",
         );
         assert_eq!(seen.replaced, [".spec.containers[0].args"]);
-        let args: Vec<&str> = seen
+        let mut args: Vec<&str> = seen
             .wrote
             .iter()
             .filter(|w| w.0.contains("args"))
             .map(|w| w.0.as_str())
             .collect();
+        args.sort_unstable();
         assert_eq!(
             args,
             [".spec.containers[0].args[0]", ".spec.containers[0].args[1]"]
