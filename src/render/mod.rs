@@ -245,44 +245,46 @@ fn build_root(
         ..opts.clone()
     };
     let mut b = Builder {
-        ctx: Context::new(opts, tables),
-        remote_ctx: Context::new(&remote_opts, tables),
-        config: BuildConfig::builtin(tables),
-        vars: VarSet::default(),
-        var_places: FastMap::default(),
-        fs,
-        remotes,
-        repos: Vec::new(),
+        load: Loader {
+            fs,
+            remotes,
+            ahead,
+            files: FastMap::default(),
+            kustomizations: FastMap::default(),
+        },
+        state: RenderState {
+            ctx: Context::new(opts, tables),
+            remote_ctx: Context::new(&remote_opts, tables),
+            config: BuildConfig::builtin(tables),
+            spare_configs: Vec::new(),
+            vars: VarSet::default(),
+            var_places: FastMap::default(),
+            crds: Vec::new(),
+            plugins: plugins::State::default(),
+        },
         warnings,
-        ahead,
-        files: FastMap::default(),
-        kustomizations: FastMap::default(),
-        chain: Vec::new(),
-        helm_namespaces: Vec::new(),
-        crds: Vec::new(),
-        plugin_state: plugins::State::default(),
-        spare_configs: Vec::new(),
     };
     let loaded = b.kustomization(root)?;
     loaded_root(Arc::clone(&loaded));
-    b.plugin_state.meta = metadata::Meta::from_root(&loaded);
-    b.plugin_state.meta.managed_by |= opts.managed_by_label;
-    b.plugin_state
+    b.state.plugins.meta = metadata::Meta::from_root(&loaded);
+    b.state.plugins.meta.managed_by |= opts.managed_by_label;
+    b.state
+        .plugins
         .helm_api_versions
         .clone_from(&opts.helm.api_versions);
-    let mut resources = b.build_dir(root, Vec::new(), None)?;
+    let mut resources = b.build_dir(root, Vec::new(), None, &Chain::Top)?;
     steps::finish_root(
         &loaded,
         &mut resources,
-        b.ctx,
-        &b.config,
-        &b.vars,
-        &b.var_places,
+        b.state.ctx,
+        &b.state.config,
+        &b.state.vars,
+        &b.state.var_places,
         b.warnings,
     )?;
     metadata::finish(
         &mut resources,
-        &b.plugin_state.meta,
+        &b.state.plugins.meta,
         opts.managed_by_value
             .as_deref()
             .unwrap_or(metadata::default_managed_by(opts.kustomize)),
@@ -292,10 +294,10 @@ fn build_root(
         provenance::record(&mut resources, Step::BuildMetadata, &|_, _, _| None);
     }
     let cache = RenderCache {
-        _files: b.files,
-        _kustomizations: b.kustomizations,
+        _files: b.load.files,
+        _kustomizations: b.load.kustomizations,
     };
-    Ok((resources, b.crds, cache))
+    Ok((resources, b.state.crds, cache))
 }
 
 /// A resource file read during a render.
@@ -307,8 +309,31 @@ enum CachedFile {
     Parsed(Arc<Vec<Resource>>),
 }
 
-/// State of one render: the caches and the chain of kustomizations being built.
+/// One render: what it loads and the state it builds up, with the warnings it gives. The
+/// chain of kustomizations being built is not kept here: it is on the call stack ([`Chain`]).
 struct Builder<'a> {
+    load: Loader<'a>,
+    state: RenderState<'a>,
+    warnings: &'a mut Warnings,
+}
+
+/// What a render reads and keeps: the file system, the remote bases, the reader thread's
+/// share and the caches of what was read. Knows nothing of what a kustomization means.
+struct Loader<'a> {
+    fs: &'a dyn Fs,
+    /// Where remote bases are found.
+    remotes: &'a dyn RemoteTrees,
+    /// What the reader thread read ahead, when one runs.
+    ahead: Option<&'a ahead::Ahead>,
+    /// Resource files read so far, by canonical path.
+    files: FastMap<PathKey, CachedFile>,
+    /// Loaded kustomizations by canonical directory.
+    kustomizations: FastMap<PathKey, Arc<Loaded>>,
+}
+
+/// What the build of one render carries from one kustomization to the next: its
+/// configuration, the vars and CRDs declared so far, the schema and the origin metadata.
+struct RenderState<'a> {
     /// The render context of the kustomization being built: the render's, or `remote_ctx`
     /// inside a remote base.
     ctx: Context<'a>,
@@ -316,33 +341,81 @@ struct Builder<'a> {
     /// The field-spec configuration of the kustomization being built (built-in tables plus
     /// `configurations:` of it and of the kustomizations below it).
     config: BuildConfig,
+    /// Built-in configurations no base changed, reused instead of cloned anew per base.
+    spare_configs: Vec<BuildConfig>,
     /// Every var declared so far (`vars:`), bound to its object.
     vars: VarSet,
     /// With provenance on: where each var is declared (`vars[i].name` of its kustomization).
     var_places: FastMap<String, crate::resource::provenance::Place>,
-    fs: &'a dyn Fs,
-    /// Where remote bases are found.
-    remotes: &'a dyn RemoteTrees,
-    /// The remote bases being built, outermost first: the URL as written and its clone.
-    repos: Vec<(String, PathBuf)>,
-    warnings: &'a mut Warnings,
-    /// What the reader thread read ahead, when one runs.
-    ahead: Option<&'a ahead::Ahead>,
-    /// Resource files read so far, by canonical path.
-    files: FastMap<PathKey, CachedFile>,
-    /// Loaded kustomizations by canonical directory.
-    kustomizations: FastMap<PathKey, Arc<Loaded>>,
-    /// The kustomizations being built, outermost first (canonical directories).
-    chain: Vec<PathBuf>,
-    /// Beside `chain`: the namespace kustomize v5.8 gives the charts of each kustomization
-    /// being built when they name none: its own `namespace`, else the one it inherited from
-    /// the kustomizations above it (`KustTarget.helmRootNamespace`, PR #6044).
-    helm_namespaces: Vec<Option<String>>,
     crds: Vec<Node>,
-    /// Patches, plugin configurations and schemas (`plugins`).
-    plugin_state: plugins::State,
-    /// Built-in configurations no base changed, reused instead of cloned anew per base.
-    spare_configs: Vec<BuildConfig>,
+    /// Patches, plugin configurations, schemas and origin metadata (`plugins`).
+    plugins: plugins::State,
+}
+
+/// The kustomizations and remote bases being built, innermost first: each frame lives on the
+/// call stack of the build that entered it. kustomize's `errIfArgEqualOrHigher` (a directory
+/// already being built is a cycle), `errIfRepoCycle` and `errIfGitContainmentViolation` ask it.
+#[derive(Clone, Copy)]
+enum Chain<'p> {
+    /// Above the root kustomization.
+    Top,
+    /// A kustomization directory (canonical) being built, and the namespace kustomize v5.8
+    /// gives its charts when they name none: its own `namespace`, else the one it inherited
+    /// from the kustomizations above it (`KustTarget.helmRootNamespace`, PR #6044).
+    Dir {
+        dir: &'p Path,
+        helm_namespace: Option<&'p str>,
+        up: &'p Chain<'p>,
+    },
+    /// A remote base being built: the URL as written and its clone.
+    Repo {
+        url: &'p str,
+        clone: &'p Path,
+        up: &'p Chain<'p>,
+    },
+}
+
+impl<'p> Chain<'p> {
+    fn up(&self) -> Option<&'p Chain<'p>> {
+        match self {
+            Chain::Top => None,
+            Chain::Dir { up, .. } | Chain::Repo { up, .. } => Some(up),
+        }
+    }
+
+    /// This frame and those above it, innermost first.
+    fn frames(&self) -> impl Iterator<Item = &Chain<'p>> {
+        std::iter::successors(Some(self), |c| c.up())
+    }
+
+    /// The kustomization directories being built, outermost first.
+    fn dirs(&self) -> Vec<&'p Path> {
+        let mut dirs: Vec<&Path> = self
+            .frames()
+            .filter_map(|c| match c {
+                Chain::Dir { dir, .. } => Some(*dir),
+                _ => None,
+            })
+            .collect();
+        dirs.reverse();
+        dirs
+    }
+
+    /// The remote bases being built, innermost first: the URL as written and its clone.
+    fn repos(&self) -> impl Iterator<Item = (&'p str, &'p Path)> {
+        self.frames().filter_map(|c| match c {
+            Chain::Repo { url, clone, .. } => Some((*url, *clone)),
+            _ => None,
+        })
+    }
+
+    /// The namespace the innermost kustomization gives its charts.
+    fn helm_namespace(&self) -> Option<&'p str> {
+        self.frames().find_map(|c| match c {
+            Chain::Dir { helm_namespace, .. } => Some(*helm_namespace),
+            _ => None,
+        })?
+    }
 }
 
 /// How a directory is being built.
@@ -356,33 +429,7 @@ enum Role {
 
 impl Builder<'_> {
     fn kustomization(&mut self, dir: &Path) -> Result<Arc<Loaded>> {
-        if let Some(k) = self.kustomizations.get(key(dir)) {
-            return Ok(Arc::clone(k));
-        }
-        let loaded = match self.ahead.and_then(|a| a.take_kustomization(dir)) {
-            Some((loaded, warnings)) => {
-                for w in warnings {
-                    self.warnings.warn(w);
-                }
-                loaded?
-            }
-            None => load_kustomization(
-                self.fs,
-                dir,
-                self.ctx.opts.load_restrictor,
-                self.ctx.opts.shared.as_deref(),
-                self.warnings,
-            )?,
-        };
-        let k = loaded;
-        if self.ctx.opts.strict
-            && let Some(repeated) = k.repeated_keys.first()
-        {
-            return Err(repeated.clone());
-        }
-        self.kustomizations
-            .insert(path_key(dir.to_path_buf()), Arc::clone(&k));
-        Ok(k)
+        self.load.kustomization(dir, self.state.ctx, self.warnings)
     }
 
     /// Builds the kustomization in `dir` (canonical) on top of `acc` (empty unless `dir` is a
@@ -392,6 +439,7 @@ impl Builder<'_> {
         dir: &Path,
         acc: Vec<Resource>,
         role: Option<Role>,
+        chain: &Chain<'_>,
     ) -> Result<Vec<Resource>> {
         let loaded = self.kustomization(dir)?;
         let step = loaded.file.display.clone();
@@ -424,32 +472,39 @@ impl Builder<'_> {
             _ => {}
         }
         self.note_openapi(&loaded)?;
-        self.chain.push(dir.to_path_buf());
         let helm_namespace = loaded
             .kustomization
             .namespace
-            .clone()
+            .as_deref()
             .filter(|n| !n.is_empty())
-            .or_else(|| self.helm_namespaces.last().cloned().flatten());
-        self.helm_namespaces.push(helm_namespace);
-        let result = self.build_loaded(&loaded, acc);
-        self.helm_namespaces.pop();
-        self.chain.pop();
+            .or_else(|| chain.helm_namespace());
+        let here = Chain::Dir {
+            dir,
+            helm_namespace,
+            up: chain,
+        };
+        let result = self.build_loaded(&loaded, acc, &here);
         result.map_err(|e| e.in_kustomization(step))
     }
 
-    fn build_loaded(&mut self, loaded: &Loaded, mut acc: Vec<Resource>) -> Result<Vec<Resource>> {
+    fn build_loaded(
+        &mut self,
+        loaded: &Loaded,
+        mut acc: Vec<Resource>,
+        chain: &Chain<'_>,
+    ) -> Result<Vec<Resource>> {
         // Which fields name resources, CRD files, components and plugin configurations comes
         // from the kustomization's one list of references (`kustomization::refs`); the stages
         // that read other files (generators, configurations, patches, replacements, openapi,
         // helm) take them with the rest of their entries.
         let refs = loaded.kustomization.refs();
-        image_refs::check(loaded, self.ctx.opts.strict, self.warnings)?;
-        let mut index = ids::IdIndex::new(&acc, &|g: &Gvk| self.ctx.tables.is_cluster_scoped(g));
+        image_refs::check(loaded, self.state.ctx.opts.strict, self.warnings)?;
+        let mut index =
+            ids::IdIndex::new(&acc, &|g: &Gvk| self.state.ctx.tables.is_cluster_scoped(g));
         for r in refs.clone().filter(|r| r.kind == RefKind::Resource) {
-            self.accumulate(loaded, r.key, r.text, &mut acc, &mut index)?;
+            self.accumulate(loaded, r.key, r.text, &mut acc, &mut index, chain)?;
         }
-        let prov = self.ctx.provenance();
+        let prov = self.state.ctx.provenance();
         if prov {
             provenance::record(&mut acc, Step::Resource, &|_, _, _| None);
         }
@@ -458,13 +513,14 @@ impl Builder<'_> {
         } in refs.clone().filter(|r| r.kind == RefKind::Crds)
         {
             // kustomize's loader downloads a URL here too (`LoadConfigFromCRDs`).
-            let source = match steps::remote_named_file(self.fs, loaded, path) {
+            let source = match steps::remote_named_file(self.load.fs, loaded, path) {
                 Some(bytes) => {
                     SourceFile::new(crate::remote::url::redact(path), parse::text_of(bytes?))
                 }
                 None => {
                     let file = self.resolve_file(loaded, key, path)?;
                     let text = self
+                        .load
                         .fs
                         .read_to_string(&file)
                         .map_err(|e| Error::io(&file, &e))?;
@@ -473,23 +529,30 @@ impl Builder<'_> {
             };
             let defs = accumulate::parse_crd_definitions(&source, path)
                 .map_err(|e| e.at(accumulate::item_location(loaded, key, path)))?;
-            self.config.add_crd_definitions(&defs)?;
-            self.crds.push(defs);
+            self.state.config.add_crd_definitions(&defs)?;
+            self.state.crds.push(defs);
         }
-        steps::configurations(self.fs, self.ctx, loaded, &mut self.config)?;
+        steps::configurations(self.load.fs, self.state.ctx, loaded, &mut self.state.config)?;
         let before = self
-            .plugin_state
+            .state
+            .plugins
             .meta
             .origin
             .then(|| metadata::origins(&acc));
-        let charts = helm::kustomization_charts(loaded, self.ctx.kustomize(), self.warnings)?;
+        let charts = helm::kustomization_charts(loaded, self.state.ctx.kustomize(), self.warnings)?;
         for c in &charts {
-            helm::check_enabled(&self.ctx.opts.helm, c)?;
-            helm::configure_api_versions(&mut self.plugin_state.helm_api_versions, &c.chart);
+            helm::check_enabled(&self.state.ctx.opts.helm, c)?;
+            helm::configure_api_versions(&mut self.state.plugins.helm_api_versions, &c.chart);
         }
-        steps::generate(self.fs, self.ahead, self.ctx, loaded, &mut acc)?;
+        steps::generate(
+            self.load.fs,
+            self.load.ahead,
+            self.state.ctx,
+            loaded,
+            &mut acc,
+        )?;
         if prov {
-            let files = places::GeneratorFiles::read(self.fs, loaded);
+            let files = places::GeneratorFiles::read(self.load.fs, loaded);
             provenance::record_sourced(&mut acc, Step::Generator, &|r, path, _| {
                 files
                     .find(r, path)
@@ -497,9 +560,9 @@ impl Builder<'_> {
             });
         }
         if let Some(before) = &before {
-            let here = self.plugin_state.meta.kustomization_file(loaded);
+            let here = self.state.plugins.meta.kustomization_file(loaded);
             let replaced = metadata::replaced_by_fields(loaded);
-            let source = self.plugin_state.meta.source();
+            let source = self.state.plugins.meta.source();
             metadata::annotate_generated(&mut acc, before, &here, None, None, &replaced, source);
         }
         if !charts.is_empty() {
@@ -507,15 +570,17 @@ impl Builder<'_> {
                 helm::absorb(
                     &mut acc,
                     helm::inflate(
-                        self.fs,
-                        self.ctx,
+                        self.load.fs,
+                        self.state.ctx,
                         loaded,
                         c,
-                        &self.plugin_state.helm_api_versions,
-                        self.helm_namespaces
-                            .last()
-                            .and_then(Option::as_deref)
-                            .filter(|_| self.ctx.kustomize().at_least(KustomizeVersion::V5_8_1)),
+                        &self.state.plugins.helm_api_versions,
+                        chain.helm_namespace().filter(|_| {
+                            self.state
+                                .ctx
+                                .kustomize()
+                                .at_least(KustomizeVersion::V5_8_1)
+                        }),
                     )?,
                     &c.at,
                 )?;
@@ -524,7 +589,7 @@ impl Builder<'_> {
                 }
             }
             if let Some(before) = &before {
-                let here = self.plugin_state.meta.kustomization_file(loaded);
+                let here = self.state.plugins.meta.kustomization_file(loaded);
                 metadata::annotate_generated(
                     &mut acc,
                     before,
@@ -532,11 +597,11 @@ impl Builder<'_> {
                     Some("HelmChartInflationGenerator"),
                     None,
                     &[],
-                    self.plugin_state.meta.source(),
+                    self.state.plugins.meta.source(),
                 );
             }
         }
-        let generators = self.plugin_configs(loaded, RefKind::Generator)?;
+        let generators = self.plugin_configs(loaded, RefKind::Generator, chain)?;
         self.run_generator_plugins(loaded, &generators, &mut acc)?;
         if prov && !generators.is_empty() {
             let at = |r: &Resource, p: &[crate::yaml::de::PathSeg], _: Option<&Node>| {
@@ -549,51 +614,51 @@ impl Builder<'_> {
         } in refs.clone().filter(|r| r.kind == RefKind::Component)
         {
             if crate::remote::is_remote(path) {
-                let tree = self.remote_tree(loaded, key, path)?;
-                acc = self.in_remote(path, &tree, |b| {
-                    b.build_dir(&tree.root, acc, Some(Role::Component))
+                let tree = self.remote_tree(loaded, key, path, chain)?;
+                acc = self.in_remote(path, &tree, chain, |b, chain| {
+                    b.build_dir(&tree.root, acc, Some(Role::Component), chain)
                 })?;
                 if prov {
                     places::name_remote_files(&mut acc, path, &tree)?;
                 }
                 continue;
             }
-            let dir = self.resolve_dir(loaded, key, path)?;
+            let dir = self.resolve_dir(loaded, key, path, chain)?;
             // Origins name a component's files through its directory, as they do a base's
             // (`accumulateComponents` appends the path to the origin).
-            self.plugin_state.meta.enter(path);
-            let built = self.build_dir(&dir, acc, Some(Role::Component));
-            self.plugin_state.meta.leave();
+            self.state.plugins.meta.enter(path);
+            let built = self.build_dir(&dir, acc, Some(Role::Component), chain);
+            self.state.plugins.meta.leave();
             acc = built.map_err(|e| at_entry(e, loaded, key, path))?;
         }
         let patches = self.load_patches(loaded)?;
         self.apply_field_patches(loaded, &patches.early, &mut acc)?;
         // Lent out for the transformers instead of cloned per kustomization (the JSON patches
-        // run in between use `self.ctx.tables`, not the configuration).
-        let fields = std::mem::take(&mut self.config.fields);
+        // run in between use `self.state.ctx.tables`, not the configuration).
+        let fields = std::mem::take(&mut self.state.config.fields);
         let transformed = steps::transform(loaded, &mut acc, &fields, prov, &mut |acc| {
             self.apply_field_patches(loaded, &patches.json6902, acc)
         });
-        self.config.fields = fields;
+        self.state.config.fields = fields;
         transformed?;
         steps::replacements(
-            self.fs,
-            self.ctx,
+            self.load.fs,
+            self.state.ctx,
             loaded,
             &mut acc,
-            self.ctx.tables,
+            self.state.ctx.tables,
             self.warnings,
         )?;
-        if self.plugin_state.meta.transformers {
+        if self.state.plugins.meta.transformers {
             // The field transformers add and remove no objects, so recording them all here
             // gives what kustomize records after each one.
-            let here = self.plugin_state.meta.kustomization_file(loaded);
+            let here = self.state.plugins.meta.kustomization_file(loaded);
             for kind in metadata::field_transformers(loaded) {
-                let source = self.plugin_state.meta.source();
+                let source = self.state.plugins.meta.source();
                 metadata::annotate_transformer(&mut acc, &here, kind, None, source);
             }
         }
-        let transformers = self.plugin_configs(loaded, RefKind::Transformer)?;
+        let transformers = self.plugin_configs(loaded, RefKind::Transformer, chain)?;
         self.run_transformer_plugins(loaded, &transformers, &mut acc)?;
         if prov && !transformers.is_empty() {
             let at = |r: &Resource, p: &[crate::yaml::de::PathSeg], _: Option<&Node>| {
@@ -601,11 +666,16 @@ impl Builder<'_> {
             };
             provenance::record(&mut acc, Step::Plugin, &at);
         }
-        let validators = self.plugin_configs(loaded, RefKind::Validator)?;
+        let validators = self.plugin_configs(loaded, RefKind::Validator, chain)?;
         plugins::run_validator_plugins(&validators)?;
-        steps::bind_vars(loaded, &mut acc, &mut self.vars, self.ctx.tables)?;
+        steps::bind_vars(
+            loaded,
+            &mut acc,
+            &mut self.state.vars,
+            self.state.ctx.tables,
+        )?;
         if prov {
-            places::declare_vars(&mut self.var_places, loaded);
+            places::declare_vars(&mut self.state.var_places, loaded);
         }
         Ok(acc)
     }
@@ -624,7 +694,9 @@ impl Builder<'_> {
                 continue;
             }
             if let Some(loc) = r.origin.take() {
-                if let Some(t) = places::helm_template(self.fs, &loc.file, loc.offset, &chart_dir) {
+                if let Some(t) =
+                    places::helm_template(self.load.fs, &loc.file, loc.offset, &chart_dir)
+                {
                     let id = (
                         r.kind().to_string(),
                         r.namespace().to_string(),
@@ -667,54 +739,66 @@ impl Builder<'_> {
         path: &str,
         acc: &mut Vec<Resource>,
         index: &mut ids::IdIndex,
+        chain: &Chain<'_>,
     ) -> Result<()> {
         if path.trim().is_empty() {
             return Err(empty_path_error(loaded, field));
         }
         let target = crate::fs::join(&loaded.dir, path);
-        let kind = self.fs.kind(&target);
+        let kind = self.load.fs.kind(&target);
         // kustomize reads an entry as a file first (an HTTP(S) URL is downloaded:
         // `accumulateFile`, `FileLoader.Load`), then as a base, and a base that parses as a git
         // URL is cloned (`accumulateResources`, `FileLoader.New`).
         if kind != Some(FileKind::File)
             && accumulate::is_remote_file(path)
-            && let Some(docs) = self.remote_file_resources(loaded, field, path)?
+            && let Some(docs) = self.remote_file_resources(loaded, field, path, chain)?
         {
-            return index.append_all(acc, docs, &|g: &Gvk| self.ctx.tables.is_cluster_scoped(g));
+            return index.append_all(acc, docs, &|g: &Gvk| {
+                self.state.ctx.tables.is_cluster_scoped(g)
+            });
         }
         if kind != Some(FileKind::File) && crate::remote::is_remote(path) {
-            let tree = self.remote_tree(loaded, field, path)?;
-            let mut built = self.in_remote(path, &tree, |b| b.build_base(None, &tree.root))?;
-            if self.ctx.provenance() {
+            let tree = self.remote_tree(loaded, field, path, chain)?;
+            let mut built = self.in_remote(path, &tree, chain, |b, chain| {
+                b.build_base(None, &tree.root, chain)
+            })?;
+            if self.state.ctx.provenance() {
                 places::name_remote_files(&mut built, path, &tree)?;
             }
-            return index.append_all(acc, built, &|g: &Gvk| self.ctx.tables.is_cluster_scoped(g));
+            return index.append_all(acc, built, &|g: &Gvk| {
+                self.state.ctx.tables.is_cluster_scoped(g)
+            });
         }
         match kind {
             Some(FileKind::File) => {
                 let file = self.resolve_file_at(loaded, field, path, &target, kind)?;
-                let docs = self.parse_file(file, &loaded.dir)?;
+                let docs = self.load.parse_file(file, &loaded.dir, self.state.ctx)?;
                 self.note_kinds_read(&docs)?;
                 let origin = self
-                    .plugin_state
+                    .state
+                    .plugins
                     .meta
                     .tracks_origin()
-                    .then(|| self.plugin_state.meta.rel(path));
-                let source = self.plugin_state.meta.source();
+                    .then(|| self.state.plugins.meta.rel(path));
+                let source = self.state.plugins.meta.source();
                 let docs = docs.into_iter().map(|mut r| {
                     if let Some(o) = &origin {
                         metadata::annotate_file(&mut r, o, source);
                     }
                     r
                 });
-                index.append_all(acc, docs, &|g: &Gvk| self.ctx.tables.is_cluster_scoped(g))
+                index.append_all(acc, docs, &|g: &Gvk| {
+                    self.state.ctx.tables.is_cluster_scoped(g)
+                })
             }
             Some(FileKind::Dir) => {
-                let dir = self.resolve_dir_at(loaded, field, path, &target, kind)?;
+                let dir = self.resolve_dir_at(loaded, field, path, &target, kind, chain)?;
                 let built = self
-                    .build_base(Some(path), &dir)
+                    .build_base(Some(path), &dir, chain)
                     .map_err(|e| at_entry(e, loaded, field, path))?;
-                index.append_all(acc, built, &|g: &Gvk| self.ctx.tables.is_cluster_scoped(g))
+                index.append_all(acc, built, &|g: &Gvk| {
+                    self.state.ctx.tables.is_cluster_scoped(g)
+                })
             }
             None => Err(self.missing(loaded, field, path, &target)),
         }
@@ -730,6 +814,7 @@ impl Builder<'_> {
         loaded: &Loaded,
         field: &str,
         url: &str,
+        chain: &Chain<'_>,
     ) -> Result<Option<Vec<Resource>>> {
         let spec = match crate::remote::classify(url) {
             Some(crate::remote::Remote::Git(spec)) => Some(spec),
@@ -737,18 +822,19 @@ impl Builder<'_> {
         };
         let loc = || accumulate::item_location(loaded, field, url);
         let bytes = self
+            .load
             .remotes
-            .file(self.fs, url, spec.is_some())
+            .file(self.load.fs, url, spec.is_some())
             .map_err(|e| e.at(loc()).label("a remote file"))?;
         let Some(bytes) = bytes else {
             return Ok(None);
         };
         let shown = crate::remote::url::redact(url);
         let file = SourceFile::new(PathBuf::from(&shown), parse::text_of(bytes));
-        let docs = match parse_resources(&file, self.ctx.opts.limits.reader) {
+        let docs = match parse_resources(&file, self.state.ctx.opts.limits.reader) {
             Ok(docs) => docs,
             Err(e) if spec.is_some() => {
-                return match self.remote_tree(loaded, field, url) {
+                return match self.remote_tree(loaded, field, url, chain) {
                     Ok(_) => Ok(None),
                     Err(_) => Err(e),
                 };
@@ -756,7 +842,7 @@ impl Builder<'_> {
             Err(e) => return Err(e),
         };
         self.note_kinds_read(&docs)?;
-        let meta = &mut self.plugin_state.meta;
+        let meta = &mut self.state.plugins.meta;
         if !meta.tracks_origin() {
             return Ok(Some(docs));
         }
@@ -783,26 +869,32 @@ impl Builder<'_> {
 
     /// The resources of the base `dir` (canonical), named `path` by its parent (`None` for a
     /// remote base, whose origin [`Self::in_remote`] set).
-    fn build_base(&mut self, path: Option<&str>, dir: &Path) -> Result<Vec<Resource>> {
+    fn build_base(
+        &mut self,
+        path: Option<&str>,
+        dir: &Path,
+        chain: &Chain<'_>,
+    ) -> Result<Vec<Resource>> {
         // A base starts from the built-in configuration; what it adds comes back up.
         let fresh = self
+            .state
             .spare_configs
             .pop()
-            .unwrap_or_else(|| BuildConfig::builtin(self.ctx.tables));
-        let parent = std::mem::replace(&mut self.config, fresh);
+            .unwrap_or_else(|| BuildConfig::builtin(self.state.ctx.tables));
+        let parent = std::mem::replace(&mut self.state.config, fresh);
         if let Some(path) = path {
-            self.plugin_state.meta.enter(path);
+            self.state.plugins.meta.enter(path);
         }
-        let built = self.build_dir(dir, Vec::new(), Some(Role::Resource));
+        let built = self.build_dir(dir, Vec::new(), Some(Role::Resource), chain);
         if path.is_some() {
-            self.plugin_state.meta.leave();
+            self.state.plugins.meta.leave();
         }
-        let child = std::mem::replace(&mut self.config, parent);
+        let child = std::mem::replace(&mut self.state.config, parent);
         let built = built?;
-        self.config.absorb(&child)?;
+        self.state.config.absorb(&child)?;
         if !child.is_custom() {
             // Still the built-in configuration: the next base can start from it.
-            self.spare_configs.push(child);
+            self.state.spare_configs.push(child);
         }
         Ok(built)
     }
@@ -810,9 +902,17 @@ impl Builder<'_> {
     /// The tree of the remote base `url`, listed under `field` of `loaded`; errors located at
     /// that line. kustomize's `errIfRepoCycle`: a URL that begins a remote base being built is
     /// a cycle.
-    fn remote_tree(&self, loaded: &Loaded, field: &str, url: &str) -> Result<RemoteTree> {
+    fn remote_tree(
+        &self,
+        loaded: &Loaded,
+        field: &str,
+        url: &str,
+        chain: &Chain<'_>,
+    ) -> Result<RemoteTree> {
         let loc = || accumulate::item_location(loaded, field, url);
-        if let Some((outer, _)) = self.repos.iter().find(|(raw, _)| raw.starts_with(url)) {
+        // Outermost first, as kustomize's list of repositories seen.
+        let outer = chain.repos().filter(|(raw, _)| raw.starts_with(url)).last();
+        if let Some((outer, _)) = outer {
             return Err(Error::new(
                 ErrorKind::Cycle,
                 format!("cycle detected: URI '{url}' referenced by previous URI '{outer}'"),
@@ -820,7 +920,7 @@ impl Builder<'_> {
             .at(loc())
             .label("leads back to a remote base being built"));
         }
-        self.remotes.tree(self.fs, url).map_err(|e| {
+        self.load.remotes.tree(self.load.fs, url).map_err(|e| {
             let e = e.scrubbed(|t| crate::remote::url::scrub(t, url)).at(loc());
             if e.label.is_none() {
                 e.label("a remote base")
@@ -836,19 +936,23 @@ impl Builder<'_> {
         &mut self,
         url: &str,
         tree: &RemoteTree,
-        build: impl FnOnce(&mut Self) -> Result<T>,
+        chain: &Chain<'_>,
+        build: impl FnOnce(&mut Self, &Chain<'_>) -> Result<T>,
     ) -> Result<T> {
         // Origins name the repository, its ref and the path in it (`Origin.Append`).
         let spec = crate::fs::remote::repo_spec(url)?;
-        let outer = self.ctx;
-        self.ctx = self.remote_ctx;
-        self.repos.push((url.to_string(), tree.clone.clone()));
-        let meta = &mut self.plugin_state.meta;
+        let outer = self.state.ctx;
+        self.state.ctx = self.state.remote_ctx;
+        let here = Chain::Repo {
+            url,
+            clone: &tree.clone,
+            up: chain,
+        };
+        let meta = &mut self.state.plugins.meta;
         meta.enter_remote(&spec.root_path, &spec.clone_spec(), &spec.git_ref);
-        let result = build(self);
-        self.plugin_state.meta.leave_remote();
-        self.repos.pop();
-        self.ctx = outer;
+        let result = build(self, &here);
+        self.state.plugins.meta.leave_remote();
+        self.state.ctx = outer;
         result
     }
 
@@ -860,6 +964,7 @@ impl Builder<'_> {
         &mut self,
         loaded: &Loaded,
         kind: RefKind,
+        chain: &Chain<'_>,
     ) -> Result<Vec<(Resource, Location)>> {
         let mut out = Vec::new();
         let refs = loaded.kustomization.refs().filter(|r| r.kind == kind);
@@ -877,7 +982,7 @@ impl Builder<'_> {
             }
             let mut acc = Vec::new();
             let mut index = ids::IdIndex::default();
-            self.accumulate(loaded, field, entry, &mut acc, &mut index)?;
+            self.accumulate(loaded, field, entry, &mut acc, &mut index, chain)?;
             out.extend(acc.into_iter().map(|r| (r, loc.clone())));
         }
         Ok(out)
@@ -908,7 +1013,7 @@ impl Builder<'_> {
         let (Some(dir), Some(name)) = (target.parent(), target.file_name()) else {
             return err;
         };
-        let names = self.fs.names_in(dir);
+        let names = self.load.fs.names_in(dir);
         let name = name.to_string_lossy();
         match crate::diag::suggest::nearest(&name, names.iter().map(String::as_str)) {
             Some(near) => {
@@ -934,7 +1039,7 @@ impl Builder<'_> {
         target: &Path,
         kind: Option<FileKind>,
     ) -> Result<PathBuf> {
-        match (kind, self.fs.canonicalize(target)) {
+        match (kind, self.load.fs.canonicalize(target)) {
             (Some(k), Ok(c)) if k == want => Ok(c),
             (Some(k), _) if k != want => {
                 let message = match want {
@@ -956,7 +1061,7 @@ impl Builder<'_> {
     /// allows otherwise.
     fn resolve_file(&self, loaded: &Loaded, field: &str, path: &str) -> Result<PathBuf> {
         let target = crate::fs::join(&loaded.dir, path);
-        self.resolve_file_at(loaded, field, path, &target, self.fs.kind(&target))
+        self.resolve_file_at(loaded, field, path, &target, self.load.fs.kind(&target))
     }
 
     /// [`Self::resolve_file`] when the caller already joined `path` to the kustomization's
@@ -972,7 +1077,7 @@ impl Builder<'_> {
         let loc = || accumulate::item_location(loaded, field, path);
         let canonical = self.canonical_as(FileKind::File, loaded, field, path, target, kind)?;
         crate::fs::check_restriction_shown(
-            self.ctx.opts.load_restrictor,
+            self.state.ctx.opts.load_restrictor,
             &loaded.dir,
             &canonical,
             path,
@@ -983,12 +1088,25 @@ impl Builder<'_> {
 
     /// A kustomization directory named by `loaded`: canonical, not absolute (kustomize's rule),
     /// and not one of the directories being built or an ancestor of one (a cycle).
-    fn resolve_dir(&self, loaded: &Loaded, field: &str, path: &str) -> Result<PathBuf> {
+    fn resolve_dir(
+        &self,
+        loaded: &Loaded,
+        field: &str,
+        path: &str,
+        chain: &Chain<'_>,
+    ) -> Result<PathBuf> {
         if path.trim().is_empty() {
             return Err(empty_path_error(loaded, field));
         }
         let target = crate::fs::join(&loaded.dir, path);
-        self.resolve_dir_at(loaded, field, path, &target, self.fs.kind(&target))
+        self.resolve_dir_at(
+            loaded,
+            field,
+            path,
+            &target,
+            self.load.fs.kind(&target),
+            chain,
+        )
     }
 
     /// [`Self::resolve_dir`] when the caller already checked `path` is not empty, joined it to
@@ -1000,6 +1118,7 @@ impl Builder<'_> {
         path: &str,
         target: &Path,
         kind: Option<FileKind>,
+        chain: &Chain<'_>,
     ) -> Result<PathBuf> {
         let loc = || accumulate::item_location(loaded, field, path);
         let canonical = self.canonical_as(FileKind::Dir, loaded, field, path, target, kind)?;
@@ -1013,7 +1132,7 @@ impl Builder<'_> {
         }
         // kustomize's `errIfGitContainmentViolation`: the bases of a cloned kustomization stay
         // inside its clone.
-        if let Some((url, clone)) = self.repos.last() {
+        if let Some((url, clone)) = chain.repos().next() {
             if !canonical.starts_with(clone) {
                 return Err(Error::new(
                     ErrorKind::LoadRestriction,
@@ -1028,18 +1147,13 @@ impl Builder<'_> {
         }
         // kustomize's `errIfArgEqualOrHigher`: a directory that is, or contains, one already on
         // the chain would recurse forever.
-        if let Some((pos, visited)) = self
-            .chain
+        let dirs = chain.dirs();
+        if let Some((pos, visited)) = dirs
             .iter()
             .enumerate()
             .find(|(_, d)| d.starts_with(&canonical))
         {
-            let mut cycle: Vec<String> = self
-                .chain
-                .iter()
-                .skip(pos)
-                .map(|d| display_path(d))
-                .collect();
+            let mut cycle: Vec<String> = dirs.iter().skip(pos).map(|d| display_path(d)).collect();
             cycle.push(display_path(&canonical));
             let message = if *visited == canonical {
                 format!("cycle of kustomizations: {}", cycle.join(" → "))
@@ -1057,19 +1171,61 @@ impl Builder<'_> {
         }
         Ok(canonical)
     }
+}
 
-    /// Parses a resource file once per render.
+impl Loader<'_> {
+    /// The kustomization in `dir` (canonical), loaded once per render.
+    fn kustomization(
+        &mut self,
+        dir: &Path,
+        ctx: Context<'_>,
+        warnings: &mut Warnings,
+    ) -> Result<Arc<Loaded>> {
+        if let Some(k) = self.kustomizations.get(key(dir)) {
+            return Ok(Arc::clone(k));
+        }
+        let loaded = match self.ahead.and_then(|a| a.take_kustomization(dir)) {
+            Some((loaded, read)) => {
+                for w in read {
+                    warnings.warn(w);
+                }
+                loaded?
+            }
+            None => load_kustomization(
+                self.fs,
+                dir,
+                ctx.opts.load_restrictor,
+                ctx.opts.shared.as_deref(),
+                warnings,
+            )?,
+        };
+        let k = loaded;
+        if ctx.opts.strict
+            && let Some(repeated) = k.repeated_keys.first()
+        {
+            return Err(repeated.clone());
+        }
+        self.kustomizations
+            .insert(path_key(dir.to_path_buf()), Arc::clone(&k));
+        Ok(k)
+    }
+
     /// The resources of the file at `path` (canonical), read once per render. The first
     /// listing gets the parsed resources themselves (most files are listed once, and copying
     /// every object cost 2% of a render); a second listing parses the kept text again and keeps
     /// the result, which later listings copy.
-    fn parse_file(&mut self, path: PathBuf, root: &Path) -> Result<Vec<Resource>> {
+    fn parse_file(
+        &mut self,
+        path: PathBuf,
+        root: &Path,
+        ctx: Context<'_>,
+    ) -> Result<Vec<Resource>> {
         if let Some(entry) = self.files.get_mut(key(&path)) {
             let docs = match entry {
                 CachedFile::Parsed(docs) => Arc::clone(docs),
                 CachedFile::Read(file) => {
-                    let limits = self.ctx.opts.limits.reader;
-                    let docs = Arc::new(match self.ctx.opts.shared.as_deref() {
+                    let limits = ctx.opts.limits.reader;
+                    let docs = Arc::new(match ctx.opts.shared.as_deref() {
                         // Another listing of a file shared with other renders: a copy.
                         Some(shared) => {
                             let quoted = file.quote == crate::source::Quote::Yes;
@@ -1090,8 +1246,8 @@ impl Builder<'_> {
                 self.fs,
                 path,
                 root,
-                self.ctx.opts.shared.as_deref(),
-                self.ctx.opts.limits.reader,
+                ctx.opts.shared.as_deref(),
+                ctx.opts.limits.reader,
             )?,
         };
         self.files

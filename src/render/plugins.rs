@@ -110,7 +110,7 @@ impl Builder<'_> {
         else {
             return Ok(());
         };
-        if self.plugin_state.custom_schema.is_some() {
+        if self.state.plugins.custom_schema.is_some() {
             return Ok(());
         }
         let at = || loaded.key_location(&[PathSeg::Key("openapi".into())]);
@@ -122,7 +122,7 @@ impl Builder<'_> {
             .at(at()));
         }
         if let Some(path) = fields.get("path") {
-            let bytes = steps::read_named_file(self.fs, None, self.ctx, loaded, path)
+            let bytes = steps::read_named_file(self.load.fs, None, self.state.ctx, loaded, path)
                 .map_err(|e| e.at(at()))?;
             let file = SourceFile::new(
                 steps::named_file_shown(loaded, path),
@@ -179,7 +179,7 @@ impl Builder<'_> {
                 }
             };
             let added = doc.and_then(|doc| {
-                match self.plugin_state.builtin_use {
+                match self.state.plugins.builtin_use {
                     BuiltinUse::Unused => Schema::from_openapi(&doc),
                     BuiltinUse::Delayed => {
                         let mut s = Schema::clone(&self.builtin_schema());
@@ -193,10 +193,10 @@ impl Builder<'_> {
                 .map_err(|e| unusable(e.to_string()))
             });
             match added {
-                Ok(schema) => self.plugin_state.custom_schema = Some(Arc::new(schema)),
+                Ok(schema) => self.state.plugins.custom_schema = Some(Arc::new(schema)),
                 Err(e) => {
-                    self.plugin_state.custom_schema = Some(self.builtin_schema());
-                    self.plugin_state.unusable_schema = Some(e);
+                    self.state.plugins.custom_schema = Some(self.builtin_schema());
+                    self.state.plugins.unusable_schema = Some(e);
                 }
             }
         } else if let Some(v) = fields.get("version") {
@@ -215,21 +215,22 @@ impl Builder<'_> {
                 "openapi version {v}: ply uses its built-in Kubernetes 1.37 schema"
             ));
             let builtin = self.builtin_schema();
-            self.plugin_state.custom_schema = Some(builtin);
+            self.state.plugins.custom_schema = Some(builtin);
         }
         Ok(())
     }
 
     fn builtin_schema(&mut self) -> Arc<Schema> {
         Arc::clone(
-            self.plugin_state
+            self.state
+                .plugins
                 .builtin_schema
                 .get_or_insert_with(|| Arc::new(Schema::builtin())),
         )
     }
 
     fn schema(&mut self) -> Arc<Schema> {
-        match &self.plugin_state.custom_schema {
+        match &self.state.plugins.custom_schema {
             Some(s) => Arc::clone(s),
             None => self.builtin_schema(),
         }
@@ -240,7 +241,7 @@ impl Builder<'_> {
     /// built-in schema for parsing. ply approximates that table (Kubernetes 1.21's kinds) by
     /// the kinds its built-in schema knows.
     pub(super) fn note_kinds_read(&mut self, resources: &[Resource]) -> Result<()> {
-        if let Some(e) = self.plugin_state.unusable_schema.clone() {
+        if let Some(e) = self.state.plugins.unusable_schema.clone() {
             // kyaml's `IsNamespaceScoped` parses a custom schema for a kind outside its
             // precomputed table.
             let builtin = self.builtin_schema();
@@ -255,14 +256,14 @@ impl Builder<'_> {
             }
             return Ok(());
         }
-        if self.plugin_state.custom_schema.is_some()
-            || self.plugin_state.builtin_use != BuiltinUse::Unused
+        if self.state.plugins.custom_schema.is_some()
+            || self.state.plugins.builtin_use != BuiltinUse::Unused
         {
             return Ok(());
         }
         let builtin = self.builtin_schema();
         if resources.iter().any(|r| builtin.kind(&r.gvk()).is_none()) {
-            self.plugin_state.builtin_use = BuiltinUse::Delayed;
+            self.state.plugins.builtin_use = BuiltinUse::Delayed;
         }
         Ok(())
     }
@@ -274,22 +275,24 @@ impl Builder<'_> {
         loaded: &'l Loaded,
     ) -> impl FnMut(&str) -> Result<patches::PatchFile> + 'l {
         move |rel: &str| {
-            if let Some(remote) = steps::remote_named_file(self.fs, loaded, rel) {
+            if let Some(remote) = steps::remote_named_file(self.load.fs, loaded, rel) {
                 let shown = crate::remote::url::redact(rel);
                 return Ok(patches::PatchFile {
                     file: SourceFile::new(shown, super::ahead::text_of(remote?)),
                     parsed: None,
                 });
             }
-            let (target, canonical) = steps::resolve_named_file(self.fs, self.ctx, loaded, rel)?;
-            if let Some(ahead) = self.ahead.and_then(|a| a.take_patch(&canonical)) {
+            let (target, canonical) =
+                steps::resolve_named_file(self.load.fs, self.state.ctx, loaded, rel)?;
+            if let Some(ahead) = self.load.ahead.and_then(|a| a.take_patch(&canonical)) {
                 return Ok(ahead);
             }
             let bytes = self
+                .load
                 .fs
                 .read(&canonical)
                 .map_err(|e| Error::io(&target, &e))?;
-            if let Some(shared) = self.ctx.opts.shared.as_deref() {
+            if let Some(shared) = self.state.ctx.opts.shared.as_deref() {
                 let source = patches::source_name(Some(rel), None);
                 return Ok(shared.patch(&target, &canonical, &source, bytes));
             }
@@ -302,7 +305,7 @@ impl Builder<'_> {
 
     pub(super) fn load_patches(&mut self, loaded: &Loaded) -> Result<LoadedPatches> {
         let k = &loaded.kustomization;
-        check_patch_options(loaded, self.ctx.kustomize())?;
+        check_patch_options(loaded, self.state.ctx.kustomize())?;
         let entries = EntryLocations::new(loaded);
         let locate = |field: &str, i: usize| entries.get(field, i);
         let mut read = self.patch_reader(loaded);
@@ -313,7 +316,7 @@ impl Builder<'_> {
             "patches",
             &mut read,
             &locate,
-            self.ctx.kustomize(),
+            self.state.ctx.kustomize(),
         )?);
         let json6902 = patches::load_json6902(&k.patches_json6902, &mut read, &locate)?;
         Ok(LoadedPatches { early, json6902 })
@@ -328,10 +331,10 @@ impl Builder<'_> {
         list: &[Patch],
         acc: &mut Vec<Resource>,
     ) -> Result<()> {
-        if !self.plugin_state.meta.tracks_origin() {
+        if !self.state.plugins.meta.tracks_origin() {
             return self.apply_patches(list, acc);
         }
-        let here = self.plugin_state.meta.kustomization_file(loaded);
+        let here = self.state.plugins.meta.kustomization_file(loaded);
         let mut rest = list;
         while let Some(first) = rest.first() {
             let n = if first.flavor == patches::Flavor::StrategicMerge {
@@ -358,7 +361,7 @@ impl Builder<'_> {
         if list.is_empty() {
             return Ok(());
         }
-        if self.ctx.provenance() {
+        if self.state.ctx.provenance() {
             // One at a time, each recorded as its own (the output is the same: `apply_all`
             // applies them in order), with what it wrote, changed or not
             // (`render/writes.rs`): the objects it applies to are picked before it runs. Whether
@@ -366,7 +369,7 @@ impl Builder<'_> {
             // the next, as inside one `apply_all`.
             let mut renamed = false;
             for p in list {
-                let tables = self.ctx.tables;
+                let tables = self.state.ctx.tables;
                 let scope = |g: &Gvk| tables.is_cluster_scoped(g);
                 let chosen = patches::chosen(acc, p, &scope);
                 let count = acc.len();
@@ -375,8 +378,19 @@ impl Builder<'_> {
                 let sources = chosen
                     .map(|c| super::writes::copy_sources(acc, p, c))
                     .unwrap_or_default();
-                super::provenance::record_patch(acc, p);
-                super::writes::record_patch_writes(acc, p, chosen, &sources);
+                // A patch that removed objects is followed over those that hold its
+                // documents now.
+                let tracked = match chosen {
+                    Some(c) => c.to_vec(),
+                    None => patches::chosen(acc, p, &scope),
+                };
+                let schema = self.schema();
+                let to = super::writes::Tracked {
+                    chosen,
+                    tracked: &tracked,
+                    schema: &schema,
+                };
+                super::writes::record_patch(acc, p, &to, &sources);
             }
             return Ok(());
         }
@@ -391,13 +405,13 @@ impl Builder<'_> {
     ) -> Result<()> {
         // A strategic merge patch walks the schema, which makes kustomize parse its built-in
         // one (`kyaml/openapi.SchemaForResourceType`); JSON patches never look at it.
-        if self.plugin_state.custom_schema.is_none()
+        if self.state.plugins.custom_schema.is_none()
             && list.iter().any(|p| matches!(p.body, patches::Body::Smp(_)))
         {
-            self.plugin_state.builtin_use = BuiltinUse::Parsed;
+            self.state.plugins.builtin_use = BuiltinUse::Parsed;
         }
         if list.iter().any(|p| matches!(p.body, patches::Body::Smp(_)))
-            && let Some(e) = &self.plugin_state.unusable_schema
+            && let Some(e) = &self.state.plugins.unusable_schema
         {
             // A strategic merge patch walks the schema (`kyaml/openapi.SchemaForResourceType`).
             let mut e = e.clone();
@@ -405,14 +419,14 @@ impl Builder<'_> {
             return Err(e);
         }
         let schema = self.schema();
-        let tables = self.ctx.tables;
+        let tables = self.state.ctx.tables;
         let scope = |g: &Gvk| tables.is_cluster_scoped(g);
         let cx = patches::Context {
             schema: &schema,
             cluster_scoped: &scope,
-            strict: self.ctx.opts.strict,
-            json_patch_growth: self.ctx.opts.limits.json_patch_growth,
-            kustomize: self.ctx.kustomize(),
+            strict: self.state.ctx.opts.strict,
+            json_patch_growth: self.state.ctx.opts.limits.json_patch_growth,
+            kustomize: self.state.ctx.kustomize(),
         };
         patches::apply_all(acc, list, &cx, self.warnings, renamed)
     }
@@ -428,8 +442,8 @@ impl Builder<'_> {
                 None
             } else {
                 super::exec::generate(
-                    &self.ctx.opts.plugins,
-                    self.ctx.kustomize(),
+                    &self.state.ctx.opts.plugins,
+                    self.state.ctx.kustomize(),
                     loaded,
                     config,
                     loc,
@@ -440,31 +454,39 @@ impl Builder<'_> {
             }
             let kind = config.kind().to_string();
             let before = self
-                .plugin_state
+                .state
+                .plugins
                 .meta
                 .origin
                 .then(|| super::metadata::origins(acc));
             if let Some(generated) = plugin {
                 super::helm::absorb(acc, generated, loc)?;
             } else if kind == "HelmChartInflationGenerator" {
-                let chart = super::helm::config_chart(&config.node, loc, self.ctx.kustomize())?;
-                super::helm::check_enabled(&self.ctx.opts.helm, &chart)?;
-                let versions = &mut self.plugin_state.helm_api_versions;
+                let chart =
+                    super::helm::config_chart(&config.node, loc, self.state.ctx.kustomize())?;
+                super::helm::check_enabled(&self.state.ctx.opts.helm, &chart)?;
+                let versions = &mut self.state.plugins.helm_api_versions;
                 super::helm::configure_api_versions(versions, &chart.chart);
-                let inflated =
-                    super::helm::inflate(self.fs, self.ctx, loaded, &chart, versions, None)?;
+                let inflated = super::helm::inflate(
+                    self.load.fs,
+                    self.state.ctx,
+                    loaded,
+                    &chart,
+                    versions,
+                    None,
+                )?;
                 super::helm::absorb(acc, inflated, loc)?;
             } else {
                 steps::run_generator_configs(
-                    self.fs,
-                    self.ctx,
+                    self.load.fs,
+                    self.state.ctx,
                     loaded,
                     &[(config.clone(), loc.clone())],
                     acc,
                 )?;
             }
             if let Some(before) = &before {
-                let here = self.plugin_state.meta.kustomization_file(loaded);
+                let here = self.state.plugins.meta.kustomization_file(loaded);
                 let configured_in = super::metadata::configured_in(&config.node, &here);
                 let generated = if kind == "SecretGenerator" {
                     "Secret"
@@ -488,7 +510,7 @@ impl Builder<'_> {
                     Some(&kind),
                     Some(&config.node),
                     &replaced,
-                    self.plugin_state.meta.source(),
+                    self.state.plugins.meta.source(),
                 );
             }
         }
@@ -504,8 +526,8 @@ impl Builder<'_> {
         for (config, loc) in configs {
             let ran = config.node.str_at(&["apiVersion"]) != Some("builtin")
                 && super::exec::transform(
-                    &self.ctx.opts.plugins,
-                    self.ctx.kustomize(),
+                    &self.state.ctx.opts.plugins,
+                    self.state.ctx.kustomize(),
                     loaded,
                     config,
                     loc,
@@ -522,8 +544,8 @@ impl Builder<'_> {
                         }
                     })?;
             }
-            if self.plugin_state.meta.tracks_origin() {
-                let here = self.plugin_state.meta.kustomization_file(loaded);
+            if self.state.plugins.meta.tracks_origin() {
+                let here = self.state.plugins.meta.kustomization_file(loaded);
                 let configured_in = super::metadata::configured_in(&config.node, &here);
                 super::metadata::adopt_orphans(
                     acc,
@@ -532,15 +554,15 @@ impl Builder<'_> {
                     Some(&config.node),
                 );
             }
-            if self.plugin_state.meta.transformers {
-                let here = self.plugin_state.meta.kustomization_file(loaded);
+            if self.state.plugins.meta.transformers {
+                let here = self.state.plugins.meta.kustomization_file(loaded);
                 let configured_in = super::metadata::configured_in(&config.node, &here);
                 super::metadata::annotate_transformer(
                     acc,
                     &configured_in,
                     config.kind(),
                     Some(&config.node),
-                    self.plugin_state.meta.source(),
+                    self.state.plugins.meta.source(),
                 );
             }
         }
@@ -586,7 +608,7 @@ impl Builder<'_> {
                         Error::new(ErrorKind::Patch, format!("builtin {kind} options: {e}"))
                     })?);
                 }
-                let kustomize = self.ctx.kustomize();
+                let kustomize = self.state.ctx.kustomize();
                 let p = {
                     let mut read = self.patch_reader(loaded);
                     patches::load_patch(&entry, flavor, &mut read, declared, kustomize)?
@@ -617,7 +639,7 @@ impl Builder<'_> {
                 self.apply_patches(&list, acc)
             }
             "ReplacementTransformer" => {
-                let (fs, ctx) = (self.fs, self.ctx);
+                let (fs, ctx) = (self.load.fs, self.state.ctx);
                 let mut load = |rel: &str| -> Result<Node> {
                     let bytes = steps::read_named_file(fs, None, ctx, loaded, rel)?;
                     // sigs.k8s.io/yaml reads it: YAML 1.1 booleans.
@@ -626,14 +648,14 @@ impl Builder<'_> {
                     )
                 };
                 let mut ignored = Vec::new();
-                let tables = self.ctx.tables;
+                let tables = self.state.ctx.tables;
                 crate::transform::replacements::apply_plugin_config(
                     node,
                     acc,
                     &|g: &Gvk| tables.is_cluster_scoped(g),
                     &mut load,
                     &mut ignored,
-                    self.ctx.kustomize(),
+                    self.state.ctx.kustomize(),
                 )?;
                 for field in ignored {
                     self.warnings.warn(format!(
@@ -671,7 +693,7 @@ impl Builder<'_> {
             }
             "ValueAddTransformer" => self.value_add(loaded, config, acc),
             _ => {
-                let fields = self.config.fields.clone();
+                let fields = self.state.config.fields.clone();
                 steps::run_transformer_configs(
                     &[(config.clone(), loc.clone())],
                     acc,
@@ -694,7 +716,7 @@ impl Builder<'_> {
         acc: &mut [Resource],
     ) -> Result<()> {
         use crate::transform::value_add;
-        let (fs, ctx) = (self.fs, self.ctx);
+        let (fs, ctx) = (self.load.fs, self.state.ctx);
         let mut load = |rel: &str| -> Result<Node> {
             let bytes = steps::read_named_file(fs, None, ctx, loaded, rel)?;
             parse_one(&String::from_utf8_lossy(&bytes)).map_err(|e| {
@@ -723,7 +745,7 @@ impl Builder<'_> {
             ))
         };
         let cfg = value_add::Config::from_node(&config.node, &base, &mut load, &locate)?;
-        let tables = self.ctx.tables;
+        let tables = self.state.ctx.tables;
         let scope = |g: &Gvk| tables.is_cluster_scoped(g);
         let select = |sel: &crate::kustomization::Selector, all: &[Resource]| {
             let slots: Vec<Option<Resource>> = all.iter().cloned().map(Some).collect();

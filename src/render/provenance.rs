@@ -8,11 +8,13 @@ use std::sync::Arc;
 use super::patches::{Body, Patch};
 use crate::kustomization::Loaded;
 use crate::kustomization::load::{Cursor, locate_value, value_at};
+use crate::merge::smp::track;
 use crate::resource::Resource;
 use crate::resource::provenance::{
     Moved, Origin, Place, Provenance, Read, Source, Step, Tree, parse_path, path_text, push_index,
     push_key,
 };
+use crate::schema::{Cursor as SchemaCursor, PatchMeta, Schema};
 use crate::source::{Location, SourceFile};
 use crate::yaml::de::PathSeg;
 use crate::yaml::{Map, Node};
@@ -224,129 +226,126 @@ pub(crate) fn same_place(a: &Option<Place>, b: &Option<Place>) -> bool {
 }
 
 /// Lines up the lists whose items a step moved, before [`record`] compares by position: in a
-/// list of maps whose items each carry one merge key (`name`, `containerPort`, `mountPath`,
-/// `ip`, `port`, `key`) with distinct values, an item now at another position than the item
-/// with its key had (a strategic merge patch adding a sidecar container before others, or a
-/// JSON 6902 `add` in the middle) takes that item's recorded value and origins, written out
+/// list the schema merges by keys (`schema`: the render's, for each object's kind; the keys
+/// the strategic merge matches items by), an item now at another position than the item with
+/// its key values had (a strategic merge patch adding a sidecar container before others, or
+/// a JSON 6902 `add` in the middle) takes that item's recorded value and origins, written out
 /// at the path it had (a field read from a document keeps that document's path); an item
-/// with a new key has none. So a moved item's fields keep their own chains rather than being
-/// compared with the item that was at their position. Only with provenance on; a list whose
-/// items kept their positions is left as it is.
-pub(crate) fn align_moved_items(acc: &mut [Resource]) {
-    for r in acc.iter_mut() {
+/// with new values has none. A list the step replaced whole (`replaced(i)`: the lists of the
+/// `i`th object a strategic merge patch gave as written) keeps none of its items' origins. So
+/// a moved item's fields keep their own chains rather than being compared with the item that
+/// was at their position. Only with provenance on; a list whose items kept their positions is
+/// left as it is.
+pub(crate) fn align_moved_items<'w>(
+    acc: &mut [Resource],
+    schema: &Schema,
+    replaced: &dyn Fn(usize) -> &'w [Vec<PathSeg>],
+) {
+    for (i, r) in acc.iter_mut().enumerate() {
+        if r.provenance.is_none() {
+            continue;
+        }
+        let root = schema.kustomize_root(&r.gvk());
         let Some(p) = r.provenance.as_mut() else {
             continue;
         };
         r.node.freeze_unshared();
         let mut last = std::mem::take(&mut p.last);
-        align(&mut last, &r.node, p, &mut Vec::new());
+        let mut a = Align {
+            p,
+            replaced: replaced(i),
+            path: Vec::new(),
+        };
+        a.node(&mut last, &r.node, root, None);
         p.last = last;
     }
 }
 
-fn align(last: &mut Node, now: &Node, p: &mut Provenance, path: &mut Vec<PathSeg>) {
-    match (last, now) {
-        (Node::Map(x), Node::Map(y)) => {
-            if x.shares_with(y) {
-                return;
-            }
-            for (k, vb) in y.iter() {
-                let descend = match (x.get(k), vb) {
-                    (Some(Node::Map(a)), Node::Map(b)) => !a.shares_with(b),
-                    (Some(Node::Seq(_)), Node::Seq(_)) => true,
-                    _ => false,
-                };
-                if !descend {
-                    continue;
+/// One object's [`align_moved_items`].
+struct Align<'a> {
+    p: &'a mut Provenance,
+    replaced: &'a [Vec<PathSeg>],
+    path: Vec<PathSeg>,
+}
+
+impl Align<'_> {
+    /// `last` (as recorded) against `now`; `cur` is the schema there, `meta` what it says of
+    /// the field holding them.
+    fn node(
+        &mut self,
+        last: &mut Node,
+        now: &Node,
+        cur: SchemaCursor<'_>,
+        meta: Option<&PatchMeta>,
+    ) {
+        match (last, now) {
+            (Node::Map(x), Node::Map(y)) => {
+                if x.shares_with(y) {
+                    return;
                 }
-                let Some(va) = x.get_mut(k) else { continue };
-                path.push(PathSeg::Key(k.to_string()));
-                align(va, vb, p, path);
-                path.pop();
+                for (k, vb) in y.iter() {
+                    let descend = match (x.get(k), vb) {
+                        (Some(Node::Map(a)), Node::Map(b)) => !a.shares_with(b),
+                        (Some(Node::Seq(_)), Node::Seq(_)) => true,
+                        _ => false,
+                    };
+                    if !descend {
+                        continue;
+                    }
+                    let Some(va) = x.get_mut(k) else { continue };
+                    let (sub, meta) = cur.kustomize_field(k);
+                    self.path.push(PathSeg::Key(k.to_string()));
+                    self.node(va, vb, sub, Some(meta));
+                    self.path.pop();
+                }
             }
-        }
-        (Node::Seq(x), Node::Seq(y)) => {
-            if let Some(moves) = moved(x, y) {
-                let mut old_items: Vec<Option<Tree>> = (0..x.len())
-                    .map(|j| {
-                        moves.contains(&Some(j)).then(|| {
-                            let mut old = path.clone();
-                            old.push(PathSeg::Index(j));
-                            moved_tree(p, &x[j], &old)
-                        })
-                    })
-                    .collect();
-                let items = moves
-                    .iter()
-                    .map(|m| m.and_then(|j| old_items[j].take()).unwrap_or_default())
-                    .collect();
-                *p.tree.slot(path) = Tree::Seq {
-                    items,
-                    rest: Box::new(Tree::Empty),
+            (Node::Seq(x), Node::Seq(y)) => {
+                let moves = if self.replaced.contains(&self.path) {
+                    Some(vec![None; y.len()])
+                } else {
+                    meta.and_then(|m| track::moves(x, y, &track::list_merge(m, y)))
                 };
-                *x = moves
-                    .iter()
-                    .map(|m| m.map_or(Node::Null, |j| x[j].clone()))
-                    .collect();
+                if let Some(moves) = moves {
+                    self.realign(x, &moves);
+                }
+                let items = cur.items();
+                for (i, (va, vb)) in x.iter_mut().zip(y).enumerate() {
+                    self.path.push(PathSeg::Index(i));
+                    self.node(va, vb, items, None);
+                    self.path.pop();
+                }
             }
-            for (i, (va, vb)) in x.iter_mut().zip(y).enumerate() {
-                path.push(PathSeg::Index(i));
-                align(va, vb, p, path);
-                path.pop();
-            }
+            _ => {}
         }
-        _ => {}
     }
-}
 
-/// For each item of the list `now`, the position of the item of `last` with the same merge
-/// key; `None` when the items are not keyed maps or none moved.
-fn moved(last: &[Node], now: &[Node]) -> Option<Vec<Option<usize>>> {
-    const MERGE_KEYS: [&str; 6] = ["name", "containerPort", "mountPath", "ip", "port", "key"];
-    if last.is_empty() || now.is_empty() {
-        return None;
-    }
-    if !matches!(now[0], Node::Map(_)) {
-        return None;
-    }
-    MERGE_KEYS.iter().find_map(|mk| {
-        // Most lists compared kept their items in place: each item's key is the one at its
-        // position before, and no item came after them. Then nothing moved by this key (or
-        // its values are not distinct, which rules it out too): no keys collected.
-        fn key<'n>(e: &'n Node, mk: &str) -> Option<&'n Node> {
-            e.as_map().and_then(|m| m.get(mk))
-        }
-        let in_place = now.len() <= last.len()
-            && now
-                .iter()
-                .zip(last)
-                .all(|(a, b)| matches!((key(a, mk), key(b, mk)), (Some(x), Some(y)) if x == y))
-            && last.iter().all(|e| key(e, mk).is_some());
-        if in_place {
-            return None;
-        }
-        let (kx, ky) = (merge_keys(last, mk)?, merge_keys(now, mk)?);
-        let moves: Vec<Option<usize>> = ky.iter().map(|v| kx.iter().position(|w| w == v)).collect();
-        let same = moves
+    /// Puts the recorded items of the list `x` (at `self.path`) where `moves` says they are
+    /// now, with their origins.
+    fn realign(&mut self, x: &mut Vec<Node>, moves: &[Option<usize>]) {
+        let p = &mut *self.p;
+        let path = &self.path;
+        let mut old_items: Vec<Option<Tree>> = (0..x.len())
+            .map(|j| {
+                moves.contains(&Some(j)).then(|| {
+                    let mut old = path.clone();
+                    old.push(PathSeg::Index(j));
+                    moved_tree(p, &x[j], &old)
+                })
+            })
+            .collect();
+        let items = moves
             .iter()
-            .enumerate()
-            .all(|(i, m)| *m == (i < kx.len()).then_some(i));
-        (!same).then_some(moves)
-    })
-}
-
-/// The values of the merge key `mk` of the items of `list`, when every item is a map that
-/// has one and no two are equal.
-fn merge_keys<'a>(list: &'a [Node], mk: &str) -> Option<Vec<&'a Node>> {
-    let out: Vec<&Node> = list
-        .iter()
-        .map(|e| e.as_map()?.get(mk))
-        .collect::<Option<_>>()?;
-    let distinct = out
-        .iter()
-        .enumerate()
-        .all(|(i, a)| out[..i].iter().all(|b| b != a));
-    distinct.then_some(out)
+            .map(|m| m.and_then(|j| old_items[j].take()).unwrap_or_default())
+            .collect();
+        *p.tree.slot(path) = Tree::Seq {
+            items,
+            rest: Box::new(Tree::Empty),
+        };
+        *x = moves
+            .iter()
+            .map(|m| m.map_or(Node::Null, |j| x[j].clone()))
+            .collect();
+    }
 }
 
 /// The origins of the item `node` recorded at `old` (its path before it moved), taken out of
@@ -656,88 +655,11 @@ pub(crate) fn generator_place(loaded: &Loaded, r: &Resource, path: &[PathSeg]) -
     in_kustomization(loaded, p)
 }
 
-/// Records one patch over `acc`: a changed field is placed at the patch's value for it
-/// ([`patch_place`]; for a strategic merge patch with one walk remembered per patch document
-/// and object, [`SmpMemo`]).
-pub(super) fn record_patch(acc: &mut [Resource], p: &Patch) {
-    let step = match &p.body {
-        Body::Smp(_) => Step::Patch,
-        Body::Json(_) => Step::Json6902,
-        Body::Nothing => return,
-    };
-    align_moved_items(acc);
-    // A JSON 6902 list's places come straight from `patch_place`.
-    let places = SmpPlaces::new(p);
-    record(acc, step, &|r, path, _| places.place(r, path));
-}
-
-/// [`patch_place`] of a strategic merge patch for many fields, one walk kept per patch
-/// document ([`SmpMemo`]) for the object it was last asked about (its address: the objects
-/// do not move while a step is recorded). Gives what [`patch_place`] gives.
-pub(super) struct SmpPlaces<'a> {
-    p: &'a Patch,
-    memos: std::cell::RefCell<Vec<(usize, Option<SmpMemo>)>>,
-}
-
-impl<'a> SmpPlaces<'a> {
-    pub(super) fn new(p: &'a Patch) -> Self {
-        let n = match &p.body {
-            Body::Smp(docs) => docs.len(),
-            _ => 0,
-        };
-        SmpPlaces {
-            p,
-            memos: std::cell::RefCell::new((0..n).map(|_| (0, None)).collect()),
-        }
-    }
-
-    /// Where the patch set the field at `path` of `r` ([`patch_place`]).
-    pub(super) fn place(&self, r: &Resource, path: &[PathSeg]) -> Option<Place> {
-        let Body::Smp(docs) = &self.p.body else {
-            return patch_place(self.p, &r.node, path);
-        };
-        let object = std::ptr::from_ref(r) as usize;
-        let mut memos = self.memos.borrow_mut();
-        let found = docs
-            .iter()
-            .zip(memos.iter_mut())
-            .find_map(|((doc, loc), (of, memo))| {
-                let loc = loc.as_ref()?;
-                if *of != object {
-                    *of = object;
-                    *memo = None;
-                }
-                smp_path(doc, &r.node, path, memo).map(|p| Place {
-                    file: Arc::clone(&loc.file),
-                    start: loc.offset,
-                    path: p,
-                })
-            });
-        found
-            .or_else(|| docs.iter().find_map(|(_, loc)| loc.as_ref().map(at)))
-            .or_else(|| self.p.declared.as_ref().map(at))
-    }
-}
-
-/// Where patch `p` set the field at `path` of the patched object `node`: the document of a
-/// strategic merge patch that holds its path, the operation of a JSON 6902 list
-/// ([`json6902_path`]), else the patch's first document or its kustomization entry.
-pub(super) fn patch_place(p: &Patch, node: &Node, path: &[PathSeg]) -> Option<Place> {
+/// Where the JSON 6902 patch `p` set the field at `path`: the operation of its list that
+/// wrote it ([`json6902_path`]), else its kustomization entry.
+pub(super) fn json_place(p: &Patch, path: &[PathSeg]) -> Option<Place> {
     let declared = || p.declared.as_ref().map(at);
     match &p.body {
-        Body::Smp(docs) => {
-            let found = docs.iter().find_map(|(doc, loc)| {
-                let loc = loc.as_ref()?;
-                smp_path(doc, node, path, &mut None).map(|p| Place {
-                    file: Arc::clone(&loc.file),
-                    start: loc.offset,
-                    path: p,
-                })
-            });
-            found
-                .or_else(|| docs.iter().find_map(|(_, loc)| loc.as_ref().map(at)))
-                .or_else(declared)
-        }
         Body::Json(ops) => match (&p.file, json6902_path(ops, path)) {
             (Some(file), Some(op)) => Some(Place {
                 file: Arc::clone(file),
@@ -746,7 +668,7 @@ pub(super) fn patch_place(p: &Patch, node: &Node, path: &[PathSeg]) -> Option<Pl
             }),
             _ => declared(),
         },
-        Body::Nothing => declared(),
+        Body::Smp(_) | Body::Nothing => declared(),
     }
 }
 
@@ -948,131 +870,6 @@ fn r_value(r: &Resource, path: &[PathSeg]) -> Option<String> {
         };
     }
     Some(scalar_text(n))
-}
-
-/// What [`smp_path`] found on its last walk, kept for the next path of the same object and
-/// patch: the fields of one list item (and of the items after an inserted one) come one after
-/// another and share a prefix, and finding a list item by its merge key is most of the walk.
-#[derive(Default)]
-pub(crate) struct SmpMemo {
-    /// The path walked: up to and including its last list index, or up to the segment where
-    /// the patch stopped holding it.
-    segs: Vec<PathSeg>,
-    /// The patch item found at each index of `segs`, in order, and the length of the patch's
-    /// path text after it.
-    items: Vec<(usize, usize)>,
-    /// The patch's path text of the walk.
-    text: String,
-    /// Whether the patch does not hold `segs` (then neither any path under it).
-    failed: bool,
-}
-
-/// The place in a strategic merge patch document that set the field at `out` of the patched
-/// object `obj`: the same path through the patch, a list entry matched by its `name` (or the
-/// other merge keys of the built-in schema most lists use) or by its value; `None` when the
-/// patch does not hold the path (a directive, a list replaced whole). The path is written as
-/// [`path_text`] writes it, without a list of segments in between (it is asked for each field
-/// a patch changed); `memo` (made for this `patch` and `obj`, or `None`) keeps the list items
-/// of the last walk for the next path.
-pub(crate) fn smp_path(
-    patch: &Node,
-    obj: &Node,
-    out: &[PathSeg],
-    memo: &mut Option<SmpMemo>,
-) -> Option<String> {
-    const MERGE_KEYS: [&str; 6] = ["name", "containerPort", "mountPath", "ip", "port", "key"];
-    let m = memo.get_or_insert_with(SmpMemo::default);
-    let common = m.segs.iter().zip(out).take_while(|(a, b)| a == b).count();
-    if m.failed && common == m.segs.len() {
-        return None;
-    }
-    // The items of the last walk on the shared prefix are found again by position.
-    let usable = m
-        .segs
-        .iter()
-        .take(common)
-        .filter(|s| matches!(s, PathSeg::Index(_)))
-        .count();
-    let resume = match usable {
-        0 => 0,
-        n => {
-            m.segs
-                .iter()
-                .enumerate()
-                .filter(|(_, s)| matches!(s, PathSeg::Index(_)))
-                .nth(n - 1)
-                .map_or(0, |(at, _)| at)
-                + 1
-        }
-    };
-    m.items.truncate(usable);
-    let mut path = String::with_capacity(64);
-    path.push_str(&m.text[..m.items.last().map_or(0, |&(_, len)| len)]);
-    let mut p = patch;
-    let mut o = obj;
-    let mut known = m.items.iter();
-    for s in &out[..resume] {
-        match (s, p, o) {
-            (PathSeg::Key(k), Node::Map(pm), Node::Map(om)) => {
-                p = pm.get(k)?;
-                o = om.get(k)?;
-            }
-            (PathSeg::Index(i), Node::Seq(pv), Node::Seq(ov)) => {
-                o = ov.get(*i)?;
-                p = pv.get(known.next()?.0)?;
-            }
-            _ => return None,
-        }
-    }
-    let mut failed_at = None;
-    for (at, s) in out.iter().enumerate().skip(resume) {
-        let step = match (s, p, o) {
-            (PathSeg::Key(k), Node::Map(pm), Node::Map(om)) => {
-                pm.get(k).zip(om.get(k)).inspect(|_| {
-                    push_key(&mut path, k);
-                })
-            }
-            (PathSeg::Index(i), Node::Seq(pv), Node::Seq(ov)) => ov.get(*i).and_then(|item| {
-                let j = match item {
-                    Node::Map(im) => MERGE_KEYS.iter().find_map(|mk| {
-                        let want = im.get(mk)?;
-                        // The last entry with the key: a later one wins the merge.
-                        pv.iter()
-                            .rposition(|e| matches!(e, Node::Map(em) if em.get(mk) == Some(want)))
-                    }),
-                    scalar => pv.iter().rposition(|e| e == scalar),
-                }
-                .or_else(|| (pv.len() == ov.len()).then_some(*i))?;
-                push_index(&mut path, j);
-                m.items.push((j, path.len()));
-                Some((&pv[j], item))
-            }),
-            _ => None,
-        };
-        match step {
-            Some((pn, on)) => {
-                p = pn;
-                o = on;
-            }
-            None => {
-                failed_at = Some(at);
-                break;
-            }
-        }
-    }
-    // Kept: the path up to its last index, or up to where the patch stopped holding it.
-    let end = match failed_at {
-        Some(at) => at + 1,
-        None => out
-            .iter()
-            .rposition(|s| matches!(s, PathSeg::Index(_)))
-            .map_or(0, |i| i + 1),
-    };
-    m.segs.truncate(common.min(end));
-    m.segs.extend_from_slice(&out[m.segs.len()..end]);
-    m.failed = failed_at.is_some();
-    m.text.clone_from(&path);
-    if m.failed { None } else { Some(path) }
 }
 
 /// The operation of a JSON 6902 list that set the field at `out`: the last `add`, `replace`,
@@ -1475,63 +1272,6 @@ mod tests {
         assert!(compared > 1000, "only {compared} fields compared");
     }
 
-    /// A walk reusing the last one's list items finds what a fresh walk finds, path after
-    /// path (fields of one item, items the patch holds and items it does not, a scalar list).
-    #[test]
-    fn smp_path_memo_equals_a_fresh_walk() {
-        use crate::yaml::parse::parse_one;
-        let patch = parse_one(
-            "spec:\n  containers:\n  - name: b\n    env:\n    - name: X\n      value: '1'\n  - name: a\n    args: [p, q]\n",
-        )
-        .unwrap();
-        let obj = parse_one(
-            "spec:\n  containers:\n  - name: b\n    env:\n    - name: X\n      value: '1'\n    - name: Y\n      value: '2'\n  - name: a\n    image: i\n    args: [p, q]\n  - name: c\n    image: j\n",
-        )
-        .unwrap();
-        let k = |s: &str| PathSeg::Key(s.to_string());
-        let c = |i| vec![k("spec"), k("containers"), PathSeg::Index(i)];
-        let with = |mut v: Vec<PathSeg>, more: &[PathSeg]| {
-            v.extend_from_slice(more);
-            v
-        };
-        let paths = [
-            with(c(0), &[k("name")]),
-            with(c(0), &[k("env"), PathSeg::Index(0), k("name")]),
-            with(c(0), &[k("env"), PathSeg::Index(0), k("value")]),
-            with(c(0), &[k("env"), PathSeg::Index(1), k("name")]),
-            with(c(0), &[k("env"), PathSeg::Index(1), k("value")]),
-            with(c(1), &[k("name")]),
-            with(c(1), &[k("image")]),
-            with(c(1), &[k("args"), PathSeg::Index(1)]),
-            with(c(1), &[k("args"), PathSeg::Index(0)]),
-            with(c(2), &[k("image")]),
-            with(c(2), &[k("name")]),
-            vec![k("spec"), k("replicas")],
-            with(c(1), &[k("image")]),
-            with(c(0), &[k("nokey")]),
-            with(c(0), &[k("env"), PathSeg::Index(0), k("value")]),
-            with(c(0), &[k("env"), PathSeg::Index(5), k("x")]),
-            with(c(0), &[k("env"), PathSeg::Index(1), k("value")]),
-            with(c(0), &[k("env"), PathSeg::Index(0), k("name")]),
-            with(c(1), &[k("args"), PathSeg::Index(0)]),
-            with(c(2), &[k("image")]),
-            with(c(0), &[k("env"), PathSeg::Index(0), k("value")]),
-        ];
-        let mut memo = None;
-        let mut found = 0;
-        for p in &paths {
-            let fresh = smp_path(&patch, &obj, p, &mut None);
-            found += usize::from(fresh.is_some());
-            assert_eq!(
-                smp_path(&patch, &obj, p, &mut memo),
-                fresh,
-                "{}",
-                path_text(p)
-            );
-        }
-        assert!(found >= 9, "only {found} paths found in the patch");
-    }
-
     /// The one object of `text` (a file at `path`), its reading recorded.
     fn read_recorded(path: &str, text: &str) -> (Arc<SourceFile>, Vec<Resource>) {
         let file = SourceFile::new(path, text);
@@ -1542,52 +1282,84 @@ mod tests {
         (file, r)
     }
 
+    /// Lines up a Pod's moved list items by the schema's merge keys (no list replaced).
+    fn align_pod(r: &mut [Resource]) {
+        let schema = crate::schema::Schema::builtin();
+        align_moved_items(r, &schema, &|_| &[]);
+    }
+
     /// An item a step puts at another position keeps its origins (read at the path it had);
     /// the new item gets the step's.
     #[test]
     fn moved_list_items_keep_their_origins() {
-        let text = "spec:\n  c:\n  - name: a\n    x: 1\n  - name: b\n    x: 2\n";
+        let text = "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: a\n    image: i\n  - name: b\n    image: j\n";
         let (file, mut r) = read_recorded("/t/m.yaml", text);
-        let item = |name: &str, x: i128| {
+        let item = |name: &str, image: &str| {
             let mut m = Map::new();
             m.insert("name".into(), Node::Str(name.into()));
-            m.insert("x".into(), Node::Int(x));
+            m.insert("image".into(), Node::Str(image.into()));
             Node::Map(m)
         };
-        let list = r[0].node.ensure_path(&["spec", "c"]);
-        *list = Node::Seq(vec![item("new", 3), item("a", 1), item("b", 2)]);
-        align_moved_items(&mut r);
+        let list = r[0].node.ensure_path(&["spec", "containers"]);
+        *list = Node::Seq(vec![item("new", "k"), item("a", "i"), item("b", "j")]);
+        align_pod(&mut r);
         let patch = Place {
             file: Arc::clone(&file),
             start: 0,
             path: "patch".into(),
         };
         record(&mut r, Step::Patch, &|_, _, _| Some(patch.clone()));
-        let got: Vec<(String, Vec<(Step, String)>)> = shown(&r[0]);
+        let mut got: Vec<(String, Vec<(Step, String)>)> = shown(&r[0]);
+        got.retain(|(p, _)| p.starts_with("spec."));
         let want = |step: Step, path: &str| vec![(step, path.to_string())];
+        let c = |i: usize, f: &str| format!("spec.containers[{i}].{f}");
         assert_eq!(
             got,
             [
-                ("spec.c[0].name".to_string(), want(Step::Patch, "patch")),
-                ("spec.c[0].x".to_string(), want(Step::Patch, "patch")),
-                (
-                    "spec.c[1].name".to_string(),
-                    want(Step::Resource, "spec.c[0].name")
-                ),
-                (
-                    "spec.c[1].x".to_string(),
-                    want(Step::Resource, "spec.c[0].x")
-                ),
-                (
-                    "spec.c[2].name".to_string(),
-                    want(Step::Resource, "spec.c[1].name")
-                ),
-                (
-                    "spec.c[2].x".to_string(),
-                    want(Step::Resource, "spec.c[1].x")
-                ),
+                (c(0, "name"), want(Step::Patch, "patch")),
+                (c(0, "image"), want(Step::Patch, "patch")),
+                (c(1, "name"), want(Step::Resource, &c(0, "name"))),
+                (c(1, "image"), want(Step::Resource, &c(0, "image"))),
+                (c(2, "name"), want(Step::Resource, &c(1, "name"))),
+                (c(2, "image"), want(Step::Resource, &c(1, "image"))),
             ]
         );
+    }
+
+    /// A list the step replaced whole keeps none of its items' origins, even where an item
+    /// holds the value it held.
+    #[test]
+    fn replaced_list_items_lose_their_origins() {
+        let text =
+            "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n  - name: a\n    args: [x, y]\n";
+        let (file, mut r) = read_recorded("/t/r.yaml", text);
+        let args = r[0].node.ensure_path(&["spec", "containers"]);
+        let Node::Seq(items) = args else { panic!() };
+        let Some(args) = items[0].get_mut("args") else {
+            panic!()
+        };
+        *args = Node::Seq(vec![Node::Str("x".into())]);
+        let k = |s: &str| PathSeg::Key(s.to_string());
+        let replaced = vec![vec![
+            k("spec"),
+            k("containers"),
+            PathSeg::Index(0),
+            k("args"),
+        ]];
+        let schema = crate::schema::Schema::builtin();
+        align_moved_items(&mut r, &schema, &|_| &replaced);
+        let patch = Place {
+            file: Arc::clone(&file),
+            start: 0,
+            path: "patch".into(),
+        };
+        record(&mut r, Step::Patch, &|_, _, _| Some(patch.clone()));
+        let got: FastMap<String, Vec<(Step, String)>> = shown(&r[0]).into_iter().collect();
+        assert_eq!(
+            got["spec.containers[0].args[0]"],
+            [(Step::Patch, "patch".to_string())]
+        );
+        assert_eq!(got["spec.containers[0].name"][0].0, Step::Resource);
     }
 
     /// Items moved inside an item that moved before (and around one that moved inside it)
@@ -1595,8 +1367,11 @@ mod tests {
     #[test]
     fn nested_moves_keep_their_origins() {
         use crate::yaml::parse::parse_one;
-        let text = "spec:\n  c:\n  - name: a\n    env:\n    - name: x\n      v: 1\n    - name: y\n      v: 2\n";
-        let (file, mut r) = read_recorded("/t/n.yaml", text);
+        let head = "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n";
+        let text = format!(
+            "{head}  - name: a\n    env:\n    - name: x\n      value: '1'\n    - name: y\n      value: '2'\n"
+        );
+        let (file, mut r) = read_recorded("/t/n.yaml", &text);
         let patch = Place {
             file: Arc::clone(&file),
             start: 0,
@@ -1604,24 +1379,25 @@ mod tests {
         };
         let steps = [
             // The container moves, then an env entry is put first inside it.
-            "spec:\n  c:\n  - name: n\n  - name: a\n    env:\n    - name: z\n      v: 0\n    - name: x\n      v: 1\n    - name: y\n      v: 2\n",
+            "  - name: n\n  - name: a\n    env:\n    - name: z\n      value: '0'\n    - name: x\n      value: '1'\n    - name: y\n      value: '2'\n",
             // Again, both: the env entries moved before move inside the moved container.
-            "spec:\n  c:\n  - name: m\n  - name: n\n  - name: a\n    env:\n    - name: w\n      v: 0\n    - name: z\n      v: 0\n    - name: y\n      v: 2\n    - name: x\n      v: 1\n",
+            "  - name: m\n  - name: n\n  - name: a\n    env:\n    - name: w\n      value: '0'\n    - name: z\n      value: '0'\n    - name: y\n      value: '2'\n    - name: x\n      value: '1'\n",
         ];
         for step in steps {
-            r[0].node = parse_one(step).unwrap();
-            align_moved_items(&mut r);
+            r[0].node = parse_one(&format!("{head}{step}")).unwrap();
+            align_pod(&mut r);
             record(&mut r, Step::Patch, &|_, _, _| Some(patch.clone()));
         }
         let got: FastMap<String, Vec<(Step, String)>> = shown(&r[0]).into_iter().collect();
         let read = |p: &str| vec![(Step::Resource, p.to_string())];
-        assert_eq!(got["spec.c[2].name"], read("spec.c[0].name"));
-        assert_eq!(got["spec.c[2].env[2].name"], read("spec.c[0].env[1].name"));
-        assert_eq!(got["spec.c[2].env[2].v"], read("spec.c[0].env[1].v"));
-        assert_eq!(got["spec.c[2].env[3].name"], read("spec.c[0].env[0].name"));
-        assert_eq!(got["spec.c[2].env[3].v"], read("spec.c[0].env[0].v"));
-        assert_eq!(got["spec.c[2].env[1].v"][0].0, Step::Patch);
-        assert_eq!(got["spec.c[1].name"][0].0, Step::Patch);
+        let c = |p: &str| format!("spec.containers{p}");
+        assert_eq!(got[&c("[2].name")], read(&c("[0].name")));
+        assert_eq!(got[&c("[2].env[2].name")], read(&c("[0].env[1].name")));
+        assert_eq!(got[&c("[2].env[2].value")], read(&c("[0].env[1].value")));
+        assert_eq!(got[&c("[2].env[3].name")], read(&c("[0].env[0].name")));
+        assert_eq!(got[&c("[2].env[3].value")], read(&c("[0].env[0].value")));
+        assert_eq!(got[&c("[2].env[1].value")][0].0, Step::Patch);
+        assert_eq!(got[&c("[1].name")][0].0, Step::Patch);
     }
 
     /// Places are resolved alike one at a time and in a row from a shared prefix.

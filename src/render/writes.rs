@@ -16,89 +16,167 @@ use crate::yaml::de::PathSeg;
 use super::patches::{Body, Patch};
 use super::places::object_source;
 use super::provenance::{
-    SmpPlaces, SourcedLocateFn, each_owned, json6902_op, node_at, patch_place, pointer_parts,
-    record_written, transformer_place,
+    SourcedLocateFn, align_moved_items, at, each_owned, json_place, json6902_op, node_at,
+    pointer_parts, record, record_written, transformer_place,
 };
+use crate::merge::smp::track;
+use crate::schema::Schema;
 
-/// The fields of `obj` (the patched object) that the strategic merge patch document `patch`
-/// sets to the value they hold: every scalar or empty map or list of the patch, through
-/// maps by key and lists by merge key (the keys [`super::provenance::smp_path`] knows) or by
-/// value, or by position when the lists have the same length. Directives (`$patch`,
-/// `$setElementOrder/…`, `$retainKeys`, `$deleteFromPrimitiveList/…`), deletions (null), the
-/// object's identity (`apiVersion`, `kind`, `metadata.name`, `metadata.namespace`) and the
-/// merge key of a list entry are not writes: they pick the object or entry the patch sets.
-pub(crate) fn smp_written(patch: &Node, obj: &Node, f: &mut dyn FnMut(&[PathSeg])) {
-    fn go(
-        p: &Node,
-        o: &Node,
-        merge_key: Option<&str>,
-        path: &mut Vec<PathSeg>,
-        f: &mut dyn FnMut(&[PathSeg]),
-    ) {
-        const MERGE_KEYS: [&str; 6] = ["name", "containerPort", "mountPath", "ip", "port", "key"];
-        match (p.unspelled(), o.unspelled()) {
-            (Node::Map(pm), Node::Map(om)) if !pm.is_empty() => {
-                for (k, pv) in pm.iter() {
-                    if k.starts_with('$')
-                        || pv.is_null()
-                        || identity(path, k)
-                        || merge_key == Some(k.as_str())
-                    {
-                        continue;
-                    }
-                    if let Some(ov) = om.get(k) {
-                        path.push(PathSeg::Key(k.to_string()));
-                        go(pv, ov, None, path, f);
-                        path.pop();
-                    }
-                }
-            }
-            (Node::Seq(pv), Node::Seq(ov)) if !pv.is_empty() => {
-                for (j, item) in pv.iter().enumerate() {
-                    let at = match item.unspelled() {
-                        Node::Map(im) => MERGE_KEYS
-                            .iter()
-                            .find_map(|mk| {
-                                let want = im.get(mk)?;
-                                let i = ov.iter().position(|e| {
-                                    matches!(e.unspelled(), Node::Map(em) if em.get(mk) == Some(want))
-                                })?;
-                                Some((i, Some(*mk)))
-                            })
-                            .or_else(|| (pv.len() == ov.len()).then_some((j, None))),
-                        scalar => ov.iter().position(|e| e == scalar).map(|i| (i, None)),
-                    };
-                    if let Some((i, mk)) = at {
-                        path.push(PathSeg::Index(i));
-                        go(item, &ov[i], mk, path, f);
-                        path.pop();
-                    }
-                }
-            }
-            (Node::Map(_) | Node::Seq(_), _) if !is_field(p) => {}
-            _ => {
-                if p == o {
-                    f(path);
-                }
-            }
+/// What one strategic merge patch wrote into one object, as the merge reports it
+/// ([`track::track`], with the schema's merge keys).
+#[derive(Default)]
+struct ObjectWrites {
+    /// Each field the patch set (by its [`path_text`]): where in the patch.
+    places: FastMap<String, Place>,
+    /// The fields it set that are neither a merge key of their list item nor part of the
+    /// object's identity (`apiVersion`, `kind`, `metadata.name`, `metadata.namespace`): those
+    /// pick the object or item the patch sets, they are not written.
+    written: Vec<Vec<PathSeg>>,
+    /// The lists it gave as written (atomic lists, `$patch: replace`).
+    replaced: Vec<Vec<PathSeg>>,
+}
+
+/// [`track::Tracker`] for one document (at `loc`) over one object.
+struct Collect<'a> {
+    writes: &'a mut ObjectWrites,
+    loc: Option<&'a crate::source::Location>,
+}
+
+impl track::Tracker for Collect<'_> {
+    fn wrote(&mut self, out: &[PathSeg], patch: &[PathSeg], key: bool, same: bool) {
+        if let Some(loc) = self.loc {
+            // The first document that sets a field names its place.
+            self.writes
+                .places
+                .entry(path_text(out))
+                .or_insert_with(|| Place {
+                    file: std::sync::Arc::clone(&loc.file),
+                    start: loc.offset,
+                    path: path_text(patch),
+                });
+        }
+        if same && !key && !identity(out) {
+            self.writes.written.push(out.to_vec());
         }
     }
-    go(patch, obj, None, &mut Vec::new(), f);
-}
 
-fn is_field(n: &Node) -> bool {
-    match n.unspelled() {
-        Node::Map(m) => m.is_empty(),
-        Node::Seq(s) => s.is_empty(),
-        _ => true,
+    fn replaced(&mut self, out: &[PathSeg]) {
+        self.writes.replaced.push(out.to_vec());
     }
 }
 
-/// Whether `key` under `path` is part of an object's identity.
-fn identity(path: &[PathSeg], key: &str) -> bool {
+/// What the strategic merge patch `p` wrote into each object of `acc` it chose (`chosen`:
+/// [`super::patches::chosen`] before it ran), by index; `schema` is the one it merged with.
+fn smp_writes(
+    acc: &[Resource],
+    p: &Patch,
+    chosen: &[Vec<usize>],
+    schema: &Schema,
+) -> Vec<ObjectWrites> {
+    let mut out: Vec<ObjectWrites> = Vec::new();
+    let Body::Smp(docs) = &p.body else {
+        return out;
+    };
+    out.resize_with(acc.len(), ObjectWrites::default);
+    for (d, (doc, loc)) in docs.iter().enumerate() {
+        for &i in chosen.get(d).into_iter().flatten() {
+            let (Some(r), Some(writes)) = (acc.get(i), out.get_mut(i)) else {
+                continue;
+            };
+            let cur = schema.kustomize_root(&r.gvk());
+            let mut c = Collect {
+                writes,
+                loc: loc.as_ref(),
+            };
+            track::track(doc, &r.node, cur, &mut c);
+        }
+    }
+    out
+}
+
+/// What a patch ran over, for [`record_patch`].
+pub(crate) struct Tracked<'a> {
+    /// The objects it applied to, picked before it ran (`None` when it removed objects, so
+    /// that they no longer hold).
+    pub chosen: Option<&'a [Vec<usize>]>,
+    /// The objects its documents apply to now: `chosen`, or picked again after it removed some.
+    pub tracked: &'a [Vec<usize>],
+    /// The schema it merged with.
+    pub schema: &'a Schema,
+}
+
+/// Records one patch `p` over `acc`, after it ran: its changes (a changed field is placed at
+/// the patch's value for it: for a strategic merge patch where the merge says it set it, for a
+/// JSON 6902 list at its operation), the lists it moved or replaced lined up first
+/// ([`align_moved_items`]), then what it wrote with the value a field held (only when it
+/// removed no object). `sources`: what a JSON 6902 `copy` or `move` read.
+pub(crate) fn record_patch(
+    acc: &mut [Resource],
+    p: &Patch,
+    to: &Tracked<'_>,
+    sources: &CopySources,
+) {
+    let (chosen, schema) = (to.chosen, to.schema);
+    match &p.body {
+        Body::Smp(docs) => {
+            let writes = smp_writes(acc, p, to.tracked, schema);
+            let none = ObjectWrites::default();
+            let of = |i: usize| writes.get(i).unwrap_or(&none);
+            align_moved_items(acc, schema, &|i| &of(i).replaced);
+            // `record` names objects, not their positions: found again by address.
+            let base = acc.as_ptr() as usize;
+            let size = std::mem::size_of::<Resource>().max(1);
+            let index = |r: &Resource| (std::ptr::from_ref(r) as usize - base) / size;
+            let fallback = || {
+                docs.iter()
+                    .find_map(|(_, loc)| loc.as_ref().map(at))
+                    .or_else(|| p.declared.as_ref().map(at))
+            };
+            let place = |r: &Resource, path: &[PathSeg]| {
+                of(index(r))
+                    .places
+                    .get(&path_text(path))
+                    .cloned()
+                    .or_else(fallback)
+            };
+            record(acc, Step::Patch, &|r, path, _| place(r, path));
+            if chosen.is_none() {
+                return;
+            }
+            record_written(
+                acc,
+                Step::Patch,
+                &|i, _, f| of(i).written.iter().for_each(|w| f(w)),
+                &|r, path, _| (place(r, path), None),
+            );
+        }
+        Body::Json(ops) => {
+            align_moved_items(acc, schema, &|_| &[]);
+            record(acc, Step::Json6902, &|_, path, _| json_place(p, path));
+            let Some(chosen) = chosen else { return };
+            let no_sources = FastMap::default();
+            for &i in chosen.iter().flatten() {
+                if i >= acc.len() {
+                    continue;
+                }
+                let mine = sources.get(&i).unwrap_or(&no_sources);
+                record_written(
+                    &mut acc[i..=i],
+                    Step::Json6902,
+                    &|_, r, f| json_written(ops, &r.node, f),
+                    &|_, path, _| (json_place(p, path), mine.get(&path_text(path)).cloned()),
+                );
+            }
+        }
+        Body::Nothing => {}
+    }
+}
+
+/// Whether `path` names part of an object's identity.
+fn identity(path: &[PathSeg]) -> bool {
     match path {
-        [] => key == "apiVersion" || key == "kind",
-        [PathSeg::Key(m)] => m == "metadata" && (key == "name" || key == "namespace"),
+        [PathSeg::Key(k)] => k == "apiVersion" || k == "kind",
+        [PathSeg::Key(m), PathSeg::Key(k)] => m == "metadata" && (k == "name" || k == "namespace"),
         _ => false,
     }
 }
@@ -184,58 +262,6 @@ pub(crate) fn copy_sources(acc: &[Resource], p: &Patch, chosen: &[Vec<usize>]) -
         out.insert(i, sources);
     }
     out
-}
-
-/// Records what patch `p` wrote into the objects it chose (`chosen`, indices into `acc` taken
-/// before it ran; `None` when it removed objects, so that they no longer hold), after
-/// `record_patch` recorded what it changed: for a JSON 6902 `copy` or `move`, the field read
-/// (`sources`) becomes the origin's source.
-pub(crate) fn record_patch_writes(
-    acc: &mut [Resource],
-    p: &Patch,
-    chosen: Option<&[Vec<usize>]>,
-    sources: &CopySources,
-) {
-    let Some(chosen) = chosen else { return };
-    let picked = |d: usize, i: usize| chosen.get(d).is_some_and(|c| c.contains(&i));
-    match &p.body {
-        Body::Smp(docs) => {
-            let places = SmpPlaces::new(p);
-            record_written(
-                acc,
-                Step::Patch,
-                &|i, r, f| {
-                    for (d, (doc, _)) in docs.iter().enumerate() {
-                        if picked(d, i) {
-                            smp_written(doc, &r.node, f);
-                        }
-                    }
-                },
-                &|r, path, _| (places.place(r, path), None),
-            );
-        }
-        Body::Json(ops) => {
-            let no_sources = FastMap::default();
-            for i in 0..acc.len() {
-                if !picked(0, i) {
-                    continue;
-                }
-                let mine = sources.get(&i).unwrap_or(&no_sources);
-                record_written(
-                    &mut acc[i..=i],
-                    Step::Json6902,
-                    &|_, r, f| json_written(ops, &r.node, f),
-                    &|r, path, _| {
-                        (
-                            patch_place(p, &r.node, path),
-                            mine.get(&path_text(path)).cloned(),
-                        )
-                    },
-                );
-            }
-        }
-        Body::Nothing => {}
-    }
 }
 
 /// A transformer's path as owned segments.
@@ -449,28 +475,6 @@ mod tests {
         let mut out = Vec::new();
         f(&mut |p| out.push(path_text(p)));
         out
-    }
-
-    /// A patch writes its scalars the object holds with the same value; not the identity,
-    /// a merge key, a directive, a deletion, nor a value a later step changed.
-    #[test]
-    fn a_strategic_merge_patch_writes_what_it_sets() {
-        let obj = yaml(
-            "apiVersion: v1\nkind: A\nmetadata:\n  name: x\n  labels: {a: \"1\"}\nspec:\n  n: 3\n  m: 4\n  empty: {}\n  list:\n  - name: c\n    image: i\n  - name: d\n    image: j\n  words: [p, q]\n",
-        );
-        let patch = yaml(
-            "apiVersion: v1\nkind: A\nmetadata:\n  name: x\n  labels: {a: \"1\", gone: null}\nspec:\n  $retainKeys: [n]\n  n: 3\n  m: 5\n  empty: {}\n  list:\n  - name: d\n    image: j\n  words: [q]\n",
-        );
-        assert_eq!(
-            paths(|f| smp_written(&patch, &obj, f)),
-            [
-                "metadata.labels.a",
-                "spec.n",
-                "spec.empty",
-                "spec.list[1].image",
-                "spec.words[1]"
-            ]
-        );
     }
 
     /// A JSON 6902 operation writes its target (`-`: the last item); a `copy` or `move` is

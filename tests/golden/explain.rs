@@ -200,8 +200,19 @@ fn object_index(list: &serde_json::Value, o: &serde_json::Value) -> usize {
 }
 
 const IDENTITY: [&str; 4] = ["apiVersion", "kind", "metadata.name", "metadata.namespace"];
-/// The merge keys of the lists of the built-in schema that the trees use.
-const MERGE_KEYS: [&str; 6] = ["name", "containerPort", "mountPath", "ip", "port", "key"];
+/// The merge keys of the lists the trees use: of the built-in schema, and `id` of the
+/// custom resource of `testdata/explain/merge-key-custom` (its `openapi:` schema).
+const MERGE_KEYS: [&str; 9] = [
+    "name",
+    "containerPort",
+    "mountPath",
+    "ip",
+    "port",
+    "key",
+    "topologyKey",
+    "whenUnsatisfiable",
+    "id",
+];
 const DERIVED: [&str; 4] = ["hashSuffix", "nameReference", "replacement", "var"];
 
 fn copy_tree(from: &Path, to: &Path) {

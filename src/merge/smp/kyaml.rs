@@ -259,7 +259,7 @@ impl Merger {
 /// The keys a merged list's elements are matched by: `x-kubernetes-list-map-keys` when the
 /// schema has them (Service ports: port and protocol), else the merge key
 /// (`PatchStrategyAndKeyList`). `None` for a merged list without a key.
-fn kz_keys(meta: &PatchMeta) -> Option<Vec<&str>> {
+pub(super) fn kz_keys(meta: &PatchMeta) -> Option<Vec<&str>> {
     let merge_key = meta.merge_key.as_deref().filter(|k| !k.is_empty())?;
     Some(if meta.list_map_keys.is_empty() {
         vec![merge_key]

@@ -191,6 +191,7 @@ fn slice_element_kind(lists: &[&[Node]], path: &Path<'_>) -> R<ElemKind> {
 
 mod apimachinery;
 mod kyaml;
+pub(crate) mod track;
 
 use kyaml::kz_no_empty_key;
 
