@@ -109,7 +109,7 @@ the default is 5.5.0 against `kubectl` (1.32).
 Python 3 standard library only; needs kubectl (kustomize v5.5) on PATH. Exits 1 when any seed
 disagrees. Run by .ci/run for a bounded time (see the block there).
 """
-import argparse, concurrent.futures, difflib, os, random, shutil, subprocess, sys, tempfile, time
+import argparse, concurrent.futures, difflib, os, random, shutil, signal, subprocess, sys, tempfile, time
 
 # Spellings of non-string scalars (go-yaml v3 resolution) and strings that look like them.
 NUMBERS = ["0", "7", "08", "017", "0o17", "0x1F", "0X1f", "1_000", "+1", "-3", "1.50", ".5",
@@ -1634,6 +1634,8 @@ def main():
                     help="the version ply renders as; its kubectl is the oracle")
     ap.add_argument("--per-family", action="store_true",
                     help="print each family's cases, disagreements and agreement before the total")
+    ap.add_argument("--progress", type=int, default=0, metavar="N",
+                    help="print a line after every N cases (long runs)")
     a = ap.parse_args()
     a.ply = os.path.abspath(a.ply)
     a.kubectl = ORACLES[a.kustomize_version]
@@ -1643,9 +1645,12 @@ def main():
     deadline = time.monotonic() + a.seconds
     done = failed = silent = 0
     per_family = {f: [0, 0] for f in families}
+    # SIGTERM ends the run after the batch in hand, with the summary of what was done.
+    stop = []
+    signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as ex:
         seed = a.seed
-        while seed < a.seed + a.count and time.monotonic() < deadline:
+        while seed < a.seed + a.count and time.monotonic() < deadline and not stop:
             batch = [(f, s) for s in range(seed, min(seed + 8, a.seed + a.count)) for f in families]
             for (family, _), report in zip(batch, ex.map(lambda fs: check(a, *fs), batch)):
                 done += 1
@@ -1655,6 +1660,9 @@ def main():
                     silent += report.startswith("DISAGREE SILENT")
                     per_family[family][1] += 1
                     print(report, flush=True)
+                if a.progress and done % a.progress == 0:
+                    print(f"progress: {done} cases, {failed} disagreements ({silent} silent)",
+                          flush=True)
             seed += 8
     if a.per_family:
         for f, (n, bad) in per_family.items():

@@ -724,6 +724,25 @@ fn stringify_annotations(resources: &mut [Resource]) -> Result<()> {
                  string unquoted, or a value whose first line does not start with a tab",
             ));
         }
+        if let Some(path) = crate::yaml::folded::unprintable_block(&r.node) {
+            return Err(Error::new(
+                ErrorKind::InvalidResource,
+                format!(
+                    "kustomize cannot print {} {:?}: the value of `{path}` starts with a tab and \
+                     spans lines, and is written without quotes, so kustomize writes it as a \
+                     literal block that it cannot read back (found a tab character where an \
+                     indentation space is expected)",
+                    r.kind(),
+                    r.name()
+                ),
+            )
+            .at_opt(r.origin.clone())
+            .label("this object")
+            .help(
+                "kustomize fails on this object: write the value double-quoted where it is \
+                 set (\"\\t…\"), or start it with something other than a tab",
+            ));
+        }
     }
     Ok(())
 }

@@ -135,7 +135,10 @@ fn mark_tag(
     // v3 resolves under the tag as it resolves a plain scalar's (`decoder.scalar`: `!!int |-`
     // over `017` is 15, `!!binary |` is decoded, `!!null >-` over `x` fails; checked with
     // kubectl), and which an annotation keeps as it is.
-    if ends_node(c) || matches!(c, Some(b'"' | b'\'' | b'|' | b'>')) {
+    // A folded `!!str >` stays serde_yaml's: the reader rereads it as kustomize prints it
+    // (`folded.rs`).
+    if ends_node(c) || matches!(c, Some(b'"' | b'\'' | b'|')) || (c == Some(b'>') && name != b"str")
+    {
         return Some(rename());
     }
     let indicator = match c {

@@ -9,7 +9,10 @@
 //! printed text back turns that into a changed value; ply computes it once, when it reads the
 //! scalar, which is where the value is first printed in kustomize too (each later print starts
 //! from JSON, without the folded style). This file prints the scalar; the reader reads it back
-//! (`parse.rs`, `reread_folded`).
+//! (`parse.rs`, `reread_folded`). Also which block scalars go-yaml v3 prints but cannot
+//! read back (a first line that starts with a tab).
+
+use super::{Node, ScalarStyle};
 
 fn is_break(c: char) -> bool {
     matches!(c, '\n' | '\r' | '\u{85}' | '\u{2028}' | '\u{2029}')
@@ -87,6 +90,54 @@ pub(crate) fn block_starts_with_tab(s: &str) -> bool {
             .iter()
             .any(|space_break| s.contains(space_break))
         && s.chars().all(|c| c == '\t' || go_yaml_printable(c))
+}
+
+/// Where a value of `node` (an object at the end of a build) is one kustomize cannot print:
+/// a multi-line string whose first line starts with a tab ([`block_starts_with_tab`]) held
+/// without a kept quoted style, which go-yaml v3 writes as a literal block and cannot read
+/// back. kyaml keeps a node's style through most writes: a replacement changes only a scalar
+/// target's text, a strategic merge patch gives its value the style of the one it replaces
+/// (`FieldSetter`), so such a value over a plain one, a created field, a generator's values
+/// (`Set`), an object printed by a JSON 6902 patch (`Printed`), or a name written by
+/// `namePrefix` fails there (checked with both kubectls). The path of the first such value,
+/// dotted; list items are not looked at (they carry no style here).
+pub(crate) fn unprintable_block(node: &Node) -> Option<String> {
+    let Node::Map(m) = node else {
+        return None;
+    };
+    for (i, (k, v)) in m.iter().enumerate() {
+        let found = match v {
+            Node::Str(s)
+                if matches!(
+                    m.style_index(i),
+                    ScalarStyle::Plain
+                        | ScalarStyle::PlainWritten
+                        | ScalarStyle::Set
+                        | ScalarStyle::Printed
+                ) && s.contains('\n')
+                    && block_starts_with_tab(s) =>
+            {
+                Some(String::new())
+            }
+            Node::Map(_) => unprintable_block(v),
+            Node::Seq(items) => items.iter().enumerate().find_map(|(j, item)| {
+                unprintable_block(item).map(|p| format!("{j}{}", dotted(&p)))
+            }),
+            _ => None,
+        };
+        if let Some(rest) = found {
+            return Some(format!("{k}{}", dotted(&rest)));
+        }
+    }
+    None
+}
+
+fn dotted(rest: &str) -> String {
+    if rest.is_empty() {
+        String::new()
+    } else {
+        format!(".{rest}")
+    }
 }
 
 /// go-yaml's `is_printable` (yamlprivateh.go), which `yaml_emitter_analyze_scalar` asks of
