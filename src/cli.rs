@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use crate::diag::{Error, ErrorKind, Warnings, exit};
 
 mod about;
+mod argo;
 mod build_flags;
 mod error_format;
 mod many;
@@ -294,6 +295,8 @@ pub(crate) struct RenderArgs {
     /// Never the default: the output then differs from kustomize's.
     #[arg(long, value_enum, value_name = "HOW", conflicts_with = "output_dir")]
     pub provenance: Option<ProvenanceOutput>,
+    #[command(flatten)]
+    pub argo: argo::ArgoFlags,
 }
 
 /// `ply render --provenance=…`.
@@ -638,6 +641,23 @@ fn run_render(
         (Some(path), None) => Target::File(path.clone()),
         (None, None) => Target::Stdout,
     };
+    if let Some(spec) = &args.argo.argo_application {
+        let [dir] = args.dirs.as_slice() else {
+            return Err(Error::new(
+                ErrorKind::Usage,
+                "--argo-application renders from one repository: give one DIR (its root)",
+            ));
+        };
+        let rendered = argo::render_application(spec, dir, &args.argo, opts.clone(), warnings)?;
+        let tables = &rendered.tables;
+        write(
+            &rendered.resources,
+            &target,
+            &|g| tables.is_cluster_scoped(g),
+            opts.limits.output_size,
+        )?;
+        return Ok(None);
+    }
     let dir = match args.dirs.as_slice() {
         [dir] if !args.all => dir,
         _ => {

@@ -19,6 +19,7 @@ mod fasthash;
 mod fetch;
 pub mod fs;
 mod generate;
+mod gitops;
 mod kustomization;
 mod limits;
 mod live;
