@@ -53,15 +53,23 @@ class Failed(Exception):
 
 # --- the Application -------------------------------------------------------------------------
 
-def load_app(repo, spec):
-    """The Application named `spec`, or the one in the file `spec` (relative to REPO or cwd)."""
+def load_app(repo, spec, opts):
+    """The Application in the file `spec`, or the one named `spec` among those the repository
+    declares, its ApplicationSets generate, or its app-of-apps Applications render."""
     for path in (spec, os.path.join(repo, spec)):
         if os.path.isfile(path):
             apps = [d for d in yaml.safe_load_all(open(path)) if is_app(d)]
             if len(apps) != 1:
                 raise Failed("%s holds %d Applications" % (path, len(apps)))
             return apps[0]
-    found = []
+    found = [a for a in all_apps(repo, opts) if a["metadata"].get("name") == spec]
+    if len(found) != 1:
+        raise Failed("%d Applications named %s" % (len(found), spec))
+    return found[0]
+
+
+def all_apps(repo, opts):
+    apps = []
     for rel in walk_files(repo):
         if not rel.endswith((".yaml", ".yml")):
             continue
@@ -69,10 +77,289 @@ def load_app(repo, spec):
             docs = list(yaml.safe_load_all(open(os.path.join(repo, rel))))
         except Exception:
             continue
-        found += [d for d in docs if is_app(d) and d["metadata"].get("name") == spec]
-    if len(found) != 1:
-        raise Failed("%d Applications named %s" % (len(found), spec))
-    return found[0]
+        for d in docs:
+            if is_app(d):
+                apps.append(d)
+            elif isinstance(d, dict) and d.get("apiVersion") == "argoproj.io/v1alpha1" and d.get("kind") == "ApplicationSet":
+                try:
+                    apps += appset_apps(repo, d, opts)
+                except Failed:
+                    pass
+    # App of apps: the Applications a kustomize or directory source renders replace a file's
+    # Application of the same name, or are added.
+    i = 0
+    while i < len(apps):
+        parent = apps[i]
+        i += 1
+        spec = parent.get("spec") or {}
+        paths = [s.get("path", "") for s in (spec.get("sources") or [spec.get("source") or {}])]
+        if not any("argoproj.io/v1alpha1" in open(os.path.join(repo, f), errors="replace").read()
+                   for f in walk_files(repo) for p in paths if (f + "/").startswith(p.rstrip("/") + "/")):
+            continue
+        scratch = tempfile.mkdtemp(prefix="argo-oracle-parent-")
+        try:
+            shutil.copytree(repo, os.path.join(scratch, "r"), symlinks=True)
+            kind, out = render_app(os.path.join(scratch, "r"), parent, opts, tracking=False)
+        except Failed:
+            continue
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        objs = [d for d in yaml.safe_load_all(out) if d is not None] if kind == "yaml" else out
+        for child in [o for o in objs if is_app(o)]:
+            names = [a["metadata"]["name"] for a in apps]
+            if child["metadata"]["name"] in names:
+                apps[names.index(child["metadata"]["name"])] = child
+            else:
+                apps.append(child)
+    return apps
+
+
+# --- ApplicationSets (applicationset/generators, written from the Argo CD source) -------------
+
+GOTMPL = None
+
+
+def gotmpl(template, data, missing_error):
+    global GOTMPL
+    if GOTMPL is None:
+        GOTMPL = subprocess.Popen([os.environ.get("ARGO_ORACLE_GOTMPL", "argo-gotmpl")], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, text=True)
+    GOTMPL.stdin.write(json.dumps({"template": template, "data": data, "missingkeyError": missing_error}) + "\n")
+    GOTMPL.stdin.flush()
+    r = json.loads(GOTMPL.stdout.readline())
+    if "err" in r:
+        raise Failed("failed to execute go template %s: %s" % (template, r["err"]))
+    return r["out"]
+
+
+def fasttemplate(s, params):
+    if "{{" not in s:
+        return s
+
+    def rep(m):
+        tag = m.group(1)
+        v = params.get(tag.strip())
+        return v if isinstance(v, str) and tag.strip() else "{{%s}}" % tag
+    return re.sub(r"\{\{(.*?)\}\}", rep, s, flags=re.S)
+
+
+def replace(s, params, o):
+    return gotmpl(s, params, o["missing"]) if o["go"] else fasttemplate(s, params)
+
+
+def template_node(n, params, o):
+    if isinstance(n, str):
+        return replace(n, params, o)
+    if isinstance(n, dict):
+        return {replace(k, params, o): template_node(v, params, o) for k, v in n.items()}
+    if isinstance(n, list):
+        return [template_node(x, params, o) for x in n]
+    return n
+
+
+def go_base(p):
+    return p.rstrip("/").split("/")[-1] if p else "."
+
+
+def sanitize(name):
+    name = re.sub(r"[^-a-z0-9.]", "-", name.lower())[:253]
+    return name.strip("-.")
+
+
+def path_params(d, f, prefix, o):
+    if o["go"]:
+        m = {"path": d, "basename": go_base(d), "basenameNormalized": sanitize(go_base(d)), "segments": d.split("/")}
+        if f:
+            m["filename"] = go_base(f)
+            m["filenameNormalized"] = sanitize(go_base(f))
+        return {prefix: {"path": m}} if prefix else {"path": m}
+    n = prefix + ".path" if prefix else "path"
+    p = {n: d, n + ".basename": go_base(d), n + ".basenameNormalized": sanitize(go_base(d))}
+    if f:
+        p[n + ".filename"] = go_base(f)
+        p[n + ".filenameNormalized"] = sanitize(go_base(f))
+    for i, seg in enumerate(d.split("/")):
+        if seg:
+            p["%s[%d]" % (n, i)] = seg
+    return p
+
+
+def add_values(p, values, o):
+    r = {k: replace(str(v), p, o) for k, v in (values or {}).items()}
+    if not r:
+        return
+    if o["go"]:
+        p["values"] = r
+    else:
+        for k, v in r.items():
+            p["values." + k] = v
+
+
+def go_fmt(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    if v is None:
+        return "<nil>"
+    return str(v)
+
+
+def flatten(prefix, v, out):
+    if isinstance(v, dict) and v:
+        for k, x in v.items():
+            flatten(prefix + "." + k if prefix else k, x, out)
+    elif isinstance(v, list) and v:
+        for i, x in enumerate(v):
+            flatten(prefix + "." + str(i) if prefix else str(i), x, out)
+    else:
+        out[prefix] = go_fmt(v)
+
+
+def repo_dirs(repo):
+    out = []
+    for root, dirs, _ in os.walk(repo):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for d in dirs:
+            out.append(os.path.relpath(os.path.join(root, d), repo))
+    return sorted(out, key=lambda p: p.split("/"))
+
+
+def go_path_match(pattern, name):
+    rx = ""
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "*":
+            rx += "[^/]*"
+        elif c == "?":
+            rx += "[^/]"
+        elif c == "[":
+            j = pattern.index("]", i)
+            body = pattern[i + 1:j]
+            rx += "[" + ("^" + body[1:] if body.startswith("^") else body) + "]"
+            i = j
+        elif c == "\\":
+            i += 1
+            rx += re.escape(pattern[i])
+        else:
+            rx += re.escape(c)
+        i += 1
+    return re.fullmatch(rx, name) is not None and "/" not in name[len(name):]
+
+
+def gen_params(g, repo, o):
+    if g.get("selector") or g.get("template"):
+        raise Failed("selector/template on a generator")
+    if "list" in g:
+        out = []
+        for e in g["list"].get("elements") or []:
+            if o["go"]:
+                out.append(e)
+                continue
+            p = {}
+            for k, v in e.items():
+                if k == "values":
+                    for vk, vv in v.items():
+                        if not isinstance(vv, str):
+                            raise Failed("error parsing value as string")
+                        p["values." + vk] = vv
+                else:
+                    if not isinstance(v, str):
+                        raise Failed("error parsing value as string")
+                    p[k] = v
+            out.append(p)
+        return out
+    if "git" in g:
+        git = g["git"]
+        prefix = git.get("pathParamPrefix", "")
+        out = []
+        for d in repo_dirs(repo) if git.get("directories") else []:
+            inc = any(go_path_match(r["path"], d) for r in git["directories"] if not r.get("exclude"))
+            exc = any(go_path_match(r["path"], d) for r in git["directories"] if r.get("exclude"))
+            if inc and not exc:
+                p = path_params(d, None, prefix, o)
+                add_values(p, git.get("values"), o)
+                out.append(p)
+        if git.get("files"):
+            files = walk_files(repo)
+            chosen = set()
+            for r in git["files"]:
+                if not r.get("exclude"):
+                    chosen |= {f for f in files if fnmatch.fnmatchcase(f, r["path"])}
+            for r in git["files"]:
+                if r.get("exclude"):
+                    chosen -= {f for f in files if fnmatch.fnmatchcase(f, r["path"])}
+            for f in sorted(chosen):
+                data = yaml.safe_load(open(os.path.join(repo, f)))
+                objs = [data or {}] if not isinstance(data, list) else data
+                d = os.path.dirname(f) or "."
+                for obj in objs:
+                    if o["go"]:
+                        p = dict(obj)
+                        p.update(path_params(d, f, prefix, o))
+                    else:
+                        p = {}
+                        flatten("", obj, p)
+                        p.update(path_params(d, f, prefix, o))
+                    add_values(p, git.get("values"), o)
+                    out.append(p)
+        return out
+    if "matrix" in g:
+        a_gen, b_gen = g["matrix"]["generators"]
+        out = []
+        for a in gen_params(a_gen, repo, o):
+            for b in gen_params(template_node(b_gen, a, o), repo, o):
+                if o["go"]:
+                    m = copy.deepcopy(b)
+                    deep_merge(m, a)
+                else:
+                    m = dict(a)
+                    for k, v in b.items():
+                        if k in m and m[k] != v:
+                            raise Failed("duplicate key")
+                        m[k] = v
+                out.append(m)
+        return out
+    if "merge" in g:
+        keys = g["merge"]["mergeKeys"]
+        gens = g["merge"]["generators"]
+        base = gen_params(gens[0], repo, o)
+        key = lambda p: json.dumps([p.get(k) for k in keys])
+        for other in gens[1:]:
+            over = {key(p): p for p in gen_params(other, repo, o)}
+            for b in base:
+                if key(b) in over:
+                    if o["go"]:
+                        deep_merge(b, over[key(b)])
+                    else:
+                        b.update(over[key(b)])
+        return base
+    raise Failed("generator not offline")
+
+
+def deep_merge(dst, src):
+    for k, v in src.items():
+        if isinstance(dst.get(k), dict) and isinstance(v, dict):
+            deep_merge(dst[k], v)
+        else:
+            dst[k] = copy.deepcopy(v)
+
+
+def appset_apps(repo, d, opts):
+    spec = d["spec"]
+    if spec.get("templatePatch"):
+        raise Failed("templatePatch")
+    o = {"go": bool(spec.get("goTemplate")), "missing": "missingkey=error" in (spec.get("goTemplateOptions") or [])}
+    out = []
+    for g in spec["generators"]:
+        for p in gen_params(g, repo, o):
+            t = template_node(spec["template"], p, o)
+            meta = dict(t.get("metadata") or {})
+            if d["metadata"].get("namespace"):
+                meta["namespace"] = d["metadata"]["namespace"]
+            out.append({"apiVersion": "argoproj.io/v1alpha1", "kind": "Application", "metadata": meta, "spec": t.get("spec") or {}})
+    return out
 
 
 def is_app(d):
@@ -377,29 +664,36 @@ def track(objs, how, app, dest_ns):
             meta["labels"] = labels
 
 
+def render_app(repo, app, opts, tracking):
+    spec = app.get("spec", {})
+    sources = spec.get("sources") or [spec.get("source")]
+    if opts.repo_url:
+        norm = lambda u: re.sub(r"(\.git)?/*$", "", u.lower())
+        for s in sources:
+            if not (s.get("ref") and not s.get("path")) and norm(s.get("repoURL", "")) != norm(opts.repo_url):
+                raise Failed("not rendered: source is another repository")
+    parts = [render_source(repo, s, app, opts) for s in sources]
+    if not (tracking and opts.tracking) and all(kind == "yaml" for kind, _ in parts):
+        texts = [t for _, t in parts if t]
+        return "yaml", "---\n".join(texts)
+    objs = []
+    for kind, out in parts:
+        objs += [d for d in yaml.safe_load_all(out) if d is not None] if kind == "yaml" else out
+    if tracking and opts.tracking:
+        track(objs, opts.tracking, instance_name(app, opts.argo_namespace), spec.get("destination", {}).get("namespace", ""))
+    return "objects", objs
+
+
 def render(opts):
     work = tempfile.mkdtemp(prefix="argo-oracle-")
     try:
         repo = os.path.join(work, "repo")
         shutil.copytree(opts.repo, repo, symlinks=True)
-        app = load_app(repo, opts.app)
-        spec = app.get("spec", {})
-        sources = spec.get("sources") or [spec.get("source")]
-        if opts.repo_url:
-            norm = lambda u: re.sub(r"(\.git)?/*$", "", u.lower())
-            for s in sources:
-                if not (s.get("ref") and not s.get("path")) and norm(s.get("repoURL", "")) != norm(opts.repo_url):
-                    raise Failed("not rendered: source is another repository")
-        parts = [render_source(repo, s, app, opts) for s in sources]
-        if not opts.tracking and all(kind == "yaml" for kind, _ in parts):
-            texts = [t for _, t in parts if t]
-            return "yaml", "---\n".join(texts)
-        objs = []
-        for kind, out in parts:
-            objs += [d for d in yaml.safe_load_all(out) if d is not None] if kind == "yaml" else out
-        if opts.tracking:
-            track(objs, opts.tracking, instance_name(app, opts.argo_namespace), spec.get("destination", {}).get("namespace", ""))
-        return "objects", objs
+        # Each Application renders from a fresh copy (the edits rewrite its kustomization).
+        app = load_app(repo, opts.app, opts)
+        shutil.rmtree(repo)
+        shutil.copytree(opts.repo, repo, symlinks=True)
+        return render_app(repo, app, opts, tracking=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

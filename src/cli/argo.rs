@@ -74,7 +74,6 @@ pub(crate) fn render_application(
     let fs = crate::fs::CachingDiskFs::default();
     let root = std::fs::canonicalize(dir).map_err(|e| Error::io(dir, &e))?;
     let files = find::disk_files(&root)?;
-    let app = application(spec, &root, &files, &fs)?;
     let git = crate::fs::git::Repo::discover(&root).ok();
     let revision = match (&flags.argo_revision, &git) {
         (Some(r), _) => r.clone(),
@@ -110,18 +109,15 @@ pub(crate) fn render_application(
         files,
         url,
     };
+    let app = application(spec, &repo, &settings)?;
     render(&repo, &app, &settings, warnings)
 }
 
 /// The Application in the file `spec` (relative to the working directory or the repository),
-/// or the one named `spec` in the repository.
-fn application(
-    spec: &str,
-    root: &Path,
-    files: &[PathBuf],
-    fs: &dyn crate::fs::Fs,
-) -> Result<Application, Error> {
-    let as_file = [PathBuf::from(spec), root.join(spec)]
+/// or the one named `spec` among those the repository declares, generates (ApplicationSets)
+/// or renders (app of apps).
+fn application(spec: &str, repo: &Repo<'_>, settings: &Settings) -> Result<Application, Error> {
+    let as_file = [PathBuf::from(spec), repo.root.join(spec)]
         .into_iter()
         .find(|p| p.is_file());
     if let Some(path) = as_file {
@@ -145,6 +141,28 @@ fn application(
             )),
         };
     }
-    let apps = find::applications(fs, root, files)?;
-    find::by_name(apps, spec)
+    let (found, skipped) = find::discover(repo, settings, &mut Warnings::default());
+    if let Some(s) = skipped
+        .iter()
+        .find(|s| s.what == format!("Application {spec}"))
+    {
+        return Err(Error::new(
+            ErrorKind::Usage,
+            format!(
+                "Application '{spec}' ({}) is not rendered: {}",
+                s.at, s.reason
+            ),
+        ));
+    }
+    find::by_name(found.into_iter().map(|f| f.app).collect(), spec).map_err(|e| {
+        let sets: Vec<String> = skipped
+            .iter()
+            .filter(|s| s.what.starts_with("ApplicationSet"))
+            .map(|s| format!("{} ({}): {}", s.what, s.at, s.reason))
+            .collect();
+        match sets.is_empty() {
+            true => e,
+            false => e.help(format!("not rendered: {}", sets.join("; "))),
+        }
+    })
 }

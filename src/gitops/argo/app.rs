@@ -36,6 +36,9 @@ pub(crate) struct Application {
     pub file: Arc<SourceFile>,
     /// Where the document starts in `file`.
     pub offset: usize,
+    /// Where the Application's own fields sit in that document: nothing for an Application,
+    /// `spec.template` for one an ApplicationSet generates.
+    pub path_prefix: Vec<PathSeg>,
 }
 
 /// `spec.syncPolicy.automated`: whether Argo CD syncs by itself, and then whether it prunes.
@@ -223,6 +226,7 @@ impl Application {
             sync,
             file,
             offset,
+            path_prefix: Vec::new(),
         })
     }
 
@@ -238,7 +242,8 @@ impl Application {
 
     /// The path of source `i` from the document root.
     pub(crate) fn source_path(&self, i: usize) -> Vec<PathSeg> {
-        let mut p = vec![PathSeg::Key("spec".into())];
+        let mut p = self.path_prefix.clone();
+        p.push(PathSeg::Key("spec".into()));
         if self.multi_source {
             p.push(PathSeg::Key("sources".into()));
             p.push(PathSeg::Index(i));

@@ -3,10 +3,12 @@
 //! build options, the Argo variables, the tracking marks).
 
 pub(crate) mod app;
+mod appset;
 mod directory;
 mod edit;
 pub(crate) mod find;
 mod glob;
+mod gotmpl;
 mod params;
 pub(crate) mod render;
 pub(crate) mod settings;
