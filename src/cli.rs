@@ -12,6 +12,7 @@ mod about;
 mod argo;
 mod build_flags;
 mod error_format;
+mod gitops;
 mod many;
 mod review;
 pub(crate) use about::Shell;
@@ -69,6 +70,15 @@ pub(crate) enum Command {
         after_help = "Examples:\n  ply explain overlays/prod Deployment/web spec.template.spec.containers[0].image\n  ply explain overlays/prod Deployment/prod/web\n  ply explain overlays/prod --format json\n\nExit status: 0 explained; 1 the render failed, no such object or field, or a wrong command line."
     )]
     Explain(ExplainArgs),
+    /// GitOps: list the repository's Flux Kustomizations and how each source resolves
+    /// (docs/gitops.md).
+    #[command(
+        after_help = "Examples:\n  ply gitops list\n  ply gitops list --source GitRepository/flux-system/podinfo=../podinfo\n\nExit status: 0 listed; 1 an error."
+    )]
+    Gitops {
+        #[command(subcommand)]
+        command: gitops::GitopsCommand,
+    },
     /// Print ply's version and commit, and the kustomize version it renders like.
     #[command(after_help = "Exit status: 0.")]
     Version,
@@ -297,6 +307,16 @@ pub(crate) struct RenderArgs {
     pub provenance: Option<ProvenanceOutput>,
     #[command(flatten)]
     pub argo: argo::ArgoFlags,
+    /// Render a Flux Kustomization (NAMESPACE/NAME in the repository holding DIR, or a file
+    /// holding one) as kustomize-controller applies it (docs/gitops.md).
+    #[arg(long, value_name = "NS/NAME|FILE", conflicts_with_all = ["all", "output_dir", "provenance"])]
+    pub flux_kustomization: Option<String>,
+    /// With --flux-kustomization: print each object as one line of compact JSON (keys
+    /// sorted), the form the controller sends to the API server.
+    #[arg(long, requires = "flux_kustomization")]
+    pub json_lines: bool,
+    #[command(flatten)]
+    pub gitops: gitops::GitopsFlags,
 }
 
 /// `ply render --provenance=…`.
@@ -490,6 +510,12 @@ pub fn run() -> i32 {
         Command::Patch(args) => (run_patch(&args, &mut warnings), exit::FAILURE),
         Command::Fetch(args) => (run_fetch(&args, &mut warnings), exit::FAILURE),
         Command::Explain(args) => (run_explain(&args, &mut warnings), exit::FAILURE),
+        Command::Gitops {
+            command: gitops::GitopsCommand::List(args),
+        } => (
+            gitops::list(&args, &mut warnings).and_then(|t| print_stdout(t.as_bytes())),
+            exit::FAILURE,
+        ),
         Command::Version => (
             print_stdout(about::version_text().as_bytes()),
             exit::FAILURE,
@@ -657,6 +683,14 @@ fn run_render(
             opts.limits.output_size,
         )?;
         return Ok(None);
+    }
+    if let Some(which) = &args.flux_kustomization {
+        let dir = args
+            .dirs
+            .first()
+            .map_or(std::path::Path::new("."), |d| d.as_path());
+        let objects = gitops::render_flux(which, dir, &args.gitops, opts, warnings)?;
+        return write_objects(&objects, args.json_lines, &target).map(|()| None);
     }
     let dir = match args.dirs.as_slice() {
         [dir] if !args.all => dir,
@@ -889,6 +923,28 @@ fn run_patch(args: &PatchArgs, warnings: &mut Warnings) -> Result<(), Error> {
         json_patch_growth: args.growth.max_json_patch_growth,
     })?;
     print_stdout(text.as_bytes())
+}
+
+/// Writes a GitOps render: YAML documents, or one JSON object per line.
+fn write_objects(
+    objects: &[crate::resource::Resource],
+    json_lines: bool,
+    target: &crate::output::Target,
+) -> Result<(), Error> {
+    use crate::yaml::json::{JsonStyle, write_json};
+    if !json_lines {
+        crate::output::write(objects, target, &|_| false, usize::MAX)?;
+        return Ok(());
+    }
+    let mut text = String::new();
+    for o in objects {
+        write_json(&mut text, &o.node, JsonStyle::COMPACT);
+        text.push('\n');
+    }
+    match target {
+        crate::output::Target::File(path) => crate::output::write_atomic(path, text.as_bytes()),
+        _ => print_stdout(text.as_bytes()),
+    }
 }
 
 /// Writes to stdout; a closed pipe is a quiet success.

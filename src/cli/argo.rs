@@ -80,10 +80,14 @@ pub(crate) fn render_application(
         (None, Some(g)) => g.resolve("HEAD").map(|r| r.id).unwrap_or_default(),
         (None, None) => String::new(),
     };
-    let url = flags
-        .argo_repo_url
-        .clone()
-        .or_else(|| git.as_ref().and_then(|g| g.origin_url()));
+    let urls: Vec<String> = match &flags.argo_repo_url {
+        Some(u) => vec![u.clone()],
+        None => git
+            .as_ref()
+            .and_then(|g| g.origin_url())
+            .into_iter()
+            .collect(),
+    };
     let build_options = match &flags.build_options {
         Some(text) => BuildOptions {
             text: text.clone(),
@@ -107,7 +111,7 @@ pub(crate) fn render_application(
         fs: &fs,
         root,
         files,
-        url,
+        urls,
     };
     let app = application(spec, &repo, &settings)?;
     render(&repo, &app, &settings, warnings)

@@ -31,7 +31,6 @@ pub(crate) struct Application {
     pub sources: Vec<Node>,
     /// Whether the sources came from `spec.sources`.
     pub multi_source: bool,
-    #[allow(dead_code)] // read by the review of Applications, which comes next
     pub sync: SyncPolicy,
     pub file: Arc<SourceFile>,
     /// Where the document starts in `file`.

@@ -20,7 +20,7 @@ pub(crate) struct RepoView<'a> {
     /// A file's text (relative path), `None` when unreadable.
     pub read: &'a dyn Fn(&str) -> Option<String>,
     /// The repository's URL (`None`: every `repoURL` is this repository).
-    pub url: Option<&'a str>,
+    pub urls: &'a [String],
 }
 
 /// An ApplicationSet's options that change how parameters are made and templates rendered.
@@ -177,9 +177,7 @@ fn string_of(v: &Node) -> Result<String, String> {
 
 fn git_params(git: &Node, repo: &RepoView<'_>, o: &Options) -> Result<Vec<Params>, String> {
     let url = git.str_at(&["repoURL"]).unwrap_or("");
-    if let Some(ours) = repo.url
-        && !super::same_repo(url, ours)
-    {
+    if !super::is_this_repo(url, repo.urls) {
         return Err(format!(
             "its git generator reads {url}, not this repository"
         ));

@@ -155,7 +155,7 @@ pub(crate) fn discover(
                 let view = super::appset::RepoView {
                     files: &repo.files,
                     read: &read,
-                    url: repo.url.as_deref(),
+                    urls: &repo.urls,
                 };
                 match super::appset::generate(&d.node, &file, d.offset, &view) {
                     Ok(apps) => found.extend(apps.into_iter().map(|app| Found {
@@ -175,29 +175,20 @@ pub(crate) fn discover(
     (found, skipped)
 }
 
-/// The Applications ply renders, and the others as not rendered with the reason.
-#[allow(dead_code)] // the `--gitops` discovery reads it (merged next)
+/// The Applications ply renders, and the others with the reason they are not rendered.
 pub(crate) fn renderable(
     repo: &super::render::Repo<'_>,
     found: Vec<Found>,
-) -> (Vec<Found>, Vec<Skipped>) {
+) -> (Vec<Found>, Vec<(Found, String)>) {
     let mut kept = Vec::new();
-    let mut skipped = Vec::new();
+    let mut not = Vec::new();
     for f in found {
         match unrenderable(repo, &f.app) {
-            Some(reason) => skipped.push(Skipped {
-                what: format!("Application {}", f.app.name),
-                at: format!(
-                    "{}:{}",
-                    f.app.file.display,
-                    crate::source::Location::line_at(f.app.file.clone(), f.app.offset).line()
-                ),
-                reason,
-            }),
+            Some(reason) => not.push((f, reason)),
             None => kept.push(f),
         }
     }
-    (kept, skipped)
+    (kept, not)
 }
 
 /// The Applications app-of-apps Applications render, added (or replacing a file's
@@ -277,9 +268,7 @@ pub(crate) fn unrenderable(repo: &super::render::Repo<'_>, app: &Application) ->
         if ref_only {
             continue;
         }
-        if let Some(ours) = &repo.url
-            && !super::same_repo(url, ours)
-        {
+        if !super::is_this_repo(url, &repo.urls) {
             return Some(format!("its source {url} is another repository"));
         }
         if s.get("chart").is_some() {

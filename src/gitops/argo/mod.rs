@@ -4,6 +4,7 @@
 
 pub(crate) mod app;
 mod appset;
+pub(crate) mod controller;
 mod directory;
 mod edit;
 pub(crate) mod find;
@@ -15,48 +16,8 @@ pub(crate) mod settings;
 pub(crate) mod tracking;
 mod vars;
 
-/// Whether two repository URLs name one repository: compared without a trailing `.git` or
-/// `/`, case-insensitively, and with `git@host:path` read as `ssh://git@host/path`
-/// (Argo CD's `git.SameURL` normalises the same way).
-pub(crate) fn same_repo(a: &str, b: &str) -> bool {
-    normalize_url(a) == normalize_url(b)
-}
-
-fn normalize_url(u: &str) -> String {
-    let mut s = u.trim().to_ascii_lowercase();
-    for prefix in ["https://", "http://", "ssh://", "git://"] {
-        if let Some(rest) = s.strip_prefix(prefix) {
-            s = rest.to_string();
-            break;
-        }
-    }
-    if let Some(rest) = s.strip_prefix("git@") {
-        s = rest.replacen(':', "/", 1);
-    }
-    if let Some(at) = s.find('@').filter(|&i| s[..i].find('/').is_none()) {
-        s = s[at + 1..].to_string();
-    }
-    while s.ends_with('/') {
-        s.pop();
-    }
-    s.strip_suffix(".git").map(str::to_string).unwrap_or(s)
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn same_repo_ignores_scheme_suffix_and_user() {
-        assert!(super::same_repo(
-            "https://github.com/argoproj/argocd-example-apps.git",
-            "git@github.com:argoproj/argocd-example-apps"
-        ));
-        assert!(super::same_repo(
-            "https://GitHub.com/a/b/",
-            "https://github.com/a/b"
-        ));
-        assert!(!super::same_repo(
-            "https://github.com/a/b",
-            "https://github.com/a/c"
-        ));
-    }
+/// Whether `url` names this repository: any of `ours` (its remote, `--repo-url`), or every URL
+/// when none is known.
+pub(crate) fn is_this_repo(url: &str, ours: &[String]) -> bool {
+    ours.is_empty() || ours.iter().any(|o| crate::gitops::same_repo_url(url, o))
 }

@@ -32,8 +32,8 @@ pub(crate) struct Repo<'a> {
     /// Every file, relative to `root`, in walk order (`filepath.Walk`: by name, directory by
     /// directory).
     pub files: Vec<PathBuf>,
-    /// The URL sources must name to be this repository (`None`: every source is).
-    pub url: Option<String>,
+    /// The URLs that name this repository (none: every source is this repository).
+    pub urls: Vec<String>,
 }
 
 /// How to render: the settings the repo server takes from Argo CD's configuration and the
@@ -96,16 +96,15 @@ fn render_source(
     if !raw.ref_name.is_empty() && raw.path.is_empty() && raw.chart.is_empty() {
         return Ok(Vec::new());
     }
-    if let Some(url) = &repo.url
-        && !super::same_repo(&raw.repo_url, url)
-    {
+    if !super::is_this_repo(&raw.repo_url, &repo.urls) {
         return Err(not_rendered(
             app,
             i,
             "repoURL",
             format!(
-                "its source is {}, not this repository ({url})",
-                raw.repo_url
+                "its source is {}, not this repository ({})",
+                raw.repo_url,
+                repo.urls.join(", ")
             ),
         ));
     }

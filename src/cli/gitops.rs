@@ -1,0 +1,197 @@
+//! The GitOps flags and commands: `ply gitops list`, `ply render --flux-kustomization`, and
+//! the options `ply diff --gitops` takes. Turns arguments into [`crate::gitops::Options`].
+
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Subcommand};
+
+use crate::diag::{Error, ErrorKind, Warnings};
+use crate::gitops::{self, Manifest, Opened, Resolution};
+
+/// `ply gitops …`.
+#[derive(Subcommand, Debug)]
+pub(crate) enum GitopsCommand {
+    /// Print every GitOps target of the repository (Flux Kustomizations) and how its source
+    /// resolved: `flux:NS/NAME  FILE:LINE  SOURCE`.
+    List(ListArgs),
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct ListArgs {
+    /// A directory inside the repository (default: the current one).
+    #[arg(value_name = "DIR", default_value = ".")]
+    pub dir: PathBuf,
+    #[command(flatten)]
+    pub gitops: GitopsFlags,
+}
+
+/// How a repository's GitOps sources are found (`ply gitops list`, `ply render
+/// --flux-kustomization`, `ply diff --gitops`).
+#[derive(Args, Debug, Clone, Default)]
+pub(crate) struct GitopsFlags {
+    /// Another URL that names this repository (a source with this URL is local). The
+    /// repository's `origin` remote always does.
+    #[arg(long = "repo-url", value_name = "URL")]
+    pub repo_urls: Vec<String>,
+    /// Map a source that is not this repository to a local directory:
+    /// `GitRepository/flux-system/podinfo=../podinfo`.
+    #[arg(long = "source", value_name = "KIND/NS/NAME=DIR")]
+    pub sources: Vec<String>,
+    /// A file of ConfigMaps and Secrets that `postBuild.substituteFrom` may read (searched
+    /// before the repository's own).
+    #[arg(long = "vars", value_name = "FILE")]
+    pub vars: Vec<PathBuf>,
+    /// Fail on a `${VAR}` without a default that no source sets, as kustomize-controller does
+    /// from v1.9 on; `--strict-substitute=false` leaves it empty, as older ones do.
+    #[arg(long = "strict-substitute", value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
+    pub strict_substitute: bool,
+    /// Leave out the owner labels kustomize-controller adds
+    /// (`kustomize.toolkit.fluxcd.io/name`, `/namespace`).
+    #[arg(long = "no-owner-labels")]
+    pub no_owner_labels: bool,
+}
+
+impl GitopsFlags {
+    /// The options, with `render` for the kustomize builds.
+    pub(crate) fn options(
+        &self,
+        render: crate::render::RenderOptions,
+    ) -> Result<gitops::Options, Error> {
+        let cwd = std::env::current_dir().map_err(|e| Error::io(Path::new("."), &e))?;
+        let sources = self
+            .sources
+            .iter()
+            .map(|s| gitops::SourceMap::parse(s, &cwd))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut vars = Vec::new();
+        for f in &self.vars {
+            vars.extend(manifests_of(f)?);
+        }
+        Ok(gitops::Options {
+            repo_urls: self.repo_urls.clone(),
+            sources,
+            render,
+            flux: gitops::flux::FluxOptions {
+                strict_substitute: self.strict_substitute,
+                owner_labels: !self.no_owner_labels,
+                vars,
+            },
+        })
+    }
+}
+
+/// Every document with a kind in a YAML file.
+fn manifests_of(path: &Path) -> Result<Vec<Manifest>, Error> {
+    let file = crate::fs::read_input(path)?;
+    let docs = crate::yaml::parse_documents(&file.text)
+        .map_err(|e| Error::new(ErrorKind::Yaml, format!("{}: {e}", path.display())))?;
+    Ok(docs
+        .into_iter()
+        .filter(|d| d.node.str_at(&["kind"]).is_some())
+        .map(|d| Manifest {
+            at: crate::source::Location::line_at(file.clone(), d.offset),
+            node: d.node,
+        })
+        .collect())
+}
+
+/// `ply gitops list`: one line per target.
+pub(crate) fn list(args: &ListArgs, warnings: &mut Warnings) -> Result<String, Error> {
+    let opts = args
+        .gitops
+        .options(crate::render::RenderOptions::default())?;
+    let opened = Opened::working_tree(&args.dir, &opts.repo_urls)?;
+    let repo = opened.repo();
+    let targets = gitops::discover(&repo, &opts, warnings);
+    let mut out = String::new();
+    for t in &targets {
+        let at = format!("{}:{}", repo.relative(&t.at.file.path), t.at.line());
+        let how = match &t.source {
+            Resolution::Local { how, .. } => format!("rendered: {how}"),
+            Resolution::NotRendered(why) => format!("not rendered: {why}"),
+        };
+        out.push_str(&format!("{}  {at}  {how}\n", t.id));
+    }
+    if targets.is_empty() {
+        out.push_str(
+            "no GitOps targets found (no Flux Kustomization in any *.yaml or *.yml file)\n",
+        );
+    }
+    Ok(out)
+}
+
+/// `ply render --flux-kustomization NS/NAME|FILE [DIR]`: the objects the controller applies.
+pub(crate) fn render_flux(
+    which: &str,
+    dir: &Path,
+    flags: &GitopsFlags,
+    render: crate::render::RenderOptions,
+    warnings: &mut Warnings,
+) -> Result<Vec<crate::resource::Resource>, Error> {
+    let opts = flags.options(render)?;
+    let opened = Opened::working_tree(dir, &opts.repo_urls)?;
+    let repo = opened.repo();
+    let manifests = gitops::scan(&repo, warnings);
+    let ctx = gitops::Context {
+        opts: &opts,
+        manifests: &manifests,
+    };
+    let from_file;
+    let m = if Path::new(which).is_file() {
+        from_file = manifests_of(Path::new(which))?;
+        let found: Vec<&Manifest> = from_file
+            .iter()
+            .filter(|m| gitops::flux::is_kustomization(m))
+            .collect();
+        match found.as_slice() {
+            [one] => *one,
+            [] => {
+                return Err(Error::new(
+                    ErrorKind::Usage,
+                    format!("{which} holds no Flux Kustomization (kustomize.toolkit.fluxcd.io/v1)"),
+                ));
+            }
+            _ => {
+                return Err(Error::new(
+                    ErrorKind::Usage,
+                    format!(
+                        "{which} holds {} Flux Kustomizations; name one as NAMESPACE/NAME",
+                        found.len()
+                    ),
+                ));
+            }
+        }
+    } else {
+        find(&manifests, which)?
+    };
+    let t = gitops::flux::target(&repo, &ctx, m);
+    t.render.render(&repo, &ctx, warnings)
+}
+
+/// The Kustomization `NS/NAME` (or a `NAME` only one namespace has) among the repository's.
+fn find<'a>(manifests: &'a [Manifest], which: &str) -> Result<&'a Manifest, Error> {
+    let (ns, name) = match which.split_once('/') {
+        Some((ns, name)) => (Some(ns), name),
+        None => (None, which),
+    };
+    let found: Vec<&Manifest> = manifests
+        .iter()
+        .filter(|m| gitops::flux::is_kustomization(m) && m.name() == name)
+        .filter(|m| ns.is_none_or(|ns| gitops::flux::namespace_of(m) == ns))
+        .collect();
+    match found.as_slice() {
+        [one] => Ok(one),
+        [] => Err(Error::new(
+            ErrorKind::NotFound,
+            format!("no Flux Kustomization {which} in this repository"),
+        )
+        .help("`ply gitops list` prints every one found, as flux:NAMESPACE/NAME")),
+        _ => Err(Error::new(
+            ErrorKind::Usage,
+            format!(
+                "{} Flux Kustomizations are named {which}; give NAMESPACE/NAME or the file",
+                found.len()
+            ),
+        )),
+    }
+}

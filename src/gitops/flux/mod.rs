@@ -1,0 +1,280 @@
+//! Flux: every `kustomize.toolkit.fluxcd.io` Kustomization of a repository (v1, and v1beta2
+//! as Flux still reads it), its source resolved (this repository by URL or as the bootstrap
+//! source `flux-system`, or a directory given with `--source`), and rendered as
+//! kustomize-controller renders it (`internal/controller/kustomization_controller.go`,
+//! `reconcile` → `generate` → `build` → `apply`): the kustomization the controller writes
+//! ([`generate`]), a kustomize build without load restrictions or legacy order, then the
+//! post-build steps ([`postbuild`]). `../shared/docs/gitops-semantics.md` §2 has the sources.
+
+pub(crate) mod envsubst;
+mod generate;
+mod postbuild;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::diag::{Error, ErrorKind, Result, Warnings};
+use crate::kustomization::load::locate_from;
+use crate::resource::Resource;
+use crate::source::Location;
+use crate::yaml::Node;
+use crate::yaml::de::PathSeg;
+
+use super::{Context, Controller, Manifest, Repo, Resolution, Target, TargetRender};
+
+/// The API group of Flux Kustomizations.
+pub(crate) const GROUP: &str = "kustomize.toolkit.fluxcd.io";
+/// The group of Flux sources.
+const SOURCE_GROUP: &str = "source.toolkit.fluxcd.io";
+/// The versions of Kustomization the controller still reads.
+const VERSIONS: [&str; 2] = ["v1", "v1beta2"];
+/// The source kinds a Kustomization may name (`getSource`).
+const SOURCE_KINDS: [&str; 4] = [
+    "GitRepository",
+    "OCIRepository",
+    "Bucket",
+    "ExternalArtifact",
+];
+
+/// Flux's options.
+#[derive(Clone, Debug)]
+pub(crate) struct FluxOptions {
+    /// Strict substitution: a `${var}` without a default that no source sets is an error
+    /// (the controller's default since v1.9; `--strict-substitute=false` for older ones).
+    pub(crate) strict_substitute: bool,
+    /// The owner labels (`kustomize.toolkit.fluxcd.io/name`, `/namespace`); `--no-owner-labels`.
+    pub(crate) owner_labels: bool,
+    /// ConfigMaps and Secrets given with `--vars FILE`, searched before the repository's.
+    pub(crate) vars: Vec<Manifest>,
+}
+
+impl Default for FluxOptions {
+    fn default() -> FluxOptions {
+        FluxOptions {
+            strict_substitute: true,
+            owner_labels: true,
+            vars: Vec::new(),
+        }
+    }
+}
+
+/// The Flux controller.
+#[derive(Debug)]
+pub(crate) struct Flux;
+
+impl Controller for Flux {
+    fn name(&self) -> &'static str {
+        "flux"
+    }
+
+    fn discover(&self, repo: &Repo<'_>, ctx: &Context<'_>, _: &mut Warnings) -> Vec<Target> {
+        ctx.manifests
+            .iter()
+            .filter(|m| is_kustomization(m))
+            .map(|m| target(repo, ctx, m))
+            .collect()
+    }
+}
+
+/// Whether a manifest is a Flux Kustomization of a version the controller reads.
+pub(crate) fn is_kustomization(m: &Manifest) -> bool {
+    m.kind() == "Kustomization"
+        && m.group() == GROUP
+        && VERSIONS
+            .iter()
+            .any(|v| m.api_version().ends_with(&format!("/{v}")))
+}
+
+/// The namespace the controller would see the object in: its own, or `default`.
+pub(crate) fn namespace_of(m: &Manifest) -> &str {
+    match m.namespace() {
+        "" => "default",
+        ns => ns,
+    }
+}
+
+/// One Kustomization as a target: `flux:NS/NAME`, its source resolved.
+pub(crate) fn target(repo: &Repo<'_>, ctx: &Context<'_>, m: &Manifest) -> Target {
+    let ns = namespace_of(m);
+    Target {
+        id: format!("flux:{ns}/{}", m.name()),
+        at: m.at.clone(),
+        source: resolve_source(repo, ctx, m),
+        prunes: m.node.get_path(&["spec", "prune"]) == Some(&Node::Bool(true)),
+        render: Arc::new(FluxRender {
+            manifest: m.clone(),
+        }),
+    }
+}
+
+/// Where a Kustomization's source is: `--source` first, then a source object of this
+/// repository (its URL) or the bootstrap source; anything else is not rendered.
+fn resolve_source(repo: &Repo<'_>, ctx: &Context<'_>, m: &Manifest) -> Resolution {
+    let kind = m
+        .node
+        .str_at(&["spec", "sourceRef", "kind"])
+        .unwrap_or("GitRepository");
+    let Some(name) = m.node.str_at(&["spec", "sourceRef", "name"]) else {
+        return Resolution::NotRendered("spec.sourceRef.name is not set".into());
+    };
+    let ns = m
+        .node
+        .str_at(&["spec", "sourceRef", "namespace"])
+        .unwrap_or_else(|| namespace_of(m));
+    let key = format!("{kind}/{ns}/{name}");
+    if let Some(map) = ctx.opts.sources.iter().find(|s| s.key == key) {
+        return Resolution::Local {
+            root: map.dir.clone(),
+            how: format!("{key} mapped to {} (--source)", map.dir.display()),
+        };
+    }
+    if !SOURCE_KINDS.contains(&kind) {
+        return Resolution::NotRendered(format!("source kind {kind} is not a Flux source"));
+    }
+    let declared = ctx.manifests.iter().find(|s| {
+        s.group() == SOURCE_GROUP && s.kind() == kind && s.name() == name && namespace_of(s) == ns
+    });
+    let url = declared.and_then(|s| s.node.str_at(&["spec", "url"]));
+    // The bootstrap source is the repository `flux bootstrap` writes to: this one.
+    if kind == "GitRepository" && name == "flux-system" {
+        return Resolution::Local {
+            root: repo.root.clone(),
+            how: format!("{key} is the bootstrap source, this repository"),
+        };
+    }
+    if let Some(url) = url.filter(|u| repo.urls.iter().any(|r| super::same_repo_url(r, u))) {
+        return Resolution::Local {
+            root: repo.root.clone(),
+            how: format!("{key} is this repository ({url})"),
+        };
+    }
+    let why = match (declared, url) {
+        (None, _) => format!(
+            "source {key} is not declared in this repository; map it with --source {key}=DIR"
+        ),
+        (Some(_), Some(url)) => {
+            format!("source {key} is not local ({url}); map it with --source {key}=DIR")
+        }
+        (Some(_), None) => format!("source {key} is not local; map it with --source {key}=DIR"),
+    };
+    Resolution::NotRendered(why)
+}
+
+/// How one Flux Kustomization renders.
+#[derive(Clone, Debug)]
+struct FluxRender {
+    manifest: Manifest,
+}
+
+impl TargetRender for FluxRender {
+    fn render(
+        &self,
+        repo: &Repo<'_>,
+        ctx: &Context<'_>,
+        warnings: &mut Warnings,
+    ) -> Result<Vec<Resource>> {
+        let t = target(repo, ctx, &self.manifest);
+        let root = match &t.source {
+            Resolution::Local { root, .. } => root.clone(),
+            Resolution::NotRendered(why) => {
+                return Err(Error::new(
+                    ErrorKind::NotFound,
+                    format!("{}: not rendered: {why}", t.id),
+                )
+                .at(self.manifest.at.clone()));
+            }
+        };
+        render(repo, ctx, &self.manifest, &root, warnings)
+    }
+}
+
+/// Renders the Kustomization `m` from the source at `root` (a directory `repo.fs` serves):
+/// what kustomize-controller would apply, in its order.
+pub(crate) fn render(
+    repo: &Repo<'_>,
+    ctx: &Context<'_>,
+    m: &Manifest,
+    root: &Path,
+    warnings: &mut Warnings,
+) -> Result<Vec<Resource>> {
+    let spec_path = m.node.str_at(&["spec", "path"]).unwrap_or("");
+    let dir = secure_join(root, spec_path);
+    if repo.fs.kind(&dir) != Some(crate::fs::FileKind::Dir) {
+        return Err(Error::new(
+            ErrorKind::NotFound,
+            format!(
+                "kustomization path not found: {spec_path} (taken inside the source root {}, as the controller's SecureJoin does)",
+                root.display()
+            ),
+        )
+        .at(field(m, &["spec", "path"]))
+        .help("spec.path is relative to the root of the source; `..` cannot leave it"));
+    }
+    let listed;
+    let files: &[PathBuf] = if root.starts_with(&repo.root) {
+        repo.files
+    } else {
+        // A directory mapped with `--source` lies outside the repository, on the disk.
+        listed = crate::fs::files_under(root).map_err(|e| Error::io(root, &e))?;
+        &listed
+    };
+    let written = generate::kustomization_file(repo.fs, root, &dir, m, files)?;
+    let fs = generate::SourceFs::new(repo.fs, root, written);
+    let opts = crate::render::RenderOptions {
+        load_restrictor: crate::fs::Restrictor::None,
+        reorder: crate::render::OutputOrder::None,
+        kustomize: crate::render::KustomizeVersion::V5_8_1,
+        ..ctx.opts.render.clone()
+    };
+    let built = crate::render::render_with(&fs, &dir, &opts, warnings)?;
+    postbuild::run(built.resources, m, ctx)
+}
+
+/// `filepath-securejoin`'s `SecureJoin` without symlinks: `path` cleaned lexically with `..`
+/// never climbing above `root`.
+pub(crate) fn secure_join(root: &Path, path: &str) -> PathBuf {
+    let mut parts: Vec<&str> = Vec::new();
+    for p in path.split('/') {
+        match p {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            p => parts.push(p),
+        }
+    }
+    let mut out = root.to_path_buf();
+    out.extend(parts);
+    out
+}
+
+/// Where a field of the Kustomization is written (its document's line when not found).
+pub(crate) fn field(m: &Manifest, path: &[&str]) -> Location {
+    let segs: Vec<PathSeg> = path.iter().map(|s| seg(s)).collect();
+    locate_from(&m.at.file, m.at.offset, &segs)
+}
+
+/// A path segment: a number is a list index.
+fn seg(s: &str) -> PathSeg {
+    match s.parse::<usize>() {
+        Ok(i) => PathSeg::Index(i),
+        Err(_) => PathSeg::Key(s.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secure_join_keeps_paths_inside_the_root() {
+        let root = Path::new("/src");
+        assert_eq!(
+            secure_join(root, "./apps/prod"),
+            PathBuf::from("/src/apps/prod")
+        );
+        assert_eq!(secure_join(root, "../../etc"), PathBuf::from("/src/etc"));
+        assert_eq!(secure_join(root, "a/../../b"), PathBuf::from("/src/b"));
+        assert_eq!(secure_join(root, ""), PathBuf::from("/src"));
+    }
+}
