@@ -552,7 +552,7 @@ def kustomize(work, app_dir, k, env, opts):
         else:
             doc["patches"] = patches
         with open(kpath, "w") as f:
-            yaml.safe_dump(doc, f, sort_keys=True)
+            yaml.dump(doc, f, Dumper=GoYamlDumper, sort_keys=True)
     comps = k.get("components") or []
     if comps and k.get("ignoreMissingComponents"):
         root = os.path.realpath(work)
@@ -572,6 +572,14 @@ def kustomize(work, app_dir, k, env, opts):
         for v in k.get("apiVersions") or []:
             build += ["--helm-api-versions", v]
     return run(build, work)
+
+
+class GoYamlDumper(yaml.SafeDumper):
+    """Quotes every string go-yaml v2 (sigs.k8s.io/yaml, which Argo's patches step writes
+    with) would read as another type: PyYAML's own YAML 1.1 set lacks y, Y, n and N."""
+
+
+GoYamlDumper.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:y|Y|n|N)$"), list("yYnN"))
 
 
 def marshal_patch(p):
