@@ -49,6 +49,10 @@ pub(crate) struct GitopsFlags {
     /// (`kustomize.toolkit.fluxcd.io/name`, `/namespace`).
     #[arg(long = "no-owner-labels")]
     pub no_owner_labels: bool,
+    /// Take DIR as the repository's root (default: the top of the git repository holding the
+    /// directory, or the directory itself outside git).
+    #[arg(long = "repo-root", value_name = "DIR")]
+    pub repo_root: Option<PathBuf>,
 }
 
 impl GitopsFlags {
@@ -100,7 +104,8 @@ pub(crate) fn list(args: &ListArgs, warnings: &mut Warnings) -> Result<String, E
     let opts = args
         .gitops
         .options(crate::render::RenderOptions::default())?;
-    let opened = Opened::working_tree(&args.dir, &opts.repo_urls)?;
+    let opened =
+        Opened::working_tree(&args.dir, &opts.repo_urls, args.gitops.repo_root.as_deref())?;
     let repo = opened.repo();
     let targets = gitops::discover(&repo, &opts, warnings);
     let mut out = String::new();
@@ -129,9 +134,9 @@ pub(crate) fn render_flux(
     warnings: &mut Warnings,
 ) -> Result<Vec<crate::resource::Resource>, Error> {
     let opts = flags.options(render)?;
-    let opened = Opened::working_tree(dir, &opts.repo_urls)?;
+    let opened = Opened::working_tree(dir, &opts.repo_urls, flags.repo_root.as_deref())?;
     let repo = opened.repo();
-    let manifests = gitops::scan(&repo, warnings);
+    let manifests = gitops::scan(&repo);
     let ctx = gitops::Context {
         opts: &opts,
         manifests: &manifests,

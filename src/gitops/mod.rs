@@ -87,9 +87,9 @@ impl Manifest {
 }
 
 /// Every document with a `kind` in the repository's `*.yaml` and `*.yml` files, in file
-/// order. A file that does not parse holds no manifests (a warning says so): controllers read
-/// their objects from files the cluster applies, which parse.
-pub(crate) fn scan(repo: &Repo<'_>, warnings: &mut Warnings) -> Vec<Manifest> {
+/// order. A file that does not parse holds no manifests: controllers read their objects from
+/// files the cluster applies, which parse.
+pub(crate) fn scan(repo: &Repo<'_>) -> Vec<Manifest> {
     let mut out = Vec::new();
     for path in repo.files {
         let yaml = path.extension().is_some_and(|e| e == "yaml" || e == "yml");
@@ -107,21 +107,18 @@ pub(crate) fn scan(repo: &Repo<'_>, warnings: &mut Warnings) -> Vec<Manifest> {
         if !file.text.contains("kind:") {
             continue;
         }
-        match crate::yaml::parse_documents(&file.text) {
-            Ok(docs) => {
-                for d in docs {
-                    if d.node.str_at(&["kind"]).is_some() {
-                        out.push(Manifest {
-                            at: Location::line_at(file.clone(), d.offset),
-                            node: d.node,
-                        });
-                    }
-                }
+        // Not YAML (a helm template, a broken file): no controller objects in it; a target
+        // that builds it says so when it renders.
+        let Ok(docs) = crate::yaml::parse_documents(&file.text) else {
+            continue;
+        };
+        for d in docs {
+            if d.node.str_at(&["kind"]).is_some() {
+                out.push(Manifest {
+                    at: Location::line_at(file.clone(), d.offset),
+                    node: d.node,
+                });
             }
-            Err(_) => warnings.warn(format!(
-                "{}: not YAML that parses; no GitOps objects read from it",
-                repo.relative(path)
-            )),
         }
     }
     out
@@ -233,7 +230,7 @@ pub(crate) fn controllers() -> Vec<&'static dyn Controller> {
 
 /// Every target of every controller in the repository.
 pub(crate) fn discover(repo: &Repo<'_>, opts: &Options, warnings: &mut Warnings) -> Vec<Target> {
-    let manifests = scan(repo, warnings);
+    let manifests = scan(repo);
     let ctx = Context {
         opts,
         manifests: &manifests,
@@ -262,10 +259,15 @@ impl std::fmt::Debug for Opened {
 impl Opened {
     /// The working tree holding `dir`: the git repository's (its `origin` URL names it), or
     /// `dir` itself outside git. `urls` are `--repo-url`s.
-    pub(crate) fn working_tree(dir: &Path, urls: &[String]) -> Result<Opened> {
-        let (root, origin) = match crate::fs::git::Repo::discover(dir) {
-            Ok(repo) => (repo.workdir().to_path_buf(), repo.origin_url()),
-            Err(_) => (
+    pub(crate) fn working_tree(dir: &Path, urls: &[String], root: Option<&Path>) -> Result<Opened> {
+        let discovered = match root {
+            Some(_) => None,
+            None => crate::fs::git::Repo::discover(dir).ok(),
+        };
+        let dir = root.unwrap_or(dir);
+        let (root, origin) = match discovered {
+            Some(repo) => (repo.workdir().to_path_buf(), repo.origin_url()),
+            None => (
                 std::fs::canonicalize(dir).map_err(|e| Error::io(dir, &e))?,
                 None,
             ),

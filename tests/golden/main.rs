@@ -10,6 +10,7 @@ mod bad_input;
 mod cli;
 mod diff;
 mod explain;
+mod gitops;
 mod gitops_argo;
 mod merge;
 mod render;

@@ -356,7 +356,10 @@ fn walk(fs: &dyn Fs, dir: &Path, tree: &Tree, rel: &Path, out: &mut Vec<String>)
                 if let Err(e) = crate::yaml::parse_documents(&text) {
                     return Err(Error::new(
                         ErrorKind::Yaml,
-                        format!("failed to decode Kubernetes YAML from {}: {e}", path.display()),
+                        format!(
+                            "failed to decode Kubernetes YAML from {}: {e}",
+                            crate::source::display_path(&path)
+                        ),
                     )
                     .help("the controller lists every *.yaml and *.yml file of a directory without a kustomization; each must be Kubernetes YAML"));
                 }
@@ -376,7 +379,7 @@ fn slashed(p: &Path) -> String {
 
 /// The source as the controller's build reads it: `inner`'s files, the written kustomization
 /// file in place of the directory's, and nothing outside `root` (a path that leaves it, also
-/// through a symlink, is not there).
+/// through a symlink, cannot be read).
 pub(super) struct SourceFs<'a> {
     inner: &'a dyn Fs,
     root: PathBuf,
@@ -428,8 +431,8 @@ impl<'a> SourceFs<'a> {
                 io::ErrorKind::PermissionDenied,
                 format!(
                     "path '{}' is not in or below the source root '{}': the controller's file system refuses it",
-                    path.display(),
-                    self.root.display()
+                    super::shown(path),
+                    super::shown(&self.root)
                 ),
             ))
         }
@@ -457,13 +460,8 @@ impl Fs for SourceFs<'_> {
         if self.written(path).is_some() {
             return Some(FileKind::File);
         }
-        if let Some((p, _)) = &self.written {
-            if p.as_path() == path {
-                return Some(FileKind::File);
-            }
-        }
-        let inside = self.inside(path).ok()?;
-        self.inner.kind(&inside)
+        // What is outside the root is there, but reading it fails (with the reason).
+        self.inner.kind(path)
     }
 
     fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
@@ -480,7 +478,7 @@ impl Fs for SourceFs<'_> {
                 }
             }
         }
-        self.inside(path)
+        self.inner.canonicalize(path)
     }
 
     fn names_in(&self, dir: &Path) -> Vec<String> {

@@ -203,8 +203,8 @@ pub(crate) fn render(
         return Err(Error::new(
             ErrorKind::NotFound,
             format!(
-                "kustomization path not found: {spec_path} (taken inside the source root {}, as the controller's SecureJoin does)",
-                root.display()
+                "kustomization path not found: {spec_path} (taken inside the source root '{}', as the controller's SecureJoin does)",
+                shown(root)
             ),
         )
         .at(field(m, &["spec", "path"]))
@@ -228,6 +228,14 @@ pub(crate) fn render(
     };
     let built = crate::render::render_with(&fs, &dir, &opts, warnings)?;
     postbuild::run(built.resources, m, ctx)
+}
+
+/// A path for messages: relative to the working directory when below it (`.` for itself).
+fn shown(path: &Path) -> String {
+    match crate::source::display_path(path) {
+        s if s.is_empty() => ".".into(),
+        s => s,
+    }
 }
 
 /// `filepath-securejoin`'s `SecureJoin` without symlinks: `path` cleaned lexically with `..`

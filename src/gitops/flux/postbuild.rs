@@ -258,8 +258,12 @@ fn substitute(
             envsubst::SubstError::NotSet(_) => "set the variable in postBuild.substitute or a substituteFrom source, give it a default (${VAR:=default}), or render with --strict-substitute=false as controllers before v1.9 do",
             envsubst::SubstError::Parse(_) => "only ${VAR} and the forms of docs/gitops.md substitute; escape a literal ${ as $${",
         };
+        let at = match &e {
+            envsubst::SubstError::NotSet(v) => variable_use(r, v),
+            envsubst::SubstError::Parse(_) => None,
+        };
         fail(format!("envsubst error: variable substitution failed: {e}"))
-            .at_opt(r.origin.clone())
+            .at_opt(at.or_else(|| r.origin.clone()))
             .help(help)
     })?;
     let docs = crate::yaml::parse::parse_config_documents(&out)
@@ -269,6 +273,22 @@ fn substitute(
         None => Node::Null,
     };
     Ok(())
+}
+
+/// Where the resource's file first uses `${var`, after the document's start.
+fn variable_use(r: &Resource, var: &str) -> Option<crate::source::Location> {
+    let origin = r.origin.as_ref()?;
+    let text = origin.file.text.get(origin.offset..)?;
+    let needle = format!("{{{var}");
+    let at = text
+        .match_indices(&needle)
+        .map(|(i, _)| i)
+        .find(|&i| i > 0 && text.as_bytes()[i - 1] == b'$')?;
+    Some(crate::source::Location::new(
+        origin.file.clone(),
+        origin.offset + at - 1,
+        needle.len() + 1,
+    ))
 }
 
 /// Where a variable is set, for an error about its name: the inline entry when it is one.
