@@ -764,8 +764,7 @@ fn call(name: &str, a: Vec<Val>, st: &State) -> Result<Val, String> {
             })
         }
         "lower" | "upper" | "title" | "trim" | "quote" | "squote" | "toString" | "normalize"
-        | "slugify" | "nospace" | "kebabcase" | "snakecase" | "base" | "dir" | "toJson"
-        | "toYaml" | "b64enc" => {
+        | "nospace" | "base" | "dir" | "toJson" | "toYaml" | "b64enc" => {
             let x = s(a.last().ok_or(format!("{name} needs an argument"))?);
             let v = a.last().cloned().flatten();
             str_val(match name {
@@ -777,10 +776,7 @@ fn call(name: &str, a: Vec<Val>, st: &State) -> Result<Val, String> {
                 "squote" => format!("'{x}'"),
                 "toString" => x,
                 "normalize" => sanitize_name(&x),
-                "slugify" => slugify(&x),
                 "nospace" => x.chars().filter(|c| !c.is_whitespace()).collect(),
-                "kebabcase" => case_words(&x, '-'),
-                "snakecase" => case_words(&x, '_'),
                 "base" => x.rsplit('/').next().unwrap_or("").to_string(),
                 "dir" => match x.rfind('/') {
                     Some(0) => "/".into(),
@@ -975,27 +971,13 @@ fn title(x: &str) -> String {
     let mut out = String::new();
     let mut start = true;
     for c in x.chars() {
-        if start && c.is_alphabetic() {
+        if start {
             out.extend(c.to_uppercase());
         } else {
             out.push(c);
         }
-        start = c.is_whitespace() || c == '-' || c == '_';
-    }
-    out
-}
-
-fn case_words(x: &str, sep: char) -> String {
-    let mut out = String::new();
-    for (i, c) in x.chars().enumerate() {
-        if c.is_uppercase() && i > 0 {
-            out.push(sep);
-        }
-        if c == '-' || c == '_' || c == ' ' {
-            out.push(sep);
-        } else {
-            out.extend(c.to_lowercase());
-        }
+        // `strings.Title`: a word starts after anything but a letter, a digit or `_`.
+        start = !(c.is_alphanumeric() || c == '_');
     }
     out
 }
@@ -1022,40 +1004,6 @@ pub(crate) fn sanitize_name(name: &str) -> String {
         out.truncate(cut);
     }
     out.trim_matches(|c| c == '-' || c == '.').to_string()
-}
-
-/// `utils.SlugifyName` with its defaults (at most 50 characters, smart truncation on).
-fn slugify(x: &str) -> String {
-    let lower = x.to_lowercase();
-    let mut out = String::new();
-    for c in lower.chars() {
-        if c.is_ascii_alphanumeric() {
-            out.push(c);
-        } else if !out.ends_with('-') {
-            out.push('-');
-        }
-    }
-    let out = out.trim_matches('-').to_string();
-    if out.len() <= 50 {
-        return out;
-    }
-    let mut kept = String::new();
-    for word in out.split('-') {
-        let next = if kept.is_empty() {
-            word.to_string()
-        } else {
-            format!("{kept}-{word}")
-        };
-        if next.len() > 50 {
-            break;
-        }
-        kept = next;
-    }
-    if kept.is_empty() {
-        out[..50].to_string()
-    } else {
-        kept
-    }
 }
 
 fn base64(b: &[u8]) -> String {
