@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use crate::diag::{Error, ErrorKind, Warnings, exit};
 
 mod about;
+mod argo;
 mod build_flags;
 mod diff;
 mod error_format;
@@ -287,6 +288,8 @@ pub(crate) struct RenderArgs {
     /// Never the default: the output then differs from kustomize's.
     #[arg(long, value_enum, value_name = "HOW", conflicts_with = "output_dir")]
     pub provenance: Option<ProvenanceOutput>,
+    #[command(flatten)]
+    pub argo: argo::ArgoFlags,
     /// Render a Flux Kustomization (NAMESPACE/NAME in the repository holding DIR, or a file
     /// holding one) as kustomize-controller applies it (docs/gitops.md).
     #[arg(long, value_name = "NS/NAME|FILE", conflicts_with_all = ["all", "output_dir", "provenance"])]
@@ -627,6 +630,23 @@ fn run_render(
         (Some(path), None) => Target::File(path.clone()),
         (None, None) => Target::Stdout,
     };
+    if let Some(spec) = &args.argo.argo_application {
+        let [dir] = args.dirs.as_slice() else {
+            return Err(Error::new(
+                ErrorKind::Usage,
+                "--argo-application renders from one repository: give one DIR (its root)",
+            ));
+        };
+        let rendered = argo::render_application(spec, dir, &args.argo, opts.clone(), warnings)?;
+        let tables = &rendered.tables;
+        write(
+            &rendered.resources,
+            &target,
+            &|g| tables.is_cluster_scoped(g),
+            opts.limits.output_size,
+        )?;
+        return Ok(None);
+    }
     if let Some(which) = &args.flux_kustomization {
         let dir = args
             .dirs

@@ -6,6 +6,7 @@
 //! targets carry a [`TargetRender`] (rendering as that controller does). Reads only through
 //! [`Fs`]; prints nothing.
 
+pub(crate) mod argo;
 pub(crate) mod flux;
 
 use std::path::{Path, PathBuf};
@@ -30,10 +31,6 @@ pub(crate) struct Repo<'a> {
     /// The URLs that name this repository (normalised by [`same_repo_url`] when compared).
     pub(crate) urls: &'a [String],
     /// The revision being rendered (a commit id), when known; Argo CD passes it to templates.
-    #[expect(
-        dead_code,
-        reason = "Argo CD's variables read it (ARGOCD_APP_REVISION)"
-    )]
     pub(crate) revision: Option<String>,
 }
 
@@ -226,9 +223,9 @@ impl SourceMap {
     }
 }
 
-/// The controllers ply knows, in the order their targets are listed. Argo CD's joins here.
+/// The controllers ply knows, in the order their targets are listed.
 pub(crate) fn controllers() -> Vec<&'static dyn Controller> {
-    vec![&flux::Flux]
+    vec![&flux::Flux, &argo::controller::Argo]
 }
 
 /// Every target of every controller in the repository.

@@ -11,6 +11,7 @@ mod cli;
 mod diff;
 mod explain;
 mod gitops;
+mod gitops_argo;
 mod merge;
 mod render;
 mod review;
