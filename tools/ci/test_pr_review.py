@@ -117,8 +117,8 @@ def test(ply, api, tmp):
 
     r = run()
     assert r.returncode == 0, r.stdout + r.stderr
-    # The fetch step ran for both sides (this repository pins no remote base).
-    assert r.stderr.count("no ply.lock found: nothing to fetch") == 2, r.stderr
+    # The fetch step ran for both sides (this repository has no remote base).
+    assert r.stderr.count("no remote bases or files found: nothing to fetch") == 2, r.stderr
     assert len(GitHub.comments) == 2, GitHub.comments
     mine = GitHub.comments[1]
     assert mine["body"].startswith("<!-- ply-diff: Rendered manifests -->\n### Rendered manifests\n"), mine
