@@ -55,6 +55,7 @@ fuzz_target!(|data: &[u8]| ply::with_deep_stack(|| {
             show_managed_fields: false,
             show_secrets: false,
             show_last_applied: false,
+            assume_complete: false,
         };
         let mut warnings = ply::Warnings::default();
         match diff::diff(desired.clone(), live.clone(), &opts, engines, &mut warnings) {
