@@ -398,12 +398,15 @@ impl Value {
     }
 
     /// Reads the value again from `r`, the object at `index`, after a replacement wrote
-    /// into it.
+    /// into it. Only a field whose value changed is read again: a write of the value the
+    /// field already held keeps the value as the source wrote it (kustomize's node keeps its
+    /// text, `2.0` stays a float that an int field refuses).
     fn refresh(&mut self, index: usize, r: &Resource) {
         if let Some((at, path)) = &self.live
             && *at == index
             && let Ok(Some(n)) = lookup(&r.node, path)
             && !is_nil_or_empty(n)
+            && *n != self.node
         {
             self.node = as_copied(n).into_owned();
         }
