@@ -9,6 +9,18 @@
 pub(crate) mod argo;
 pub(crate) mod flux;
 
+/// The fields of a patch's `target` selector that both controllers pass on to kustomize
+/// (kustomize's `Selector`: group, version, kind, name, namespace and the two selectors).
+pub(crate) const PATCH_SELECTOR_FIELDS: [&str; 7] = [
+    "group",
+    "version",
+    "kind",
+    "name",
+    "namespace",
+    "labelSelector",
+    "annotationSelector",
+];
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 

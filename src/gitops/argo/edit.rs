@@ -526,15 +526,7 @@ fn marshalled_patch(p: &Node) -> Node {
     }
     if let Some(t) = p.get("target").filter(|t| !t.is_null()) {
         let mut sel = Map::new();
-        for k in [
-            "group",
-            "version",
-            "kind",
-            "name",
-            "namespace",
-            "labelSelector",
-            "annotationSelector",
-        ] {
+        for k in super::super::PATCH_SELECTOR_FIELDS {
             if let Some(s) = t
                 .get(k)
                 .and_then(Node::scalar_text)

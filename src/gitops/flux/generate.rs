@@ -203,15 +203,7 @@ fn merge_image(map: &mut Map, image: &Node) {
 /// empty ones left out.
 fn selector(t: &Node) -> Node {
     let mut out = Map::new();
-    for k in [
-        "group",
-        "version",
-        "kind",
-        "name",
-        "namespace",
-        "labelSelector",
-        "annotationSelector",
-    ] {
+    for k in super::super::PATCH_SELECTOR_FIELDS {
         if let Some(v) = t.get(k).and_then(Node::as_str).filter(|v| !v.is_empty()) {
             out.insert(k.into(), Node::str(v));
         }
