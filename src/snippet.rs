@@ -142,6 +142,7 @@ pub(crate) struct Window {
 }
 
 impl Window {
+    #[allow(clippy::too_many_lines, reason = "split pending (shape)")]
     pub(crate) fn new(l: &Location, label_text: Option<&str>, opts: ShowOptions) -> Window {
         let file = &l.file;
         let masked;

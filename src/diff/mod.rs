@@ -168,6 +168,7 @@ const PRUNE_KINDS: [(&str, &str); 16] = [
 ];
 
 /// Runs the prediction over every object.
+#[allow(clippy::too_many_lines, reason = "split pending (shape)")]
 pub fn diff(
     desired: Vec<Resource>,
     live: Vec<Resource>,

@@ -173,6 +173,7 @@ pub(crate) fn decode(file: &Arc<SourceFile>, warnings: &mut Warnings) -> Result<
 }
 
 /// [`decode`], also returning the repeated keys as `--strict` refuses them.
+#[allow(clippy::too_many_lines, reason = "split pending (shape)")]
 pub(crate) fn decode_full(
     file: &Arc<SourceFile>,
     warnings: &mut Warnings,

@@ -101,6 +101,7 @@ pub fn apply_op(doc: &mut Node, op: &Node) -> Result<(), MergeError> {
 /// of `patch.go` (`add`, `remove`, `replace`, `move`, `test`, `copy`), their paths read by
 /// `findObject` and their list indices by `partialArray`'s methods; the messages are the
 /// library's.
+#[allow(clippy::too_many_lines, reason = "split pending (shape)")]
 pub fn apply_op_with(
     doc: &mut Node,
     op: &Node,
@@ -563,6 +564,10 @@ mod tests {
     // Each expectation below is kubectl kustomize's (v1.32, kustomize v5.5.0; v1.37, v5.8.1)
     // on the same document and operation; both agree unless a version is named.
     #[test]
+    #[allow(
+        clippy::too_many_lines,
+        reason = "a table of path forms, each with kustomize's answer"
+    )]
     fn path_forms_as_json_patch_v4_reads_them() {
         let doc = "{data: {a: 1}, list: [x, y, z]}";
         for v in KustomizeVersion::ALL.iter().copied() {

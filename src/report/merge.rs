@@ -24,6 +24,7 @@ pub(crate) type Part<'a> = (&'a str, &'a str);
 /// title, `--fail-on`, shard count and `--show-secrets`), with no overlay twice; the overlays
 /// are put back in the order of an unsharded `--all` run (by directory, component by
 /// component). Moves are not paired here (the review layer pairs them).
+#[allow(clippy::too_many_lines, reason = "split pending (shape)")]
 pub(crate) fn merge(parts: &[Part<'_>]) -> Result<(Review, String, bool), Error> {
     let mut merged: Option<(Review, String)> = None;
     // Which shard each part is, by index (the part's name).

@@ -132,6 +132,7 @@ fn which(changes: &[&Change], path: &str) -> String {
 
 const REFUSED: &str = "`kubectl apply` is refused (field is immutable)";
 
+#[allow(clippy::too_many_lines, reason = "split pending (shape)")]
 fn immutable(p: &Pair<'_>, b: &Node, a: &Node, out: &mut Vec<Risk>) {
     let o = p.change;
     let group = p.gvk.group.as_str();

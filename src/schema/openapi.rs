@@ -60,6 +60,7 @@ pub(super) fn add_document(schema: &mut Schema, doc: &Node) -> Result<(), Schema
     add_document_with(schema, doc, Precedence::Document)
 }
 
+#[allow(clippy::too_many_lines, reason = "split pending (shape)")]
 pub(super) fn add_document_with(
     schema: &mut Schema,
     doc: &Node,

@@ -885,6 +885,7 @@ type Matched<'f, 'p> =
 /// kyaml's `PathMatcher`: calls `f` on every node `parts` matches, creating missing parts when
 /// `create` gives the kind of the value to be written. `fresh` tells `f` the node was just
 /// created; `at` is the path of `node`.
+#[allow(clippy::too_many_lines, reason = "split pending (shape)")]
 fn match_path<'p>(
     node: &mut Node,
     parts: &'p [String],
@@ -1105,6 +1106,7 @@ mod structured {
     /// delimiters do not apply) and the scalar is rewritten as JSON (when its text starts
     /// with `{` or `[`) or as YAML. `Ok(false)` when kustomize falls back to the plain path:
     /// no such scalar, the rest of the path not found, or JSON that cannot be written.
+    #[allow(clippy::too_many_lines, reason = "split pending (shape)")]
     pub(super) fn write(
         node: &mut Node,
         parts: &[String],

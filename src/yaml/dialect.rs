@@ -265,6 +265,7 @@ impl Indents {
     }
 }
 
+#[allow(clippy::too_many_lines, reason = "split pending (shape)")]
 fn scan(text: &str) -> Result<Scan, ParseError> {
     let b = text.as_bytes();
     let mut props = Vec::new();

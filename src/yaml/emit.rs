@@ -647,6 +647,7 @@ fn analyze_printable_ascii(b: &[u8]) -> Option<Analysis> {
 }
 
 /// [`analyze`] character by character, for any text.
+#[allow(clippy::too_many_lines, reason = "split pending (shape)")]
 fn analyze_chars(s: &str) -> Analysis {
     if s.is_empty() {
         return Analysis {

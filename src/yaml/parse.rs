@@ -1391,6 +1391,7 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
         }
         Ok(Node::Seq(items))
     }
+    #[allow(clippy::too_many_lines, reason = "split pending (shape)")]
     fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Node, A::Error> {
         let this = self.collection();
         let mut map = Map::with_capacity(access.size_hint().unwrap_or(0).min(1024));

@@ -24,6 +24,7 @@ use super::*;
 impl Merger {
     /// `walkMap` with sources `[object, patch]`: `VisitMap` settles the patch's directive, then
     /// every field of either side is walked.
+    #[allow(clippy::too_many_lines, reason = "split pending (shape)")]
     pub(super) fn kz_merge_map(
         &self,
         mut original: Map,
@@ -552,6 +553,7 @@ impl KzList {
             .collect()
     }
 
+    #[allow(clippy::too_many_lines, reason = "split pending (shape)")]
     fn merge(
         &mut self,
         merger: &Merger,

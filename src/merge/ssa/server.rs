@@ -411,6 +411,7 @@ impl<'a> Inner<'a> {
 /// Predicts `kubectl apply --server-side` of `config` onto `live` (`None`: the object does not
 /// exist yet) as the API server computes it, with every wrapper of its field manager.
 /// Server-side defaulting, admission webhooks and generation bumps are not modelled.
+#[allow(clippy::too_many_lines, reason = "split pending (shape)")]
 pub fn server_side_apply(
     live: Option<&Node>,
     config: &Node,
