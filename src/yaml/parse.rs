@@ -1136,24 +1136,24 @@ impl<'t> NodeVisitor<'t> {
         Some((tag, rest))
     }
 
-    /// A null value of a key written with nothing after it, as the reader was asked to keep
-    /// it: marked empty ([`EMPTY_NULL`]) or, in a flow mapping of a resource file, `""`;
-    /// otherwise null.
-    fn null_written_as_nothing(&self, after_key: Option<usize>) -> Node {
+    /// What a null value of a key written with nothing after it becomes, as the reader was
+    /// asked to keep it: marked empty ([`EMPTY_NULL`]) or, in a flow mapping of a resource
+    /// file, `""`; `None` keeps the value read.
+    fn null_written_as_nothing(&self, after_key: Option<usize>) -> Option<Node> {
         if let Some(t) = self.text.filter(|t| t.mark_empty_nulls)
             && after_key.is_some_and(|end| {
                 nothing_after_key(t.text, end) || (self.flow && nothing_after_flow_key(t.text, end))
             })
         {
-            return Node::Str(EMPTY_NULL.into());
+            return Some(Node::Str(EMPTY_NULL.into()));
         }
         if self.flow
             && let Some(t) = self.text.filter(|t| t.flow_empty_string)
             && after_key.is_some_and(|end| nothing_after_flow_key(t.text, end))
         {
-            return Node::Str(String::new());
+            return Some(Node::Str(String::new()));
         }
-        Node::Null
+        None
     }
 
     /// How the scalar `value` written at `at` (a value of this mapping) was written, as
@@ -1521,8 +1521,10 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
                 Some(end) if value.is_scalar() => this.written_style(At::Key(end), &value),
                 _ => ScalarStyle::Plain,
             };
-            if value.is_null() {
-                value = this.null_written_as_nothing(after_key);
+            if value.is_null()
+                && let Some(nothing) = this.null_written_as_nothing(after_key)
+            {
+                value = nothing;
             }
             // See `parse_operation_documents`.
             if yaml11_word && let Some(slot) = map.get_mut(&key) {
