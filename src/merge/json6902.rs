@@ -144,6 +144,18 @@ pub fn apply_op_with(
     }
 }
 
+/// An operation's `path`, which `replace` and `test` require (`Operation.Path`).
+fn required_path<'a>(path: Option<&'a str>, op: &str) -> Result<&'a str, MergeError> {
+    path.ok_or_else(|| {
+        err(
+            "",
+            format!(
+                "{op} operation failed to decode path: operation missing path field: missing value"
+            ),
+        )
+    })
+}
+
 /// The `replace` operation (`patch.go` `replace`).
 fn replace_op(
     doc: &mut Node,
@@ -151,12 +163,7 @@ fn replace_op(
     value: Option<&Node>,
     v4_13: bool,
 ) -> Result<(), MergeError> {
-    let path = path.ok_or_else(|| {
-        err(
-            "",
-            "replace operation failed to decode path: operation missing path field: missing value",
-        )
-    })?;
+    let path = required_path(path, "replace")?;
     if path.is_empty() {
         return replace_root(doc, value, v4_13);
     }
@@ -285,12 +292,7 @@ fn test_op(
     value: Option<&Node>,
     v4_13: bool,
 ) -> Result<(), MergeError> {
-    let path = path.ok_or_else(|| {
-        err(
-            "",
-            "test operation failed to decode path: operation missing path field: missing value",
-        )
-    })?;
+    let path = required_path(path, "test")?;
     let failed = || err(path, format!("testing value {path} failed: test failed"));
     if path.is_empty() {
         // The whole document against the value; without a value the library
