@@ -618,7 +618,7 @@ fn run_render(
         print_stdout(many::list(&args.dirs)?.as_bytes())?;
         return Ok(Some(exit::OK));
     }
-    use crate::output::{Target, write};
+    use crate::output::{Target, write_rendered};
     let opts = render_options(RenderUse::Render(args));
     args.render
         .build
@@ -638,11 +638,10 @@ fn run_render(
             ));
         };
         let rendered = argo::render_application(spec, dir, &args.argo, opts.clone(), warnings)?;
-        let tables = &rendered.tables;
-        write(
+        write_rendered(
             &rendered.resources,
+            &rendered.tables,
             &target,
-            &|g| tables.is_cluster_scoped(g),
             opts.limits.output_size,
         )?;
         return Ok(None);
@@ -690,12 +689,11 @@ fn run_render(
         }
         return Ok(None);
     }
-    let tables = &rendered.tables;
     // A closed pipe (`Written::PipeClosed`) is a quiet success, like a complete write.
-    write(
+    write_rendered(
         &rendered.resources,
+        &rendered.tables,
         &target,
-        &|g| tables.is_cluster_scoped(g),
         opts.limits.output_size,
     )?;
     // The process ends after this: freeing every parsed node one by one would only cost time

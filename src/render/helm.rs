@@ -110,6 +110,7 @@ struct HelmChartArgs {
 /// `helmChartInflationGenerator:` entries converted as kustomize's `FixKustomization` does
 /// (`types.SplitHelmParameters`: their last non-empty `chartHome`/`helmHome` become the
 /// globals when `helmGlobals` is absent; fields without a counterpart are dropped).
+#[allow(clippy::too_many_lines, reason = "pending")]
 pub(super) fn kustomization_charts(
     loaded: &Loaded,
     kustomize: KustomizeVersion,
@@ -333,6 +334,7 @@ enum ValuesMerge {
 /// that names none (PR #5940, #6044: the kustomization's `namespace`, else the nearest one
 /// of the kustomizations above it, `helmRootNamespace`); `None` for v5.5.0 and for plugin
 /// configurations.
+#[allow(clippy::too_many_lines, reason = "pending")]
 pub(super) fn inflate(
     fs: &dyn Fs,
     ctx: Context<'_>,

@@ -487,6 +487,7 @@ impl Builder<'_> {
         result.map_err(|e| e.in_kustomization(step))
     }
 
+    #[allow(clippy::too_many_lines, reason = "pending")]
     fn build_loaded(
         &mut self,
         loaded: &Loaded,

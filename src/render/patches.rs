@@ -644,6 +644,7 @@ pub(super) fn apply_all(
     result
 }
 
+#[allow(clippy::too_many_lines, reason = "pending")]
 fn apply_one(
     slots: &mut [Option<Resource>],
     index: &mut Index,

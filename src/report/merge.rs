@@ -59,41 +59,62 @@ pub(crate) fn merge(parts: &[Part<'_>]) -> Result<(Review, String, bool), Error>
         seen.push((shard.index, name));
         match &mut merged {
             None => merged = Some((review, title)),
-            Some((all, all_title)) => {
-                if all.fail_on != review.fail_on {
-                    return Err(bad(name, "its --fail-on is not an earlier part's")
-                        .help("merge only the shards of one run"));
-                }
-                for (what, a, b) in [
-                    ("base", &all.base, &review.base),
-                    ("head", &all.head, &review.head),
-                    ("title", &*all_title, &title),
-                ] {
-                    if a != b {
-                        return Err(bad(
-                            name,
-                            &format!("its {what} is '{b}', an earlier part's is '{a}'"),
-                        )
-                        .help("merge only the shards of one run (the same --base, --head and --title)"));
-                    }
-                }
-                for o in review.overlays {
-                    if all.overlays.iter().any(|x| x.name == o.name) {
-                        return Err(bad(
-                            name,
-                            &format!("the overlay '{}' is in an earlier part too", o.name),
-                        )
-                        .help("each shard of `--shard I/N` holds an overlay once: give each part once"));
-                    }
-                    all.overlays.push(o);
-                }
-            }
+            Some((all, all_title)) => join(all, all_title, review, &title, name)?,
         }
     }
     let (mut review, title) = merged
         .ok_or_else(|| Error::new(ErrorKind::Usage, "--merge-reports needs a JSON report"))?;
-    // Every shard once: a missing one would leave its overlays out of the report, silently.
     let (count, show_secrets) = count_of_all.unwrap_or((0, false));
+    every_shard_once(&mut seen, count)?;
+    review.shard = None;
+    review
+        .overlays
+        .sort_by(|a, b| order(&a.name).cmp(&order(&b.name)));
+    count_moved_out(&mut review.overlays);
+    Ok((review, title, show_secrets))
+}
+
+/// Adds a later part's overlays to the review of the earlier ones, refusing a part of
+/// another run (its --fail-on, base, head or title) or an overlay given twice.
+fn join(
+    all: &mut Review,
+    all_title: &str,
+    review: Review,
+    title: &str,
+    name: &str,
+) -> Result<(), Error> {
+    if all.fail_on != review.fail_on {
+        return Err(bad(name, "its --fail-on is not an earlier part's")
+            .help("merge only the shards of one run"));
+    }
+    for (what, a, b) in [
+        ("base", all.base.as_str(), review.base.as_str()),
+        ("head", all.head.as_str(), review.head.as_str()),
+        ("title", all_title, title),
+    ] {
+        if a != b {
+            return Err(bad(
+                name,
+                &format!("its {what} is '{b}', an earlier part's is '{a}'"),
+            )
+            .help("merge only the shards of one run (the same --base, --head and --title)"));
+        }
+    }
+    for o in review.overlays {
+        if all.overlays.iter().any(|x| x.name == o.name) {
+            return Err(bad(
+                name,
+                &format!("the overlay '{}' is in an earlier part too", o.name),
+            )
+            .help("each shard of `--shard I/N` holds an overlay once: give each part once"));
+        }
+        all.overlays.push(o);
+    }
+    Ok(())
+}
+
+/// Every shard once: a missing one would leave its overlays out of the report, silently.
+fn every_shard_once(seen: &mut [(usize, &str)], count: usize) -> Result<(), Error> {
     seen.sort_unstable();
     for pair in seen.windows(2) {
         if let [(a, first), (b, name)] = pair {
@@ -119,28 +140,25 @@ pub(crate) fn merge(parts: &[Part<'_>]) -> Result<(Review, String, bool), Error>
         )
         .help("give every shard's JSON part (`--shard I/N` for each I from 1 to N)"));
     }
-    review.shard = None;
-    review
-        .overlays
-        .sort_by(|a, b| order(&a.name).cmp(&order(&b.name)));
-    // What each overlay lost to moves: the objects other overlays say moved from it (another
-    // shard's, possibly).
-    let moved: Vec<usize> = review
-        .overlays
+    Ok(())
+}
+
+/// What each overlay lost to moves: the objects other overlays say moved from it (another
+/// shard's, possibly).
+fn count_moved_out(overlays: &mut [OverlayReview]) {
+    let moved: Vec<usize> = overlays
         .iter()
         .map(|o| {
-            review
-                .overlays
+            overlays
                 .iter()
                 .flat_map(|x| &x.objects)
                 .filter(|x| x.moved_from.as_deref() == Some(o.name.as_str()))
                 .count()
         })
         .collect();
-    for (o, n) in review.overlays.iter_mut().zip(moved) {
+    for (o, n) in overlays.iter_mut().zip(moved) {
         o.moved_out = n;
     }
-    Ok((review, title, show_secrets))
 }
 
 /// The sort key of an overlay's name: the repository's root (`.`) first, then the

@@ -922,45 +922,7 @@ fn match_path<'p>(
         return r;
     }
     if let Some((field, pattern)) = list_selector(part).map_err(MatchError::Path)? {
-        let Node::Seq(items) = node else {
-            return Err(wrong_kind("SequenceNode", node));
-        };
-        let re = Regex::new(pattern).map_err(|e| MatchError::Path(e.to_string()))?;
-        let mut matched = false;
-        for _round in 0..2 {
-            for (i, item) in items.iter_mut().enumerate() {
-                let text = if field.is_empty() {
-                    item.is_scalar().then(|| text_of(item))
-                } else {
-                    item.get(field).filter(|v| v.is_scalar()).map(text_of)
-                };
-                if text.is_some_and(|t| re.is_match(t.trim())) {
-                    matched = true;
-                    at.push(PathStep::Index(i));
-                    let r = if field.is_empty() {
-                        // A matched list item is the end of the path (kyaml ignores the rest).
-                        f(item, false, Some(at)).map_err(MatchError::Set)
-                    } else {
-                        match_path(item, rest, create, f, false, into_scalars, at)
-                    };
-                    at.pop();
-                    r?;
-                }
-            }
-            if matched || create.is_none() {
-                break;
-            }
-            let value = Node::Str(pattern.to_string());
-            let elem = if field.is_empty() {
-                value
-            } else {
-                let mut m = crate::yaml::Map::default();
-                m.insert(field.to_string(), value);
-                Node::Map(m)
-            };
-            items.push(elem);
-        }
-        return Ok(());
+        return match_selected(node, (field, pattern), rest, create, f, into_scalars, at);
     }
     if part == "*" {
         let Node::Seq(items) = node else {
@@ -976,54 +938,119 @@ fn match_path<'p>(
     }
     match node {
         Node::Null if create.is_none() => Ok(()),
-        Node::Null | Node::Map(_) => {
-            if node.is_null() {
-                *node = Node::empty_map();
-            }
-            let Node::Map(m) = node else {
-                return Ok(());
-            };
-            let mut fresh_child = false;
-            if !m.contains_key(part.as_str()) {
-                let Some(leaf) = create else {
-                    return Ok(());
-                };
-                let (n, is_fresh) = new_node(next, leaf);
-                fresh_child = is_fresh;
-                m.insert(part.clone(), n);
-            }
-            at.push(PathStep::Key(Cow::Borrowed(part.as_str())));
-            let r = match m.get_mut(part.as_str()) {
-                // kyaml v5.8.1 `PathMatcher.handleStructuredDataInScalar` (PR #5679): a scalar
-                // field with more path after it is read as YAML and the rest of the path is
-                // matched in that copy; what is set there is lost (the text is unchanged).
-                Some(child) if into_scalars && child.is_scalar() && !rest.is_empty() => {
-                    let mut copy = structured::parse(child)
-                        .map_err(|e| MatchError::Path(format!("yaml: {e}")))?;
-                    // The matches still count (`f` counts before it writes); a value that
-                    // would not fit is never printed, so it is no error.
-                    let mut counted = |n: &mut Node, fresh: bool, _: Option<&[PathStep<'p>]>| {
-                        let _ = f(n, fresh, None);
-                        Ok(())
-                    };
-                    match_path(
-                        &mut copy,
-                        rest,
-                        create,
-                        &mut counted,
-                        false,
-                        true,
-                        &mut Vec::new(),
-                    )
-                }
-                Some(child) => match_path(child, rest, create, f, fresh_child, into_scalars, at),
-                None => Ok(()),
-            };
-            at.pop();
-            r
-        }
+        Node::Null | Node::Map(_) => match_key(node, part, rest, create, f, into_scalars, at),
         other => Err(wrong_kind("MappingNode", other)),
     }
+}
+
+/// [`match_path`] at a list selector (`[field=pattern]`, `[=pattern]`): every item whose field
+/// (or scalar) matches; with `create`, an item is appended when none matches.
+fn match_selected<'p>(
+    node: &mut Node,
+    (field, pattern): (&str, &str),
+    rest: &'p [String],
+    create: Option<Kind>,
+    f: &mut Matched<'_, 'p>,
+    into_scalars: bool,
+    at: &mut Vec<PathStep<'p>>,
+) -> Result<(), MatchError> {
+    let Node::Seq(items) = node else {
+        return Err(wrong_kind("SequenceNode", node));
+    };
+    let re = Regex::new(pattern).map_err(|e| MatchError::Path(e.to_string()))?;
+    let mut matched = false;
+    for _round in 0..2 {
+        for (i, item) in items.iter_mut().enumerate() {
+            let text = if field.is_empty() {
+                item.is_scalar().then(|| text_of(item))
+            } else {
+                item.get(field).filter(|v| v.is_scalar()).map(text_of)
+            };
+            if text.is_some_and(|t| re.is_match(t.trim())) {
+                matched = true;
+                at.push(PathStep::Index(i));
+                let r = if field.is_empty() {
+                    // A matched list item is the end of the path (kyaml ignores the rest).
+                    f(item, false, Some(at)).map_err(MatchError::Set)
+                } else {
+                    match_path(item, rest, create, f, false, into_scalars, at)
+                };
+                at.pop();
+                r?;
+            }
+        }
+        if matched || create.is_none() {
+            break;
+        }
+        let value = Node::Str(pattern.to_string());
+        let elem = if field.is_empty() {
+            value
+        } else {
+            let mut m = crate::yaml::Map::default();
+            m.insert(field.to_string(), value);
+            Node::Map(m)
+        };
+        items.push(elem);
+    }
+    Ok(())
+}
+
+/// [`match_path`] at a map key (a null becomes a map when `create` is given): the field,
+/// created when missing and `create` is given.
+fn match_key<'p>(
+    node: &mut Node,
+    part: &'p str,
+    rest: &'p [String],
+    create: Option<Kind>,
+    f: &mut Matched<'_, 'p>,
+    into_scalars: bool,
+    at: &mut Vec<PathStep<'p>>,
+) -> Result<(), MatchError> {
+    let next = rest.first();
+    if node.is_null() {
+        *node = Node::empty_map();
+    }
+    let Node::Map(m) = node else {
+        return Ok(());
+    };
+    let mut fresh_child = false;
+    if !m.contains_key(part) {
+        let Some(leaf) = create else {
+            return Ok(());
+        };
+        let (n, is_fresh) = new_node(next, leaf);
+        fresh_child = is_fresh;
+        m.insert(part.to_string(), n);
+    }
+    at.push(PathStep::Key(Cow::Borrowed(part)));
+    let r = match m.get_mut(part) {
+        // kyaml v5.8.1 `PathMatcher.handleStructuredDataInScalar` (PR #5679): a scalar
+        // field with more path after it is read as YAML and the rest of the path is
+        // matched in that copy; what is set there is lost (the text is unchanged).
+        Some(child) if into_scalars && child.is_scalar() && !rest.is_empty() => {
+            let mut copy =
+                structured::parse(child).map_err(|e| MatchError::Path(format!("yaml: {e}")))?;
+            // The matches still count (`f` counts before it writes); a value that
+            // would not fit is never printed, so it is no error.
+            let mut counted = |n: &mut Node, fresh: bool, _: Option<&[PathStep<'p>]>| {
+                let _ = f(n, fresh, None);
+                Ok(())
+            };
+            match_path(
+                &mut copy,
+                rest,
+                create,
+                &mut counted,
+                false,
+                true,
+                &mut Vec::new(),
+            )
+        }
+        Some(child) => match_path(child, rest, create, f, fresh_child, into_scalars, at),
+        None => Ok(()),
+    };
+    at.pop();
+    r
 }
 
 /// kustomize's `setFieldValue`: with a delimiter, the value replaces one part of the target's
@@ -1137,27 +1164,8 @@ mod structured {
         let mut setter =
             |n: &mut Node, fresh: bool, _: Option<&[PathStep<'_>]>| -> Result<(), Error> {
                 count += 1;
-                if fresh {
-                    // A created scalar has no tag: it reads as its text.
-                    *n = resolve_plain(&text);
-                } else if n.is_scalar() {
-                    // Only the text changes; the tag stays, and text that does not read as it
-                    // fails when kustomize reads the document back.
-                    let new = match (n.unspelled(), resolve_plain(&text)) {
-                        (Node::Str(_), _) => Some(Node::Str(text.clone())),
-                        (Node::Int(_), v @ Node::Int(_)) => Some(v),
-                        (Node::Float(_), Node::Int(i)) => Some(Node::Float(i as f64)),
-                        (Node::Float(_), v @ Node::Float(_)) => Some(v),
-                        (Node::Bool(_), v @ Node::Bool(_)) => Some(v),
-                        (Node::Null, Node::Null) => Some(Node::Null),
-                        _ => None,
-                    };
-                    match new {
-                        Some(v) => *n = v,
-                        None => mismatch = true,
-                    }
-                } else {
-                    *n = value.clone();
+                if !set_text(n, fresh, &text, value) {
+                    mismatch = true;
                 }
                 Ok(())
             };
@@ -1175,49 +1183,8 @@ mod structured {
         {
             return Ok(false);
         }
-        let trimmed = original.trim();
-        let serialized = if trimmed.starts_with(['{', '[']) {
-            // `serializeAsJSON`: `encoding/json`, indented by two spaces when the text had a
-            // line break and two spaces in a row.
-            if mismatch {
-                return Ok(false);
-            }
-            let pretty = original.contains('\n') && original.contains("  ");
-            let mut out = String::new();
-            if go_json(&data, pretty, 0, &mut out).is_none() {
-                return Ok(false);
-            }
-            out
-        } else {
-            // `serializeAsYAML`: go-yaml v3 writes the document back keeping key order,
-            // quoting, flow style and comments. ply keeps none of the last three, so it writes
-            // only documents it prints back exactly as they were.
-            let unsupported = |why: &str| {
-                super::err(format!(
-                    "ply cannot yet rewrite this YAML held in a string as kustomize v5.8.1 does \
-                     ({why})"
-                ))
-                .help("hold the data as JSON, or in block YAML without comments, quotes or flow style")
-            };
-            if mismatch {
-                return Err(unsupported(
-                    "the new value does not read as the type of the field it replaces, which kustomize writes with a tag",
-                ));
-            }
-            if quoted_by_v2_only(&text) {
-                return Err(unsupported(
-                    "go-yaml v3 writes the new value unquoted, where ply's writer quotes it",
-                ));
-            }
-            let same = parse(&Node::Str(original.clone()))
-                .map(|n| yaml_text(&n) == trimmed)
-                .unwrap_or(false);
-            if !same {
-                return Err(unsupported(
-                    "its comments, quoting, flow style or layout are not what ply would print",
-                ));
-            }
-            yaml_text(&data)
+        let Some(serialized) = serialize(&original, &data, &text, mismatch)? else {
+            return Ok(false);
         };
         let mut done = false;
         let mut write_back =
@@ -1238,6 +1205,90 @@ mod structured {
             &mut Vec::new(),
         );
         Ok(done)
+    }
+
+    /// Sets one node matched in the copy: a created one to the text read plainly, a scalar to
+    /// the text read as its own type (false when it does not read so), anything else to the
+    /// value.
+    fn set_text(n: &mut Node, fresh: bool, text: &str, value: &Node) -> bool {
+        if fresh {
+            // A created scalar has no tag: it reads as its text.
+            *n = resolve_plain(text);
+        } else if n.is_scalar() {
+            // Only the text changes; the tag stays, and text that does not read as it
+            // fails when kustomize reads the document back.
+            let new = match (n.unspelled(), resolve_plain(text)) {
+                (Node::Str(_), _) => Some(Node::Str(text.to_string())),
+                (Node::Int(_), v @ Node::Int(_)) => Some(v),
+                (Node::Float(_), Node::Int(i)) => Some(Node::Float(i as f64)),
+                (Node::Float(_), v @ Node::Float(_)) => Some(v),
+                (Node::Bool(_), v @ Node::Bool(_)) => Some(v),
+                (Node::Null, Node::Null) => Some(Node::Null),
+                _ => None,
+            };
+            match new {
+                Some(v) => *n = v,
+                None => return false,
+            }
+        } else {
+            *n = value.clone();
+        }
+        true
+    }
+
+    /// The copy written back as the string's text: as JSON (`serializeAsJSON`) when it was
+    /// JSON, else as YAML (`serializeAsYAML`); `None` when kustomize leaves the field as it was.
+    fn serialize(
+        original: &str,
+        data: &Node,
+        text: &str,
+        mismatch: bool,
+    ) -> Result<Option<String>, Error> {
+        let trimmed = original.trim();
+        let serialized = if trimmed.starts_with(['{', '[']) {
+            // `serializeAsJSON`: `encoding/json`, indented by two spaces when the text had a
+            // line break and two spaces in a row.
+            if mismatch {
+                return Ok(None);
+            }
+            let pretty = original.contains('\n') && original.contains("  ");
+            let mut out = String::new();
+            if go_json(data, pretty, 0, &mut out).is_none() {
+                return Ok(None);
+            }
+            out
+        } else {
+            // `serializeAsYAML`: go-yaml v3 writes the document back keeping key order,
+            // quoting, flow style and comments. ply keeps none of the last three, so it writes
+            // only documents it prints back exactly as they were.
+            let unsupported = |why: &str| {
+                super::err(format!(
+                    "ply cannot yet rewrite this YAML held in a string as kustomize v5.8.1 does \
+                     ({why})"
+                ))
+                .help("hold the data as JSON, or in block YAML without comments, quotes or flow style")
+            };
+            if mismatch {
+                return Err(unsupported(
+                    "the new value does not read as the type of the field it replaces, which kustomize writes with a tag",
+                ));
+            }
+            if quoted_by_v2_only(text) {
+                return Err(unsupported(
+                    "go-yaml v3 writes the new value unquoted, where ply's writer quotes it",
+                ));
+            }
+            let same = parse(&Node::Str(original.to_string()))
+                .map(|n| yaml_text(&n) == trimmed)
+                .unwrap_or(false);
+            if !same {
+                return Err(unsupported(
+                    "its comments, quoting, flow style or layout are not what ply would print",
+                ));
+            }
+            yaml_text(data)
+        };
+        Ok(Some(serialized))
     }
 
     /// Strings go-yaml v2 (ply's writer) quotes and v3 does not: YAML 1.1 booleans and

@@ -690,6 +690,10 @@ const SETTINGS: &str =
     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  level: info\n";
 const CLAIM: &str = "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: data\nspec:\n  accessModes:\n  - ReadWriteOnce\n  resources:\n    requests:\n      storage: 1Gi\n";
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "one scenario: shards in every format, merged, against the unsharded report"
+)]
 fn merged_shards_of(case: &Path) {
     let repo = build_repo(case, "merge");
     let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();

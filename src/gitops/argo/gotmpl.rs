@@ -671,6 +671,7 @@ fn need(name: &str, args: &[Val], n: usize) -> Result<(), String> {
 }
 
 /// The functions: Go's builtins and the sprig functions ApplicationSets use.
+#[allow(clippy::too_many_lines, reason = "pending")]
 fn call(name: &str, a: Vec<Val>, st: &State) -> Result<Val, String> {
     let str_val = |x: String| Ok(Some(Node::str(x)));
     match name {
