@@ -311,8 +311,9 @@ pub(super) fn generate(
     for mut node in out {
         // `UpdateResourceOptions`: hashing only when the plugin asks for it.
         let needs_hash = take_annotation(&mut node, NEEDS_HASH);
-        let _ = take_annotation(&mut node, BEHAVIOR);
+        let behavior = take_annotation(&mut node, BEHAVIOR);
         let mut r = Resource::new(node, Some(at.clone()));
+        r.generator_behavior = Some(crate::resource::behavior_name(behavior.as_deref()));
         r.needs_hash_suffix = match needs_hash.as_deref() {
             None => false,
             Some(v) => parse_go_bool(v).ok_or_else(|| {

@@ -818,16 +818,7 @@ fn apply_one(
                     r.store_previous_id();
                 }
                 let before = r.id();
-                let had_annotations = has_annotations(r);
-                if had_annotations {
-                    // kustomize keeps its build annotations (previous ids, prefixes, the
-                    // generator's marks) in `metadata.annotations` while it builds, so a patch
-                    // may add to that map even when the input had none.
-                    let a = r.node.ensure_path(&["metadata", "annotations"]);
-                    if !matches!(a, Node::Map(_)) {
-                        *a = Node::empty_map();
-                    }
-                }
+                let build = with_build_annotations(r, cx.cluster_scoped);
                 json_patch_in_place(&mut r.node, ops, cx.json_patch_growth, cx.kustomize).map_err(
                     |e| {
                         located(Error::new(
@@ -836,6 +827,7 @@ fn apply_one(
                         ))
                     },
                 )?;
+                without_build_annotations(&mut r.node, &build);
                 after_json_round_trip(&mut r.node);
                 r.json_round_trip = true;
                 *renamed |= r.id() != before;
@@ -872,19 +864,45 @@ fn same_current_ids(slots: &[Option<Resource>], chosen: Vec<usize>) -> Vec<usize
         .collect()
 }
 
-/// Whether kustomize's object has a `metadata.annotations` map when a JSON patch runs: the
-/// input's own (an empty one included), or the build annotations kustomize writes there
-/// (`Resource.StorePreviousId`, `AddNamePrefix`, the generators' `EnableHashSuffix` in
-/// `api/resource/resource.go`).
-fn has_annotations(r: &Resource) -> bool {
-    !r.prev_ids.is_empty()
-        || r.needs_hash_suffix
-        || !r.name_prefixes.is_empty()
-        || !r.name_suffixes.is_empty()
-        || matches!(
-            r.node.get_path(&["metadata", "annotations"]),
-            Some(Node::Map(_))
-        )
+/// Puts kustomize's build annotations ([`Resource::build_annotations`]) into the object's
+/// `metadata.annotations`, as kustomize's copy holds them when a JSON patch runs: a patch may
+/// add to that map even when the input had none, and one that copies, moves or tests the map
+/// sees them (`PatchTransformerPlugin.transformJson6902`, api/internal/builtins). Returns their
+/// keys, for [`without_build_annotations`].
+fn with_build_annotations(r: &mut Resource, cluster_scoped: ScopeFn<'_>) -> Vec<String> {
+    let build = r.build_annotations(cluster_scoped);
+    let own = matches!(
+        r.node.get_path(&["metadata", "annotations"]),
+        Some(Node::Map(_))
+    );
+    if build.is_empty() && !own {
+        return Vec::new();
+    }
+    let a = r.node.ensure_path(&["metadata", "annotations"]);
+    if !matches!(a, Node::Map(_)) {
+        *a = Node::empty_map();
+    }
+    let Node::Map(map) = a else {
+        return Vec::new();
+    };
+    build
+        .into_iter()
+        .map(|(k, v)| {
+            map.insert(k.clone(), Node::str(&v));
+            k
+        })
+        .collect()
+}
+
+/// Takes the build annotations out again after the patch: kustomize writes them back over
+/// whatever the patch left (`SetAnnotations` with the saved internal annotations) and removes
+/// them before it prints, so none of the patch's edits to those keys survive.
+fn without_build_annotations(node: &mut Node, keys: &[String]) {
+    if let Some(Node::Map(map)) = node.get_path_mut(&["metadata", "annotations"]) {
+        for k in keys {
+            map.shift_remove(k.as_str());
+        }
+    }
 }
 
 /// What kustomize's JSON round trip leaves of a patched object (`patchjson6902.Filter.run`:
