@@ -180,7 +180,8 @@ impl From<LoadRestrictor> for crate::fs::Restrictor {
 #[derive(clap::Args, Debug, Clone, Default)]
 pub(crate) struct VersionFlag {
     /// The kustomize release whose output to match: 5.8.1 (kubectl 1.36 and 1.37, Argo CD,
-    /// Flux) or 5.5.0 (kubectl 1.32 and 1.33).
+    /// Flux), 5.7.1 (kubectl 1.34 and 1.35), 5.6.0 (kubectl 1.33) or 5.5.0 (kubectl 1.32); or
+    /// the kubectl release whose kustomize to match, as kubectl-1.34.
     #[arg(
         long = "kustomize-version",
         env = "PLY_KUSTOMIZE_VERSION",

@@ -96,8 +96,8 @@ pub fn apply_op(doc: &mut Node, op: &Node) -> Result<(), MergeError> {
 }
 
 /// [`apply_op`] with `max_growth` in place of [`MAX_COPY_GROWTH`], following the
-/// evanphx/json-patch release that `version` vendors: v4.12.0 for kustomize v5.5.0 (kubectl
-/// 1.32), v4.13.0 for v5.8.1 (kubectl 1.37). Mirrors `Patch.ApplyIndent` and the operations
+/// evanphx/json-patch release that `version` vendors: v4.12.0 for kustomize v5.5.0 to v5.7.1
+/// (kubectl 1.32 to 1.35), v4.13.0 from v5.8.0 (kubectl 1.36 and 1.37). Mirrors `Patch.ApplyIndent` and the operations
 /// of `patch.go` (`add`, `remove`, `replace`, `move`, `test`, `copy`), their paths read by
 /// `findObject` and their list indices by `partialArray`'s methods; the messages are the
 /// library's.

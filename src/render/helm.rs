@@ -154,7 +154,7 @@ pub(super) fn kustomization_charts(
         let at = key_at("helmCharts", Some(i));
         // `devel` joined `types.HelmChart` in v5.7.0 (PR #5865); v5.5.0's strict decoding
         // of the kustomization refuses it.
-        if !kustomize.at_least(KustomizeVersion::V5_8_1) && item.get("devel").is_some() {
+        if !kustomize.at_least(KustomizeVersion::V5_7_1) && item.get("devel").is_some() {
             use crate::yaml::de::PathSeg;
             let path = [
                 PathSeg::Key("helmCharts".into()),
@@ -275,7 +275,7 @@ pub(super) fn config_chart(
         .at(at.clone())
     })?;
     // A plugin configuration decodes leniently: v5.5.0 ignores a `devel` it does not know.
-    chart.devel &= kustomize.at_least(KustomizeVersion::V5_8_1);
+    chart.devel &= kustomize.at_least(KustomizeVersion::V5_7_1);
     let globals = HelmGlobals {
         chart_home: chart.chart_home.clone(),
         config_home: chart.config_home.clone(),

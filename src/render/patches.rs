@@ -734,7 +734,7 @@ fn apply_one(
             // dereferences it (`resWrangler.GetMatchingResourcesByAnyId`): it panics. v5.7
             // skips such nodes (PR #5859).
             if p.flavor == Flavor::Patch
-                && !cx.kustomize.at_least(KustomizeVersion::V5_8_1)
+                && !cx.kustomize.at_least(KustomizeVersion::V5_7_1)
                 && let Some((_, loc)) = docs[..docs.len().saturating_sub(1)]
                     .iter()
                     .find(|(doc, _)| smp::deletes_object(doc))

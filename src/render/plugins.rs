@@ -832,8 +832,10 @@ fn lenient_specs(node: &Node) -> Node {
 }
 
 /// `patches[].options` is a map of booleans for kustomize v5.5.0, which ignores keys it does
-/// not know; from v5.7.0 it is `types.PatchArgs` (PR #5930), and the kustomization's strict
-/// decoding refuses any key but `allowNameChange` and `allowKindChange`.
+/// not know (v5.7.1 too: kustomize/api v0.20's `types.Patch.Options` is `map[string]bool`);
+/// from v5.8.0 it is `types.PatchArgs` (PR #5930, `api/types/patch.go` of kustomize/api
+/// v0.21), and the kustomization's strict decoding refuses any key but `allowNameChange` and
+/// `allowKindChange`.
 fn check_patch_options(loaded: &Loaded, kustomize: KustomizeVersion) -> Result<()> {
     if !kustomize.at_least(KustomizeVersion::V5_8_1) {
         return Ok(());

@@ -74,7 +74,7 @@ impl FieldSpecTables {
     pub fn builtin_for(version: KustomizeVersion) -> Result<FieldSpecTables> {
         let mut tables = FieldSpecTables::builtin()?;
         tables.kustomize = version;
-        if version.at_least(KustomizeVersion::V5_8_1) {
+        if version.at_least(KustomizeVersion::V5_7_1) {
             tables.images.extend(parse_table(
                 "images-since-v5.7.yaml",
                 include_str!("fieldspecs/images-since-v5.7.yaml"),

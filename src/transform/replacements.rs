@@ -62,8 +62,9 @@ pub(crate) fn collect(
         }
         let mut node = load(path)?;
         let mut dropped = Vec::new();
-        // kustomize v5.5.0 reads a file's `sourceValue` as an unknown field and drops it.
-        let shape = if version.at_least(KustomizeVersion::V5_8_1) {
+        // kustomize v5.5.0 and v5.6.0 read a file's `sourceValue` as an unknown field and
+        // drop it; v5.7.0 knows it (PR #5630, `types.Replacement.SourceValue`).
+        let shape = if version.at_least(KustomizeVersion::V5_7_1) {
             Shape::Replacement
         } else {
             Shape::ReplacementV550
@@ -131,11 +132,13 @@ pub(crate) fn apply_plugin_config(
         })
     };
     let mut list = Vec::new();
-    if !version.at_least(KustomizeVersion::V5_8_1) {
+    if !version.at_least(KustomizeVersion::V5_7_1) {
         // kustomize v5.5.0's `ReplacementTransformerPlugin` has a field `Replacements` tagged
         // `json:"omitempty"`: a top-level `omitempty:` list (its name matched ignoring case,
         // as Go's JSON decoding does) is read as replacements and runs before the
-        // `replacements:` ones. PR #5877 (v5.8.1) made the field private: the key is ignored.
+        // `replacements:` ones. PR #5877 (v5.7.0: kustomize/api v0.20's
+        // `internal/builtins/ReplacementTransformer.go`) made the field private: the key is
+        // ignored.
         if let Node::Map(m) = config {
             if let Some((key, _)) = m
                 .iter()
@@ -292,9 +295,9 @@ pub(crate) fn apply_telling(
     version: KustomizeVersion,
     mut unchanged: Unchanged<'_>,
 ) -> Result<(), Error> {
-    let v581 = version.at_least(KustomizeVersion::V5_8_1);
+    let v57 = version.at_least(KustomizeVersion::V5_7_1);
     for r in replacements {
-        if r.source_value.is_some() && !v581 {
+        if r.source_value.is_some() && !v57 {
             return Err(err(format!(
                 "`sourceValue` needs kustomize v5.7 or later; ply renders as {version} because of \
                  --kustomize-version (kustomize {version} refuses it: unknown field \"sourceValue\")"
@@ -302,7 +305,7 @@ pub(crate) fn apply_telling(
             .help("render with `--kustomize-version 5.8.1`, or take the value from a `source` object"));
         }
         // kustomize PR #5630 (v5.7): `sourceValue`, a literal, instead of a source object.
-        let literal = r.source_value.as_deref().filter(|_| v581);
+        let literal = r.source_value.as_deref().filter(|_| v57);
         if (r.source.is_none() && literal.is_none()) || r.targets.is_empty() {
             return Err(err(
                 "replacements must specify a source and at least one target",
@@ -680,7 +683,8 @@ impl<'a> IdMatch<'a> {
         version: KustomizeVersion,
     ) -> Result<Self, Error> {
         if version.at_least(KustomizeVersion::V5_8_1) {
-            // kustomize's `types.NewTargetSelectorRegex`.
+            // kustomize's `types.NewTargetSelectorRegex`, from v5.8.0 (kustomize/api v0.21's
+            // `types/replacement.go`; v5.7.1 still compares ids as written).
             let reject = t
                 .reject
                 .iter()
@@ -767,8 +771,9 @@ fn apply_target(
             };
             let mut count = 0usize;
             let created_kind = if create { Some(kind_of(value)) } else { None };
-            // kustomize v5.8.1 first tries the path as one into JSON or YAML held in a scalar
-            // (PR #5679, `setValueInStructuredData`), and falls back to the plain path.
+            // kustomize v5.8.0 first tries the path as one into JSON or YAML held in a scalar
+            // (PR #5679, `setValueInStructuredData`; not in v5.7.1), and falls back to the
+            // plain path.
             if v581 && structured::write(&mut r.node, &parts, value, created_kind)? {
                 continue;
             }
