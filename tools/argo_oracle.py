@@ -599,15 +599,17 @@ def helm_template(work, app_dir, h, app, env, opts):
         raise Failed("helm template: %s" % p.stderr.strip())
     objs = []
     for d in yaml.safe_load_all(p.stdout):
-        if d is None:
-            continue
-        if isinstance(d.get("items"), list):
-            objs += d["items"]
-        elif "items" in d and d["items"] is None and "spec" not in d and "status" not in d:
-            continue
-        else:
-            objs.append(d)
+        if d is not None:
+            add_object(objs, d)
     return objs
+
+
+def add_object(objs, doc):
+    """GenerateManifests: a List's items split, a null List dropped."""
+    if isinstance(doc.get("items"), list):
+        objs += doc["items"]
+    elif not ("items" in doc and doc["items"] is None and "spec" not in doc and "status" not in doc):
+        objs.append(doc)
 
 
 def kustomize(work, app_dir, k, env, opts):
@@ -747,12 +749,7 @@ def directory(work, app_dir, d):
                 continue
             if not isinstance(doc, dict) or not doc.get("kind"):
                 raise Failed("Object 'Kind' is missing in %s" % rel)
-            if isinstance(doc.get("items"), list):
-                objs += doc["items"]
-            elif "items" in doc and doc["items"] is None and "spec" not in doc and "status" not in doc:
-                continue
-            else:
-                objs.append(doc)
+            add_object(objs, doc)
     return objs
 
 

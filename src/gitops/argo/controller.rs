@@ -118,8 +118,11 @@ fn target(f: Found, source: Resolution, seen: &Arc<Seen>) -> Target {
 /// Applications are found once (app-of-apps parents rendered once), not once per target.
 #[derive(Debug, Default)]
 struct Seen {
-    revisions: Mutex<Vec<(RevisionKey, Arc<(Settings, Vec<Application>)>)>>,
+    revisions: Mutex<Vec<(RevisionKey, Arc<Revision>)>>,
 }
+
+/// A revision's settings and Applications.
+type Revision = (Settings, Vec<Application>);
 
 /// A revision of a repository: its root and commit (none for the working tree).
 type RevisionKey = (std::path::PathBuf, Option<String>);
@@ -130,7 +133,7 @@ impl Seen {
         mine: &Repo<'_>,
         ctx: &Context<'_>,
         revision: Option<String>,
-    ) -> Result<Arc<(Settings, Vec<Application>)>> {
+    ) -> Result<Arc<Revision>> {
         let key = (mine.root.clone(), revision.clone());
         let known = self
             .revisions

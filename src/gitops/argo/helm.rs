@@ -291,14 +291,9 @@ fn value_file(repo: &Repo<'_>, h: &HelmSource<'_>, raw: &str) -> Result<Option<P
         if let Some(s) = source {
             let url = s.str_at(&["repoURL"]).unwrap_or("");
             if !super::is_this_repo(url, &repo.urls) {
-                return Err(Error::new(
-                    ErrorKind::Usage,
-                    format!(
-                        "Application '{}' not rendered: value file {raw} is in {url}, another repository",
-                        app.name
-                    ),
-                )
-                .at(at()));
+                return Err(
+                    refused(app, raw, &format!("is in {url}, another repository")).at(at()),
+                );
             }
             let sub = format!("/{}", h.env.envsubst(path));
             return inside_root(Path::new(""), &sub)
@@ -308,18 +303,22 @@ fn value_file(repo: &Repo<'_>, h: &HelmSource<'_>, raw: &str) -> Result<Option<P
     }
     let expanded = h.env.envsubst(raw);
     if expanded.contains("://") {
-        return Err(Error::new(
-            ErrorKind::Usage,
-            format!(
-                "Application '{}' not rendered: value file {raw} is a URL, and ply never fetches",
-                app.name
-            ),
-        )
-        .at(at()));
+        return Err(refused(app, raw, "is a URL, and ply never fetches").at(at()));
     }
     inside_root(h.rel, &expanded)
         .map(Some)
         .ok_or_else(|| outside(app, raw).at(at()))
+}
+
+/// A value file ply does not read: the Application is not rendered.
+fn refused(app: &Application, raw: &str, why: &str) -> Error {
+    Error::new(
+        ErrorKind::Usage,
+        format!(
+            "Application '{}' not rendered: value file {raw} {why}",
+            app.name
+        ),
+    )
 }
 
 fn outside(app: &Application, raw: &str) -> Error {
