@@ -603,6 +603,20 @@ fn template_args(
     args
 }
 
+/// Runs a `helm template` that another controller builds (Argo CD's repo server, for a Helm
+/// source) with helm's homes in a fresh temporary directory, as [`inflate`] runs it: `prepare`
+/// writes what helm reads into that directory and returns the arguments. Returns helm's stdout,
+/// or a message with its stderr (paths in the directory shown as `<tmp>/…`).
+pub fn run_template(
+    command: &str,
+    prepare: impl FnOnce(&Path) -> std::result::Result<Vec<String>, String>,
+) -> std::result::Result<Vec<u8>, String> {
+    let tmp =
+        TempDir::new().map_err(|e| format!("cannot create a temporary directory for helm: {e}"))?;
+    let args = prepare(&tmp.path)?;
+    run_helm(command, &args, &tmp.path.join("helm"), &tmp.path)
+}
+
 /// Runs helm with kustomize's environment (`runHelmCommand`: `HELM_CONFIG_HOME`, and the
 /// cache and data homes below it) and returns its stdout; a failure carries its stderr.
 fn run_helm(

@@ -49,7 +49,7 @@ use crate::yaml::Node;
 pub use accumulate::parse_resources;
 pub use context::Context;
 pub use exec::PluginOptions;
-pub use helm::HelmOptions;
+pub use helm::{HelmOptions, run_template as run_helm_template};
 pub use ids::{id_string, same_id};
 pub use options::{KustomizeVersion, Reading, RenderOptions};
 pub use shared::{Shared, load_kustomization};

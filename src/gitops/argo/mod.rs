@@ -10,6 +10,7 @@ mod edit;
 pub(crate) mod find;
 mod glob;
 mod gotmpl;
+mod helm;
 mod params;
 pub(crate) mod render;
 pub(crate) mod settings;
