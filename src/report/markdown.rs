@@ -488,7 +488,7 @@ pub(crate) fn review(r: &Review, title: &str, budget: usize) -> String {
         out
     };
     // An object changed as in an earlier overlay is shown there: one row, no diff.
-    let same = group::objects(&lists);
+    let same = group::objects(&group::with_affixes(&changed, &lists));
     let names: Vec<&str> = changed.iter().map(|o| o.name.as_str()).collect();
     let same_at = |i: usize, j: usize| -> &Same {
         same.get(i).and_then(|l| l.get(j)).unwrap_or(&Same::Alone)
@@ -731,6 +731,7 @@ mod tests {
             risks: Vec::new(),
             moved_out: 0,
             unpaired: Vec::new(),
+            affixes: Default::default(),
         }
     }
 
