@@ -130,7 +130,7 @@ pub(crate) fn review(r: &Review, title: &str) -> String {
     b.push_str(&not_reviewed_list(r, &changed));
     b.push_str(&risks_list(r));
     let lists: Vec<Vec<&ObjectChange>> = changed.iter().map(|o| o.changed_objects()).collect();
-    let same = group::objects(&lists);
+    let same = group::objects(&group::with_affixes(&changed, &lists));
     b.push_str("<h2>Overlays</h2>\n");
     for (i, o) in changed.iter().enumerate() {
         b.push_str(&overlay_details(i, o, &changed, &lists, &same));
@@ -354,6 +354,7 @@ mod tests {
                 moved_out: 0,
                 risks: Vec::new(),
                 unpaired: Vec::new(),
+                affixes: Default::default(),
             }],
             fail_on: Default::default(),
             shard: None,

@@ -8,8 +8,8 @@ use crate::yaml::json::{JsonStyle, to_json};
 use crate::yaml::{Map, Node};
 
 use super::model::{
-    Action, FailOn, Failure, OFFLINE_NOTE, ObjectChange, OverlayReview, Report, Review, Status,
-    conflict_message,
+    Action, Affixes, FailOn, Failure, OFFLINE_NOTE, ObjectChange, OverlayReview, Report, Review,
+    Status, conflict_message,
 };
 use super::unified::review_object;
 
@@ -203,6 +203,15 @@ fn overlay(r: &Review, o: &OverlayReview) -> Node {
         Status::NotReviewed(_) => "not-reviewed",
     };
     m.insert("status".into(), Node::str(status));
+    // A shard's overlay's own name prefix and suffix, which the merge groups by.
+    if r.shard.is_some() {
+        let Affixes { prefix, suffix } = &o.affixes;
+        for (k, v) in [("namePrefix", prefix), ("nameSuffix", suffix)] {
+            if !v.is_empty() {
+                m.insert(k.into(), Node::str(v.clone()));
+            }
+        }
+    }
     m.insert(
         "error".into(),
         o.failure()
@@ -272,8 +281,11 @@ fn object(r: &Review, o: &OverlayReview, j: usize, x: &ObjectChange) -> Node {
     // A shard's created or deleted object as rendered, which the merge of
     // the shards pairs into a move with another shard's.
     if r.shard.is_some() {
-        if let Some((_, node)) = o.unpaired.iter().find(|(at, _)| *at == j) {
+        if let Some((_, node, causes)) = o.unpaired.iter().find(|(at, _, _)| *at == j) {
             om.insert("object".into(), node.clone());
+            if !causes.is_empty() {
+                om.insert("fieldCauses".into(), super::cause::table_json(causes));
+            }
         }
     }
     Node::Map(om)

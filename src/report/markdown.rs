@@ -400,7 +400,7 @@ pub(crate) fn review(r: &Review, title: &str, budget: usize) -> String {
     // Objects per overlay, changed ones only.
     let lists: Vec<Vec<&ObjectChange>> = changed.iter().map(|o| o.changed_objects()).collect();
     // An object changed as in an earlier overlay is shown there: one row, no diff.
-    let same = group::objects(&lists);
+    let same = group::objects(&group::with_affixes(&changed, &lists));
     let names: Vec<&str> = changed.iter().map(|o| o.name.as_str()).collect();
     let order = review_order(&changed, &lists);
     let rows = fit_rows(&order, &lists, &same, &names, &mut used, budget);
@@ -814,6 +814,7 @@ mod tests {
             risks: Vec::new(),
             moved_out: 0,
             unpaired: Vec::new(),
+            affixes: Default::default(),
         }
     }
 

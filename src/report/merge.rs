@@ -12,8 +12,8 @@ use crate::diag::{Error, ErrorKind};
 use crate::yaml::Node;
 
 use super::model::{
-    Action, Change, FailOn, Failure, ObjectChange, ObjectId, OverlayReview, Review, Risk, RiskKind,
-    Shard, Status,
+    Action, Affixes, Change, FailOn, Failure, ObjectChange, ObjectId, OverlayReview, Review, Risk,
+    RiskKind, Shard, Status,
 };
 
 /// One part: a name for messages (its file) and its text.
@@ -337,7 +337,11 @@ fn read_overlay(
                         ),
                     ));
                 }
-                unpaired.push((objects.len(), node.clone()));
+                let causes = row
+                    .get("fieldCauses")
+                    .map(super::cause::table_from_json)
+                    .unwrap_or_default();
+                unpaired.push((objects.len(), node.clone(), causes));
             }
             objects.push(object);
         }
@@ -366,6 +370,18 @@ fn read_overlay(
         // Read from the report's `risks` list.
         risks: Vec::new(),
         unpaired,
+        affixes: Affixes {
+            prefix: o
+                .get("namePrefix")
+                .and_then(Node::as_str)
+                .unwrap_or("")
+                .into(),
+            suffix: o
+                .get("nameSuffix")
+                .and_then(Node::as_str)
+                .unwrap_or("")
+                .into(),
+        },
     })
 }
 

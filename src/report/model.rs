@@ -491,9 +491,24 @@ pub(crate) struct OverlayReview {
     /// Its created and deleted objects as rendered (each with its index in `objects`), which
     /// the review pairs across overlays into moves. Kept in a shard's review (written into
     /// its JSON, secret values digested: [`Shard`]) for `--merge-reports` to pair over all
-    /// the shards; empty once paired.
-    pub(crate) unpaired: Vec<(usize, Node)>,
+    /// the shards, each with its fields' causes (with `--why`: what the moved object's
+    /// changes are given once paired); empty once paired.
+    pub(crate) unpaired: Vec<(usize, Node, FieldCauses)>,
+    /// Its own `namePrefix` and `nameSuffix`, which grouping takes out of the names of its
+    /// objects and of the references to them ([`super::group`]).
+    pub(crate) affixes: Affixes,
 }
+
+/// An overlay's own `namePrefix` and `nameSuffix` (its kustomization's; empty when unset).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Affixes {
+    pub(crate) prefix: String,
+    pub(crate) suffix: String,
+}
+
+/// An object's fields, each with the cause of its value (the field's index path,
+/// `spec.containers[0].image`, in the object's order).
+pub(crate) type FieldCauses = Vec<(String, Cause)>;
 
 impl OverlayReview {
     /// Its objects that changed (any action but unchanged), in order.
@@ -660,6 +675,7 @@ mod tests {
             moved_out: 0,
             risks: Vec::new(),
             unpaired: Vec::new(),
+            affixes: Default::default(),
         }
     }
 

@@ -18,7 +18,7 @@ use crate::fasthash::FastMap;
 use crate::fs::record::Recording;
 use crate::fs::{FileKind, Fs};
 use crate::render::RenderOptions;
-use crate::report::model::{Risk, RiskKind, Shard};
+use crate::report::model::{FieldCauses, ObjectId, Risk, RiskKind, Shard};
 use crate::report::{Action, FailOn, Failure, ObjectChange, OverlayReview, Review, Status};
 use crate::resource::Resource;
 use crate::yaml::Node;
@@ -119,16 +119,19 @@ pub(crate) fn review(
         base: &base_render,
     };
     let done = crate::par::map(overlays.len(), jobs, |i| {
-        let mut loose = Vec::new();
+        let mut loose = Loose::default();
         let common = Common {
             same: &same,
             kinds: &kinds,
         };
         let mut o = one(&overlays[i], old, new, &renders, opts, common, &mut loose);
-        o.unpaired = loose;
-        o
+        o.unpaired = loose.objects;
+        if !o.objects.is_empty() {
+            o.affixes = super::overlays::affixes(&overlays[i], old.fs, new.fs);
+        }
+        (o, loose.head)
     });
-    let mut done: Vec<OverlayReview> = done.into_iter().flatten().collect();
+    let (mut done, heads): (Vec<OverlayReview>, Vec<_>) = done.into_iter().flatten().unzip();
     let shard = opts.shard.map(|(index, count)| Shard {
         index,
         count,
@@ -140,7 +143,7 @@ pub(crate) fn review(
         // the objects for the merge, each Secret's values as digests unless shown.
         if !opts.show_secrets {
             for o in &mut done {
-                for (_, node) in &mut o.unpaired {
+                for (_, node, _) in &mut o.unpaired {
                     if crate::diff::mask::is_secret(node) {
                         crate::diff::mask::digest_values(node);
                     }
@@ -149,6 +152,9 @@ pub(crate) fn review(
         }
     } else {
         done = pair_moves(done, &kinds, opts.show_secrets);
+        if opts.why {
+            explain_moves(&mut done, &heads, overlays, (old, new), renders.base, opts);
+        }
     }
     // The sides' versions are named only when they differ (a kustomize upgrade's review).
     let label = |side: &Side<'_>, version: crate::render::KustomizeVersion| {
@@ -214,17 +220,17 @@ fn moves(
     kinds: &Builtin,
     show_secrets: bool,
 ) -> Vec<OverlayReview> {
-    let loose: Vec<Vec<(usize, Node)>> = overlays
+    let loose: Vec<Vec<(usize, Node, FieldCauses)>> = overlays
         .iter_mut()
         .map(|o| std::mem::take(&mut o.unpaired))
         .collect();
-    let mut deleted: std::collections::HashMap<Key, Vec<(usize, usize, &Node)>> =
-        Default::default();
+    type Deleted<'a> = (usize, usize, &'a Node, &'a FieldCauses);
+    let mut deleted: std::collections::HashMap<Key, Vec<Deleted<'_>>> = Default::default();
     for (oi, (o, list)) in overlays.iter().zip(&loose).enumerate() {
         if !matches!(o.status, Status::Compared | Status::Removed) {
             continue;
         }
-        for (j, node) in list {
+        for (j, node, causes) in list {
             if o.objects
                 .get(*j)
                 .is_some_and(|x| x.action == Action::Delete)
@@ -232,7 +238,7 @@ fn moves(
                 deleted
                     .entry(Key::of(node))
                     .or_default()
-                    .push((oi, *j, node));
+                    .push((oi, *j, node, causes));
             }
         }
     }
@@ -245,7 +251,7 @@ fn moves(
         if !matches!(o.status, Status::Compared | Status::Added) {
             continue;
         }
-        for (j, node) in list {
+        for (j, node, causes) in list {
             let is_created = overlays
                 .get(oi)
                 .and_then(|o| o.objects.get(*j))
@@ -256,10 +262,10 @@ fn moves(
             let Some(candidates) = deleted.get_mut(&Key::of(node)) else {
                 continue;
             };
-            let Some(at) = candidates.iter().position(|(si, _, _)| *si != oi) else {
+            let Some(at) = candidates.iter().position(|(si, _, _, _)| *si != oi) else {
                 continue;
             };
-            let (si, sj, before) = candidates.remove(at);
+            let (si, sj, before, before_causes) = candidates.remove(at);
             let from = overlays.get(si).map(|o| o.name.clone());
             let mut moved = compare::pair(Some(before), Some(node), kinds, show_secrets);
             if moved.before.is_empty() {
@@ -273,6 +279,9 @@ fn moves(
             }
             moved.action = Action::Move;
             moved.moved_from = from;
+            // A shard's parts carry each side's field causes (`--merge-reports`); a run
+            // that is not sharded gives them after pairing ([`explain_moves`]).
+            super::why::annotate_moved(&mut moved, (node, causes), (before, before_causes));
             if let Some(slot) = overlays.get_mut(oi).and_then(|o| o.objects.get_mut(*j)) {
                 *slot = moved;
             }
@@ -354,15 +363,130 @@ fn explain(
     opts: &ReviewOptions,
 ) {
     if opts.why {
-        let mut base = || {
-            let with = RenderOptions {
-                provenance: true,
-                ..base_render.clone()
-            };
-            render_on(old.fs, base_dir?, &with, &mut Warnings::default()).ok()
-        };
+        let mut base = || with_provenance(old.fs, base_dir?, base_render);
         let link = opts.link.as_ref();
         super::why::annotate(objects, head, &mut base, old.fs, new.fs, link);
+    }
+}
+
+/// The base rendered again, with provenance (what a removed field's cause is read from).
+fn with_provenance(fs: &dyn Fs, dir: &Path, base_render: &RenderOptions) -> Option<Vec<Resource>> {
+    let with = RenderOptions {
+        provenance: true,
+        ..base_render.clone()
+    };
+    render_on(fs, dir, &with, &mut Warnings::default()).ok()
+}
+
+/// An overlay's created and deleted objects, which [`moves`] pairs across overlays, and
+/// what their changes take causes from once paired (with `--why`): in a shard's review each
+/// object's field causes (a deletion's from the base rendered again with provenance), which
+/// its JSON part carries to the merge; otherwise the head render, kept when it created an
+/// object, for [`explain_moves`] to ask about the objects that did move.
+#[derive(Default)]
+struct Loose {
+    objects: Vec<(usize, Node, FieldCauses)>,
+    head: Option<Vec<Resource>>,
+}
+
+impl Loose {
+    fn of(
+        objects: &[ObjectChange],
+        (b, h): (&[Resource], Vec<Resource>),
+        (old, new): (&Side<'_>, &Side<'_>),
+        (base_dir, base_render): (Option<&Path>, &RenderOptions),
+        opts: &ReviewOptions,
+    ) -> Loose {
+        let mut nodes: Vec<(usize, Node, FieldCauses)> = compare::unpaired_nodes(objects, b, &h)
+            .into_iter()
+            .map(|(i, n)| (i, n, Vec::new()))
+            .collect();
+        let action = |i: usize| objects.get(i).map(|o| o.action);
+        if !opts.why || nodes.is_empty() {
+            return Loose {
+                objects: nodes,
+                head: None,
+            };
+        }
+        if opts.shard.is_none() {
+            let created = nodes
+                .iter()
+                .any(|(i, _, _)| action(*i) == Some(Action::Create));
+            return Loose {
+                objects: nodes,
+                head: created.then_some(h),
+            };
+        }
+        let mut based: Option<Option<Vec<Resource>>> = None;
+        for (i, node, causes) in &mut nodes {
+            let at_base = action(*i) == Some(Action::Delete);
+            let all: &[Resource] = if at_base {
+                let rendered = based.get_or_insert_with(|| {
+                    base_dir.and_then(|dir| with_provenance(old.fs, dir, base_render))
+                });
+                match rendered {
+                    Some(r) => r,
+                    None => continue,
+                }
+            } else {
+                &h
+            };
+            let id = ObjectId::of(node);
+            if let Some(r) = all.iter().find(|r| ObjectId::of(&r.node) == id) {
+                let fss = (old.fs, new.fs);
+                *causes = super::why::field_causes(r, all, at_base, fss, opts.link.as_ref());
+            }
+        }
+        Loose {
+            objects: nodes,
+            head: None,
+        }
+    }
+}
+
+/// With `--why`, in a review that is not sharded: gives the changes of the objects that
+/// moved between overlays their causes, an added or changed field's from the head render of
+/// the overlay that renders the object now, a removed field's from the base of the overlay
+/// it moved from, rendered again with provenance only when a moved object lost a field (once
+/// per such overlay).
+fn explain_moves(
+    done: &mut [OverlayReview],
+    heads: &[Option<Vec<Resource>>],
+    overlays: &[Overlay],
+    (old, new): (&Side<'_>, &Side<'_>),
+    base_render: &RenderOptions,
+    opts: &ReviewOptions,
+) {
+    let mut bases: std::collections::HashMap<String, Option<Vec<Resource>>> = Default::default();
+    let (fss, link) = ((old.fs, new.fs), opts.link.as_ref());
+    for (o, head) in done.iter_mut().zip(heads) {
+        let Some(head) = head else { continue };
+        for x in &mut o.objects {
+            if x.action != Action::Move || x.changes.iter().all(|c| c.cause.is_some()) {
+                continue;
+            }
+            let Some(r) = head.iter().find(|r| ObjectId::of(&r.node) == x.id) else {
+                continue;
+            };
+            let head_causes = super::why::field_causes(r, head, false, fss, link);
+            let from = x.moved_from.clone().unwrap_or_default();
+            let mut base = (Node::Null, Vec::new());
+            if x.changes.iter().any(|c| c.after.is_none()) {
+                let all = bases.entry(from).or_insert_with_key(|from| {
+                    let dir = overlays.iter().find(|v| &v.name == from)?.old.as_deref()?;
+                    with_provenance(old.fs, dir, base_render)
+                });
+                let found = all.as_deref().and_then(|all| {
+                    let br = all.iter().find(|b| ObjectId::of(&b.node) == x.id)?;
+                    Some((
+                        br.node.clone(),
+                        super::why::field_causes(br, all, true, fss, link),
+                    ))
+                });
+                base = found.unwrap_or(base);
+            }
+            super::why::annotate_moved(x, (&r.node, &head_causes), (&base.0, &base.1));
+        }
     }
 }
 
@@ -434,7 +558,7 @@ fn one(
     renders: &Renders<'_>,
     opts: &ReviewOptions,
     common: Common<'_>,
-    loose: &mut Vec<(usize, Node)>,
+    loose: &mut Loose,
 ) -> OverlayReview {
     let Common { same, kinds } = common;
     let render = renders.head;
@@ -447,6 +571,7 @@ fn one(
         moved_out: 0,
         risks: Vec::new(),
         unpaired: Vec::new(),
+        affixes: Default::default(),
     };
     let with_risks = |mut o: OverlayReview, risks: Vec<Risk>| {
         o.risks = risks;
@@ -531,7 +656,8 @@ fn one(
                 // so that `--changed-only` gives the same report.
                 return result(Status::Compared, Vec::new(), &Warnings::default());
             }
-            *loose = compare::unpaired_nodes(&objects, &b, &h);
+            let sides = (old, new);
+            *loose = Loose::of(&objects, (&b, h), sides, (base_dir, renders.base), opts);
             with_risks(result(Status::Compared, objects, &warnings), risks)
         }
         (Some(Err(e)), Some(h)) => match not_fetched(&e, old, opts) {
@@ -546,12 +672,14 @@ fn one(
         },
         (None, Some(h)) => {
             let (objects, risks) = compared(&[], &h, kinds, opts.show_secrets);
-            *loose = compare::unpaired_nodes(&objects, &[], &h);
+            *loose = Loose::of(&objects, (&[], h), (old, new), (None, renders.base), opts);
             with_risks(result(Status::Added, objects, &warnings), risks)
         }
         (Some(Ok(b)), None) => {
             let (objects, risks) = compared(&b, &[], kinds, opts.show_secrets);
-            *loose = compare::unpaired_nodes(&objects, &b, &[]);
+            let base_dir = overlay.old.as_deref();
+            let base = (base_dir, renders.base);
+            *loose = Loose::of(&objects, (&b, Vec::new()), (old, new), base, opts);
             with_risks(result(Status::Removed, objects, &warnings), risks)
         }
         (Some(Err(_)), None) | (None, None) => result(Status::Removed, Vec::new(), &warnings),
@@ -711,6 +839,7 @@ pub(crate) fn review_objects(
             moved_out: 0,
             risks,
             unpaired: Vec::new(),
+            affixes: Default::default(),
         }],
         fail_on: FailOn::default(),
         shard: None,

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use crate::diag::{Error, ErrorKind};
 use crate::fs::{FileKind, Fs};
 use crate::kustomization::load::FILE_NAMES;
+use crate::report::model::Affixes;
 
 /// An overlay to compare: its name in the report and its directory on each side (`None`:
 /// absent there).
@@ -145,4 +146,30 @@ pub(crate) fn named(
 /// A usage error.
 pub(crate) fn usage(message: impl Into<String>) -> Error {
     Error::new(ErrorKind::Usage, message.into())
+}
+
+/// The overlay's own `namePrefix` and `nameSuffix`: its kustomization's at the head, or at
+/// the base for an overlay the head no longer has (empty where unset, or where the file does
+/// not load: the render says why).
+pub(crate) fn affixes(overlay: &Overlay, old: &dyn Fs, new: &dyn Fs) -> Affixes {
+    let (fs, dir) = match (&overlay.new, &overlay.old) {
+        (Some(dir), _) => (new, dir),
+        (None, Some(dir)) => (old, dir),
+        (None, None) => return Affixes::default(),
+    };
+    let Some(bytes) = FILE_NAMES.iter().find_map(|n| fs.read(&dir.join(n)).ok()) else {
+        return Affixes::default();
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let Some(doc) = crate::yaml::parse::parse_documents(&text)
+        .ok()
+        .and_then(|d| d.into_iter().next())
+    else {
+        return Affixes::default();
+    };
+    let field = |k: &str| doc.node.str_at(&[k]).unwrap_or("").to_string();
+    Affixes {
+        prefix: field("namePrefix"),
+        suffix: field("nameSuffix"),
+    }
 }

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use crate::fs::Fs;
 use crate::merge::ssa::value::human;
 use crate::render::provenance::resolve;
+use crate::report::model::FieldCauses;
 use crate::report::model::ObjectId;
 use crate::report::{Cause, ObjectChange};
 use crate::resource::Resource;
@@ -71,6 +72,64 @@ pub(crate) fn annotate(
     }
 }
 
+/// The cause of every field of `r` (rendered with provenance; `all` is its render, at the
+/// base when `at_base`) that has a place, as [`cause_in`] finds a field's: what the changes
+/// of a moved object are given once it is paired with its other side ([`annotate_moved`]).
+pub(crate) fn field_causes(
+    r: &Resource,
+    all: &[Resource],
+    at_base: bool,
+    (old, new): (&dyn Fs, &dyn Fs),
+    link: Option<&LinkBase>,
+) -> FieldCauses {
+    let Some(prov) = r.provenance.as_ref() else {
+        return Vec::new();
+    };
+    let mut sides = Sides {
+        old,
+        new,
+        link,
+        files: Default::default(),
+    };
+    let side = if at_base { Side::Base } else { Side::Head };
+    let mut out = Vec::new();
+    prov.for_each_field(&r.node, &mut |p, v, chain| {
+        if let Some(cause) = field_cause(&chain.origins(p), v, r, all, side, &mut sides) {
+            out.push((p.to_string(), cause));
+        }
+    });
+    out
+}
+
+/// Gives each change of a moved object without a cause one from its sides' field causes
+/// ([`field_causes`]): an added or changed field from `head` (the node the overlay renders
+/// now, and its causes), a removed one from `base` (the node the overlay it moved from
+/// rendered). As [`cause_in`] chooses: of the field and the fields under it, the first whose
+/// place changed in the pull request, else the first.
+pub(crate) fn annotate_moved(
+    o: &mut ObjectChange,
+    head: (&Node, &FieldCauses),
+    base: (&Node, &FieldCauses),
+) {
+    for c in &mut o.changes {
+        if c.cause.is_some() {
+            continue;
+        }
+        let (node, table) = if c.after.is_some() { head } else { base };
+        let Some(path) = index_path(node, &c.path) else {
+            continue;
+        };
+        let under = |p: &&(String, Cause)| {
+            p.0.strip_prefix(path.as_str())
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
+        };
+        let mut found = table.iter().filter(under);
+        let first = found.clone().next();
+        let changed = found.find(|(_, cause)| cause.changed == Some(true));
+        c.cause = changed.or(first).map(|(_, cause)| cause.clone());
+    }
+}
+
 /// The link to `line` of the file at `path` at the head commit.
 fn link_to(l: &LinkBase, path: &Path, line: usize) -> Option<String> {
     let rel = path.strip_prefix(&l.root).ok()?;
@@ -104,24 +163,20 @@ fn cause_in(
     let mut fields = Vec::new();
     if let Some(f) = parse_path(&path)
         .and_then(|segs| prov.field(&segs))
-        .and_then(|c| c.newest(&path))
+        .map(|c| c.origins(&path))
     {
         fields.push((f, value.clone()));
     }
     prov.for_each_field(&r.node, &mut |p, v, chain| {
         if p.starts_with(path.as_str()) && p[path.len()..].starts_with(['.', '[']) {
-            fields.extend(chain.newest(p).map(|o| (o, v.clone())));
+            fields.push((chain.origins(p), v.clone()));
         }
     });
     let mut chosen: Option<Cause> = None;
-    for (origin, v) in fields {
-        let Some(place) = &origin.place else { continue };
-        let mut cause = sides.cause(place, origin.step, &v, side);
-        if cause.changed != Some(true) {
-            if let Some(better) = read_input(r, &origin, all, side, sides) {
-                cause = better;
-            }
-        }
+    for (origins, v) in fields {
+        let Some(cause) = field_cause(&origins, &v, r, all, side, sides) else {
+            continue;
+        };
         if cause.changed == Some(true) {
             return Some(cause);
         }
@@ -130,6 +185,38 @@ fn cause_in(
         }
     }
     chosen
+}
+
+/// The cause of one field whose origins are `origins` (newest first), its value `value`: the
+/// newest step's place; where the pull request did not change that, the input the step read
+/// that did change ([`read_input`]), else the place of an older step of the field that the
+/// pull request changed (a field the change added, which a name reference or a prefix
+/// renamed since).
+fn field_cause(
+    origins: &[Origin],
+    value: &Node,
+    r: &Resource,
+    all: &[Resource],
+    side: Side,
+    sides: &mut Sides<'_>,
+) -> Option<Cause> {
+    let newest = origins.first()?;
+    let place = newest.place.as_ref()?;
+    let cause = sides.cause(place, newest.step, value, side);
+    if cause.changed == Some(true) {
+        return Some(cause);
+    }
+    if let Some(better) = read_input(r, newest, all, side, sides) {
+        return Some(better);
+    }
+    // The older step wrote another value (the name before the reference renamed it): its
+    // place is asked as a line, not for that value.
+    let any = Node::str(String::new());
+    let older = origins.iter().skip(1).find_map(|o| {
+        let c = sides.cause(o.place.as_ref()?, o.step, &any, side);
+        (c.changed == Some(true)).then_some(c)
+    });
+    Some(older.unwrap_or(cause))
 }
 
 /// For a place that did not change but whose step reads something else: the input that did.
@@ -159,6 +246,10 @@ fn read_input(
                 (Step::HashSuffix, _) => r,
                 _ => return None,
             };
+            // Only a name that carries a hash follows the object's data.
+            if !hashed(generated) {
+                return None;
+            }
             let prov = generated.provenance.as_ref()?;
             let mut found = None;
             prov.for_each_field(&generated.node, &mut |p, v, chain| {
@@ -198,6 +289,16 @@ fn read_input(
         }
         _ => None,
     }
+}
+
+/// Whether the object's name carries a content hash (its `metadata.name` was set by the
+/// hash suffix step).
+fn hashed(r: &Resource) -> bool {
+    const NAME: &str = "metadata.name";
+    r.provenance
+        .as_ref()
+        .and_then(|p| p.field(&parse_path(NAME)?).map(|c| c.origins(NAME)))
+        .is_some_and(|o| o.iter().any(|o| o.step == Step::HashSuffix))
 }
 
 /// A generated name without its hash suffix (`redis-config-bd2fcfgt6k` → `redis-config`).

@@ -188,6 +188,11 @@ fn every_golden_cause_changes_its_field_when_mutated() {
                         cause["line"].as_u64().unwrap() as usize,
                         cause["column"].as_u64().unwrap() as usize,
                     );
+                    // A moved object's base is the overlay it moved from.
+                    let overlay = match o["movedFrom"].as_str() {
+                        Some(from) if side == "base" => from,
+                        _ => overlay,
+                    };
                     let what = format!(
                         "{}: {overlay} {kind}/{name} {path}: {side} {file}:{line}:{column}",
                         case.display()
