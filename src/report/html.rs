@@ -203,7 +203,8 @@ pub(crate) fn review(r: &Review, title: &str) -> String {
         | Status::BaseFailed(e)
         | Status::BrokenBefore(e)
         | Status::NotFetched(e)
-        | Status::NotReviewed(e) = &o.status
+        | Status::NotReviewed(e)
+        | Status::NotRendered(e) = &o.status
         {
             let _ = writeln!(b, "<pre class=\"error\">{}</pre>", escape(&e.text));
         }

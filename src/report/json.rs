@@ -197,6 +197,7 @@ pub(crate) fn review(r: &Review, title: &str) -> String {
                 Status::NotFetched(_) => "not-fetched",
                 Status::BrokenBefore(_) => "broken-before",
                 Status::NotReviewed(_) => "not-reviewed",
+                Status::NotRendered(_) => "not-rendered",
             };
             m.insert("status".into(), Node::str(status));
             m.insert(

@@ -419,6 +419,7 @@ pub(crate) fn review(r: &Review, title: &str, budget: usize) -> String {
             Status::HeadFailed(_) => "**error: broken by this change**",
             Status::NotFetched(_) => "**not fetched**",
             Status::NotReviewed(_) => "**not reviewed**",
+            Status::NotRendered(_) => "not rendered",
             Status::Added => "added",
             Status::Removed => "removed",
             Status::BaseFailed(_) => "fixed by this change",
@@ -452,7 +453,8 @@ pub(crate) fn review(r: &Review, title: &str, budget: usize) -> String {
             if let Status::HeadFailed(failure)
             | Status::BaseFailed(failure)
             | Status::NotFetched(failure)
-            | Status::NotReviewed(failure) = &o.status
+            | Status::NotReviewed(failure)
+            | Status::NotRendered(failure) = &o.status
             {
                 let e = &failure.text;
                 let f = fence_for(e);

@@ -217,6 +217,10 @@ pub(crate) fn status_note(o: &OverlayReview) -> Option<String> {
             "not reviewed: it reads a file this change modifies and fails to render at both sides, so what the change does to it cannot be shown"
                 .into(),
         ),
+        Status::NotRendered(_) => Some(
+            "not rendered: what its controller applies cannot be shown here, so this review cannot say whether it changes"
+                .into(),
+        ),
         Status::NotFetched(_) => Some(
             "remote bases not fetched: not compared (run the `ply fetch` below, then review again)"
                 .into(),

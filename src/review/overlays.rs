@@ -10,13 +10,25 @@ use crate::diag::{Error, ErrorKind};
 use crate::fs::{FileKind, Fs};
 use crate::kustomization::load::FILE_NAMES;
 
-/// An overlay to compare: its name in the report and its directory on each side (`None`:
-/// absent there).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// An overlay to compare: its name in the report, where it is on each side (`None`: absent
+/// there) and how a side renders ([`Kind`]).
+#[derive(Clone, Debug)]
 pub(crate) struct Overlay {
     pub name: String,
+    /// A kustomization root's directory; a GitOps target's declaring file.
     pub old: Option<PathBuf>,
     pub new: Option<PathBuf>,
+    pub kind: Kind,
+}
+
+/// What an overlay is, which says how one side of it renders.
+#[derive(Clone, Debug)]
+pub(crate) enum Kind {
+    /// A kustomization root: `kustomize build` of its directory.
+    Kustomize,
+    /// A GitOps controller's target (a Flux Kustomization, an Argo CD Application), rendered
+    /// at each side as the controller renders it ([`super::gitops`]).
+    Gitops(std::sync::Arc<super::gitops::Pair>),
 }
 
 /// Shard `index` of `count` (1-based): overlays in name order, every `count`-th.
@@ -52,6 +64,7 @@ pub(crate) fn overlays_in(
                 name: overlay_name(root, d),
                 old: None,
                 new: None,
+                kind: Kind::Kustomize,
             });
             if is_old {
                 o.old = Some(d.clone());
@@ -137,6 +150,7 @@ pub(crate) fn named(
             name: overlay_name(root, &d),
             old,
             new,
+            kind: Kind::Kustomize,
         });
     }
     Ok(out)

@@ -1,0 +1,450 @@
+//! The overlays of `ply diff --base REF --gitops` (docs/gitops.md, "Review a pull request"):
+//! every GitOps target (a Flux Kustomization `flux:NS/NAME`, an Argo CD Application
+//! `argo:NAME`) found at either revision ([`Revision`], discovered once per side), paired by
+//! its id into a [`Pair`] that renders one side as the controller does, says when a side is
+//! not rendered, which inputs beyond the files its render reads it has (its definition, its
+//! `substituteFrom` objects), and what a removal leaves in the cluster when the target does
+//! not prune. Reads only through the sides' [`Fs`].
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::diag::{Error, Warnings};
+use crate::fasthash::FastMap;
+use crate::fs::Fs;
+use crate::fs::record::Recording;
+use crate::gitops::argo::app::Application;
+use crate::gitops::argo::render::{Repo as ArgoRepo, Settings};
+use crate::gitops::{self, Context, Manifest, Repo, Resolution, Target};
+use crate::render::RenderOptions;
+use crate::report::model::{Risk, RiskKind};
+use crate::report::{Action, Failure, ObjectChange, Status};
+use crate::resource::Resource;
+
+use super::engine::{At, Renders, ReviewOptions, Side, failure, not_fetched, not_reviewed};
+use super::overlays::{Kind, Overlay};
+
+/// One revision of the repository as the controllers see it: its files, its manifests and
+/// the targets found in them.
+pub(crate) struct Revision {
+    root: PathBuf,
+    files: Vec<PathBuf>,
+    urls: Vec<String>,
+    revision: Option<String>,
+    opts: gitops::Options,
+    manifests: Vec<Manifest>,
+    targets: Vec<Target>,
+    /// Argo CD's settings at this revision and its Applications by name.
+    argo: Option<ArgoRevision>,
+}
+
+/// What Argo CD renders from a revision: the repository as its renderer sees it (files
+/// relative to the root), the settings (`argocd-cm`'s build options) and the Applications.
+struct ArgoRevision {
+    files: Vec<PathBuf>,
+    settings: Settings,
+    apps: FastMap<String, Application>,
+}
+
+impl std::fmt::Debug for Revision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Revision")
+            .field("root", &self.root)
+            .field("targets", &self.targets.len())
+            .finish()
+    }
+}
+
+/// The files, URLs and revision of one side, to open a [`Revision`] with.
+pub(crate) struct SideFiles {
+    pub(crate) root: PathBuf,
+    pub(crate) files: Vec<PathBuf>,
+    pub(crate) urls: Vec<String>,
+    pub(crate) revision: Option<String>,
+}
+
+impl Revision {
+    /// Finds every target of the revision `fs` serves.
+    pub(crate) fn open(
+        fs: &dyn Fs,
+        side: SideFiles,
+        opts: &gitops::Options,
+        warnings: &mut Warnings,
+    ) -> Revision {
+        let SideFiles {
+            root,
+            files,
+            urls,
+            revision,
+        } = side;
+        let repo = Repo {
+            fs,
+            root: root.clone(),
+            files: &files,
+            urls: &urls,
+            revision: revision.clone(),
+        };
+        let manifests = gitops::scan(&repo);
+        let ctx = Context {
+            opts,
+            manifests: &manifests,
+        };
+        let targets: Vec<Target> = gitops::controllers()
+            .into_iter()
+            .flat_map(|c| c.discover(&repo, &ctx, warnings))
+            .collect();
+        let argo = targets
+            .iter()
+            .any(|t| t.id.starts_with("argo:"))
+            .then(|| argo_revision(&repo, &ctx));
+        Revision {
+            root,
+            files,
+            urls,
+            revision,
+            opts: opts.clone(),
+            manifests,
+            targets,
+            argo,
+        }
+    }
+
+    /// A revision's view for rendering, reading through `fs`.
+    fn repo<'a>(&'a self, fs: &'a dyn Fs) -> Repo<'a> {
+        Repo {
+            fs,
+            root: self.root.clone(),
+            files: &self.files,
+            urls: &self.urls,
+            revision: self.revision.clone(),
+        }
+    }
+}
+
+/// Argo CD's Applications at a revision, found once (their renders then read only what each
+/// reads).
+fn argo_revision(repo: &Repo<'_>, ctx: &Context<'_>) -> ArgoRevision {
+    use crate::gitops::argo::{controller, find};
+    let view = controller::view(repo);
+    let settings = controller::settings(&view, ctx, repo.revision.clone()).unwrap_or_default();
+    let (found, _) = find::discover(&view, &settings, &mut Warnings::default());
+    let mut apps = FastMap::default();
+    for f in found {
+        apps.entry(f.app.name.clone()).or_insert(f.app);
+    }
+    ArgoRevision {
+        files: view.files,
+        settings,
+        apps,
+    }
+}
+
+/// One target at both sides (`None`: absent there), by its index in its side's targets.
+#[derive(Debug)]
+pub(crate) struct Pair {
+    old: Option<(Arc<Revision>, usize)>,
+    new: Option<(Arc<Revision>, usize)>,
+}
+
+/// The targets of both revisions as overlays, paired by id (an id declared more than once at
+/// a side, as one Kustomization name in two clusters' directories, is told apart by its
+/// file), in name order.
+pub(crate) fn overlays(old: Arc<Revision>, new: Arc<Revision>) -> Vec<Overlay> {
+    let mut by_name: BTreeMap<String, (Option<usize>, Option<usize>)> = BTreeMap::new();
+    for (side, is_old) in [(&old, true), (&new, false)] {
+        for (i, name) in names(side).into_iter().enumerate() {
+            let e = by_name.entry(name).or_default();
+            if is_old {
+                e.0 = Some(i);
+            } else {
+                e.1 = Some(i);
+            }
+        }
+    }
+    by_name
+        .into_iter()
+        .map(|(name, (o, n))| {
+            let path = |side: &Arc<Revision>, i: usize| side.targets[i].at.file.path.clone();
+            Overlay {
+                name,
+                old: o.map(|i| path(&old, i)),
+                new: n.map(|i| path(&new, i)),
+                kind: Kind::Gitops(Arc::new(Pair {
+                    old: o.map(|i| (old.clone(), i)),
+                    new: n.map(|i| (new.clone(), i)),
+                })),
+            }
+        })
+        .collect()
+}
+
+/// Each target's name in the report: its id, and its file when the id is not unique.
+fn names(side: &Revision) -> Vec<String> {
+    let mut count: FastMap<&str, usize> = FastMap::default();
+    for t in &side.targets {
+        *count.entry(t.id.as_str()).or_default() += 1;
+    }
+    side.targets
+        .iter()
+        .map(|t| match count.get(t.id.as_str()) {
+            Some(1) => t.id.clone(),
+            _ => {
+                let file = t.at.file.path.strip_prefix(&side.root);
+                let file = file.unwrap_or(&t.at.file.path).display();
+                format!("{} ({file})", t.id)
+            }
+        })
+        .collect()
+}
+
+impl Pair {
+    fn side(&self, at: At) -> Option<(&Revision, &Target)> {
+        let (rev, i) = match at {
+            At::Base => self.old.as_ref()?,
+            At::Head => self.new.as_ref()?,
+        };
+        Some((rev, rev.targets.get(*i)?))
+    }
+
+    /// The objects the target's controller applies at one side, reading through `fs`.
+    pub(crate) fn render(
+        &self,
+        at: At,
+        fs: &dyn Fs,
+        render: &RenderOptions,
+        warnings: &mut Warnings,
+    ) -> Result<Vec<Resource>, Error> {
+        let Some((rev, t)) = self.side(at) else {
+            return Ok(Vec::new());
+        };
+        let opts = gitops::Options {
+            render: render.clone(),
+            ..rev.opts.clone()
+        };
+        let repo = rev.repo(fs);
+        let ctx = Context {
+            opts: &opts,
+            manifests: &rev.manifests,
+        };
+        let app = t.id.strip_prefix("argo:");
+        match (app, &rev.argo) {
+            (Some(name), Some(argo)) => {
+                let Some(app) = argo.apps.get(name) else {
+                    return t.render.render(&repo, &ctx, warnings);
+                };
+                let view = ArgoRepo {
+                    fs,
+                    root: rev.root.clone(),
+                    files: argo.files.clone(),
+                    urls: rev.urls.clone(),
+                };
+                let s = Settings {
+                    base: render.clone(),
+                    ..argo.settings.clone()
+                };
+                let rendered = crate::gitops::argo::render::render(&view, app, &s, warnings)?;
+                Ok(rendered.resources)
+            }
+            _ => t.render.render(&repo, &ctx, warnings),
+        }
+    }
+
+    /// Why a side does not render the target (its source is not local, a Helm chart…), as
+    /// the failure the report shows; the head's reason first.
+    pub(crate) fn not_rendered(&self) -> Option<Failure> {
+        [At::Head, At::Base].into_iter().find_map(|at| {
+            let (rev, t) = self.side(at)?;
+            let Resolution::NotRendered(why) = &t.source else {
+                return None;
+            };
+            let file = rev.relative(&t.at.file.path);
+            let line = t.at.line();
+            let side = match (at, self.side(At::Head).is_some()) {
+                (At::Base, true) => " at the base",
+                _ => "",
+            };
+            let message = format!("not rendered{side}: {why}");
+            Some(Failure {
+                code: "ply::not-rendered".into(),
+                text: format!("{} {message}\n  declared at {file}:{line}\n", t.id),
+                message,
+                file: Some(file),
+                line: Some(line),
+            })
+        })
+    }
+
+    /// Whether the target's definition differs between the sides: its document (a Flux
+    /// Kustomization), or the Application as found (written, generated, rendered by its
+    /// parent) with Argo CD's build options.
+    pub(crate) fn redefined(&self) -> bool {
+        let (Some((a, ta)), Some((b, tb))) = (self.side(At::Base), self.side(At::Head)) else {
+            return true;
+        };
+        if let Some(name) = ta.id.strip_prefix("argo:") {
+            fn app<'a>(r: &'a Revision, name: &str) -> Option<&'a Application> {
+                r.argo.as_ref().and_then(|x| x.apps.get(name))
+            }
+            let opts = |r: &Revision| {
+                r.argo
+                    .as_ref()
+                    .map(|x| x.settings.build_options.text.clone())
+            };
+            return match (app(a, name), app(b, name)) {
+                (Some(x), Some(y)) => !same_app(x, y) || opts(a) != opts(b),
+                _ => true,
+            };
+        }
+        manifest_of(a, ta).map(|m| &m.node) != manifest_of(b, tb).map(|m| &m.node)
+    }
+
+    /// The files a render reads that the file system does not see it read: the ConfigMaps
+    /// and Secrets a Flux Kustomization's `postBuild.substituteFrom` names, at both sides.
+    pub(crate) fn inputs(&self) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        for at in [At::Base, At::Head] {
+            let Some((rev, t)) = self.side(at) else {
+                continue;
+            };
+            let Some(m) = manifest_of(rev, t) else {
+                continue;
+            };
+            let refs = m.node.get_path(&["spec", "postBuild", "substituteFrom"]);
+            for r in refs.and_then(|n| n.as_seq()).into_iter().flatten() {
+                let (kind, name) = (r.str_at(&["kind"]), r.str_at(&["name"]));
+                out.extend(
+                    rev.manifests
+                        .iter()
+                        .filter(|x| Some(x.kind()) == kind && Some(x.name()) == name)
+                        .map(|x| x.at.file.path.clone()),
+                );
+            }
+        }
+        out
+    }
+
+    /// The status of a target that fails at the head (`e`) and is at the base, where it
+    /// rendered (`at_base` `None`) or failed. Failed at both sides: **not reviewed** when its
+    /// definition or a file either render reads differs (recorded by rendering each again),
+    /// else **broken before this change**.
+    pub(crate) fn head_failed(
+        &self,
+        e: &Error,
+        at_base: Option<&Error>,
+        (old, new): (&Side<'_>, &Side<'_>),
+        renders: &Renders<'_>,
+        opts: &ReviewOptions,
+        same: &dyn Fn(&Path) -> bool,
+    ) -> Status {
+        let at_head = failure(e, opts);
+        let Some(b) = at_base else {
+            return not_fetched(e, new, opts).unwrap_or(Status::HeadFailed(at_head));
+        };
+        let reads = |at: At, side: &Side<'_>, render: &RenderOptions| {
+            let rec = Recording::new(side.fs);
+            let _ = self.render(at, &rec, render, &mut Warnings::default());
+            rec.into_paths()
+        };
+        let differs = self.redefined()
+            || reads(At::Head, new, renders.head)
+                .iter()
+                .chain(&reads(At::Base, old, renders.base))
+                .chain(&self.inputs())
+                .any(|p| !same(p));
+        if differs {
+            let at_base = failure(b, opts);
+            return Status::NotReviewed(not_reviewed(at_head, &at_base, e, b, old, new));
+        }
+        Status::BrokenBefore(at_head)
+    }
+
+    /// What the controller does with the objects this review deletes when the target does
+    /// not prune them: each stays in the cluster, no longer managed (one risk per object,
+    /// worded alike so that they group). Nothing when it prunes.
+    /// The deletion risks (a namespace's objects, a claim's volume…) then go: nothing is
+    /// deleted.
+    pub(crate) fn removal_risks(&self, objects: &[ObjectChange], risks: &mut Vec<Risk>) {
+        let Some(keeps) = self.keeps() else {
+            return;
+        };
+        risks.retain(|r| r.kind != RiskKind::Deletion);
+        let kept = objects
+            .iter()
+            .filter(|o| o.action == Action::Delete)
+            .map(|o| Risk {
+                kind: RiskKind::Unmanaged,
+                object: o.id.clone(),
+                path: None,
+                what: format!("stays in the cluster, no longer managed: {}", keeps.0),
+                rule: std::borrow::Cow::Borrowed(keeps.1),
+            });
+        risks.extend(kept);
+    }
+
+    /// Why the objects this review deletes stay in the cluster (and the rule), or `None` when
+    /// the controller deletes them: from the head's definition, or when the target is
+    /// removed, from what the controller does when its object is deleted.
+    fn keeps(&self) -> Option<(&'static str, &'static str)> {
+        let removed = self.side(At::Head).is_none();
+        let (rev, t) = self.side(At::Head).or_else(|| self.side(At::Base))?;
+        if t.id.starts_with("flux:") {
+            // kustomize-controller `reconcile` prunes what the source no longer has only
+            // with `spec.prune: true`; `finalize` deletes the inventory of a deleted
+            // Kustomization only with it too.
+            return (!t.prunes).then_some((FLUX_KEEPS, FLUX_RULE));
+        }
+        if removed {
+            // A deleted Application takes its objects with it only with Argo CD's resources
+            // finalizer (a cascading delete); without it they stay.
+            let name = t.id.strip_prefix("argo:")?;
+            let app = rev.argo.as_ref()?.apps.get(name)?;
+            return (!has_resources_finalizer(app)).then_some((ARGO_DELETED, ARGO_DELETE_RULE));
+        }
+        (!t.prunes).then_some((ARGO_KEEPS, ARGO_RULE))
+    }
+}
+
+/// The risk's words and rules.
+const FLUX_KEEPS: &str = "the Kustomization does not prune (spec.prune: false)";
+const FLUX_RULE: &str = "kustomize-controller, internal/controller/kustomization_controller.go `reconcile` and `finalize`: objects removed from the source are deleted only with spec.prune: true";
+const ARGO_KEEPS: &str =
+    "the Application's sync does not prune (no syncPolicy.automated with prune: true)";
+const ARGO_RULE: &str = "Argo CD documentation, user-guide/auto_sync.md \"Automatic Pruning\": automated sync deletes resources no longer in git only with prune: true; a manual sync only when asked to prune";
+const ARGO_DELETED: &str =
+    "the Application is removed without the resources-finalizer.argocd.argoproj.io finalizer";
+const ARGO_DELETE_RULE: &str = "Argo CD documentation, user-guide/app_deletion.md \"About The Deletion Finalizer\": deleting an Application deletes its resources only with the resources finalizer (a cascading delete)";
+
+/// The Flux Kustomization a target was found from.
+fn manifest_of<'a>(rev: &'a Revision, t: &Target) -> Option<&'a Manifest> {
+    rev.manifests
+        .iter()
+        .find(|m| m.at.file.path == t.at.file.path && m.at.offset == t.at.offset)
+}
+
+/// Two Applications that render alike from the same files.
+fn same_app(a: &Application, b: &Application) -> bool {
+    a.name == b.name
+        && a.namespace == b.namespace
+        && a.project == b.project
+        && a.dest_namespace == b.dest_namespace
+        && a.sources == b.sources
+        && a.multi_source == b.multi_source
+}
+
+/// Whether the document of an Application carries Argo CD's resources finalizer.
+fn has_resources_finalizer(app: &Application) -> bool {
+    let text = app.file.text.get(app.offset..).unwrap_or("");
+    let doc = text.split("\n---").next().unwrap_or(text);
+    doc.contains("resources-finalizer.argocd.argoproj.io")
+}
+
+impl Revision {
+    /// `path` relative to the repository's root, for display.
+    fn relative(&self, path: &Path) -> String {
+        path.strip_prefix(&self.root)
+            .unwrap_or(path)
+            .display()
+            .to_string()
+    }
+}
