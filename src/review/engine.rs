@@ -366,6 +366,16 @@ fn explain(
         };
         let link = opts.link.as_ref();
         super::why::annotate(objects, head, &mut base, old.fs, new.fs, link);
+        if let Some((
+            Overlay {
+                kind: Kind::Gitops(pair),
+                ..
+            },
+            _,
+        )) = at_base
+        {
+            pair.causes(objects, head, link);
+        }
     }
 }
 
@@ -499,7 +509,9 @@ fn start(
             untouched(overlay, dir, old, new, render, same)
         }
         (Some(_), Kind::Gitops(pair)) if opts.changed_only => {
-            (overlay.old.is_some() && !pair.redefined()).then_some(false)
+            // Defined otherwise (or new): rendered at both; else what its render reads decides.
+            let redefined = overlay.old.is_none() || pair.redefined();
+            if redefined { Some(false) } else { None }
         }
         _ => Some(false),
     };

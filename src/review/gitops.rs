@@ -299,14 +299,19 @@ impl Pair {
         manifest_of(a, ta).map(|m| &m.node) != manifest_of(b, tb).map(|m| &m.node)
     }
 
-    /// The files a render reads that the file system does not see it read: the ConfigMaps
-    /// and Secrets a Flux Kustomization's `postBuild.substituteFrom` names, at both sides.
+    /// The files a render reads that the file system does not see it read: the files under
+    /// its source path at both sides (the controllers list them to generate a kustomization
+    /// or read a plain directory: a file gone is a change), and the ConfigMaps and Secrets a
+    /// Flux Kustomization's `postBuild.substituteFrom` names.
     pub(crate) fn inputs(&self) -> Vec<PathBuf> {
         let mut out = Vec::new();
         for at in [At::Base, At::Head] {
             let Some((rev, t)) = self.side(at) else {
                 continue;
             };
+            for dir in source_dirs(rev, t) {
+                out.extend(rev.files.iter().filter(|f| f.starts_with(&dir)).cloned());
+            }
             let Some(m) = manifest_of(rev, t) else {
                 continue;
             };
@@ -415,6 +420,24 @@ const ARGO_DELETED: &str =
     "the Application is removed without the resources-finalizer.argocd.argoproj.io finalizer";
 const ARGO_DELETE_RULE: &str = "Argo CD documentation, user-guide/app_deletion.md \"About The Deletion Finalizer\": deleting an Application deletes its resources only with the resources finalizer (a cascading delete)";
 
+/// The directories a target's sources are read from at a revision: a Flux Kustomization's
+/// `spec.path`, each path of an Argo CD Application's sources.
+fn source_dirs(rev: &Revision, t: &Target) -> Vec<PathBuf> {
+    if let Some(name) = t.id.strip_prefix("argo:") {
+        let app = rev.argo.as_ref().and_then(|a| a.apps.get(name));
+        let paths = app.into_iter().flat_map(|a| a.sources.iter());
+        return paths
+            .filter_map(|s| s.str_at(&["path"]))
+            .map(|p| crate::gitops::flux::secure_join(&rev.root, p))
+            .collect();
+    }
+    let Resolution::Local { root, .. } = &t.source else {
+        return Vec::new();
+    };
+    let path = manifest_of(rev, t).and_then(|m| m.node.str_at(&["spec", "path"]));
+    vec![crate::gitops::flux::secure_join(root, path.unwrap_or(""))]
+}
+
 /// The Flux Kustomization a target was found from.
 fn manifest_of<'a>(rev: &'a Revision, t: &Target) -> Option<&'a Manifest> {
     rev.manifests
@@ -432,10 +455,16 @@ fn same_app(a: &Application, b: &Application) -> bool {
         && a.multi_source == b.multi_source
 }
 
-/// Whether the document of an Application carries Argo CD's resources finalizer.
+/// Whether an Application carries Argo CD's resources finalizer: written in its document, or
+/// for one an ApplicationSet generates, set by the ApplicationSet controller unless the set
+/// has `syncPolicy.preserveResourcesOnDeletion: true` (applicationset_controller.go,
+/// `generateApplications`).
 fn has_resources_finalizer(app: &Application) -> bool {
     let text = app.file.text.get(app.offset..).unwrap_or("");
     let doc = text.split("\n---").next().unwrap_or(text);
+    if !app.path_prefix.is_empty() {
+        return !doc.contains("preserveResourcesOnDeletion: true");
+    }
     doc.contains("resources-finalizer.argocd.argoproj.io")
 }
 
@@ -447,4 +476,235 @@ impl Revision {
             .display()
             .to_string()
     }
+}
+
+/// A Flux variable: where it is set, its value (compared, never shown), the step, and the
+/// object it is read from (` from ConfigMap vars`, empty when inline).
+type Variable = (crate::source::Location, String, &'static str, String);
+
+/// A place a value was set: where (as diagnostics name files), and whether the pull request
+/// changed it.
+struct Setting {
+    at: crate::source::Location,
+    changed: bool,
+}
+
+impl Pair {
+    /// The causes only the controller knows, over those the kustomize build gave
+    /// ([`super::why`]): a value substituted from a Flux variable that changed names the
+    /// `postBuild.substitute` entry or the ConfigMap or Secret key it came from (never a
+    /// Secret's value); a value an Argo CD override set names the Application's field.
+    pub(crate) fn causes(
+        &self,
+        objects: &mut [ObjectChange],
+        head: &[Resource],
+        link: Option<&super::why::LinkBase>,
+    ) {
+        let Some((_, t)) = self.side(At::Head) else {
+            return;
+        };
+        let flux = t.id.starts_with("flux:");
+        for (o, r) in objects.iter_mut().zip(head) {
+            for c in &mut o.changes {
+                let Some(cause) = &c.cause else { continue };
+                let setting = match flux {
+                    true => self
+                        .variable_of(cause, r)
+                        .or_else(|| self.flux_override_of(cause)),
+                    false => self.override_of(cause),
+                };
+                let Some((s, step, via)) = setting else {
+                    continue;
+                };
+                let file = s.at.file.display.clone();
+                let (line, column) = s.at.file.line_col(s.at.offset);
+                let url = link.and_then(|l| super::why::link_to(l, &s.at.file.path, line));
+                c.cause = Some(crate::report::Cause {
+                    file,
+                    line,
+                    column,
+                    step: step.into(),
+                    changed: Some(s.changed),
+                    link: url,
+                    remote: None,
+                    via,
+                    at_base: false,
+                });
+            }
+        }
+    }
+
+    /// The variable a Flux resource's line (`cause`, where the build read the value) names,
+    /// when one of them changed value: where it is set at the head.
+    fn variable_of(
+        &self,
+        cause: &crate::report::Cause,
+        r: &Resource,
+    ) -> Option<(Setting, &'static str, Option<String>)> {
+        let read = r.provenance.as_ref()?.read.as_ref()?;
+        if read.file.display != cause.file || cause.at_base {
+            return None;
+        }
+        let text = read.file.text.lines().nth(cause.line.checked_sub(1)?)?;
+        let names = variables_in(text);
+        let (head, base) = (self.variables(At::Head)?, self.variables(At::Base));
+        let changed = |n: &String| {
+            let now = head.get(n).map(|v| &v.1);
+            base.as_ref().and_then(|b| b.get(n)).map(|v| &v.1) != now
+        };
+        let name = names.iter().find(|n| head.contains_key(*n) && changed(n))?;
+        let (at, _, step, from) = head.get(name)?.clone();
+        let via = format!("${{{name}}}{from} into {}:{}", cause.file, cause.line);
+        Some((Setting { at, changed: true }, step, Some(via)))
+    }
+
+    /// Each variable of the Flux Kustomization at a side: where it is set, its value (to
+    /// compare; never shown) and the step (`substitute` inline, `substituteFrom` a ConfigMap
+    /// or Secret key). Inline entries win over references, a later reference over an
+    /// earlier one (kustomize_varsub.go `SubstituteVariables`).
+    fn variables(&self, at: At) -> Option<FastMap<String, Variable>> {
+        use crate::gitops::flux::{field, namespace_of};
+        let (rev, t) = self.side(at)?;
+        let m = manifest_of(rev, t)?;
+        let mut out = FastMap::default();
+        let refs = m.node.get_path(&["spec", "postBuild", "substituteFrom"]);
+        for r in refs.and_then(|n| n.as_seq()).into_iter().flatten() {
+            let (kind, name) = (r.str_at(&["kind"]), r.str_at(&["name"]));
+            let ns = namespace_of(m);
+            let found = rev.opts.flux.vars.iter().chain(&rev.manifests).find(|x| {
+                Some(x.kind()) == kind
+                    && Some(x.name()) == name
+                    && (x.namespace() == ns || x.namespace().is_empty())
+            });
+            let Some(obj) = found else { continue };
+            for key in ["data", "stringData"] {
+                let Some(data) = obj.node.get(key).and_then(|n| n.as_map()) else {
+                    continue;
+                };
+                for (k, v) in data.iter() {
+                    let value = v.scalar_text().unwrap_or_default();
+                    let loc = field(obj, &[key, k.as_str()]);
+                    let from = format!(" from {} {}", obj.kind(), obj.name());
+                    out.insert(k.to_string(), (loc, value, "substituteFrom", from));
+                }
+            }
+        }
+        let inline = m.node.get_path(&["spec", "postBuild", "substitute"]);
+        for (k, v) in inline
+            .and_then(|n| n.as_map())
+            .into_iter()
+            .flat_map(|m| m.iter())
+        {
+            let loc = field(m, &["spec", "postBuild", "substitute", k.as_str()]);
+            let value = v.scalar_text().unwrap_or_default();
+            out.insert(k.to_string(), (loc, value, "substitute", String::new()));
+        }
+        Some(out)
+    }
+
+    /// The Flux Kustomization's field that set a value, when the build's cause is the
+    /// kustomization the controller wrote or laid its fields over (`spec.images`,
+    /// `namePrefix`, `nameSuffix`, `targetNamespace`, `patches`): changed when it differs from
+    /// the base's.
+    fn flux_override_of(
+        &self,
+        cause: &crate::report::Cause,
+    ) -> Option<(Setting, &'static str, Option<String>)> {
+        let field = match cause.step.as_str() {
+            "images" => "images",
+            "namePrefix" => "namePrefix",
+            "nameSuffix" => "nameSuffix",
+            "namespace" => "targetNamespace",
+            "patch" | "json6902" => "patches",
+            _ => return None,
+        };
+        let (rev, t) = self.side(At::Head)?;
+        let m = manifest_of(rev, t)?;
+        let set = m.node.get_path(&["spec", field])?;
+        let dir = source_dirs(rev, t).into_iter().next()?;
+        let edited = ["kustomization.yaml", "kustomization.yml", "Kustomization"]
+            .iter()
+            .any(|k| crate::source::display_path(&dir.join(k)) == cause.file);
+        if !edited {
+            return None;
+        }
+        let before = self
+            .side(At::Base)
+            .and_then(|(b, bt)| manifest_of(b, bt))
+            .and_then(|b| b.node.get_path(&["spec", field]));
+        let at = crate::gitops::flux::field(m, &["spec", field]);
+        let setting = Setting {
+            at,
+            changed: before != Some(set),
+        };
+        Some((setting, "override", None))
+    }
+
+    /// The Argo CD override that set a value, when the build's cause is the kustomization
+    /// the repo server edited (its lines are the edited file's, not the repository's): the
+    /// Application's field, changed when it differs from the base's.
+    fn override_of(
+        &self,
+        cause: &crate::report::Cause,
+    ) -> Option<(Setting, &'static str, Option<String>)> {
+        let field = match cause.step.as_str() {
+            "images" => "images",
+            "namePrefix" => "namePrefix",
+            "nameSuffix" => "nameSuffix",
+            "namespace" => "namespace",
+            "replicas" => "replicas",
+            "labels" => "commonLabels",
+            "commonAnnotations" => "commonAnnotations",
+            "patch" | "json6902" => "patches",
+            _ => return None,
+        };
+        let (rev, t) = self.side(At::Head)?;
+        let name = t.id.strip_prefix("argo:")?;
+        let app = rev.argo.as_ref()?.apps.get(name)?;
+        let base_app = self
+            .side(At::Base)
+            .and_then(|(b, _)| b.argo.as_ref()?.apps.get(name));
+        for (i, src) in app.sources.iter().enumerate() {
+            let dir = rev.root.join(src.str_at(&["path"]).unwrap_or(""));
+            let edited = ["kustomization.yaml", "kustomization.yml", "Kustomization"]
+                .iter()
+                .any(|k| crate::source::display_path(&dir.join(k)) == cause.file);
+            let set = src.get_path(&["kustomize", field]);
+            if !edited || set.is_none() {
+                continue;
+            }
+            let before = base_app
+                .and_then(|b| b.sources.get(i))
+                .and_then(|s| s.get_path(&["kustomize", field]));
+            let at = app.locate(i, &["kustomize", field]);
+            let setting = Setting {
+                at,
+                changed: before != set,
+            };
+            return Some((setting, "override", None));
+        }
+        None
+    }
+}
+
+/// The variable names a line's `${…}` expressions read (a `$${…}` is text).
+fn variables_in(line: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let b = line.as_bytes();
+    let mut i = 0;
+    while let Some(at) = line[i..].find("${") {
+        let start = i + at;
+        i = start + 2;
+        if start > 0 && b[start - 1] == b'$' {
+            continue;
+        }
+        let name: String = line[i..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        if !name.is_empty() && !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    out
 }
