@@ -31,18 +31,31 @@ def docs(side: pathlib.Path):
             pass
 
 
-def flux(ply, oracle, side, target, tmp):
-    ns, name = target.split("/", 1)
-    ks = [d for _, d in docs(side) if d.get("kind") == "Kustomization"
-          and d.get("apiVersion", "").startswith("kustomize.toolkit.fluxcd.io/")
-          and d["metadata"]["name"] == name and d["metadata"].get("namespace", "default") == ns]
+def flux(ply, oracle, side, target, tmp, flags=(), ks_file=None):
+    """`target` is NS/NAME, or with `ks_file` the file holding the one Kustomization."""
+    if ks_file is None:
+        ns, name = target.split("/", 1)
+        ks = [d for _, d in docs(side) if d.get("kind") == "Kustomization"
+              and d.get("apiVersion", "").startswith("kustomize.toolkit.fluxcd.io/")
+              and d["metadata"]["name"] == name and d["metadata"].get("namespace", "default") == ns]
+        (tmp / "ks.yaml").write_text(yaml.safe_dump(ks[0]))
+    else:
+        (tmp / "ks.yaml").write_text(pathlib.Path(ks_file).read_text())
+        target = ks_file
     objs = [d for _, d in docs(side) if d.get("kind") in ("ConfigMap", "Secret")]
-    (tmp / "ks.yaml").write_text(yaml.safe_dump(ks[0]))
+    root = side
+    for f in flags:
+        # `--source KIND/NS/NAME=DIR` names the Kustomization's source root.
+        if f.startswith("ExternalArtifact/") or f.startswith("GitRepository/"):
+            key, _, d = f.partition("=")
+            if yaml.safe_load((tmp / "ks.yaml").read_text())["spec"]["sourceRef"]["name"] == key.split("/")[-1]:
+                root = side / d
     (tmp / "objs.yaml").write_text(yaml.safe_dump_all(objs) if objs else "")
-    o = subprocess.run([oracle, "--ks", str(tmp / "ks.yaml"), "--root", str(side),
+    o = subprocess.run([oracle, "--ks", str(tmp / "ks.yaml"), "--root", str(root),
                         "--objects", str(tmp / "objs.yaml")], capture_output=True, text=True)
     p = subprocess.run([ply, "render", "--flux-kustomization", target, "--json-lines",
-                        "--repo-root", str(side)], cwd=side, capture_output=True, text=True)
+                        "--repo-root", str(side)] + list(flags), cwd=side,
+                       capture_output=True, text=True)
     if o.returncode or p.returncode:
         return (o.returncode != 0) == (p.returncode != 0), "both fail"
     return o.stdout == p.stdout, "bytes"

@@ -583,7 +583,7 @@ impl Pair {
                 };
                 for (k, v) in data.iter() {
                     let value = v.scalar_text().unwrap_or_default();
-                    let loc = field(obj, &[key, k.as_str()]);
+                    let loc = value_of(field(obj, &[key, k.as_str()]), Some(&k.to_string()));
                     let from = format!(" from {} {}", obj.kind(), obj.name());
                     out.insert(k.to_string(), (loc, value, "substituteFrom", from));
                 }
@@ -595,7 +595,8 @@ impl Pair {
             .into_iter()
             .flat_map(|m| m.iter())
         {
-            let loc = field(m, &["spec", "postBuild", "substitute", k.as_str()]);
+            let at = field(m, &["spec", "postBuild", "substitute", k.as_str()]);
+            let loc = value_of(at, Some(&k.to_string()));
             let value = v.scalar_text().unwrap_or_default();
             out.insert(k.to_string(), (loc, value, "substitute", String::new()));
         }
@@ -632,7 +633,10 @@ impl Pair {
             .side(At::Base)
             .and_then(|(b, bt)| manifest_of(b, bt))
             .and_then(|b| b.node.get_path(&["spec", field]));
-        let at = crate::gitops::flux::field(m, &["spec", field]);
+        let mut path = vec!["spec".to_string(), field.to_string()];
+        leaf(set, before, &mut path);
+        let segs: Vec<&str> = path.iter().map(String::as_str).collect();
+        let at = value_of(crate::gitops::flux::field(m, &segs), path.last());
         let setting = Setting {
             at,
             changed: before != Some(set),
@@ -676,7 +680,15 @@ impl Pair {
             let before = base_app
                 .and_then(|b| b.sources.get(i))
                 .and_then(|s| s.get_path(&["kustomize", field]));
-            let at = app.locate(i, &["kustomize", field]);
+            let mut path = vec!["kustomize".to_string(), field.to_string()];
+            leaf(set?, before, &mut path);
+            let mut segs = app.source_path(i);
+            segs.extend(path.iter().map(|p| match p.parse::<usize>() {
+                Ok(n) => crate::yaml::de::PathSeg::Index(n),
+                Err(_) => crate::yaml::de::PathSeg::Key(p.clone()),
+            }));
+            let key = crate::kustomization::load::locate_from(&app.file, app.offset, &segs);
+            let at = value_of(key, path.last());
             let setting = Setting {
                 at,
                 changed: before != set,
@@ -685,6 +697,49 @@ impl Pair {
         }
         None
     }
+}
+
+/// The path (appended to `path`) of the first scalar under `node` that differs from `before`
+/// (or the first scalar): the entry a reader looks at.
+fn leaf(node: &crate::yaml::Node, before: Option<&crate::yaml::Node>, path: &mut Vec<String>) {
+    if let Some(m) = node.as_map() {
+        let pick = m
+            .iter()
+            .find(|(k, v)| before.and_then(|b| b.get(k.as_str())) != Some(*v))
+            .or_else(|| m.iter().next());
+        if let Some((k, v)) = pick {
+            path.push(k.to_string());
+            leaf(v, before.and_then(|b| b.get(k.as_str())), path);
+        }
+    } else if let Some(items) = node.as_seq() {
+        let at = |i: usize| before.and_then(|b| b.as_seq()).and_then(|b| b.get(i));
+        let pick = (0..items.len())
+            .find(|i| at(*i) != items.get(*i))
+            .unwrap_or(0);
+        if let Some(v) = items.get(pick) {
+            path.push(pick.to_string());
+            leaf(v, at(pick), path);
+        }
+    }
+}
+
+/// Where the value of the entry `key` located at `loc` is written, when on the same line
+/// (`key: value`); else `loc` itself.
+fn value_of(loc: crate::source::Location, key: Option<&String>) -> crate::source::Location {
+    let text = loc.file.text.get(loc.offset..).unwrap_or("");
+    let line = text.split('\n').next().unwrap_or("");
+    let Some(rest) = key.and_then(|k| line.strip_prefix(k.as_str())) else {
+        return loc;
+    };
+    let Some(value) = rest.strip_prefix(':') else {
+        return loc;
+    };
+    let trimmed = value.trim_start();
+    if trimmed.is_empty() {
+        return loc;
+    }
+    let offset = loc.offset + (line.len() - trimmed.len());
+    crate::source::Location::new(loc.file.clone(), offset, trimmed.len())
 }
 
 /// The variable names a line's `${…}` expressions read (a `$${…}` is text).
