@@ -25,6 +25,7 @@ use crate::resource::Resource;
 use crate::yaml::Node;
 
 use super::compare;
+pub(crate) use super::gitops::At;
 use super::overlays::{Kind, Overlay};
 
 /// One side of the comparison: where its files come from, and what to call it.
@@ -39,7 +40,7 @@ pub(crate) struct Side<'a> {
 
 /// A render error that says a remote base or file of `side` is not in the cache: the
 /// diagnostic and the command that fixes it.
-pub(super) fn not_fetched(e: &Error, side: &Side<'_>, opts: &ReviewOptions) -> Option<Status> {
+fn not_fetched(e: &Error, side: &Side<'_>, opts: &ReviewOptions) -> Option<Status> {
     (e.kind == crate::diag::ErrorKind::NotFetched).then(|| {
         let mut f = failure(e, opts);
         if !f.text.ends_with('\n') {
@@ -301,9 +302,9 @@ struct Common<'a> {
 }
 
 /// How each side renders: the same options but for the kustomize version.
-pub(crate) struct Renders<'a> {
-    pub(crate) head: &'a RenderOptions,
-    pub(crate) base: &'a RenderOptions,
+struct Renders<'a> {
+    head: &'a RenderOptions,
+    base: &'a RenderOptions,
 }
 
 /// What each path holds on both sides is the same: answers remembered for all overlays, by
@@ -434,13 +435,6 @@ fn both(
         *base = spawned.and_then(|h| h.join().ok());
         head
     })
-}
-
-/// Which side of a review an overlay renders at.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum At {
-    Base,
-    Head,
 }
 
 /// Renders `overlay` at one side, where it is at `path` (its directory, or for a GitOps
@@ -635,7 +629,9 @@ fn failed(
         }
         Kind::Gitops(pair) => {
             let same = |p: &Path| same.same(p, old.fs, new.fs);
-            pair.head_failed(e, at_base.as_ref(), (old, new), renders, opts, &same)
+            let fs = (old.fs, new.fs);
+            let reads_differ = || pair.reads_differ(fs, (renders.base, renders.head), &same);
+            gitops_failed(e, at_base.as_ref(), (old, new), opts, reads_differ)
         }
     };
     // Broken before: not the change's, and neither is any warning.
@@ -699,6 +695,28 @@ fn outcome(
         }
         (Some(Err(_)), None) | (None, None) => result(Status::Removed, Vec::new()),
     }
+}
+
+/// The status of a GitOps target that fails at the head (`e`) and is at the base, where it
+/// rendered (`at_base` `None`) or failed. Failed at both sides: **not reviewed** when it
+/// reads something that differs between them (its definition, a file either render reads),
+/// else **broken before this change**.
+fn gitops_failed(
+    e: &Error,
+    at_base: Option<&Error>,
+    (old, new): (&Side<'_>, &Side<'_>),
+    opts: &ReviewOptions,
+    reads_differ: impl FnOnce() -> bool,
+) -> Status {
+    let at_head = failure(e, opts);
+    let Some(b) = at_base else {
+        return not_fetched(e, new, opts).unwrap_or(Status::HeadFailed(at_head));
+    };
+    if reads_differ() {
+        let at_base = failure(b, opts);
+        return Status::NotReviewed(not_reviewed(at_head, &at_base, e, b, old, new));
+    }
+    Status::BrokenBefore(at_head)
 }
 
 /// The status of an overlay that fails at the head (`e`) and is at the base too, where it
@@ -767,7 +785,7 @@ fn head_failed(
 /// The failure of an overlay not reviewed: the head's diagnostic, the base's when it is
 /// another, and for each side whose remote bases are not in the cache the command that
 /// fetches them.
-pub(super) fn not_reviewed(
+fn not_reviewed(
     mut at_head: Failure,
     at_base: &Failure,
     e: &Error,
@@ -816,7 +834,7 @@ fn compared(
 /// A failed render as the report shows it. Both sides name their files by their path in the
 /// working tree (the base's git file system reads a revision under the same paths), so the
 /// same failure at both sides has the same message and compares [`Failure::same`].
-pub(super) fn failure(e: &Error, opts: &ReviewOptions) -> Failure {
+fn failure(e: &Error, opts: &ReviewOptions) -> Failure {
     let (file, line) = match &e.location {
         Some(l) => (
             Some(l.file.display.clone()),

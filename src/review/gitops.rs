@@ -19,11 +19,15 @@ use crate::gitops::argo::render::{Repo as ArgoRepo, Settings};
 use crate::gitops::{self, Context, Manifest, Repo, Resolution, Target};
 use crate::render::RenderOptions;
 use crate::report::model::{Risk, RiskKind};
-use crate::report::{Action, Failure, ObjectChange, Status};
+use crate::report::{Action, Failure, ObjectChange};
 use crate::resource::Resource;
 
-use super::engine::{At, Renders, ReviewOptions, Side, failure, not_fetched, not_reviewed};
-use super::overlays::{Kind, Overlay};
+/// Which side of a review a target renders at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum At {
+    Base,
+    Head,
+}
 
 /// One revision of the repository as the controllers see it: its files, its manifests and
 /// the targets found in them.
@@ -147,10 +151,13 @@ pub(crate) struct Pair {
     new: Option<(Arc<Revision>, usize)>,
 }
 
-/// The targets of both revisions as overlays, paired by id (an id declared more than once at
-/// a side, as one Kustomization name in two clusters' directories, is told apart by its
-/// file), in name order.
-pub(crate) fn overlays(old: Arc<Revision>, new: Arc<Revision>) -> Vec<Overlay> {
+/// The targets of both revisions, paired by id (an id declared more than once at a side,
+/// as one Kustomization name in two clusters' directories, is told apart by its file), in
+/// name order: each name with its declaring file at each side.
+pub(crate) fn pairs(
+    old: Arc<Revision>,
+    new: Arc<Revision>,
+) -> Vec<(String, Option<PathBuf>, Option<PathBuf>, Pair)> {
     let mut by_name: BTreeMap<String, (Option<usize>, Option<usize>)> = BTreeMap::new();
     for (side, is_old) in [(&old, true), (&new, false)] {
         for (i, name) in names(side).into_iter().enumerate() {
@@ -166,15 +173,16 @@ pub(crate) fn overlays(old: Arc<Revision>, new: Arc<Revision>) -> Vec<Overlay> {
         .into_iter()
         .map(|(name, (o, n))| {
             let path = |side: &Arc<Revision>, i: usize| side.targets[i].at.file.path.clone();
-            Overlay {
+            let pair = Pair {
+                old: o.map(|i| (old.clone(), i)),
+                new: n.map(|i| (new.clone(), i)),
+            };
+            (
                 name,
-                old: o.map(|i| path(&old, i)),
-                new: n.map(|i| path(&new, i)),
-                kind: Kind::Gitops(Arc::new(Pair {
-                    old: o.map(|i| (old.clone(), i)),
-                    new: n.map(|i| (new.clone(), i)),
-                })),
-            }
+                o.map(|i| path(&old, i)),
+                n.map(|i| path(&new, i)),
+                pair,
+            )
         })
         .collect()
 }
@@ -329,39 +337,26 @@ impl Pair {
         out
     }
 
-    /// The status of a target that fails at the head (`e`) and is at the base, where it
-    /// rendered (`at_base` `None`) or failed. Failed at both sides: **not reviewed** when its
-    /// definition or a file either render reads differs (recorded by rendering each again),
-    /// else **broken before this change**.
-    pub(crate) fn head_failed(
+    /// Whether a target that fails at both sides reads something that differs between
+    /// them: its definition, or a file either render reads (recorded by rendering each again
+    /// through `old` and `new`, as `base` and `head` options), or one of its [`Pair::inputs`].
+    pub(crate) fn reads_differ(
         &self,
-        e: &Error,
-        at_base: Option<&Error>,
-        (old, new): (&Side<'_>, &Side<'_>),
-        renders: &Renders<'_>,
-        opts: &ReviewOptions,
+        (old, new): (&dyn Fs, &dyn Fs),
+        (base, head): (&RenderOptions, &RenderOptions),
         same: &dyn Fn(&Path) -> bool,
-    ) -> Status {
-        let at_head = failure(e, opts);
-        let Some(b) = at_base else {
-            return not_fetched(e, new, opts).unwrap_or(Status::HeadFailed(at_head));
-        };
-        let reads = |at: At, side: &Side<'_>, render: &RenderOptions| {
-            let rec = Recording::new(side.fs);
+    ) -> bool {
+        let reads = |at: At, fs: &dyn Fs, render: &RenderOptions| {
+            let rec = Recording::new(fs);
             let _ = self.render(at, &rec, render, &mut Warnings::default());
             rec.into_paths()
         };
-        let differs = self.redefined()
-            || reads(At::Head, new, renders.head)
+        self.redefined()
+            || reads(At::Head, new, head)
                 .iter()
-                .chain(&reads(At::Base, old, renders.base))
+                .chain(&reads(At::Base, old, base))
                 .chain(&self.inputs())
-                .any(|p| !same(p));
-        if differs {
-            let at_base = failure(b, opts);
-            return Status::NotReviewed(not_reviewed(at_head, &at_base, e, b, old, new));
-        }
-        Status::BrokenBefore(at_head)
+                .any(|p| !same(p))
     }
 
     /// What the controller does with the objects this review deletes when the target does

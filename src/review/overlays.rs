@@ -160,3 +160,19 @@ pub(crate) fn named(
 pub(crate) fn usage(message: impl Into<String>) -> Error {
     Error::new(ErrorKind::Usage, message.into())
 }
+
+/// The GitOps targets of two revisions as overlays (`ply diff --gitops`), in name order.
+pub(crate) fn gitops(
+    old: std::sync::Arc<super::gitops::Revision>,
+    new: std::sync::Arc<super::gitops::Revision>,
+) -> Vec<Overlay> {
+    super::gitops::pairs(old, new)
+        .into_iter()
+        .map(|(name, old, new, pair)| Overlay {
+            name,
+            old,
+            new,
+            kind: Kind::Gitops(std::sync::Arc::new(pair)),
+        })
+        .collect()
+}

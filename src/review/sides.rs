@@ -114,7 +114,7 @@ impl RevisionPlan {
             );
             let new =
                 super::gitops::Revision::open(new_fs, side(new_files.clone(), head_id), g, quiet);
-            super::gitops::overlays(std::sync::Arc::new(old), std::sync::Arc::new(new))
+            overlays::gitops(std::sync::Arc::new(old), std::sync::Arc::new(new))
         } else if req.all {
             if !req.paths.is_empty() {
                 return Err(usage("--all finds every overlay: give no DIR with it"));
