@@ -421,6 +421,9 @@ pub(crate) struct DiffArgs {
     pub live: Option<PathBuf>,
     #[command(flatten)]
     pub review: review::ReviewArgs,
+    /// How `--gitops` finds the targets' sources and variables.
+    #[command(flatten)]
+    pub gitops: gitops::GitopsFlags,
     /// Output form.
     #[arg(long, value_enum, default_value = "unified")]
     pub format: DiffFormat,

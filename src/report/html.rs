@@ -240,7 +240,8 @@ fn overlay_details(
     | Status::BaseFailed(e)
     | Status::BrokenBefore(e)
     | Status::NotFetched(e)
-    | Status::NotReviewed(e) = &o.status
+    | Status::NotReviewed(e)
+    | Status::NotRendered(e) = &o.status
     {
         let _ = writeln!(b, "<pre class=\"error\">{}</pre>", escape(&e.text));
     }

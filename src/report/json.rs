@@ -201,6 +201,7 @@ fn overlay(r: &Review, o: &OverlayReview) -> Node {
         Status::NotFetched(_) => "not-fetched",
         Status::BrokenBefore(_) => "broken-before",
         Status::NotReviewed(_) => "not-reviewed",
+        Status::NotRendered(_) => "not-rendered",
     };
     m.insert("status".into(), Node::str(status));
     // A shard's overlay's own name prefix and suffix, which the merge groups by.

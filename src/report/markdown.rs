@@ -482,6 +482,7 @@ fn overlays_table(r: &Review, changed: &[&OverlayReview], broken: usize) -> Stri
             Status::HeadFailed(_) => "**error: broken by this change**",
             Status::NotFetched(_) => "**not fetched**",
             Status::NotReviewed(_) => "**not reviewed**",
+            Status::NotRendered(_) => "not rendered",
             Status::Added => "added",
             Status::Removed => "removed",
             Status::BaseFailed(_) => "fixed by this change",
@@ -514,7 +515,8 @@ fn overlay_heading(o: &OverlayReview) -> String {
     if let Status::HeadFailed(failure)
     | Status::BaseFailed(failure)
     | Status::NotFetched(failure)
-    | Status::NotReviewed(failure) = &o.status
+    | Status::NotReviewed(failure)
+    | Status::NotRendered(failure) = &o.status
     {
         let e = &failure.text;
         let f = fence_for(e);

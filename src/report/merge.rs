@@ -267,6 +267,7 @@ fn read_risk(
     let kind = match string(r, "kind")?.as_str() {
         "immutable" => RiskKind::Immutable,
         "deletion" => RiskKind::Deletion,
+        "unmanaged" => RiskKind::Unmanaged,
         "hpa-replicas" => RiskKind::HpaReplicas,
         "rollout" => RiskKind::Rollout,
         "stale-config" => RiskKind::StaleConfig,
@@ -319,6 +320,7 @@ fn read_overlay(
         "broken-before" => Status::BrokenBefore(failure()?),
         "not-fetched" => Status::NotFetched(failure()?),
         "not-reviewed" => Status::NotReviewed(failure()?),
+        "not-rendered" => Status::NotRendered(failure()?),
         other => return Err(bad(name, &format!("'{path}' has the status '{other}'"))),
     };
     let mut objects = Vec::new();

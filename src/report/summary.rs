@@ -98,6 +98,7 @@ pub(crate) fn review(r: &Review) -> String {
             Status::HeadFailed(_) => out.push_str("  ERROR: broken by this change"),
             Status::NotFetched(_) => out.push_str("  NOT FETCHED"),
             Status::NotReviewed(_) => out.push_str("  NOT REVIEWED"),
+            Status::NotRendered(_) => out.push_str("  not rendered"),
             Status::Added => out.push_str("  added"),
             Status::Removed => out.push_str("  removed"),
             Status::BaseFailed(_) => out.push_str("  fixed by this change"),
@@ -113,7 +114,8 @@ pub(crate) fn review(r: &Review) -> String {
         if let Status::HeadFailed(f)
         | Status::BaseFailed(f)
         | Status::NotFetched(f)
-        | Status::NotReviewed(f) = &o.status
+        | Status::NotReviewed(f)
+        | Status::NotRendered(f) = &o.status
         {
             out.push_str(&f.text);
             if !f.text.ends_with('\n') {

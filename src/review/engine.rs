@@ -8,7 +8,8 @@
 //! review: then every overlay is rendered at both sides, `changed_only` or not, since what
 //! differs is the renderer, not the files). Prints nothing.
 
-use std::path::Path;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use crate::diag::{Error, Warnings};
@@ -24,7 +25,8 @@ use crate::resource::Resource;
 use crate::yaml::Node;
 
 use super::compare;
-use super::overlays::Overlay;
+pub(crate) use super::gitops::At;
+use super::overlays::{Kind, Overlay};
 
 /// One side of the comparison: where its files come from, and what to call it.
 pub(crate) struct Side<'a> {
@@ -198,7 +200,7 @@ fn moved_risks(mut overlays: Vec<OverlayReview>) -> Vec<OverlayReview> {
     for o in &mut overlays {
         let objects = &o.objects;
         o.risks.retain(|r| {
-            r.kind != RiskKind::Deletion
+            !matches!(r.kind, RiskKind::Deletion | RiskKind::Unmanaged)
                 || objects
                     .iter()
                     .any(|x| x.action == Action::Delete && x.id == r.object)
@@ -352,30 +354,48 @@ fn same_at(path: &Path, old: &dyn Fs, new: &dyn Fs) -> bool {
 }
 
 /// With `--why`, names each changed field's cause; a removed field's is read from the base
-/// rendered again with provenance (at `base_dir`, with `base_render`'s options), only when
-/// a field was removed.
+/// rendered again with provenance (the overlay at `at_base`, with `base_render`'s options),
+/// only when a field was removed.
 fn explain(
     objects: &mut [ObjectChange],
     head: &[Resource],
     (old, new): (&Side<'_>, &Side<'_>),
-    base_dir: Option<&Path>,
+    at_base: Option<(&Overlay, &Path)>,
     base_render: &RenderOptions,
     opts: &ReviewOptions,
 ) {
     if opts.why {
-        let mut base = || with_provenance(old.fs, base_dir?, base_render);
+        let mut base = || {
+            let (overlay, path) = at_base?;
+            with_provenance(overlay, path, old.fs, base_render)
+        };
         let link = opts.link.as_ref();
         super::why::annotate(objects, head, &mut base, old.fs, new.fs, link);
+        if let Some((
+            Overlay {
+                kind: Kind::Gitops(pair),
+                ..
+            },
+            _,
+        )) = at_base
+        {
+            pair.causes(objects, head, link);
+        }
     }
 }
 
 /// The base rendered again, with provenance (what a removed field's cause is read from).
-fn with_provenance(fs: &dyn Fs, dir: &Path, base_render: &RenderOptions) -> Option<Vec<Resource>> {
+fn with_provenance(
+    overlay: &Overlay,
+    path: &Path,
+    fs: &dyn Fs,
+    base_render: &RenderOptions,
+) -> Option<Vec<Resource>> {
     let with = RenderOptions {
         provenance: true,
         ..base_render.clone()
     };
-    render_on(fs, dir, &with, &mut Warnings::default()).ok()
+    render_at(overlay, At::Base, path, fs, &with, &mut Warnings::default()).ok()
 }
 
 /// An overlay's created and deleted objects, which [`moves`] pairs across overlays, and
@@ -394,7 +414,7 @@ impl Loose {
         objects: &[ObjectChange],
         (b, h): (&[Resource], Vec<Resource>),
         (old, new): (&Side<'_>, &Side<'_>),
-        (base_dir, base_render): (Option<&Path>, &RenderOptions),
+        (base_at, base_render): (Option<(&Overlay, &Path)>, &RenderOptions),
         opts: &ReviewOptions,
     ) -> Loose {
         let mut nodes: Vec<(usize, Node, FieldCauses)> = compare::unpaired_nodes(objects, b, &h)
@@ -422,7 +442,7 @@ impl Loose {
             let at_base = action(*i) == Some(Action::Delete);
             let all: &[Resource] = if at_base {
                 let rendered = based.get_or_insert_with(|| {
-                    base_dir.and_then(|dir| with_provenance(old.fs, dir, base_render))
+                    base_at.and_then(|(o, p)| with_provenance(o, p, old.fs, base_render))
                 });
                 match rendered {
                     Some(r) => r,
@@ -473,8 +493,8 @@ fn explain_moves(
             let mut base = (Node::Null, Vec::new());
             if x.changes.iter().any(|c| c.after.is_none()) {
                 let all = bases.entry(from).or_insert_with_key(|from| {
-                    let dir = overlays.iter().find(|v| &v.name == from)?.old.as_deref()?;
-                    with_provenance(old.fs, dir, base_render)
+                    let overlay = overlays.iter().find(|v| &v.name == from)?;
+                    with_provenance(overlay, overlay.old.as_deref()?, old.fs, base_render)
                 });
                 let found = all.as_deref().and_then(|all| {
                     let br = all.iter().find(|b| ObjectId::of(&b.node) == x.id)?;
@@ -536,21 +556,119 @@ fn both(
         let spawned = overlay.old.as_ref().and_then(|old_dir| {
             let bw = &mut base_warnings;
             crate::limits::thread("ply-review-base")
-                .spawn_scoped(scope, move || render_on(old.fs, old_dir, base_render, bw))
+                .spawn_scoped(scope, move || {
+                    render_at(overlay, At::Base, old_dir, old.fs, base_render, bw)
+                })
                 .ok()
         });
-        let head = render_on(new.fs, dir, render, warnings);
+        let head = render_at(overlay, At::Head, dir, new.fs, render, warnings);
         *base = spawned.and_then(|h| h.join().ok());
         head
     })
 }
 
+/// Renders `overlay` at one side, where it is at `path` (its directory, or for a GitOps
+/// target its declaring file), as its [`Kind`] renders.
+fn render_at(
+    overlay: &Overlay,
+    at: At,
+    path: &Path,
+    fs: &dyn Fs,
+    opts: &RenderOptions,
+    warnings: &mut Warnings,
+) -> Result<Vec<Resource>, Error> {
+    match &overlay.kind {
+        Kind::Kustomize => render_on(fs, path, opts, warnings),
+        Kind::Gitops(pair) => pair.render(at, fs, opts, warnings),
+    }
+}
+
+/// An overlay's report without risks.
+fn reviewed(
+    overlay: &Overlay,
+    status: Status,
+    objects: Vec<ObjectChange>,
+    warnings: &Warnings,
+) -> OverlayReview {
+    OverlayReview {
+        name: overlay.name.clone(),
+        status,
+        objects,
+        warnings: warnings.messages().to_vec(),
+        moved_out: 0,
+        risks: Vec::new(),
+        unpaired: Vec::new(),
+        affixes: Default::default(),
+    }
+}
+
+/// One side's render.
+type Rendered = Result<Vec<Resource>, Error>;
+
+/// What [`start`] rendered: the head (`None`: absent there), the base when it was rendered
+/// along, and the paths the head render asked when only they decide whether the base renders.
+struct Started {
+    head: Option<Rendered>,
+    base: Option<Rendered>,
+    asked: Option<BTreeSet<PathBuf>>,
+}
+
+/// The first renders of an overlay (`None`: nothing it may read differs, so it renders the
+/// same at both sides and neither is rendered). Without `changed_only`, both sides at once.
+/// With it, a kustomize root's graph is walked ([`untouched`]); where the walk cannot tell (and
+/// for a GitOps target whose definition is the same at both sides) the head renders recording
+/// what it asks.
+fn start(
+    overlay: &Overlay,
+    (old, new): (&Side<'_>, &Side<'_>),
+    renders: &Renders<'_>,
+    opts: &ReviewOptions,
+    same: &SameCache,
+    warnings: &mut Warnings,
+) -> Option<Started> {
+    let render = renders.head;
+    // `Some(true)` nothing the overlay may read differs, `Some(false)` something does, `None`
+    // the walk cannot tell.
+    let walked = match (&overlay.new, &overlay.kind) {
+        (Some(dir), Kind::Kustomize) if opts.changed_only => {
+            untouched(overlay, dir, old, new, render, same)
+        }
+        (Some(_), Kind::Gitops(pair)) if opts.changed_only => {
+            // Defined otherwise (or new): rendered at both; else what its render reads decides.
+            let redefined = overlay.old.is_none() || pair.redefined();
+            if redefined { Some(false) } else { None }
+        }
+        _ => Some(false),
+    };
+    let (head, base, asked) = match (&overlay.new, walked) {
+        (None, _) => (None, None, None),
+        (Some(_), Some(true)) => return None,
+        (Some(dir), Some(false)) => {
+            let mut base = None;
+            let head = both(overlay, dir, old, new, renders, warnings, &mut base);
+            (Some(head), base, None)
+        }
+        // The walk cannot tell (plugins, helm, remote bases…): the head render records what
+        // it asks, and the base is rendered only if one of those paths differs.
+        (Some(dir), None) => {
+            let rec = Recording::new(new.fs);
+            let r = render_at(overlay, At::Head, dir, &rec, render, warnings);
+            let mut asked = rec.into_paths();
+            if let Kind::Gitops(pair) = &overlay.kind {
+                asked.extend(pair.inputs());
+            }
+            (Some(r), None, Some(asked))
+        }
+    };
+    Some(Started { head, base, asked })
+}
+
 /// One overlay. Without `changed_only`, rendered at both sides. With it: not rendered when
-/// nothing it may read differs ([`untouched`]); rendered at both when something does; and
-/// when the walk cannot tell, rendered at the head recording what it asks, then at the base
-/// unless nothing it asked about differs. An overlay without changes is reported without its
-/// objects either way, so the reports are the same.
-#[allow(clippy::too_many_lines, reason = "pending")]
+/// nothing it may read differs ([`start`]); rendered at both when something does; and when
+/// the walk cannot tell, rendered at the head recording what it asks, then at the base unless
+/// nothing it asked about differs. An overlay without changes is reported without its
+/// objects either way, so the reports are the same. A GitOps target that a side cannot
+/// render (its source is elsewhere, a Helm chart…) is reported as not rendered.
 fn one(
     overlay: &Overlay,
     old: &Side<'_>,
@@ -560,130 +678,177 @@ fn one(
     common: Common<'_>,
     loose: &mut Loose,
 ) -> OverlayReview {
-    let Common { same, kinds } = common;
-    let render = renders.head;
+    let same = common.same;
+    let unchanged = || reviewed(overlay, Status::Compared, Vec::new(), &Warnings::default());
+    if let Kind::Gitops(pair) = &overlay.kind {
+        if let Some(why) = pair.not_rendered() {
+            return reviewed(
+                overlay,
+                Status::NotRendered(why),
+                Vec::new(),
+                &Warnings::default(),
+            );
+        }
+    }
     let mut warnings = Warnings::default();
-    let result = |status: Status, objects: Vec<ObjectChange>, warnings: &Warnings| OverlayReview {
-        name: overlay.name.clone(),
-        status,
-        objects,
-        warnings: warnings.messages().to_vec(),
-        moved_out: 0,
-        risks: Vec::new(),
-        unpaired: Vec::new(),
-        affixes: Default::default(),
-    };
-    let with_risks = |mut o: OverlayReview, risks: Vec<Risk>| {
-        o.risks = risks;
-        o
-    };
-    // Warnings of the base render are not the change's: not reported.
-    let mut base_warnings = Warnings::default();
-    let mut base = None;
-    // With `changed_only`: `Some(true)` nothing the overlay may read differs, `Some(false)`
-    // something does, `None` the walk cannot tell.
-    let walked = match &overlay.new {
-        Some(dir) if opts.changed_only => untouched(overlay, dir, old, new, render, same),
-        _ => Some(false),
-    };
-    let (head, asked) = match (&overlay.new, walked) {
-        (None, _) => (None, None),
-        // Nothing it may read differs: it renders the same at both sides, and neither is
-        // rendered.
-        (Some(_), Some(true)) => {
-            return result(Status::Compared, Vec::new(), &Warnings::default());
-        }
-        (Some(dir), Some(false)) => {
-            let head = both(overlay, dir, old, new, renders, &mut warnings, &mut base);
-            (Some(head), None)
-        }
-        // The walk cannot tell (plugins, helm, remote bases…): the head render records what
-        // it asks, and the base is rendered only if one of those paths differs.
-        (Some(dir), None) => {
-            let rec = Recording::new(new.fs);
-            let r = render_on(&rec, dir, render, &mut warnings);
-            (Some(r), Some(rec.into_paths()))
-        }
+    let Some(Started { head, base, asked }) =
+        start(overlay, (old, new), renders, opts, same, &mut warnings)
+    else {
+        return unchanged();
     };
     if let Some(Err(e)) = &head {
-        let Some(old_dir) = &overlay.old else {
-            let status =
-                not_fetched(e, new, opts).unwrap_or_else(|| Status::HeadFailed(failure(e, opts)));
-            return result(status, Vec::new(), &warnings);
-        };
-        let base = match base.take() {
-            Some(b) => b,
-            None => render_on(old.fs, old_dir, renders.base, &mut base_warnings),
-        };
-        let status = head_failed(
-            e,
-            base.err().as_ref(),
-            old_dir,
-            overlay,
-            old,
-            new,
-            opts,
-            same,
-        );
-        // Broken before: not the change's, and neither is any warning.
-        let warnings = match status {
-            Status::BrokenBefore(_) => Warnings::default(),
-            _ => warnings,
-        };
-        return result(status, Vec::new(), &warnings);
+        return failed(overlay, e, base, (old, new), renders, opts, same, warnings);
     }
     let head = head.and_then(Result::ok);
     // Nothing the head render asked about differs: the base render is the same.
     if let (Some(_), Some(asked), Some(_)) = (&head, &asked, &overlay.old) {
         if asked.iter().all(|p| same.same(p, old.fs, new.fs)) {
-            return result(Status::Compared, Vec::new(), &Warnings::default());
+            return unchanged();
         }
     }
-    let base = match base {
-        Some(b) => Some(b),
-        None => overlay
-            .old
-            .as_ref()
-            .map(|dir| render_on(old.fs, dir, renders.base, &mut base_warnings)),
+    // Warnings of the base render are not the change's: not reported.
+    let base = base.or_else(|| {
+        let dir = overlay.old.as_ref()?;
+        let w = &mut Warnings::default();
+        Some(render_at(overlay, At::Base, dir, old.fs, renders.base, w))
+    });
+    let (mut o, unpaired) = outcome(
+        overlay,
+        (base, head),
+        (old, new),
+        renders,
+        opts,
+        common.kinds,
+        &warnings,
+    );
+    *loose = unpaired;
+    if let Kind::Gitops(pair) = &overlay.kind {
+        pair.removal_risks(&o.objects, &mut o.risks);
+    }
+    o
+}
+
+/// The report of an overlay that failed at the head (`e`): broken by this change, broken
+/// before it, not reviewed or not fetched ([`head_failed`]; a GitOps target's own rule:
+/// [`super::gitops::Pair::head_failed`]). `base` is the base's render when it was made along.
+#[allow(clippy::too_many_arguments)]
+fn failed(
+    overlay: &Overlay,
+    e: &Error,
+    base: Option<Result<Vec<Resource>, Error>>,
+    (old, new): (&Side<'_>, &Side<'_>),
+    renders: &Renders<'_>,
+    opts: &ReviewOptions,
+    same: &SameCache,
+    warnings: Warnings,
+) -> OverlayReview {
+    let Some(old_dir) = &overlay.old else {
+        let status =
+            not_fetched(e, new, opts).unwrap_or_else(|| Status::HeadFailed(failure(e, opts)));
+        return reviewed(overlay, status, Vec::new(), &warnings);
     };
+    // Warnings of the base render are not the change's: not reported.
+    let base = base.unwrap_or_else(|| {
+        let w = &mut Warnings::default();
+        render_at(overlay, At::Base, old_dir, old.fs, renders.base, w)
+    });
+    let at_base = base.err();
+    let status = match &overlay.kind {
+        Kind::Kustomize => {
+            let sides = (old, new);
+            head_failed(e, at_base.as_ref(), old_dir, overlay, sides, opts, same)
+        }
+        Kind::Gitops(pair) => {
+            let same = |p: &Path| same.same(p, old.fs, new.fs);
+            let fs = (old.fs, new.fs);
+            let reads_differ = || pair.reads_differ(fs, (renders.base, renders.head), &same);
+            gitops_failed(e, at_base.as_ref(), (old, new), opts, reads_differ)
+        }
+    };
+    // Broken before: not the change's, and neither is any warning.
+    let warnings = match status {
+        Status::BrokenBefore(_) => Warnings::default(),
+        _ => warnings,
+    };
+    reviewed(overlay, status, Vec::new(), &warnings)
+}
+
+/// The report of an overlay rendered at the head (`None`: absent there) and at the base
+/// (`None`: absent), with its risks and the nodes of its created and deleted objects (in
+/// `unpaired`, for [`moves`]).
+fn outcome(
+    overlay: &Overlay,
+    (base, head): (Option<Rendered>, Option<Vec<Resource>>),
+    sides: (&Side<'_>, &Side<'_>),
+    renders: &Renders<'_>,
+    opts: &ReviewOptions,
+    kinds: &Builtin,
+    warnings: &Warnings,
+) -> (OverlayReview, Loose) {
+    let with_risks = |mut o: OverlayReview, risks: Vec<Risk>, loose: Loose| {
+        o.risks = risks;
+        (o, loose)
+    };
+    let result = |status, objects| reviewed(overlay, status, objects, warnings);
+    let none = |o: OverlayReview| (o, Loose::default());
+    let at_base = overlay.old.as_deref().map(|p| (overlay, p));
     match (base, head) {
         (Some(Ok(b)), Some(h)) => {
             let (mut objects, risks) = compared(&b, &h, kinds, opts.show_secrets);
-            let base_dir = overlay.old.as_deref();
-            explain(&mut objects, &h, (old, new), base_dir, renders.base, opts);
+            explain(&mut objects, &h, sides, at_base, renders.base, opts);
             if objects.iter().all(|o| o.action == Action::Unchanged) {
                 // Reported as an overlay that was not rendered is: no objects, no warnings,
                 // so that `--changed-only` gives the same report.
-                return result(Status::Compared, Vec::new(), &Warnings::default());
+                return none(reviewed(overlay, Status::Compared, Vec::new(), &Warnings::default()));
             }
-            let sides = (old, new);
-            *loose = Loose::of(&objects, (&b, h), sides, (base_dir, renders.base), opts);
-            with_risks(result(Status::Compared, objects, &warnings), risks)
+            let loose = Loose::of(&objects, (&b, h), sides, (at_base, renders.base), opts);
+            with_risks(result(Status::Compared, objects), risks, loose)
         }
-        (Some(Err(e)), Some(h)) => match not_fetched(&e, old, opts) {
+        (Some(Err(e)), Some(h)) => match not_fetched(&e, sides.0, opts) {
             // Not the base's objects: never shown as creations.
-            Some(status) => result(status, Vec::new(), &warnings),
+            Some(status) => none(result(status, Vec::new())),
             None => {
                 let (mut objects, risks) = compared(&[], &h, kinds, opts.show_secrets);
-                explain(&mut objects, &h, (old, new), None, renders.base, opts);
-                let r = result(Status::BaseFailed(failure(&e, opts)), objects, &warnings);
-                with_risks(r, risks)
+                explain(&mut objects, &h, sides, None, renders.base, opts);
+                let r = result(Status::BaseFailed(failure(&e, opts)), objects);
+                with_risks(r, risks, Loose::default())
             }
         },
         (None, Some(h)) => {
             let (objects, risks) = compared(&[], &h, kinds, opts.show_secrets);
-            *loose = Loose::of(&objects, (&[], h), (old, new), (None, renders.base), opts);
-            with_risks(result(Status::Added, objects, &warnings), risks)
+            let loose = Loose::of(&objects, (&[], h), sides, (None, renders.base), opts);
+            with_risks(result(Status::Added, objects), risks, loose)
         }
         (Some(Ok(b)), None) => {
             let (objects, risks) = compared(&b, &[], kinds, opts.show_secrets);
-            let base_dir = overlay.old.as_deref();
-            let base = (base_dir, renders.base);
-            *loose = Loose::of(&objects, (&b, Vec::new()), (old, new), base, opts);
-            with_risks(result(Status::Removed, objects, &warnings), risks)
+            let base = (at_base, renders.base);
+            let loose = Loose::of(&objects, (&b, Vec::new()), sides, base, opts);
+            with_risks(result(Status::Removed, objects), risks, loose)
         }
-        (Some(Err(_)), None) | (None, None) => result(Status::Removed, Vec::new(), &warnings),
+        (Some(Err(_)), None) | (None, None) => none(result(Status::Removed, Vec::new())),
     }
+}
+
+/// The status of a GitOps target that fails at the head (`e`) and is at the base, where it
+/// rendered (`at_base` `None`) or failed. Failed at both sides: **not reviewed** when it
+/// reads something that differs between them (its definition, a file either render reads),
+/// else **broken before this change**.
+fn gitops_failed(
+    e: &Error,
+    at_base: Option<&Error>,
+    (old, new): (&Side<'_>, &Side<'_>),
+    opts: &ReviewOptions,
+    reads_differ: impl FnOnce() -> bool,
+) -> Status {
+    let at_head = failure(e, opts);
+    let Some(b) = at_base else {
+        return not_fetched(e, new, opts).unwrap_or(Status::HeadFailed(at_head));
+    };
+    if reads_differ() {
+        let at_base = failure(b, opts);
+        return Status::NotReviewed(not_reviewed(at_head, &at_base, e, b, old, new));
+    }
+    Status::BrokenBefore(at_head)
 }
 
 /// The status of an overlay that fails at the head (`e`) and is at the base too, where it
@@ -695,14 +860,12 @@ fn one(
 /// reviewed** when it reads a file that differs between them (its change cannot be shown),
 /// else **broken before this change** when nothing it reads differs or the diagnostics are
 /// the same, else broken by this change.
-#[allow(clippy::too_many_arguments)]
 fn head_failed(
     e: &Error,
     at_base: Option<&Error>,
     old_dir: &Path,
     overlay: &Overlay,
-    old: &Side<'_>,
-    new: &Side<'_>,
+    (old, new): (&Side<'_>, &Side<'_>),
     opts: &ReviewOptions,
     same: &SameCache,
 ) -> Status {

@@ -131,7 +131,7 @@ pub(crate) fn annotate_moved(
 }
 
 /// The link to `line` of the file at `path` at the head commit.
-fn link_to(l: &LinkBase, path: &Path, line: usize) -> Option<String> {
+pub(crate) fn link_to(l: &LinkBase, path: &Path, line: usize) -> Option<String> {
     let rel = path.strip_prefix(&l.root).ok()?;
     let rel = rel.to_str()?.replace('\\', "/");
     crate::report::source_link(&l.remote, &l.commit, &rel, line)

@@ -20,7 +20,7 @@ use super::settings::find_build_options;
 pub(crate) struct Argo;
 
 /// This module's view of a repository revision: files relative to the root.
-fn view<'a>(repo: &GitopsRepo<'a>) -> Repo<'a> {
+pub(crate) fn view<'a>(repo: &GitopsRepo<'a>) -> Repo<'a> {
     Repo {
         fs: repo.fs,
         root: repo.root.clone(),
@@ -34,7 +34,11 @@ fn view<'a>(repo: &GitopsRepo<'a>) -> Repo<'a> {
 }
 
 /// The settings of a review: the repository's argocd-cm build options, tracking off.
-fn settings(repo: &Repo<'_>, ctx: &Context<'_>, revision: Option<String>) -> Result<Settings> {
+pub(crate) fn settings(
+    repo: &Repo<'_>,
+    ctx: &Context<'_>,
+    revision: Option<String>,
+) -> Result<Settings> {
     Ok(Settings {
         base: ctx.opts.render.clone(),
         build_options: find_build_options(repo.fs, &repo.root, &repo.files)?,
@@ -105,7 +109,9 @@ fn target(f: Found, source: Resolution, seen: &Arc<Seen>) -> Target {
         id: format!("argo:{}", f.app.name),
         at: Location::line_at(f.app.file.clone(), f.app.offset),
         source,
-        prunes: !matches!(f.app.sync, SyncPolicy::Automated { prune: false }),
+        // Only an automated sync with `prune: true` deletes what git no longer has; a manual
+        // sync prunes only when asked (Argo CD's user-guide/auto_sync.md, "Automatic Pruning").
+        prunes: f.app.sync == SyncPolicy::Automated { prune: true },
         render: Arc::new(ArgoRender {
             name: f.app.name.clone(),
             seen: Arc::clone(seen),
