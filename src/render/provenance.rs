@@ -10,13 +10,10 @@ use crate::kustomization::Loaded;
 use crate::kustomization::load::{Cursor, locate_value, value_at};
 use crate::merge::smp::track;
 use crate::resource::Resource;
-use crate::resource::provenance::{
-    Moved, Origin, Place, Provenance, Read, Source, Step, Tree, parse_path, path_text, push_index,
-    push_key,
-};
+use crate::resource::provenance::{Moved, Origin, Place, Provenance, Read, Source, Step, Tree};
 use crate::schema::{Cursor as SchemaCursor, PatchMeta, Schema};
 use crate::source::{Location, SourceFile};
-use crate::yaml::de::PathSeg;
+use crate::yaml::path::{PathSeg, parse_path, path_text, push_index, push_key};
 use crate::yaml::{Map, Node};
 
 /// Where a step says it set the field at `path` of `r`, given the value it had before

@@ -7,11 +7,11 @@
 use crate::fasthash::FastMap;
 use crate::kustomization::{Kustomization, Loaded, StringMap};
 use crate::resource::Resource;
-use crate::resource::provenance::{Place, Source, Step, path_text};
+use crate::resource::provenance::{Place, Source, Step};
 use crate::transform::FieldSpecTables;
 use crate::transform::fieldspec::PathStep;
 use crate::yaml::Node;
-use crate::yaml::de::PathSeg;
+use crate::yaml::path::{PathSeg, path_text};
 
 use super::patches::{Body, Patch};
 use super::places::object_source;
@@ -492,7 +492,7 @@ mod tests {
         let at = |p: &[PathSeg]| {
             json6902_op(&ops, p).map(|w| (path_text(&w.place), w.from.map(|f| path_text(&f))))
         };
-        let seg = |s: &str| crate::resource::provenance::parse_path(s).unwrap();
+        let seg = |s: &str| crate::yaml::path::parse_path(s).unwrap();
         assert_eq!(at(&seg("a.b")), Some(("[1].value".into(), None)));
         assert_eq!(at(&seg("d.e.b")), Some(("[3]".into(), Some("a.b".into()))));
         assert_eq!(at(&seg("d.f")), None);

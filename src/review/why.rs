@@ -11,8 +11,9 @@ use crate::render::provenance::resolve;
 use crate::report::model::ObjectId;
 use crate::report::{Cause, ObjectChange};
 use crate::resource::Resource;
-use crate::resource::provenance::{Origin, Place, Step, parse_path, push_index, push_key};
+use crate::resource::provenance::{Origin, Place, Step};
 use crate::yaml::Node;
+use crate::yaml::path::{parse_path, push_index, push_key};
 
 /// What a link to the head commit needs.
 #[derive(Clone, Debug)]

@@ -13,7 +13,7 @@ use crate::kustomization::Selector;
 use crate::resource::Resource;
 use crate::source::Location;
 use crate::yaml::Node;
-use crate::yaml::de::PathSeg;
+use crate::yaml::path::PathSeg;
 use crate::yaml::resolve::resolve_plain_v3;
 
 use super::FieldSpecTables;
