@@ -266,12 +266,7 @@ pub(crate) fn copy_sources(acc: &[Resource], p: &Patch, chosen: &[Vec<usize>]) -
 
 /// A transformer's path as owned segments.
 pub(crate) fn steps_to_path(at: &[PathStep<'_>]) -> Vec<PathSeg> {
-    at.iter()
-        .map(|s| match s {
-            PathStep::Key(k) => PathSeg::Key(k.to_string()),
-            PathStep::Index(i) => PathSeg::Index(*i),
-        })
-        .collect()
+    at.iter().map(PathSeg::owned).collect()
 }
 
 /// The fields a transformer told it wrote with the value they held ([`crate::transform::Unchanged`]):

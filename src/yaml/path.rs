@@ -30,7 +30,7 @@ impl<K: AsRef<str>> PathSeg<K> {
     }
 
     /// This step with its key borrowed.
-    pub fn as_ref(&self) -> PathSeg<&str> {
+    pub fn borrowed(&self) -> PathSeg<&str> {
         match self {
             PathSeg::Key(k) => PathSeg::Key(k.as_ref()),
             PathSeg::Index(i) => PathSeg::Index(*i),
@@ -38,7 +38,7 @@ impl<K: AsRef<str>> PathSeg<K> {
     }
 
     /// This step owning its key, to be kept.
-    pub fn to_owned(&self) -> PathSeg {
+    pub fn owned(&self) -> PathSeg {
         match self {
             PathSeg::Key(k) => PathSeg::Key(k.as_ref().to_string()),
             PathSeg::Index(i) => PathSeg::Index(*i),
@@ -110,7 +110,7 @@ pub(crate) fn parse_path(text: &str) -> Option<FieldPath> {
     let mut rest = text;
     while !rest.is_empty() {
         let (seg, r) = next_seg(rest, out.is_empty())?;
-        out.push(seg.to_owned());
+        out.push(seg.owned());
         rest = r;
     }
     Some(out)
@@ -204,7 +204,7 @@ mod tests {
         ] {
             assert_eq!(path_text(&segs), text);
             assert_eq!(parse_path(text), Some(segs.clone()), "{text}");
-            let borrowed: Vec<PathSeg<&str>> = segs.iter().map(PathSeg::as_ref).collect();
+            let borrowed: Vec<PathSeg<&str>> = segs.iter().map(PathSeg::borrowed).collect();
             assert_eq!(path_text(&borrowed), text);
             assert!(borrowed.iter().zip(&segs).all(|(a, b)| a == b));
         }
@@ -219,7 +219,7 @@ mod tests {
         assert_eq!(PathSeg::Key("a"), owned);
         assert_eq!(PathSeg::Key(Cow::Borrowed("a")), owned);
         assert_ne!(PathSeg::<&str>::Index(0), owned);
-        assert_eq!(PathSeg::Key(Cow::Borrowed("a")).to_owned(), owned);
+        assert_eq!(PathSeg::Key(Cow::Borrowed("a")).owned(), owned);
         assert_eq!(owned.key(), Some("a"));
         assert_eq!(PathSeg::<String>::Index(1).key(), None);
     }
