@@ -24,8 +24,9 @@ use crate::source::Location;
 use crate::yaml::json::{JsonStyle, to_json};
 use crate::yaml::{EmitOptions, Node, emit_document};
 
+use crate::merge::ssa::path_string;
 pub use crate::resource::selector::Selector;
-use engine::{Engines, SsaOutcome, kubectl_path, value_at};
+use engine::{Engines, SsaOutcome, value_at};
 
 pub use crate::report::{Action, Conflict, OFFLINE_NOTE, ObjectChange, ObjectId, Report};
 
@@ -506,12 +507,12 @@ fn predict(
                         .into_iter()
                         .map(|c| {
                             let sensitive = secret
-                                && matches!(c.path.first(), Some(engine::PathStep::Field(f)) if f == "data" || f == "stringData");
+                                && matches!(c.path.first(), Some(engine::PathElement::Field(f)) if f == "data" || f == "stringData");
                             let hide = |v: Option<&Node>| {
                                 v.map(|v| if sensitive { Node::str("***") } else { v.clone() })
                             };
                             Conflict {
-                                path: kubectl_path(&c.path),
+                                path: path_string(&c.path),
                                 live: hide(live.and_then(|l| value_at(l, &c.path))),
                                 desired: hide(value_at(desired, &c.path)),
                                 manager: c.manager,

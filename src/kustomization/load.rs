@@ -10,8 +10,8 @@ use std::sync::Arc;
 use crate::diag::{Error, ErrorKind, Result, Warnings};
 use crate::fs::{FileKind, Fs};
 use crate::source::{Location, SourceFile, display_path};
-use crate::yaml::de::PathSeg;
 use crate::yaml::de::from_node_strict;
+use crate::yaml::path::PathSeg;
 use crate::yaml::{Node, parse::parse_config_one_keeping_last};
 
 use super::Kustomization;

@@ -116,7 +116,7 @@ pub(super) fn kustomization_charts(
     kustomize: KustomizeVersion,
     warnings: &mut Warnings,
 ) -> Result<Vec<ChartEntry>> {
-    use crate::yaml::de::PathSeg;
+    use crate::yaml::path::PathSeg;
     let k = &loaded.kustomization;
     let key_at = |field: &str, i: Option<usize>| {
         let mut path = vec![PathSeg::Key(field.into())];
@@ -155,7 +155,7 @@ pub(super) fn kustomization_charts(
         // `devel` joined `types.HelmChart` in v5.7.0 (PR #5865); v5.5.0's strict decoding
         // of the kustomization refuses it.
         if !kustomize.at_least(KustomizeVersion::V5_7_1) && item.get("devel").is_some() {
-            use crate::yaml::de::PathSeg;
+            use crate::yaml::path::PathSeg;
             let path = [
                 PathSeg::Key("helmCharts".into()),
                 PathSeg::Index(i),

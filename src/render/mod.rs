@@ -465,7 +465,7 @@ impl Builder<'_> {
                         display_path(dir)
                     ),
                 )
-                .at(loaded.key_location(&[crate::yaml::de::PathSeg::Key("kind".into())]))
+                .at(loaded.key_location(&[crate::yaml::path::PathSeg::Key("kind".into())]))
                 .label("a component")
                 .help("list a component under `components:`, not `resources:`"));
             }
@@ -605,7 +605,7 @@ impl Builder<'_> {
         let generators = self.plugin_configs(loaded, RefKind::Generator, chain)?;
         self.run_generator_plugins(loaded, &generators, &mut acc)?;
         if prov && !generators.is_empty() {
-            let at = |r: &Resource, p: &[crate::yaml::de::PathSeg], _: Option<&Node>| {
+            let at = |r: &Resource, p: &[crate::yaml::path::PathSeg], _: Option<&Node>| {
                 places::config_place(&generators, p, provenance::node_at(&r.node, p))
             };
             provenance::record(&mut acc, Step::Plugin, &at);
@@ -662,7 +662,7 @@ impl Builder<'_> {
         let transformers = self.plugin_configs(loaded, RefKind::Transformer, chain)?;
         self.run_transformer_plugins(loaded, &transformers, &mut acc)?;
         if prov && !transformers.is_empty() {
-            let at = |r: &Resource, p: &[crate::yaml::de::PathSeg], _: Option<&Node>| {
+            let at = |r: &Resource, p: &[crate::yaml::path::PathSeg], _: Option<&Node>| {
                 places::config_place(&transformers, p, provenance::node_at(&r.node, p))
             };
             provenance::record(&mut acc, Step::Plugin, &at);
@@ -1263,7 +1263,7 @@ fn empty_path_error(loaded: &Loaded, field: &str) -> Error {
         ErrorKind::Kustomization,
         format!("an empty path is listed under `{field}`"),
     )
-    .at(loaded.key_location(&[crate::yaml::de::PathSeg::Key(field.to_string())]))
+    .at(loaded.key_location(&[crate::yaml::path::PathSeg::Key(field.to_string())]))
     .label("has an empty entry")
 }
 

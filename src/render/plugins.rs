@@ -14,7 +14,7 @@ use crate::kustomization::Loaded;
 use crate::resource::{Gvk, Resource};
 use crate::schema::Schema;
 use crate::source::{Location, SourceFile};
-use crate::yaml::de::PathSeg;
+use crate::yaml::path::PathSeg;
 use crate::yaml::{Node, parse::parse_one};
 
 use super::patches::{self, Flavor, Patch};

@@ -385,13 +385,6 @@ impl Resource {
     }
 }
 
-/// One step of a path into an object: a map key or a list index.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Step {
-    Key(String),
-    Index(usize),
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

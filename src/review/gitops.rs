@@ -679,8 +679,8 @@ impl Pair {
             leaf(set?, before, &mut path);
             let mut segs = app.source_path(i);
             segs.extend(path.iter().map(|p| match p.parse::<usize>() {
-                Ok(n) => crate::yaml::de::PathSeg::Index(n),
-                Err(_) => crate::yaml::de::PathSeg::Key(p.clone()),
+                Ok(n) => crate::yaml::path::PathSeg::Index(n),
+                Err(_) => crate::yaml::path::PathSeg::Key(p.clone()),
             }));
             let key = crate::kustomization::load::locate_from(&app.file, app.offset, &segs);
             let at = value_of(key, path.last());

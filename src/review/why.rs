@@ -6,14 +6,16 @@
 use std::path::{Path, PathBuf};
 
 use crate::fs::Fs;
+use crate::merge::ssa::path::field_path;
 use crate::merge::ssa::value::human;
 use crate::render::provenance::resolve;
 use crate::report::model::FieldCauses;
 use crate::report::model::ObjectId;
 use crate::report::{Cause, ObjectChange};
 use crate::resource::Resource;
-use crate::resource::provenance::{Origin, Place, Step, parse_path, push_index, push_key};
+use crate::resource::provenance::{Origin, Place, Step};
 use crate::yaml::Node;
+use crate::yaml::path::{parse_path, path_text};
 
 /// What a link to the head commit needs.
 #[derive(Clone, Debug)]
@@ -116,7 +118,7 @@ pub(crate) fn annotate_moved(
             continue;
         }
         let (node, table) = if c.after.is_some() { head } else { base };
-        let Some(path) = index_path(node, &c.path) else {
+        let Some(path) = field_path(node, &c.path).map(|segs| path_text(&segs)) else {
             continue;
         };
         let under = |p: &&(String, Cause)| {
@@ -159,12 +161,10 @@ fn cause_in(
     sides: &mut Sides<'_>,
 ) -> Option<Cause> {
     let prov = r.provenance.as_ref()?;
-    let path = index_path(&r.node, kubectl)?;
+    let segs = field_path(&r.node, kubectl)?;
+    let path = path_text(&segs);
     let mut fields = Vec::new();
-    if let Some(f) = parse_path(&path)
-        .and_then(|segs| prov.field(&segs))
-        .map(|c| c.origins(&path))
-    {
+    if let Some(f) = prov.field(&segs).map(|c| c.origins(&path)) {
         fields.push((f, value.clone()));
     }
     prov.for_each_field(&r.node, &mut |p, v, chain| {
@@ -586,128 +586,9 @@ fn value_lines(text: &str, line: usize, value: &Node) -> std::ops::RangeInclusiv
     line..=end
 }
 
-/// A change's path in kubectl's form (`.spec.template.spec.containers[name="web"].image`)
-/// as a field path of provenance (`spec.template.spec.containers[0].image`), resolved in
-/// `node`: a map key is the longest key of the map the path continues with (keys may hold
-/// dots), a list item the one whose key fields or value print as written.
-pub(crate) fn index_path(node: &Node, kubectl: &str) -> Option<String> {
-    let mut out = String::new();
-    let mut cur = node;
-    let mut rest = kubectl;
-    while !rest.is_empty() {
-        if let Some(r) = rest.strip_prefix('.') {
-            let Node::Map(m) = cur else { return None };
-            let (k, v) = m
-                .iter()
-                .filter(|(k, _)| {
-                    r.strip_prefix(k.as_str())
-                        .is_some_and(|after| after.is_empty() || after.starts_with(['.', '[']))
-                })
-                .max_by_key(|(k, _)| k.len())?;
-            push_key(&mut out, k);
-            cur = v;
-            rest = &r[k.len()..];
-        } else if let Some(r) = rest.strip_prefix('[') {
-            let Node::Seq(items) = cur else { return None };
-            let end = closing(r)?;
-            let inner = &r[..end];
-            let i = if let Ok(i) = inner.parse::<usize>() {
-                i
-            } else if let Some(v) = inner.strip_prefix('=') {
-                items.iter().position(|x| human(x) == v)?
-            } else {
-                items.iter().position(|x| {
-                    let Node::Map(m) = x else { return false };
-                    let mut keys: Vec<(&str, &Node)> = Vec::new();
-                    for part in split_keys(inner) {
-                        let Some((k, _)) = part.split_once('=') else {
-                            return false;
-                        };
-                        let Some(v) = m.get(k) else { return false };
-                        keys.push((k, v));
-                    }
-                    let mut written = String::new();
-                    for (n, (k, v)) in keys.iter().enumerate() {
-                        if n > 0 {
-                            written.push(',');
-                        }
-                        written.push_str(k);
-                        written.push('=');
-                        written.push_str(&human(v));
-                    }
-                    written == inner
-                })?
-            };
-            push_index(&mut out, i);
-            cur = items.get(i)?;
-            rest = &r[end + 1..];
-        } else {
-            return None;
-        }
-    }
-    Some(out)
-}
-
-/// The `]` closing a list step, past quoted strings.
-fn closing(r: &str) -> Option<usize> {
-    let mut quoted = false;
-    let mut escaped = false;
-    for (i, c) in r.char_indices() {
-        match c {
-            _ if escaped => escaped = false,
-            '\\' if quoted => escaped = true,
-            '"' => quoted = !quoted,
-            ']' if !quoted => return Some(i),
-            _ => {}
-        }
-    }
-    None
-}
-
-/// The `k=v` parts of a key step, split at commas outside quotes.
-fn split_keys(inner: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let (mut quoted, mut escaped, mut start) = (false, false, 0);
-    for (i, c) in inner.char_indices() {
-        match c {
-            _ if escaped => escaped = false,
-            '\\' if quoted => escaped = true,
-            '"' => quoted = !quoted,
-            ',' if !quoted => {
-                out.push(&inner[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    out.push(&inner[start..]);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn kubectl_paths_become_index_paths() {
-        let node = crate::yaml::parse::parse_one(
-            "metadata:\n  labels:\n    app.kubernetes.io/name: web\n    app: x\nspec:\n  containers:\n  - name: side\n  - name: web\n    image: a:1\n    args: [x, y]\n",
-        )
-        .unwrap();
-        assert_eq!(
-            index_path(&node, ".spec.containers[name=\"web\"].image").as_deref(),
-            Some("spec.containers[1].image")
-        );
-        assert_eq!(
-            index_path(&node, ".metadata.labels.app.kubernetes.io/name").as_deref(),
-            Some("metadata.labels[\"app.kubernetes.io/name\"]")
-        );
-        assert_eq!(
-            index_path(&node, ".spec.containers[1].args[=\"y\"]").as_deref(),
-            Some("spec.containers[1].args[1]")
-        );
-        assert_eq!(index_path(&node, ".spec.nothing"), None);
-    }
 
     #[test]
     fn lines_are_lined_up_by_a_diff() {

@@ -21,9 +21,10 @@ use crate::kustomization::{
 };
 use crate::pattern::Anchored;
 use crate::resource::shared::Snapshot;
-use crate::resource::{ResId, Resource, Step};
+use crate::resource::{ResId, Resource};
 use crate::yaml::Node;
 use crate::yaml::emit::format_float;
+use crate::yaml::path::PathSeg;
 use crate::yaml::resolve::resolve_plain_lenient as resolve_plain;
 use crate::yaml::resolve::resolve_tagged;
 
@@ -808,11 +809,11 @@ fn apply_target(
                 MatchError::Path(m) => err(format!("{what}: {m}")),
                 MatchError::Set(e) => e,
             })?;
-            let target: Option<Vec<Step>> = parts
+            let target: Option<Vec<PathSeg>> = parts
                 .iter()
                 .map(|p| {
                     (!p.is_empty() && !p.contains(['[', '*']) && p.parse::<usize>().is_err())
-                        .then(|| Step::Key(p.clone()))
+                        .then(|| PathSeg::Key(p.clone()))
                 })
                 .collect();
             shared.replay_writes(r, target.as_deref(), value);
@@ -1615,7 +1616,8 @@ mod tests {
             "- source: {kind: ConfigMap, name: src, fieldPath: data.port}\n  targets:\n  - select: {kind: Deployment}\n    fieldPaths:\n    - spec.template.spec.containers.[name=main].image\n    - spec.template.spec.containers.*.image\n    - metadata.labels.made\n    options: {create: true}\n- sourceValue: b\n  targets:\n  - select: {kind: ConfigMap}\n    fieldPaths: [data.host]\n    options: {delimiter: '.', index: 1}\n",
         );
         let mut told: Vec<(usize, String)> = Vec::new();
-        let mut tell = |i: usize, at: &[PathStep<'_>]| told.push((i, PathStep::dotted(at)));
+        let mut tell =
+            |i: usize, at: &[PathStep<'_>]| told.push((i, crate::transform::fieldspec::dotted(at)));
         apply_telling(
             &mut rs,
             &r,
