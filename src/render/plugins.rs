@@ -419,16 +419,7 @@ impl Builder<'_> {
             return Err(e);
         }
         let schema = self.schema();
-        let tables = self.state.ctx.tables;
-        let scope = |g: &Gvk| tables.is_cluster_scoped(g);
-        let cx = patches::Context {
-            schema: &schema,
-            cluster_scoped: &scope,
-            strict: self.state.ctx.opts.strict,
-            json_patch_growth: self.state.ctx.opts.limits.json_patch_growth,
-            kustomize: self.state.ctx.kustomize(),
-        };
-        patches::apply_all(acc, list, &cx, self.warnings, renamed)
+        patches::apply_all(acc, list, self.state.ctx, &schema, self.warnings, renamed)
     }
 
     pub(super) fn run_generator_plugins(
