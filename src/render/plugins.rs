@@ -572,63 +572,9 @@ impl Builder<'_> {
         let declared = config.origin.clone().or_else(|| Some(loc.clone()));
         match kind {
             "PatchTransformer" | "PatchJson6902Transformer" => {
-                let flavor = if kind == "PatchTransformer" {
-                    Flavor::Patch
-                } else {
-                    Flavor::Json6902
-                };
-                let mut entry = crate::kustomization::Patch {
-                    path: node.str_at(&["path"]).map(str::to_string),
-                    patch: node
-                        .str_at(&[if kind == "PatchTransformer" {
-                            "patch"
-                        } else {
-                            "jsonOp"
-                        }])
-                        .map(str::to_string),
-                    ..Default::default()
-                };
-                // Plugin configurations decode leniently (sigs.k8s.io/yaml `yaml.Unmarshal`).
-                if let Some(t) = node.get("target").filter(|t| !t.is_null()) {
-                    entry.target = Some(crate::yaml::de::from_node(t).map_err(|e| {
-                        Error::new(ErrorKind::Patch, format!("builtin {kind} target: {e}"))
-                    })?);
-                }
-                if let Some(o) = node.get("options").filter(|t| !t.is_null()) {
-                    entry.options = Some(crate::yaml::de::from_node(o).map_err(|e| {
-                        Error::new(ErrorKind::Patch, format!("builtin {kind} options: {e}"))
-                    })?);
-                }
-                let kustomize = self.state.ctx.kustomize();
-                let p = {
-                    let mut read = self.patch_reader(loaded);
-                    patches::load_patch(&entry, flavor, &mut read, declared, kustomize)?
-                };
-                self.apply_patches(&[p], acc)
+                self.patch_config(loaded, config, declared, acc)
             }
-            "PatchStrategicMergeTransformer" => {
-                let mut entries: Vec<String> = match node.get("paths") {
-                    Some(Node::Seq(items)) => items.iter().filter_map(Node::scalar_text).collect(),
-                    _ => Vec::new(),
-                };
-                if let Some(p) = node.str_at(&["patches"]).filter(|p| !p.trim().is_empty()) {
-                    entries.push(p.to_string());
-                }
-                if entries.is_empty() {
-                    return Err(Error::new(
-                        ErrorKind::Patch,
-                        "builtin PatchStrategicMergeTransformer: empty file path and empty patch content",
-                    ));
-                }
-                let d = declared.clone();
-                let locate =
-                    move |_: &str, _: usize| d.clone().unwrap_or_else(|| loaded.key_location(&[]));
-                let list = {
-                    let mut read = self.patch_reader(loaded);
-                    patches::load_strategic_merge(&entries, &mut read, &locate)?
-                };
-                self.apply_patches(&list, acc)
-            }
+            "PatchStrategicMergeTransformer" => self.smp_config(loaded, config, declared, acc),
             "ReplacementTransformer" => {
                 let (fs, ctx) = (self.load.fs, self.state.ctx);
                 let mut load = |rel: &str| -> Result<Node> {
@@ -697,6 +643,81 @@ impl Builder<'_> {
 }
 
 impl Builder<'_> {
+    /// A builtin PatchTransformer or PatchJson6902Transformer configuration: its one patch.
+    fn patch_config(
+        &mut self,
+        loaded: &Loaded,
+        config: &Resource,
+        declared: Option<Location>,
+        acc: &mut Vec<Resource>,
+    ) -> Result<()> {
+        let (node, kind) = (&config.node, config.kind());
+        let flavor = if kind == "PatchTransformer" {
+            Flavor::Patch
+        } else {
+            Flavor::Json6902
+        };
+        let mut entry = crate::kustomization::Patch {
+            path: node.str_at(&["path"]).map(str::to_string),
+            patch: node
+                .str_at(&[if kind == "PatchTransformer" {
+                    "patch"
+                } else {
+                    "jsonOp"
+                }])
+                .map(str::to_string),
+            ..Default::default()
+        };
+        // Plugin configurations decode leniently (sigs.k8s.io/yaml `yaml.Unmarshal`).
+        if let Some(t) = node.get("target").filter(|t| !t.is_null()) {
+            entry.target = Some(crate::yaml::de::from_node(t).map_err(|e| {
+                Error::new(ErrorKind::Patch, format!("builtin {kind} target: {e}"))
+            })?);
+        }
+        if let Some(o) = node.get("options").filter(|t| !t.is_null()) {
+            entry.options = Some(crate::yaml::de::from_node(o).map_err(|e| {
+                Error::new(ErrorKind::Patch, format!("builtin {kind} options: {e}"))
+            })?);
+        }
+        let kustomize = self.state.ctx.kustomize();
+        let p = {
+            let mut read = self.patch_reader(loaded);
+            patches::load_patch(&entry, flavor, &mut read, declared, kustomize)?
+        };
+        self.apply_patches(&[p], acc)
+    }
+
+    /// A builtin PatchStrategicMergeTransformer configuration: its `paths` and `patches`.
+    fn smp_config(
+        &mut self,
+        loaded: &Loaded,
+        config: &Resource,
+        declared: Option<Location>,
+        acc: &mut Vec<Resource>,
+    ) -> Result<()> {
+        let node = &config.node;
+        let mut entries: Vec<String> = match node.get("paths") {
+            Some(Node::Seq(items)) => items.iter().filter_map(Node::scalar_text).collect(),
+            _ => Vec::new(),
+        };
+        if let Some(p) = node.str_at(&["patches"]).filter(|p| !p.trim().is_empty()) {
+            entries.push(p.to_string());
+        }
+        if entries.is_empty() {
+            return Err(Error::new(
+                ErrorKind::Patch,
+                "builtin PatchStrategicMergeTransformer: empty file path and empty patch content",
+            ));
+        }
+        let d = declared;
+        let locate = move |_: &str, _: usize| d.clone().unwrap_or_else(|| loaded.key_location(&[]));
+        let list = {
+            let mut read = self.patch_reader(loaded);
+            patches::load_strategic_merge(&entries, &mut read, &locate)?
+        };
+        self.apply_patches(&list, acc)
+    }
+
     /// kustomize's ValueAddTransformer (field logic in `transform::value_add`): the default
     /// value is the kustomization directory's base name, `targetFilePath` is read like other
     /// files the kustomization names, and selectors pick resources as patch targets do.

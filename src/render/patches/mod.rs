@@ -80,8 +80,8 @@ mod tests {
     use super::*;
     use crate::diag::{ErrorKind, Result, Warnings};
     use crate::render::{Context, RenderOptions};
-    use crate::resource::Resource;
     use crate::resource::Gvk;
+    use crate::resource::Resource;
     use crate::schema::Schema;
     use crate::transform::FieldSpecTables;
 
