@@ -30,7 +30,10 @@ impl Resource {
     /// - `generatorBehavior`: `SetBehavior`, on every generated object.
     ///
     /// kustomize removes them all before it prints (`resmap.RemoveBuildAnnotations`).
-    pub(crate) fn build_annotations(&self, cluster_scoped: ClusterScoped<'_>) -> Vec<(String, String)> {
+    pub(crate) fn build_annotations(
+        &self,
+        cluster_scoped: ClusterScoped<'_>,
+    ) -> Vec<(String, String)> {
         let mut out: Vec<(String, String)> = Vec::new();
         let mut put = |key: &str, value: String| out.push((format!("{INTERNAL}{key}"), value));
         if let Some(behavior) = self.generator_behavior {

@@ -799,7 +799,12 @@ fn outcome(
             if objects.iter().all(|o| o.action == Action::Unchanged) {
                 // Reported as an overlay that was not rendered is: no objects, no warnings,
                 // so that `--changed-only` gives the same report.
-                return none(reviewed(overlay, Status::Compared, Vec::new(), &Warnings::default()));
+                return none(reviewed(
+                    overlay,
+                    Status::Compared,
+                    Vec::new(),
+                    &Warnings::default(),
+                ));
             }
             let loose = Loose::of(&objects, (&b, h), sides, (at_base, renders.base), opts);
             with_risks(result(Status::Compared, objects), risks, loose)
