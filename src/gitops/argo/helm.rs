@@ -17,7 +17,7 @@ use crate::yaml::de::from_node_strict;
 use crate::yaml::{EmitOptions, Node, emit_document, parse_documents};
 
 use super::app::Application;
-use super::render::Repo;
+use super::repo::Repo;
 use super::vars::Env;
 
 /// `spec.source.helm` (`ApplicationSourceHelm`: every field it has).

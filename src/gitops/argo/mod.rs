@@ -13,6 +13,7 @@ mod gotmpl;
 mod helm;
 mod params;
 pub(crate) mod render;
+mod repo;
 pub(crate) mod settings;
 pub(crate) mod tracking;
 mod vars;

@@ -28,17 +28,7 @@ const KUSTOMIZATION_FILES: [&str; 3] = ["kustomization.yaml", "kustomization.yml
 pub(crate) const HELM_NEEDED: &str =
     "a Helm source: give --enable-helm (and --helm-command) to render it with helm template";
 
-/// The repository an Application's sources are read from.
-pub(crate) struct Repo<'a> {
-    pub fs: &'a dyn Fs,
-    /// Absolute, canonical.
-    pub root: PathBuf,
-    /// Every file, relative to `root`, in walk order (`filepath.Walk`: by name, directory by
-    /// directory).
-    pub files: Vec<PathBuf>,
-    /// The URLs that name this repository (none: every source is this repository).
-    pub urls: Vec<String>,
-}
+pub(crate) use super::repo::Repo;
 
 /// How to render: the settings the repo server takes from Argo CD's configuration and the
 /// request.
