@@ -114,7 +114,7 @@ impl RevisionPlan {
             );
             let new =
                 super::gitops::Revision::open(new_fs, side(new_files.clone(), head_id), g, quiet);
-            overlays::gitops(std::sync::Arc::new(old), std::sync::Arc::new(new))
+            gitops_targets(old, new)?
         } else if req.all {
             if !req.paths.is_empty() {
                 return Err(usage("--all finds every overlay: give no DIR with it"));
@@ -294,4 +294,21 @@ pub(crate) fn two_paths(old: &Path, new: &Path, opts: &ReviewOptions) -> Result<
         (shown(new), b),
         opts.show_secrets,
     ))
+}
+
+/// The GitOps targets of a `--gitops` review, or the error that there are none: nothing to
+/// review is never "no changes".
+fn gitops_targets(
+    old: super::gitops::Revision,
+    new: super::gitops::Revision,
+) -> Result<Vec<overlays::Overlay>, Error> {
+    let targets = overlays::gitops(std::sync::Arc::new(old), std::sync::Arc::new(new));
+    if targets.is_empty() {
+        return Err(usage(
+            "--gitops found no Flux Kustomization and no Argo CD Application at either revision: \
+             review the kustomization roots without --gitops (`ply gitops list` shows what \
+             discovery finds)",
+        ));
+    }
+    Ok(targets)
 }

@@ -815,3 +815,32 @@ fn merged_shards_of(case: &Path) {
     );
     let _ = std::fs::remove_dir_all(&repo);
 }
+
+/// `--gitops` in a repository with no Flux Kustomization and no Argo CD Application at either
+/// revision is a usage error that says so, never an empty review that exits 0.
+#[test]
+fn gitops_review_without_targets_says_so() {
+    let case = crate::support::testdata("gitops").join("review-no-targets");
+    let repo = build_repo(&case, "no-targets");
+    let args: Vec<String> = ["diff", "--base", "HEAD~1", "--gitops"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let (code, out, err) = ply(&repo, &args);
+    assert_eq!(code, 2, "stdout: {out}\nstderr: {err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains("--gitops found no Flux Kustomization and no Argo CD Application"),
+        "{err}"
+    );
+    // The same repository reviewed as kustomization roots has its change.
+    let plain: Vec<String> = ["diff", "--base", "HEAD~1", "--all", "--format", "summary"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let (code, out, _) = ply(&repo, &plain);
+    // Exit 1: changes found, as `diff` exits.
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("1 changed: 0 create, 1 update"), "{out}");
+    let _ = std::fs::remove_dir_all(&repo);
+}
