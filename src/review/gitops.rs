@@ -618,7 +618,7 @@ impl Pair {
         let m = manifest_of(rev, t)?;
         let set = m.node.get_path(&["spec", field])?;
         let dir = source_dirs(rev, t).into_iter().next()?;
-        let edited = ["kustomization.yaml", "kustomization.yml", "Kustomization"]
+        let edited = crate::kustomization::load::FILE_NAMES
             .iter()
             .any(|k| crate::source::display_path(&dir.join(k)) == cause.file);
         if !edited {
@@ -665,7 +665,7 @@ impl Pair {
             .and_then(|(b, _)| b.argo.as_ref()?.apps.get(name));
         for (i, src) in app.sources.iter().enumerate() {
             let dir = rev.root.join(src.str_at(&["path"]).unwrap_or(""));
-            let edited = ["kustomization.yaml", "kustomization.yml", "Kustomization"]
+            let edited = crate::kustomization::load::FILE_NAMES
                 .iter()
                 .any(|k| crate::source::display_path(&dir.join(k)) == cause.file);
             let set = src.get_path(&["kustomize", field]);

@@ -329,7 +329,7 @@ fn is_chart_dir(repo: &super::render::Repo<'_>, s: &crate::yaml::Node) -> bool {
         .collect();
     let kustomization = names
         .iter()
-        .any(|n| ["kustomization.yaml", "kustomization.yml", "Kustomization"].contains(n));
+        .any(|n| crate::kustomization::load::FILE_NAMES.contains(n));
     !kustomization && names.iter().any(|n| n.ends_with("Chart.yaml"))
 }
 

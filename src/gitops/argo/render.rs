@@ -22,7 +22,7 @@ use super::vars::{Env, EnvInput};
 use super::{directory, params};
 
 /// The kustomization file names, in the order kustomize looks for them.
-const KUSTOMIZATION_FILES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
+use crate::kustomization::load::FILE_NAMES as KUSTOMIZATION_FILES;
 
 /// Why a Helm source is not rendered without helm.
 pub(crate) const HELM_NEEDED: &str =
