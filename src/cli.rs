@@ -641,7 +641,14 @@ fn run_render(
                 "--argo-application renders from one repository: give one DIR (its root)",
             ));
         };
-        let rendered = argo::render_application(spec, dir, &args.argo, opts.clone(), warnings)?;
+        let rendered = argo::render_application(
+            spec,
+            dir,
+            &args.argo,
+            &args.gitops.repo_urls,
+            opts.clone(),
+            warnings,
+        )?;
         write_rendered(
             &rendered.resources,
             &rendered.tables,

@@ -844,3 +844,36 @@ fn gitops_review_without_targets_says_so() {
     assert!(out.contains("1 changed: 0 create, 1 update"), "{out}");
     let _ = std::fs::remove_dir_all(&repo);
 }
+
+/// In a clone whose `origin` remote is another URL, `--repo-url` names this repository for an
+/// Argo CD Application as it does for `ply diff --gitops`; without it the Application is not
+/// rendered and the error names both URLs.
+#[test]
+fn argo_render_repo_url_adds_to_origin() {
+    let case = crate::support::testdata("review").join("gitops-argo-overrides");
+    let repo = build_repo(&case, "origin-elsewhere");
+    git(
+        &repo,
+        &["remote", "add", "origin", "https://example.test/mirror.git"],
+    );
+    let render = |extra: &[&str]| {
+        let mut a: Vec<String> = ["render", "--argo-application", "web"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a.push(".".to_string());
+        ply(&repo, &a)
+    };
+    let (code, out, err) = render(&[]);
+    assert_eq!(code, 1, "stdout: {out}\nstderr: {err}");
+    assert!(
+        err.contains("its source is https://github.com/example/deploy.git, not this"),
+        "{err}"
+    );
+    assert!(err.contains("https://example.test/mirror.git"), "{err}");
+    let (code, out, err) = render(&["--repo-url", "https://github.com/example/deploy.git"]);
+    assert_eq!(code, 0, "stderr: {err}");
+    assert!(out.contains("kind: Deployment"), "{out}");
+    let _ = std::fs::remove_dir_all(&repo);
+}
