@@ -107,14 +107,17 @@ pub(crate) fn unprintable_block(node: &Node) -> Option<String> {
     };
     for (i, (k, v)) in m.iter().enumerate() {
         let found = match v {
+            // The first byte first: nearly every value of every object is looked at here.
             Node::Str(s)
-                if matches!(
-                    m.style_index(i),
-                    ScalarStyle::Plain
-                        | ScalarStyle::PlainWritten
-                        | ScalarStyle::Set
-                        | ScalarStyle::Printed
-                ) && s.contains('\n')
+                if s.as_bytes().first() == Some(&b'\t')
+                    && matches!(
+                        m.style_index(i),
+                        ScalarStyle::Plain
+                            | ScalarStyle::PlainWritten
+                            | ScalarStyle::Set
+                            | ScalarStyle::Printed
+                    )
+                    && s.contains('\n')
                     && block_starts_with_tab(s) =>
             {
                 Some(String::new())
