@@ -225,12 +225,12 @@ impl Builder<'_> {
     }
 
     fn builtin_schema(&mut self) -> Arc<Schema> {
-        Arc::clone(
-            self.state
-                .plugins
-                .builtin_schema
-                .get_or_insert_with(|| Arc::new(Schema::builtin())),
-        )
+        Arc::clone(self.state.plugins.builtin_schema.get_or_insert_with(|| {
+            match self.state.ctx.opts.shared.as_deref() {
+                Some(shared) => shared.builtin_schema(),
+                None => Arc::new(Schema::builtin()),
+            }
+        }))
     }
 
     fn schema(&mut self) -> Arc<Schema> {
