@@ -14,7 +14,8 @@ compared as the goldens are (bytes for a kustomize build, objects otherwise).
   argo_history.py time GIT_DIR REV --repo-url URL [--ply PLY] [--enable-helm] [--repeat N]
       one run over every rendered Application: ply's wall and CPU time (one process per
       Application) against the oracle's (in this process, a copy of the repository per
-      Application; CPU time: the processes it runs, kustomize and helm, and its own); then
+      Application; CPU time: the processes it runs, kustomize and helm, and its own; ply's:
+      its processes'); then
       one ply process for all of them (`ply diff --gitops` of the revision against itself,
       which renders each twice).
   argo_history.py review GIT_DIR BASE HEAD --repo-url URL [--ply PLY] [--enable-helm]
@@ -31,7 +32,6 @@ The revision is taken out with `git archive` into a temporary directory (no .git
 import argparse
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -42,6 +42,7 @@ import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import argo_oracle  # noqa: E402
+import review_gitops_pairs  # noqa: E402
 
 
 def checkout(git_dir, rev, dest):
@@ -195,39 +196,33 @@ def cmd_pairs(a):
     return 1 if differing else 0
 
 
-def cpu():
-    """CPU seconds of this process and of its finished children."""
-    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
-
-
 def cmd_time(a):
     work = tempfile.mkdtemp(prefix="argo-history-")
     try:
         root = os.path.join(work, "repo")
         checkout(a.git_dir, a.rev, root)
         todo = [(n, s) for n, s, why in specs(a, root) if s is not None]
-        t0, c0 = time.perf_counter(), cpu()
+        t0, c0 = time.perf_counter(), argo_oracle.cpu(own=False)
         for _ in range(a.repeat):
             for _, spec in todo:
                 ply_render(a, root, spec, a.rev)
-        t_ply, c_ply = time.perf_counter() - t0, cpu() - c0
-        t0, c0 = time.perf_counter(), cpu()
+        t_ply, c_ply = time.perf_counter() - t0, argo_oracle.cpu(own=False) - c0
+        t0, c0 = time.perf_counter(), argo_oracle.cpu()
         for _ in range(a.repeat):
             for _, spec in todo:
                 oracle_render(a, root, spec, a.rev)
-        t_oracle, c_oracle = time.perf_counter() - t0, cpu() - c0
+        t_oracle, c_oracle = time.perf_counter() - t0, argo_oracle.cpu() - c0
         # One ply process for every Application, as the oracle is one process: the review of
         # the revision against itself renders each at both sides (twice the oracle's work).
         clone = os.path.join(work, "clone")
         subprocess.run(["git", "clone", "-q", "--shared", "--no-checkout", a.git_dir, clone], check=True)
         subprocess.run(["git", "-C", clone, "checkout", "-q", a.rev], check=True)
-        t0, c0 = time.perf_counter(), cpu()
+        t0, c0 = time.perf_counter(), argo_oracle.cpu(own=False)
         for _ in range(a.repeat):
             subprocess.run([a.ply, "diff", "--base", a.rev, "--base-exact", "--head", a.rev,
                             "--gitops", "--format", "json", "--repo-url", a.repo_url] + helm_flags(a),
                            cwd=clone, capture_output=True, timeout=600)
-        t_review, c_review = time.perf_counter() - t0, cpu() - c0
+        t_review, c_review = time.perf_counter() - t0, argo_oracle.cpu(own=False) - c0
     finally:
         shutil.rmtree(work, ignore_errors=True)
     ratio = lambda o, p: o / p if p else 0
@@ -238,15 +233,6 @@ def cmd_time(a):
               c_ply, c_oracle, ratio(c_oracle, c_ply), t_review, ratio(t_oracle, t_review),
               c_review, ratio(c_oracle, c_review)))
     return 0
-
-
-def object_key(o):
-    """(group, kind, namespace, name) as the report names an object (a Job with only a
-    `generateName` has the name "")."""
-    api = o.get("apiVersion", "")
-    group = api.rsplit("/", 1)[0] if "/" in api else ""
-    m = o.get("metadata") or {}
-    return (group, o.get("kind"), m.get("namespace") or "", m.get("name") or "")
 
 
 def oracle_objects(a, root, listed, name, rev):
@@ -263,22 +249,8 @@ def oracle_objects(a, root, listed, name, rev):
             return None
         kind, out = result
         objs = [d for d in yaml.safe_load_all(out) if d is not None] if kind == "yaml" else out
-        return {object_key(d): d for d in objs}
+        return {review_gitops_pairs.key(d): d for d in objs}
     return "absent"
-
-
-def review_actions(overlay):
-    out = set()
-    for x in overlay["objects"]:
-        api = x["apiVersion"]
-        group = api.rsplit("/", 1)[0] if "/" in api else ""
-        k = (group, x["kind"], x["namespace"], x["name"])
-        if x["action"] == "rename":
-            out.add(("create", k))
-            out.add(("delete", (group, x["kind"], x["namespace"], x["renamedFrom"])))
-        else:
-            out.add((x["action"], k))
-    return out
 
 
 def check_target(o, base, head):
@@ -290,7 +262,7 @@ def check_target(o, base, head):
     sides = {"base": base, "head": head}
     for s, v in sides.items():
         if v == "not rendered":
-            return False, "%s is not rendered by the oracle's listing, the review renders it" % s
+            return False, "listed as not rendered at the %s, yet the review renders it" % s
     if status in ("broken-before", "not-reviewed"):
         return base is None and head is None, status
     if status == "head-failed":
@@ -301,16 +273,10 @@ def check_target(o, base, head):
         return False, "%s: the oracle fails at %s" % (status, "base" if base is None else "head")
     b = {} if base == "absent" else base
     h = {} if head == "absent" else head
-    want = set()
-    for k in set(b) | set(h):
-        if k not in h:
-            want.add(("delete", k))
-        elif k not in b:
-            want.add(("create", k))
-        elif b[k] != h[k]:
-            want.add(("update", k))
-    unchanged = sum(1 for k in set(b) & set(h) if b[k] == h[k])
-    got = review_actions(o)
+    every = review_gitops_pairs.expected(b, h)
+    want = {w for w in every if w[0] != "unchanged"}
+    unchanged = len(every) - len(want)
+    got = review_gitops_pairs.reviewed(o)
     counted = (o.get("totals") or {}).get("unchanged", 0)
     if status == "unchanged":
         counted = unchanged  # an overlay without changes does not count its objects
