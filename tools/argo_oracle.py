@@ -29,6 +29,9 @@ Usage:
   argo_oracle.py check CASES_DIR [--ply PLY]
       checks every golden case (CASES_DIR/<case>/{args,repo/,expected.yaml|expected.err})
       against the oracle; prints one line per case; exit 1 on any disagreement.
+  argo_oracle.py time CASES_DIR --ply PLY [--repeat N]
+      one run over the cases that render: ply (a process per case) against the oracle (in this
+      process), wall and CPU time.
 """
 
 import argparse
@@ -883,6 +886,46 @@ def check(cases_dir):
     return 1 if bad else 0
 
 
+def cpu(own=True):
+    """CPU seconds of the finished child processes, and with `own` of this process too (the
+    oracle runs in it; ply's CPU time is its processes' alone, not Python's starting them)."""
+    import resource
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    return kids.ru_utime + kids.ru_stime + (me.ru_utime + me.ru_stime if own else 0)
+
+
+def time_cases(cases_dir, ply, repeat):
+    """One run over every case that renders (an expected.yaml): ply as one process per render
+    (`ply render repo ARGS`, as the goldens run it), then the oracle (in this process), each
+    `repeat` times; wall and CPU time (the oracle's own and its kustomize and helm processes)."""
+    import time
+    todo = []
+    for name in sorted(os.listdir(cases_dir)):
+        case = os.path.join(cases_dir, name)
+        if os.path.exists(os.path.join(case, "expected.yaml")):
+            o = case_options(case)
+            if o.build_options is None:
+                o.build_options = argocd_cm_options(o.repo)
+            args = shlex.split(open(os.path.join(case, "args")).read())
+            todo.append((case, o, args))
+    t0, c0 = time.perf_counter(), cpu(own=False)
+    for _ in range(repeat):
+        for case, _, args in todo:
+            subprocess.run([ply, "render", "repo"] + args, cwd=case, capture_output=True)
+    t_ply, c_ply = time.perf_counter() - t0, cpu(own=False) - c0
+    t0, c0 = time.perf_counter(), cpu()
+    for _ in range(repeat):
+        for _, o, _ in todo:
+            render(o)
+    t_oracle, c_oracle = time.perf_counter() - t0, cpu() - c0
+    print("%s: %d Applications, %d times: wall ply %.2f s, oracle %.2f s: %.1fx; "
+          "CPU ply %.2f s, oracle %.2f s: %.1fx" % (
+              cases_dir, len(todo), repeat, t_ply, t_oracle, t_oracle / t_ply,
+              c_ply, c_oracle, c_oracle / c_ply))
+    return 0
+
+
 def argocd_cm_options(repo):
     for rel in walk_files(repo):
         if not rel.endswith((".yaml", ".yml")):
@@ -914,9 +957,15 @@ def main():
                    help="render Helm sources with helm template (ARGO_ORACLE_HELM, default helm-3.19.0)")
     c = sub.add_parser("check")
     c.add_argument("cases")
+    t = sub.add_parser("time", help="ply's and the oracle's time over the cases that render")
+    t.add_argument("cases")
+    t.add_argument("--ply", required=True)
+    t.add_argument("--repeat", type=int, default=1)
     a = p.parse_args()
     if a.cmd == "check":
         sys.exit(check(a.cases))
+    if a.cmd == "time":
+        sys.exit(time_cases(a.cases, os.path.abspath(a.ply), a.repeat))
     if a.build_options is None:
         a.build_options = argocd_cm_options(a.repo)
     try:

@@ -25,7 +25,8 @@ import check_review_gitops as crg  # noqa: E402
 def key(o):
     group = o.get("apiVersion", "").rsplit("/", 1)[0] if "/" in o.get("apiVersion", "") else ""
     m = o.get("metadata") or {}
-    return (group, o.get("kind"), m.get("namespace") or "", m.get("name"))
+    # A Job with only a `generateName` is named "" in the report.
+    return (group, o.get("kind"), m.get("namespace") or "", m.get("name") or "")
 
 
 def single(tree, target):

@@ -75,7 +75,12 @@ pub(crate) fn render_application(
     let fs = crate::fs::CachingDiskFs::default();
     let root = std::fs::canonicalize(dir).map_err(|e| Error::io(dir, &e))?;
     let files = find::disk_files(&root)?;
-    let git = crate::fs::git::Repo::discover(&root).ok();
+    // The git repository gives the revision and the `origin` remote: not opened when both
+    // are given (it is a tenth of a small render's work).
+    let given = flags.argo_revision.is_some() && flags.argo_repo_url.is_some();
+    let git = (!given)
+        .then(|| crate::fs::git::Repo::discover(&root).ok())
+        .flatten();
     let revision = match (&flags.argo_revision, &git) {
         (Some(r), _) => r.clone(),
         (None, Some(g)) => g.resolve("HEAD").map(|r| r.id).unwrap_or_default(),

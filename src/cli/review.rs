@@ -191,6 +191,9 @@ pub(super) fn run(
         shard: args.review.shard.as_deref().map(parse_shard).transpose()?,
     };
     let review = compare(&opts)?;
+    for w in &review.warnings {
+        warnings.warn(w.clone());
+    }
     for o in &review.overlays {
         for w in &o.warnings {
             warnings.warn(format!("{}: {w}", o.name));

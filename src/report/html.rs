@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 
 use super::group::{self, Same};
 use super::model::{Action, OFFLINE_NOTE, ObjectChange, OverlayReview, Report, Review, Status};
-use super::text::{live_totals, review_totals, short_change, status_note};
+use super::text::{WARNINGS_HEADING, live_totals, review_totals, short_change, status_note};
 use super::unified::{live_object, review_object};
 
 /// Text escaped for HTML content and attribute values.
@@ -118,6 +118,13 @@ pub(crate) fn review(r: &Review, title: &str) -> String {
         escape(&r.head),
         escape(&review_totals(r))
     );
+    if !r.warnings.is_empty() {
+        let _ = writeln!(b, "<h2>{}</h2>\n<ul>", escape(WARNINGS_HEADING));
+        for w in &r.warnings {
+            let _ = writeln!(b, "<li>{}</li>", escape(w));
+        }
+        b.push_str("</ul>\n");
+    }
     let changed: Vec<&OverlayReview> = r.overlays.iter().filter(|o| o.changed()).collect();
     let broken = broken_before(r);
     if changed.is_empty() {
@@ -358,6 +365,7 @@ mod tests {
                 affixes: Default::default(),
             }],
             fail_on: Default::default(),
+            warnings: Vec::new(),
             shard: None,
         };
         let html = review(&r, "T & U");

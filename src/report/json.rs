@@ -182,6 +182,15 @@ pub(crate) fn review(r: &Review, title: &str) -> String {
             FailOn::NotReviewed => "not-reviewed",
         }),
     );
+    // Written only when there are some, as a review without them has always been written.
+    let unrendered = r.not_rendered();
+    if unrendered > 0 {
+        root.insert("notRendered".into(), Node::Int(unrendered as i128));
+    }
+    if !r.warnings.is_empty() {
+        let ws = r.warnings.iter().map(|w| Node::str(w.clone())).collect();
+        root.insert("warnings".into(), Node::Seq(ws));
+    }
     let overlays = r.overlays.iter().map(|o| overlay(r, o)).collect();
     root.insert("overlays".into(), Node::Seq(overlays));
     document(root)

@@ -13,8 +13,8 @@ use super::model::{
     Action, Failure, OFFLINE_NOTE, ObjectChange, OverlayReview, Report, Review, Status,
 };
 use super::text::{
-    broken_before_heading, conflict_text, failure_line, live_totals, owned_path, review_totals,
-    short_change, status_note,
+    WARNINGS_HEADING, broken_before_heading, conflict_text, failure_line, live_totals, owned_path,
+    review_totals, short_change, status_note,
 };
 use super::unified::{live_object, review_object};
 
@@ -375,6 +375,7 @@ pub(crate) fn review(r: &Review, title: &str, budget: usize) -> String {
         html_escape(&r.head),
         review_totals(r)
     );
+    head.push_str(&warnings_section(r));
     let changed: Vec<&OverlayReview> = r.overlays.iter().filter(|o| o.changed()).collect();
     // Overlays broken before the change: one line each, collapsed, before any diff.
     let broken = r.broken_before();
@@ -442,6 +443,20 @@ pub(crate) fn review(r: &Review, title: &str, budget: usize) -> String {
         out.push_str(&left_out_note(budget, &rows, &diffs, &lists, &names));
     }
     out
+}
+
+/// The review's own warnings, one item each (empty when there are none).
+fn warnings_section(r: &Review) -> String {
+    let mut s = String::new();
+    if r.warnings.is_empty() {
+        return s;
+    }
+    let _ = write!(s, "**{WARNINGS_HEADING}**\n\n");
+    for w in &r.warnings {
+        let _ = writeln!(s, "- {}", html_escape(w));
+    }
+    s.push('\n');
+    s
 }
 
 /// The collapsed list of the overlays broken before the change (empty when there are none).
@@ -827,6 +842,7 @@ mod tests {
             head: "working tree".into(),
             overlays: vec![overlay("a"), overlay("b")],
             fail_on: Default::default(),
+            warnings: Vec::new(),
             shard: None,
         };
         let md = review(&r, "T", 12_000);
@@ -883,6 +899,7 @@ mod tests {
             head: "working tree".into(),
             overlays: vec![overlay("a"), b],
             fail_on: Default::default(),
+            warnings: Vec::new(),
             shard: None,
         };
         let md = review(&r, "T", 12_000);

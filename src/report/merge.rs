@@ -110,7 +110,24 @@ fn join(
         }
         all.overlays.push(o);
     }
+    // Every shard found the same targets: its warnings once.
+    for w in review.warnings {
+        if !all.warnings.contains(&w) {
+            all.warnings.push(w);
+        }
+    }
     Ok(())
+}
+
+/// A list of strings (`warnings`); anything else is none.
+fn strings(n: Option<&Node>) -> Vec<String> {
+    match n {
+        Some(Node::Seq(ws)) => ws
+            .iter()
+            .filter_map(|w| w.as_str().map(str::to_string))
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// Every shard once: a missing one would leave its overlays out of the report, silently.
@@ -252,6 +269,7 @@ fn read_part(name: &str, text: &str) -> Result<(Review, String), Error> {
             head,
             overlays: out,
             fail_on,
+            warnings: strings(root.get("warnings")),
             shard,
         },
         title,
@@ -355,13 +373,7 @@ fn read_overlay(
     };
     objects
         .extend((0..unchanged).map(|_| ObjectChange::bare(Action::Unchanged, ObjectId::default())));
-    let warnings = match o.get("warnings") {
-        Some(Node::Seq(ws)) => ws
-            .iter()
-            .filter_map(|w| w.as_str().map(str::to_string))
-            .collect(),
-        _ => Vec::new(),
-    };
+    let warnings = strings(o.get("warnings"));
     Ok(OverlayReview {
         name: path,
         status,

@@ -544,6 +544,17 @@ impl OverlayReview {
             )
     }
 
+    /// A GitOps target a side does not render: what it applies cannot be shown.
+    pub(crate) fn not_rendered(&self) -> bool {
+        matches!(self.status, Status::NotRendered(_))
+    }
+
+    /// Changed and shown as such: [`Self::changed`], a target not rendered aside (it is
+    /// counted on its own).
+    pub(crate) fn counted_changed(&self) -> bool {
+        self.changed() && !self.not_rendered()
+    }
+
     /// Fails with the same diagnostic at both sides.
     pub(crate) fn broken_before(&self) -> Option<&Failure> {
         match &self.status {
@@ -580,6 +591,10 @@ pub(crate) struct Review {
     pub overlays: Vec<OverlayReview>,
     /// Which failures are errors.
     pub fail_on: FailOn,
+    /// What the review could not cover, beyond its overlays: with `--gitops`, what discovery
+    /// found but does not render (an ApplicationSet generator that needs a cluster…), the
+    /// head's and then the base's only (marked `(at the base)`).
+    pub warnings: Vec<String>,
     /// Set when this review is one shard of a sharded run (`--shard I/N`): its moves are not
     /// paired yet (see [`OverlayReview::unpaired`]).
     pub(crate) shard: Option<Shard>,
@@ -610,11 +625,7 @@ impl Review {
             _ => false,
         }) {
             exit::DIFF_ERROR
-        } else if self
-            .overlays
-            .iter()
-            .any(|o| o.changed() && !matches!(o.status, Status::NotRendered(_)))
-        {
+        } else if self.overlays.iter().any(OverlayReview::counted_changed) {
             1
         } else {
             exit::OK
@@ -656,6 +667,11 @@ impl Review {
                 _ => None,
             })
             .collect()
+    }
+
+    /// How many GitOps targets a side does not render: listed, never counted as changed.
+    pub(crate) fn not_rendered(&self) -> usize {
+        self.overlays.iter().filter(|o| o.not_rendered()).count()
     }
 
     /// The overlays broken before this change.
@@ -714,6 +730,7 @@ mod tests {
             head: "h".into(),
             overlays: vec![overlay(status)],
             fail_on,
+            warnings: Vec::new(),
             shard: None,
         };
         let cases = [
@@ -753,6 +770,7 @@ mod tests {
             head: "h".into(),
             overlays: vec![fixed],
             fail_on: FailOn::AnyError,
+            warnings: Vec::new(),
             shard: None,
         };
         assert_eq!(r.exit_code(), 1);

@@ -7,8 +7,8 @@ use std::fmt::Write as _;
 
 use super::model::{Action, Report, Review, Status};
 use super::text::{
-    broken_before_heading, change_line, failure_line, live_totals, owned_path, review_totals,
-    status_note,
+    WARNINGS_HEADING, broken_before_heading, change_line, failure_line, live_totals, owned_path,
+    review_totals, status_note,
 };
 
 /// A live report.
@@ -142,6 +142,12 @@ pub(crate) fn review(r: &Review) -> String {
         let _ = writeln!(out, "\n{}:", broken_before_heading(r));
         for (name, f) in broken {
             let _ = writeln!(out, "  {name}: {}", failure_line(f));
+        }
+    }
+    if !r.warnings.is_empty() {
+        let _ = writeln!(out, "\n{WARNINGS_HEADING}:");
+        for w in &r.warnings {
+            let _ = writeln!(out, "  {w}");
         }
     }
     let _ = write!(out, "\n{}\n", review_totals(r));

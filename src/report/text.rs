@@ -40,9 +40,10 @@ pub(crate) fn unknown_note(o: &ObjectChange) -> String {
     )
 }
 
-/// `1 overlay, 1 changed: 0 create, …` (a review: overlays, then objects per action).
+/// `1 overlay, 1 changed: 0 create, …` (a review: overlays, then objects per action). A
+/// GitOps target not rendered is never counted as changed: it has its own count.
 pub(crate) fn review_totals(r: &Review) -> String {
-    let changed = r.overlays.iter().filter(|o| o.changed()).count();
+    let changed = r.overlays.iter().filter(|o| o.counted_changed()).count();
     let n = r.overlays.len();
     let parts: Vec<String> = r
         .actions()
@@ -62,7 +63,26 @@ pub(crate) fn review_totals(r: &Review) -> String {
     if unreviewed > 0 {
         let _ = write!(s, "; {}", not_reviewed_line(unreviewed));
     }
+    let unrendered = r.not_rendered();
+    if unrendered > 0 {
+        let _ = write!(s, "; {}", not_rendered_line(unrendered));
+    }
     s
+}
+
+/// The heading of a review's own warnings ([`Review::warnings`]).
+pub(crate) const WARNINGS_HEADING: &str = "Warnings: found in the repository, not in this review";
+
+/// `2 not rendered: what their controllers apply cannot be shown here`.
+pub(crate) fn not_rendered_line(n: usize) -> String {
+    let (what, they) = match n {
+        1 => ("1 GitOps target", "its controller applies"),
+        _ => ("GitOps targets", "their controllers apply"),
+    };
+    match n {
+        1 => format!("{what} not rendered: what {they} cannot be shown here"),
+        _ => format!("{n} {what} not rendered: what {they} cannot be shown here"),
+    }
 }
 
 /// `2 overlays not reviewed: they read changed files and fail at both sides`.
@@ -155,9 +175,11 @@ pub(crate) fn review_account(r: &Review) -> String {
         .overlays
         .iter()
         .filter(|o| {
-            o.changed() && !matches!(o.status, Status::HeadFailed(_) | Status::NotReviewed(_))
+            o.counted_changed()
+                && !matches!(o.status, Status::HeadFailed(_) | Status::NotReviewed(_))
         })
         .count();
+    let unrendered = r.not_rendered();
     let unchanged = r.overlays.iter().filter(|o| o.no_changes()).count();
     let mut s = format!(
         "{n} overlay{}: {changed} changed, {unchanged} without changes, {before} broken before this change, {broken} broken by it, {fixed} fixed by it",
@@ -165,6 +187,9 @@ pub(crate) fn review_account(r: &Review) -> String {
     );
     if unreviewed > 0 {
         let _ = write!(s, ", {unreviewed} not reviewed");
+    }
+    if unrendered > 0 {
+        let _ = write!(s, ", {unrendered} not rendered");
     }
     let failed: Vec<&str> = r
         .overlays

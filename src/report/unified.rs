@@ -9,7 +9,9 @@ use std::fmt::Write as _;
 use similar::TextDiff;
 
 use super::model::{Action, ObjectChange, Report, Review, Status};
-use super::text::{broken_before_heading, conflict_text, failure_line, status_note};
+use super::text::{
+    WARNINGS_HEADING, broken_before_heading, conflict_text, failure_line, status_note,
+};
 
 /// The unified diff of one object (empty when both sides read the same), its old side named
 /// `<old_dir>/<file>` (the replaced object's file for a rename) and its new side
@@ -145,6 +147,12 @@ pub(crate) fn review(r: &Review, color: bool) -> String {
         let _ = writeln!(out, "# {}:", broken_before_heading(r));
         for (name, f) in broken {
             let _ = writeln!(out, "#   {name}: {}", failure_line(f));
+        }
+    }
+    if !r.warnings.is_empty() {
+        let _ = writeln!(out, "# {WARNINGS_HEADING}:");
+        for w in &r.warnings {
+            let _ = writeln!(out, "#   {w}");
         }
     }
     out

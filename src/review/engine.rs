@@ -171,6 +171,7 @@ pub(crate) fn review(
         head: label(new, render.kustomize),
         overlays: done,
         fail_on: opts.fail_on,
+        warnings: Vec::new(),
         shard,
     }
 }
@@ -1010,6 +1011,7 @@ pub(crate) fn review_objects(
             affixes: Default::default(),
         }],
         fail_on: FailOn::default(),
+        warnings: Vec::new(),
         shard: None,
     }
 }

@@ -47,6 +47,8 @@ pub(crate) struct RevisionPlan {
     pub overlays: Vec<Overlay>,
     /// Where `--why` causes link to (the head commit, on GitHub or GitLab).
     link: Option<super::why::LinkBase>,
+    /// What GitOps discovery found and does not render ([`Review::warnings`]).
+    warnings: Vec<String>,
 }
 
 impl RevisionPlan {
@@ -89,6 +91,7 @@ impl RevisionPlan {
                 crate::render::roots::kustomization_dirs(&new_files),
             )
         };
+        let mut warnings = Vec::new();
         let overlays = if let Some(g) = &req.gitops {
             let urls: Vec<String> = repo
                 .origin_url()
@@ -105,16 +108,14 @@ impl RevisionPlan {
                 urls: urls.clone(),
                 revision: Some(revision),
             };
-            let quiet = &mut Warnings::default();
-            let old = super::gitops::Revision::open(
-                &old_fs,
+            let old = (
+                &old_fs as &dyn Fs,
                 side(old_fs.files(), base_rev.id.clone()),
-                g,
-                quiet,
             );
-            let new =
-                super::gitops::Revision::open(new_fs, side(new_files.clone(), head_id), g, quiet);
-            gitops_targets(old, new)?
+            let new = (new_fs, side(new_files.clone(), head_id));
+            let (targets, found) = gitops_targets(old, new, g)?;
+            warnings = found;
+            targets
         } else if req.all {
             if !req.paths.is_empty() {
                 return Err(usage("--all finds every overlay: give no DIR with it"));
@@ -152,6 +153,7 @@ impl RevisionPlan {
             disk,
             overlays,
             link,
+            warnings,
         })
     }
 
@@ -175,8 +177,20 @@ impl RevisionPlan {
             link: self.link.clone(),
             ..opts.clone()
         };
-        review(&sharded(&self.overlays, opts), &old_side, &new_side, opts)
+        let mut review = review(&sharded(&self.overlays, opts), &old_side, &new_side, opts);
+        review.warnings = self.warnings.clone();
+        review
     }
+}
+
+/// The warnings of GitOps discovery the review reports: the head's, then each of the base's
+/// the head does not have, marked as the base's.
+fn discovery_warnings(base: &Warnings, head: &Warnings) -> Vec<String> {
+    let mut out = head.messages().to_vec();
+    let only_base = base.messages().iter().filter(|w| !out.contains(w));
+    let marked: Vec<String> = only_base.map(|w| format!("{w} (at the base)")).collect();
+    out.extend(marked);
+    out
 }
 
 /// The overlays of `opts.shard` (`--shard I/N`), or all of them.
@@ -296,12 +310,18 @@ pub(crate) fn two_paths(old: &Path, new: &Path, opts: &ReviewOptions) -> Result<
     ))
 }
 
-/// The GitOps targets of a `--gitops` review, or the error that there are none: nothing to
-/// review is never "no changes".
+/// The GitOps targets of a `--gitops` review and discovery's warnings
+/// ([`discovery_warnings`]), or the error that there are none: nothing to review is never
+/// "no changes".
 fn gitops_targets(
-    old: super::gitops::Revision,
-    new: super::gitops::Revision,
-) -> Result<Vec<overlays::Overlay>, Error> {
+    (old_fs, old): (&dyn Fs, super::gitops::SideFiles),
+    (new_fs, new): (&dyn Fs, super::gitops::SideFiles),
+    g: &crate::gitops::Options,
+) -> Result<(Vec<overlays::Overlay>, Vec<String>), Error> {
+    let (mut at_base, mut at_head) = (Warnings::default(), Warnings::default());
+    let old = super::gitops::Revision::open(old_fs, old, g, &mut at_base);
+    let new = super::gitops::Revision::open(new_fs, new, g, &mut at_head);
+    let warnings = discovery_warnings(&at_base, &at_head);
     let targets = overlays::gitops(std::sync::Arc::new(old), std::sync::Arc::new(new));
     if targets.is_empty() {
         return Err(usage(
@@ -310,5 +330,5 @@ fn gitops_targets(
              discovery finds)",
         ));
     }
-    Ok(targets)
+    Ok((targets, warnings))
 }
