@@ -13,7 +13,11 @@ use crate::resource::provenance::{Place, Source, Step};
 use crate::yaml::Node;
 use crate::yaml::path::PathSeg;
 
+use crate::transform::Unchanged;
+use crate::transform::fieldspec::PathStep;
+
 use super::patches::Patch;
+use super::writes::{Told, steps_to_path};
 use super::{Builder, Chain, image_refs, metadata, places, plugins, provenance, steps};
 
 /// Where a step set the field at a path of an object, given the value it held before, and
@@ -103,6 +107,15 @@ impl<'t> Tracker<'t> {
     ) {
         super::writes::record_patch(acc, p, to, sources);
     }
+}
+
+/// Runs a transformer with a listener for the writes it makes with the value a field held
+/// (`transform::Unchanged`) when `tracked`, and gives what it was told with its result.
+pub(super) fn listening<T>(tracked: bool, run: impl FnOnce(Unchanged<'_>) -> T) -> (T, Told) {
+    let mut told = Told::new();
+    let mut tell = |i: usize, at: &[PathStep<'_>]| told.push((i, steps_to_path(at)));
+    let out = run(if tracked { Some(&mut tell) } else { None });
+    (out, told)
 }
 
 /// One kustomization being built: what it says, where it sits in the chain, what it has

@@ -36,7 +36,7 @@ use std::sync::Arc;
 use crate::diag::{Error, ErrorKind, Result, Warnings};
 use crate::fasthash::FastMap;
 use crate::fs::remote::{LockedTrees, RemoteTree, RemoteTrees, WithCache};
-use crate::fs::{CachingDiskFs, FileKind, Fs, Restrictor};
+use crate::fs::{CachingDiskFs, FileKind, Fs};
 use crate::kustomization::{Loaded, Ref, RefKind};
 use crate::resource::Gvk;
 use crate::resource::Resource;
@@ -240,12 +240,7 @@ fn build_root(
     loaded_root: &mut dyn FnMut(Arc<Loaded>),
     warnings: &mut Warnings,
 ) -> Result<(Vec<Resource>, Vec<Node>, RenderCache)> {
-    // kustomize never lets a cloned kustomization leave its root
-    // (`newLoaderAtGitClone`, api/internal/loader/fileloader.go).
-    let remote_opts = RenderOptions {
-        load_restrictor: Restrictor::RootOnly,
-        ..opts.clone()
-    };
+    let remote_opts = opts.in_remote_base();
     let mut b = Builder {
         load: Loader {
             fs,
@@ -653,7 +648,7 @@ impl Builder<'_> {
     fn build_components<'p>(
         &mut self,
         pass: &mut driver::Pass<'p, '_>,
-        _tracker: Option<&mut driver::Tracker<'_>>,
+        tracker: Option<&mut driver::Tracker<'p>>,
     ) -> Result<()> {
         let (loaded, chain) = (pass.loaded, pass.chain);
         let mut acc = std::mem::take(&mut pass.acc);
@@ -667,7 +662,7 @@ impl Builder<'_> {
                 acc = self.in_remote(path, &tree, chain, |b, chain| {
                     b.build_dir(&tree.root, acc, Some(Role::Component), chain)
                 })?;
-                if self.state.ctx.provenance() {
+                if tracker.is_some() {
                     places::name_remote_files(&mut acc, path, &tree)?;
                 }
                 continue;
@@ -1342,7 +1337,7 @@ mod tests {
     use std::collections::HashMap;
 
     use super::*;
-    use crate::fs::MemFs;
+    use crate::fs::{MemFs, Restrictor};
 
     /// Counts reads per path, to show each file is read once per render.
     struct Counting {

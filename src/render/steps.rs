@@ -14,15 +14,13 @@ use crate::resource::string_maps;
 use crate::resource::{Gvk, Resource};
 use crate::source::{Location, SourceFile, display_path};
 use crate::transform::configurations::BuildConfig;
-use crate::transform::fieldspec::PathStep;
 use crate::transform::vars::VarSet;
-use crate::transform::{self, FieldSpecTables, KeptIn, Unchanged};
+use crate::transform::{self, FieldSpecTables, KeptIn};
 use crate::yaml::Node;
 use crate::yaml::path::PathSeg;
 
 use super::ahead::Ahead;
-use super::driver::{Pass, Tracker};
-use super::writes::{Told, steps_to_path};
+use super::driver::{Pass, Tracker, listening};
 use super::{Builder, Context};
 
 /// Output order requested on the command line (`--reorder`): the transform module's own.
@@ -334,27 +332,22 @@ pub(super) fn labels<'p>(
     if k.common_labels.as_ref().is_none_or(|m| m.is_empty()) && k.labels.is_empty() {
         return Ok(());
     }
-    let mut told = Told::new();
-    let mut tell = |i: usize, at: &[PathStep<'_>]| told.push((i, steps_to_path(at)));
-    let unchanged: Unchanged<'_> = if tracker.is_some() {
-        Some(&mut tell)
-    } else {
-        None
-    };
     let field = if k.labels.is_empty() {
         "commonLabels"
     } else {
         "labels"
     };
     let tables = &b.state.config.fields;
-    transform::labels::apply(
-        &mut pass.acc,
-        k.common_labels.as_ref(),
-        &k.labels,
-        tables,
-        unchanged,
-    )
-    .map_err(at_field(loaded, field))?;
+    let (applied, told) = listening(tracker.is_some(), |unchanged| {
+        transform::labels::apply(
+            &mut pass.acc,
+            k.common_labels.as_ref(),
+            &k.labels,
+            tables,
+            unchanged,
+        )
+    });
+    applied.map_err(at_field(loaded, field))?;
     if let Some(t) = tracker {
         report(t, loaded, Step::Labels);
         t.wrote(&mut pass.acc, |acc| {
@@ -379,15 +372,10 @@ pub(super) fn annotations<'p>(
     else {
         return Ok(());
     };
-    let mut told = Told::new();
-    let mut tell = |i: usize, at: &[PathStep<'_>]| told.push((i, steps_to_path(at)));
-    let unchanged: Unchanged<'_> = if tracker.is_some() {
-        Some(&mut tell)
-    } else {
-        None
-    };
-    transform::annotations::apply(&mut pass.acc, a, &b.state.config.fields, unchanged)
-        .map_err(at_field(loaded, "commonAnnotations"))?;
+    let (applied, told) = listening(tracker.is_some(), |unchanged| {
+        transform::annotations::apply(&mut pass.acc, a, &b.state.config.fields, unchanged)
+    });
+    applied.map_err(at_field(loaded, "commonAnnotations"))?;
     if let Some(t) = tracker {
         report(t, loaded, Step::CommonAnnotations);
         t.wrote(&mut pass.acc, |acc| {
@@ -430,15 +418,10 @@ pub(super) fn images<'p>(
     if k.images.is_empty() {
         return Ok(());
     }
-    let mut told = Told::new();
-    let mut tell = |i: usize, at: &[PathStep<'_>]| told.push((i, steps_to_path(at)));
-    let unchanged: Unchanged<'_> = if tracker.is_some() {
-        Some(&mut tell)
-    } else {
-        None
-    };
-    transform::images::apply(&mut pass.acc, &k.images, &b.state.config.fields, unchanged)
-        .map_err(at_field(loaded, "images"))?;
+    let (applied, told) = listening(tracker.is_some(), |unchanged| {
+        transform::images::apply(&mut pass.acc, &k.images, &b.state.config.fields, unchanged)
+    });
+    applied.map_err(at_field(loaded, "images"))?;
     if let Some(t) = tracker {
         report(t, loaded, Step::Images);
         t.wrote(&mut pass.acc, |acc| {
@@ -471,19 +454,15 @@ pub(super) fn finish_root(
         });
     }
     let names = tracker.is_some().then(|| places::names(resources));
-    let mut told = Told::new();
-    let mut tell = |i: usize, at: &[PathStep<'_>]| told.push((i, steps_to_path(at)));
-    let unchanged: Unchanged<'_> = if tracker.is_some() {
-        Some(&mut tell)
-    } else {
-        None
-    };
-    transform::namereference::fix_name_references(
-        resources,
-        &config.refs.name_reference,
-        &|g: &Gvk| config.fields.is_cluster_scoped(g),
-        unchanged,
-    )?;
+    let (fixed, told) = listening(tracker.is_some(), |unchanged| {
+        transform::namereference::fix_name_references(
+            resources,
+            &config.refs.name_reference,
+            &|g: &Gvk| config.fields.is_cluster_scoped(g),
+            unchanged,
+        )
+    });
+    fixed?;
     if let (Some(t), Some(names)) = (tracker.as_deref_mut(), &names) {
         let locate = |r: &Resource, path: &[PathSeg], _: Option<&Node>| {
             places::name_reference(names, r, path)
@@ -754,16 +733,16 @@ pub(super) fn replacements<'p>(
                 Some(super::places::object_source(&acc[j], &path))
             });
         // A target that held the value written is told, and recorded as written too.
-        let mut told = Told::new();
-        let mut tell = |i: usize, at: &[PathStep<'_>]| told.push((i, steps_to_path(at)));
-        transform::replacements::apply_telling(
-            acc,
-            std::slice::from_ref(r),
-            &cluster_scoped,
-            ctx.kustomize(),
-            Some(&mut tell),
-        )
-        .map_err(|e| e.at(at.clone()).label("applying these replacements"))?;
+        let (applied, told) = listening(true, |unchanged| {
+            transform::replacements::apply_telling(
+                acc,
+                std::slice::from_ref(r),
+                &cluster_scoped,
+                ctx.kustomize(),
+                unchanged,
+            )
+        });
+        applied.map_err(|e| e.at(at.clone()).label("applying these replacements"))?;
         let (p, s) = (place.clone(), source.clone());
         t.set_sourced(move |_, _, _| (Some(p.clone()), s.clone()));
         t.wrote(acc, |acc| {
