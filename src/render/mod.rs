@@ -28,6 +28,7 @@ pub(crate) mod reads;
 pub(crate) mod roots;
 mod shared;
 mod steps;
+mod tracker;
 mod writes;
 
 use std::path::{Path, PathBuf};
@@ -272,7 +273,7 @@ fn build_root(
     let mut resources = b.build_dir(root, Vec::new(), None, &Chain::Top)?;
     let mut tracker = opts
         .provenance
-        .then(|| driver::Tracker::new(Step::HashSuffix));
+        .then(|| tracker::Tracker::new(Step::HashSuffix));
     steps::finish_root(
         &loaded,
         &mut resources,
@@ -491,8 +492,8 @@ impl Builder<'_> {
     /// accumulated; each field is placed in its document (or nowhere).
     fn accumulate_resources<'p>(
         &mut self,
-        pass: &mut driver::Pass<'p, '_>,
-        tracker: Option<&mut driver::Tracker<'p>>,
+        pass: &mut tracker::Pass<'p, '_>,
+        tracker: Option<&mut tracker::Tracker<'p>>,
     ) -> Result<()> {
         let (loaded, chain, acc) = (pass.loaded, pass.chain, &mut pass.acc);
         let mut index =
@@ -543,8 +544,8 @@ impl Builder<'_> {
     /// reported as its own step.
     fn run_generators<'p>(
         &mut self,
-        pass: &mut driver::Pass<'p, '_>,
-        mut tracker: Option<&mut driver::Tracker<'p>>,
+        pass: &mut tracker::Pass<'p, '_>,
+        mut tracker: Option<&mut tracker::Tracker<'p>>,
     ) -> Result<()> {
         let (loaded, chain, acc) = (pass.loaded, pass.chain, &mut pass.acc);
         let before = self
@@ -606,7 +607,7 @@ impl Builder<'_> {
         before: Option<&std::collections::HashMap<crate::resource::ResId, String>>,
         acc: &mut Vec<Resource>,
         chain: &Chain<'_>,
-        mut tracker: Option<&mut driver::Tracker<'_>>,
+        mut tracker: Option<&mut tracker::Tracker<'_>>,
     ) -> Result<()> {
         let namespace = chain.helm_namespace().filter(|_| {
             self.state
@@ -647,8 +648,8 @@ impl Builder<'_> {
     /// far.
     fn build_components<'p>(
         &mut self,
-        pass: &mut driver::Pass<'p, '_>,
-        tracker: Option<&mut driver::Tracker<'p>>,
+        pass: &mut tracker::Pass<'p, '_>,
+        tracker: Option<&mut tracker::Tracker<'p>>,
     ) -> Result<()> {
         let (loaded, chain) = (pass.loaded, pass.chain);
         let mut acc = std::mem::take(&mut pass.acc);
@@ -683,8 +684,8 @@ impl Builder<'_> {
     /// and kept for its own stage.
     fn run_patches<'p>(
         &mut self,
-        pass: &mut driver::Pass<'p, '_>,
-        tracker: Option<&mut driver::Tracker<'_>>,
+        pass: &mut tracker::Pass<'p, '_>,
+        tracker: Option<&mut tracker::Tracker<'_>>,
     ) -> Result<()> {
         let patches = self.load_patches(pass.loaded)?;
         pass.json6902 = patches.json6902;
@@ -694,8 +695,8 @@ impl Builder<'_> {
     /// `patchesJson6902`, where kustomize runs it: after the annotations, before the replicas.
     fn run_json6902<'p>(
         &mut self,
-        pass: &mut driver::Pass<'p, '_>,
-        tracker: Option<&mut driver::Tracker<'_>>,
+        pass: &mut tracker::Pass<'p, '_>,
+        tracker: Option<&mut tracker::Tracker<'_>>,
     ) -> Result<()> {
         let list = std::mem::take(&mut pass.json6902);
         self.apply_field_patches(pass.loaded, &list, &mut pass.acc, tracker)
@@ -705,8 +706,8 @@ impl Builder<'_> {
     /// fields (`runTransformers`).
     fn run_transformers<'p>(
         &mut self,
-        pass: &mut driver::Pass<'p, '_>,
-        mut tracker: Option<&mut driver::Tracker<'_>>,
+        pass: &mut tracker::Pass<'p, '_>,
+        mut tracker: Option<&mut tracker::Tracker<'_>>,
     ) -> Result<()> {
         let (loaded, acc) = (pass.loaded, &mut pass.acc);
         let transformers = self.plugin_configs(loaded, RefKind::Transformer, pass.chain)?;
@@ -730,7 +731,7 @@ impl Builder<'_> {
         loaded: &Loaded,
         c: &helm::ChartEntry,
         acc: &mut [Resource],
-        tracker: &mut driver::Tracker<'_>,
+        tracker: &mut tracker::Tracker<'_>,
     ) {
         let chart_dir = helm::chart_dir(loaded, c);
         let entry = provenance::at(&c.at);

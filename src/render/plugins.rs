@@ -17,8 +17,8 @@ use crate::source::{Location, SourceFile};
 use crate::yaml::path::PathSeg;
 use crate::yaml::{Node, parse::parse_one};
 
-use super::driver::Tracker;
 use super::patches::{self, Flavor, Patch};
+use super::tracker::Tracker;
 use super::{Builder, KustomizeVersion, steps};
 
 /// Render-wide state of this stage.

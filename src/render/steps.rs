@@ -20,7 +20,7 @@ use crate::yaml::Node;
 use crate::yaml::path::PathSeg;
 
 use super::ahead::Ahead;
-use super::driver::{Pass, Tracker, listening};
+use super::tracker::{Pass, Tracker, listening};
 use super::{Builder, Context};
 
 /// Output order requested on the command line (`--reorder`): the transform module's own.
@@ -255,12 +255,20 @@ fn at_field<'a>(loaded: &'a Loaded, field: &'static str) -> impl Fn(Error) -> Er
     move |e: Error| e.at(loaded.key_location(&[PathSeg::Key(field.to_string())]))
 }
 
-/// The tracker's report of a field transformer: each changed field at the kustomization
-/// field's value.
-fn report<'p>(tracker: &mut Tracker<'p>, loaded: &'p Loaded, step: Step) {
+/// The tracker's report of a field transformer, when tracked: each changed field at the
+/// kustomization field's value, then what it wrote with the value a field held (`wrote`).
+fn reported<'p>(
+    tracker: Option<&mut Tracker<'p>>,
+    loaded: &'p Loaded,
+    step: Step,
+    acc: &mut [Resource],
+    wrote: impl FnOnce(&mut [Resource]),
+) {
+    let Some(tracker) = tracker else { return };
     let places = super::provenance::TransformerPlaces::new(loaded, step);
     tracker.step(step);
     tracker.set(move |r, path, before| Some(places.place(r, path, before)));
+    tracker.wrote(acc, wrote);
 }
 
 /// `namespace`: kustomize's namespace transformer sets every namespaced object's namespace;
@@ -288,12 +296,9 @@ pub(super) fn namespace<'p>(
     };
     transform::namespace::apply(&mut pass.acc, ns, tables, kept_in)
         .map_err(at_field(loaded, "namespace"))?;
-    if let Some(t) = tracker {
-        report(t, loaded, Step::Namespace);
-        t.wrote(&mut pass.acc, |acc| {
-            super::writes::record_namespace_writes(loaded, acc, tables, &kept);
-        });
-    }
+    reported(tracker, loaded, Step::Namespace, &mut pass.acc, |acc| {
+        super::writes::record_namespace_writes(loaded, acc, tables, &kept);
+    });
     Ok(())
 }
 
@@ -316,9 +321,7 @@ pub(super) fn prefix_suffix<'p>(
     };
     transform::prefix_suffix::apply(&mut pass.acc, prefix, suffix, &b.state.config.fields)
         .map_err(at_field(loaded, field))?;
-    if let Some(t) = tracker {
-        report(t, loaded, step);
-    }
+    reported(tracker, loaded, step, &mut pass.acc, |_| {});
     Ok(())
 }
 
@@ -348,12 +351,9 @@ pub(super) fn labels<'p>(
         )
     });
     applied.map_err(at_field(loaded, field))?;
-    if let Some(t) = tracker {
-        report(t, loaded, Step::Labels);
-        t.wrote(&mut pass.acc, |acc| {
-            super::writes::record_told_pairs(loaded, acc, Step::Labels, told);
-        });
-    }
+    reported(tracker, loaded, Step::Labels, &mut pass.acc, |acc| {
+        super::writes::record_told_pairs(loaded, acc, Step::Labels, told);
+    });
     Ok(())
 }
 
@@ -376,12 +376,15 @@ pub(super) fn annotations<'p>(
         transform::annotations::apply(&mut pass.acc, a, &b.state.config.fields, unchanged)
     });
     applied.map_err(at_field(loaded, "commonAnnotations"))?;
-    if let Some(t) = tracker {
-        report(t, loaded, Step::CommonAnnotations);
-        t.wrote(&mut pass.acc, |acc| {
+    reported(
+        tracker,
+        loaded,
+        Step::CommonAnnotations,
+        &mut pass.acc,
+        |acc| {
             super::writes::record_told_pairs(loaded, acc, Step::CommonAnnotations, told);
-        });
-    }
+        },
+    );
     Ok(())
 }
 
@@ -398,12 +401,9 @@ pub(super) fn replicas<'p>(
     }
     transform::replicas::apply(&mut pass.acc, &k.replicas, &b.state.config.fields)
         .map_err(at_field(loaded, "replicas"))?;
-    if let Some(t) = tracker {
-        report(t, loaded, Step::Replicas);
-        t.wrote(&mut pass.acc, |acc| {
-            super::writes::record_replicas_writes(loaded, acc);
-        });
-    }
+    reported(tracker, loaded, Step::Replicas, &mut pass.acc, |acc| {
+        super::writes::record_replicas_writes(loaded, acc);
+    });
     Ok(())
 }
 
@@ -422,12 +422,9 @@ pub(super) fn images<'p>(
         transform::images::apply(&mut pass.acc, &k.images, &b.state.config.fields, unchanged)
     });
     applied.map_err(at_field(loaded, "images"))?;
-    if let Some(t) = tracker {
-        report(t, loaded, Step::Images);
-        t.wrote(&mut pass.acc, |acc| {
-            super::writes::record_told_images(loaded, acc, told);
-        });
-    }
+    reported(tracker, loaded, Step::Images, &mut pass.acc, |acc| {
+        super::writes::record_told_images(loaded, acc, told);
+    });
     Ok(())
 }
 
