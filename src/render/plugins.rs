@@ -365,11 +365,12 @@ impl Builder<'_> {
 
     /// Applies `list` in order. With a tracker, each patch is applied and reported on its
     /// own, since the tracker compares the objects after each patch with what they were
-    /// before it (and picks the objects a patch applies to before it runs); kustomize runs
-    /// every patch as its own transformer (`PatchTransformerPlugin.Transform`, one per entry,
-    /// in `api/internal/builtins/PatchTransformer.go`), so the output is the same as applying
-    /// the list in one pass, which keeps one list of objects and one index of their ids for
-    /// all of them. Whether a patch renamed an object since the list was last rebuilt carries
+    /// before it (and picks the objects a patch applies to before it runs). kustomize applies
+    /// them one after another too (`configureBuiltinTransformers` in
+    /// `api/internal/target/kusttarget_configplugin.go` makes one `PatchTransformerPlugin` per
+    /// `patches` entry; `PatchStrategicMergeTransformerPlugin.Transform` applies its files in
+    /// order), so the output is the same as applying the list in one pass, which keeps one
+    /// list of objects and one index of their ids for all of them. Whether a patch renamed an object since the list was last rebuilt carries
     /// from one to the next, as inside one pass.
     pub(super) fn apply_patches(
         &mut self,
