@@ -113,10 +113,7 @@ pub(crate) fn fetch(
         tried: Mutex::new(BTreeMap::new()),
         serial: AtomicUsize::new(0),
     };
-    let render = crate::render::RenderOptions {
-        reading: crate::render::Reading::OneThread,
-        ..opts.render.clone()
-    };
+    let render = opts.render.on_one_thread();
     crate::render::render_with_remotes(
         &crate::fs::DiskFs,
         &root,
@@ -199,10 +196,7 @@ pub(crate) fn fetch_unlocked(
 ) -> Result<Vec<FetchReport>> {
     std::fs::create_dir_all(&opts.cache).map_err(|e| Error::io(&opts.cache, &e))?;
     let cache = std::fs::canonicalize(&opts.cache).map_err(|e| Error::io(&opts.cache, &e))?;
-    let render = crate::render::RenderOptions {
-        reading: crate::render::Reading::OneThread,
-        ..opts.render.clone()
-    };
+    let render = opts.render.on_one_thread();
     let mut reports = Vec::new();
     for root in roots {
         let fetcher = Fetcher::keeping(Lock::default(), cache.clone(), opts.http);

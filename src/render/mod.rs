@@ -11,6 +11,7 @@
 mod accumulate;
 mod ahead;
 mod context;
+mod driver;
 mod exec;
 mod helm;
 mod ids;
@@ -27,6 +28,7 @@ pub(crate) mod reads;
 pub(crate) mod roots;
 mod shared;
 mod steps;
+mod tracker;
 mod writes;
 
 use std::path::{Path, PathBuf};
@@ -35,7 +37,7 @@ use std::sync::Arc;
 use crate::diag::{Error, ErrorKind, Result, Warnings};
 use crate::fasthash::FastMap;
 use crate::fs::remote::{LockedTrees, RemoteTree, RemoteTrees, WithCache};
-use crate::fs::{CachingDiskFs, FileKind, Fs, Restrictor};
+use crate::fs::{CachingDiskFs, FileKind, Fs};
 use crate::kustomization::{Loaded, Ref, RefKind};
 use crate::resource::Gvk;
 use crate::resource::Resource;
@@ -239,12 +241,7 @@ fn build_root(
     loaded_root: &mut dyn FnMut(Arc<Loaded>),
     warnings: &mut Warnings,
 ) -> Result<(Vec<Resource>, Vec<Node>, RenderCache)> {
-    // kustomize never lets a cloned kustomization leave its root
-    // (`newLoaderAtGitClone`, api/internal/loader/fileloader.go).
-    let remote_opts = RenderOptions {
-        load_restrictor: Restrictor::RootOnly,
-        ..opts.clone()
-    };
+    let remote_opts = opts.in_remote_base();
     let mut b = Builder {
         load: Loader {
             fs,
@@ -274,14 +271,15 @@ fn build_root(
         .helm_api_versions
         .clone_from(&opts.helm.api_versions);
     let mut resources = b.build_dir(root, Vec::new(), None, &Chain::Top)?;
+    let mut tracker = opts
+        .provenance
+        .then(|| tracker::Tracker::new(Step::HashSuffix));
     steps::finish_root(
         &loaded,
         &mut resources,
-        b.state.ctx,
-        &b.state.config,
-        &b.state.vars,
-        &b.state.var_places,
+        &b.state,
         b.warnings,
+        tracker.as_mut(),
     )?;
     metadata::finish(
         &mut resources,
@@ -291,8 +289,10 @@ fn build_root(
             .unwrap_or(metadata::default_managed_by(opts.kustomize)),
         opts.kustomize,
     );
-    if opts.provenance {
-        provenance::record(&mut resources, Step::BuildMetadata, &|_, _, _| None);
+    if let Some(t) = &mut tracker {
+        t.step(Step::BuildMetadata);
+        t.set(|_, _, _| None);
+        t.commit(&mut resources);
     }
     let cache = RenderCache {
         _files: b.load.files,
@@ -488,56 +488,22 @@ impl Builder<'_> {
         result.map_err(|e| e.in_kustomization(step))
     }
 
-    /// Builds one kustomization on top of `acc`, stage by stage in kustomize's order
-    /// (`accumulateTarget`, then `runTransformers`): resources, `crds`, `configurations`, the
-    /// generators, the components, the transformers, validators and vars. Each stage records
-    /// its field provenance and kustomize's origin annotations as it ends.
-    fn build_loaded(
+    /// `resources:` (files and kustomization directories, recursively) onto what is
+    /// accumulated; each field is placed in its document (or nowhere).
+    fn accumulate_resources<'p>(
         &mut self,
-        loaded: &Loaded,
-        mut acc: Vec<Resource>,
-        chain: &Chain<'_>,
-    ) -> Result<Vec<Resource>> {
-        // Which fields name resources, CRD files, components and plugin configurations comes
-        // from the kustomization's one list of references (`kustomization::refs`); the stages
-        // that read other files (generators, configurations, patches, replacements, openapi,
-        // helm) take them with the rest of their entries.
-        image_refs::check(loaded, self.state.ctx.opts.strict, self.warnings)?;
-        self.accumulate_resources(loaded, &mut acc, chain)?;
-        self.load_crds(loaded)?;
-        steps::configurations(self.load.fs, self.state.ctx, loaded, &mut self.state.config)?;
-        self.run_generators(loaded, &mut acc, chain)?;
-        acc = self.build_components(loaded, acc, chain)?;
-        self.run_transformers(loaded, &mut acc, chain)?;
-        let validators = self.plugin_configs(loaded, RefKind::Validator, chain)?;
-        plugins::run_validator_plugins(&validators)?;
-        steps::bind_vars(
-            loaded,
-            &mut acc,
-            &mut self.state.vars,
-            self.state.ctx.tables,
-        )?;
-        if self.state.ctx.provenance() {
-            places::declare_vars(&mut self.state.var_places, loaded);
-        }
-        Ok(acc)
-    }
-
-    /// `resources:` (files and kustomization directories, recursively) onto `acc`.
-    fn accumulate_resources(
-        &mut self,
-        loaded: &Loaded,
-        acc: &mut Vec<Resource>,
-        chain: &Chain<'_>,
+        pass: &mut tracker::Pass<'p, '_>,
+        tracker: Option<&mut tracker::Tracker<'p>>,
     ) -> Result<()> {
+        let (loaded, chain, acc) = (pass.loaded, pass.chain, &mut pass.acc);
         let mut index =
             ids::IdIndex::new(acc, &|g: &Gvk| self.state.ctx.tables.is_cluster_scoped(g));
         let refs = loaded.kustomization.refs();
         for r in refs.filter(|r| r.kind == RefKind::Resource) {
             self.accumulate(loaded, r.key, r.text, acc, &mut index, chain)?;
         }
-        if self.state.ctx.provenance() {
-            provenance::record(acc, Step::Resource, &|_, _, _| None);
+        if let Some(t) = tracker {
+            t.set(|_, _, _| None);
         }
         Ok(())
     }
@@ -574,14 +540,14 @@ impl Builder<'_> {
     }
 
     /// The generators in kustomize's order (`runGenerators`): `configMapGenerator` and
-    /// `secretGenerator`, `helmCharts`, then the configurations of `generators:`.
-    fn run_generators(
+    /// `secretGenerator`, `helmCharts`, then the configurations of `generators:`; each
+    /// reported as its own step.
+    fn run_generators<'p>(
         &mut self,
-        loaded: &Loaded,
-        acc: &mut Vec<Resource>,
-        chain: &Chain<'_>,
+        pass: &mut tracker::Pass<'p, '_>,
+        mut tracker: Option<&mut tracker::Tracker<'p>>,
     ) -> Result<()> {
-        let prov = self.state.ctx.provenance();
+        let (loaded, chain, acc) = (pass.loaded, pass.chain, &mut pass.acc);
         let before = self
             .state
             .plugins
@@ -594,13 +560,14 @@ impl Builder<'_> {
             helm::configure_api_versions(&mut self.state.plugins.helm_api_versions, &c.chart);
         }
         steps::generate(self.load.fs, self.load.ahead, self.state.ctx, loaded, acc)?;
-        if prov {
+        if let Some(t) = tracker.as_deref_mut() {
             let files = places::GeneratorFiles::read(self.load.fs, loaded);
-            provenance::record_sourced(acc, Step::Generator, &|r, path, _| {
+            t.set_sourced(move |r, path, _| {
                 files
                     .find(r, path)
                     .unwrap_or_else(|| (Some(provenance::generator_place(loaded, r, path)), None))
             });
+            t.commit(acc);
         }
         if let Some(before) = &before {
             let here = self.state.plugins.meta.kustomization_file(loaded);
@@ -609,15 +576,24 @@ impl Builder<'_> {
             metadata::annotate_generated(acc, before, &here, None, None, &replaced, source);
         }
         if !charts.is_empty() {
-            self.inflate_charts(loaded, &charts, before.as_ref(), acc, chain)?;
+            self.inflate_charts(
+                loaded,
+                &charts,
+                before.as_ref(),
+                acc,
+                chain,
+                tracker.as_deref_mut(),
+            )?;
         }
         let generators = self.plugin_configs(loaded, RefKind::Generator, chain)?;
         self.run_generator_plugins(loaded, &generators, acc)?;
-        if prov && !generators.is_empty() {
-            let at = |r: &Resource, p: &[crate::yaml::path::PathSeg], _: Option<&Node>| {
+        if let Some(t) = tracker
+            && !generators.is_empty()
+        {
+            t.step(Step::Plugin);
+            t.set(move |r, p, _| {
                 places::config_place(&generators, p, provenance::node_at(&r.node, p))
-            };
-            provenance::record(acc, Step::Plugin, &at);
+            });
         }
         Ok(())
     }
@@ -631,6 +607,7 @@ impl Builder<'_> {
         before: Option<&std::collections::HashMap<crate::resource::ResId, String>>,
         acc: &mut Vec<Resource>,
         chain: &Chain<'_>,
+        mut tracker: Option<&mut tracker::Tracker<'_>>,
     ) -> Result<()> {
         let namespace = chain.helm_namespace().filter(|_| {
             self.state
@@ -648,8 +625,8 @@ impl Builder<'_> {
                 namespace,
             )?;
             helm::absorb(acc, inflated, &c.at)?;
-            if self.state.ctx.provenance() {
-                self.record_helm(loaded, c, acc);
+            if let Some(t) = tracker.as_deref_mut() {
+                self.report_helm(loaded, c, acc, t);
             }
         }
         if let Some(before) = before {
@@ -669,12 +646,13 @@ impl Builder<'_> {
 
     /// `components:` in order, each built on top of what this kustomization accumulated so
     /// far.
-    fn build_components(
+    fn build_components<'p>(
         &mut self,
-        loaded: &Loaded,
-        mut acc: Vec<Resource>,
-        chain: &Chain<'_>,
-    ) -> Result<Vec<Resource>> {
+        pass: &mut tracker::Pass<'p, '_>,
+        tracker: Option<&mut tracker::Tracker<'p>>,
+    ) -> Result<()> {
+        let (loaded, chain) = (pass.loaded, pass.chain);
+        let mut acc = std::mem::take(&mut pass.acc);
         let refs = loaded.kustomization.refs();
         for Ref {
             key, text: path, ..
@@ -685,7 +663,7 @@ impl Builder<'_> {
                 acc = self.in_remote(path, &tree, chain, |b, chain| {
                     b.build_dir(&tree.root, acc, Some(Role::Component), chain)
                 })?;
-                if self.state.ctx.provenance() {
+                if tracker.is_some() {
                     places::name_remote_files(&mut acc, path, &tree)?;
                 }
                 continue;
@@ -698,62 +676,63 @@ impl Builder<'_> {
             self.state.plugins.meta.leave();
             acc = built.map_err(|e| at_entry(e, loaded, key, path))?;
         }
-        Ok(acc)
+        pass.acc = acc;
+        Ok(())
     }
 
-    /// The transformers in kustomize's order (`configureBuiltinTransformers`, then
-    /// `transformers:`): patches, the field transformers (with `patchesJson6902` among
-    /// them), replacements, then the configurations of `transformers:`.
-    fn run_transformers(
+    /// `patchesStrategicMerge` and `patches`, in order; `patchesJson6902` is loaded with them
+    /// and kept for its own stage.
+    fn run_patches<'p>(
         &mut self,
-        loaded: &Loaded,
-        acc: &mut Vec<Resource>,
-        chain: &Chain<'_>,
+        pass: &mut tracker::Pass<'p, '_>,
+        tracker: Option<&mut tracker::Tracker<'_>>,
     ) -> Result<()> {
-        let prov = self.state.ctx.provenance();
-        let patches = self.load_patches(loaded)?;
-        self.apply_field_patches(loaded, &patches.early, acc)?;
-        // Lent out for the transformers instead of cloned per kustomization (the JSON patches
-        // run in between use `self.state.ctx.tables`, not the configuration).
-        let fields = std::mem::take(&mut self.state.config.fields);
-        let transformed = steps::transform(loaded, acc, &fields, prov, &mut |acc| {
-            self.apply_field_patches(loaded, &patches.json6902, acc)
-        });
-        self.state.config.fields = fields;
-        transformed?;
-        steps::replacements(
-            self.load.fs,
-            self.state.ctx,
-            loaded,
-            acc,
-            self.state.ctx.tables,
-            self.warnings,
-        )?;
-        if self.state.plugins.meta.transformers {
-            // The field transformers add and remove no objects, so recording them all here
-            // gives what kustomize records after each one.
-            let here = self.state.plugins.meta.kustomization_file(loaded);
-            for kind in metadata::field_transformers(loaded) {
-                let source = self.state.plugins.meta.source();
-                metadata::annotate_transformer(acc, &here, kind, None, source);
-            }
-        }
-        let transformers = self.plugin_configs(loaded, RefKind::Transformer, chain)?;
-        self.run_transformer_plugins(loaded, &transformers, acc)?;
-        if prov && !transformers.is_empty() {
-            let at = |r: &Resource, p: &[crate::yaml::path::PathSeg], _: Option<&Node>| {
+        let patches = self.load_patches(pass.loaded)?;
+        pass.json6902 = patches.json6902;
+        self.apply_field_patches(pass.loaded, &patches.early, &mut pass.acc, tracker)
+    }
+
+    /// `patchesJson6902`, where kustomize runs it: after the annotations, before the replicas.
+    fn run_json6902<'p>(
+        &mut self,
+        pass: &mut tracker::Pass<'p, '_>,
+        tracker: Option<&mut tracker::Tracker<'_>>,
+    ) -> Result<()> {
+        let list = std::mem::take(&mut pass.json6902);
+        self.apply_field_patches(pass.loaded, &list, &mut pass.acc, tracker)
+    }
+
+    /// The configurations of `transformers:`, after the kustomization's own transformer
+    /// fields (`runTransformers`).
+    fn run_transformers<'p>(
+        &mut self,
+        pass: &mut tracker::Pass<'p, '_>,
+        mut tracker: Option<&mut tracker::Tracker<'_>>,
+    ) -> Result<()> {
+        let (loaded, acc) = (pass.loaded, &mut pass.acc);
+        let transformers = self.plugin_configs(loaded, RefKind::Transformer, pass.chain)?;
+        self.run_transformer_plugins(loaded, &transformers, acc, tracker.as_deref_mut())?;
+        if let Some(t) = tracker
+            && !transformers.is_empty()
+        {
+            t.set(move |r, p, _| {
                 places::config_place(&transformers, p, provenance::node_at(&r.node, p))
-            };
-            provenance::record(acc, Step::Plugin, &at);
+            });
         }
         Ok(())
     }
 
-    /// Records a helm chart's objects: each field at its template (helm's `# Source:`
+    /// Reports a helm chart's objects: each field at its template (helm's `# Source:`
     /// comment names it; the field's line when the template writes the same value there),
     /// with the `helmCharts` entry as what the step read. The objects are new: their
     /// document in helm's output would otherwise be taken as their resource file.
-    fn record_helm(&self, loaded: &Loaded, c: &helm::ChartEntry, acc: &mut [Resource]) {
+    fn report_helm(
+        &self,
+        loaded: &Loaded,
+        c: &helm::ChartEntry,
+        acc: &mut [Resource],
+        tracker: &mut tracker::Tracker<'_>,
+    ) {
         let chart_dir = helm::chart_dir(loaded, c);
         let entry = provenance::at(&c.at);
         let mut templates: FastMap<(String, String, String), Arc<SourceFile>> = FastMap::default();
@@ -776,7 +755,8 @@ impl Builder<'_> {
                 taken.push((i, loc));
             }
         }
-        provenance::record_sourced(acc, Step::Helm, &|r, path, _| {
+        tracker.step(Step::Helm);
+        tracker.set_sourced(move |r, path, _| {
             let id = (
                 r.kind().to_string(),
                 r.namespace().to_string(),
@@ -792,6 +772,7 @@ impl Builder<'_> {
                 None => (Some(entry.clone()), None),
             }
         });
+        tracker.commit(acc);
         for (i, loc) in taken {
             acc[i].origin = Some(loc);
         }
@@ -1357,7 +1338,7 @@ mod tests {
     use std::collections::HashMap;
 
     use super::*;
-    use crate::fs::MemFs;
+    use crate::fs::{MemFs, Restrictor};
 
     /// Counts reads per path, to show each file is read once per render.
     struct Counting {

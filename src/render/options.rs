@@ -54,6 +54,26 @@ pub struct RenderOptions {
     pub provenance: bool,
 }
 
+impl RenderOptions {
+    /// The options inside a remote base: kustomize never lets a cloned kustomization leave
+    /// its root (`newLoaderAtGitClone`, `api/internal/loader/fileloader.go`).
+    pub(super) fn in_remote_base(&self) -> RenderOptions {
+        RenderOptions {
+            load_restrictor: Restrictor::RootOnly,
+            ..self.clone()
+        }
+    }
+
+    /// The same options, with every file read by the building thread (`ply fetch`, whose
+    /// fetcher is asked in the build's order).
+    pub fn on_one_thread(&self) -> RenderOptions {
+        RenderOptions {
+            reading: Reading::OneThread,
+            ..self.clone()
+        }
+    }
+}
+
 /// Which thread of a render reads and parses its files. The output, errors and warnings are
 /// the same every way (the golden tests render every case all three ways).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

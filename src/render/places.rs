@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::provenance::{in_kustomization, record_sourced};
+use super::provenance::in_kustomization;
 use crate::fasthash::FastMap;
 use crate::fs::Fs;
 use crate::kustomization::Loaded;
@@ -280,14 +280,6 @@ pub(crate) fn replacement_place(
             in_kustomization(loaded, p)
         }
     }
-}
-
-/// Records one replacement whose entry is at `place`, which read the field `source` (the
-/// object's index in `acc` and the field's path) when it read an object.
-pub(crate) fn record_replacement(acc: &mut [Resource], place: &Place, source: Option<Box<Source>>) {
-    record_sourced(acc, Step::Replacement, &|_, _, _| {
-        (Some(place.clone()), source.clone())
-    });
 }
 
 // ---------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ use crate::yaml::path::PathSeg;
 use crate::yaml::{Node, parse::parse_one};
 
 use super::patches::{self, Flavor, Patch};
+use super::tracker::Tracker;
 use super::{Builder, KustomizeVersion, steps};
 
 /// Render-wide state of this stage.
@@ -334,9 +335,10 @@ impl Builder<'_> {
         loaded: &Loaded,
         list: &[Patch],
         acc: &mut Vec<Resource>,
+        mut tracker: Option<&mut Tracker<'_>>,
     ) -> Result<()> {
         if !self.state.plugins.meta.tracks_origin() {
-            return self.apply_patches(list, acc);
+            return self.apply_patches(list, acc, tracker);
         }
         let here = self.state.plugins.meta.kustomization_file(loaded);
         let mut rest = list;
@@ -349,7 +351,7 @@ impl Builder<'_> {
                 1
             };
             let (group, tail) = rest.split_at(n);
-            self.apply_patches(group, acc)?;
+            self.apply_patches(group, acc, tracker.as_deref_mut())?;
             let kind = match first.flavor {
                 patches::Flavor::StrategicMerge => "PatchStrategicMergeTransformer",
                 patches::Flavor::Patch => "PatchTransformer",
@@ -361,44 +363,52 @@ impl Builder<'_> {
         Ok(())
     }
 
-    pub(super) fn apply_patches(&mut self, list: &[Patch], acc: &mut Vec<Resource>) -> Result<()> {
+    /// Applies `list` in order. With a tracker, each patch is applied and reported on its
+    /// own, since the tracker compares the objects after each patch with what they were
+    /// before it (and picks the objects a patch applies to before it runs). kustomize applies
+    /// them one after another too (`configureBuiltinTransformers` in
+    /// `api/internal/target/kusttarget_configplugin.go` makes one `PatchTransformerPlugin` per
+    /// `patches` entry; `PatchStrategicMergeTransformerPlugin.Transform` applies its files in
+    /// order), so the output is the same as applying the list in one pass, which keeps one
+    /// list of objects and one index of their ids for all of them. Whether a patch renamed an object since the list was last rebuilt carries
+    /// from one to the next, as inside one pass.
+    pub(super) fn apply_patches(
+        &mut self,
+        list: &[Patch],
+        acc: &mut Vec<Resource>,
+        tracker: Option<&mut Tracker<'_>>,
+    ) -> Result<()> {
         if list.is_empty() {
             return Ok(());
         }
-        if self.state.ctx.provenance() {
-            // One at a time, each recorded as its own (the output is the same: `apply_all`
-            // applies them in order), with what it wrote, changed or not
-            // (`render/writes.rs`): the objects it applies to are picked before it runs. Whether
-            // a patch renamed an object since the list was last rebuilt carries from one to
-            // the next, as inside one `apply_all`.
-            let mut renamed = false;
-            for p in list {
-                let tables = self.state.ctx.tables;
-                let scope = |g: &Gvk| tables.is_cluster_scoped(g);
-                let chosen = patches::chosen(acc, p, &scope);
-                let count = acc.len();
-                self.apply_patches_now(std::slice::from_ref(p), acc, &mut renamed)?;
-                let chosen = (acc.len() == count).then_some(chosen.as_slice());
-                let sources = chosen
-                    .map(|c| super::writes::copy_sources(acc, p, c))
-                    .unwrap_or_default();
-                // A patch that removed objects is followed over those that hold its
-                // documents now.
-                let tracked = match chosen {
-                    Some(c) => c.to_vec(),
-                    None => patches::chosen(acc, p, &scope),
-                };
-                let schema = self.schema();
-                let to = super::writes::Tracked {
-                    chosen,
-                    tracked: &tracked,
-                    schema: &schema,
-                };
-                super::writes::record_patch(acc, p, &to, &sources);
-            }
-            return Ok(());
+        let Some(t) = tracker else {
+            return self.apply_patches_now(list, acc, &mut false);
+        };
+        let mut renamed = false;
+        for p in list {
+            let tables = self.state.ctx.tables;
+            let scope = |g: &Gvk| tables.is_cluster_scoped(g);
+            let chosen = patches::chosen(acc, p, &scope);
+            let count = acc.len();
+            self.apply_patches_now(std::slice::from_ref(p), acc, &mut renamed)?;
+            let chosen = (acc.len() == count).then_some(chosen.as_slice());
+            let sources = chosen
+                .map(|c| super::writes::copy_sources(acc, p, c))
+                .unwrap_or_default();
+            // A patch that removed objects is followed over those that hold its documents now.
+            let tracked = match chosen {
+                Some(c) => c.to_vec(),
+                None => patches::chosen(acc, p, &scope),
+            };
+            let schema = self.schema();
+            let to = super::writes::Tracked {
+                chosen,
+                tracked: &tracked,
+                schema: &schema,
+            };
+            t.patch(acc, p, &to, &sources);
         }
-        self.apply_patches_now(list, acc, &mut false)
+        Ok(())
     }
 
     fn apply_patches_now(
@@ -517,6 +527,7 @@ impl Builder<'_> {
         loaded: &Loaded,
         configs: &[(Resource, Location)],
         acc: &mut Vec<Resource>,
+        mut tracker: Option<&mut Tracker<'_>>,
     ) -> Result<()> {
         for (config, loc) in configs {
             let ran = config.node.str_at(&["apiVersion"]) != Some("builtin")
@@ -530,7 +541,7 @@ impl Builder<'_> {
                 )?;
             if !ran {
                 check_builtin(config, loc, "transformers")?;
-                self.run_transformer(loaded, config, loc, acc)
+                self.run_transformer(loaded, config, loc, acc, tracker.as_deref_mut())
                     .map_err(|e| {
                         if e.location.is_none() {
                             e.at(loc.clone())
@@ -570,15 +581,18 @@ impl Builder<'_> {
         config: &Resource,
         loc: &Location,
         acc: &mut Vec<Resource>,
+        tracker: Option<&mut Tracker<'_>>,
     ) -> Result<()> {
         let node = &config.node;
         let kind = config.kind();
         let declared = config.origin.clone().or_else(|| Some(loc.clone()));
         match kind {
             "PatchTransformer" | "PatchJson6902Transformer" => {
-                self.patch_config(loaded, config, declared, acc)
+                self.patch_config(loaded, config, declared, acc, tracker)
             }
-            "PatchStrategicMergeTransformer" => self.smp_config(loaded, config, declared, acc),
+            "PatchStrategicMergeTransformer" => {
+                self.smp_config(loaded, config, declared, acc, tracker)
+            }
             "ReplacementTransformer" => {
                 let (fs, ctx) = (self.load.fs, self.state.ctx);
                 let mut load = |rel: &str| -> Result<Node> {
@@ -654,6 +668,7 @@ impl Builder<'_> {
         config: &Resource,
         declared: Option<Location>,
         acc: &mut Vec<Resource>,
+        tracker: Option<&mut Tracker<'_>>,
     ) -> Result<()> {
         let (node, kind) = (&config.node, config.kind());
         let flavor = if kind == "PatchTransformer" {
@@ -688,7 +703,7 @@ impl Builder<'_> {
             let mut read = self.patch_reader(loaded);
             patches::load_patch(&entry, flavor, &mut read, declared, kustomize)?
         };
-        self.apply_patches(&[p], acc)
+        self.apply_patches(&[p], acc, tracker)
     }
 
     /// A builtin PatchStrategicMergeTransformer configuration: its `paths` and `patches`.
@@ -698,6 +713,7 @@ impl Builder<'_> {
         config: &Resource,
         declared: Option<Location>,
         acc: &mut Vec<Resource>,
+        tracker: Option<&mut Tracker<'_>>,
     ) -> Result<()> {
         let node = &config.node;
         let mut entries: Vec<String> = match node.get("paths") {
@@ -719,7 +735,7 @@ impl Builder<'_> {
             let mut read = self.patch_reader(loaded);
             patches::load_strategic_merge(&entries, &mut read, &locate)?
         };
-        self.apply_patches(&list, acc)
+        self.apply_patches(&list, acc, tracker)
     }
 
     /// kustomize's ValueAddTransformer (field logic in `transform::value_add`): the default

@@ -233,7 +233,13 @@ pub(crate) fn align_moved_items<'w>(
     replaced: &dyn Fn(usize) -> &'w [Vec<PathSeg>],
 ) {
     for (i, r) in acc.iter_mut().enumerate() {
-        if r.provenance.is_none() {
+        let Some(p) = r.provenance.as_ref() else {
+            continue;
+        };
+        // An object the step left alone still shares its maps with the one recorded.
+        if let (Node::Map(a), Node::Map(b)) = (&p.last, &r.node)
+            && a.shares_with(b)
+        {
             continue;
         }
         let root = schema.kustomize_root(&r.gvk());
@@ -856,6 +862,30 @@ pub(crate) fn pointer_parts(pointer: &str) -> Vec<String> {
         .collect()
 }
 
+/// How many steps of `out` the JSON pointer `pointer` names, when it names `out` or a node
+/// above it ([`pointer_parts`], compared without making them: this runs for every field a
+/// JSON patch changed).
+fn pointer_prefix_of(pointer: &str, out: &[PathSeg]) -> Option<usize> {
+    let mut n = 0;
+    for raw in pointer.split('/').skip(1) {
+        let seg = out.get(n)?;
+        let part: std::borrow::Cow<str> = if raw.contains('~') {
+            raw.replace("~1", "/").replace("~0", "~").into()
+        } else {
+            raw.into()
+        };
+        let same = match seg {
+            PathSeg::Key(k) => *k == *part,
+            PathSeg::Index(i) => part == "-" || part.parse::<usize>().ok() == Some(*i),
+        };
+        if !same {
+            return None;
+        }
+        n += 1;
+    }
+    Some(n)
+}
+
 /// The operation that set the field at `out` ([`json6902_path`]), with what it read.
 pub(crate) fn json6902_op(ops: &Node, out: &[PathSeg]) -> Option<OpWrite> {
     let Node::Seq(list) = ops else { return None };
@@ -866,18 +896,7 @@ pub(crate) fn json6902_op(ops: &Node, out: &[PathSeg]) -> Option<OpWrite> {
         if !(moved || (matches!(kind, "add" | "replace") && m.get("value").is_some())) {
             return None;
         }
-        let parts = pointer_parts(m.get("path")?.as_str()?);
-        if parts.len() > out.len() {
-            return None;
-        }
-        let same = parts.iter().zip(out).all(|(p, s)| match s {
-            PathSeg::Key(k) => k == p,
-            PathSeg::Index(n) => p == "-" || p.parse::<usize>().ok() == Some(*n),
-        });
-        if !same {
-            return None;
-        }
-        let rest = &out[parts.len()..];
+        let rest = &out[pointer_prefix_of(m.get("path")?.as_str()?, out)?..];
         Some(if moved {
             let from = m.get("from")?.as_str()?;
             let mut read: Vec<PathSeg> = pointer_parts(from)

@@ -8,21 +8,20 @@ use std::sync::Arc;
 
 use crate::diag::{Error, ErrorKind, Result, Warnings};
 use crate::fs::{FileKind, Fs};
-use crate::kustomization::{Kustomization, Loaded};
+use crate::kustomization::Loaded;
 use crate::resource::provenance::Step;
 use crate::resource::string_maps;
 use crate::resource::{Gvk, Resource};
 use crate::source::{Location, SourceFile, display_path};
 use crate::transform::configurations::BuildConfig;
-use crate::transform::fieldspec::PathStep;
 use crate::transform::vars::VarSet;
-use crate::transform::{self, FieldSpecTables, KeptIn, Unchanged};
+use crate::transform::{self, FieldSpecTables, KeptIn};
 use crate::yaml::Node;
 use crate::yaml::path::PathSeg;
 
-use super::Context;
 use super::ahead::Ahead;
-use super::writes::{Told, steps_to_path};
+use super::tracker::{Pass, Tracker, listening};
+use super::{Builder, Context};
 
 /// Output order requested on the command line (`--reorder`): the transform module's own.
 pub use crate::transform::sort::Reorder as OutputOrder;
@@ -243,110 +242,189 @@ fn unsupported_config(config: &Resource, field: &str, loc: &Location) -> Error {
     }
 }
 
-/// Runs the kustomization's built-in transformers over `acc`, in kustomize's order
-/// (`configureBuiltinTransformers`): namespace, prefix and suffix, labels, annotations,
-/// replicas, images. (Patches and replacements, which sit between them, come with issue 4.)
-/// `between` runs after annotations and before replicas, where kustomize runs
-/// `patchesJson6902`.
-pub(super) fn transform(
-    loaded: &Loaded,
-    acc: &mut Vec<Resource>,
-    tables: &FieldSpecTables,
-    prov: bool,
-    between: &mut dyn FnMut(&mut Vec<Resource>) -> Result<()>,
+// The kustomization's built-in transformer fields, each a stage of `render/driver.rs` in
+// kustomize's order (`configureBuiltinTransformers`): namespace, prefix and suffix, labels,
+// annotations, (`patchesJson6902`,) replicas, images. Each runs the transformer of `transform`
+// with the field-spec configuration of the kustomization, and reports where it set a field
+// (the kustomization field's value: `TransformerPlaces`) and what it wrote with the value a
+// field held (`render/writes.rs`): each transformer tells those writes as it makes them
+// (`transform::Unchanged`, `transform::KeptIn`), only when asked.
+
+/// An error of the transformer of `field`, placed at that field of the kustomization.
+fn at_field<'a>(loaded: &'a Loaded, field: &'static str) -> impl Fn(Error) -> Error + 'a {
+    move |e: Error| e.at(loaded.key_location(&[PathSeg::Key(field.to_string())]))
+}
+
+/// The tracker's report of a field transformer, when tracked: each changed field at the
+/// kustomization field's value, then what it wrote with the value a field held (`wrote`).
+fn reported<'p>(
+    tracker: Option<&mut Tracker<'p>>,
+    loaded: &'p Loaded,
+    step: Step,
+    acc: &mut [Resource],
+    wrote: impl FnOnce(&mut [Resource]),
+) {
+    let Some(tracker) = tracker else { return };
+    let places = super::provenance::TransformerPlaces::new(loaded, step);
+    tracker.step(step);
+    tracker.set(move |r, path, before| Some(places.place(r, path, before)));
+    tracker.wrote(acc, wrote);
+}
+
+/// `namespace`: kustomize's namespace transformer sets every namespaced object's namespace;
+/// what it wrote with the value a field held is found in the objects it names.
+pub(super) fn namespace<'p>(
+    b: &mut Builder<'_>,
+    pass: &mut Pass<'p, '_>,
+    tracker: Option<&mut Tracker<'p>>,
 ) -> Result<()> {
-    let k: &Kustomization = &loaded.kustomization;
-    // With provenance on, each transformer's changes are recorded as its own.
-    let record = |acc: &mut Vec<Resource>, step: Step| {
-        if prov {
-            let places = super::provenance::TransformerPlaces::new(loaded, step);
-            super::provenance::record(acc, step, &|r, path, before| {
-                Some(places.place(r, path, before))
-            });
-        }
+    let (loaded, tables) = (pass.loaded, &b.state.config.fields);
+    let Some(ns) = loaded
+        .kustomization
+        .namespace
+        .as_deref()
+        .filter(|s| !s.is_empty())
+    else {
+        return Ok(());
     };
-    // The field's place in the file is looked up only when there is an error to place.
-    let at = |field: &'static str| {
-        move |e: Error| e.at(loaded.key_location(&[PathSeg::Key(field.to_string())]))
+    let mut kept: Vec<usize> = Vec::new();
+    let mut tell = |i: usize| kept.push(i);
+    let kept_in: KeptIn<'_> = if tracker.is_some() {
+        Some(&mut tell)
+    } else {
+        None
     };
-    // What a transformer wrote with the value a field already had is recorded too
-    // (`render/writes.rs`): each transformer tells what it wrote so (`transform::Unchanged`).
-    if let Some(ns) = k.namespace.as_deref().filter(|s| !s.is_empty()) {
-        let mut kept: Vec<usize> = Vec::new();
-        let mut tell = |i: usize| kept.push(i);
-        let kept_in: KeptIn<'_> = if prov { Some(&mut tell) } else { None };
-        transform::namespace::apply(acc, ns, tables, kept_in).map_err(at("namespace"))?;
-        record(acc, Step::Namespace);
-        // kustomize's namespace transformer sets every namespaced object's namespace: what it
-        // wrote with the value a field held is found in the objects it names.
-        if prov {
-            super::writes::record_namespace_writes(loaded, acc, tables, &kept);
-        }
-    }
+    transform::namespace::apply(&mut pass.acc, ns, tables, kept_in)
+        .map_err(at_field(loaded, "namespace"))?;
+    reported(tracker, loaded, Step::Namespace, &mut pass.acc, |acc| {
+        super::writes::record_namespace_writes(loaded, acc, tables, &kept);
+    });
+    Ok(())
+}
+
+/// `namePrefix` and `nameSuffix`.
+pub(super) fn prefix_suffix<'p>(
+    b: &mut Builder<'_>,
+    pass: &mut Pass<'p, '_>,
+    tracker: Option<&mut Tracker<'p>>,
+) -> Result<()> {
+    let (loaded, k) = (pass.loaded, &pass.loaded.kustomization);
     let prefix = k.name_prefix.as_deref().unwrap_or("");
     let suffix = k.name_suffix.as_deref().unwrap_or("");
-    if !prefix.is_empty() || !suffix.is_empty() {
-        transform::prefix_suffix::apply(acc, prefix, suffix, tables).map_err(at(
-            if prefix.is_empty() {
-                "nameSuffix"
-            } else {
-                "namePrefix"
-            },
-        ))?;
-        record(
-            acc,
-            if prefix.is_empty() {
-                Step::NameSuffix
-            } else {
-                Step::NamePrefix
-            },
-        );
+    if prefix.is_empty() && suffix.is_empty() {
+        return Ok(());
     }
-    if k.common_labels.as_ref().is_some_and(|m| !m.is_empty()) || !k.labels.is_empty() {
-        let mut told = Told::new();
-        let mut tell = |i: usize, at: &[PathStep<'_>]| told.push((i, steps_to_path(at)));
-        let unchanged: Unchanged<'_> = if prov { Some(&mut tell) } else { None };
-        transform::labels::apply(acc, k.common_labels.as_ref(), &k.labels, tables, unchanged)
-            .map_err(at(if k.labels.is_empty() {
-                "commonLabels"
-            } else {
-                "labels"
-            }))?;
-        record(acc, Step::Labels);
-        if prov {
-            super::writes::record_told_pairs(loaded, acc, Step::Labels, told);
-        }
+    let (field, step) = if prefix.is_empty() {
+        ("nameSuffix", Step::NameSuffix)
+    } else {
+        ("namePrefix", Step::NamePrefix)
+    };
+    transform::prefix_suffix::apply(&mut pass.acc, prefix, suffix, &b.state.config.fields)
+        .map_err(at_field(loaded, field))?;
+    reported(tracker, loaded, step, &mut pass.acc, |_| {});
+    Ok(())
+}
+
+/// `labels` and `commonLabels`.
+pub(super) fn labels<'p>(
+    b: &mut Builder<'_>,
+    pass: &mut Pass<'p, '_>,
+    tracker: Option<&mut Tracker<'p>>,
+) -> Result<()> {
+    let (loaded, k) = (pass.loaded, &pass.loaded.kustomization);
+    if k.common_labels.as_ref().is_none_or(|m| m.is_empty()) && k.labels.is_empty() {
+        return Ok(());
     }
-    if let Some(a) = k.common_annotations.as_ref().filter(|m| !m.is_empty()) {
-        let mut told = Told::new();
-        let mut tell = |i: usize, at: &[PathStep<'_>]| told.push((i, steps_to_path(at)));
-        let unchanged: Unchanged<'_> = if prov { Some(&mut tell) } else { None };
-        transform::annotations::apply(acc, a, tables, unchanged)
-            .map_err(at("commonAnnotations"))?;
-        record(acc, Step::CommonAnnotations);
-        if prov {
+    let field = if k.labels.is_empty() {
+        "commonLabels"
+    } else {
+        "labels"
+    };
+    let tables = &b.state.config.fields;
+    let (applied, told) = listening(tracker.is_some(), |unchanged| {
+        transform::labels::apply(
+            &mut pass.acc,
+            k.common_labels.as_ref(),
+            &k.labels,
+            tables,
+            unchanged,
+        )
+    });
+    applied.map_err(at_field(loaded, field))?;
+    reported(tracker, loaded, Step::Labels, &mut pass.acc, |acc| {
+        super::writes::record_told_pairs(loaded, acc, Step::Labels, told);
+    });
+    Ok(())
+}
+
+/// `commonAnnotations`.
+pub(super) fn annotations<'p>(
+    b: &mut Builder<'_>,
+    pass: &mut Pass<'p, '_>,
+    tracker: Option<&mut Tracker<'p>>,
+) -> Result<()> {
+    let loaded = pass.loaded;
+    let Some(a) = loaded
+        .kustomization
+        .common_annotations
+        .as_ref()
+        .filter(|m| !m.is_empty())
+    else {
+        return Ok(());
+    };
+    let (applied, told) = listening(tracker.is_some(), |unchanged| {
+        transform::annotations::apply(&mut pass.acc, a, &b.state.config.fields, unchanged)
+    });
+    applied.map_err(at_field(loaded, "commonAnnotations"))?;
+    reported(
+        tracker,
+        loaded,
+        Step::CommonAnnotations,
+        &mut pass.acc,
+        |acc| {
             super::writes::record_told_pairs(loaded, acc, Step::CommonAnnotations, told);
-        }
+        },
+    );
+    Ok(())
+}
+
+/// `replicas`: an entry sets the count of the objects it names (now or before a rename).
+pub(super) fn replicas<'p>(
+    b: &mut Builder<'_>,
+    pass: &mut Pass<'p, '_>,
+    tracker: Option<&mut Tracker<'p>>,
+) -> Result<()> {
+    let loaded = pass.loaded;
+    let k = &loaded.kustomization;
+    if k.replicas.is_empty() {
+        return Ok(());
     }
-    between(acc)?;
-    if !k.replicas.is_empty() {
-        transform::replicas::apply(acc, &k.replicas, tables).map_err(at("replicas"))?;
-        record(acc, Step::Replicas);
-        // An entry sets the count of the objects it names (now or before a rename).
-        if prov {
-            super::writes::record_replicas_writes(loaded, acc);
-        }
+    transform::replicas::apply(&mut pass.acc, &k.replicas, &b.state.config.fields)
+        .map_err(at_field(loaded, "replicas"))?;
+    reported(tracker, loaded, Step::Replicas, &mut pass.acc, |acc| {
+        super::writes::record_replicas_writes(loaded, acc);
+    });
+    Ok(())
+}
+
+/// `images`.
+pub(super) fn images<'p>(
+    b: &mut Builder<'_>,
+    pass: &mut Pass<'p, '_>,
+    tracker: Option<&mut Tracker<'p>>,
+) -> Result<()> {
+    let loaded = pass.loaded;
+    let k = &loaded.kustomization;
+    if k.images.is_empty() {
+        return Ok(());
     }
-    if !k.images.is_empty() {
-        let mut told = Told::new();
-        let mut tell = |i: usize, at: &[PathStep<'_>]| told.push((i, steps_to_path(at)));
-        let unchanged: Unchanged<'_> = if prov { Some(&mut tell) } else { None };
-        transform::images::apply(acc, &k.images, tables, unchanged).map_err(at("images"))?;
-        record(acc, Step::Images);
-        if prov {
-            super::writes::record_told_images(loaded, acc, told);
-        }
-    }
+    let (applied, told) = listening(tracker.is_some(), |unchanged| {
+        transform::images::apply(&mut pass.acc, &k.images, &b.state.config.fields, unchanged)
+    });
+    applied.map_err(at_field(loaded, "images"))?;
+    reported(tracker, loaded, Step::Images, &mut pass.acc, |acc| {
+        super::writes::record_told_images(loaded, acc, told);
+    });
     Ok(())
 }
 
@@ -357,51 +435,51 @@ pub(super) fn transform(
 pub(super) fn finish_root(
     root: &Loaded,
     resources: &mut Vec<Resource>,
-    ctx: Context<'_>,
-    config: &BuildConfig,
-    vars: &VarSet,
-    var_places: &crate::fasthash::FastMap<String, crate::resource::provenance::Place>,
+    state: &super::RenderState<'_>,
     warnings: &mut Warnings,
+    mut tracker: Option<&mut Tracker<'_>>,
 ) -> Result<()> {
+    let (ctx, config, vars) = (state.ctx, &state.config, &state.vars);
     use super::places;
-    use super::provenance::{record, record_sourced};
-    let prov = ctx.provenance();
     // Each step's places (`render/places.rs`) are taken before it runs.
-    let hashed = prov.then(|| places::hash_places(resources));
+    let hashed = tracker.is_some().then(|| places::hash_places(resources));
     crate::generate::apply_hash_suffixes(resources)?;
-    if let Some(hashed) = &hashed {
-        record(resources, Step::HashSuffix, &|r, _, before| {
-            places::hash_place(hashed, r, before)
+    if let (Some(t), Some(hashed)) = (tracker.as_deref_mut(), &hashed) {
+        t.step(Step::HashSuffix);
+        t.changed(resources, &|r, _, before| {
+            (places::hash_place(hashed, r, before), None)
         });
     }
-    let names = prov.then(|| places::names(resources));
-    let mut told = Told::new();
-    let mut tell = |i: usize, at: &[PathStep<'_>]| told.push((i, steps_to_path(at)));
-    let unchanged: Unchanged<'_> = if prov { Some(&mut tell) } else { None };
-    transform::namereference::fix_name_references(
-        resources,
-        &config.refs.name_reference,
-        &|g: &Gvk| config.fields.is_cluster_scoped(g),
-        unchanged,
-    )?;
-    if let Some(names) = &names {
+    let names = tracker.is_some().then(|| places::names(resources));
+    let (fixed, told) = listening(tracker.is_some(), |unchanged| {
+        transform::namereference::fix_name_references(
+            resources,
+            &config.refs.name_reference,
+            &|g: &Gvk| config.fields.is_cluster_scoped(g),
+            unchanged,
+        )
+    });
+    fixed?;
+    if let (Some(t), Some(names)) = (tracker.as_deref_mut(), &names) {
         let locate = |r: &Resource, path: &[PathSeg], _: Option<&Node>| {
             places::name_reference(names, r, path)
         };
-        record_sourced(resources, Step::NameReference, &locate);
-        super::writes::record_told_sourced(resources, Step::NameReference, told, &locate);
-    }
-    let bound = (prov && !vars.is_empty())
-        .then(|| places::var_places(var_places, resources, &|n| vars.field_path_of(n)));
-    transform::vars::resolve_vars(resources, vars, &config.refs.var_reference, warnings)?;
-    if let Some(bound) = &bound {
-        record_sourced(resources, Step::Var, &|_, _, before| {
-            places::var_origin(bound, before)
+        t.step(Step::NameReference);
+        t.changed(resources, &locate);
+        t.wrote(resources, |acc| {
+            super::writes::record_told_sourced(acc, Step::NameReference, told, &locate);
         });
     }
+    let bound = (tracker.is_some() && !vars.is_empty())
+        .then(|| places::var_places(&state.var_places, resources, &|n| vars.field_path_of(n)));
+    transform::vars::resolve_vars(resources, vars, &config.refs.var_reference, warnings)?;
+    if let (Some(t), Some(bound)) = (tracker.as_deref_mut(), &bound) {
+        t.step(Step::Var);
+        t.changed(resources, &|_, _, before| places::var_origin(bound, before));
+    }
     stringify_annotations(resources)?;
-    if prov {
-        super::provenance::refresh(resources);
+    if let Some(t) = tracker {
+        t.refresh(resources);
     }
     check_metadata(resources)?;
     resources.retain(|r| {
@@ -566,115 +644,107 @@ pub(super) fn configurations(
 }
 
 /// Runs `replacements:` (the last of kustomize's built-in transformers); entries with `path:`
-/// name files read relative to the kustomization.
-pub(super) fn replacements(
+/// name files read relative to the kustomization. Every entry is read before any runs, then
+/// the replacements run one at a time in order (kustomize's `ReplacementTransformerPlugin`
+/// applies its list in order), each reported on its own: its entry (or its file's item) and
+/// the field it read.
+pub(super) fn replacements<'p>(
     fs: &dyn Fs,
     ctx: Context<'_>,
-    loaded: &Loaded,
+    loaded: &'p Loaded,
     acc: &mut [Resource],
-    tables: &FieldSpecTables,
     warnings: &mut Warnings,
+    mut tracker: Option<&mut Tracker<'p>>,
 ) -> Result<()> {
     let k = &loaded.kustomization;
     if k.replacements.is_empty() {
         return Ok(());
     }
     let at = loaded.key_location(&[PathSeg::Key("replacements".into())]);
-    let mut load = |rel: &str| -> Result<crate::yaml::Node> {
-        let bytes = read_named_file(fs, None, ctx, loaded, rel)?;
-        // Read with sigs.k8s.io/yaml (`ReplacementTransformerPlugin.Config`): YAML 1.1 booleans.
-        crate::yaml::parse::parse_config_one(&super::parse::text_of(bytes))
-            .map_err(|e| Error::new(ErrorKind::Yaml, format!("replacements file '{rel}': {e}")))
-    };
-    if ctx.provenance() {
-        return replacements_recorded(fs, ctx, loaded, acc, tables, warnings);
-    }
+    let tracked = tracker.is_some();
+    // Each replacement with its entry, and the file a `path:` entry names (kept only when
+    // reported) with whether it holds a list.
+    let mut list = Vec::new();
     let mut ignored = Vec::new();
-    let list =
-        transform::replacements::collect(&k.replacements, &mut load, &mut ignored, ctx.kustomize())
-            .map_err(|e| e.at(at.clone()).label("reading these replacements"))?;
-    for field in ignored {
-        warnings.warn(format!(
-            "replacements file {field}: unknown field ignored (as kustomize does)"
-        ));
-    }
-    transform::replacements::apply(
-        acc,
-        &list,
-        &|g: &Gvk| tables.is_cluster_scoped(g),
-        ctx.kustomize(),
-    )
-    .map_err(|e| e.at(at).label("applying these replacements"))
-}
-
-/// [`replacements`] with provenance on: one replacement at a time (kustomize applies them in
-/// order, so the output is the same), each recorded with its entry and the field it read
-/// (`render/places.rs`).
-fn replacements_recorded(
-    fs: &dyn Fs,
-    ctx: Context<'_>,
-    loaded: &Loaded,
-    acc: &mut [Resource],
-    tables: &FieldSpecTables,
-    warnings: &mut Warnings,
-) -> Result<()> {
-    let at = loaded.key_location(&[PathSeg::Key("replacements".into())]);
-    let cluster_scoped = |g: &Gvk| tables.is_cluster_scoped(g);
-    for (i, entry) in loaded.kustomization.replacements.iter().enumerate() {
-        // The file a `path:` entry names, and whether it holds a list.
-        let mut file: Option<(Arc<crate::source::SourceFile>, bool)> = None;
-        let mut load = |rel: &str| -> Result<crate::yaml::Node> {
+    for (i, entry) in k.replacements.iter().enumerate() {
+        let mut file: Option<(Arc<SourceFile>, bool)> = None;
+        let mut load = |rel: &str| -> Result<Node> {
             let bytes = read_named_file(fs, None, ctx, loaded, rel)?;
-            let text = String::from_utf8_lossy(&bytes).into_owned();
+            let text = super::parse::text_of(bytes);
+            // Read with sigs.k8s.io/yaml (`ReplacementTransformerPlugin.Config`): YAML 1.1
+            // booleans.
             let node = crate::yaml::parse::parse_config_one(&text).map_err(|e| {
                 Error::new(ErrorKind::Yaml, format!("replacements file '{rel}': {e}"))
             })?;
-            let source = crate::source::SourceFile::new(crate::fs::join(&loaded.dir, rel), text);
-            file = Some((source, matches!(node, Node::Seq(_))));
+            if tracked {
+                let seq = matches!(node, Node::Seq(_));
+                file = Some((
+                    SourceFile::new(crate::fs::join(&loaded.dir, rel), text),
+                    seq,
+                ));
+            }
             Ok(node)
         };
-        let mut ignored = Vec::new();
-        let list = transform::replacements::collect(
+        let read = transform::replacements::collect(
             std::slice::from_ref(entry),
             &mut load,
             &mut ignored,
             ctx.kustomize(),
         )
         .map_err(|e| e.at(at.clone()).label("reading these replacements"))?;
-        for field in ignored {
-            warnings.warn(format!(
-                "replacements file {field}: unknown field ignored (as kustomize does)"
-            ));
-        }
-        for (d, r) in list.iter().enumerate() {
-            let place = super::places::replacement_place(
-                loaded,
-                i,
-                file.as_ref().map(|(f, seq)| (f, seq.then_some(d))),
-                r.source_value.is_some() && r.source.is_none(),
-            );
-            let source = r
-                .source
-                .as_ref()
-                .and_then(|s| transform::replacements::source_field(acc, s, &cluster_scoped))
-                .and_then(|(j, node)| {
-                    let path = super::places::path_of(&acc[j].node, node)?;
-                    Some(super::places::object_source(&acc[j], &path))
-                });
-            // A target that held the value written is told, and recorded as written too.
-            let mut told = Told::new();
-            let mut tell = |i: usize, at: &[PathStep<'_>]| told.push((i, steps_to_path(at)));
+        list.extend(
+            read.into_iter()
+                .enumerate()
+                .map(|(d, r)| (i, file.clone(), d, r)),
+        );
+    }
+    for field in ignored {
+        warnings.warn(format!(
+            "replacements file {field}: unknown field ignored (as kustomize does)"
+        ));
+    }
+    let cluster_scoped = |g: &Gvk| ctx.is_cluster_scoped(g);
+    for (i, file, d, r) in &list {
+        let Some(t) = tracker.as_deref_mut() else {
+            transform::replacements::apply(
+                acc,
+                std::slice::from_ref(r),
+                &cluster_scoped,
+                ctx.kustomize(),
+            )
+            .map_err(|e| e.at(at.clone()).label("applying these replacements"))?;
+            continue;
+        };
+        let place = super::places::replacement_place(
+            loaded,
+            *i,
+            file.as_ref().map(|(f, seq)| (f, seq.then_some(*d))),
+            r.source_value.is_some() && r.source.is_none(),
+        );
+        let source = r
+            .source
+            .as_ref()
+            .and_then(|s| transform::replacements::source_field(acc, s, &cluster_scoped))
+            .and_then(|(j, node)| {
+                let path = super::places::path_of(&acc[j].node, node)?;
+                Some(super::places::object_source(&acc[j], &path))
+            });
+        // A target that held the value written is told, and recorded as written too.
+        let (applied, told) = listening(true, |unchanged| {
             transform::replacements::apply_telling(
                 acc,
                 std::slice::from_ref(r),
                 &cluster_scoped,
                 ctx.kustomize(),
-                Some(&mut tell),
+                unchanged,
             )
-            .map_err(|e| e.at(at.clone()).label("applying these replacements"))?;
-            super::places::record_replacement(acc, &place, source.clone());
+        });
+        applied.map_err(|e| e.at(at.clone()).label("applying these replacements"))?;
+        let (p, s) = (place.clone(), source.clone());
+        t.set_sourced(move |_, _, _| (Some(p.clone()), s.clone()));
+        t.wrote(acc, |acc| {
             super::writes::record_told_replacement(acc, told, &place, source);
-        }
+        });
     }
     Ok(())
 }

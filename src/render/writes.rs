@@ -11,7 +11,7 @@ use crate::resource::provenance::{Place, Source, Step};
 use crate::transform::FieldSpecTables;
 use crate::transform::fieldspec::PathStep;
 use crate::yaml::Node;
-use crate::yaml::path::{PathSeg, path_text};
+use crate::yaml::path::{PathSeg, path_text, push_index, push_key};
 
 use super::patches::{Body, Patch};
 use super::places::object_source;
@@ -36,24 +36,39 @@ struct ObjectWrites {
     replaced: Vec<Vec<PathSeg>>,
 }
 
+/// `path`'s [`path_text`], written into `buf` (a lookup makes no new string).
+fn text_into<'b>(buf: &'b mut String, path: &[PathSeg]) -> &'b str {
+    buf.clear();
+    for seg in path {
+        match seg {
+            PathSeg::Key(k) => push_key(buf, k),
+            PathSeg::Index(i) => push_index(buf, *i),
+        }
+    }
+    buf
+}
+
 /// [`track::Tracker`] for one document (at `loc`) over one object.
 struct Collect<'a> {
     writes: &'a mut ObjectWrites,
     loc: Option<&'a crate::source::Location>,
+    /// The path being looked up, as text.
+    buf: String,
 }
 
 impl track::Tracker for Collect<'_> {
     fn wrote(&mut self, out: &[PathSeg], patch: &[PathSeg], key: bool, same: bool) {
         if let Some(loc) = self.loc {
             // The first document that sets a field names its place.
-            self.writes
-                .places
-                .entry(path_text(out))
-                .or_insert_with(|| Place {
+            let key = text_into(&mut self.buf, out);
+            if !self.writes.places.contains_key(key) {
+                let place = Place {
                     file: std::sync::Arc::clone(&loc.file),
                     start: loc.offset,
                     path: path_text(patch),
-                });
+                };
+                self.writes.places.insert(key.to_string(), place);
+            }
         }
         if same && !key && !identity(out) {
             self.writes.written.push(out.to_vec());
@@ -87,6 +102,7 @@ fn smp_writes(
             let mut c = Collect {
                 writes,
                 loc: loc.as_ref(),
+                buf: String::new(),
             };
             track::track(doc, &r.node, cur, &mut c);
         }
@@ -132,10 +148,12 @@ pub(crate) fn record_patch(
                     .find_map(|(_, loc)| loc.as_ref().map(at))
                     .or_else(|| p.declared.as_ref().map(at))
             };
+            let buf = std::cell::RefCell::new(String::new());
             let place = |r: &Resource, path: &[PathSeg]| {
+                let mut buf = buf.borrow_mut();
                 of(index(r))
                     .places
-                    .get(&path_text(path))
+                    .get(text_into(&mut buf, path))
                     .cloned()
                     .or_else(fallback)
             };
