@@ -141,6 +141,10 @@ pub(crate) fn render_flux(
         opts: &opts,
         manifests: &manifests,
     };
+    let targets = gitops::flux::targets(&repo, &ctx);
+    if let Some(t) = targets.iter().find(|t| t.id == format!("flux:{which}")) {
+        return t.render.render(&repo, &ctx, warnings);
+    }
     let from_file;
     let m = if Path::new(which).is_file() {
         from_file = manifests_of(Path::new(which))?;
@@ -169,8 +173,46 @@ pub(crate) fn render_flux(
     } else {
         find(&manifests, which)?
     };
-    let t = gitops::flux::target(&repo, &ctx, m);
+    let t = match chosen(&targets, m, which)? {
+        Some(t) => t.clone(),
+        // A file outside the repository: rendered on its own.
+        None => gitops::flux::target(&repo, &ctx, m),
+    };
     t.render.render(&repo, &ctx, warnings)
+}
+
+/// The target that is the Kustomization `m` (declared at its file and line), or `which` when
+/// it names one (`NS/NAME@DIR`); several (one file in several clusters) are an error.
+fn chosen<'a>(
+    targets: &'a [gitops::Target],
+    m: &Manifest,
+    which: &str,
+) -> Result<Option<&'a gitops::Target>, Error> {
+    if let Some(t) = targets.iter().find(|t| t.id == format!("flux:{which}")) {
+        return Ok(Some(t));
+    }
+    let path = std::fs::canonicalize(&m.at.file.path).unwrap_or_else(|_| m.at.file.path.clone());
+    let found: Vec<&gitops::Target> = targets
+        .iter()
+        .filter(|t| {
+            t.id.starts_with("flux:") && t.at.file.path == path && t.at.offset == m.at.offset
+        })
+        .collect();
+    match found.as_slice() {
+        [] => Ok(None),
+        [one] => Ok(Some(one)),
+        many => Err(Error::new(
+            ErrorKind::Usage,
+            format!(
+                "{which} is applied in {} clusters; name one: {}",
+                many.len(),
+                many.iter()
+                    .map(|t| t.id.trim_start_matches("flux:"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )),
+    }
 }
 
 /// The Kustomization `NS/NAME` (or a `NAME` only one namespace has) among the repository's.
@@ -194,7 +236,7 @@ fn find<'a>(manifests: &'a [Manifest], which: &str) -> Result<&'a Manifest, Erro
         _ => Err(Error::new(
             ErrorKind::Usage,
             format!(
-                "{} Flux Kustomizations are named {which}; give NAMESPACE/NAME or the file",
+                "{} Flux Kustomizations are named {which}; give NAMESPACE/NAME@DIR as `ply gitops list` shows it, or the file",
                 found.len()
             ),
         )),
