@@ -121,10 +121,19 @@ class Tree:
                             "parent": parent.group(1) if parent else None})
         return targets
 
-    def ply(self, t):
-        ok, out, err = run([self.args.ply, "render", "--flux-kustomization", t["id"][5:], str(self.dir),
-                            "--json-lines"] + self.flags + self.render_flags)
-        return ok, out, err
+    def render_all(self, out_dir):
+        """`ply gitops render`: every target in one run; {id: (ok, output, error)}."""
+        run([self.args.ply, "gitops", "render", str(self.dir), "--out", str(out_dir)] + self.flags + self.render_flags,
+            timeout=3600)
+        found = {}
+        for t in self.targets():
+            name = t["id"][5:].replace("/", "_").replace("@", "_").replace("#", "_")
+            ok_file, err_file = out_dir / f"{name}.jsonl", out_dir / f"{name}.err"
+            if ok_file.is_file():
+                found[t["id"]] = (True, ok_file.read_text(), "")
+            elif err_file.is_file():
+                found[t["id"]] = (False, "", err_file.read_text())
+        return found
 
     def file_doc(self, t):
         docs = documents(t["file"])
@@ -251,8 +260,9 @@ def check_tree(args, directory, sha, work):
     by_id = {t["id"]: t for t in targets}
     rendered = [t for t in targets if t["rendered"]]
     outputs = {}
+    renders = c.render_all(pathlib.Path(work) / f"ply-{sha[:12]}")
     for t in rendered:
-        ok, out, err = c.ply(t)
+        ok, out, err = renders.get(t["id"], (False, "", "ply rendered nothing for it"))
         outputs[t["id"]] = (ok, out)
         t["ply_err"] = err
     counts = {"alike": 0, "both-fail": 0, "sops-refused": 0, "differ": 0, "not-rendered": len(targets) - len(rendered)}

@@ -252,6 +252,9 @@ func copyArtifact(root, dst, ignore string) error {
 	if err != nil {
 		return err
 	}
+	if root, err = filepath.EvalSymlinks(root); err != nil {
+		return err
+	}
 	domain := strings.Split(root, string(filepath.Separator))
 	ps, err := sourceignore.LoadIgnorePatterns(root, domain)
 	if err != nil {
