@@ -44,7 +44,7 @@ fn flux_goldens() {
                 .iter()
                 .map(|s| s.to_string())
                 .collect();
-            args.extend(extra);
+            args.extend(extra.clone());
             let (ok, out, err) = ply(case, &args);
             if !ok {
                 failures.fail(format!("{}: gitops list failed: {err}", case.display()));

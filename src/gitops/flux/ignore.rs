@@ -128,7 +128,7 @@ impl Pattern {
                 path = &path[1..];
             }
         }
-        !(matched && self.dir_only && !is_dir && path.is_empty()) && matched
+        matched && !(self.dir_only && !is_dir && path.is_empty())
     }
 }
 
