@@ -117,6 +117,9 @@ pub(super) fn targets(repo: &Repo<'_>, ctx: &Context<'_>) -> Vec<Target> {
             how.push_str(&format!("; applied by {parent}"));
         }
     }
+    // In the order the repository declares them (a stable sort: one file's instances keep
+    // their cluster order).
+    named.sort_by(|a, b| (&a.at.file.path, a.at.offset).cmp(&(&b.at.file.path, b.at.offset)));
     named
 }
 
