@@ -180,7 +180,8 @@ impl From<LoadRestrictor> for crate::fs::Restrictor {
 #[derive(clap::Args, Debug, Clone, Default)]
 pub(crate) struct VersionFlag {
     /// The kustomize release whose output to match: 5.8.1 (kubectl 1.36 and 1.37, Argo CD,
-    /// Flux) or 5.5.0 (kubectl 1.32 and 1.33).
+    /// Flux), 5.7.1 (kubectl 1.34 and 1.35), 5.6.0 (kubectl 1.33) or 5.5.0 (kubectl 1.32); or
+    /// the kubectl release whose kustomize to match, as kubectl-1.34.
     #[arg(
         long = "kustomize-version",
         env = "PLY_KUSTOMIZE_VERSION",
@@ -420,6 +421,9 @@ pub(crate) struct DiffArgs {
     pub live: Option<PathBuf>,
     #[command(flatten)]
     pub review: review::ReviewArgs,
+    /// How `--gitops` finds the targets' sources and variables.
+    #[command(flatten)]
+    pub gitops: gitops::GitopsFlags,
     /// Output form.
     #[arg(long, value_enum, default_value = "unified")]
     pub format: DiffFormat,
@@ -624,7 +628,7 @@ fn run_render(
         print_stdout(many::list(&args.dirs)?.as_bytes())?;
         return Ok(Some(exit::OK));
     }
-    use crate::output::{Target, write};
+    use crate::output::{Target, write_rendered};
     let opts = render_options(RenderUse::Render(args));
     args.render
         .build
@@ -643,12 +647,18 @@ fn run_render(
                 "--argo-application renders from one repository: give one DIR (its root)",
             ));
         };
-        let rendered = argo::render_application(spec, dir, &args.argo, opts.clone(), warnings)?;
-        let tables = &rendered.tables;
-        write(
+        let rendered = argo::render_application(
+            spec,
+            dir,
+            &args.argo,
+            &args.gitops.repo_urls,
+            opts.clone(),
+            warnings,
+        )?;
+        write_rendered(
             &rendered.resources,
+            &rendered.tables,
             &target,
-            &|g| tables.is_cluster_scoped(g),
             opts.limits.output_size,
         )?;
         return Ok(None);
@@ -696,12 +706,11 @@ fn run_render(
         }
         return Ok(None);
     }
-    let tables = &rendered.tables;
     // A closed pipe (`Written::PipeClosed`) is a quiet success, like a complete write.
-    write(
+    write_rendered(
         &rendered.resources,
+        &rendered.tables,
         &target,
-        &|g| tables.is_cluster_scoped(g),
         opts.limits.output_size,
     )?;
     // The process ends after this: freeing every parsed node one by one would only cost time

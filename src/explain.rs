@@ -5,9 +5,10 @@
 use crate::diag::{Error, ErrorKind, Result};
 use crate::render::provenance::{Resolved, Resolver};
 use crate::resource::Resource;
-use crate::resource::provenance::{Origin, Step, parse_path};
+use crate::resource::provenance::{Origin, Step};
 use crate::yaml::emit::emit_document_spots;
 use crate::yaml::json::{JsonStyle, write_json};
+use crate::yaml::path::parse_path;
 use crate::yaml::{EmitOptions, Map, Node, emit_document};
 
 /// One origin as shown.

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use crate::diag::{Error, ErrorKind, Result};
 use crate::resource::{Gvk, Resource};
+use crate::transform::FieldSpecTables;
 use crate::yaml::{EmitOptions, emit_document};
 
 /// Where the output goes.
@@ -27,6 +28,22 @@ pub(crate) enum Written {
     All,
     /// The reader closed the pipe (`ply render | head`): stop quietly, exit 0.
     PipeClosed,
+}
+
+/// Writes a render's resources to the target, as [`write`] does (the per-resource file names
+/// know the cluster-scoped kinds from the field-spec tables the render used).
+pub(crate) fn write_rendered(
+    resources: &[Resource],
+    tables: &FieldSpecTables,
+    target: &Target,
+    max_size: usize,
+) -> Result<Written> {
+    write(
+        resources,
+        target,
+        &|g| tables.is_cluster_scoped(g),
+        max_size,
+    )
 }
 
 /// Writes the resources to the target. `cluster_scoped` tells which kinds have no namespace (for

@@ -92,110 +92,7 @@ pub(crate) fn run(opts: &PatchOptions) -> Result<String, Error> {
         })?;
     }
     let out: Vec<Node> = match &opts.request {
-        PatchRequest::Apply { file, patch, kind } => {
-            let objects = read(file)?;
-            let (patch_file, patch_name) = match patch {
-                PatchSource::File(p) => {
-                    let f = read(p)?;
-                    let name = f.display.clone();
-                    (f, name)
-                }
-                PatchSource::Inline(text) => {
-                    (SourceFile::new("<-p>", text.clone()), "-p".to_string())
-                }
-            };
-            // kubectl reads `-f` files and patches with sigs.k8s.io/yaml (go-yaml v2, YAML 1.1
-            // booleans: `y`, `yes`, `on` are true); kustomize reads objects and strategic merge
-            // patches with kyaml (YAML 1.2) and JSON 6902 operations with sigs.k8s.io/yaml.
-            check_patch_text(&patch_file, &patch_name, *kind)?;
-            let kubectl = opts.dialect == Dialect::Kubectl;
-            let mut patch = parse_single(&patch_file, kubectl || matches!(kind, PatchKind::Json))?;
-            // A JSON patch that holds nothing (empty, only comments, `null`) has no operations:
-            // `jsonpatch.DecodePatch` reads `null` as an empty list.
-            if *kind == PatchKind::Json && patch.is_null() {
-                patch = Node::Seq(Vec::new());
-            }
-            let docs = parse_all(&objects, kubectl)?;
-            if docs.is_empty() {
-                return Err(no_objects(&objects));
-            }
-            let mut out = Vec::with_capacity(docs.len());
-            for (offset, obj) in docs {
-                let result = match kind {
-                    PatchKind::Strategic => merge::smp::apply(
-                        &obj,
-                        &patch,
-                        &schema,
-                        &Gvk::of(&obj),
-                        &SmpOptions {
-                            dialect: opts.dialect,
-                        },
-                    ),
-                    PatchKind::Merge => Ok(merge::mergepatch::apply(&obj, &patch)),
-                    PatchKind::Json => merge::json6902::apply_with(
-                        &obj,
-                        &patch,
-                        opts.json_patch_growth,
-                        crate::kustomization::KustomizeVersion::V5_8_1,
-                    ),
-                };
-                let patched = result.map_err(|e| {
-                    let err = Error::new(
-                        ErrorKind::Patch,
-                        format!(
-                            "cannot apply patch {patch_name} to {}: at {}: {}",
-                            describe(&obj),
-                            e.path,
-                            e.message
-                        ),
-                    )
-                    .at(Location::line_at(objects.clone(), offset))
-                    .label("this object");
-                    if *kind == PatchKind::Json && !e.message.contains("--max-json-patch-growth") {
-                        err.help(format!(
-                            "the words are kubectl's (evanphx/json-patch); check that operation \
-                             in {patch_name}: each needs `op` (add, remove, replace, move, copy \
-                             or test) and `path` (a pointer such as /spec/replicas), move and \
-                             copy a `from`, and a path must exist in the object"
-                        ))
-                    } else {
-                        err
-                    }
-                })?;
-                // A patch can replace the whole object with a scalar or a list (a merge patch
-                // `42`, a JSON patch `replace ""`); kubectl then fails to decode the result.
-                if !matches!(patched, Node::Map(_)) {
-                    return Err(Error::new(
-                        ErrorKind::Patch,
-                        format!(
-                            "cannot apply patch {patch_name} to {}: the result is a {}, not an object",
-                            describe(&obj),
-                            patched.kind_name()
-                        ),
-                    )
-                    .at(Location::line_at(objects.clone(), offset))
-                    .label("this object")
-                    .help("a patch must leave an object (a map): check that it is not a bare value"));
-                }
-                // kubectl decodes the result and refuses one without a kind
-                // (`Object 'Kind' is missing in '…'`); a JSON patch `remove /kind` makes one.
-                if patched.str_at(&["kind"]).is_none_or(str::is_empty) {
-                    return Err(Error::new(
-                        ErrorKind::Patch,
-                        format!(
-                            "cannot apply patch {patch_name} to {}: the result has no kind \
-                             (kubectl: Object 'Kind' is missing)",
-                            describe(&obj)
-                        ),
-                    )
-                    .at(Location::line_at(objects.clone(), offset))
-                    .label("this object")
-                    .help("a patch must not remove or empty the object's kind"));
-                }
-                out.push(patched);
-            }
-            out
-        }
+        PatchRequest::Apply { file, patch, kind } => apply(opts, &schema, file, patch, *kind)?,
         PatchRequest::ThreeWay {
             live,
             last_applied,
@@ -203,67 +100,191 @@ pub(crate) fn run(opts: &PatchOptions) -> Result<String, Error> {
             print_patch,
             overwrite,
         } => {
-            let live = parse_single(&read(live)?, true)?;
-            let original = parse_single(&read(last_applied)?, true)?;
-            let desired_file = read(desired)?;
-            let modified = parse_single(&desired_file, true)?;
-            let gvk = Gvk::of(if modified.is_null() { &live } else { &modified });
-            let r = if *overwrite {
-                merge::threeway::apply_preview(&original, &modified, &live, &schema, &gvk)
-            } else {
-                merge::threeway::apply_preview_checked(&original, &modified, &live, &schema, &gvk)
-            };
-            let r = r.map_err(|e| {
-                let kind = if e.kind == merge::MergeErrorKind::Conflict {
-                    ErrorKind::Conflict
-                } else {
-                    ErrorKind::Patch
-                };
-                Error::new(
-                    kind,
-                    format!(
-                        "three-way merge of {}: at {}: {}",
-                        describe(&modified),
-                        e.path,
-                        e.message
-                    ),
-                )
-                .at(Location::line_at(desired_file.clone(), 0))
-                .label("the desired configuration")
-            })?;
+            let r = three_way(&schema, live, last_applied, desired, *overwrite)?;
             vec![if *print_patch { r.patch } else { r.result }]
         }
-        PatchRequest::TwoWay { from, to } => {
-            let original = parse_single(&read(from)?, true)?;
-            let to_file = read(to)?;
-            let modified = parse_single(&to_file, true)?;
-            let gvk = Gvk::of(if modified.is_null() {
-                &original
-            } else {
-                &modified
-            });
-            let p = merge::threeway::create_two_way(&original, &modified, &schema, &gvk).map_err(
-                |e| {
-                    Error::new(
-                        ErrorKind::Patch,
-                        format!(
-                            "two-way patch to {}: at {}: {}",
-                            describe(&modified),
-                            e.path,
-                            e.message
-                        ),
-                    )
-                    .at(Location::line_at(to_file.clone(), 0))
-                    .label("the modified object")
-                },
-            )?;
-            vec![p]
-        }
+        PatchRequest::TwoWay { from, to } => vec![two_way(&schema, from, to)?],
     };
     if opts.json {
         return Ok(kubectl_json(&out));
     }
     Ok(emit_documents(out.iter(), EmitOptions::default()))
+}
+
+/// Applies a patch to every object of `file`.
+fn apply(
+    opts: &PatchOptions,
+    schema: &Schema,
+    file: &Path,
+    patch: &PatchSource,
+    kind: PatchKind,
+) -> Result<Vec<Node>, Error> {
+    let objects = read(file)?;
+    let (patch_file, patch_name) = match patch {
+        PatchSource::File(p) => {
+            let f = read(p)?;
+            let name = f.display.clone();
+            (f, name)
+        }
+        PatchSource::Inline(text) => (SourceFile::new("<-p>", text.clone()), "-p".to_string()),
+    };
+    // kubectl reads `-f` files and patches with sigs.k8s.io/yaml (go-yaml v2, YAML 1.1
+    // booleans: `y`, `yes`, `on` are true); kustomize reads objects and strategic merge
+    // patches with kyaml (YAML 1.2) and JSON 6902 operations with sigs.k8s.io/yaml.
+    check_patch_text(&patch_file, &patch_name, kind)?;
+    let kubectl = opts.dialect == Dialect::Kubectl;
+    let mut patch = parse_single(&patch_file, kubectl || matches!(kind, PatchKind::Json))?;
+    // A JSON patch that holds nothing (empty, only comments, `null`) has no operations:
+    // `jsonpatch.DecodePatch` reads `null` as an empty list.
+    if kind == PatchKind::Json && patch.is_null() {
+        patch = Node::Seq(Vec::new());
+    }
+    let docs = parse_all(&objects, kubectl)?;
+    if docs.is_empty() {
+        return Err(no_objects(&objects));
+    }
+    let mut out = Vec::with_capacity(docs.len());
+    for (offset, obj) in docs {
+        let at = || Location::line_at(objects.clone(), offset);
+        let result = match kind {
+            PatchKind::Strategic => merge::smp::apply(
+                &obj,
+                &patch,
+                schema,
+                &Gvk::of(&obj),
+                &SmpOptions {
+                    dialect: opts.dialect,
+                },
+            ),
+            PatchKind::Merge => Ok(merge::mergepatch::apply(&obj, &patch)),
+            PatchKind::Json => merge::json6902::apply_with(
+                &obj,
+                &patch,
+                opts.json_patch_growth,
+                crate::kustomization::KustomizeVersion::V5_8_1,
+            ),
+        };
+        let patched = result.map_err(|e| {
+            let err = Error::new(
+                ErrorKind::Patch,
+                format!(
+                    "cannot apply patch {patch_name} to {}: at {}: {}",
+                    describe(&obj),
+                    e.path,
+                    e.message
+                ),
+            )
+            .at(at())
+            .label("this object");
+            if kind == PatchKind::Json && !e.message.contains("--max-json-patch-growth") {
+                err.help(format!(
+                    "the words are kubectl's (evanphx/json-patch); check that operation \
+                     in {patch_name}: each needs `op` (add, remove, replace, move, copy \
+                     or test) and `path` (a pointer such as /spec/replicas), move and \
+                     copy a `from`, and a path must exist in the object"
+                ))
+            } else {
+                err
+            }
+        })?;
+        check_result(&patched, &obj, &patch_name).map_err(|e| e.at(at()).label("this object"))?;
+        out.push(patched);
+    }
+    Ok(out)
+}
+
+/// Refuses a patched object kubectl cannot decode: not a map, or without a kind.
+fn check_result(patched: &Node, obj: &Node, patch_name: &str) -> Result<(), Error> {
+    // A patch can replace the whole object with a scalar or a list (a merge patch
+    // `42`, a JSON patch `replace ""`); kubectl then fails to decode the result.
+    if !matches!(patched, Node::Map(_)) {
+        return Err(Error::new(
+            ErrorKind::Patch,
+            format!(
+                "cannot apply patch {patch_name} to {}: the result is a {}, not an object",
+                describe(obj),
+                patched.kind_name()
+            ),
+        )
+        .help("a patch must leave an object (a map): check that it is not a bare value"));
+    }
+    // kubectl decodes the result and refuses one without a kind
+    // (`Object 'Kind' is missing in '…'`); a JSON patch `remove /kind` makes one.
+    if patched.str_at(&["kind"]).is_none_or(str::is_empty) {
+        return Err(Error::new(
+            ErrorKind::Patch,
+            format!(
+                "cannot apply patch {patch_name} to {}: the result has no kind \
+                 (kubectl: Object 'Kind' is missing)",
+                describe(obj)
+            ),
+        )
+        .help("a patch must not remove or empty the object's kind"));
+    }
+    Ok(())
+}
+
+/// kubectl apply's three-way merge of `desired` against `live`.
+fn three_way(
+    schema: &Schema,
+    live: &Path,
+    last_applied: &Path,
+    desired: &Path,
+    overwrite: bool,
+) -> Result<merge::threeway::Preview, Error> {
+    let live = parse_single(&read(live)?, true)?;
+    let original = parse_single(&read(last_applied)?, true)?;
+    let desired_file = read(desired)?;
+    let modified = parse_single(&desired_file, true)?;
+    let gvk = Gvk::of(if modified.is_null() { &live } else { &modified });
+    let r = if overwrite {
+        merge::threeway::apply_preview(&original, &modified, &live, schema, &gvk)
+    } else {
+        merge::threeway::apply_preview_checked(&original, &modified, &live, schema, &gvk)
+    };
+    r.map_err(|e| {
+        let kind = if e.kind == merge::MergeErrorKind::Conflict {
+            ErrorKind::Conflict
+        } else {
+            ErrorKind::Patch
+        };
+        Error::new(
+            kind,
+            format!(
+                "three-way merge of {}: at {}: {}",
+                describe(&modified),
+                e.path,
+                e.message
+            ),
+        )
+        .at(Location::line_at(desired_file.clone(), 0))
+        .label("the desired configuration")
+    })
+}
+
+/// The two-way strategic patch from `from` to `to`.
+fn two_way(schema: &Schema, from: &Path, to: &Path) -> Result<Node, Error> {
+    let original = parse_single(&read(from)?, true)?;
+    let to_file = read(to)?;
+    let modified = parse_single(&to_file, true)?;
+    let gvk = Gvk::of(if modified.is_null() {
+        &original
+    } else {
+        &modified
+    });
+    merge::threeway::create_two_way(&original, &modified, schema, &gvk).map_err(|e| {
+        Error::new(
+            ErrorKind::Patch,
+            format!(
+                "two-way patch to {}: at {}: {}",
+                describe(&modified),
+                e.path,
+                e.message
+            ),
+        )
+        .at(Location::line_at(to_file.clone(), 0))
+        .label("the modified object")
+    })
 }
 
 /// Refuses the patch texts `kubectl patch --local` refuses before it patches

@@ -153,36 +153,7 @@ impl Window {
         };
         let without_credentials = mask_url_credentials(full);
         let full: &str = &without_credentials;
-        let start = floor_boundary(full, l.offset.min(full.len()));
-        let mut end =
-            floor_boundary(full, l.offset.saturating_add(l.len).min(full.len())).max(start);
-
-        let line_start = |at: usize| full[..at].rfind('\n').map_or(0, |i| i + 1);
-        let line_end = |at: usize| full[at..].find('\n').map_or(full.len(), |i| at + i);
-        let span_line_start = line_start(start);
-        // A long span, or one on a long line, is shown on its first line only.
-        let first_line_end = line_end(start);
-        let span_lines = full[start..end].matches('\n').count() + 1;
-        if span_lines > MAX_SPAN_LINES
-            || (end > first_line_end
-                && full[span_line_start..line_end(end)]
-                    .split('\n')
-                    .any(|x| x.len() > LONG_LINE))
-        {
-            end = first_line_end.max(start);
-        }
-        // One line of context on each side, as miette shows by default.
-        let win_start = if span_line_start == 0 {
-            0
-        } else {
-            line_start(span_line_start - 1)
-        };
-        let last_end = line_end(end);
-        let win_end = if last_end >= full.len() {
-            full.len()
-        } else {
-            line_end(last_end + 1)
-        };
+        let (start, end, win_start, win_end) = bounds(full, l.offset, l.len);
 
         let mut text = String::with_capacity((win_end - win_start).min(4096));
         let (mut label_start, mut label_end) = (0, 0);
@@ -191,7 +162,7 @@ impl Window {
         let mut at = win_start;
         let mut line_no = 0;
         loop {
-            let le = line_end(at);
+            let le = line_end(full, at);
             let line = &full[at..le];
             let holds_start = at <= start && start <= le;
             let holds_end = at <= end && end <= le;
@@ -261,6 +232,47 @@ impl Window {
     pub(crate) fn text(&self) -> &str {
         &self.text
     }
+}
+
+/// The start of the line holding `at`.
+fn line_start(full: &str, at: usize) -> usize {
+    full[..at].rfind('\n').map_or(0, |i| i + 1)
+}
+
+/// The end of the line holding `at` (its line break, or the end of the text).
+fn line_end(full: &str, at: usize) -> usize {
+    full[at..].find('\n').map_or(full.len(), |i| at + i)
+}
+
+/// The span at `offset` (`len` bytes) in `full`, and the window shown around it: `(start,
+/// end, window start, window end)`. A long span, or one on a long line, is shown on its first
+/// line only; the window has one line of context on each side, as miette shows by default.
+fn bounds(full: &str, offset: usize, len: usize) -> (usize, usize, usize, usize) {
+    let start = floor_boundary(full, offset.min(full.len()));
+    let mut end = floor_boundary(full, offset.saturating_add(len).min(full.len())).max(start);
+    let span_line_start = line_start(full, start);
+    let first_line_end = line_end(full, start);
+    let span_lines = full[start..end].matches('\n').count() + 1;
+    if span_lines > MAX_SPAN_LINES
+        || (end > first_line_end
+            && full[span_line_start..line_end(full, end)]
+                .split('\n')
+                .any(|x| x.len() > LONG_LINE))
+    {
+        end = first_line_end.max(start);
+    }
+    let win_start = if span_line_start == 0 {
+        0
+    } else {
+        line_start(full, span_line_start - 1)
+    };
+    let last_end = line_end(full, end);
+    let win_end = if last_end >= full.len() {
+        full.len()
+    } else {
+        line_end(full, last_end + 1)
+    };
+    (start, end, win_start, win_end)
 }
 
 impl SourceCode for Window {

@@ -428,6 +428,10 @@ fn fetch_fails(t: &Path, case: &str, url: &str, env: &[(&str, &str)]) -> String 
 }
 
 #[test]
+#[allow(
+    clippy::too_many_lines,
+    reason = "a list of bad remotes, each with the error it must give"
+)]
 fn bad_remotes_are_clear_errors() {
     let t = temp("bad");
     build_repos(&t);

@@ -533,6 +533,10 @@ fn run_step(
 /// definitions) gives the real kinds the ownership facts of spec §2.1 — through the one
 /// conversion `ply diff` uses.
 #[test]
+#[allow(
+    clippy::too_many_lines,
+    reason = "a list of kinds, each with the ownership facts of the spec"
+)]
 fn kubernetes_schema() {
     use ply::testing::ssa::{KindSchema, for_kind};
     let table = ply::Schema::builtin();

@@ -13,14 +13,17 @@ the real kustomize v5.8.1 command-line tool, on a copy of the repository:
      (after `ignoreMissingComponents`), then `kustomize build <abs path> <build options>` with the
      repository root as working directory;
   4. for a plain directory: the *.yaml/*.yml/*.json files in walk order, include/exclude globs;
-  5. the tracking step (annotation, label, or both) on every object but CRDs.
+  5. for a Helm source (only with --enable-helm): `helm template . --name-template NAME
+     --namespace NS ...` with the real helm (v3.19.0, built from the Go module proxy), the
+     value files, inline values and parameters as util/helm/cmd.go passes them;
+  6. the tracking step (annotation, label, or both) on every object but CRDs.
 
 Everything but the kustomize commands is written here independently of ply (Python), from the
 Argo CD source; the kustomize commands are the real tool's.
 
 Usage:
   argo_oracle.py render REPO APP [--revision SHA] [--build-options S] [--tracking M]
-                        [--repo-url URL] [--argo-namespace NS]
+                        [--repo-url URL] [--argo-namespace NS] [--enable-helm]
       prints the output: kustomize's YAML when it is one kustomize build without tracking,
       else one JSON object per line (Argo's own form: sorted keys); exit 1 on failure.
   argo_oracle.py check CASES_DIR [--ply PLY]
@@ -43,6 +46,7 @@ import tempfile
 import yaml
 
 KUSTOMIZE = os.environ.get("ARGO_ORACLE_KUSTOMIZE", "kustomize-5.8.1")
+HELM = os.environ.get("ARGO_ORACLE_HELM", "helm-3.19.0")
 KFILES = ["kustomization.yaml", "kustomization.yml", "Kustomization"]
 SKIP_MARKER = "+argocd:skip-file-rendering"
 
@@ -85,8 +89,27 @@ def all_apps(repo, opts):
                     apps += appset_apps(repo, d, opts)
                 except Failed:
                     pass
-    # App of apps: the Applications a kustomize or directory source renders replace a file's
-    # Application of the same name, or are added.
+    # A chart whose templates are Applications and that no Application renders: the Application
+    # `argocd app create DIR --path DIR` makes, in and into Argo CD's namespace.
+    for rel in walk_files(repo):
+        if os.path.basename(rel) != "Chart.yaml":
+            continue
+        d = os.path.dirname(rel)
+        tdir = os.path.join(repo, d, "templates")
+        texts = [open(os.path.join(tdir, f), errors="replace").read() for f in walk_files(tdir)] if os.path.isdir(tdir) else []
+        if not any("argoproj.io/v1alpha1" in t and "kind: Application" in t for t in texts):
+            continue
+        if any(os.path.normpath(s.get("path", "")) == os.path.normpath(d or ".")
+               for a in apps for s in (a["spec"].get("sources") or [a["spec"].get("source") or {}])):
+            continue
+        ns = opts.argo_namespace
+        apps.append({"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
+                     "metadata": {"name": os.path.basename(d) or "root", "namespace": ns},
+                     "spec": {"destination": {"namespace": ns, "server": "https://kubernetes.default.svc"},
+                              "project": "default",
+                              "source": {"path": d, "repoURL": opts.repo_url or "", "targetRevision": "HEAD"}}})
+    # App of apps: the Applications a kustomize, directory or (with helm) Helm source renders
+    # replace a file's Application of the same name, or are added.
     i = 0
     while i < len(apps):
         parent = apps[i]
@@ -500,7 +523,93 @@ def render_source(work, source, app, opts):
         return "yaml", kustomize(work, app_dir, merged.get("kustomize") or {}, env, opts)
     if kind == "directory":
         return "objects", directory(work, app_dir, merged.get("directory") or {})
+    if kind == "helm" and getattr(opts, "helm", False):
+        return "objects", helm_template(work, app_dir, merged.get("helm") or {}, app, env, opts)
     raise Failed("not rendered: %s source" % kind)
+
+
+def helm_template(work, app_dir, h, app, env, opts):
+    """helmTemplate (reposerver/repository/repository.go) and Cmd.template (util/helm/cmd.go):
+    `helm template . --name-template NAME ...` in the source's directory."""
+    name = h.get("releaseName") or app["metadata"]["name"]
+    ns = h.get("namespace") or (app["spec"].get("destination") or {}).get("namespace", "")
+    root = os.path.realpath(work)
+
+    def resolve(raw, base):
+        p = go_expand(raw, env)
+        if "://" in p:
+            raise Failed("not rendered: remote value file")
+        full = os.path.normpath(os.path.join(root, p.lstrip("/")) if p.startswith("/") else os.path.join(base, p))
+        if not (full + "/").startswith(root + "/"):
+            raise Failed("value file '%s' resolved to outside repository root" % raw)
+        return full
+
+    values = []
+    srcs = app["spec"].get("sources") or []
+    for raw in h.get("valueFiles") or []:
+        ref = raw[1:].split("/")[0] if raw.startswith("$") else None
+        if ref and any(s.get("ref") == ref for s in srcs):
+            full = resolve("/" + raw.split("/", 1)[1] if "/" in raw else "/", root)
+        else:
+            full = resolve(raw, app_dir)
+        if not os.path.exists(full) and h.get("ignoreMissingValueFiles"):
+            continue
+        values.append(full)
+    args = [HELM, "template", ".", "--name-template", name]
+    if ns:
+        args += ["--namespace", ns]
+    if h.get("kubeVersion"):
+        args += ["--kube-version", h["kubeVersion"]]
+    clean = lambda v: v if v.startswith("{") and v.endswith("}") else re.sub(r"(?<!\\),", r"\\,", v)
+    for p in h.get("parameters") or []:
+        if not p.get("forceString"):
+            args += ["--set", "%s=%s" % (p["name"], clean(go_expand(str(p.get("value", "")), env)))]
+    for p in h.get("parameters") or []:
+        if p.get("forceString"):
+            args += ["--set-string", "%s=%s" % (p["name"], clean(go_expand(str(p.get("value", "")), env)))]
+    for p in h.get("fileParameters") or []:
+        args += ["--set-file", "%s=%s" % (p["name"], clean(resolve(p["path"], app_dir)))]
+    for v in values:
+        args += ["--values", v]
+    extra = None
+    if h.get("valuesObject") is not None:
+        extra = yaml.safe_dump(h["valuesObject"])
+    elif h.get("values"):
+        extra = h["values"]
+    scratch = tempfile.mkdtemp(prefix="argo-oracle-helm-")
+    try:
+        if extra:
+            with open(os.path.join(scratch, "values.yaml"), "w") as f:
+                f.write(extra)
+            args += ["--values", os.path.join(scratch, "values.yaml")]
+        for v in h.get("apiVersions") or []:
+            args += ["--api-versions", v]
+        if not h.get("skipCrds"):
+            args.append("--include-crds")
+        if h.get("skipSchemaValidation"):
+            args.append("--skip-schema-validation")
+        if h.get("skipTests"):
+            args.append("--skip-tests")
+        env_vars = dict(os.environ, HELM_CONFIG_HOME=os.path.join(scratch, "h"),
+                        HELM_CACHE_HOME=os.path.join(scratch, "c"), HELM_DATA_HOME=os.path.join(scratch, "d"))
+        p = subprocess.run(args, cwd=app_dir, capture_output=True, text=True, timeout=120, env=env_vars)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    if p.returncode != 0:
+        raise Failed("helm template: %s" % p.stderr.strip())
+    objs = []
+    for d in yaml.safe_load_all(p.stdout):
+        if d is not None:
+            add_object(objs, d)
+    return objs
+
+
+def add_object(objs, doc):
+    """GenerateManifests: a List's items split, a null List dropped."""
+    if isinstance(doc.get("items"), list):
+        objs += doc["items"]
+    elif not ("items" in doc and doc["items"] is None and "spec" not in doc and "status" not in doc):
+        objs.append(doc)
 
 
 def kustomize(work, app_dir, k, env, opts):
@@ -640,12 +749,7 @@ def directory(work, app_dir, d):
                 continue
             if not isinstance(doc, dict) or not doc.get("kind"):
                 raise Failed("Object 'Kind' is missing in %s" % rel)
-            if isinstance(doc.get("items"), list):
-                objs += doc["items"]
-            elif "items" in doc and doc["items"] is None and "spec" not in doc and "status" not in doc:
-                continue
-            else:
-                objs.append(doc)
+            add_object(objs, doc)
     return objs
 
 
@@ -728,6 +832,7 @@ def case_options(case):
     p.add_argument("--argo-tracking", dest="tracking")
     p.add_argument("--argo-repo-url", dest="repo_url")
     p.add_argument("--argo-namespace", default="argocd")
+    p.add_argument("--enable-helm", dest="helm", action="store_true")
     o, _ = p.parse_known_args(args)
     o.repo = os.path.join(case, "repo")
     o.app = o.argo_application
@@ -805,6 +910,8 @@ def main():
     r.add_argument("--tracking", default=None)
     r.add_argument("--repo-url", default=None)
     r.add_argument("--argo-namespace", default="argocd")
+    r.add_argument("--enable-helm", dest="helm", action="store_true",
+                   help="render Helm sources with helm template (ARGO_ORACLE_HELM, default helm-3.19.0)")
     c = sub.add_parser("check")
     c.add_argument("cases")
     a = p.parse_args()

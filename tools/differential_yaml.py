@@ -64,7 +64,9 @@ Families:
                zeros, a sign, negative, `-`, out of range or not a number, keys with `~0`/`~1`,
                missing parents; `replace` of the whole document (path "") with an object
                (with or without kind), `test` with matching and other values, `move` into its
-               own child, and now and then a field missing (`value`, `from`, `path`, `op`).
+               own child, and now and then a field missing (`value`, `from`, `path`, `op`);
+               the objects sometimes from a base that renamed them (namePrefix,
+               nameSuffix, namespace), so that the patch meets kustomize's build annotations.
                Never `replace ""` with a value that is not an object: kustomize v5.5.0 skips
                it silently, a deliberate difference (docs/compatibility.md)
   keys         mapping keys in every spelling (numbers in every base, booleans, nulls,
@@ -1207,6 +1209,18 @@ def fam_json6902(rng):
     version = "v1" if target_kind == "ConfigMap" else "v1"
     group = "" if target_kind == "ConfigMap" else "apps"
     k = ["resources:", "- objects.yaml"]
+    if rng.random() < 0.3:
+        # The objects come from a base that renamed them: kustomize's build annotations (the
+        # rename history, prefixes, suffixes) are in metadata.annotations when the patch runs.
+        base = ["resources:", "- objects.yaml"]
+        prefix, suffix = rng.choice([("p-", ""), ("", "-s"), ("p-", "-s"), ("", "")])
+        base += [f"namePrefix: {prefix}"] if prefix else []
+        base += [f"nameSuffix: {suffix}"] if suffix else []
+        base += [f"namespace: {rng.choice(['ns', 'default'])}"] if rng.random() < 0.5 else []
+        files["base/objects.yaml"] = files.pop("objects.yaml")
+        files["base/kustomization.yaml"] = kust(base)
+        k = ["resources:", "- base"]
+        name = prefix + name + suffix
     how = rng.random()
     if how < 0.45:
         k += ["patches:", "- target:", f"    kind: {target_kind}", "  patch: |-"]

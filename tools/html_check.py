@@ -10,6 +10,9 @@ reports with `ply diff --base HEAD~1 --all --format html`, then checks in Chromi
   only the objects holding TEXT; a screenshot of the grouped overlays;
 - `testdata/review/why-image-patch-label`, its repository's origin on GitHub: each changed
   field's cause, linked to its line at the head commit;
+- `testdata/review/why-generated-inputs` and `moved-overlay-patched-value`: a place read
+  through another step ("set by nameReference, hash of ConfigMap …: file:line") and a removed
+  field's place at the base ("held by … at the base"), a moved object's too;
 - `testdata/review/not-reviewed-remote-base`: the overlay not reviewed, with its diagnostic,
   and the overlays broken before the change.
 Every page must be self-contained (nothing loaded from elsewhere). Fails (exit 1) on any
@@ -163,6 +166,26 @@ def main():
         link = f'<a href="https://github.com/o/r/blob/{head}/apps/web/overlays/prod/replicas.yaml#L6">'
         if "<th>Cause</th>" not in dom or link not in dom or "changed in this pull request" not in dom:
             fail(f"no cause linked to its line ({link})")
+        # The wording of a place read through another step, and of a removed field's place
+        # at the base (also a moved object's, at the overlay it moved from).
+        for case, wanted in (
+            ("why-generated-inputs", (
+                "set by nameReference, hash of ConfigMap redis-config: "
+                "<code>app/base/redis.conf:4</code>, changed in this pull request",
+                "held by patch at <code>app/overlays/prod/patch.yaml:6</code> at the base, "
+                "changed in this pull request")),
+            ("moved-overlay-patched-value", (
+                "set by json6902 at <code>operator/overlays/tech-preview/kustomization.yaml:14"
+                "</code>, not changed in this pull request",
+                "held by json6902 at <code>operator/overlays/stable-v1/kustomization.yaml:17"
+                "</code> at the base, not changed in this pull request")),
+        ):
+            repo = build(tmp, os.path.join(ROOT, "testdata/review", case), case)
+            dom = browse(browser, "file://" + report(args.ply, repo, 1), "--dump-dom",
+                         profile=profile)
+            for w in wanted:
+                if w not in dom:
+                    fail(f"{case}: {w!r} is not on the page")
         # Not reviewed and broken before.
         nr = os.path.join(ROOT, "testdata/review/not-reviewed-remote-base")
         dom = browse(browser, "file://" + report(args.ply, build(tmp, nr, "nr"), 1), "--dump-dom",
@@ -173,7 +196,8 @@ def main():
             if wanted not in dom:
                 fail(f"not reviewed / broken before: {wanted!r} is not on the page")
     print("html_check: ok (opens, a section expands, the three overlays are grouped, summary, "
-          "risks, expand all, search, causes linked, not reviewed, broken before)")
+          "risks, expand all, search, causes linked, via and base-side causes, not reviewed, "
+          "broken before)")
 
 
 if __name__ == "__main__":

@@ -36,6 +36,7 @@ pub(super) fn version_text() -> String {
             &v.tag()[1..]
         ));
     }
+    out.push_str("--kustomize-version also takes the kubectl release to match, as kubectl-1.34\n");
     out
 }
 
@@ -61,10 +62,12 @@ mod tests {
     #[test]
     fn version_names_kustomize() {
         let v = version_text();
+        for tag in ["v5.5.0", "v5.6.0", "v5.7.1", "v5.8.1"] {
+            assert!(v.contains(&format!("kustomize {tag}")), "{v}");
+        }
         assert!(v.starts_with(&format!("ply {} (commit ", env!("CARGO_PKG_VERSION"))));
-        assert!(v.contains("kustomize v5.5.0"));
-        assert!(v.contains("kustomize v5.8.1"));
         assert!(v.contains("by default"));
+        assert!(v.contains("kubectl 1.34 and 1.35"), "{v}");
     }
 
     #[test]

@@ -68,6 +68,7 @@ pub(crate) fn render_application(
     spec: &str,
     dir: &Path,
     flags: &ArgoFlags,
+    other_urls: &[String],
     base: RenderOptions,
     warnings: &mut Warnings,
 ) -> Result<crate::gitops::argo::render::Rendered, Error> {
@@ -80,12 +81,14 @@ pub(crate) fn render_application(
         (None, Some(g)) => g.resolve("HEAD").map(|r| r.id).unwrap_or_default(),
         (None, None) => String::new(),
     };
+    // `--argo-repo-url` names the repository alone; else `--repo-url` (as for `ply gitops
+    // list` and `ply diff --gitops`) adds to the `origin` remote.
     let urls: Vec<String> = match &flags.argo_repo_url {
         Some(u) => vec![u.clone()],
-        None => git
-            .as_ref()
-            .and_then(|g| g.origin_url())
-            .into_iter()
+        None => other_urls
+            .iter()
+            .cloned()
+            .chain(git.as_ref().and_then(|g| g.origin_url()))
             .collect(),
     };
     let build_options = match &flags.build_options {

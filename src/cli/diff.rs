@@ -49,7 +49,10 @@ pub(super) fn run(
     use crate::review::{RevisionPlan, WorkingTreePlan, two_paths};
     match DiffMode::of(args)? {
         DiffMode::Live(req) => run_live(args, &req, warnings),
-        DiffMode::Revisions(req) => review::run(args, errors, warnings, |opts| {
+        DiffMode::Revisions(mut req) => review::run(args, errors, warnings, |opts| {
+            if args.review.gitops {
+                req.gitops = Some(args.gitops.options(opts.render.clone())?);
+            }
             Ok(RevisionPlan::open(&req, opts)?.run(opts))
         }),
         DiffMode::Upgrade { all, paths } => review::run(args, errors, warnings, |opts| {
@@ -92,12 +95,18 @@ fn review_mode(args: &DiffArgs) -> Result<DiffMode, Error> {
     }
     let upgrade = review::base_version(args) != args.render.version.version();
     if let Some(base) = &r.base {
+        if r.gitops && !args.paths.is_empty() {
+            return Err(usage(
+                "--gitops reviews every GitOps target of the repository: give no DIR with it",
+            ));
+        }
         return Ok(DiffMode::Revisions(Revisions {
             base: base.clone(),
             head: r.head.clone(),
             base_exact: r.base_exact,
             all: r.all,
             paths: args.paths.clone(),
+            gitops: None,
         }));
     }
     // A kustomize upgrade of the working tree: the same files on both sides, unless two paths

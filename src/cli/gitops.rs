@@ -39,6 +39,13 @@ pub(crate) struct ListArgs {
     pub dir: PathBuf,
     #[command(flatten)]
     pub gitops: GitopsFlags,
+    /// Render Argo CD Helm sources with `helm template` (an app-of-apps chart's Applications
+    /// are then found too).
+    #[arg(long)]
+    pub enable_helm: bool,
+    /// The helm program (`helm`, default, found on PATH).
+    #[arg(long, value_name = "PATH", default_value = "helm")]
+    pub helm_command: String,
 }
 
 /// How a repository's GitOps sources are found (`ply gitops list`, `ply render
@@ -117,9 +124,10 @@ fn manifests_of(path: &Path) -> Result<Vec<Manifest>, Error> {
 
 /// `ply gitops list`: one line per target.
 pub(crate) fn list(args: &ListArgs, warnings: &mut Warnings) -> Result<String, Error> {
-    let opts = args
-        .gitops
-        .options(crate::render::RenderOptions::default())?;
+    let mut render = crate::render::RenderOptions::default();
+    render.helm.enabled = args.enable_helm;
+    render.helm.command = args.helm_command.clone();
+    let opts = args.gitops.options(render)?;
     let opened =
         Opened::working_tree(&args.dir, &opts.repo_urls, args.gitops.repo_root.as_deref())?;
     let repo = opened.repo();

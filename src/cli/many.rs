@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::diag::{Error, ErrorKind, Warnings};
-use crate::output::{Target, write};
+use crate::output::{Target, write_rendered};
 use crate::render::{Reading, RenderOptions, Rendered};
 
 /// How each kustomization's output is laid out under OUT.
@@ -273,12 +273,6 @@ fn write_one(rendered: &Rendered, target: &Target, max_size: usize) -> Result<()
             std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, &e))?;
         }
     }
-    let tables = &rendered.tables;
-    write(
-        &rendered.resources,
-        target,
-        &|g| tables.is_cluster_scoped(g),
-        max_size,
-    )?;
+    write_rendered(&rendered.resources, &rendered.tables, target, max_size)?;
     Ok(())
 }

@@ -37,6 +37,11 @@ pub(crate) struct ReviewArgs {
     /// kustomize versions: every overlay is rendered then.
     #[arg(long)]
     pub changed_only: bool,
+    /// Review the repository's GitOps targets instead of its kustomization roots: every Flux
+    /// Kustomization (`flux:NS/NAME`) and Argo CD Application (`argo:NAME`) at either
+    /// revision, each rendered as its controller renders it (docs/gitops.md). Takes no DIR.
+    #[arg(long, requires = "base")]
+    pub gitops: bool,
     /// Name, for each changed field, the place that set its new value and whether it changed
     /// in this pull request, linked at the head commit on GitHub or GitLab (the head renders
     /// with field provenance; docs/explain.md). The default with --format markdown, json and

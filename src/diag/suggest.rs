@@ -36,7 +36,7 @@ pub(crate) fn unknown_field(message: &str) -> Option<String> {
 }
 
 /// Plain Levenshtein distance over characters (a transposition is two edits): how far a patch
-/// target's name is from an existing id's, to list the closest ids (`render/patches.rs`). Kept
+/// target's name is from an existing id's, to list the closest ids (`render/patches/apply.rs`). Kept
 /// apart from [`distance`], which counts a transposition as one: the ids listed, and their
 /// order, are pinned by the goldens.
 pub(crate) fn levenshtein(a: &str, b: &str) -> usize {

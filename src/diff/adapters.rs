@@ -9,7 +9,7 @@ use crate::schema::{ListType, Schema};
 use crate::yaml::Node;
 
 use super::engine::{
-    ClientSideApply, KindInfo, Manager, OwnershipConflict, PathStep, ServerSideApply, SsaOutcome,
+    ClientSideApply, KindInfo, Manager, OwnershipConflict, ServerSideApply, SsaOutcome,
 };
 use crate::merge::ssa::{self, server};
 
@@ -137,7 +137,7 @@ impl ServerSideApply for Builtin {
                             api_version: c.manager.api_version.clone(),
                             time: c.manager.time.clone().unwrap_or_default(),
                         },
-                        path: c.path.iter().map(step).collect(),
+                        path: c.path,
                     })
                     .collect(),
             ),
@@ -251,14 +251,5 @@ fn typed_schema(
             // Custom resources: a status subresource is the common case.
             config.get("status").is_some() || live.is_some_and(|l| l.get("status").is_some()),
         ),
-    }
-}
-
-fn step(pe: &ssa::PathElement) -> PathStep {
-    match pe {
-        ssa::PathElement::Field(f) => PathStep::Field(f.clone()),
-        ssa::PathElement::Key(k) => PathStep::Key(k.clone()),
-        ssa::PathElement::Value(v) => PathStep::Value(v.clone()),
-        ssa::PathElement::Index(i) => PathStep::Index(usize::try_from(*i).unwrap_or(0)),
     }
 }

@@ -4,7 +4,6 @@
 //! `crate::schema`, `crate::merge` and `crate::merge::ssa` implement them. Owns no merge logic.
 
 use crate::diag::Error;
-use crate::merge::ssa::value::human;
 use crate::resource::Gvk;
 use crate::yaml::Node;
 
@@ -37,24 +36,16 @@ pub trait ClientSideApply {
 /// One field manager of `metadata.managedFields` (the report layer's, since reports print it).
 pub use crate::report::Manager;
 
-/// One element of a field path, as structured-merge-diff names them.
-#[derive(Clone, Debug, PartialEq)]
-pub enum PathStep {
-    /// A field of a map.
-    Field(String),
-    /// An item of an associative list, by its key fields (sorted by name).
-    Key(Vec<(String, Node)>),
-    /// An item of a set, by value.
-    Value(Node),
-    /// A list index.
-    Index(usize),
-}
+/// One element of a change's or a conflict's path: structured-merge-diff's, whose list items
+/// are named by their key fields or value (the field path of one document is
+/// `crate::yaml::path::PathSeg`, whose items are positions).
+pub use crate::merge::ssa::PathElement;
 
 /// A field another manager owns and the apply would change.
 #[derive(Clone, Debug, PartialEq)]
 pub struct OwnershipConflict {
     pub manager: Manager,
-    pub path: Vec<PathStep>,
+    pub path: Vec<PathElement>,
 }
 
 /// The outcome of a server-side apply.
@@ -105,49 +96,15 @@ impl std::fmt::Debug for Engines<'_> {
     }
 }
 
-/// A path in kubectl's form: `.spec.ports[port=80,protocol="TCP"].targetPort`
-/// (structured-merge-diff `fieldpath.Path.String`; values in smd's human form, as the SSA
-/// engine prints them in its conflict messages).
-pub fn kubectl_path(steps: &[PathStep]) -> String {
-    let mut s = String::new();
-    for step in steps {
-        match step {
-            PathStep::Field(f) => {
-                s.push('.');
-                s.push_str(f);
-            }
-            PathStep::Key(fields) => {
-                s.push('[');
-                for (i, (k, v)) in fields.iter().enumerate() {
-                    if i > 0 {
-                        s.push(',');
-                    }
-                    s.push_str(k);
-                    s.push('=');
-                    s.push_str(&human(v));
-                }
-                s.push(']');
-            }
-            PathStep::Value(v) => {
-                s.push_str("[=");
-                s.push_str(&human(v));
-                s.push(']');
-            }
-            PathStep::Index(i) => s.push_str(&format!("[{i}]")),
-        }
-    }
-    s
-}
-
 /// The value at a path in an object, if present.
-pub fn value_at<'a>(node: &'a Node, steps: &[PathStep]) -> Option<&'a Node> {
+pub fn value_at<'a>(node: &'a Node, steps: &[PathElement]) -> Option<&'a Node> {
     let mut cur = node;
     for step in steps {
         cur = match step {
-            PathStep::Field(f) => cur.get(f)?,
-            PathStep::Index(i) => cur.as_seq()?.get(*i)?,
-            PathStep::Value(v) => cur.as_seq()?.iter().find(|x| values_equal(x, v))?,
-            PathStep::Key(fields) => cur.as_seq()?.iter().find(|item| {
+            PathElement::Field(f) => cur.get(f)?,
+            PathElement::Index(i) => cur.as_seq()?.get(usize::try_from(*i).ok()?)?,
+            PathElement::Value(v) => cur.as_seq()?.iter().find(|x| values_equal(x, v))?,
+            PathElement::Key(fields) => cur.as_seq()?.iter().find(|item| {
                 fields
                     .iter()
                     .all(|(k, v)| item.get(k).is_some_and(|x| values_equal(x, v)))
@@ -176,37 +133,38 @@ pub fn values_equal(a: &Node, b: &Node) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::merge::ssa::path_string;
 
     #[test]
     fn paths_in_kubectl_form() {
         let p = vec![
-            PathStep::Field("spec".into()),
-            PathStep::Field("ports".into()),
-            PathStep::Key(vec![
+            PathElement::Field("spec".into()),
+            PathElement::Field("ports".into()),
+            PathElement::Key(vec![
                 ("port".into(), Node::Int(80)),
                 ("protocol".into(), Node::str("TCP")),
             ]),
-            PathStep::Field("targetPort".into()),
+            PathElement::Field("targetPort".into()),
         ];
         assert_eq!(
-            kubectl_path(&p),
+            path_string(&p),
             r#".spec.ports[port=80,protocol="TCP"].targetPort"#
         );
         let p = vec![
-            PathStep::Field("metadata".into()),
-            PathStep::Field("finalizers".into()),
-            PathStep::Value(Node::str("a")),
+            PathElement::Field("metadata".into()),
+            PathElement::Field("finalizers".into()),
+            PathElement::Value(Node::str("a")),
         ];
-        assert_eq!(kubectl_path(&p), r#".metadata.finalizers[="a"]"#);
+        assert_eq!(path_string(&p), r#".metadata.finalizers[="a"]"#);
         // As kubectl prints them (Go's %q and %v), not as JSON.
         let p = vec![
-            PathStep::Field("items".into()),
-            PathStep::Key(vec![
+            PathElement::Field("items".into()),
+            PathElement::Key(vec![
                 ("name".into(), Node::str("a<b>")),
                 ("weight".into(), Node::Float(1e6)),
             ]),
         ];
-        assert_eq!(kubectl_path(&p), r#".items[name="a<b>",weight=1e+06]"#);
+        assert_eq!(path_string(&p), r#".items[name="a<b>",weight=1e+06]"#);
     }
 
     #[test]
@@ -216,13 +174,13 @@ mod tests {
         )
         .unwrap();
         let p = vec![
-            PathStep::Field("spec".into()),
-            PathStep::Field("ports".into()),
-            PathStep::Key(vec![
+            PathElement::Field("spec".into()),
+            PathElement::Field("ports".into()),
+            PathElement::Key(vec![
                 ("port".into(), Node::Float(80.0)),
                 ("protocol".into(), Node::str("UDP")),
             ]),
-            PathStep::Field("targetPort".into()),
+            PathElement::Field("targetPort".into()),
         ];
         assert_eq!(value_at(&n, &p), Some(&Node::Int(53)));
     }

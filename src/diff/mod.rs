@@ -20,11 +20,13 @@ use crate::diag::{Error, ErrorKind, Warnings};
 use crate::live::{self, LAST_APPLIED};
 use crate::report::Change;
 use crate::resource::{Gvk, Resource, id_field_text};
+use crate::source::Location;
 use crate::yaml::json::{JsonStyle, to_json};
 use crate::yaml::{EmitOptions, Node, emit_document};
 
+use crate::merge::ssa::path_string;
 pub use crate::resource::selector::Selector;
-use engine::{Engines, SsaOutcome, kubectl_path, value_at};
+use engine::{Engines, SsaOutcome, value_at};
 
 pub use crate::report::{Action, Conflict, OFFLINE_NOTE, ObjectChange, ObjectId, Report};
 
@@ -175,8 +177,64 @@ pub fn diff(
     eng: Engines<'_>,
     warnings: &mut Warnings,
 ) -> Result<Report, Error> {
-    // Scope: the schema knows built-in kinds; for others, the snapshot tells (a live object of
-    // the kind with a namespace means the kind is namespaced).
+    let desired_nodes = with_namespaces(desired, &live, opts, eng, warnings);
+    let live_index = index_live(&live, warnings);
+
+    let coverage = Coverage::of(&live, opts, eng);
+    let mut seen: HashMap<Key, ()> = HashMap::new();
+    let mut used_live = vec![false; live.len()];
+    let mut objects = Vec::new();
+    for (node, origin) in &desired_nodes {
+        let key = Key::of(node);
+        if seen.insert(key.clone(), ()).is_some() {
+            return Err(Error::new(
+                ErrorKind::DuplicateId,
+                format!(
+                    "{} appears twice in the desired objects",
+                    ObjectId::of(node).display()
+                ),
+            )
+            .at_opt(origin.clone()));
+        }
+        if !live_index.contains_key(&key) && !coverage.covers(&key.namespace) {
+            objects.push(ObjectChange::bare(Action::Unknown, ObjectId::of(node)));
+            continue;
+        }
+        let live_obj = live_index.get(&key).and_then(|&i| {
+            if let Some(u) = used_live.get_mut(i) {
+                *u = true;
+            }
+            live.get(i).map(|r| &r.node)
+        });
+        let at_version = live_obj.and_then(|l| converted(node, l, warnings));
+        let live_obj = at_version.as_ref().or(live_obj);
+        let obj =
+            predict(node, live_obj, opts, eng, warnings).map_err(|e| e.at_opt(origin.clone()))?;
+        objects.push(obj);
+    }
+    find_renames(&mut objects, &live, &mut used_live, opts, eng);
+    if opts.prune != Prune::Off {
+        objects.extend(pruned(&desired_nodes, &live, &used_live, opts));
+    }
+
+    Ok(Report {
+        server_side: opts.server_side(),
+        field_manager: opts.field_manager.clone(),
+        objects,
+    })
+}
+
+/// The desired objects with the namespace the API server would give them: the default
+/// namespace on a namespaced object without one, none on a cluster-scoped object. Scope: the
+/// schema knows built-in kinds; for others, the snapshot tells (a live object of the kind with
+/// a namespace means the kind is namespaced).
+fn with_namespaces(
+    desired: Vec<Resource>,
+    live: &[Resource],
+    opts: &DiffOptions,
+    eng: Engines<'_>,
+    warnings: &mut Warnings,
+) -> Vec<(Node, Option<Location>)> {
     let live_scope = |group: &str, kind: &str| -> Option<bool> {
         live.iter()
             .map(|r| &r.node)
@@ -229,8 +287,12 @@ pub fn diff(
         }
         desired_nodes.push((node, r.origin));
     }
+    desired_nodes
+}
 
-    // Index the live objects.
+/// The live objects by key (the first of a key held twice, with a warning), warning of the
+/// objects being deleted.
+fn index_live(live: &[Resource], warnings: &mut Warnings) -> HashMap<Key, usize> {
     let mut live_index: HashMap<Key, usize> = HashMap::new();
     for (i, r) in live.iter().enumerate() {
         let key = Key::of(&r.node);
@@ -252,59 +314,37 @@ pub fn diff(
             ));
         }
     }
+    live_index
+}
 
-    let coverage = Coverage::of(&live, opts, eng);
-    let mut seen: HashMap<Key, ()> = HashMap::new();
-    let mut used_live = vec![false; live.len()];
-    let mut objects = Vec::new();
-    for (node, origin) in &desired_nodes {
-        let key = Key::of(node);
-        if seen.insert(key.clone(), ()).is_some() {
-            return Err(Error::new(
-                ErrorKind::DuplicateId,
-                format!(
-                    "{} appears twice in the desired objects",
-                    ObjectId::of(node).display()
-                ),
-            )
-            .at_opt(origin.clone()));
-        }
-        if !live_index.contains_key(&key) && !coverage.covers(&key.namespace) {
-            objects.push(ObjectChange::bare(Action::Unknown, ObjectId::of(node)));
-            continue;
-        }
-        let live_obj = live_index.get(&key).and_then(|&i| {
-            if let Some(u) = used_live.get_mut(i) {
-                *u = true;
-            }
-            live.get(i).map(|r| &r.node)
-        });
-        // kubectl reads the live object at the manifest's version (the server converts); the
-        // snapshot may hold another version: compare as if converted, and say so.
-        let converted;
-        let live_obj = match live_obj {
-            Some(l) if l.str_at(&["apiVersion"]) != node.str_at(&["apiVersion"]) => {
-                let mut c = l.clone();
-                if let (Some(m), Some(v)) = (c.as_map_mut(), node.get("apiVersion")) {
-                    m.insert("apiVersion".into(), v.clone());
-                }
-                warnings.warn(format!(
-                    "{}: the snapshot holds it as {}; compared as if the server had converted it (version conversion is not modelled)",
-                    ObjectId::of(node).display(),
-                    l.str_at(&["apiVersion"]).unwrap_or("")
-                ));
-                converted = c;
-                Some(&converted)
-            }
-            other => other,
-        };
-        let obj =
-            predict(node, live_obj, opts, eng, warnings).map_err(|e| e.at_opt(origin.clone()))?;
-        objects.push(obj);
+/// kubectl reads the live object at the manifest's version (the server converts); the
+/// snapshot may hold another version: the live object as if converted (with a warning), or
+/// `None` when it is at the manifest's version.
+fn converted(node: &Node, live: &Node, warnings: &mut Warnings) -> Option<Node> {
+    if live.str_at(&["apiVersion"]) == node.str_at(&["apiVersion"]) {
+        return None;
     }
+    let mut c = live.clone();
+    if let (Some(m), Some(v)) = (c.as_map_mut(), node.get("apiVersion")) {
+        m.insert("apiVersion".into(), v.clone());
+    }
+    warnings.warn(format!(
+        "{}: the snapshot holds it as {}; compared as if the server had converted it (version conversion is not modelled)",
+        ObjectId::of(node).display(),
+        live.str_at(&["apiVersion"]).unwrap_or("")
+    ));
+    Some(c)
+}
 
-    // Hash-suffix renames: a created object whose name differs from an unpaired live object of
-    // the same group, kind and namespace only by kustomize's hash suffix.
+/// Hash-suffix renames: a created object whose name differs from an unpaired live object of
+/// the same group, kind and namespace only by kustomize's hash suffix becomes a rename of it.
+fn find_renames(
+    objects: &mut [ObjectChange],
+    live: &[Resource],
+    used_live: &mut [bool],
+    opts: &DiffOptions,
+    eng: Engines<'_>,
+) {
     for obj in objects.iter_mut().filter(|o| o.action == Action::Create) {
         let Some(base) = hash_base(&obj.id.name) else {
             continue;
@@ -342,62 +382,63 @@ pub fn diff(
         obj.renamed_from = Some(ObjectId::of(&old.node));
         obj.action = Action::Rename;
     }
+}
 
-    // Prune: live objects absent from the desired set, as `kubectl apply --prune` selects them
-    // (`pkg/cmd/apply/prune.go`, `pkg/cmd/diff/prune.go`): of an allowlisted kind, in a
-    // namespace the desired objects visit (or cluster-scoped), carrying the last-applied
-    // annotation ("don't prune resources not created with apply"), matching the selector.
-    if opts.prune != Prune::Off {
-        let visited: Vec<&str> = desired_nodes
-            .iter()
-            .filter_map(|(n, _)| n.str_at(&["metadata", "namespace"]))
-            .collect();
-        for (i, r) in live.iter().enumerate() {
-            if used_live.get(i).copied().unwrap_or(true) {
-                continue;
-            }
-            let key = Key::of(&r.node);
-            let allowlisted = PRUNE_KINDS
-                .iter()
-                .any(|(g, k)| *g == key.group && *k == key.kind);
-            let in_scope = key.namespace.is_empty() || visited.contains(&key.namespace.as_str());
-            let applied = r
-                .node
-                .get_path(&["metadata", "annotations", LAST_APPLIED])
-                .is_some();
-            let selected = match &opts.prune {
-                Prune::Off => false,
-                Prune::All => true,
-                Prune::Selector(s) => s.matches(&r.node),
-            };
-            if !(allowlisted && in_scope && applied && selected) {
-                continue;
-            }
-            let mut before = r.node.clone();
-            noise::strip_one(&mut before, opts.show_managed_fields);
-            if !opts.show_secrets && mask::is_secret(&before) {
-                mask::mask_pair(Some(&mut before), None);
-            }
-            objects.push(ObjectChange {
-                action: Action::Delete,
-                id: ObjectId::of(&r.node),
-                renamed_from: None,
-                moved_from: None,
-                before: yaml_text(&before),
-                after: String::new(),
-                changes: Vec::new(),
-                conflicts: Vec::new(),
-                predicted: None,
-                stored_diff: None,
-            });
+/// Prune: live objects absent from the desired set, as `kubectl apply --prune` selects them
+/// (`pkg/cmd/apply/prune.go`, `pkg/cmd/diff/prune.go`): of an allowlisted kind, in a
+/// namespace the desired objects visit (or cluster-scoped), carrying the last-applied
+/// annotation ("don't prune resources not created with apply"), matching the selector.
+fn pruned(
+    desired_nodes: &[(Node, Option<Location>)],
+    live: &[Resource],
+    used_live: &[bool],
+    opts: &DiffOptions,
+) -> Vec<ObjectChange> {
+    let visited: Vec<&str> = desired_nodes
+        .iter()
+        .filter_map(|(n, _)| n.str_at(&["metadata", "namespace"]))
+        .collect();
+    let mut objects = Vec::new();
+    for (i, r) in live.iter().enumerate() {
+        if used_live.get(i).copied().unwrap_or(true) {
+            continue;
         }
+        let key = Key::of(&r.node);
+        let allowlisted = PRUNE_KINDS
+            .iter()
+            .any(|(g, k)| *g == key.group && *k == key.kind);
+        let in_scope = key.namespace.is_empty() || visited.contains(&key.namespace.as_str());
+        let applied = r
+            .node
+            .get_path(&["metadata", "annotations", LAST_APPLIED])
+            .is_some();
+        let selected = match &opts.prune {
+            Prune::Off => false,
+            Prune::All => true,
+            Prune::Selector(s) => s.matches(&r.node),
+        };
+        if !(allowlisted && in_scope && applied && selected) {
+            continue;
+        }
+        let mut before = r.node.clone();
+        noise::strip_one(&mut before, opts.show_managed_fields);
+        if !opts.show_secrets && mask::is_secret(&before) {
+            mask::mask_pair(Some(&mut before), None);
+        }
+        objects.push(ObjectChange {
+            action: Action::Delete,
+            id: ObjectId::of(&r.node),
+            renamed_from: None,
+            moved_from: None,
+            before: yaml_text(&before),
+            after: String::new(),
+            changes: Vec::new(),
+            conflicts: Vec::new(),
+            predicted: None,
+            stored_diff: None,
+        });
     }
-
-    Ok(Report {
-        server_side: opts.server_side(),
-        field_manager: opts.field_manager.clone(),
-        objects,
-    })
+    objects
 }
 
 /// The name without kustomize's hash suffix (`-` and ten characters of its alphabet), when
@@ -466,12 +507,12 @@ fn predict(
                         .into_iter()
                         .map(|c| {
                             let sensitive = secret
-                                && matches!(c.path.first(), Some(engine::PathStep::Field(f)) if f == "data" || f == "stringData");
+                                && matches!(c.path.first(), Some(engine::PathElement::Field(f)) if f == "data" || f == "stringData");
                             let hide = |v: Option<&Node>| {
                                 v.map(|v| if sensitive { Node::str("***") } else { v.clone() })
                             };
                             Conflict {
-                                path: kubectl_path(&c.path),
+                                path: path_string(&c.path),
                                 live: hide(live.and_then(|l| value_at(l, &c.path))),
                                 desired: hide(value_at(desired, &c.path)),
                                 manager: c.manager,

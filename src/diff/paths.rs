@@ -6,7 +6,8 @@
 use crate::resource::Gvk;
 use crate::yaml::Node;
 
-use super::engine::{KindInfo, PathStep, kubectl_path, values_equal};
+use super::engine::{KindInfo, PathElement, values_equal};
+use crate::merge::ssa::path_string;
 
 #[cfg(test)]
 /// Paths where `before` and `after` differ (leaves, or the highest node added or removed).
@@ -34,9 +35,9 @@ pub(crate) fn changes(kinds: &dyn KindInfo, gvk: &Gvk, before: &Node, after: &No
     out
 }
 
-fn change(steps: &[PathStep], a: Option<&Node>, b: Option<&Node>) -> Change {
+fn change(steps: &[PathElement], a: Option<&Node>, b: Option<&Node>) -> Change {
     Change {
-        path: kubectl_path(steps),
+        path: path_string(steps),
         before: a.cloned(),
         after: b.cloned(),
         cause: None,
@@ -48,14 +49,14 @@ fn walk(
     gvk: &Gvk,
     a: &Node,
     b: &Node,
-    steps: &mut Vec<PathStep>,
+    steps: &mut Vec<PathElement>,
     names: &mut Vec<String>,
     out: &mut Vec<Change>,
 ) {
     // Equal nodes add nothing. Maps and lists walked item by item find that on their own;
     // only where a change is recorded whole are the two sides compared (comparing at every
     // level would re-walk the tree below it: quadratic in a deep object).
-    let record = |steps: &[PathStep], out: &mut Vec<Change>| {
+    let record = |steps: &[PathElement], out: &mut Vec<Change>| {
         if !values_equal(a, b) {
             out.push(change(steps, Some(a), Some(b)));
         }
@@ -68,7 +69,7 @@ fn walk(
                 .collect();
             keys.sort();
             for k in keys {
-                steps.push(PathStep::Field(k.clone()));
+                steps.push(PathElement::Field(k.clone()));
                 names.push(k.clone());
                 match (am.get(k), bm.get(k)) {
                     (Some(x), Some(y)) => walk(kinds, gvk, x, y, steps, names, out),
@@ -102,7 +103,7 @@ fn walk(
                             continue;
                         }
                         seen.push(key.clone());
-                        steps.push(PathStep::Key(key.clone()));
+                        steps.push(PathElement::Key(key.clone()));
                         match (find(al, &key), find(bl, &key)) {
                             (Some(x), Some(y)) => walk(kinds, gvk, x, y, steps, names, out),
                             (x, y) => out.push(change(steps, x, y)),
@@ -116,7 +117,7 @@ fn walk(
                 }
                 _ if al.len() == bl.len() && al.iter().all(|x| !x.is_scalar()) => {
                     for (i, (x, y)) in al.iter().zip(bl).enumerate() {
-                        steps.push(PathStep::Index(i));
+                        steps.push(PathElement::Index(i64::try_from(i).unwrap_or(i64::MAX)));
                         walk(kinds, gvk, x, y, steps, names, out);
                         steps.pop();
                     }

@@ -2,7 +2,7 @@
 //! with small fake engines.
 
 use super::engine::{
-    ClientSideApply, Engines, KindInfo, Manager, OwnershipConflict, PathStep, ServerSideApply,
+    ClientSideApply, Engines, KindInfo, Manager, OwnershipConflict, PathElement, ServerSideApply,
     SsaOutcome,
 };
 use super::*;
@@ -56,8 +56,8 @@ impl ServerSideApply for Fake {
                     time: String::new(),
                 },
                 path: vec![
-                    PathStep::Field("spec".into()),
-                    PathStep::Field("replicas".into()),
+                    PathElement::Field("spec".into()),
+                    PathElement::Field("replicas".into()),
                 ],
             }]));
         }

@@ -221,6 +221,7 @@ fn make(
     }
     let mut r = Resource::new(Node::Map(obj), None);
     r.needs_hash_suffix = options.disable_name_suffix_hash != Some(true);
+    r.generator_behavior = Some(crate::resource::behavior_name(args.behavior.as_deref()));
     Ok(r)
 }
 
@@ -453,6 +454,9 @@ fn merge_into(new: &mut Resource, old: &Resource, merge_data: bool) -> Result<()
     new.name_suffixes = old.name_suffixes.clone();
     new.ref_var_names = old.ref_var_names.clone();
     new.needs_hash_suffix = new.needs_hash_suffix && old.needs_hash_suffix;
+    // The build annotations are the old object's (`CopyMergeMetaDataFieldsFrom`): its
+    // generator's behavior, or none for an object read from a file.
+    new.generator_behavior = old.generator_behavior;
     if merge_data {
         new.origin = old.origin.clone();
     }

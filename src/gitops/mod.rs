@@ -156,7 +156,6 @@ pub(crate) struct Target {
     pub(crate) source: Resolution,
     /// Whether objects it no longer renders are deleted from the cluster (Flux `spec.prune`,
     /// Argo CD's automated sync with `prune`). When not, a removal is a risk.
-    #[expect(dead_code, reason = "read by the --gitops review's removal risk")]
     pub(crate) prunes: bool,
     /// How the controller renders it.
     pub(crate) render: Arc<dyn TargetRender>,

@@ -10,8 +10,8 @@ use std::sync::Arc;
 use crate::diag::{Error, ErrorKind, Result, Warnings};
 use crate::fs::{FileKind, Fs};
 use crate::source::{Location, SourceFile, display_path};
-use crate::yaml::de::PathSeg;
 use crate::yaml::de::from_node_strict;
+use crate::yaml::path::PathSeg;
 use crate::yaml::{Node, parse::parse_config_one_keeping_last};
 
 use super::Kustomization;
@@ -182,53 +182,11 @@ pub(crate) fn decode_full(
     // go-yaml's `Unmarshal` reads the first document of the file and nothing after it
     // (`yaml::parse::first_document`): a second document is ignored, however it is written.
     let parsed = parse_config_one_keeping_last(crate::yaml::parse::first_document(&file.text));
-    let mut repeated = Vec::new();
-    if let Ok((_, repeats)) = &parsed {
-        for r in repeats {
-            let line = |o: Option<usize>| {
-                o.map_or_else(|| "?".to_string(), |o| file.line_col(o).0.to_string())
-            };
-            let message = format!(
-                "{}: key {:?} is written twice (lines {} and {}); the last one wins, as in \
-                 kustomize, and the first is ignored",
-                file.display,
-                r.key,
-                line(r.first),
-                line(r.second)
-            );
-            warnings.warn(message.clone());
-            repeated.push(
-                Error::new(ErrorKind::Strict, message)
-                    .at_opt(
-                        r.second.map(|o| {
-                            Location::line_at(Arc::clone(file), line_start(&file.text, o))
-                        }),
-                    )
-                    .label("written again here")
-                    .help("remove one of the two; without --strict (PLY_STRICT) this is a warning"),
-            );
-        }
-    }
-    let node = parsed.map(|(n, _)| n).map_err(|e| {
-        // An error the reader gives without a place (serde_yaml's limit on aliases, which
-        // kustomize's go-yaml meets as `excessive aliasing`) is shown at the first alias, or
-        // else at the file's first line: always in the kustomization file.
-        let at = e
-            .offset
-            .or_else(|| first_alias(&file.text))
-            .map_or(0, |o| line_start(&file.text, o));
-        let err = Error::new(ErrorKind::Yaml, format!("invalid YAML: {}", e.message))
-            .at(Location::line_at(Arc::clone(file), at));
-        if e.message.contains("repetition limit") {
-            err.help(
-                "the kustomization expands too far through its aliases (`*name`: a YAML bomb?); \
-                 kustomize refuses it too (`document contains excessive aliasing`): write the \
-                 values out instead of repeating aliases of aliases",
-            )
-        } else {
-            err
-        }
-    })?;
+    let repeated = match &parsed {
+        Ok((_, repeats)) => repeated_keys(file, repeats, warnings),
+        Err(_) => Vec::new(),
+    };
+    let node = parsed.map(|(n, _)| n).map_err(|e| yaml_error(file, &e))?;
     if !matches!(node, Node::Map(_) | Node::Null) {
         return Err(Error::new(
             ErrorKind::Kustomization,
@@ -268,9 +226,78 @@ pub(crate) fn decode_full(
             ));
         }
     }
+    fix_kustomization(&mut k);
 
-    // FixKustomization: `bases` and `imageTags` join their replacements; a generator's `env`
-    // joins its `envs`.
+    if is_empty(&node) {
+        return Err(
+            Error::new(ErrorKind::Kustomization, "kustomization.yaml is empty")
+                .at(Location::line_at(Arc::clone(file), 0))
+                .help("list resources, components or generators in it"),
+        );
+    }
+    check_kind(file, &mut k)?;
+    Ok((k, repeated))
+}
+
+/// The keys written twice in a kustomization: a warning each, and the errors `--strict`
+/// gives for them.
+fn repeated_keys(
+    file: &Arc<SourceFile>,
+    repeats: &[crate::yaml::parse::Repeated],
+    warnings: &mut Warnings,
+) -> Vec<Error> {
+    let mut repeated = Vec::new();
+    for r in repeats {
+        let line = |o: Option<usize>| {
+            o.map_or_else(|| "?".to_string(), |o| file.line_col(o).0.to_string())
+        };
+        let message = format!(
+            "{}: key {:?} is written twice (lines {} and {}); the last one wins, as in \
+             kustomize, and the first is ignored",
+            file.display,
+            r.key,
+            line(r.first),
+            line(r.second)
+        );
+        warnings.warn(message.clone());
+        repeated.push(
+            Error::new(ErrorKind::Strict, message)
+                .at_opt(
+                    r.second
+                        .map(|o| Location::line_at(Arc::clone(file), line_start(&file.text, o))),
+                )
+                .label("written again here")
+                .help("remove one of the two; without --strict (PLY_STRICT) this is a warning"),
+        );
+    }
+    repeated
+}
+
+/// The error for a kustomization that is not valid YAML. An error the reader gives without a
+/// place (serde_yaml's limit on aliases, which kustomize's go-yaml meets as `excessive
+/// aliasing`) is shown at the first alias, or else at the file's first line: always in the
+/// kustomization file.
+fn yaml_error(file: &Arc<SourceFile>, e: &crate::yaml::ParseError) -> Error {
+    let at = e
+        .offset
+        .or_else(|| first_alias(&file.text))
+        .map_or(0, |o| line_start(&file.text, o));
+    let err = Error::new(ErrorKind::Yaml, format!("invalid YAML: {}", e.message))
+        .at(Location::line_at(Arc::clone(file), at));
+    if e.message.contains("repetition limit") {
+        err.help(
+            "the kustomization expands too far through its aliases (`*name`: a YAML bomb?); \
+             kustomize refuses it too (`document contains excessive aliasing`): write the \
+             values out instead of repeating aliases of aliases",
+        )
+    } else {
+        err
+    }
+}
+
+/// FixKustomization: `bases` and `imageTags` join their replacements; a generator's `env`
+/// joins its `envs`.
+fn fix_kustomization(k: &mut Kustomization) {
     let bases = std::mem::take(&mut k.bases);
     k.resources.extend(bases);
     let tags = std::mem::take(&mut k.image_tags);
@@ -284,15 +311,11 @@ pub(crate) fn decode_full(
             g.envs.push(env);
         }
     }
+}
 
-    if is_empty(&node) {
-        return Err(
-            Error::new(ErrorKind::Kustomization, "kustomization.yaml is empty")
-                .at(Location::line_at(Arc::clone(file), 0))
-                .help("list resources, components or generators in it"),
-        );
-    }
-
+/// `EnforceFields`: the kind is Kustomization or Component (Kustomization when none is
+/// given), and the apiVersion, when given, is the kind's.
+fn check_kind(file: &Arc<SourceFile>, k: &mut Kustomization) -> Result<()> {
     let kind = k.kind.clone().unwrap_or_default();
     let kind_loc = || locate(file, &[PathSeg::Key("kind".into())]);
     if !kind.is_empty() && kind != KUSTOMIZATION_KIND && kind != COMPONENT_KIND {
@@ -327,7 +350,7 @@ pub(crate) fn decode_full(
     if kind.is_empty() {
         k.kind = Some(KUSTOMIZATION_KIND.to_string());
     }
-    Ok((k, repeated))
+    Ok(())
 }
 
 /// The offset of the first alias (`*name` after a space, `[`, `{` or `,`) in `text`, if any.

@@ -96,8 +96,8 @@ pub fn apply_op(doc: &mut Node, op: &Node) -> Result<(), MergeError> {
 }
 
 /// [`apply_op`] with `max_growth` in place of [`MAX_COPY_GROWTH`], following the
-/// evanphx/json-patch release that `version` vendors: v4.12.0 for kustomize v5.5.0 (kubectl
-/// 1.32), v4.13.0 for v5.8.1 (kubectl 1.37). Mirrors `Patch.ApplyIndent` and the operations
+/// evanphx/json-patch release that `version` vendors: v4.12.0 for kustomize v5.5.0 to v5.7.1
+/// (kubectl 1.32 to 1.35), v4.13.0 from v5.8.0 (kubectl 1.36 and 1.37). Mirrors `Patch.ApplyIndent` and the operations
 /// of `patch.go` (`add`, `remove`, `replace`, `move`, `test`, `copy`), their paths read by
 /// `findObject` and their list indices by `partialArray`'s methods; the messages are the
 /// library's.
@@ -136,139 +136,195 @@ pub fn apply_op_with(
                 .map(drop)
                 .map_err(|e| err(path, format!("error in remove for path: '{path}': {e}")))
         }
-        "replace" => {
-            let path = path.ok_or_else(|| {
-                err("", "replace operation failed to decode path: operation missing path field: missing value")
-            })?;
-            if path.is_empty() {
-                return replace_root(doc, value, v4_13);
-            }
-            let (con, key) = find_object(doc, path).ok_or_else(|| {
-                err(path, format!("replace operation does not apply: doc is missing path: {path}: missing value"))
-            })?;
-            match con {
-                // `partialDoc.get` finds nothing without an error: a missing key is set.
-                Node::Map(m) => {
-                    m.insert(key, value_or_null());
-                    Ok(())
-                }
-                Node::Seq(items) => {
-                    let i = seq_get(items, &key).map_err(|_| {
-                        err(path, format!("replace operation does not apply: doc is missing key: {path}: missing value"))
-                    })?;
-                    items[i] = value_or_null();
-                    Ok(())
-                }
-                _ => unreachable_container(path),
-            }
-        }
-        "move" => {
-            let from = op.str_at(&["from"]).ok_or_else(|| {
-                err("", "move operation failed to decode from: operation, missing from field: missing value")
-            })?;
-            let (con, key) = find_object(doc, from).ok_or_else(|| {
-                err(from, format!("move operation does not apply: doc is missing from path: {from}: missing value"))
-            })?;
-            // `con.get` then `con.remove`: both name the key, not the path.
-            if let Node::Seq(items) = &*con {
-                seq_get(items, &key)
-                    .map_err(|e| err(from, format!("error in move for path: '{key}': {e}")))?;
-            }
-            let v = container_remove(con, &key)
-                .map_err(|e| err(from, format!("error in move for path: '{key}': {e}")))?;
-            // The destination is found after the removal: a move into the moved value's own
-            // children finds no destination.
-            let path = path.ok_or_else(|| {
-                err(from, "move operation failed to decode path: operation missing path field: missing value")
-            })?;
-            let (con, key) = find_object(doc, path).ok_or_else(|| {
-                err(path, format!("move operation does not apply: doc is missing destination path: {path}: missing value"))
-            })?;
-            container_add(con, &key, v)
-                .map_err(|e| err(path, format!("error in move for path: '{path}': {e}")))
-        }
-        "copy" => {
-            let from = op.str_at(&["from"]).ok_or_else(|| {
-                err("", "copy operation failed to decode from: operation, missing from field: missing value")
-            })?;
-            let (con, key) = find_object(doc, from).ok_or_else(|| {
-                err(from, format!("copy operation does not apply: doc is missing from path: {from}: missing value"))
-            })?;
-            // A key missing from an object copies null (`partialDoc.get` finds nothing
-            // without an error); a list index must be in range.
-            let v = match &*con {
-                Node::Map(m) => m.get(&key).cloned().unwrap_or(Node::Null),
-                Node::Seq(items) => {
-                    let i = seq_get(items, &key)
-                        .map_err(|e| err(from, format!("error in copy for from: '{from}': {e}")))?;
-                    items[i].clone()
-                }
-                _ => return unreachable_container(from),
-            };
-            let path = path
-                .ok_or_else(|| err(from, "copy operation failed to decode path: missing value"))?;
-            // Copies that double a value again and again would exhaust memory (kustomize's
-            // evanphx/json-patch has an off-by-default AccumulatedCopySizeLimit for this).
-            if weight(&v, max_growth)
-                .checked_add(weight(doc, max_growth))
-                .is_none_or(|w| w > max_growth)
-            {
-                return Err(err(
-                    path,
-                    format!(
-                        "copy operation refused: the document would grow past {} (ply's limit \
-                         on JSON patch growth; raise it with --max-json-patch-growth)",
-                        crate::yaml::limits::human_size(max_growth)
-                    ),
-                ));
-            }
-            let (con, key) = find_object(doc, path).ok_or_else(|| {
-                err(path, format!("copy operation does not apply: doc is missing destination path: {path}: missing value"))
-            })?;
-            container_add(con, &key, v)
-                .map_err(|e| err(path, format!("error while adding value during copy: {e}")))
-        }
-        "test" => {
-            let path = path.ok_or_else(|| {
-                err("", "test operation failed to decode path: operation missing path field: missing value")
-            })?;
-            let failed = || err(path, format!("testing value {path} failed: test failed"));
-            if path.is_empty() {
-                // The whole document against the value; without a value the library
-                // dereferences a nil node (a crash in both releases).
-                let Some(v) = value else {
-                    return Err(crash(path, "test", "the whole document and no `value`"));
-                };
-                return if same(doc, v) { Ok(()) } else { Err(failed()) };
-            }
-            let (con, key) = find_object(doc, path).ok_or_else(|| {
-                err(
-                    path,
-                    format!(
-                        "test operation does not apply: is missing path: {path}: missing value"
-                    ),
-                )
-            })?;
-            let actual = match &*con {
-                Node::Map(m) => m.get(&key).filter(|v| !v.is_null()),
-                Node::Seq(items) => {
-                    let i = seq_get(items, &key)
-                        .map_err(|e| err(path, format!("error in test for path: '{path}': {e}")))?;
-                    Some(&items[i]).filter(|v| !v.is_null())
-                }
-                _ => return unreachable_container(path),
-            };
-            match (actual, value) {
-                // Nothing there (a missing key or a null): a null value passes; no value at
-                // all passes in v4.13.0 and crashes v4.12.0 (`op.value().raw` on a nil node).
-                (None, None) if v4_13 => Ok(()),
-                (None, None) => Err(crash(path, "test", "a missing field and no `value`")),
-                (None, Some(v)) if v.is_null() => Ok(()),
-                (Some(a), Some(v)) if same(a, v) => Ok(()),
-                _ => Err(failed()),
-            }
-        }
+        "replace" => replace_op(doc, path, value, v4_13),
+        "move" => move_op(doc, op, path),
+        "copy" => copy_op(doc, op, path, max_growth),
+        "test" => test_op(doc, path, value, v4_13),
         other => Err(err(path.unwrap_or(""), format!("Unexpected kind: {other}"))),
+    }
+}
+
+/// An operation's `path`, which `replace` and `test` require (`Operation.Path`).
+fn required_path<'a>(path: Option<&'a str>, op: &str) -> Result<&'a str, MergeError> {
+    path.ok_or_else(|| {
+        err(
+            "",
+            format!(
+                "{op} operation failed to decode path: operation missing path field: missing value"
+            ),
+        )
+    })
+}
+
+/// The `replace` operation (`patch.go` `replace`).
+fn replace_op(
+    doc: &mut Node,
+    path: Option<&str>,
+    value: Option<&Node>,
+    v4_13: bool,
+) -> Result<(), MergeError> {
+    let path = required_path(path, "replace")?;
+    if path.is_empty() {
+        return replace_root(doc, value, v4_13);
+    }
+    let (con, key) = find_object(doc, path).ok_or_else(|| {
+        err(
+            path,
+            format!("replace operation does not apply: doc is missing path: {path}: missing value"),
+        )
+    })?;
+    match con {
+        // `partialDoc.get` finds nothing without an error: a missing key is set.
+        Node::Map(m) => {
+            m.insert(key, value.cloned().unwrap_or(Node::Null));
+            Ok(())
+        }
+        Node::Seq(items) => {
+            let i = seq_get(items, &key).map_err(|_| {
+                err(path, format!("replace operation does not apply: doc is missing key: {path}: missing value"))
+            })?;
+            items[i] = value.cloned().unwrap_or(Node::Null);
+            Ok(())
+        }
+        _ => unreachable_container(path),
+    }
+}
+
+/// The `move` operation (`patch.go` `move`): the value is removed from `from`, then added at
+/// `path`.
+fn move_op(doc: &mut Node, op: &Node, path: Option<&str>) -> Result<(), MergeError> {
+    let from = op.str_at(&["from"]).ok_or_else(|| {
+        err(
+            "",
+            "move operation failed to decode from: operation, missing from field: missing value",
+        )
+    })?;
+    let (con, key) = find_object(doc, from).ok_or_else(|| {
+        err(
+            from,
+            format!(
+                "move operation does not apply: doc is missing from path: {from}: missing value"
+            ),
+        )
+    })?;
+    // `con.get` then `con.remove`: both name the key, not the path.
+    if let Node::Seq(items) = &*con {
+        seq_get(items, &key)
+            .map_err(|e| err(from, format!("error in move for path: '{key}': {e}")))?;
+    }
+    let v = container_remove(con, &key)
+        .map_err(|e| err(from, format!("error in move for path: '{key}': {e}")))?;
+    // The destination is found after the removal: a move into the moved value's own
+    // children finds no destination.
+    let path = path.ok_or_else(|| {
+        err(
+            from,
+            "move operation failed to decode path: operation missing path field: missing value",
+        )
+    })?;
+    let (con, key) = find_object(doc, path).ok_or_else(|| {
+        err(path, format!("move operation does not apply: doc is missing destination path: {path}: missing value"))
+    })?;
+    container_add(con, &key, v)
+        .map_err(|e| err(path, format!("error in move for path: '{path}': {e}")))
+}
+
+/// The `copy` operation (`patch.go` `copy`), refused past `max_growth`.
+fn copy_op(
+    doc: &mut Node,
+    op: &Node,
+    path: Option<&str>,
+    max_growth: usize,
+) -> Result<(), MergeError> {
+    let from = op.str_at(&["from"]).ok_or_else(|| {
+        err(
+            "",
+            "copy operation failed to decode from: operation, missing from field: missing value",
+        )
+    })?;
+    let (con, key) = find_object(doc, from).ok_or_else(|| {
+        err(
+            from,
+            format!(
+                "copy operation does not apply: doc is missing from path: {from}: missing value"
+            ),
+        )
+    })?;
+    // A key missing from an object copies null (`partialDoc.get` finds nothing
+    // without an error); a list index must be in range.
+    let v = match &*con {
+        Node::Map(m) => m.get(&key).cloned().unwrap_or(Node::Null),
+        Node::Seq(items) => {
+            let i = seq_get(items, &key)
+                .map_err(|e| err(from, format!("error in copy for from: '{from}': {e}")))?;
+            items[i].clone()
+        }
+        _ => return unreachable_container(from),
+    };
+    let path =
+        path.ok_or_else(|| err(from, "copy operation failed to decode path: missing value"))?;
+    // Copies that double a value again and again would exhaust memory (kustomize's
+    // evanphx/json-patch has an off-by-default AccumulatedCopySizeLimit for this).
+    if weight(&v, max_growth)
+        .checked_add(weight(doc, max_growth))
+        .is_none_or(|w| w > max_growth)
+    {
+        return Err(err(
+            path,
+            format!(
+                "copy operation refused: the document would grow past {} (ply's limit \
+                 on JSON patch growth; raise it with --max-json-patch-growth)",
+                crate::yaml::limits::human_size(max_growth)
+            ),
+        ));
+    }
+    let (con, key) = find_object(doc, path).ok_or_else(|| {
+        err(path, format!("copy operation does not apply: doc is missing destination path: {path}: missing value"))
+    })?;
+    container_add(con, &key, v)
+        .map_err(|e| err(path, format!("error while adding value during copy: {e}")))
+}
+
+/// The `test` operation (`patch.go` `test`), as the json-patch release (`v4_13`) answers it.
+fn test_op(
+    doc: &mut Node,
+    path: Option<&str>,
+    value: Option<&Node>,
+    v4_13: bool,
+) -> Result<(), MergeError> {
+    let path = required_path(path, "test")?;
+    let failed = || err(path, format!("testing value {path} failed: test failed"));
+    if path.is_empty() {
+        // The whole document against the value; without a value the library
+        // dereferences a nil node (a crash in both releases).
+        let Some(v) = value else {
+            return Err(crash(path, "test", "the whole document and no `value`"));
+        };
+        return if same(doc, v) { Ok(()) } else { Err(failed()) };
+    }
+    let (con, key) = find_object(doc, path).ok_or_else(|| {
+        err(
+            path,
+            format!("test operation does not apply: is missing path: {path}: missing value"),
+        )
+    })?;
+    let actual = match &*con {
+        Node::Map(m) => m.get(&key).filter(|v| !v.is_null()),
+        Node::Seq(items) => {
+            let i = seq_get(items, &key)
+                .map_err(|e| err(path, format!("error in test for path: '{path}': {e}")))?;
+            Some(&items[i]).filter(|v| !v.is_null())
+        }
+        _ => return unreachable_container(path),
+    };
+    match (actual, value) {
+        // Nothing there (a missing key or a null): a null value passes; no value at
+        // all passes in v4.13.0 and crashes v4.12.0 (`op.value().raw` on a nil node).
+        (None, None) if v4_13 => Ok(()),
+        (None, None) => Err(crash(path, "test", "a missing field and no `value`")),
+        (None, Some(v)) if v.is_null() => Ok(()),
+        (Some(a), Some(v)) if same(a, v) => Ok(()),
+        _ => Err(failed()),
     }
 }
 
@@ -563,6 +619,10 @@ mod tests {
     // Each expectation below is kubectl kustomize's (v1.32, kustomize v5.5.0; v1.37, v5.8.1)
     // on the same document and operation; both agree unless a version is named.
     #[test]
+    #[allow(
+        clippy::too_many_lines,
+        reason = "a table of path forms, each with kustomize's answer"
+    )]
     fn path_forms_as_json_patch_v4_reads_them() {
         let doc = "{data: {a: 1}, list: [x, y, z]}";
         for v in KustomizeVersion::ALL.iter().copied() {

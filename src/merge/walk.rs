@@ -17,7 +17,9 @@ pub(crate) enum Seg<'a> {
     Index(usize),
 }
 
-/// A path as a linked list on the stack: pushing is free, rendering happens on error.
+/// A path as a linked list on the stack: pushing is free, rendering happens on error. Not a
+/// field path (`crate::yaml::path::PathSeg`): it names a list item by its merge key, as
+/// kustomize's merge errors print it (`containers[name=web]`), and is printed only in them.
 #[derive(Clone, Copy, Debug)]
 pub struct Path<'a> {
     parent: Option<&'a Path<'a>>,

@@ -11,7 +11,7 @@ use crate::kustomization::Loaded;
 use crate::resource::Resource;
 use crate::source::{Location, SourceFile};
 use crate::yaml::Node;
-use crate::yaml::de::PathSeg;
+use crate::yaml::path::PathSeg;
 
 /// A YAML reader's error in `file` as a diagnostic: `{what}: {message}` at the line of the
 /// offset (the file's first line when the reader gave none).

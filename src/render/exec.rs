@@ -135,7 +135,8 @@ fn runner(
     }
     let mut args = Vec::new();
     if let Some(line) = config.node.str_at(&["argsOneLiner"]) {
-        if kustomize.at_least(KustomizeVersion::V5_8_1) {
+        // v5.7.0 splits with its own `ShlexSplit` (PR #5943), v5.6.0 still with google/shlex.
+        if kustomize.at_least(KustomizeVersion::V5_7_1) {
             args.extend(shlex_split_v58(line).map_err(|m| {
                 fail(format!("{what}: failed to parse argsOneLiner: {m}"))
                     .label("a plugin configuration")
@@ -301,7 +302,7 @@ pub(super) fn generate(
         Runner::Function(path, shown) => {
             let fc = function_config(&config.node);
             let items = vec![fc.clone()];
-            run_function(path, shown, opts, loaded, &items, &fc, at)?
+            run_function(path, shown, opts, kustomize, loaded, &items, &fc, at)?
         }
         Runner::Legacy { path, shown, args } => {
             run_legacy(path, shown, args, opts, loaded, config, None, at)?
@@ -311,8 +312,9 @@ pub(super) fn generate(
     for mut node in out {
         // `UpdateResourceOptions`: hashing only when the plugin asks for it.
         let needs_hash = take_annotation(&mut node, NEEDS_HASH);
-        let _ = take_annotation(&mut node, BEHAVIOR);
+        let behavior = take_annotation(&mut node, BEHAVIOR);
         let mut r = Resource::new(node, Some(at.clone()));
+        r.generator_behavior = Some(crate::resource::behavior_name(behavior.as_deref()));
         r.needs_hash_suffix = match needs_hash.as_deref() {
             None => false,
             Some(v) => parse_go_bool(v).ok_or_else(|| {
@@ -354,7 +356,7 @@ pub(super) fn transform(
     let out = match &runner {
         Runner::Function(path, shown) => {
             let fc = function_config(&config.node);
-            run_function(path, shown, opts, loaded, &input, &fc, at)?
+            run_function(path, shown, opts, kustomize, loaded, &input, &fc, at)?
         }
         Runner::Legacy { path, shown, args } => {
             run_legacy(path, shown, args, opts, loaded, config, Some(&input), at)?
@@ -471,10 +473,12 @@ fn parse_go_bool(v: &str) -> Option<bool> {
 /// An exec KRM function: `{apiVersion: config.kubernetes.io/v1, kind: ResourceList, items,
 /// functionConfig}` on stdin, a ResourceList expected on stdout, run in the kustomization's
 /// directory with the `-e` environment. The kyaml index annotations it may carry are removed.
+#[allow(clippy::too_many_arguments)] // reason: the plugin, its options and version, and its input
 fn run_function(
     path: &Path,
     shown: &str,
     opts: &PluginOptions,
+    kustomize: KustomizeVersion,
     loaded: &Loaded,
     items: &[Node],
     function_config: &Node,
@@ -488,7 +492,11 @@ fn run_function(
     let input = emit_documents([&Node::Map(list)], EmitOptions { sort_keys: false });
     let mut cmd = Command::new(path);
     cmd.current_dir(&loaded.dir);
-    add_env(&mut cmd, &opts.env);
+    // `-e` reaches an exec function from v5.7.0 (kyaml v0.20: `exec.Filter.Env`, filled by
+    // `RunFns.mergeExecEnv`); v5.6.0 runs it with kustomize's own environment only.
+    if kustomize.at_least(KustomizeVersion::V5_7_1) {
+        add_env(&mut cmd, &opts.env);
+    }
     let stdout = run(cmd, input.as_bytes(), shown, at)?;
     let text = String::from_utf8_lossy(&stdout).into_owned();
     let doc = crate::yaml::parse::parse_one(&text).map_err(|e| {

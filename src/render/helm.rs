@@ -110,12 +110,16 @@ struct HelmChartArgs {
 /// `helmChartInflationGenerator:` entries converted as kustomize's `FixKustomization` does
 /// (`types.SplitHelmParameters`: their last non-empty `chartHome`/`helmHome` become the
 /// globals when `helmGlobals` is absent; fields without a counterpart are dropped).
+#[allow(
+    clippy::too_many_lines,
+    reason = "one pass over helmCharts and then the deprecated generator entries as kustomize converts them (FixKustomization), field by field in its order"
+)]
 pub(super) fn kustomization_charts(
     loaded: &Loaded,
     kustomize: KustomizeVersion,
     warnings: &mut Warnings,
 ) -> Result<Vec<ChartEntry>> {
-    use crate::yaml::de::PathSeg;
+    use crate::yaml::path::PathSeg;
     let k = &loaded.kustomization;
     let key_at = |field: &str, i: Option<usize>| {
         let mut path = vec![PathSeg::Key(field.into())];
@@ -153,8 +157,8 @@ pub(super) fn kustomization_charts(
         let at = key_at("helmCharts", Some(i));
         // `devel` joined `types.HelmChart` in v5.7.0 (PR #5865); v5.5.0's strict decoding
         // of the kustomization refuses it.
-        if !kustomize.at_least(KustomizeVersion::V5_8_1) && item.get("devel").is_some() {
-            use crate::yaml::de::PathSeg;
+        if !kustomize.at_least(KustomizeVersion::V5_7_1) && item.get("devel").is_some() {
+            use crate::yaml::path::PathSeg;
             let path = [
                 PathSeg::Key("helmCharts".into()),
                 PathSeg::Index(i),
@@ -274,7 +278,7 @@ pub(super) fn config_chart(
         .at(at.clone())
     })?;
     // A plugin configuration decodes leniently: v5.5.0 ignores a `devel` it does not know.
-    chart.devel &= kustomize.at_least(KustomizeVersion::V5_8_1);
+    chart.devel &= kustomize.at_least(KustomizeVersion::V5_7_1);
     let globals = HelmGlobals {
         chart_home: chart.chart_home.clone(),
         config_home: chart.config_home.clone(),
@@ -342,15 +346,63 @@ pub(super) fn inflate(
     namespace: Option<&str>,
 ) -> Result<Vec<Resource>> {
     check_enabled(&ctx.opts.helm, entry)?;
-    let helm = &ctx.opts.helm;
+    let at = &entry.at;
+    let chart = prepared_chart(&ctx.opts.helm, entry, cli_api_versions, namespace)?;
+    let (chart_home, home_shown) = chart_home(loaded, entry, &chart);
+    let values_merge = match chart.values_merge.as_str() {
+        "" | "override" => ValuesMerge::Override,
+        "merge" => ValuesMerge::Merge,
+        "replace" => ValuesMerge::Replace,
+        other => {
+            return Err(fail(
+                at,
+                format!("valuesMerge must be one of [merge override replace], not '{other}'"),
+            )
+            .label("this chart"));
+        }
+    };
+    // Additional values files: under the load restrictor, relative to the kustomization.
+    let mut additional = Vec::with_capacity(chart.additional_values_files.len());
+    for f in &chart.additional_values_files {
+        let (_, canonical) = super::steps::resolve_named_file(fs, ctx, loaded, f)
+            .map_err(|e| e.at(at.clone()).help("could not load additionalValuesFile"))?;
+        additional.push(canonical);
+    }
+    // `chartExistsLocally`: ply never pulls.
+    let chart_dir = chart_home.join(&chart.name);
+    if fs.kind(&chart_dir) != Some(FileKind::Dir) {
+        return Err(not_pulled(&chart, &home_shown, at));
+    }
+    let template = Template {
+        chart: &chart,
+        chart_dir: &chart_dir,
+        additional: &additional,
+        v58: ctx.kustomize().at_least(KustomizeVersion::V5_8_1),
+    };
+    let values = values_bytes(fs, ctx, loaded, &template, values_merge, &home_shown, at)?;
+    let stdout = run_template(&ctx.opts.helm, entry, &template, &values)?;
+    template_resources(&chart, &stdout, template.v58, at)
+}
+
+/// An error of the chart at `at`.
+fn fail(at: &Location, message: String) -> Error {
+    Error::new(ErrorKind::Plugin, message).at(at.clone())
+}
+
+/// The chart as kustomize's `Config` leaves it: the command line's versions and debug flag
+/// set, then the chart decoded over them (a chart's own `kubeVersion` and `apiVersions` win;
+/// the flags fill in the rest), the namespace kustomize v5.8 gives it, and a name
+/// (`validateArgs`).
+fn prepared_chart(
+    helm: &HelmOptions,
+    entry: &ChartEntry,
+    cli_api_versions: &[String],
+    namespace: Option<&str>,
+) -> Result<HelmChart> {
     let mut chart = entry.chart.clone();
     if let Some(ns) = namespace.filter(|_| chart.namespace.is_empty()) {
         chart.namespace = ns.to_string();
     }
-    let at = || entry.at.clone();
-    let fail = |m: String| Error::new(ErrorKind::Plugin, m).at(at());
-    // `Config` sets the command line's versions and debug flag, then decodes the chart over
-    // them: a chart's own `kubeVersion` and `apiVersions` win; the flags fill in the rest.
     if let (Some(v), true) = (&helm.kube_version, chart.kube_version.is_empty()) {
         chart.kube_version = v.clone();
     }
@@ -358,19 +410,23 @@ pub(super) fn inflate(
         chart.api_versions = cli_api_versions.to_vec();
     }
     chart.debug |= helm.debug;
-    // `validateArgs`.
     if chart.name.is_empty() {
-        return Err(fail("chart name cannot be empty".into())
+        return Err(fail(&entry.at, "chart name cannot be empty".into())
             .label("this chart")
             .help("give the chart's `name`: the directory under chartHome that holds it"));
     }
+    Ok(chart)
+}
+
+/// `absChartHome`: the directory that holds the chart's directory, and how messages name it
+/// (a chart with both version and repo lives in `{chartHome}/{name}-{version}`).
+fn chart_home(loaded: &Loaded, entry: &ChartEntry, chart: &HelmChart) -> (PathBuf, String) {
     let chart_home_rel = entry
         .globals
         .chart_home
         .clone()
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| "charts".into());
-    // `absChartHome`: a chart with both version and repo lives in `{chartHome}/{name}-{version}`.
     let mut chart_home = if Path::new(&chart_home_rel).is_absolute() {
         PathBuf::from(&chart_home_rel)
     } else {
@@ -381,53 +437,53 @@ pub(super) fn inflate(
         chart_home = chart_home.join(format!("{}-{}", chart.name, chart.version));
         home_shown = format!("{home_shown}/{}-{}", chart.name, chart.version);
     }
-    let values_merge = match chart.values_merge.as_str() {
-        "" | "override" => ValuesMerge::Override,
-        "merge" => ValuesMerge::Merge,
-        "replace" => ValuesMerge::Replace,
-        other => {
-            return Err(fail(format!(
-                "valuesMerge must be one of [merge override replace], not '{other}'"
-            ))
-            .label("this chart"));
+    (chart_home, home_shown)
+}
+
+/// The error for a chart that is not on disk, with the `helm pull` that fetches it.
+fn not_pulled(chart: &HelmChart, home_shown: &str, at: &Location) -> Error {
+    let mut pull = format!("helm pull --untar --untardir {home_shown}");
+    if let Some(oci) = chart.repo.strip_prefix("oci://") {
+        pull.push_str(&format!(
+            " oci://{}/{}",
+            oci.trim_end_matches('/'),
+            chart.name
+        ));
+    } else {
+        if !chart.repo.is_empty() {
+            pull.push_str(&format!(" --repo {}", chart.repo));
         }
-    };
-    // Additional values files: under the load restrictor, relative to the kustomization.
-    let mut additional = Vec::with_capacity(chart.additional_values_files.len());
-    for f in &chart.additional_values_files {
-        let (_, canonical) = super::steps::resolve_named_file(fs, ctx, loaded, f)
-            .map_err(|e| e.at(at()).help("could not load additionalValuesFile"))?;
-        additional.push(canonical);
+        pull.push_str(&format!(" {}", chart.name));
     }
-    // `chartExistsLocally`: ply never pulls.
-    let chart_dir = chart_home.join(&chart.name);
-    if fs.kind(&chart_dir) != Some(FileKind::Dir) {
-        let mut pull = format!("helm pull --untar --untardir {home_shown}");
-        if let Some(oci) = chart.repo.strip_prefix("oci://") {
-            pull.push_str(&format!(
-                " oci://{}/{}",
-                oci.trim_end_matches('/'),
-                chart.name
-            ));
-        } else {
-            if !chart.repo.is_empty() {
-                pull.push_str(&format!(" --repo {}", chart.repo));
-            }
-            pull.push_str(&format!(" {}", chart.name));
-        }
-        if !chart.version.is_empty() {
-            pull.push_str(&format!(" --version {}", chart.version));
-        }
-        return Err(fail(format!(
+    if !chart.version.is_empty() {
+        pull.push_str(&format!(" --version {}", chart.version));
+    }
+    fail(
+        at,
+        format!(
             "chart '{}' is not in {home_shown}/: ply never pulls charts from a repository or registry",
             chart.name
-        ))
-        .label("this chart")
-        .help(format!("fetch the chart first, from the kustomization's directory: {pull}")));
-    }
-    // The values file: the chart's own `values.yaml` unless `valuesFile` names another.
+        ),
+    )
+    .label("this chart")
+    .help(format!("fetch the chart first, from the kustomization's directory: {pull}"))
+}
+
+/// The values file kustomize hands helm: the chart's own `values.yaml` unless `valuesFile`
+/// names another, as it is (`copyValuesFile`), or merged with the inline values as asked and
+/// marshalled with sorted keys (`createNewMergedValuesFile`).
+fn values_bytes(
+    fs: &dyn Fs,
+    ctx: Context<'_>,
+    loaded: &Loaded,
+    t: &Template<'_>,
+    values_merge: ValuesMerge,
+    home_shown: &str,
+    at: &Location,
+) -> Result<Vec<u8>> {
+    let chart = t.chart;
     let values_path = if chart.values_file.is_empty() {
-        chart_dir.join("values.yaml")
+        t.chart_dir.join("values.yaml")
     } else if Path::new(&chart.values_file).is_absolute() {
         PathBuf::from(&chart.values_file)
     } else {
@@ -448,49 +504,72 @@ pub(super) fn inflate(
                     chart.name, e.message
                 ),
             )
-            .at(at())
+            .at(at.clone())
         })
     };
     let inline = chart
         .values_inline
         .as_ref()
         .filter(|n| n.as_map().is_some_and(|m| !m.is_empty()));
-    let values: Vec<u8> = match inline {
-        // `copyValuesFile`: the bytes as they are.
-        None => read_values()?,
-        // `createNewMergedValuesFile`: merged as asked, then marshalled with sorted keys.
-        Some(inline) => {
-            let merged = match values_merge {
-                ValuesMerge::Replace => inline.clone(),
-                ValuesMerge::Override | ValuesMerge::Merge => {
-                    let text = String::from_utf8_lossy(&read_values()?).into_owned();
-                    let file_values = crate::yaml::parse::parse_one(&text).map_err(|e| {
-                        fail(format!(
-                            "could not parse values file {values_shown} of chart '{}': {}",
-                            chart.name, e.message
-                        ))
-                    })?;
-                    // kyaml's `merge2.Merge(src, dest)`: src wins. `override` passes the
-                    // inline values as src, `merge` the file's.
-                    if values_merge == ValuesMerge::Override {
-                        merge_values(file_values, inline)
-                    } else {
-                        merge_values(inline.clone(), &file_values)
-                    }
-                }
-            };
-            let mut out = String::new();
-            emit_document(&mut out, &merged, EmitOptions { sort_keys: true });
-            out.into_bytes()
+    let Some(inline) = inline else {
+        return read_values();
+    };
+    let merged = match values_merge {
+        ValuesMerge::Replace => inline.clone(),
+        ValuesMerge::Override | ValuesMerge::Merge => {
+            let text = String::from_utf8_lossy(&read_values()?).into_owned();
+            let file_values = crate::yaml::parse::parse_one(&text).map_err(|e| {
+                fail(
+                    at,
+                    format!(
+                        "could not parse values file {values_shown} of chart '{}': {}",
+                        chart.name, e.message
+                    ),
+                )
+            })?;
+            // kyaml's `merge2.Merge(src, dest)`: src wins. `override` passes the inline
+            // values as src, `merge` the file's.
+            if values_merge == ValuesMerge::Override {
+                merge_values(file_values, inline)
+            } else {
+                merge_values(inline.clone(), &file_values)
+            }
         }
     };
-    let tmp = TempDir::new()
-        .map_err(|e| fail(format!("cannot create a temporary directory for helm: {e}")))?;
+    let mut out = String::new();
+    emit_document(&mut out, &merged, EmitOptions { sort_keys: true });
+    Ok(out.into_bytes())
+}
+
+/// What `helm template` is run on.
+struct Template<'a> {
+    chart: &'a HelmChart,
+    chart_dir: &'a Path,
+    additional: &'a [PathBuf],
+    /// Whether kustomize v5.8's rules apply (helm 3 or 4, `helm version` without `-c`).
+    v58: bool,
+}
+
+/// Writes the values to a temporary file, checks helm's version and runs `helm template`;
+/// what it printed.
+fn run_template(
+    helm: &HelmOptions,
+    entry: &ChartEntry,
+    t: &Template<'_>,
+    values: &[u8],
+) -> Result<Vec<u8>> {
+    let at = &entry.at;
+    let tmp = TempDir::new().map_err(|e| {
+        fail(
+            at,
+            format!("cannot create a temporary directory for helm: {e}"),
+        )
+    })?;
     let values_tmp = tmp
         .path
-        .join(format!("{}-kustomize-values.yaml", chart.name));
-    std::fs::write(&values_tmp, &values)
-        .map_err(|e| fail(format!("failed to write values file: {e}")))?;
+        .join(format!("{}-kustomize-values.yaml", t.chart.name));
+    std::fs::write(&values_tmp, values)
+        .map_err(|e| fail(at, format!("failed to write values file: {e}")))?;
     let config_home = match entry
         .globals
         .config_home
@@ -502,29 +581,39 @@ pub(super) fn inflate(
     };
     let run = |args: &[String]| {
         run_helm(&helm.command, args, &config_home, &tmp.path)
-            .map_err(|m| fail(m).label("this chart"))
+            .map_err(|m| fail(at, m).label("this chart"))
     };
     // `checkHelmVersion`: kustomize v5.5.0 needs helm 3 and asks `helm version -c --short`;
     // v5.8 takes helm 3 or 4 and asks without `-c`, which helm 4 no longer knows (PR #6016).
-    let v58 = ctx.kustomize().at_least(KustomizeVersion::V5_8_1);
     let mut version_args: Vec<String> = vec!["version".into(), "-c".into(), "--short".into()];
-    if v58 {
+    if t.v58 {
         version_args.remove(1);
     }
     let version = run(&version_args)?;
-    check_version(&String::from_utf8_lossy(&version), v58).map_err(|m| {
-        fail(format!("'{}': {m}", helm.command))
+    check_version(&String::from_utf8_lossy(&version), t.v58).map_err(|m| {
+        fail(at, format!("'{}': {m}", helm.command))
             .label("this chart")
-            .help(if v58 {
+            .help(if t.v58 {
                 "charts are inflated with helm 3 or 4: point --helm-command at one"
             } else {
                 "charts are inflated with helm 3: point --helm-command at a helm 3 binary"
             })
     })?;
-    let args = template_args(&chart, &chart_dir, &values_tmp, &additional);
+    let args = template_args(t.chart, t.chart_dir, &values_tmp, t.additional);
     let stdout = run(&args)?;
     drop(tmp);
-    let text = String::from_utf8_lossy(&stdout).into_owned();
+    Ok(stdout)
+}
+
+/// The objects `helm template` printed; with kustomize v5.8 each marked as helm's
+/// (`markHelmGeneratedResources`, PR #5940: the namespace transformer leaves these).
+fn template_resources(
+    chart: &HelmChart,
+    stdout: &[u8],
+    v58: bool,
+    at: &Location,
+) -> Result<Vec<Resource>> {
+    let text = String::from_utf8_lossy(stdout).into_owned();
     let file = std::sync::Arc::new(SourceFile::new(
         format!("<helm template of chart '{}'>", chart.name),
         text,
@@ -536,10 +625,9 @@ pub(super) fn inflate(
                     "the output of helm template for chart '{}': {}",
                     chart.name, e.message
                 );
-                Error::new(e.kind, message).at(at())
+                Error::new(e.kind, message).at(at.clone())
             })?;
     if v58 {
-        // `markHelmGeneratedResources` (PR #5940): the namespace transformer leaves these.
         for r in &mut resources {
             let annotations = r.node.ensure_path(&["metadata", "annotations"]);
             if !matches!(annotations, Node::Map(_)) {
@@ -599,6 +687,20 @@ fn template_args(
         }
     }
     args
+}
+
+/// Runs a `helm template` that another controller builds (Argo CD's repo server, for a Helm
+/// source) with helm's homes in a fresh temporary directory, as [`inflate`] runs it: `prepare`
+/// writes what helm reads into that directory and returns the arguments. Returns helm's stdout,
+/// or a message with its stderr (paths in the directory shown as `<tmp>/…`).
+pub fn run_controller_template(
+    command: &str,
+    prepare: impl FnOnce(&Path) -> std::result::Result<Vec<String>, String>,
+) -> std::result::Result<Vec<u8>, String> {
+    let tmp =
+        TempDir::new().map_err(|e| format!("cannot create a temporary directory for helm: {e}"))?;
+    let args = prepare(&tmp.path)?;
+    run_helm(command, &args, &tmp.path.join("helm"), &tmp.path)
 }
 
 /// Runs helm with kustomize's environment (`runHelmCommand`: `HELM_CONFIG_HOME`, and the

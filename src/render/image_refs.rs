@@ -7,7 +7,7 @@
 use crate::diag::{Error, ErrorKind, Result, Warnings};
 use crate::kustomization::Loaded;
 use crate::kustomization::types::Image;
-use crate::yaml::de::PathSeg;
+use crate::yaml::path::PathSeg;
 
 /// What is wrong with one entry, if anything.
 fn set(o: &Option<String>) -> Option<&str> {

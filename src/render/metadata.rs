@@ -27,14 +27,15 @@ pub(super) use crate::transform::namespace::HELM_GENERATED;
 /// Writing the same keeps live objects from being relabelled when a team switches tools.
 pub(super) const KUBECTL_MANAGED_BY: &str = "kustomize-(devel)";
 
-/// What [`MANAGED_BY`] gets when no `--managed-by-value` is given: v5.5.0's
+/// What [`MANAGED_BY`] gets when no `--managed-by-value` is given: v5.5.0's and v5.6.0's
 /// [`KUBECTL_MANAGED_BY`]; from v5.7.0 the provenance falls back to the version of the
 /// kustomize module in the binary's build information (kustomize PR #5846, "Get version
-/// from the BuildInfo.Main.Version if not found in deps"), so kubectl 1.36 and 1.37 write
-/// `kustomize-v5.8.1`.
+/// from the BuildInfo.Main.Version if not found in deps", `provenance.FindVersion`), so
+/// kubectl 1.34 and 1.35 write `kustomize-v5.7.1`, 1.36 and 1.37 `kustomize-v5.8.1`.
 pub(super) fn default_managed_by(version: KustomizeVersion) -> &'static str {
     match version {
-        KustomizeVersion::V5_5_0 => KUBECTL_MANAGED_BY,
+        KustomizeVersion::V5_5_0 | KustomizeVersion::V5_6_0 => KUBECTL_MANAGED_BY,
+        KustomizeVersion::V5_7_1 => "kustomize-v5.7.1",
         KustomizeVersion::V5_8_1 => "kustomize-v5.8.1",
     }
 }

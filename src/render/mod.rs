@@ -49,7 +49,7 @@ use crate::yaml::Node;
 pub use accumulate::parse_resources;
 pub use context::Context;
 pub use exec::PluginOptions;
-pub use helm::HelmOptions;
+pub use helm::{HelmOptions, run_controller_template as run_helm_template};
 pub use ids::{id_string, same_id};
 pub use options::{KustomizeVersion, Reading, RenderOptions};
 pub use shared::{Shared, load_kustomization};
@@ -127,31 +127,7 @@ pub fn render_with_remotes(
     remotes: Option<&dyn RemoteTrees>,
     warnings: &mut Warnings,
 ) -> Result<Rendered> {
-    let abs = if dir.is_absolute() {
-        dir.to_path_buf()
-    } else {
-        std::env::current_dir()
-            .map_err(|e| Error::io(dir, &e))?
-            .join(dir)
-    };
-    let root = match (fs.kind(&abs), fs.canonicalize(&abs)) {
-        (Some(FileKind::Dir), Ok(c)) => c,
-        (Some(FileKind::File), _) => {
-            return Err(Error::new(
-                ErrorKind::Usage,
-                format!(
-                    "'{}' is a file; ply render takes a directory holding a kustomization",
-                    dir.display()
-                ),
-            ));
-        }
-        _ => {
-            return Err(Error::new(
-                ErrorKind::NotFound,
-                format!("no such directory: '{}'", dir.display()),
-            ));
-        }
-    };
+    let root = root_dir(fs, dir)?;
     let tables = FieldSpecTables::builtin_for(opts.kustomize)?;
     let ahead = ahead::Ahead::default();
     let locked;
@@ -222,6 +198,31 @@ pub fn render_with_remotes(
         cache,
         tables,
     })
+}
+
+/// The directory to render, absolute and canonical; a file or a missing path is an error.
+fn root_dir(fs: &dyn Fs, dir: &Path) -> Result<PathBuf> {
+    let abs = if dir.is_absolute() {
+        dir.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map_err(|e| Error::io(dir, &e))?
+            .join(dir)
+    };
+    match (fs.kind(&abs), fs.canonicalize(&abs)) {
+        (Some(FileKind::Dir), Ok(c)) => Ok(c),
+        (Some(FileKind::File), _) => Err(Error::new(
+            ErrorKind::Usage,
+            format!(
+                "'{}' is a file; ply render takes a directory holding a kustomization",
+                dir.display()
+            ),
+        )),
+        _ => Err(Error::new(
+            ErrorKind::NotFound,
+            format!("no such directory: '{}'", dir.display()),
+        )),
+    }
 }
 
 /// The resources of the root kustomization in `root` (canonical), finished; the crds and what
@@ -465,7 +466,7 @@ impl Builder<'_> {
                         display_path(dir)
                     ),
                 )
-                .at(loaded.key_location(&[crate::yaml::de::PathSeg::Key("kind".into())]))
+                .at(loaded.key_location(&[crate::yaml::path::PathSeg::Key("kind".into())]))
                 .label("a component")
                 .help("list a component under `components:`, not `resources:`"));
             }
@@ -487,6 +488,10 @@ impl Builder<'_> {
         result.map_err(|e| e.in_kustomization(step))
     }
 
+    /// Builds one kustomization on top of `acc`, stage by stage in kustomize's order
+    /// (`accumulateTarget`, then `runTransformers`): resources, `crds`, `configurations`, the
+    /// generators, the components, the transformers, validators and vars. Each stage records
+    /// its field provenance and kustomize's origin annotations as it ends.
     fn build_loaded(
         &mut self,
         loaded: &Loaded,
@@ -497,20 +502,53 @@ impl Builder<'_> {
         // from the kustomization's one list of references (`kustomization::refs`); the stages
         // that read other files (generators, configurations, patches, replacements, openapi,
         // helm) take them with the rest of their entries.
-        let refs = loaded.kustomization.refs();
         image_refs::check(loaded, self.state.ctx.opts.strict, self.warnings)?;
+        self.accumulate_resources(loaded, &mut acc, chain)?;
+        self.load_crds(loaded)?;
+        steps::configurations(self.load.fs, self.state.ctx, loaded, &mut self.state.config)?;
+        self.run_generators(loaded, &mut acc, chain)?;
+        acc = self.build_components(loaded, acc, chain)?;
+        self.run_transformers(loaded, &mut acc, chain)?;
+        let validators = self.plugin_configs(loaded, RefKind::Validator, chain)?;
+        plugins::run_validator_plugins(&validators)?;
+        steps::bind_vars(
+            loaded,
+            &mut acc,
+            &mut self.state.vars,
+            self.state.ctx.tables,
+        )?;
+        if self.state.ctx.provenance() {
+            places::declare_vars(&mut self.state.var_places, loaded);
+        }
+        Ok(acc)
+    }
+
+    /// `resources:` (files and kustomization directories, recursively) onto `acc`.
+    fn accumulate_resources(
+        &mut self,
+        loaded: &Loaded,
+        acc: &mut Vec<Resource>,
+        chain: &Chain<'_>,
+    ) -> Result<()> {
         let mut index =
-            ids::IdIndex::new(&acc, &|g: &Gvk| self.state.ctx.tables.is_cluster_scoped(g));
-        for r in refs.clone().filter(|r| r.kind == RefKind::Resource) {
-            self.accumulate(loaded, r.key, r.text, &mut acc, &mut index, chain)?;
+            ids::IdIndex::new(acc, &|g: &Gvk| self.state.ctx.tables.is_cluster_scoped(g));
+        let refs = loaded.kustomization.refs();
+        for r in refs.filter(|r| r.kind == RefKind::Resource) {
+            self.accumulate(loaded, r.key, r.text, acc, &mut index, chain)?;
         }
-        let prov = self.state.ctx.provenance();
-        if prov {
-            provenance::record(&mut acc, Step::Resource, &|_, _, _| None);
+        if self.state.ctx.provenance() {
+            provenance::record(acc, Step::Resource, &|_, _, _| None);
         }
+        Ok(())
+    }
+
+    /// `crds:` files: their definitions join the field-spec configuration and the render's
+    /// CRDs.
+    fn load_crds(&mut self, loaded: &Loaded) -> Result<()> {
+        let refs = loaded.kustomization.refs();
         for Ref {
             key, text: path, ..
-        } in refs.clone().filter(|r| r.kind == RefKind::Crds)
+        } in refs.filter(|r| r.kind == RefKind::Crds)
         {
             // kustomize's loader downloads a URL here too (`LoadConfigFromCRDs`).
             let source = match steps::remote_named_file(self.load.fs, loaded, path) {
@@ -532,28 +570,33 @@ impl Builder<'_> {
             self.state.config.add_crd_definitions(&defs)?;
             self.state.crds.push(defs);
         }
-        steps::configurations(self.load.fs, self.state.ctx, loaded, &mut self.state.config)?;
+        Ok(())
+    }
+
+    /// The generators in kustomize's order (`runGenerators`): `configMapGenerator` and
+    /// `secretGenerator`, `helmCharts`, then the configurations of `generators:`.
+    fn run_generators(
+        &mut self,
+        loaded: &Loaded,
+        acc: &mut Vec<Resource>,
+        chain: &Chain<'_>,
+    ) -> Result<()> {
+        let prov = self.state.ctx.provenance();
         let before = self
             .state
             .plugins
             .meta
             .origin
-            .then(|| metadata::origins(&acc));
+            .then(|| metadata::origins(acc));
         let charts = helm::kustomization_charts(loaded, self.state.ctx.kustomize(), self.warnings)?;
         for c in &charts {
             helm::check_enabled(&self.state.ctx.opts.helm, c)?;
             helm::configure_api_versions(&mut self.state.plugins.helm_api_versions, &c.chart);
         }
-        steps::generate(
-            self.load.fs,
-            self.load.ahead,
-            self.state.ctx,
-            loaded,
-            &mut acc,
-        )?;
+        steps::generate(self.load.fs, self.load.ahead, self.state.ctx, loaded, acc)?;
         if prov {
             let files = places::GeneratorFiles::read(self.load.fs, loaded);
-            provenance::record_sourced(&mut acc, Step::Generator, &|r, path, _| {
+            provenance::record_sourced(acc, Step::Generator, &|r, path, _| {
                 files
                     .find(r, path)
                     .unwrap_or_else(|| (Some(provenance::generator_place(loaded, r, path)), None))
@@ -563,62 +606,86 @@ impl Builder<'_> {
             let here = self.state.plugins.meta.kustomization_file(loaded);
             let replaced = metadata::replaced_by_fields(loaded);
             let source = self.state.plugins.meta.source();
-            metadata::annotate_generated(&mut acc, before, &here, None, None, &replaced, source);
+            metadata::annotate_generated(acc, before, &here, None, None, &replaced, source);
         }
         if !charts.is_empty() {
-            for c in &charts {
-                helm::absorb(
-                    &mut acc,
-                    helm::inflate(
-                        self.load.fs,
-                        self.state.ctx,
-                        loaded,
-                        c,
-                        &self.state.plugins.helm_api_versions,
-                        chain.helm_namespace().filter(|_| {
-                            self.state
-                                .ctx
-                                .kustomize()
-                                .at_least(KustomizeVersion::V5_8_1)
-                        }),
-                    )?,
-                    &c.at,
-                )?;
-                if prov {
-                    self.record_helm(loaded, c, &mut acc);
-                }
-            }
-            if let Some(before) = &before {
-                let here = self.state.plugins.meta.kustomization_file(loaded);
-                metadata::annotate_generated(
-                    &mut acc,
-                    before,
-                    &here,
-                    Some("HelmChartInflationGenerator"),
-                    None,
-                    &[],
-                    self.state.plugins.meta.source(),
-                );
-            }
+            self.inflate_charts(loaded, &charts, before.as_ref(), acc, chain)?;
         }
         let generators = self.plugin_configs(loaded, RefKind::Generator, chain)?;
-        self.run_generator_plugins(loaded, &generators, &mut acc)?;
+        self.run_generator_plugins(loaded, &generators, acc)?;
         if prov && !generators.is_empty() {
-            let at = |r: &Resource, p: &[crate::yaml::de::PathSeg], _: Option<&Node>| {
+            let at = |r: &Resource, p: &[crate::yaml::path::PathSeg], _: Option<&Node>| {
                 places::config_place(&generators, p, provenance::node_at(&r.node, p))
             };
-            provenance::record(&mut acc, Step::Plugin, &at);
+            provenance::record(acc, Step::Plugin, &at);
         }
+        Ok(())
+    }
+
+    /// The kustomization's `helmCharts`, inflated in order; `before` holds the origins from
+    /// before the generators ran, when origins are annotated.
+    fn inflate_charts(
+        &mut self,
+        loaded: &Loaded,
+        charts: &[helm::ChartEntry],
+        before: Option<&std::collections::HashMap<crate::resource::ResId, String>>,
+        acc: &mut Vec<Resource>,
+        chain: &Chain<'_>,
+    ) -> Result<()> {
+        let namespace = chain.helm_namespace().filter(|_| {
+            self.state
+                .ctx
+                .kustomize()
+                .at_least(KustomizeVersion::V5_8_1)
+        });
+        for c in charts {
+            let inflated = helm::inflate(
+                self.load.fs,
+                self.state.ctx,
+                loaded,
+                c,
+                &self.state.plugins.helm_api_versions,
+                namespace,
+            )?;
+            helm::absorb(acc, inflated, &c.at)?;
+            if self.state.ctx.provenance() {
+                self.record_helm(loaded, c, acc);
+            }
+        }
+        if let Some(before) = before {
+            let here = self.state.plugins.meta.kustomization_file(loaded);
+            metadata::annotate_generated(
+                acc,
+                before,
+                &here,
+                Some("HelmChartInflationGenerator"),
+                None,
+                &[],
+                self.state.plugins.meta.source(),
+            );
+        }
+        Ok(())
+    }
+
+    /// `components:` in order, each built on top of what this kustomization accumulated so
+    /// far.
+    fn build_components(
+        &mut self,
+        loaded: &Loaded,
+        mut acc: Vec<Resource>,
+        chain: &Chain<'_>,
+    ) -> Result<Vec<Resource>> {
+        let refs = loaded.kustomization.refs();
         for Ref {
             key, text: path, ..
-        } in refs.clone().filter(|r| r.kind == RefKind::Component)
+        } in refs.filter(|r| r.kind == RefKind::Component)
         {
             if crate::remote::is_remote(path) {
                 let tree = self.remote_tree(loaded, key, path, chain)?;
                 acc = self.in_remote(path, &tree, chain, |b, chain| {
                     b.build_dir(&tree.root, acc, Some(Role::Component), chain)
                 })?;
-                if prov {
+                if self.state.ctx.provenance() {
                     places::name_remote_files(&mut acc, path, &tree)?;
                 }
                 continue;
@@ -631,12 +698,25 @@ impl Builder<'_> {
             self.state.plugins.meta.leave();
             acc = built.map_err(|e| at_entry(e, loaded, key, path))?;
         }
+        Ok(acc)
+    }
+
+    /// The transformers in kustomize's order (`configureBuiltinTransformers`, then
+    /// `transformers:`): patches, the field transformers (with `patchesJson6902` among
+    /// them), replacements, then the configurations of `transformers:`.
+    fn run_transformers(
+        &mut self,
+        loaded: &Loaded,
+        acc: &mut Vec<Resource>,
+        chain: &Chain<'_>,
+    ) -> Result<()> {
+        let prov = self.state.ctx.provenance();
         let patches = self.load_patches(loaded)?;
-        self.apply_field_patches(loaded, &patches.early, &mut acc)?;
+        self.apply_field_patches(loaded, &patches.early, acc)?;
         // Lent out for the transformers instead of cloned per kustomization (the JSON patches
         // run in between use `self.state.ctx.tables`, not the configuration).
         let fields = std::mem::take(&mut self.state.config.fields);
-        let transformed = steps::transform(loaded, &mut acc, &fields, prov, &mut |acc| {
+        let transformed = steps::transform(loaded, acc, &fields, prov, &mut |acc| {
             self.apply_field_patches(loaded, &patches.json6902, acc)
         });
         self.state.config.fields = fields;
@@ -645,7 +725,7 @@ impl Builder<'_> {
             self.load.fs,
             self.state.ctx,
             loaded,
-            &mut acc,
+            acc,
             self.state.ctx.tables,
             self.warnings,
         )?;
@@ -655,29 +735,18 @@ impl Builder<'_> {
             let here = self.state.plugins.meta.kustomization_file(loaded);
             for kind in metadata::field_transformers(loaded) {
                 let source = self.state.plugins.meta.source();
-                metadata::annotate_transformer(&mut acc, &here, kind, None, source);
+                metadata::annotate_transformer(acc, &here, kind, None, source);
             }
         }
         let transformers = self.plugin_configs(loaded, RefKind::Transformer, chain)?;
-        self.run_transformer_plugins(loaded, &transformers, &mut acc)?;
+        self.run_transformer_plugins(loaded, &transformers, acc)?;
         if prov && !transformers.is_empty() {
-            let at = |r: &Resource, p: &[crate::yaml::de::PathSeg], _: Option<&Node>| {
+            let at = |r: &Resource, p: &[crate::yaml::path::PathSeg], _: Option<&Node>| {
                 places::config_place(&transformers, p, provenance::node_at(&r.node, p))
             };
-            provenance::record(&mut acc, Step::Plugin, &at);
+            provenance::record(acc, Step::Plugin, &at);
         }
-        let validators = self.plugin_configs(loaded, RefKind::Validator, chain)?;
-        plugins::run_validator_plugins(&validators)?;
-        steps::bind_vars(
-            loaded,
-            &mut acc,
-            &mut self.state.vars,
-            self.state.ctx.tables,
-        )?;
-        if prov {
-            places::declare_vars(&mut self.state.var_places, loaded);
-        }
-        Ok(acc)
+        Ok(())
     }
 
     /// Records a helm chart's objects: each field at its template (helm's `# Source:`
@@ -1262,7 +1331,7 @@ fn empty_path_error(loaded: &Loaded, field: &str) -> Error {
         ErrorKind::Kustomization,
         format!("an empty path is listed under `{field}`"),
     )
-    .at(loaded.key_location(&[crate::yaml::de::PathSeg::Key(field.to_string())]))
+    .at(loaded.key_location(&[crate::yaml::path::PathSeg::Key(field.to_string())]))
     .label("has an empty entry")
 }
 

@@ -13,10 +13,10 @@ use crate::fs::Fs;
 use crate::kustomization::Loaded;
 use crate::kustomization::load::locate_value;
 use crate::resource::Resource;
-use crate::resource::provenance::{Place, Source, Step, path_text};
+use crate::resource::provenance::{Place, Source, Step};
 use crate::source::SourceFile;
 use crate::yaml::Node;
-use crate::yaml::de::PathSeg;
+use crate::yaml::path::{PathSeg, path_text};
 
 /// A place and what the step read besides it.
 pub(crate) type Found = (Option<Place>, Option<Box<Source>>);
@@ -38,14 +38,14 @@ pub(crate) fn identity(r: &Resource) -> [String; 4] {
 /// The newest recorded place of the field at `path` of `r` (the first origin that has one).
 pub(crate) fn field_place(r: &Resource, path: &str) -> Option<Place> {
     let p = r.provenance.as_ref()?;
-    let chain = p.field(&crate::resource::provenance::parse_path(path)?)?;
+    let chain = p.field(&crate::yaml::path::parse_path(path)?)?;
     chain.origins(path).into_iter().find_map(|o| o.place)
 }
 
 /// The place of the newest origin of the field at `path` of `r` by `step`.
 fn place_by(r: &Resource, path: &str, step: Step) -> Option<Place> {
     let p = r.provenance.as_ref()?;
-    let chain = p.field(&crate::resource::provenance::parse_path(path)?)?;
+    let chain = p.field(&crate::yaml::path::parse_path(path)?)?;
     chain
         .origins(path)
         .into_iter()
@@ -269,7 +269,7 @@ pub(crate) fn replacement_place(
             file: Arc::clone(file),
             start: 0,
             path: doc
-                .map(|d| path_text(&[PathSeg::Index(d)]))
+                .map(|d| path_text(&[PathSeg::<String>::Index(d)]))
                 .unwrap_or_default(),
         },
         None => {

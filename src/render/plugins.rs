@@ -14,7 +14,7 @@ use crate::kustomization::Loaded;
 use crate::resource::{Gvk, Resource};
 use crate::schema::Schema;
 use crate::source::{Location, SourceFile};
-use crate::yaml::de::PathSeg;
+use crate::yaml::path::PathSeg;
 use crate::yaml::{Node, parse::parse_one};
 
 use super::patches::{self, Flavor, Patch};
@@ -101,6 +101,10 @@ impl<'l> EntryLocations<'l> {
 
 impl Builder<'_> {
     /// Notes the kustomization's `openapi:` (when no schema was chosen yet).
+    #[allow(
+        clippy::too_many_lines,
+        reason = "the openapi: field read as kustomize reads it, each of its errors in order; split, the rules would lose their order"
+    )]
     pub(super) fn note_openapi(&mut self, loaded: &Loaded) -> Result<()> {
         let Some(fields) = loaded
             .kustomization
@@ -419,16 +423,7 @@ impl Builder<'_> {
             return Err(e);
         }
         let schema = self.schema();
-        let tables = self.state.ctx.tables;
-        let scope = |g: &Gvk| tables.is_cluster_scoped(g);
-        let cx = patches::Context {
-            schema: &schema,
-            cluster_scoped: &scope,
-            strict: self.state.ctx.opts.strict,
-            json_patch_growth: self.state.ctx.opts.limits.json_patch_growth,
-            kustomize: self.state.ctx.kustomize(),
-        };
-        patches::apply_all(acc, list, &cx, self.warnings, renamed)
+        patches::apply_all(acc, list, self.state.ctx, &schema, self.warnings, renamed)
     }
 
     pub(super) fn run_generator_plugins(
@@ -581,63 +576,9 @@ impl Builder<'_> {
         let declared = config.origin.clone().or_else(|| Some(loc.clone()));
         match kind {
             "PatchTransformer" | "PatchJson6902Transformer" => {
-                let flavor = if kind == "PatchTransformer" {
-                    Flavor::Patch
-                } else {
-                    Flavor::Json6902
-                };
-                let mut entry = crate::kustomization::Patch {
-                    path: node.str_at(&["path"]).map(str::to_string),
-                    patch: node
-                        .str_at(&[if kind == "PatchTransformer" {
-                            "patch"
-                        } else {
-                            "jsonOp"
-                        }])
-                        .map(str::to_string),
-                    ..Default::default()
-                };
-                // Plugin configurations decode leniently (sigs.k8s.io/yaml `yaml.Unmarshal`).
-                if let Some(t) = node.get("target").filter(|t| !t.is_null()) {
-                    entry.target = Some(crate::yaml::de::from_node(t).map_err(|e| {
-                        Error::new(ErrorKind::Patch, format!("builtin {kind} target: {e}"))
-                    })?);
-                }
-                if let Some(o) = node.get("options").filter(|t| !t.is_null()) {
-                    entry.options = Some(crate::yaml::de::from_node(o).map_err(|e| {
-                        Error::new(ErrorKind::Patch, format!("builtin {kind} options: {e}"))
-                    })?);
-                }
-                let kustomize = self.state.ctx.kustomize();
-                let p = {
-                    let mut read = self.patch_reader(loaded);
-                    patches::load_patch(&entry, flavor, &mut read, declared, kustomize)?
-                };
-                self.apply_patches(&[p], acc)
+                self.patch_config(loaded, config, declared, acc)
             }
-            "PatchStrategicMergeTransformer" => {
-                let mut entries: Vec<String> = match node.get("paths") {
-                    Some(Node::Seq(items)) => items.iter().filter_map(Node::scalar_text).collect(),
-                    _ => Vec::new(),
-                };
-                if let Some(p) = node.str_at(&["patches"]).filter(|p| !p.trim().is_empty()) {
-                    entries.push(p.to_string());
-                }
-                if entries.is_empty() {
-                    return Err(Error::new(
-                        ErrorKind::Patch,
-                        "builtin PatchStrategicMergeTransformer: empty file path and empty patch content",
-                    ));
-                }
-                let d = declared.clone();
-                let locate =
-                    move |_: &str, _: usize| d.clone().unwrap_or_else(|| loaded.key_location(&[]));
-                let list = {
-                    let mut read = self.patch_reader(loaded);
-                    patches::load_strategic_merge(&entries, &mut read, &locate)?
-                };
-                self.apply_patches(&list, acc)
-            }
+            "PatchStrategicMergeTransformer" => self.smp_config(loaded, config, declared, acc),
             "ReplacementTransformer" => {
                 let (fs, ctx) = (self.load.fs, self.state.ctx);
                 let mut load = |rel: &str| -> Result<Node> {
@@ -706,6 +647,81 @@ impl Builder<'_> {
 }
 
 impl Builder<'_> {
+    /// A builtin PatchTransformer or PatchJson6902Transformer configuration: its one patch.
+    fn patch_config(
+        &mut self,
+        loaded: &Loaded,
+        config: &Resource,
+        declared: Option<Location>,
+        acc: &mut Vec<Resource>,
+    ) -> Result<()> {
+        let (node, kind) = (&config.node, config.kind());
+        let flavor = if kind == "PatchTransformer" {
+            Flavor::Patch
+        } else {
+            Flavor::Json6902
+        };
+        let mut entry = crate::kustomization::Patch {
+            path: node.str_at(&["path"]).map(str::to_string),
+            patch: node
+                .str_at(&[if kind == "PatchTransformer" {
+                    "patch"
+                } else {
+                    "jsonOp"
+                }])
+                .map(str::to_string),
+            ..Default::default()
+        };
+        // Plugin configurations decode leniently (sigs.k8s.io/yaml `yaml.Unmarshal`).
+        if let Some(t) = node.get("target").filter(|t| !t.is_null()) {
+            entry.target = Some(crate::yaml::de::from_node(t).map_err(|e| {
+                Error::new(ErrorKind::Patch, format!("builtin {kind} target: {e}"))
+            })?);
+        }
+        if let Some(o) = node.get("options").filter(|t| !t.is_null()) {
+            entry.options = Some(crate::yaml::de::from_node(o).map_err(|e| {
+                Error::new(ErrorKind::Patch, format!("builtin {kind} options: {e}"))
+            })?);
+        }
+        let kustomize = self.state.ctx.kustomize();
+        let p = {
+            let mut read = self.patch_reader(loaded);
+            patches::load_patch(&entry, flavor, &mut read, declared, kustomize)?
+        };
+        self.apply_patches(&[p], acc)
+    }
+
+    /// A builtin PatchStrategicMergeTransformer configuration: its `paths` and `patches`.
+    fn smp_config(
+        &mut self,
+        loaded: &Loaded,
+        config: &Resource,
+        declared: Option<Location>,
+        acc: &mut Vec<Resource>,
+    ) -> Result<()> {
+        let node = &config.node;
+        let mut entries: Vec<String> = match node.get("paths") {
+            Some(Node::Seq(items)) => items.iter().filter_map(Node::scalar_text).collect(),
+            _ => Vec::new(),
+        };
+        if let Some(p) = node.str_at(&["patches"]).filter(|p| !p.trim().is_empty()) {
+            entries.push(p.to_string());
+        }
+        if entries.is_empty() {
+            return Err(Error::new(
+                ErrorKind::Patch,
+                "builtin PatchStrategicMergeTransformer: empty file path and empty patch content",
+            ));
+        }
+        let d = declared;
+        let locate = move |_: &str, _: usize| d.clone().unwrap_or_else(|| loaded.key_location(&[]));
+        let list = {
+            let mut read = self.patch_reader(loaded);
+            patches::load_strategic_merge(&entries, &mut read, &locate)?
+        };
+        self.apply_patches(&list, acc)
+    }
+
     /// kustomize's ValueAddTransformer (field logic in `transform::value_add`): the default
     /// value is the kustomization directory's base name, `targetFilePath` is read like other
     /// files the kustomization names, and selectors pick resources as patch targets do.
@@ -830,8 +846,10 @@ fn lenient_specs(node: &Node) -> Node {
 }
 
 /// `patches[].options` is a map of booleans for kustomize v5.5.0, which ignores keys it does
-/// not know; from v5.7.0 it is `types.PatchArgs` (PR #5930), and the kustomization's strict
-/// decoding refuses any key but `allowNameChange` and `allowKindChange`.
+/// not know (v5.7.1 too: kustomize/api v0.20's `types.Patch.Options` is `map[string]bool`);
+/// from v5.8.0 it is `types.PatchArgs` (PR #5930, `api/types/patch.go` of kustomize/api
+/// v0.21), and the kustomization's strict decoding refuses any key but `allowNameChange` and
+/// `allowKindChange`.
 fn check_patch_options(loaded: &Loaded, kustomize: KustomizeVersion) -> Result<()> {
     if !kustomize.at_least(KustomizeVersion::V5_8_1) {
         return Ok(());

@@ -10,13 +10,10 @@ use crate::kustomization::Loaded;
 use crate::kustomization::load::{Cursor, locate_value, value_at};
 use crate::merge::smp::track;
 use crate::resource::Resource;
-use crate::resource::provenance::{
-    Moved, Origin, Place, Provenance, Read, Source, Step, Tree, parse_path, path_text, push_index,
-    push_key,
-};
+use crate::resource::provenance::{Moved, Origin, Place, Provenance, Read, Source, Step, Tree};
 use crate::schema::{Cursor as SchemaCursor, PatchMeta, Schema};
 use crate::source::{Location, SourceFile};
-use crate::yaml::de::PathSeg;
+use crate::yaml::path::{PathSeg, parse_path, path_text, push_index, push_key};
 use crate::yaml::{Map, Node};
 
 /// Where a step says it set the field at `path` of `r`, given the value it had before
@@ -186,13 +183,7 @@ pub(crate) fn record_written(
                     at_leaf(path);
                     return;
                 }
-                let mut segs: Vec<Seg<'_>> = path
-                    .iter()
-                    .map(|s| match s {
-                        PathSeg::Key(k) => Seg::Key(k.as_str()),
-                        PathSeg::Index(i) => Seg::Index(*i),
-                    })
-                    .collect();
+                let mut segs: Vec<PathSeg<&str>> = path.iter().map(PathSeg::borrowed).collect();
                 each(node, &mut segs, &mut |leaf| at_leaf(owned(&mut buf, leaf)));
             });
         }
@@ -458,49 +449,25 @@ fn written_out(
     }
 }
 
-/// One step of a path while comparing: a key borrowed from the nodes, or an index.
-#[derive(Clone, Copy)]
-enum Seg<'n> {
-    Key(&'n str),
-    Index(usize),
-}
-
 /// `segs` as the owned path `locate` and the tree take, made in `buf` from the last path
 /// made there: the fields of one object come in document order, so most of a path is the
 /// last one's and only the rest is copied.
-fn owned<'b>(buf: &'b mut Vec<PathSeg>, segs: &[Seg<'_>]) -> &'b [PathSeg] {
-    let same = buf
-        .iter()
-        .zip(segs)
-        .take_while(|(a, b)| match (a, b) {
-            (PathSeg::Key(a), Seg::Key(b)) => a == b,
-            (PathSeg::Index(a), Seg::Index(b)) => a == b,
-            _ => false,
-        })
-        .count();
+fn owned<'b>(buf: &'b mut Vec<PathSeg>, segs: &[PathSeg<&str>]) -> &'b [PathSeg] {
+    let same = buf.iter().zip(segs).take_while(|(a, b)| a == b).count();
     // The rest written over the last path's segments, a key into the last one's string (no
     // allocation for a field beside the last one).
     for (i, s) in segs.iter().enumerate().skip(same) {
         match (buf.get_mut(i), s) {
-            (Some(PathSeg::Key(k)), Seg::Key(n)) => {
+            (Some(PathSeg::Key(k)), PathSeg::Key(n)) => {
                 k.clear();
                 k.push_str(n);
             }
-            (Some(slot), s) => *slot = s.to_path_seg(),
-            (None, s) => buf.push(s.to_path_seg()),
+            (Some(slot), s) => *slot = s.owned(),
+            (None, s) => buf.push(s.owned()),
         }
     }
     buf.truncate(segs.len());
     buf
-}
-
-impl Seg<'_> {
-    fn to_path_seg(self) -> PathSeg {
-        match self {
-            Seg::Key(k) => PathSeg::Key(k.to_string()),
-            Seg::Index(i) => PathSeg::Index(i),
-        }
-    }
 }
 
 /// What [`diff`] found at a field path.
@@ -523,8 +490,8 @@ fn is_field(n: &Node) -> bool {
 fn diff<'n>(
     a: &'n Node,
     b: &'n Node,
-    path: &mut Vec<Seg<'n>>,
-    ev: &mut dyn FnMut(Event<'n>, &[Seg<'n>]),
+    path: &mut Vec<PathSeg<&'n str>>,
+    ev: &mut dyn FnMut(Event<'n>, &[PathSeg<&'n str>]),
 ) {
     match (a, b) {
         (Node::Map(x), Node::Map(y)) if !x.is_empty() && !y.is_empty() => {
@@ -537,7 +504,7 @@ fn diff<'n>(
                 _ => m.get(k),
             };
             for (i, (k, vb)) in y.iter().enumerate() {
-                path.push(Seg::Key(k));
+                path.push(PathSeg::Key(k));
                 match at(x, i, k) {
                     Some(va) => diff(va, vb, path, ev),
                     None => each(vb, path, &mut |p| ev(Event::Set(None), p)),
@@ -546,7 +513,7 @@ fn diff<'n>(
             }
             for (i, (k, va)) in x.iter().enumerate() {
                 if at(y, i, k).is_none() {
-                    path.push(Seg::Key(k));
+                    path.push(PathSeg::Key(k));
                     each(va, path, &mut |p| ev(Event::Gone, p));
                     path.pop();
                 }
@@ -554,7 +521,7 @@ fn diff<'n>(
         }
         (Node::Seq(x), Node::Seq(y)) if !x.is_empty() && !y.is_empty() => {
             for i in 0..x.len().max(y.len()) {
-                path.push(Seg::Index(i));
+                path.push(PathSeg::Index(i));
                 match (x.get(i), y.get(i)) {
                     (Some(va), Some(vb)) => diff(va, vb, path, ev),
                     (None, Some(vb)) => each(vb, path, &mut |p| ev(Event::Set(None), p)),
@@ -579,30 +546,24 @@ fn diff<'n>(
 /// [`each`] with owned paths: calls `f` with the path of every field at or under `n`, which
 /// sits at `at`.
 pub(super) fn each_owned<'a>(n: &'a Node, at: &'a [PathSeg], f: &mut dyn FnMut(&[PathSeg])) {
-    let mut segs: Vec<Seg<'a>> = at
-        .iter()
-        .map(|s| match s {
-            PathSeg::Key(k) => Seg::Key(k),
-            PathSeg::Index(i) => Seg::Index(*i),
-        })
-        .collect();
+    let mut segs: Vec<PathSeg<&'a str>> = at.iter().map(PathSeg::borrowed).collect();
     let mut buf = Vec::new();
     each(n, &mut segs, &mut |p| f(owned(&mut buf, p)));
 }
 
 /// Calls `f` with the path of every field of `n`, which sits at `path`.
-fn each<'n>(n: &'n Node, path: &mut Vec<Seg<'n>>, f: &mut dyn FnMut(&[Seg<'n>])) {
+fn each<'n>(n: &'n Node, path: &mut Vec<PathSeg<&'n str>>, f: &mut dyn FnMut(&[PathSeg<&'n str>])) {
     match n {
         Node::Map(m) if !m.is_empty() => {
             for (k, v) in m.iter() {
-                path.push(Seg::Key(k));
+                path.push(PathSeg::Key(k));
                 each(v, path, f);
                 path.pop();
             }
         }
         Node::Seq(items) if !items.is_empty() => {
             for (i, v) in items.iter().enumerate() {
-                path.push(Seg::Index(i));
+                path.push(PathSeg::Index(i));
                 each(v, path, f);
                 path.pop();
             }
@@ -711,14 +672,14 @@ pub(crate) fn transformer_place(
     // The path is written as text directly (no list of segments): this runs for every field
     // a transformer changes.
     let mut p = String::with_capacity(32);
-    let mut push = |seg: Seg<'_>| match seg {
-        Seg::Key(k) => push_key(&mut p, k),
-        Seg::Index(i) => push_index(&mut p, i),
+    let mut push = |seg: PathSeg<&str>| match seg {
+        PathSeg::Key(k) => push_key(&mut p, k),
+        PathSeg::Index(i) => push_index(&mut p, i),
     };
     match step {
-        Step::Namespace => push(Seg::Key("namespace")),
-        Step::NamePrefix => push(Seg::Key("namePrefix")),
-        Step::NameSuffix => push(Seg::Key("nameSuffix")),
+        Step::Namespace => push(PathSeg::Key("namespace")),
+        Step::NamePrefix => push(PathSeg::Key("namePrefix")),
+        Step::NameSuffix => push(PathSeg::Key("nameSuffix")),
         Step::Labels => {
             match k
                 .labels
@@ -726,25 +687,25 @@ pub(crate) fn transformer_place(
                 .rposition(|l| l.pairs.contains_key(last_key))
             {
                 Some(i) => {
-                    push(Seg::Key("labels"));
-                    push(Seg::Index(i));
-                    push(Seg::Key("pairs"));
-                    push(Seg::Key(last_key));
+                    push(PathSeg::Key("labels"));
+                    push(PathSeg::Index(i));
+                    push(PathSeg::Key("pairs"));
+                    push(PathSeg::Key(last_key));
                 }
                 None if k
                     .common_labels
                     .as_ref()
                     .is_some_and(|m| m.contains_key(last_key)) =>
                 {
-                    push(Seg::Key("commonLabels"));
-                    push(Seg::Key(last_key));
+                    push(PathSeg::Key("commonLabels"));
+                    push(PathSeg::Key(last_key));
                 }
-                None => push(Seg::Key("labels")),
+                None => push(PathSeg::Key("labels")),
             }
         }
         Step::CommonAnnotations => {
-            push(Seg::Key("commonAnnotations"));
-            push(Seg::Key(last_key));
+            push(PathSeg::Key("commonAnnotations"));
+            push(PathSeg::Key(last_key));
         }
         Step::Replicas => {
             let name = r.name();
@@ -754,11 +715,11 @@ pub(crate) fn transformer_place(
                 .position(|e| e.name == name || r.prev_ids.iter().any(|id| id.name == e.name))
             {
                 Some(i) => {
-                    push(Seg::Key("replicas"));
-                    push(Seg::Index(i));
-                    push(Seg::Key("count"));
+                    push(PathSeg::Key("replicas"));
+                    push(PathSeg::Index(i));
+                    push(PathSeg::Key("count"));
                 }
-                None => push(Seg::Key("replicas")),
+                None => push(PathSeg::Key("replicas")),
             }
         }
         Step::Images => {
@@ -788,11 +749,11 @@ pub(crate) fn transformer_place(
                     } else {
                         "name"
                     };
-                    push(Seg::Key("images"));
-                    push(Seg::Index(i));
-                    push(Seg::Key(field));
+                    push(PathSeg::Key("images"));
+                    push(PathSeg::Index(i));
+                    push(PathSeg::Key(field));
                 }
-                None => push(Seg::Key("images")),
+                None => push(PathSeg::Key("images")),
             }
         }
         _ => {}

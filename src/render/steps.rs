@@ -18,7 +18,7 @@ use crate::transform::fieldspec::PathStep;
 use crate::transform::vars::VarSet;
 use crate::transform::{self, FieldSpecTables, KeptIn, Unchanged};
 use crate::yaml::Node;
-use crate::yaml::de::PathSeg;
+use crate::yaml::path::PathSeg;
 
 use super::Context;
 use super::ahead::Ahead;
@@ -439,7 +439,7 @@ fn check_deliberate_differences(resources: &[Resource]) -> Result<()> {
                 crate::kustomization::load::locate_value(&loc.file, loc.offset, &d.path);
             Location::new(std::sync::Arc::clone(&loc.file), offset, 0)
         });
-        let path = crate::resource::provenance::path_text(&d.path);
+        let path = crate::yaml::path::path_text(&d.path);
         return Err(Error::new(
             ErrorKind::Strict,
             format!(

@@ -7,11 +7,11 @@
 use crate::fasthash::FastMap;
 use crate::kustomization::{Kustomization, Loaded, StringMap};
 use crate::resource::Resource;
-use crate::resource::provenance::{Place, Source, Step, path_text};
+use crate::resource::provenance::{Place, Source, Step};
 use crate::transform::FieldSpecTables;
 use crate::transform::fieldspec::PathStep;
 use crate::yaml::Node;
-use crate::yaml::de::PathSeg;
+use crate::yaml::path::{PathSeg, path_text};
 
 use super::patches::{Body, Patch};
 use super::places::object_source;
@@ -266,12 +266,7 @@ pub(crate) fn copy_sources(acc: &[Resource], p: &Patch, chosen: &[Vec<usize>]) -
 
 /// A transformer's path as owned segments.
 pub(crate) fn steps_to_path(at: &[PathStep<'_>]) -> Vec<PathSeg> {
-    at.iter()
-        .map(|s| match s {
-            PathStep::Key(k) => PathSeg::Key(k.to_string()),
-            PathStep::Index(i) => PathSeg::Index(*i),
-        })
-        .collect()
+    at.iter().map(PathSeg::owned).collect()
 }
 
 /// The fields a transformer told it wrote with the value they held ([`crate::transform::Unchanged`]):
@@ -492,7 +487,7 @@ mod tests {
         let at = |p: &[PathSeg]| {
             json6902_op(&ops, p).map(|w| (path_text(&w.place), w.from.map(|f| path_text(&f))))
         };
-        let seg = |s: &str| crate::resource::provenance::parse_path(s).unwrap();
+        let seg = |s: &str| crate::yaml::path::parse_path(s).unwrap();
         assert_eq!(at(&seg("a.b")), Some(("[1].value".into(), None)));
         assert_eq!(at(&seg("d.e.b")), Some(("[3]".into(), Some("a.b".into()))));
         assert_eq!(at(&seg("d.f")), None);

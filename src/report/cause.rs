@@ -3,7 +3,7 @@
 
 use crate::yaml::{Map, Node};
 
-use super::model::Cause;
+use super::model::{Cause, FieldCauses};
 
 /// ` (set by `step` at [file:line](link), changed in this pull request)` (empty without a
 /// cause), appended to a change where the Markdown report lists it; a removed field's
@@ -117,6 +117,31 @@ pub(crate) fn from_json(n: &Node) -> Option<Cause> {
         via: text("via"),
         at_base: text("side").as_deref() == Some("base"),
     })
+}
+
+/// An object's fields' causes ([`FieldCauses`]) as a JSON list of `{path, cause}`.
+pub(crate) fn table_json(t: &FieldCauses) -> Node {
+    let row = |(path, c): &(String, Cause)| {
+        let mut m = Map::default();
+        m.insert("path".into(), Node::str(path.clone()));
+        m.insert("cause".into(), json(c));
+        Node::Map(m)
+    };
+    Node::Seq(t.iter().map(row).collect())
+}
+
+/// [`table_json`] read back; the rows that are not such maps are left out.
+pub(crate) fn table_from_json(n: &Node) -> FieldCauses {
+    let Node::Seq(rows) = n else {
+        return Vec::new();
+    };
+    let row = |r: &Node| {
+        Some((
+            r.get("path")?.as_str()?.to_string(),
+            from_json(r.get("cause")?)?,
+        ))
+    };
+    rows.iter().filter_map(row).collect()
 }
 
 /// The web address of `path` (relative to the repository root, `/`-separated) at `line` of

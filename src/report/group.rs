@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use crate::yaml::Node;
 use crate::yaml::json::{JsonStyle, to_json};
 
-use super::model::{ObjectChange, ObjectId, Risk};
+use super::model::{Affixes, ObjectChange, ObjectId, OverlayReview, Risk};
 
 /// Where one object of one overlay stands among identical changes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -21,20 +21,40 @@ pub(crate) enum Same {
     As(usize),
 }
 
-/// What makes two object changes the same, their namespace aside.
-fn object_key(o: &ObjectChange) -> String {
+/// What makes two object changes the same, their namespace and the overlay's own name
+/// prefix and suffix (`a`) aside.
+fn object_key(o: &ObjectChange, a: &Affixes) -> String {
+    let name = |n: &str| named(n, a).unwrap_or_else(|| n.to_string());
     let mut k = format!(
         "{}\0{}\0{}\0{}\0{}",
         o.action.as_str(),
         o.id.api_version,
         o.id.kind,
-        o.id.name,
-        o.renamed_from.as_ref().map_or("", |f| f.name.as_str())
+        name(&o.id.name),
+        o.renamed_from
+            .as_ref()
+            .map_or(String::new(), |f| name(&f.name))
     );
     for c in &o.changes {
+        let names_a_name = c
+            .path
+            .rsplit('.')
+            .next()
+            .is_some_and(|last| !last.contains('[') && is_name_key(last));
         let value = |v: &Option<crate::yaml::Node>| {
-            v.as_ref()
-                .map_or_else(|| "-".to_string(), |n| to_json(n, JsonStyle::COMPACT))
+            let Some(n) = v else {
+                return "-".to_string();
+            };
+            let mut n = n.clone();
+            match n
+                .as_str()
+                .filter(|_| names_a_name)
+                .and_then(|s| named(s, a))
+            {
+                Some(marked) => n = Node::str(marked),
+                None => mark_names(&mut n, a),
+            }
+            to_json(&n, JsonStyle::COMPACT)
         };
         k.push_str(&format!(
             "\0{}\0{}\0{}",
@@ -48,18 +68,19 @@ fn object_key(o: &ObjectChange) -> String {
     if o.changes.is_empty() {
         for text in [&o.before, &o.after] {
             k.push('\0');
-            k.push_str(&content_key(text, &o.id.namespace));
+            k.push_str(&content_key(text, &o.id.namespace, a));
         }
     }
     k
 }
 
-/// An object's text as data, its namespace taken out structurally: `metadata.namespace`
-/// removed, and every string that is the namespace as a whole (a subject's or a reference's
-/// `namespace`) replaced by one mark. A value that merely contains the namespace's text
-/// (`2>/dev/null` in overlay `dev`) is data, and stays. Text that does not parse is compared
-/// as it is.
-fn content_key(text: &str, namespace: &str) -> String {
+/// An object's text as data, its namespace and its overlay's name prefix and suffix taken
+/// out structurally: `metadata.namespace` removed, every string that is the namespace as a
+/// whole (a subject's or a reference's `namespace`) replaced by one mark, and the name and
+/// every name it refers to ([`mark_names`]) marked around what the prefix and suffix leave.
+/// A value that merely contains the namespace's or the prefix's text (`2>/dev/null` in
+/// overlay `dev`) is data, and stays. Text that does not parse is compared as it is.
+fn content_key(text: &str, namespace: &str, a: &Affixes) -> String {
     let Ok(docs) = crate::yaml::parse::parse_documents(text) else {
         return text.to_string();
     };
@@ -71,6 +92,14 @@ fn content_key(text: &str, namespace: &str) -> String {
         }
         if !namespace.is_empty() {
             mark_namespace(&mut node, namespace);
+        }
+        if let Some(m) = node.as_map_mut() {
+            for (k, v) in m.iter_mut() {
+                // A ConfigMap's or Secret's data is data, whatever its keys.
+                if !matches!(k.as_str(), "data" | "stringData" | "binaryData") {
+                    mark_names(v, a);
+                }
+            }
         }
         out.push_str(&to_json(&node, JsonStyle::COMPACT));
         out.push('\n');
@@ -91,13 +120,70 @@ fn mark_namespace(node: &mut Node, namespace: &str) {
     }
 }
 
-/// For each overlay's list of changed objects, how each stands among identical changes.
-pub(crate) fn objects(lists: &[Vec<&ObjectChange>]) -> Vec<Vec<Same>> {
+/// Whether a field holds a name, as kustomize's name references and `metadata.name` do
+/// (`name`, `claimName`, `secretName` …).
+fn is_name_key(k: &str) -> bool {
+    k == "name" || k.ends_with("Name")
+}
+
+/// A name of an overlay whose own name prefix and suffix are `a`, as a mark around what
+/// they leave (`dev-web` in an overlay of prefix `dev-` and in one of `prod-` marks the
+/// same); `None` when the overlay sets neither or the name does not carry them.
+fn named(name: &str, a: &Affixes) -> Option<String> {
+    if a.prefix.is_empty() && a.suffix.is_empty() {
+        return None;
+    }
+    let core = name
+        .strip_prefix(a.prefix.as_str())?
+        .strip_suffix(a.suffix.as_str())?;
+    (!core.is_empty()).then(|| format!("\u{1}{core}\u{1}"))
+}
+
+/// Marks every name under `node` (the value of a [`is_name_key`] field) with [`named`]: the
+/// references to the overlay's renamed objects compare alike across overlays.
+fn mark_names(node: &mut Node, a: &Affixes) {
+    match node {
+        Node::Map(m) => {
+            for (k, v) in m.iter_mut() {
+                let marked = v
+                    .as_str()
+                    .filter(|_| is_name_key(k.as_str()))
+                    .and_then(|s| named(s, a));
+                match marked {
+                    Some(n) => *v = Node::str(n),
+                    None => mark_names(v, a),
+                }
+            }
+        }
+        Node::Seq(s) => s.iter_mut().for_each(|v| mark_names(v, a)),
+        _ => {}
+    }
+}
+
+/// Each overlay's list of changed objects (`lists`, in the order of `overlays`) with the
+/// overlay's own name prefix and suffix, as [`objects`] takes them.
+pub(crate) fn with_affixes<'a>(
+    overlays: &[&'a OverlayReview],
+    lists: &[Vec<&'a ObjectChange>],
+) -> Vec<(&'a Affixes, Vec<&'a ObjectChange>)> {
+    overlays
+        .iter()
+        .zip(lists)
+        .map(|(o, l)| (&o.affixes, l.clone()))
+        .collect()
+}
+
+/// For each overlay's list of changed objects (with the overlay's own name prefix and
+/// suffix), how each stands among identical changes.
+pub(crate) fn objects(lists: &[(&Affixes, Vec<&ObjectChange>)]) -> Vec<Vec<Same>> {
     let mut first: HashMap<String, (usize, usize)> = HashMap::new();
-    let mut out: Vec<Vec<Same>> = lists.iter().map(|l| vec![Same::Alone; l.len()]).collect();
-    for (i, list) in lists.iter().enumerate() {
+    let mut out: Vec<Vec<Same>> = lists
+        .iter()
+        .map(|(_, l)| vec![Same::Alone; l.len()])
+        .collect();
+    for (i, (affixes, list)) in lists.iter().enumerate() {
         for (j, o) in list.iter().enumerate() {
-            let key = object_key(o);
+            let key = object_key(o, affixes);
             match first.get(&key) {
                 Some(&(fi, fj)) if fi != i => {
                     if let Some(slot) = out.get_mut(i).and_then(|l| l.get_mut(j)) {
@@ -422,6 +508,16 @@ mod tests {
         }
     }
 
+    const NONE: &Affixes = &Affixes {
+        prefix: String::new(),
+        suffix: String::new(),
+    };
+
+    /// Lists of overlays without a name prefix or suffix.
+    fn plain(lists: Vec<Vec<&ObjectChange>>) -> Vec<(&Affixes, Vec<&ObjectChange>)> {
+        lists.into_iter().map(|l| (NONE, l)).collect()
+    }
+
     #[test]
     fn same_changes_across_overlays_namespace_aside() {
         let (dev, staging, prod) = (
@@ -430,7 +526,11 @@ mod tests {
             object("prod", "web", "3"),
         );
         let other = object("dev", "api", "2");
-        let got = objects(&[vec![&dev, &other], vec![&staging], vec![&prod]]);
+        let got = objects(&plain(vec![
+            vec![&dev, &other],
+            vec![&staging],
+            vec![&prod],
+        ]));
         assert_eq!(
             got,
             [
@@ -460,14 +560,69 @@ mod tests {
             created("prod", "\"x 2>/dev/null\""),
         );
         assert_eq!(
-            objects(&[vec![&dev], vec![&prod]]),
+            objects(&plain(vec![vec![&dev], vec![&prod]])),
             [vec![Same::First(vec![0, 1])], vec![Same::As(0)]]
         );
         // The namespace's text inside a longer value is data: it differs, no group.
         let (dev, prod) = (created("dev", "/dev/x"), created("prod", "/prod/x"));
         assert_eq!(
-            objects(&[vec![&dev], vec![&prod]]),
+            objects(&plain(vec![vec![&dev], vec![&prod]])),
             [vec![Same::Alone], vec![Same::Alone]]
+        );
+    }
+
+    #[test]
+    fn the_overlays_name_prefix_and_suffix_are_taken_out_of_names_and_references() {
+        let affixes = |prefix: &str, suffix: &str| Affixes {
+            prefix: prefix.into(),
+            suffix: suffix.into(),
+        };
+        let (dev, prod) = (affixes("dev-", ""), affixes("prod-", "-v2"));
+        // A new Deployment that reads the overlay's renamed ConfigMap, and holds the
+        // prefix's text in its data-like values.
+        let created = |p: &str, s: &str, arg: &str| {
+            let mut o = object("", &format!("{p}web{s}"), "1");
+            o.action = Action::Create;
+            o.changes.clear();
+            o.after = format!(
+                "kind: Deployment\nmetadata:\n  name: {p}web{s}\nspec:\n  template:\n    spec:\n      containers:\n      - name: web\n        args: [{arg}]\n      volumes:\n      - name: config\n        configMap:\n          name: {p}config{s}\n"
+            );
+            o
+        };
+        let (a, b) = (created("dev-", "", "x"), created("prod-", "-v2", "x"));
+        assert_eq!(
+            objects(&[(&dev, vec![&a]), (&prod, vec![&b])]),
+            [vec![Same::First(vec![0, 1])], vec![Same::As(0)]]
+        );
+        // Without the overlays' affixes the names differ: no group.
+        assert_eq!(
+            objects(&plain(vec![vec![&a], vec![&b]])),
+            [vec![Same::Alone], vec![Same::Alone]]
+        );
+        // The prefix's text in a value that is not a name is data: it differs, no group.
+        let (a, b) = (
+            created("dev-", "", "dev-x"),
+            created("prod-", "-v2", "prod-x"),
+        );
+        assert_eq!(
+            objects(&[(&dev, vec![&a]), (&prod, vec![&b])]),
+            [vec![Same::Alone], vec![Same::Alone]]
+        );
+        // An update of a reference: its old and new names compare without the affixes.
+        let update = |p: &str, s: &str| {
+            let mut o = object("", &format!("{p}web{s}"), "1");
+            o.changes = vec![Change {
+                path: ".spec.template.spec.volumes[name=\"config\"].configMap.name".into(),
+                before: Some(Node::str(format!("{p}config{s}"))),
+                after: Some(Node::str(format!("{p}settings{s}"))),
+                cause: None,
+            }];
+            o
+        };
+        let (a, b) = (update("dev-", ""), update("prod-", "-v2"));
+        assert_eq!(
+            objects(&[(&dev, vec![&a]), (&prod, vec![&b])]),
+            [vec![Same::First(vec![0, 1])], vec![Same::As(0)]]
         );
     }
 

@@ -126,6 +126,22 @@ pub(crate) fn review(r: &Review, title: &str) -> String {
         return page(title, &b);
     }
     b.push_str(TOOLS);
+    b.push_str(&summary_list(r));
+    b.push_str(&not_reviewed_list(r, &changed));
+    b.push_str(&risks_list(r));
+    let lists: Vec<Vec<&ObjectChange>> = changed.iter().map(|o| o.changed_objects()).collect();
+    let same = group::objects(&group::with_affixes(&changed, &lists));
+    b.push_str("<h2>Overlays</h2>\n");
+    for (i, o) in changed.iter().enumerate() {
+        b.push_str(&overlay_details(i, o, &changed, &lists, &same));
+    }
+    b.push_str(&broken);
+    page(title, &b)
+}
+
+/// The summary's lines (empty when there are none).
+fn summary_list(r: &Review) -> String {
+    let mut b = String::new();
     let summary = group::summary(r, group::SUMMARY_SHOWN);
     if !summary.is_empty() {
         b.push_str("<h2>Summary</h2>\n<ul>\n");
@@ -134,6 +150,12 @@ pub(crate) fn review(r: &Review, title: &str) -> String {
         }
         b.push_str("</ul>\n");
     }
+    b
+}
+
+/// The overlays not reviewed, each linked to its section (empty when there are none).
+fn not_reviewed_list(r: &Review, changed: &[&OverlayReview]) -> String {
+    let mut b = String::new();
     let unreviewed = r.not_reviewed();
     if !unreviewed.is_empty() {
         let _ = writeln!(
@@ -155,6 +177,12 @@ pub(crate) fn review(r: &Review, title: &str) -> String {
         }
         b.push_str("</ul>\n");
     }
+    b
+}
+
+/// The risks, grouped across overlays (empty when there are none).
+fn risks_list(r: &Review) -> String {
+    let mut b = String::new();
     let all = r.risks();
     if !all.is_empty() {
         b.push_str("<h2>Risks</h2>\n<ul>\n");
@@ -181,55 +209,63 @@ pub(crate) fn review(r: &Review, title: &str) -> String {
         }
         b.push_str("</ul>\n");
     }
-    let lists: Vec<Vec<&ObjectChange>> = changed.iter().map(|o| o.changed_objects()).collect();
-    let same = group::objects(&lists);
-    b.push_str("<h2>Overlays</h2>\n");
-    for (i, o) in changed.iter().enumerate() {
-        let counts: Vec<String> = Action::REVIEWED
-            .iter()
-            .map(|a| format!("{} {}", o.count(*a), a.as_str()))
-            .collect();
-        let _ = writeln!(
-            b,
-            "<details id=\"overlay-{}\"><summary><code>{}</code> — {}</summary>",
-            i + 1,
-            escape(&o.name),
-            counts.join(", ")
-        );
-        if let Some(note) = status_note(o) {
-            let _ = writeln!(b, "<p><i>{}.</i></p>", escape(&note));
-        }
-        if let Status::HeadFailed(e)
-        | Status::BaseFailed(e)
-        | Status::BrokenBefore(e)
-        | Status::NotFetched(e)
-        | Status::NotReviewed(e) = &o.status
-        {
-            let _ = writeln!(b, "<pre class=\"error\">{}</pre>", escape(&e.text));
-        }
-        for (j, x) in lists.get(i).into_iter().flatten().enumerate() {
-            let id = format!("overlay-{}-object-{}", i + 1, j + 1);
-            let name = |k: usize| changed.get(k).map_or("", |o| o.name.as_str());
-            let note = match same.get(i).and_then(|l| l.get(j)) {
-                Some(Same::First(all)) => {
-                    let names: Vec<String> = all.iter().map(|k| escape(name(*k))).collect();
-                    format!(
-                        " <span class=\"same\">same change in {}</span>",
-                        names.join(", ")
-                    )
-                }
-                Some(Same::As(k)) => format!(
-                    " <span class=\"same\">same change as in {}</span>",
-                    escape(name(*k))
-                ),
-                _ => String::new(),
-            };
-            b.push_str(&object(&id, x, &note, &review_object(&o.name, x)));
-        }
-        b.push_str("</details>\n");
+    b
+}
+
+/// A changed overlay's section (the `i`th): counts, note, error, then each changed object
+/// with what it shares with other overlays.
+fn overlay_details(
+    i: usize,
+    o: &OverlayReview,
+    changed: &[&OverlayReview],
+    lists: &[Vec<&ObjectChange>],
+    same: &[Vec<Same>],
+) -> String {
+    let mut b = String::new();
+    let counts: Vec<String> = Action::REVIEWED
+        .iter()
+        .map(|a| format!("{} {}", o.count(*a), a.as_str()))
+        .collect();
+    let _ = writeln!(
+        b,
+        "<details id=\"overlay-{}\"><summary><code>{}</code> — {}</summary>",
+        i + 1,
+        escape(&o.name),
+        counts.join(", ")
+    );
+    if let Some(note) = status_note(o) {
+        let _ = writeln!(b, "<p><i>{}.</i></p>", escape(&note));
     }
-    b.push_str(&broken);
-    page(title, &b)
+    if let Status::HeadFailed(e)
+    | Status::BaseFailed(e)
+    | Status::BrokenBefore(e)
+    | Status::NotFetched(e)
+    | Status::NotReviewed(e)
+    | Status::NotRendered(e) = &o.status
+    {
+        let _ = writeln!(b, "<pre class=\"error\">{}</pre>", escape(&e.text));
+    }
+    for (j, x) in lists.get(i).into_iter().flatten().enumerate() {
+        let id = format!("overlay-{}-object-{}", i + 1, j + 1);
+        let name = |k: usize| changed.get(k).map_or("", |o| o.name.as_str());
+        let note = match same.get(i).and_then(|l| l.get(j)) {
+            Some(Same::First(all)) => {
+                let names: Vec<String> = all.iter().map(|k| escape(name(*k))).collect();
+                format!(
+                    " <span class=\"same\">same change in {}</span>",
+                    names.join(", ")
+                )
+            }
+            Some(Same::As(k)) => format!(
+                " <span class=\"same\">same change as in {}</span>",
+                escape(name(*k))
+            ),
+            _ => String::new(),
+        };
+        b.push_str(&object(&id, x, &note, &review_object(&o.name, x)));
+    }
+    b.push_str("</details>\n");
+    b
 }
 
 /// The overlays broken before the change: a section listing each with its diagnostic's
@@ -319,6 +355,7 @@ mod tests {
                 moved_out: 0,
                 risks: Vec::new(),
                 unpaired: Vec::new(),
+                affixes: Default::default(),
             }],
             fail_on: Default::default(),
             shard: None,

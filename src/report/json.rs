@@ -8,7 +8,8 @@ use crate::yaml::json::{JsonStyle, to_json};
 use crate::yaml::{Map, Node};
 
 use super::model::{
-    Action, FailOn, OFFLINE_NOTE, ObjectChange, Report, Review, Status, conflict_message,
+    Action, Affixes, FailOn, Failure, OFFLINE_NOTE, ObjectChange, OverlayReview, Report, Review,
+    Status, conflict_message,
 };
 use super::unified::review_object;
 
@@ -181,96 +182,112 @@ pub(crate) fn review(r: &Review, title: &str) -> String {
             FailOn::NotReviewed => "not-reviewed",
         }),
     );
-    let overlays = r
-        .overlays
-        .iter()
-        .map(|o| {
-            let mut m = Map::default();
-            m.insert("path".into(), Node::str(o.name.clone()));
-            let status = match &o.status {
-                Status::Compared if o.no_changes() => "unchanged",
-                Status::Compared => "compared",
-                Status::Added => "added",
-                Status::Removed => "removed",
-                Status::BaseFailed(_) => "base-failed",
-                Status::HeadFailed(_) => "head-failed",
-                Status::NotFetched(_) => "not-fetched",
-                Status::BrokenBefore(_) => "broken-before",
-                Status::NotReviewed(_) => "not-reviewed",
-            };
-            m.insert("status".into(), Node::str(status));
-            m.insert(
-                "error".into(),
-                o.failure()
-                    .map_or(Node::Null, |f| Node::str(f.text.clone())),
-            );
-            m.insert(
-                "failure".into(),
-                o.failure().map_or(Node::Null, |f| {
-                    let mut fm = Map::default();
-                    fm.insert("code".into(), Node::str(f.code.clone()));
-                    fm.insert("message".into(), Node::str(f.message.clone()));
-                    fm.insert("file".into(), f.file.clone().map_or(Node::Null, Node::str));
-                    fm.insert(
-                        "line".into(),
-                        f.line.map_or(Node::Null, |l| Node::Int(l as i128)),
-                    );
-                    Node::Map(fm)
-                }),
-            );
-            m.insert(
-                "totals".into(),
-                if o.no_changes() || o.broken_before().is_some() {
-                    Node::Null
-                } else {
-                    counts(&Action::REVIEWED, |a| o.count(a))
-                },
-            );
-            let objects = o
-                .objects
-                .iter()
-                .enumerate()
-                .filter(|(_, x)| x.action != Action::Unchanged)
-                .map(|(j, x)| {
-                    let mut om = object_row(x);
-                    om.insert(
-                        "movedFrom".into(),
-                        x.moved_from.clone().map_or(Node::Null, Node::str),
-                    );
-                    let changes = x
-                        .changes
-                        .iter()
-                        .map(|c| {
-                            let mut cm = Map::default();
-                            cm.insert("path".into(), Node::str(c.path.clone()));
-                            cm.insert("before".into(), c.before.clone().unwrap_or(Node::Null));
-                            cm.insert("after".into(), c.after.clone().unwrap_or(Node::Null));
-                            if let Some(cause) = &c.cause {
-                                cm.insert("cause".into(), super::cause::json(cause));
-                            }
-                            Node::Map(cm)
-                        })
-                        .collect();
-                    om.insert("changes".into(), Node::Seq(changes));
-                    om.insert("diff".into(), Node::str(review_object(&o.name, x)));
-                    // A shard's created or deleted object as rendered, which the merge of
-                    // the shards pairs into a move with another shard's.
-                    if r.shard.is_some() {
-                        if let Some((_, node)) = o.unpaired.iter().find(|(at, _)| *at == j) {
-                            om.insert("object".into(), node.clone());
-                        }
-                    }
-                    Node::Map(om)
-                })
-                .collect();
-            m.insert("objects".into(), Node::Seq(objects));
-            m.insert(
-                "warnings".into(),
-                Node::Seq(o.warnings.iter().map(|w| Node::str(w.clone())).collect()),
-            );
-            Node::Map(m)
-        })
-        .collect();
+    let overlays = r.overlays.iter().map(|o| overlay(r, o)).collect();
     root.insert("overlays".into(), Node::Seq(overlays));
     document(root)
+}
+
+/// One overlay of a review: its status, failure, totals, changed objects and warnings.
+fn overlay(r: &Review, o: &OverlayReview) -> Node {
+    let mut m = Map::default();
+    m.insert("path".into(), Node::str(o.name.clone()));
+    let status = match &o.status {
+        Status::Compared if o.no_changes() => "unchanged",
+        Status::Compared => "compared",
+        Status::Added => "added",
+        Status::Removed => "removed",
+        Status::BaseFailed(_) => "base-failed",
+        Status::HeadFailed(_) => "head-failed",
+        Status::NotFetched(_) => "not-fetched",
+        Status::BrokenBefore(_) => "broken-before",
+        Status::NotReviewed(_) => "not-reviewed",
+        Status::NotRendered(_) => "not-rendered",
+    };
+    m.insert("status".into(), Node::str(status));
+    // A shard's overlay's own name prefix and suffix, which the merge groups by.
+    if r.shard.is_some() {
+        let Affixes { prefix, suffix } = &o.affixes;
+        for (k, v) in [("namePrefix", prefix), ("nameSuffix", suffix)] {
+            if !v.is_empty() {
+                m.insert(k.into(), Node::str(v.clone()));
+            }
+        }
+    }
+    m.insert(
+        "error".into(),
+        o.failure()
+            .map_or(Node::Null, |f| Node::str(f.text.clone())),
+    );
+    m.insert("failure".into(), o.failure().map_or(Node::Null, failure));
+    m.insert(
+        "totals".into(),
+        if o.no_changes() || o.broken_before().is_some() {
+            Node::Null
+        } else {
+            counts(&Action::REVIEWED, |a| o.count(a))
+        },
+    );
+    let objects = o
+        .objects
+        .iter()
+        .enumerate()
+        .filter(|(_, x)| x.action != Action::Unchanged)
+        .map(|(j, x)| object(r, o, j, x))
+        .collect();
+    m.insert("objects".into(), Node::Seq(objects));
+    m.insert(
+        "warnings".into(),
+        Node::Seq(o.warnings.iter().map(|w| Node::str(w.clone())).collect()),
+    );
+    Node::Map(m)
+}
+
+/// An overlay's failure: code, message, and the file and line when known.
+fn failure(f: &Failure) -> Node {
+    let mut fm = Map::default();
+    fm.insert("code".into(), Node::str(f.code.clone()));
+    fm.insert("message".into(), Node::str(f.message.clone()));
+    fm.insert("file".into(), f.file.clone().map_or(Node::Null, Node::str));
+    fm.insert(
+        "line".into(),
+        f.line.map_or(Node::Null, |l| Node::Int(l as i128)),
+    );
+    Node::Map(fm)
+}
+
+/// A changed object of an overlay (its `j`th object): the row, the changes and the diff; on a
+/// shard, a created or deleted object as rendered.
+fn object(r: &Review, o: &OverlayReview, j: usize, x: &ObjectChange) -> Node {
+    let mut om = object_row(x);
+    om.insert(
+        "movedFrom".into(),
+        x.moved_from.clone().map_or(Node::Null, Node::str),
+    );
+    let changes = x
+        .changes
+        .iter()
+        .map(|c| {
+            let mut cm = Map::default();
+            cm.insert("path".into(), Node::str(c.path.clone()));
+            cm.insert("before".into(), c.before.clone().unwrap_or(Node::Null));
+            cm.insert("after".into(), c.after.clone().unwrap_or(Node::Null));
+            if let Some(cause) = &c.cause {
+                cm.insert("cause".into(), super::cause::json(cause));
+            }
+            Node::Map(cm)
+        })
+        .collect();
+    om.insert("changes".into(), Node::Seq(changes));
+    om.insert("diff".into(), Node::str(review_object(&o.name, x)));
+    // A shard's created or deleted object as rendered, which the merge of
+    // the shards pairs into a move with another shard's.
+    if r.shard.is_some() {
+        if let Some((_, node, causes)) = o.unpaired.iter().find(|(at, _, _)| *at == j) {
+            om.insert("object".into(), node.clone());
+            if !causes.is_empty() {
+                om.insert("fieldCauses".into(), super::cause::table_json(causes));
+            }
+        }
+    }
+    Node::Map(om)
 }

@@ -9,7 +9,9 @@
 use std::fmt::Write as _;
 
 use super::group::{self, Same};
-use super::model::{Action, OFFLINE_NOTE, ObjectChange, OverlayReview, Report, Review, Status};
+use super::model::{
+    Action, Failure, OFFLINE_NOTE, ObjectChange, OverlayReview, Report, Review, Status,
+};
 use super::text::{
     broken_before_heading, conflict_text, failure_line, live_totals, owned_path, review_totals,
     short_change, status_note,
@@ -376,23 +378,7 @@ pub(crate) fn review(r: &Review, title: &str, budget: usize) -> String {
     let changed: Vec<&OverlayReview> = r.overlays.iter().filter(|o| o.changed()).collect();
     // Overlays broken before the change: one line each, collapsed, before any diff.
     let broken = r.broken_before();
-    let mut broken_section = String::new();
-    if !broken.is_empty() {
-        let _ = write!(
-            broken_section,
-            "<details><summary>{}</summary>\n\n",
-            html_escape(&broken_before_heading(r))
-        );
-        for (name, f) in &broken {
-            let _ = writeln!(
-                broken_section,
-                "- {}: {}",
-                code(name),
-                html_escape(&failure_line(f))
-            );
-        }
-        broken_section.push_str("\n</details>\n\n");
-    }
+    let broken_section = broken_before_section(r, &broken);
     if changed.is_empty() {
         head.push_str("No changes in the rendered output.\n");
         if !broken.is_empty() {
@@ -403,6 +389,83 @@ pub(crate) fn review(r: &Review, title: &str, budget: usize) -> String {
     }
     head.push_str(&summary_section(r));
     head.push_str(&risks_section(r));
+    head.push_str(&overlays_table(r, &changed, broken.len()));
+    head.push_str(&broken_section);
+
+    // The fixed part of each overlay: heading, note, error, table head.
+    let sections: Vec<String> = changed.iter().map(|o| overlay_heading(o)).collect();
+    // Room kept for the closing note, which names what was left out.
+    let reserve = NOTE_ROOM + 200;
+    let mut used = chars(&head) + sections.iter().map(|s| chars(s) + 1).sum::<usize>() + reserve;
+    // Objects per overlay, changed ones only.
+    let lists: Vec<Vec<&ObjectChange>> = changed.iter().map(|o| o.changed_objects()).collect();
+    // An object changed as in an earlier overlay is shown there: one row, no diff.
+    let same = group::objects(&group::with_affixes(&changed, &lists));
+    let names: Vec<&str> = changed.iter().map(|o| o.name.as_str()).collect();
+    let order = review_order(&changed, &lists);
+    let rows = fit_rows(&order, &lists, &same, &names, &mut used, budget);
+    let diffs = fit_diffs(
+        &order, &changed, &lists, &same, &rows.left, &mut used, budget,
+    );
+    let mut out = head;
+    for (i, section) in sections.iter().enumerate() {
+        out.push_str(section);
+        let (Some(list), Some(o)) = (lists.get(i), changed.get(i)) else {
+            continue;
+        };
+        let mut shown_rows = rows.shown.get(i).cloned().unwrap_or_default();
+        shown_rows.sort_unstable();
+        for j in &shown_rows {
+            if let Some(x) = list.get(*j) {
+                out.push_str(&grouped_row(x, same_at(&same, i, *j), &names));
+            }
+        }
+        if !list.is_empty() {
+            if shown_rows.len() < list.len() {
+                let _ = writeln!(
+                    out,
+                    "| … | {} more objects not listed | |",
+                    list.len() - shown_rows.len()
+                );
+            }
+            out.push('\n');
+        }
+        let mut shown = diffs.shown.get(i).cloned().unwrap_or_default();
+        shown.sort_unstable();
+        for j in shown {
+            if let Some(x) = list.get(j) {
+                out.push_str(&review_details(&o.name, x));
+            }
+        }
+    }
+    if rows.left.len() + diffs.left.len() > 0 {
+        out.push_str(&left_out_note(budget, &rows, &diffs, &lists, &names));
+    }
+    out
+}
+
+/// The collapsed list of the overlays broken before the change (empty when there are none).
+fn broken_before_section(r: &Review, broken: &[(&str, &Failure)]) -> String {
+    let mut s = String::new();
+    if broken.is_empty() {
+        return s;
+    }
+    let _ = write!(
+        s,
+        "<details><summary>{}</summary>\n\n",
+        html_escape(&broken_before_heading(r))
+    );
+    for (name, f) in broken {
+        let _ = writeln!(s, "- {}: {}", code(name), html_escape(&failure_line(f)));
+    }
+    s.push_str("\n</details>\n\n");
+    s
+}
+
+/// The table of the changed overlays (a column per action, a note), and how many overlays
+/// without changes it leaves out.
+fn overlays_table(r: &Review, changed: &[&OverlayReview], broken: usize) -> String {
+    let mut head = String::new();
     let actions = r.actions();
     head.push_str("| Overlay |");
     for a in &actions {
@@ -414,11 +477,12 @@ pub(crate) fn review(r: &Review, title: &str, budget: usize) -> String {
         head.push_str("---:|");
     }
     head.push_str("---|\n");
-    for o in &changed {
+    for o in changed {
         let note = match &o.status {
             Status::HeadFailed(_) => "**error: broken by this change**",
             Status::NotFetched(_) => "**not fetched**",
             Status::NotReviewed(_) => "**not reviewed**",
+            Status::NotRendered(_) => "not rendered",
             Status::Added => "added",
             Status::Removed => "removed",
             Status::BaseFailed(_) => "fixed by this change",
@@ -430,7 +494,7 @@ pub(crate) fn review(r: &Review, title: &str, budget: usize) -> String {
         }
         let _ = writeln!(head, "| {note} |");
     }
-    let unchanged = r.overlays.len() - changed.len() - broken.len();
+    let unchanged = r.overlays.len() - changed.len() - broken;
     if unchanged > 0 {
         let _ = writeln!(
             head,
@@ -439,40 +503,44 @@ pub(crate) fn review(r: &Review, title: &str, budget: usize) -> String {
         );
     }
     head.push('\n');
-    head.push_str(&broken_section);
+    head
+}
 
-    // The fixed part of each overlay: heading, note, error, table head.
-    let sections: Vec<String> = changed
-        .iter()
-        .map(|o| {
-            let mut s = format!("#### {}\n\n", code(&o.name));
-            if let Some(note) = status_note(o) {
-                let _ = write!(s, "*{note}.*\n\n");
-            }
-            if let Status::HeadFailed(failure)
-            | Status::BaseFailed(failure)
-            | Status::NotFetched(failure)
-            | Status::NotReviewed(failure) = &o.status
-            {
-                let e = &failure.text;
-                let f = fence_for(e);
-                let _ = write!(
-                    s,
-                    "{f}text\n{e}{}{f}\n\n",
-                    if e.ends_with('\n') { "" } else { "\n" }
-                );
-            }
-            if o.objects.iter().any(|x| x.action != Action::Unchanged) {
-                s.push_str("| Action | Object | Changes |\n|---|---|---|\n");
-            }
-            s
-        })
-        .collect();
-    // Room kept for the closing note, which names what was left out.
-    let reserve = NOTE_ROOM + 200;
-    let mut used = chars(&head) + sections.iter().map(|s| chars(s) + 1).sum::<usize>() + reserve;
-    // Objects per overlay, changed ones only; (overlay, object index) in turns.
-    let lists: Vec<Vec<&ObjectChange>> = changed.iter().map(|o| o.changed_objects()).collect();
+/// The fixed part of a changed overlay's section: heading, note, error, table head.
+fn overlay_heading(o: &OverlayReview) -> String {
+    let mut s = format!("#### {}\n\n", code(&o.name));
+    if let Some(note) = status_note(o) {
+        let _ = write!(s, "*{note}.*\n\n");
+    }
+    if let Status::HeadFailed(failure)
+    | Status::BaseFailed(failure)
+    | Status::NotFetched(failure)
+    | Status::NotReviewed(failure)
+    | Status::NotRendered(failure) = &o.status
+    {
+        let e = &failure.text;
+        let f = fence_for(e);
+        let _ = write!(
+            s,
+            "{f}text\n{e}{}{f}\n\n",
+            if e.ends_with('\n') { "" } else { "\n" }
+        );
+    }
+    if o.objects.iter().any(|x| x.action != Action::Unchanged) {
+        s.push_str("| Action | Object | Changes |\n|---|---|---|\n");
+    }
+    s
+}
+
+/// How the object at (overlay `i`, object `j`) is grouped with the same change elsewhere.
+fn same_at(same: &[Vec<Same>], i: usize, j: usize) -> &Same {
+    same.get(i).and_then(|l| l.get(j)).unwrap_or(&Same::Alone)
+}
+
+/// The order in which (overlay, object) pairs get room, in turns across overlays. What
+/// matters least goes last, and so is left out first: objects with a risk come first, then
+/// creations, deletions and updates, then renames whose content alone changed.
+fn review_order(changed: &[&OverlayReview], lists: &[Vec<&ObjectChange>]) -> Vec<(usize, usize)> {
     let turns = |keep: &dyn Fn(usize, &ObjectChange) -> bool| -> Vec<(usize, usize)> {
         let longest = lists.iter().map(Vec::len).max().unwrap_or(0);
         let mut out = Vec::new();
@@ -487,15 +555,7 @@ pub(crate) fn review(r: &Review, title: &str, budget: usize) -> String {
         }
         out
     };
-    // An object changed as in an earlier overlay is shown there: one row, no diff.
-    let same = group::objects(&lists);
-    let names: Vec<&str> = changed.iter().map(|o| o.name.as_str()).collect();
-    let same_at = |i: usize, j: usize| -> &Same {
-        same.get(i).and_then(|l| l.get(j)).unwrap_or(&Same::Alone)
-    };
     let content_rename = |x: &ObjectChange| x.action == Action::Rename;
-    // What matters least goes last, and so is left out first: objects with a risk come
-    // first, then creations, deletions and updates, then renames whose content alone changed.
     let risky = |i: usize, x: &ObjectChange| {
         changed
             .get(i)
@@ -504,132 +564,157 @@ pub(crate) fn review(r: &Review, title: &str, budget: usize) -> String {
     let mut order = turns(&|i, x| risky(i, x));
     order.extend(turns(&|i, x| !risky(i, x) && !content_rename(x)));
     order.extend(turns(&|i, x| !risky(i, x) && content_rename(x)));
-    let mut rows = vec![Vec::new(); lists.len()];
-    let mut rows_left = 0;
-    // What was left out, by (overlay, object): not listed at all, or listed without its diff.
-    let (mut unlisted, mut undiffed) = (Vec::new(), Vec::new());
-    for &(i, j) in &order {
+    order
+}
+
+/// What fit of a review's rows or diffs: the objects shown, by overlay, and the (overlay,
+/// object) pairs left out.
+struct Fit {
+    shown: Vec<Vec<usize>>,
+    left: Vec<(usize, usize)>,
+}
+
+/// Gives the rows room in `order` while they fit the budget.
+fn fit_rows(
+    order: &[(usize, usize)],
+    lists: &[Vec<&ObjectChange>],
+    same: &[Vec<Same>],
+    names: &[&str],
+    used: &mut usize,
+    budget: usize,
+) -> Fit {
+    let mut shown = vec![Vec::new(); lists.len()];
+    let mut left = Vec::new();
+    for &(i, j) in order {
         let Some(x) = lists.get(i).and_then(|l| l.get(j)) else {
             continue;
         };
-        let row = grouped_row(x, same_at(i, j), &names);
-        if used + chars(&row) <= budget {
-            used += chars(&row);
-            if let Some(r) = rows.get_mut(i) {
+        let row = grouped_row(x, same_at(same, i, j), names);
+        if *used + chars(&row) <= budget {
+            *used += chars(&row);
+            if let Some(r) = shown.get_mut(i) {
                 r.push(j);
             }
         } else {
-            rows_left += 1;
-            unlisted.push((i, j));
+            left.push((i, j));
         }
     }
-    let mut shown_details = vec![Vec::new(); lists.len()];
-    let (mut details_left, mut renames_left) = (0, 0);
-    for &(i, j) in &order {
+    Fit { shown, left }
+}
+
+/// What of a review's diffs fit: `left` counts every diff left out (renames among them in
+/// `renames_left`), `undiffed` the objects listed without their diff.
+struct DiffFit {
+    shown: Vec<Vec<usize>>,
+    left: Vec<(usize, usize)>,
+    renames_left: usize,
+    undiffed: Vec<(usize, usize)>,
+}
+
+/// Gives the diffs room in `order` while they fit the budget (an object shown as in an
+/// earlier overlay has none).
+fn fit_diffs(
+    order: &[(usize, usize)],
+    changed: &[&OverlayReview],
+    lists: &[Vec<&ObjectChange>],
+    same: &[Vec<Same>],
+    unlisted: &[(usize, usize)],
+    used: &mut usize,
+    budget: usize,
+) -> DiffFit {
+    let mut fit = DiffFit {
+        shown: vec![Vec::new(); lists.len()],
+        left: Vec::new(),
+        renames_left: 0,
+        undiffed: Vec::new(),
+    };
+    for &(i, j) in order {
         let Some(x) = lists.get(i).and_then(|l| l.get(j)) else {
             continue;
         };
-        if matches!(same_at(i, j), Same::As(_)) {
+        if matches!(same_at(same, i, j), Same::As(_)) {
             continue;
         }
         let d = review_details(changed.get(i).map_or("", |o| o.name.as_str()), x);
-        if used + chars(&d) <= budget {
-            used += chars(&d);
-            if let Some(v) = shown_details.get_mut(i) {
+        if *used + chars(&d) <= budget {
+            *used += chars(&d);
+            if let Some(v) = fit.shown.get_mut(i) {
                 v.push(j);
             }
         } else {
-            details_left += 1;
-            if content_rename(x) {
-                renames_left += 1;
+            fit.left.push((i, j));
+            if x.action == Action::Rename {
+                fit.renames_left += 1;
             }
             if !unlisted.contains(&(i, j)) {
-                undiffed.push((i, j));
+                fit.undiffed.push((i, j));
             }
         }
     }
-    let mut out = head;
-    for (i, section) in sections.iter().enumerate() {
-        out.push_str(section);
-        let (Some(list), Some(o)) = (lists.get(i), changed.get(i)) else {
+    fit
+}
+
+/// The closing note of a review cut to its budget: how many rows and diffs were left out, and
+/// the objects by name as far as `NOTE_ROOM` allows.
+fn left_out_note(
+    budget: usize,
+    rows: &Fit,
+    diffs: &DiffFit,
+    lists: &[Vec<&ObjectChange>],
+    names: &[&str],
+) -> String {
+    let (rows_left, details_left) = (rows.left.len(), diffs.left.len());
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        "**Left out to stay within {budget} characters**, least important first (renames whose content alone changed, then objects without a risk; risks are never left out): {rows_left} table row{} and the diffs of {details_left} object{} ({} of them renames whose content alone changed).",
+        if rows_left == 1 { "" } else { "s" },
+        if details_left == 1 { "" } else { "s" },
+        diffs.renames_left,
+    );
+    let object = |&(i, j): &(usize, usize)| -> Option<(usize, String)> {
+        let x = lists.get(i)?.get(j)?;
+        Some((i, format!("{} {}", x.id.kind, x.id.name)))
+    };
+    let mut room = NOTE_ROOM;
+    for (what, list) in [
+        ("Not listed", &rows.left),
+        ("Listed without their diff", &diffs.undiffed),
+    ] {
+        let mut named: Vec<(usize, String)> = list.iter().filter_map(object).collect();
+        named.sort_by_key(|(i, _)| *i);
+        if named.is_empty() {
             continue;
-        };
-        let mut shown_rows = rows.get(i).cloned().unwrap_or_default();
-        shown_rows.sort_unstable();
-        for j in &shown_rows {
-            if let Some(x) = list.get(*j) {
-                out.push_str(&grouped_row(x, same_at(i, *j), &names));
-            }
         }
-        if !list.is_empty() {
-            if shown_rows.len() < list.len() {
-                let _ = writeln!(
-                    out,
-                    "| … | {} more objects not listed | |",
-                    list.len() - shown_rows.len()
-                );
+        let mut text = format!(" {what}:");
+        let mut shown = 0;
+        let mut last = None;
+        for (i, name) in &named {
+            let piece = if last == Some(*i) {
+                format!(", {}", code(name))
+            } else {
+                let sep = if last.is_none() { "" } else { ";" };
+                format!(
+                    "{sep} in {}: {}",
+                    code(names.get(*i).copied().unwrap_or("")),
+                    code(name)
+                )
+            };
+            if chars(&text) + chars(&piece) > room {
+                break;
             }
-            out.push('\n');
+            text.push_str(&piece);
+            last = Some(*i);
+            shown += 1;
         }
-        let mut shown = shown_details.get(i).cloned().unwrap_or_default();
-        shown.sort_unstable();
-        for j in shown {
-            if let Some(x) = list.get(j) {
-                out.push_str(&review_details(&o.name, x));
-            }
+        if shown < named.len() {
+            let _ = write!(text, "; and {} more", named.len() - shown);
         }
+        text.push('.');
+        room = room.saturating_sub(chars(&text));
+        out.push_str(&text);
     }
-    if rows_left + details_left > 0 {
-        let _ = write!(
-            out,
-            "**Left out to stay within {budget} characters**, least important first (renames whose content alone changed, then objects without a risk; risks are never left out): {rows_left} table row{} and the diffs of {details_left} object{} ({renames_left} of them renames whose content alone changed).",
-            if rows_left == 1 { "" } else { "s" },
-            if details_left == 1 { "" } else { "s" },
-        );
-        let object = |&(i, j): &(usize, usize)| -> Option<(usize, String)> {
-            let x = lists.get(i)?.get(j)?;
-            Some((i, format!("{} {}", x.id.kind, x.id.name)))
-        };
-        let mut room = NOTE_ROOM;
-        for (what, list) in [
-            ("Not listed", &unlisted),
-            ("Listed without their diff", &undiffed),
-        ] {
-            let mut named: Vec<(usize, String)> = list.iter().filter_map(object).collect();
-            named.sort_by_key(|(i, _)| *i);
-            if named.is_empty() {
-                continue;
-            }
-            let mut text = format!(" {what}:");
-            let mut shown = 0;
-            let mut last = None;
-            for (i, name) in &named {
-                let piece = if last == Some(*i) {
-                    format!(", {}", code(name))
-                } else {
-                    let sep = if last.is_none() { "" } else { ";" };
-                    format!(
-                        "{sep} in {}: {}",
-                        code(names.get(*i).copied().unwrap_or("")),
-                        code(name)
-                    )
-                };
-                if chars(&text) + chars(&piece) > room {
-                    break;
-                }
-                text.push_str(&piece);
-                last = Some(*i);
-                shown += 1;
-            }
-            if shown < named.len() {
-                let _ = write!(text, "; and {} more", named.len() - shown);
-            }
-            text.push('.');
-            room = room.saturating_sub(chars(&text));
-            out.push_str(&text);
-        }
-        out.push_str(" Run `ply diff` locally (`--format unified`) for everything.\n");
-    }
+    out.push_str(" Run `ply diff` locally (`--format unified`) for everything.\n");
     out
 }
 
@@ -731,6 +816,7 @@ mod tests {
             risks: Vec::new(),
             moved_out: 0,
             unpaired: Vec::new(),
+            affixes: Default::default(),
         }
     }
 

@@ -12,8 +12,8 @@ use crate::diag::{Error, ErrorKind};
 use crate::yaml::Node;
 
 use super::model::{
-    Action, Change, FailOn, Failure, ObjectChange, ObjectId, OverlayReview, Review, Risk, RiskKind,
-    Shard, Status,
+    Action, Affixes, Change, FailOn, Failure, ObjectChange, ObjectId, OverlayReview, Review, Risk,
+    RiskKind, Shard, Status,
 };
 
 /// One part: a name for messages (its file) and its text.
@@ -59,41 +59,62 @@ pub(crate) fn merge(parts: &[Part<'_>]) -> Result<(Review, String, bool), Error>
         seen.push((shard.index, name));
         match &mut merged {
             None => merged = Some((review, title)),
-            Some((all, all_title)) => {
-                if all.fail_on != review.fail_on {
-                    return Err(bad(name, "its --fail-on is not an earlier part's")
-                        .help("merge only the shards of one run"));
-                }
-                for (what, a, b) in [
-                    ("base", &all.base, &review.base),
-                    ("head", &all.head, &review.head),
-                    ("title", &*all_title, &title),
-                ] {
-                    if a != b {
-                        return Err(bad(
-                            name,
-                            &format!("its {what} is '{b}', an earlier part's is '{a}'"),
-                        )
-                        .help("merge only the shards of one run (the same --base, --head and --title)"));
-                    }
-                }
-                for o in review.overlays {
-                    if all.overlays.iter().any(|x| x.name == o.name) {
-                        return Err(bad(
-                            name,
-                            &format!("the overlay '{}' is in an earlier part too", o.name),
-                        )
-                        .help("each shard of `--shard I/N` holds an overlay once: give each part once"));
-                    }
-                    all.overlays.push(o);
-                }
-            }
+            Some((all, all_title)) => join(all, all_title, review, &title, name)?,
         }
     }
     let (mut review, title) = merged
         .ok_or_else(|| Error::new(ErrorKind::Usage, "--merge-reports needs a JSON report"))?;
-    // Every shard once: a missing one would leave its overlays out of the report, silently.
     let (count, show_secrets) = count_of_all.unwrap_or((0, false));
+    every_shard_once(&mut seen, count)?;
+    review.shard = None;
+    review
+        .overlays
+        .sort_by(|a, b| order(&a.name).cmp(&order(&b.name)));
+    count_moved_out(&mut review.overlays);
+    Ok((review, title, show_secrets))
+}
+
+/// Adds a later part's overlays to the review of the earlier ones, refusing a part of
+/// another run (its --fail-on, base, head or title) or an overlay given twice.
+fn join(
+    all: &mut Review,
+    all_title: &str,
+    review: Review,
+    title: &str,
+    name: &str,
+) -> Result<(), Error> {
+    if all.fail_on != review.fail_on {
+        return Err(bad(name, "its --fail-on is not an earlier part's")
+            .help("merge only the shards of one run"));
+    }
+    for (what, a, b) in [
+        ("base", all.base.as_str(), review.base.as_str()),
+        ("head", all.head.as_str(), review.head.as_str()),
+        ("title", all_title, title),
+    ] {
+        if a != b {
+            return Err(bad(
+                name,
+                &format!("its {what} is '{b}', an earlier part's is '{a}'"),
+            )
+            .help("merge only the shards of one run (the same --base, --head and --title)"));
+        }
+    }
+    for o in review.overlays {
+        if all.overlays.iter().any(|x| x.name == o.name) {
+            return Err(bad(
+                name,
+                &format!("the overlay '{}' is in an earlier part too", o.name),
+            )
+            .help("each shard of `--shard I/N` holds an overlay once: give each part once"));
+        }
+        all.overlays.push(o);
+    }
+    Ok(())
+}
+
+/// Every shard once: a missing one would leave its overlays out of the report, silently.
+fn every_shard_once(seen: &mut [(usize, &str)], count: usize) -> Result<(), Error> {
     seen.sort_unstable();
     for pair in seen.windows(2) {
         if let [(a, first), (b, name)] = pair {
@@ -119,28 +140,25 @@ pub(crate) fn merge(parts: &[Part<'_>]) -> Result<(Review, String, bool), Error>
         )
         .help("give every shard's JSON part (`--shard I/N` for each I from 1 to N)"));
     }
-    review.shard = None;
-    review
-        .overlays
-        .sort_by(|a, b| order(&a.name).cmp(&order(&b.name)));
-    // What each overlay lost to moves: the objects other overlays say moved from it (another
-    // shard's, possibly).
-    let moved: Vec<usize> = review
-        .overlays
+    Ok(())
+}
+
+/// What each overlay lost to moves: the objects other overlays say moved from it (another
+/// shard's, possibly).
+fn count_moved_out(overlays: &mut [OverlayReview]) {
+    let moved: Vec<usize> = overlays
         .iter()
         .map(|o| {
-            review
-                .overlays
+            overlays
                 .iter()
                 .flat_map(|x| &x.objects)
                 .filter(|x| x.moved_from.as_deref() == Some(o.name.as_str()))
                 .count()
         })
         .collect();
-    for (o, n) in review.overlays.iter_mut().zip(moved) {
+    for (o, n) in overlays.iter_mut().zip(moved) {
         o.moved_out = n;
     }
-    Ok((review, title, show_secrets))
 }
 
 /// The sort key of an overlay's name: the repository's root (`.`) first, then the
@@ -249,6 +267,7 @@ fn read_risk(
     let kind = match string(r, "kind")?.as_str() {
         "immutable" => RiskKind::Immutable,
         "deletion" => RiskKind::Deletion,
+        "unmanaged" => RiskKind::Unmanaged,
         "hpa-replicas" => RiskKind::HpaReplicas,
         "rollout" => RiskKind::Rollout,
         "stale-config" => RiskKind::StaleConfig,
@@ -301,6 +320,7 @@ fn read_overlay(
         "broken-before" => Status::BrokenBefore(failure()?),
         "not-fetched" => Status::NotFetched(failure()?),
         "not-reviewed" => Status::NotReviewed(failure()?),
+        "not-rendered" => Status::NotRendered(failure()?),
         other => return Err(bad(name, &format!("'{path}' has the status '{other}'"))),
     };
     let mut objects = Vec::new();
@@ -319,7 +339,11 @@ fn read_overlay(
                         ),
                     ));
                 }
-                unpaired.push((objects.len(), node.clone()));
+                let causes = row
+                    .get("fieldCauses")
+                    .map(super::cause::table_from_json)
+                    .unwrap_or_default();
+                unpaired.push((objects.len(), node.clone(), causes));
             }
             objects.push(object);
         }
@@ -348,6 +372,18 @@ fn read_overlay(
         // Read from the report's `risks` list.
         risks: Vec::new(),
         unpaired,
+        affixes: Affixes {
+            prefix: o
+                .get("namePrefix")
+                .and_then(Node::as_str)
+                .unwrap_or("")
+                .into(),
+            suffix: o
+                .get("nameSuffix")
+                .and_then(Node::as_str)
+                .unwrap_or("")
+                .into(),
+        },
     })
 }
 

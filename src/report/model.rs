@@ -340,6 +340,9 @@ pub(crate) enum RiskKind {
     /// A deletion that takes more than the object with it (a namespace's objects, a claim's
     /// volume, a definition's custom resources).
     Deletion,
+    /// A GitOps target that does not prune no longer renders an object: it stays in the
+    /// cluster, no longer managed.
+    Unmanaged,
     /// An `replicas` value an autoscaler owns: each apply resets it.
     HpaReplicas,
     /// The pod template changes: the workload's pods are replaced.
@@ -358,6 +361,7 @@ impl RiskKind {
             RiskKind::HpaReplicas => "hpa-replicas",
             RiskKind::Rollout => "rollout",
             RiskKind::StaleConfig => "stale-config",
+            RiskKind::Unmanaged => "unmanaged",
         }
     }
 }
@@ -462,6 +466,10 @@ pub(crate) enum Status {
     /// Counted as a change (exit 1, never 0); an error with `--fail-on not-reviewed` or
     /// `any-error`.
     NotReviewed(Failure),
+    /// A GitOps target that a side does not render (its source is another repository, a Helm
+    /// chart, a plugin…): the reason, as the failure's message. What it applies cannot be
+    /// shown, so it is never "no changes"; not an error, and not counted as a change.
+    NotRendered(Failure),
 }
 
 /// Which failures make a review an error (`--fail-on`).
@@ -491,9 +499,24 @@ pub(crate) struct OverlayReview {
     /// Its created and deleted objects as rendered (each with its index in `objects`), which
     /// the review pairs across overlays into moves. Kept in a shard's review (written into
     /// its JSON, secret values digested: [`Shard`]) for `--merge-reports` to pair over all
-    /// the shards; empty once paired.
-    pub(crate) unpaired: Vec<(usize, Node)>,
+    /// the shards, each with its fields' causes (with `--why`: what the moved object's
+    /// changes are given once paired); empty once paired.
+    pub(crate) unpaired: Vec<(usize, Node, FieldCauses)>,
+    /// Its own `namePrefix` and `nameSuffix`, which grouping takes out of the names of its
+    /// objects and of the references to them ([`super::group`]).
+    pub(crate) affixes: Affixes,
 }
+
+/// An overlay's own `namePrefix` and `nameSuffix` (its kustomization's; empty when unset).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Affixes {
+    pub(crate) prefix: String,
+    pub(crate) suffix: String,
+}
+
+/// An object's fields, each with the cause of its value (the field's index path,
+/// `spec.containers[0].image`, in the object's order).
+pub(crate) type FieldCauses = Vec<(String, Cause)>;
 
 impl OverlayReview {
     /// Its objects that changed (any action but unchanged), in order.
@@ -515,6 +538,7 @@ impl OverlayReview {
                 Status::HeadFailed(_)
                     | Status::NotFetched(_)
                     | Status::NotReviewed(_)
+                    | Status::NotRendered(_)
                     | Status::Added
                     | Status::Removed
             )
@@ -541,7 +565,8 @@ impl OverlayReview {
             | Status::HeadFailed(f)
             | Status::BrokenBefore(f)
             | Status::NotFetched(f)
-            | Status::NotReviewed(f) => Some(f),
+            | Status::NotReviewed(f)
+            | Status::NotRendered(f) => Some(f),
             _ => None,
         }
     }
@@ -572,7 +597,8 @@ pub(crate) struct Shard {
 }
 
 impl Review {
-    /// 0 no change, 1 changes (an overlay fixed by the change, or not reviewed, included), 2
+    /// 0 no change, 1 changes (an overlay fixed by the change, or not reviewed, included; a
+    /// GitOps target not rendered is listed but not counted: its source is elsewhere), 2
     /// an overlay broken by the change or not fetched (with [`FailOn::NotReviewed`], also one
     /// not reviewed; with [`FailOn::AnyError`], also one broken before it or not reviewed).
     pub(crate) fn exit_code(&self) -> i32 {
@@ -584,7 +610,11 @@ impl Review {
             _ => false,
         }) {
             exit::DIFF_ERROR
-        } else if self.overlays.iter().any(OverlayReview::changed) {
+        } else if self
+            .overlays
+            .iter()
+            .any(|o| o.changed() && !matches!(o.status, Status::NotRendered(_)))
+        {
             1
         } else {
             exit::OK
@@ -660,6 +690,7 @@ mod tests {
             moved_out: 0,
             risks: Vec::new(),
             unpaired: Vec::new(),
+            affixes: Default::default(),
         }
     }
 

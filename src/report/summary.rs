@@ -34,17 +34,10 @@ pub(crate) fn live(report: &Report) -> String {
     out
 }
 
-/// A review.
-pub(crate) fn review(r: &Review) -> String {
-    let mut out = format!("ply diff: base {} → head {}\n\n", r.base, r.head);
-    let summary = super::group::summary(r, super::group::SUMMARY_SHOWN);
-    if !summary.is_empty() {
-        out.push_str("summary (the same change in several objects):\n");
-        for l in &summary {
-            let _ = writeln!(out, "  {l}");
-        }
-        out.push('\n');
-    }
+/// The review's risks, identical ones grouped, each with the rule it cites (empty without
+/// risks).
+fn risks_section(r: &Review) -> String {
+    let mut out = String::new();
     let risks = r.risks();
     if !risks.is_empty() {
         out.push_str("risks (what the apply does beyond the diff):\n");
@@ -64,6 +57,21 @@ pub(crate) fn review(r: &Review) -> String {
         }
         out.push('\n');
     }
+    out
+}
+
+/// A review.
+pub(crate) fn review(r: &Review) -> String {
+    let mut out = format!("ply diff: base {} → head {}\n\n", r.base, r.head);
+    let summary = super::group::summary(r, super::group::SUMMARY_SHOWN);
+    if !summary.is_empty() {
+        out.push_str("summary (the same change in several objects):\n");
+        for l in &summary {
+            let _ = writeln!(out, "  {l}");
+        }
+        out.push('\n');
+    }
+    out.push_str(&risks_section(r));
     let width = r
         .overlays
         .iter()
@@ -98,6 +106,7 @@ pub(crate) fn review(r: &Review) -> String {
             Status::HeadFailed(_) => out.push_str("  ERROR: broken by this change"),
             Status::NotFetched(_) => out.push_str("  NOT FETCHED"),
             Status::NotReviewed(_) => out.push_str("  NOT REVIEWED"),
+            Status::NotRendered(_) => out.push_str("  not rendered"),
             Status::Added => out.push_str("  added"),
             Status::Removed => out.push_str("  removed"),
             Status::BaseFailed(_) => out.push_str("  fixed by this change"),
@@ -113,7 +122,8 @@ pub(crate) fn review(r: &Review) -> String {
         if let Status::HeadFailed(f)
         | Status::BaseFailed(f)
         | Status::NotFetched(f)
-        | Status::NotReviewed(f) = &o.status
+        | Status::NotReviewed(f)
+        | Status::NotRendered(f) = &o.status
         {
             out.push_str(&f.text);
             if !f.text.ends_with('\n') {

@@ -187,22 +187,29 @@ pub(crate) const FAILURE_WIDTH: usize = 240;
 
 /// What an overlay's status means, in words (`None` for a plain comparison).
 pub(crate) fn status_note(o: &OverlayReview) -> Option<String> {
+    // A GitOps target (`flux:…`, `argo:…`) is declared, not a kustomization directory.
+    let gitops = o.name.starts_with("flux:") || o.name.starts_with("argo:");
+    let (new, removed) = match gitops {
+        true => (
+            "new target (not declared at the base)",
+            "target removed (not declared at the head)",
+        ),
+        false => (
+            "new overlay (no kustomization at the base)",
+            "overlay removed (no kustomization at the head)",
+        ),
+    };
     match &o.status {
         Status::Compared => None,
-        Status::Added if o.count(Action::Move) > 0 => Some(
-            "new overlay (no kustomization at the base): every object is a creation, or a move from the overlay that rendered it at the base"
-                .into(),
-        ),
-        Status::Added => {
-            Some("new overlay (no kustomization at the base): every object is a creation".into())
-        }
+        Status::Added if o.count(Action::Move) > 0 => Some(format!(
+            "{new}: every object is a creation, or a move from the overlay that rendered it at the base"
+        )),
+        Status::Added => Some(format!("{new}: every object is a creation")),
         Status::Removed if o.moved_out > 0 => Some(format!(
-            "overlay removed (no kustomization at the head): {} of its objects moved to another overlay (shown there as moves); the others are deletions",
+            "{removed}: {} of its objects moved to another overlay (shown there as moves); the others are deletions",
             o.moved_out
         )),
-        Status::Removed => Some(
-            "overlay removed (no kustomization at the head): every object is a deletion".into(),
-        ),
+        Status::Removed => Some(format!("{removed}: every object is a deletion")),
         Status::BaseFailed(_) => Some(
             "fixed by this change: it failed to render at the base and renders now; every object is shown as a creation"
                 .into(),
@@ -215,6 +222,10 @@ pub(crate) fn status_note(o: &OverlayReview) -> Option<String> {
         ),
         Status::NotReviewed(_) => Some(
             "not reviewed: it reads a file this change modifies and fails to render at both sides, so what the change does to it cannot be shown"
+                .into(),
+        ),
+        Status::NotRendered(_) => Some(
+            "not rendered: what its controller applies cannot be shown here, so this review cannot say whether it changes"
                 .into(),
         ),
         Status::NotFetched(_) => Some(

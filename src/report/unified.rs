@@ -127,7 +127,11 @@ pub(crate) fn review(r: &Review, color: bool) -> String {
         if let Some(note) = status_note(o) {
             let _ = writeln!(out, "# {note}");
         }
-        if let Status::HeadFailed(f) | Status::NotFetched(f) | Status::NotReviewed(f) = &o.status {
+        if let Status::HeadFailed(f)
+        | Status::NotFetched(f)
+        | Status::NotReviewed(f)
+        | Status::NotRendered(f) = &o.status
+        {
             for line in f.text.lines() {
                 let _ = writeln!(out, "# {line}");
             }

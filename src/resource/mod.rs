@@ -2,6 +2,8 @@
 //! [`Resource`] (an object with its current and original id and where it came from), and
 //! [`ResourceSet`] (insertion-ordered, indexed by id). Knows no kustomization fields.
 
+mod build_annotations;
+pub(crate) use build_annotations::behavior_name;
 pub(crate) mod provenance;
 pub(crate) mod scope;
 pub(crate) mod selector;
@@ -265,6 +267,10 @@ pub struct Resource {
     /// the content hash to their names (`generate::apply_hash_suffixes`). kustomize tracks this
     /// with its internal `needs-hash` annotation.
     pub needs_hash_suffix: bool,
+    /// Set on generated resources: kustomize's name of the generator's `behavior`
+    /// (the base object's once merged into or replacing one), which it keeps in its
+    /// `generatorBehavior` build annotation ([`build_annotations`]).
+    pub generator_behavior: Option<&'static str>,
     /// The `namePrefix`es (`nameSuffix`es) applied to this resource, innermost kustomization
     /// first: kustomize's `config.kubernetes.io/prefixes` (`suffixes`) build annotations, used by
     /// name references to prefer the referral renamed like its referrer
@@ -293,6 +299,7 @@ impl Resource {
             origin,
             prev_ids: Vec::new(),
             needs_hash_suffix: false,
+            generator_behavior: None,
             name_prefixes: Vec::new(),
             name_suffixes: Vec::new(),
             ref_var_names: Vec::new(),
@@ -376,13 +383,6 @@ impl Resource {
     pub fn kind(&self) -> &str {
         self.node.str_at(&["kind"]).unwrap_or("")
     }
-}
-
-/// One step of a path into an object: a map key or a list index.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Step {
-    Key(String),
-    Index(usize),
 }
 
 #[cfg(test)]

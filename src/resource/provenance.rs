@@ -7,7 +7,7 @@ use std::sync::Arc;
 use crate::fasthash::FastMap;
 use crate::source::SourceFile;
 use crate::yaml::Node;
-use crate::yaml::de::PathSeg;
+use crate::yaml::path::{PathSeg, push_index, push_key, skip_segs};
 
 /// The kind of step that set a value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,7 +70,7 @@ impl Step {
 }
 
 /// A node of a YAML text: the document starting at byte `start` of `file`, then `path` (a
-/// field path, [`push_key`]) inside it. Resolved to a line and column only when shown
+/// field path, [`crate::yaml::path::push_key`]) inside it. Resolved to a line and column only when shown
 /// (`render::provenance::resolve`), so that recording costs no scan of the text.
 #[derive(Clone, Debug)]
 pub(crate) struct Place {
@@ -96,7 +96,7 @@ pub(crate) struct Origin {
 pub(crate) struct Source {
     /// The object read: `apiVersion`, `kind`, `namespace`, `name`.
     pub(crate) object: Option<[String; 4]>,
-    /// Its field path (as [`path_text`] writes it).
+    /// Its field path (as [`crate::yaml::path::path_text`] writes it).
     pub(crate) path: Option<String>,
     /// Where that value was set, or the entry naming the file read.
     pub(crate) place: Option<Place>,
@@ -157,7 +157,7 @@ pub(crate) enum Tree {
 }
 
 /// Where the fields under a moved list item were read: the item's path in the document (as
-/// [`path_text`] writes it), standing for the first `depth` segments of a field's path now
+/// [`crate::yaml::path::path_text`] writes it), standing for the first `depth` segments of a field's path now
 /// (a move changes an index, never a path's length). Kept instead of writing each field's
 /// document origin out when the item moves (docs/performance.md).
 #[derive(Clone, Debug)]
@@ -169,46 +169,12 @@ pub(crate) struct Moved {
 impl Moved {
     /// The document path of the field now at `current`.
     pub(crate) fn doc_path(&self, current: &str) -> String {
-        let rest = skip_segments(current, self.depth);
+        let rest = skip_segs(current, self.depth);
         let mut out = String::with_capacity(self.path.len() + rest.len());
         out.push_str(&self.path);
         out.push_str(rest);
         out
     }
-}
-
-/// `path` (a field path as [`parse_path`] reads it) after its first `n` segments, starting at
-/// the next segment's `.` or `[`.
-fn skip_segments(path: &str, n: usize) -> &str {
-    let mut rest = path;
-    for i in 0..n {
-        if let Some(r) = rest.strip_prefix("[\"") {
-            let mut end = r.len();
-            let mut escaped = false;
-            for (j, c) in r.char_indices() {
-                match c {
-                    _ if escaped => escaped = false,
-                    '\\' => escaped = true,
-                    '"' => {
-                        end = j;
-                        break;
-                    }
-                    _ => {}
-                }
-            }
-            rest = r.get(end + 1..).unwrap_or("");
-            rest = rest.strip_prefix(']').unwrap_or(rest);
-        } else if let Some(r) = rest.strip_prefix('[') {
-            rest = r.find(']').map_or("", |e| &r[e + 1..]);
-        } else {
-            if i > 0 {
-                rest = rest.strip_prefix('.').unwrap_or(rest);
-            }
-            let end = rest.find(['.', '[']).unwrap_or(rest.len());
-            rest = &rest[end..];
-        }
-    }
-    rest
 }
 
 /// One field's origins, newest first, as [`Provenance::for_each_field`] gives them.
@@ -552,86 +518,6 @@ impl Provenance {
     }
 }
 
-/// A path of segments as a field path.
-pub(crate) fn path_text(path: &[PathSeg]) -> String {
-    let mut s = String::new();
-    for seg in path {
-        match seg {
-            PathSeg::Key(k) => push_key(&mut s, k),
-            PathSeg::Index(i) => push_index(&mut s, *i),
-        }
-    }
-    s
-}
-
-/// Appends a map key to a field path: `a.b`, or `a["b.c"]` when the key holds a character
-/// that a plain path reads otherwise (`.`, `[`, `]`, `"`, `\`) or is empty.
-pub(crate) fn push_key(path: &mut String, key: &str) {
-    // Bytes, not a search for a set of chars: this runs for every field a step changes.
-    let plain = !key.is_empty()
-        && !key.starts_with(' ')
-        && !key
-            .bytes()
-            .any(|b| matches!(b, b'.' | b'[' | b']' | b'"' | b'\\'));
-    if plain {
-        if !path.is_empty() {
-            path.push('.');
-        }
-        path.push_str(key);
-    } else {
-        path.push_str("[\"");
-        for c in key.chars() {
-            if c == '"' || c == '\\' {
-                path.push('\\');
-            }
-            path.push(c);
-        }
-        path.push_str("\"]");
-    }
-}
-
-/// Appends a list index to a field path: `a[3]`.
-pub(crate) fn push_index(path: &mut String, i: usize) {
-    use std::fmt::Write as _;
-    let _ = write!(path, "[{i}]");
-}
-
-/// Reads a field path back into its segments; `None` when it is not one.
-pub(crate) fn parse_path(text: &str) -> Option<Vec<PathSeg>> {
-    let mut out = Vec::new();
-    let mut rest = text;
-    while !rest.is_empty() {
-        if let Some(r) = rest.strip_prefix("[\"") {
-            let mut key = String::new();
-            let mut chars = r.char_indices();
-            let end = loop {
-                match chars.next()? {
-                    (_, '\\') => key.push(chars.next()?.1),
-                    (j, '"') => break j,
-                    (_, c) => key.push(c),
-                }
-            };
-            rest = r[end + 1..].strip_prefix(']')?;
-            out.push(PathSeg::Key(key));
-        } else if let Some(r) = rest.strip_prefix('[') {
-            let end = r.find(']')?;
-            out.push(PathSeg::Index(r[..end].parse().ok()?));
-            rest = &r[end + 1..];
-        } else {
-            if !out.is_empty() {
-                rest = rest.strip_prefix('.')?;
-            }
-            let end = rest.find(['.', '[']).unwrap_or(rest.len());
-            if end == 0 {
-                return None;
-            }
-            out.push(PathSeg::Key(rest[..end].to_string()));
-            rest = &rest[end..];
-        }
-    }
-    Some(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -656,29 +542,9 @@ mod tests {
         assert_eq!(keys.values_mut().count(), 40);
     }
 
-    /// A path after its first segments is the text the rest of its segments make, for plain,
-    /// quoted and index segments.
+    /// A moved field's path in its document keeps the steps past the move.
     #[test]
-    fn segments_skipped() {
-        for text in [
-            "spec.containers[0].image",
-            "metadata.labels[\"app.kubernetes.io/name\"]",
-            "[\"a\\\"b\"].c[2]",
-            "[2].x",
-            "a[\"]x[\"].b",
-        ] {
-            let segs = parse_path(text).expect(text);
-            for n in 0..=segs.len() {
-                let want = if n == 0 {
-                    text.to_string()
-                } else {
-                    let head = path_text(&segs[..n]);
-                    let all = path_text(&segs);
-                    all[head.len()..].to_string()
-                };
-                assert_eq!(skip_segments(text, n), want, "{text}, {n}");
-            }
-        }
+    fn moved_paths() {
         let m = Moved {
             path: Arc::from("spec.c[0]"),
             depth: 3,
@@ -688,42 +554,5 @@ mod tests {
             "spec.c[0].env[1].value"
         );
         assert_eq!(m.doc_path("spec.c[2]"), "spec.c[0]");
-    }
-
-    #[test]
-    fn paths_read_back() {
-        for (segs, text) in [
-            (
-                vec![
-                    PathSeg::Key("spec".into()),
-                    PathSeg::Key("containers".into()),
-                    PathSeg::Index(0),
-                    PathSeg::Key("image".into()),
-                ],
-                "spec.containers[0].image",
-            ),
-            (
-                vec![
-                    PathSeg::Key("metadata".into()),
-                    PathSeg::Key("labels".into()),
-                    PathSeg::Key("app.kubernetes.io/name".into()),
-                ],
-                "metadata.labels[\"app.kubernetes.io/name\"]",
-            ),
-            (vec![PathSeg::Key("a\"b".into())], "[\"a\\\"b\"]"),
-            (vec![PathSeg::Index(2), PathSeg::Key("x".into())], "[2].x"),
-        ] {
-            let mut p = String::new();
-            for s in &segs {
-                match s {
-                    PathSeg::Key(k) => push_key(&mut p, k),
-                    PathSeg::Index(i) => push_index(&mut p, *i),
-                }
-            }
-            assert_eq!(p, text);
-            assert_eq!(parse_path(&p), Some(segs));
-        }
-        assert_eq!(parse_path("a..b"), None);
-        assert_eq!(parse_path("a[x]"), None);
     }
 }

@@ -1,6 +1,6 @@
 //! Label selectors as `kubectl -l` takes them (`a=b,c!=d,e in (x,y),f notin (z),g,!h`), for
 //! choosing the live objects `--prune` may delete (`diff`) and the objects a patch target's
-//! `labelSelector`/`annotationSelector` names (`render/patches.rs`). Parses and matches;
+//! `labelSelector`/`annotationSelector` names (`render/patches/select.rs`). Parses and matches;
 //! nothing else.
 
 use crate::diag::{Error, ErrorKind};

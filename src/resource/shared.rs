@@ -19,8 +19,9 @@
 
 use std::cmp::Ordering;
 
-use super::{Resource, Step};
+use super::Resource;
 use crate::yaml::Node;
+use crate::yaml::path::PathSeg;
 
 /// A label or annotation entry that kustomize created in several maps of one object with a
 /// single shared YAML node (see the module documentation); `transform::labels` records them
@@ -29,11 +30,11 @@ use crate::yaml::Node;
 pub struct SharedEntry {
     pub key: String,
     /// Paths of the maps (e.g. `metadata/labels`, `spec/template/metadata/labels`).
-    pub maps: Vec<Vec<Step>>,
+    pub maps: Vec<Vec<PathSeg>>,
 }
 
 impl SharedEntry {
-    fn value<'a>(&self, node: &'a Node, map: &[Step]) -> Option<&'a Node> {
+    fn value<'a>(&self, node: &'a Node, map: &[PathSeg]) -> Option<&'a Node> {
         node_at(node, map)?.as_map()?.get(self.key.as_str())
     }
 }
@@ -90,14 +91,14 @@ impl Snapshot {
     /// holding the node; a map or list written there brings copies of its own entries, so the
     /// maps under it leave their entries. `target` is the field path when it names one field
     /// by keys alone; else a changed value tells what was written.
-    pub(crate) fn replay_writes(self, r: &mut Resource, target: Option<&[Step]>, value: &Node) {
+    pub(crate) fn replay_writes(self, r: &mut Resource, target: Option<&[PathSeg]>, value: &Node) {
         let scalar = !matches!(value, Node::Map(_) | Node::Seq(_));
         self.replay(r, false, |map, key, old, now| {
             let written = match target {
                 Some(t) => {
                     let under = t.len() <= map.len() + 1
                         && t.iter()
-                            .zip(map.iter().chain([&Step::Key(key.to_string())]))
+                            .zip(map.iter().chain([&PathSeg::Key(key.to_string())]))
                             .all(|(a, b)| a == b);
                     under && (!scalar || t.len() == map.len() + 1)
                 }
@@ -115,7 +116,7 @@ impl Snapshot {
         self,
         r: &mut Resource,
         walk_order: bool,
-        touch: impl Fn(&[Step], &str, &Node, &Node) -> Touch,
+        touch: impl Fn(&[PathSeg], &str, &Node, &Node) -> Touch,
     ) {
         let Resource {
             node,
@@ -174,7 +175,7 @@ impl Snapshot {
 }
 
 /// What the strategic merge patch `patch` does to `key` of the map at `map`.
-fn patch_touch(patch: &Node, map: &[Step], key: &str) -> Touch {
+fn patch_touch(patch: &Node, map: &[PathSeg], key: &str) -> Touch {
     let replaces = |n: &Node| {
         n.as_map()
             .and_then(|m| m.get("$patch"))
@@ -182,7 +183,7 @@ fn patch_touch(patch: &Node, map: &[Step], key: &str) -> Touch {
     };
     let mut cur = patch;
     for step in map {
-        let Step::Key(k) = step else {
+        let PathSeg::Key(k) = step else {
             // The patch reaches into a list: kustomize either replaces it or merges items
             // found by key; either way ply cannot tell that the node stayed.
             return Touch::Replaced;
@@ -222,13 +223,13 @@ fn same_scalar(a: &Node, b: &Node) -> bool {
 }
 
 /// The order in which kyaml's walker visits two paths: keys sorted, list items in order.
-fn walk_cmp(a: &[Step], b: &[Step]) -> Ordering {
+fn walk_cmp(a: &[PathSeg], b: &[PathSeg]) -> Ordering {
     for (x, y) in a.iter().zip(b) {
         let o = match (x, y) {
-            (Step::Key(x), Step::Key(y)) => x.cmp(y),
-            (Step::Index(x), Step::Index(y)) => x.cmp(y),
-            (Step::Key(_), Step::Index(_)) => Ordering::Less,
-            (Step::Index(_), Step::Key(_)) => Ordering::Greater,
+            (PathSeg::Key(x), PathSeg::Key(y)) => x.cmp(y),
+            (PathSeg::Index(x), PathSeg::Index(y)) => x.cmp(y),
+            (PathSeg::Key(_), PathSeg::Index(_)) => Ordering::Less,
+            (PathSeg::Index(_), PathSeg::Key(_)) => Ordering::Greater,
         };
         if o != Ordering::Equal {
             return o;
@@ -237,23 +238,23 @@ fn walk_cmp(a: &[Step], b: &[Step]) -> Ordering {
     a.len().cmp(&b.len())
 }
 
-pub(crate) fn node_at<'a>(node: &'a Node, path: &[Step]) -> Option<&'a Node> {
+pub(crate) fn node_at<'a>(node: &'a Node, path: &[PathSeg]) -> Option<&'a Node> {
     let mut cur = node;
     for step in path {
         cur = match step {
-            Step::Key(k) => cur.get(k)?,
-            Step::Index(i) => cur.as_seq()?.get(*i)?,
+            PathSeg::Key(k) => cur.get(k)?,
+            PathSeg::Index(i) => cur.as_seq()?.get(*i)?,
         };
     }
     Some(cur)
 }
 
-pub(crate) fn node_at_mut<'a>(node: &'a mut Node, path: &[Step]) -> Option<&'a mut Node> {
+pub(crate) fn node_at_mut<'a>(node: &'a mut Node, path: &[PathSeg]) -> Option<&'a mut Node> {
     let mut cur = node;
     for step in path {
         cur = match step {
-            Step::Key(k) => cur.get_mut(k)?,
-            Step::Index(i) => cur.as_seq_mut()?.get_mut(*i)?,
+            PathSeg::Key(k) => cur.get_mut(k)?,
+            PathSeg::Index(i) => cur.as_seq_mut()?.get_mut(*i)?,
         };
     }
     Some(cur)
@@ -264,8 +265,8 @@ mod tests {
     use super::*;
     use crate::yaml::parse::parse_one;
 
-    fn key(k: &str) -> Step {
-        Step::Key(k.to_string())
+    fn key(k: &str) -> PathSeg {
+        PathSeg::Key(k.to_string())
     }
 
     /// A Deployment whose `team` label is one node in metadata, selector and template, as
@@ -331,7 +332,7 @@ mod tests {
             Touch::Replaced
         );
         let mut claim = at(&["spec", "volumeClaimTemplates"]);
-        claim.extend([Step::Index(0), key("metadata"), key("labels")]);
+        claim.extend([PathSeg::Index(0), key("metadata"), key("labels")]);
         assert_eq!(patch_touch(&patch, &claim, "team"), Touch::Replaced);
     }
 

@@ -8,7 +8,8 @@
 //! review: then every overlay is rendered at both sides, `changed_only` or not, since what
 //! differs is the renderer, not the files). Prints nothing.
 
-use std::path::Path;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use crate::diag::{Error, Warnings};
@@ -18,13 +19,14 @@ use crate::fasthash::FastMap;
 use crate::fs::record::Recording;
 use crate::fs::{FileKind, Fs};
 use crate::render::RenderOptions;
-use crate::report::model::{Risk, RiskKind, Shard};
+use crate::report::model::{FieldCauses, ObjectId, Risk, RiskKind, Shard};
 use crate::report::{Action, FailOn, Failure, ObjectChange, OverlayReview, Review, Status};
 use crate::resource::Resource;
 use crate::yaml::Node;
 
 use super::compare;
-use super::overlays::Overlay;
+pub(crate) use super::gitops::At;
+use super::overlays::{Kind, Overlay};
 
 /// One side of the comparison: where its files come from, and what to call it.
 pub(crate) struct Side<'a> {
@@ -119,16 +121,19 @@ pub(crate) fn review(
         base: &base_render,
     };
     let done = crate::par::map(overlays.len(), jobs, |i| {
-        let mut loose = Vec::new();
+        let mut loose = Loose::default();
         let common = Common {
             same: &same,
             kinds: &kinds,
         };
         let mut o = one(&overlays[i], old, new, &renders, opts, common, &mut loose);
-        o.unpaired = loose;
-        o
+        o.unpaired = loose.objects;
+        if !o.objects.is_empty() {
+            o.affixes = super::overlays::affixes(&overlays[i], old.fs, new.fs);
+        }
+        (o, loose.head)
     });
-    let mut done: Vec<OverlayReview> = done.into_iter().flatten().collect();
+    let (mut done, heads): (Vec<OverlayReview>, Vec<_>) = done.into_iter().flatten().unzip();
     let shard = opts.shard.map(|(index, count)| Shard {
         index,
         count,
@@ -140,7 +145,7 @@ pub(crate) fn review(
         // the objects for the merge, each Secret's values as digests unless shown.
         if !opts.show_secrets {
             for o in &mut done {
-                for (_, node) in &mut o.unpaired {
+                for (_, node, _) in &mut o.unpaired {
                     if crate::diff::mask::is_secret(node) {
                         crate::diff::mask::digest_values(node);
                     }
@@ -149,6 +154,9 @@ pub(crate) fn review(
         }
     } else {
         done = pair_moves(done, &kinds, opts.show_secrets);
+        if opts.why {
+            explain_moves(&mut done, &heads, overlays, (old, new), renders.base, opts);
+        }
     }
     // The sides' versions are named only when they differ (a kustomize upgrade's review).
     let label = |side: &Side<'_>, version: crate::render::KustomizeVersion| {
@@ -192,7 +200,7 @@ fn moved_risks(mut overlays: Vec<OverlayReview>) -> Vec<OverlayReview> {
     for o in &mut overlays {
         let objects = &o.objects;
         o.risks.retain(|r| {
-            r.kind != RiskKind::Deletion
+            !matches!(r.kind, RiskKind::Deletion | RiskKind::Unmanaged)
                 || objects
                     .iter()
                     .any(|x| x.action == Action::Delete && x.id == r.object)
@@ -214,17 +222,17 @@ fn moves(
     kinds: &Builtin,
     show_secrets: bool,
 ) -> Vec<OverlayReview> {
-    let loose: Vec<Vec<(usize, Node)>> = overlays
+    let loose: Vec<Vec<(usize, Node, FieldCauses)>> = overlays
         .iter_mut()
         .map(|o| std::mem::take(&mut o.unpaired))
         .collect();
-    let mut deleted: std::collections::HashMap<Key, Vec<(usize, usize, &Node)>> =
-        Default::default();
+    type Deleted<'a> = (usize, usize, &'a Node, &'a FieldCauses);
+    let mut deleted: std::collections::HashMap<Key, Vec<Deleted<'_>>> = Default::default();
     for (oi, (o, list)) in overlays.iter().zip(&loose).enumerate() {
         if !matches!(o.status, Status::Compared | Status::Removed) {
             continue;
         }
-        for (j, node) in list {
+        for (j, node, causes) in list {
             if o.objects
                 .get(*j)
                 .is_some_and(|x| x.action == Action::Delete)
@@ -232,7 +240,7 @@ fn moves(
                 deleted
                     .entry(Key::of(node))
                     .or_default()
-                    .push((oi, *j, node));
+                    .push((oi, *j, node, causes));
             }
         }
     }
@@ -245,7 +253,7 @@ fn moves(
         if !matches!(o.status, Status::Compared | Status::Added) {
             continue;
         }
-        for (j, node) in list {
+        for (j, node, causes) in list {
             let is_created = overlays
                 .get(oi)
                 .and_then(|o| o.objects.get(*j))
@@ -256,10 +264,10 @@ fn moves(
             let Some(candidates) = deleted.get_mut(&Key::of(node)) else {
                 continue;
             };
-            let Some(at) = candidates.iter().position(|(si, _, _)| *si != oi) else {
+            let Some(at) = candidates.iter().position(|(si, _, _, _)| *si != oi) else {
                 continue;
             };
-            let (si, sj, before) = candidates.remove(at);
+            let (si, sj, before, before_causes) = candidates.remove(at);
             let from = overlays.get(si).map(|o| o.name.clone());
             let mut moved = compare::pair(Some(before), Some(node), kinds, show_secrets);
             if moved.before.is_empty() {
@@ -273,6 +281,9 @@ fn moves(
             }
             moved.action = Action::Move;
             moved.moved_from = from;
+            // A shard's parts carry each side's field causes (`--merge-reports`); a run
+            // that is not sharded gives them after pairing ([`explain_moves`]).
+            super::why::annotate_moved(&mut moved, (node, causes), (before, before_causes));
             if let Some(slot) = overlays.get_mut(oi).and_then(|o| o.objects.get_mut(*j)) {
                 *slot = moved;
             }
@@ -343,26 +354,159 @@ fn same_at(path: &Path, old: &dyn Fs, new: &dyn Fs) -> bool {
 }
 
 /// With `--why`, names each changed field's cause; a removed field's is read from the base
-/// rendered again with provenance (at `base_dir`, with `base_render`'s options), only when
-/// a field was removed.
+/// rendered again with provenance (the overlay at `at_base`, with `base_render`'s options),
+/// only when a field was removed.
 fn explain(
     objects: &mut [ObjectChange],
     head: &[Resource],
     (old, new): (&Side<'_>, &Side<'_>),
-    base_dir: Option<&Path>,
+    at_base: Option<(&Overlay, &Path)>,
     base_render: &RenderOptions,
     opts: &ReviewOptions,
 ) {
     if opts.why {
         let mut base = || {
-            let with = RenderOptions {
-                provenance: true,
-                ..base_render.clone()
-            };
-            render_on(old.fs, base_dir?, &with, &mut Warnings::default()).ok()
+            let (overlay, path) = at_base?;
+            with_provenance(overlay, path, old.fs, base_render)
         };
         let link = opts.link.as_ref();
         super::why::annotate(objects, head, &mut base, old.fs, new.fs, link);
+        if let Some((
+            Overlay {
+                kind: Kind::Gitops(pair),
+                ..
+            },
+            _,
+        )) = at_base
+        {
+            pair.causes(objects, head, link);
+        }
+    }
+}
+
+/// The base rendered again, with provenance (what a removed field's cause is read from).
+fn with_provenance(
+    overlay: &Overlay,
+    path: &Path,
+    fs: &dyn Fs,
+    base_render: &RenderOptions,
+) -> Option<Vec<Resource>> {
+    let with = RenderOptions {
+        provenance: true,
+        ..base_render.clone()
+    };
+    render_at(overlay, At::Base, path, fs, &with, &mut Warnings::default()).ok()
+}
+
+/// An overlay's created and deleted objects, which [`moves`] pairs across overlays, and
+/// what their changes take causes from once paired (with `--why`): in a shard's review each
+/// object's field causes (a deletion's from the base rendered again with provenance), which
+/// its JSON part carries to the merge; otherwise the head render, kept when it created an
+/// object, for [`explain_moves`] to ask about the objects that did move.
+#[derive(Default)]
+struct Loose {
+    objects: Vec<(usize, Node, FieldCauses)>,
+    head: Option<Vec<Resource>>,
+}
+
+impl Loose {
+    fn of(
+        objects: &[ObjectChange],
+        (b, h): (&[Resource], Vec<Resource>),
+        (old, new): (&Side<'_>, &Side<'_>),
+        (base_at, base_render): (Option<(&Overlay, &Path)>, &RenderOptions),
+        opts: &ReviewOptions,
+    ) -> Loose {
+        let mut nodes: Vec<(usize, Node, FieldCauses)> = compare::unpaired_nodes(objects, b, &h)
+            .into_iter()
+            .map(|(i, n)| (i, n, Vec::new()))
+            .collect();
+        let action = |i: usize| objects.get(i).map(|o| o.action);
+        if !opts.why || nodes.is_empty() {
+            return Loose {
+                objects: nodes,
+                head: None,
+            };
+        }
+        if opts.shard.is_none() {
+            let created = nodes
+                .iter()
+                .any(|(i, _, _)| action(*i) == Some(Action::Create));
+            return Loose {
+                objects: nodes,
+                head: created.then_some(h),
+            };
+        }
+        let mut based: Option<Option<Vec<Resource>>> = None;
+        for (i, node, causes) in &mut nodes {
+            let at_base = action(*i) == Some(Action::Delete);
+            let all: &[Resource] = if at_base {
+                let rendered = based.get_or_insert_with(|| {
+                    base_at.and_then(|(o, p)| with_provenance(o, p, old.fs, base_render))
+                });
+                match rendered {
+                    Some(r) => r,
+                    None => continue,
+                }
+            } else {
+                &h
+            };
+            let id = ObjectId::of(node);
+            if let Some(r) = all.iter().find(|r| ObjectId::of(&r.node) == id) {
+                let fss = (old.fs, new.fs);
+                *causes = super::why::field_causes(r, all, at_base, fss, opts.link.as_ref());
+            }
+        }
+        Loose {
+            objects: nodes,
+            head: None,
+        }
+    }
+}
+
+/// With `--why`, in a review that is not sharded: gives the changes of the objects that
+/// moved between overlays their causes, an added or changed field's from the head render of
+/// the overlay that renders the object now, a removed field's from the base of the overlay
+/// it moved from, rendered again with provenance only when a moved object lost a field (once
+/// per such overlay).
+fn explain_moves(
+    done: &mut [OverlayReview],
+    heads: &[Option<Vec<Resource>>],
+    overlays: &[Overlay],
+    (old, new): (&Side<'_>, &Side<'_>),
+    base_render: &RenderOptions,
+    opts: &ReviewOptions,
+) {
+    let mut bases: std::collections::HashMap<String, Option<Vec<Resource>>> = Default::default();
+    let (fss, link) = ((old.fs, new.fs), opts.link.as_ref());
+    for (o, head) in done.iter_mut().zip(heads) {
+        let Some(head) = head else { continue };
+        for x in &mut o.objects {
+            if x.action != Action::Move || x.changes.iter().all(|c| c.cause.is_some()) {
+                continue;
+            }
+            let Some(r) = head.iter().find(|r| ObjectId::of(&r.node) == x.id) else {
+                continue;
+            };
+            let head_causes = super::why::field_causes(r, head, false, fss, link);
+            let from = x.moved_from.clone().unwrap_or_default();
+            let mut base = (Node::Null, Vec::new());
+            if x.changes.iter().any(|c| c.after.is_none()) {
+                let all = bases.entry(from).or_insert_with_key(|from| {
+                    let overlay = overlays.iter().find(|v| &v.name == from)?;
+                    with_provenance(overlay, overlay.old.as_deref()?, old.fs, base_render)
+                });
+                let found = all.as_deref().and_then(|all| {
+                    let br = all.iter().find(|b| ObjectId::of(&b.node) == x.id)?;
+                    Some((
+                        br.node.clone(),
+                        super::why::field_causes(br, all, true, fss, link),
+                    ))
+                });
+                base = found.unwrap_or(base);
+            }
+            super::why::annotate_moved(x, (&r.node, &head_causes), (&base.0, &base.1));
+        }
     }
 }
 
@@ -412,33 +556,41 @@ fn both(
         let spawned = overlay.old.as_ref().and_then(|old_dir| {
             let bw = &mut base_warnings;
             crate::limits::thread("ply-review-base")
-                .spawn_scoped(scope, move || render_on(old.fs, old_dir, base_render, bw))
+                .spawn_scoped(scope, move || {
+                    render_at(overlay, At::Base, old_dir, old.fs, base_render, bw)
+                })
                 .ok()
         });
-        let head = render_on(new.fs, dir, render, warnings);
+        let head = render_at(overlay, At::Head, dir, new.fs, render, warnings);
         *base = spawned.and_then(|h| h.join().ok());
         head
     })
 }
 
-/// One overlay. Without `changed_only`, rendered at both sides. With it: not rendered when
-/// nothing it may read differs ([`untouched`]); rendered at both when something does; and
-/// when the walk cannot tell, rendered at the head recording what it asks, then at the base
-/// unless nothing it asked about differs. An overlay without changes is reported without its
-/// objects either way, so the reports are the same.
-fn one(
+/// Renders `overlay` at one side, where it is at `path` (its directory, or for a GitOps
+/// target its declaring file), as its [`Kind`] renders.
+fn render_at(
     overlay: &Overlay,
-    old: &Side<'_>,
-    new: &Side<'_>,
-    renders: &Renders<'_>,
-    opts: &ReviewOptions,
-    common: Common<'_>,
-    loose: &mut Vec<(usize, Node)>,
+    at: At,
+    path: &Path,
+    fs: &dyn Fs,
+    opts: &RenderOptions,
+    warnings: &mut Warnings,
+) -> Result<Vec<Resource>, Error> {
+    match &overlay.kind {
+        Kind::Kustomize => render_on(fs, path, opts, warnings),
+        Kind::Gitops(pair) => pair.render(at, fs, opts, warnings),
+    }
+}
+
+/// An overlay's report without risks.
+fn reviewed(
+    overlay: &Overlay,
+    status: Status,
+    objects: Vec<ObjectChange>,
+    warnings: &Warnings,
 ) -> OverlayReview {
-    let Common { same, kinds } = common;
-    let render = renders.head;
-    let mut warnings = Warnings::default();
-    let result = |status: Status, objects: Vec<ObjectChange>, warnings: &Warnings| OverlayReview {
+    OverlayReview {
         name: overlay.name.clone(),
         status,
         objects,
@@ -446,115 +598,262 @@ fn one(
         moved_out: 0,
         risks: Vec::new(),
         unpaired: Vec::new(),
-    };
-    let with_risks = |mut o: OverlayReview, risks: Vec<Risk>| {
-        o.risks = risks;
-        o
-    };
-    // Warnings of the base render are not the change's: not reported.
-    let mut base_warnings = Warnings::default();
-    let mut base = None;
-    // With `changed_only`: `Some(true)` nothing the overlay may read differs, `Some(false)`
-    // something does, `None` the walk cannot tell.
-    let walked = match &overlay.new {
-        Some(dir) if opts.changed_only => untouched(overlay, dir, old, new, render, same),
+        affixes: Default::default(),
+    }
+}
+
+/// One side's render.
+type Rendered = Result<Vec<Resource>, Error>;
+
+/// What [`start`] rendered: the head (`None`: absent there), the base when it was rendered
+/// along, and the paths the head render asked when only they decide whether the base renders.
+struct Started {
+    head: Option<Rendered>,
+    base: Option<Rendered>,
+    asked: Option<BTreeSet<PathBuf>>,
+}
+
+/// The first renders of an overlay (`None`: nothing it may read differs, so it renders the
+/// same at both sides and neither is rendered). Without `changed_only`, both sides at once.
+/// With it, a kustomize root's graph is walked ([`untouched`]); where the walk cannot tell (and
+/// for a GitOps target whose definition is the same at both sides) the head renders recording
+/// what it asks.
+fn start(
+    overlay: &Overlay,
+    (old, new): (&Side<'_>, &Side<'_>),
+    renders: &Renders<'_>,
+    opts: &ReviewOptions,
+    same: &SameCache,
+    warnings: &mut Warnings,
+) -> Option<Started> {
+    let render = renders.head;
+    // `Some(true)` nothing the overlay may read differs, `Some(false)` something does, `None`
+    // the walk cannot tell.
+    let walked = match (&overlay.new, &overlay.kind) {
+        (Some(dir), Kind::Kustomize) if opts.changed_only => {
+            untouched(overlay, dir, old, new, render, same)
+        }
+        (Some(_), Kind::Gitops(pair)) if opts.changed_only => {
+            // Defined otherwise (or new): rendered at both; else what its render reads decides.
+            let redefined = overlay.old.is_none() || pair.redefined();
+            if redefined { Some(false) } else { None }
+        }
         _ => Some(false),
     };
-    let (head, asked) = match (&overlay.new, walked) {
-        (None, _) => (None, None),
-        // Nothing it may read differs: it renders the same at both sides, and neither is
-        // rendered.
-        (Some(_), Some(true)) => {
-            return result(Status::Compared, Vec::new(), &Warnings::default());
-        }
+    let (head, base, asked) = match (&overlay.new, walked) {
+        (None, _) => (None, None, None),
+        (Some(_), Some(true)) => return None,
         (Some(dir), Some(false)) => {
-            let head = both(overlay, dir, old, new, renders, &mut warnings, &mut base);
-            (Some(head), None)
+            let mut base = None;
+            let head = both(overlay, dir, old, new, renders, warnings, &mut base);
+            (Some(head), base, None)
         }
         // The walk cannot tell (plugins, helm, remote bases…): the head render records what
         // it asks, and the base is rendered only if one of those paths differs.
         (Some(dir), None) => {
             let rec = Recording::new(new.fs);
-            let r = render_on(&rec, dir, render, &mut warnings);
-            (Some(r), Some(rec.into_paths()))
+            let r = render_at(overlay, At::Head, dir, &rec, render, warnings);
+            let mut asked = rec.into_paths();
+            if let Kind::Gitops(pair) = &overlay.kind {
+                asked.extend(pair.inputs());
+            }
+            (Some(r), None, Some(asked))
         }
     };
+    Some(Started { head, base, asked })
+}
+
+/// One overlay. Without `changed_only`, rendered at both sides. With it: not rendered when
+/// nothing it may read differs ([`start`]); rendered at both when something does; and when
+/// the walk cannot tell, rendered at the head recording what it asks, then at the base unless
+/// nothing it asked about differs. An overlay without changes is reported without its
+/// objects either way, so the reports are the same. A GitOps target that a side cannot
+/// render (its source is elsewhere, a Helm chart…) is reported as not rendered.
+fn one(
+    overlay: &Overlay,
+    old: &Side<'_>,
+    new: &Side<'_>,
+    renders: &Renders<'_>,
+    opts: &ReviewOptions,
+    common: Common<'_>,
+    loose: &mut Loose,
+) -> OverlayReview {
+    let same = common.same;
+    let unchanged = || reviewed(overlay, Status::Compared, Vec::new(), &Warnings::default());
+    if let Kind::Gitops(pair) = &overlay.kind {
+        if let Some(why) = pair.not_rendered() {
+            return reviewed(
+                overlay,
+                Status::NotRendered(why),
+                Vec::new(),
+                &Warnings::default(),
+            );
+        }
+    }
+    let mut warnings = Warnings::default();
+    let Some(Started { head, base, asked }) =
+        start(overlay, (old, new), renders, opts, same, &mut warnings)
+    else {
+        return unchanged();
+    };
     if let Some(Err(e)) = &head {
-        let Some(old_dir) = &overlay.old else {
-            let status =
-                not_fetched(e, new, opts).unwrap_or_else(|| Status::HeadFailed(failure(e, opts)));
-            return result(status, Vec::new(), &warnings);
-        };
-        let base = match base.take() {
-            Some(b) => b,
-            None => render_on(old.fs, old_dir, renders.base, &mut base_warnings),
-        };
-        let status = head_failed(
-            e,
-            base.err().as_ref(),
-            old_dir,
-            overlay,
-            old,
-            new,
-            opts,
-            same,
-        );
-        // Broken before: not the change's, and neither is any warning.
-        let warnings = match status {
-            Status::BrokenBefore(_) => Warnings::default(),
-            _ => warnings,
-        };
-        return result(status, Vec::new(), &warnings);
+        return failed(overlay, e, base, (old, new), renders, opts, same, warnings);
     }
     let head = head.and_then(Result::ok);
     // Nothing the head render asked about differs: the base render is the same.
     if let (Some(_), Some(asked), Some(_)) = (&head, &asked, &overlay.old) {
         if asked.iter().all(|p| same.same(p, old.fs, new.fs)) {
-            return result(Status::Compared, Vec::new(), &Warnings::default());
+            return unchanged();
         }
     }
-    let base = match base {
-        Some(b) => Some(b),
-        None => overlay
-            .old
-            .as_ref()
-            .map(|dir| render_on(old.fs, dir, renders.base, &mut base_warnings)),
+    // Warnings of the base render are not the change's: not reported.
+    let base = base.or_else(|| {
+        let dir = overlay.old.as_ref()?;
+        let w = &mut Warnings::default();
+        Some(render_at(overlay, At::Base, dir, old.fs, renders.base, w))
+    });
+    let (mut o, unpaired) = outcome(
+        overlay,
+        (base, head),
+        (old, new),
+        renders,
+        opts,
+        common.kinds,
+        &warnings,
+    );
+    *loose = unpaired;
+    if let Kind::Gitops(pair) = &overlay.kind {
+        pair.removal_risks(&o.objects, &mut o.risks);
+    }
+    o
+}
+
+/// The report of an overlay that failed at the head (`e`): broken by this change, broken
+/// before it, not reviewed or not fetched ([`head_failed`]; a GitOps target's own rule:
+/// [`super::gitops::Pair::head_failed`]). `base` is the base's render when it was made along.
+#[allow(clippy::too_many_arguments)]
+fn failed(
+    overlay: &Overlay,
+    e: &Error,
+    base: Option<Result<Vec<Resource>, Error>>,
+    (old, new): (&Side<'_>, &Side<'_>),
+    renders: &Renders<'_>,
+    opts: &ReviewOptions,
+    same: &SameCache,
+    warnings: Warnings,
+) -> OverlayReview {
+    let Some(old_dir) = &overlay.old else {
+        let status =
+            not_fetched(e, new, opts).unwrap_or_else(|| Status::HeadFailed(failure(e, opts)));
+        return reviewed(overlay, status, Vec::new(), &warnings);
     };
+    // Warnings of the base render are not the change's: not reported.
+    let base = base.unwrap_or_else(|| {
+        let w = &mut Warnings::default();
+        render_at(overlay, At::Base, old_dir, old.fs, renders.base, w)
+    });
+    let at_base = base.err();
+    let status = match &overlay.kind {
+        Kind::Kustomize => {
+            let sides = (old, new);
+            head_failed(e, at_base.as_ref(), old_dir, overlay, sides, opts, same)
+        }
+        Kind::Gitops(pair) => {
+            let same = |p: &Path| same.same(p, old.fs, new.fs);
+            let fs = (old.fs, new.fs);
+            let reads_differ = || pair.reads_differ(fs, (renders.base, renders.head), &same);
+            gitops_failed(e, at_base.as_ref(), (old, new), opts, reads_differ)
+        }
+    };
+    // Broken before: not the change's, and neither is any warning.
+    let warnings = match status {
+        Status::BrokenBefore(_) => Warnings::default(),
+        _ => warnings,
+    };
+    reviewed(overlay, status, Vec::new(), &warnings)
+}
+
+/// The report of an overlay rendered at the head (`None`: absent there) and at the base
+/// (`None`: absent), with its risks and the nodes of its created and deleted objects (in
+/// `unpaired`, for [`moves`]).
+fn outcome(
+    overlay: &Overlay,
+    (base, head): (Option<Rendered>, Option<Vec<Resource>>),
+    sides: (&Side<'_>, &Side<'_>),
+    renders: &Renders<'_>,
+    opts: &ReviewOptions,
+    kinds: &Builtin,
+    warnings: &Warnings,
+) -> (OverlayReview, Loose) {
+    let with_risks = |mut o: OverlayReview, risks: Vec<Risk>, loose: Loose| {
+        o.risks = risks;
+        (o, loose)
+    };
+    let result = |status, objects| reviewed(overlay, status, objects, warnings);
+    let none = |o: OverlayReview| (o, Loose::default());
+    let at_base = overlay.old.as_deref().map(|p| (overlay, p));
     match (base, head) {
         (Some(Ok(b)), Some(h)) => {
             let (mut objects, risks) = compared(&b, &h, kinds, opts.show_secrets);
-            let base_dir = overlay.old.as_deref();
-            explain(&mut objects, &h, (old, new), base_dir, renders.base, opts);
+            explain(&mut objects, &h, sides, at_base, renders.base, opts);
             if objects.iter().all(|o| o.action == Action::Unchanged) {
                 // Reported as an overlay that was not rendered is: no objects, no warnings,
                 // so that `--changed-only` gives the same report.
-                return result(Status::Compared, Vec::new(), &Warnings::default());
+                return none(reviewed(
+                    overlay,
+                    Status::Compared,
+                    Vec::new(),
+                    &Warnings::default(),
+                ));
             }
-            *loose = compare::unpaired_nodes(&objects, &b, &h);
-            with_risks(result(Status::Compared, objects, &warnings), risks)
+            let loose = Loose::of(&objects, (&b, h), sides, (at_base, renders.base), opts);
+            with_risks(result(Status::Compared, objects), risks, loose)
         }
-        (Some(Err(e)), Some(h)) => match not_fetched(&e, old, opts) {
+        (Some(Err(e)), Some(h)) => match not_fetched(&e, sides.0, opts) {
             // Not the base's objects: never shown as creations.
-            Some(status) => result(status, Vec::new(), &warnings),
+            Some(status) => none(result(status, Vec::new())),
             None => {
                 let (mut objects, risks) = compared(&[], &h, kinds, opts.show_secrets);
-                explain(&mut objects, &h, (old, new), None, renders.base, opts);
-                let r = result(Status::BaseFailed(failure(&e, opts)), objects, &warnings);
-                with_risks(r, risks)
+                explain(&mut objects, &h, sides, None, renders.base, opts);
+                let r = result(Status::BaseFailed(failure(&e, opts)), objects);
+                with_risks(r, risks, Loose::default())
             }
         },
         (None, Some(h)) => {
             let (objects, risks) = compared(&[], &h, kinds, opts.show_secrets);
-            *loose = compare::unpaired_nodes(&objects, &[], &h);
-            with_risks(result(Status::Added, objects, &warnings), risks)
+            let loose = Loose::of(&objects, (&[], h), sides, (None, renders.base), opts);
+            with_risks(result(Status::Added, objects), risks, loose)
         }
         (Some(Ok(b)), None) => {
             let (objects, risks) = compared(&b, &[], kinds, opts.show_secrets);
-            *loose = compare::unpaired_nodes(&objects, &b, &[]);
-            with_risks(result(Status::Removed, objects, &warnings), risks)
+            let base = (at_base, renders.base);
+            let loose = Loose::of(&objects, (&b, Vec::new()), sides, base, opts);
+            with_risks(result(Status::Removed, objects), risks, loose)
         }
-        (Some(Err(_)), None) | (None, None) => result(Status::Removed, Vec::new(), &warnings),
+        (Some(Err(_)), None) | (None, None) => none(result(Status::Removed, Vec::new())),
     }
+}
+
+/// The status of a GitOps target that fails at the head (`e`) and is at the base, where it
+/// rendered (`at_base` `None`) or failed. Failed at both sides: **not reviewed** when it
+/// reads something that differs between them (its definition, a file either render reads),
+/// else **broken before this change**.
+fn gitops_failed(
+    e: &Error,
+    at_base: Option<&Error>,
+    (old, new): (&Side<'_>, &Side<'_>),
+    opts: &ReviewOptions,
+    reads_differ: impl FnOnce() -> bool,
+) -> Status {
+    let at_head = failure(e, opts);
+    let Some(b) = at_base else {
+        return not_fetched(e, new, opts).unwrap_or(Status::HeadFailed(at_head));
+    };
+    if reads_differ() {
+        let at_base = failure(b, opts);
+        return Status::NotReviewed(not_reviewed(at_head, &at_base, e, b, old, new));
+    }
+    Status::BrokenBefore(at_head)
 }
 
 /// The status of an overlay that fails at the head (`e`) and is at the base too, where it
@@ -566,14 +865,12 @@ fn one(
 /// reviewed** when it reads a file that differs between them (its change cannot be shown),
 /// else **broken before this change** when nothing it reads differs or the diagnostics are
 /// the same, else broken by this change.
-#[allow(clippy::too_many_arguments)]
 fn head_failed(
     e: &Error,
     at_base: Option<&Error>,
     old_dir: &Path,
     overlay: &Overlay,
-    old: &Side<'_>,
-    new: &Side<'_>,
+    (old, new): (&Side<'_>, &Side<'_>),
     opts: &ReviewOptions,
     same: &SameCache,
 ) -> Status {
@@ -710,6 +1007,7 @@ pub(crate) fn review_objects(
             moved_out: 0,
             risks,
             unpaired: Vec::new(),
+            affixes: Default::default(),
         }],
         fail_on: FailOn::default(),
         shard: None,

@@ -15,7 +15,7 @@ use crate::kustomization::Loaded;
 use crate::kustomization::load::FILE_NAMES;
 use crate::kustomization::{Ref, RefKind};
 use crate::source::display_path;
-use crate::yaml::de::PathSeg;
+use crate::yaml::path::PathSeg;
 
 /// What the walk found.
 pub(crate) struct Local {

@@ -7,6 +7,7 @@
 
 pub(crate) mod compare;
 pub(crate) mod engine;
+pub(crate) mod gitops;
 mod local;
 pub(crate) mod overlays;
 pub(crate) mod risks;

@@ -9,14 +9,27 @@ use std::path::{Path, PathBuf};
 use crate::diag::{Error, ErrorKind};
 use crate::fs::{FileKind, Fs};
 use crate::kustomization::load::FILE_NAMES;
+use crate::report::model::Affixes;
 
-/// An overlay to compare: its name in the report and its directory on each side (`None`:
-/// absent there).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// An overlay to compare: its name in the report, where it is on each side (`None`: absent
+/// there) and how a side renders ([`Kind`]).
+#[derive(Clone, Debug)]
 pub(crate) struct Overlay {
     pub name: String,
+    /// A kustomization root's directory; a GitOps target's declaring file.
     pub old: Option<PathBuf>,
     pub new: Option<PathBuf>,
+    pub kind: Kind,
+}
+
+/// What an overlay is, which says how one side of it renders.
+#[derive(Clone, Debug)]
+pub(crate) enum Kind {
+    /// A kustomization root: `kustomize build` of its directory.
+    Kustomize,
+    /// A GitOps controller's target (a Flux Kustomization, an Argo CD Application), rendered
+    /// at each side as the controller renders it ([`super::gitops`]).
+    Gitops(std::sync::Arc<super::gitops::Pair>),
 }
 
 /// Shard `index` of `count` (1-based): overlays in name order, every `count`-th.
@@ -52,6 +65,7 @@ pub(crate) fn overlays_in(
                 name: overlay_name(root, d),
                 old: None,
                 new: None,
+                kind: Kind::Kustomize,
             });
             if is_old {
                 o.old = Some(d.clone());
@@ -137,6 +151,7 @@ pub(crate) fn named(
             name: overlay_name(root, &d),
             old,
             new,
+            kind: Kind::Kustomize,
         });
     }
     Ok(out)
@@ -145,4 +160,50 @@ pub(crate) fn named(
 /// A usage error.
 pub(crate) fn usage(message: impl Into<String>) -> Error {
     Error::new(ErrorKind::Usage, message.into())
+}
+
+/// The overlay's own `namePrefix` and `nameSuffix`: its kustomization's at the head, or at
+/// the base for an overlay the head no longer has (empty where unset, or where the file does
+/// not load: the render says why).
+pub(crate) fn affixes(overlay: &Overlay, old: &dyn Fs, new: &dyn Fs) -> Affixes {
+    if matches!(overlay.kind, Kind::Gitops(_)) {
+        // A GitOps target's paths are the files that declare it, not kustomization roots.
+        return Affixes::default();
+    }
+    let (fs, dir) = match (&overlay.new, &overlay.old) {
+        (Some(dir), _) => (new, dir),
+        (None, Some(dir)) => (old, dir),
+        (None, None) => return Affixes::default(),
+    };
+    let Some(bytes) = FILE_NAMES.iter().find_map(|n| fs.read(&dir.join(n)).ok()) else {
+        return Affixes::default();
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let Some(doc) = crate::yaml::parse::parse_documents(&text)
+        .ok()
+        .and_then(|d| d.into_iter().next())
+    else {
+        return Affixes::default();
+    };
+    let field = |k: &str| doc.node.str_at(&[k]).unwrap_or("").to_string();
+    Affixes {
+        prefix: field("namePrefix"),
+        suffix: field("nameSuffix"),
+    }
+}
+
+/// The GitOps targets of two revisions as overlays (`ply diff --gitops`), in name order.
+pub(crate) fn gitops(
+    old: std::sync::Arc<super::gitops::Revision>,
+    new: std::sync::Arc<super::gitops::Revision>,
+) -> Vec<Overlay> {
+    super::gitops::pairs(old, new)
+        .into_iter()
+        .map(|(name, old, new, pair)| Overlay {
+            name,
+            old,
+            new,
+            kind: Kind::Gitops(std::sync::Arc::new(pair)),
+        })
+        .collect()
 }

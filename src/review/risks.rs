@@ -136,122 +136,138 @@ fn immutable(p: &Pair<'_>, b: &Node, a: &Node, out: &mut Vec<Risk>) {
     let o = p.change;
     let group = p.gvk.group.as_str();
     let kind = p.gvk.kind.as_str();
-    let field = |path: &str, rule: &'static str, out: &mut Vec<Risk>| {
-        let c = changes_under(o, path);
-        if !c.is_empty() {
-            out.push(risk(
-                RiskKind::Immutable,
-                o,
-                Some(path),
-                format!("changes{}: {REFUSED}", which(&c, path)),
-                rule,
-            ));
-        }
-    };
     match (group, kind) {
         // apps/v1beta1 kept a mutable selector; that version is served no more.
         ("apps", "Deployment") if p.gvk.version != "v1beta1" => {
-            field(".spec.selector", DEPLOYMENT_SELECTOR_RULE, out);
+            immutable_field(o, ".spec.selector", DEPLOYMENT_SELECTOR_RULE, out);
         }
-        ("apps", "ReplicaSet") => field(".spec.selector", REPLICASET_SELECTOR_RULE, out),
-        ("apps", "DaemonSet") => field(".spec.selector", DAEMONSET_SELECTOR_RULE, out),
-        ("apps", "StatefulSet") => {
-            for path in [
-                ".spec.selector",
-                ".spec.serviceName",
-                ".spec.podManagementPolicy",
-            ] {
-                field(path, STATEFULSET_RULE, out);
-            }
-            // The server defaults a claim template's volumeMode to Filesystem: writing that
-            // default out changes nothing it holds.
-            let c: Vec<&Change> = changes_under(o, ".spec.volumeClaimTemplates")
-                .into_iter()
-                .filter(|c| {
-                    !(c.before.is_none()
-                        && c.path.ends_with(".spec.volumeMode")
-                        && c.after.as_ref().and_then(Node::as_str) == Some("Filesystem"))
-                })
-                .collect();
-            if !c.is_empty() {
-                out.push(risk(
-                    RiskKind::Immutable,
-                    o,
-                    Some(".spec.volumeClaimTemplates"),
-                    format!("changes{}: {REFUSED}", which(&c, "")),
-                    STATEFULSET_RULE,
-                ));
-            }
+        ("apps", "ReplicaSet") => {
+            immutable_field(o, ".spec.selector", REPLICASET_SELECTOR_RULE, out)
         }
-        ("batch", "Job") => {
-            field(".spec.selector", JOB_RULE, out);
-            const MUTABLE: [&str; 6] = [
-                ".spec.template.spec.nodeSelector",
-                ".spec.template.spec.affinity",
-                ".spec.template.spec.tolerations",
-                ".spec.template.spec.schedulingGates",
-                ".spec.template.metadata.labels",
-                ".spec.template.metadata.annotations",
-            ];
-            let c: Vec<&Change> = changes_under(o, ".spec.template")
-                .into_iter()
-                .filter(|c| !MUTABLE.iter().any(|m| under(&c.path, m)))
-                .collect();
-            if !c.is_empty() {
-                out.push(risk(
-                    RiskKind::Immutable,
-                    o,
-                    Some(".spec.template"),
-                    format!("changes{}: {REFUSED}", which(&c, "")),
-                    JOB_RULE,
-                ));
-            }
-        }
+        ("apps", "DaemonSet") => immutable_field(o, ".spec.selector", DAEMONSET_SELECTOR_RULE, out),
+        ("apps", "StatefulSet") => stateful_set(o, out),
+        ("batch", "Job") => job(o, out),
         ("", "Service") => service(o, b, a, out),
         ("", "PersistentVolumeClaim") => claim(o, b, a, out),
-        ("rbac.authorization.k8s.io", "RoleBinding") => field(".roleRef", ROLEBINDING_RULE, out),
+        ("rbac.authorization.k8s.io", "RoleBinding") => {
+            immutable_field(o, ".roleRef", ROLEBINDING_RULE, out)
+        }
         ("rbac.authorization.k8s.io", "ClusterRoleBinding") => {
-            field(".roleRef", CLUSTERROLEBINDING_RULE, out);
+            immutable_field(o, ".roleRef", CLUSTERROLEBINDING_RULE, out);
         }
-        ("", "ConfigMap" | "Secret") => {
-            if kind == "Secret" {
-                field(".type", SECRET_TYPE_RULE, out);
-            }
-            if b.get("immutable") != Some(&Node::Bool(true)) {
-                return;
-            }
-            let rule = if kind == "Secret" {
-                SECRET_RULE
-            } else {
-                CONFIGMAP_RULE
-            };
-            if a.get("immutable") != Some(&Node::Bool(true)) {
-                out.push(risk(
-                    RiskKind::Immutable,
-                    o,
-                    Some(".immutable"),
-                    format!("is unset: {REFUSED}"),
-                    rule,
-                ));
-            }
-            let c: Vec<&Change> = [".data", ".binaryData", ".stringData"]
-                .iter()
-                .flat_map(|p| changes_under(o, p))
-                .collect();
-            if !c.is_empty() {
-                out.push(risk(
-                    RiskKind::Immutable,
-                    o,
-                    Some(".data"),
-                    format!(
-                        "changes{} in an object marked immutable: true: {REFUSED}",
-                        which(&c, "")
-                    ),
-                    rule,
-                ));
-            }
-        }
+        ("", "ConfigMap" | "Secret") => config_data(o, kind, b, a, out),
         _ => {}
+    }
+}
+
+/// A field that must not change: its changes, if any, are a risk.
+fn immutable_field(o: &ObjectChange, path: &str, rule: &'static str, out: &mut Vec<Risk>) {
+    let c = changes_under(o, path);
+    if !c.is_empty() {
+        out.push(risk(
+            RiskKind::Immutable,
+            o,
+            Some(path),
+            format!("changes{}: {REFUSED}", which(&c, path)),
+            rule,
+        ));
+    }
+}
+
+/// A StatefulSet's selector, service name, pod management policy and claim templates.
+fn stateful_set(o: &ObjectChange, out: &mut Vec<Risk>) {
+    for path in [
+        ".spec.selector",
+        ".spec.serviceName",
+        ".spec.podManagementPolicy",
+    ] {
+        immutable_field(o, path, STATEFULSET_RULE, out);
+    }
+    // The server defaults a claim template's volumeMode to Filesystem: writing that
+    // default out changes nothing it holds.
+    let c: Vec<&Change> = changes_under(o, ".spec.volumeClaimTemplates")
+        .into_iter()
+        .filter(|c| {
+            !(c.before.is_none()
+                && c.path.ends_with(".spec.volumeMode")
+                && c.after.as_ref().and_then(Node::as_str) == Some("Filesystem"))
+        })
+        .collect();
+    if !c.is_empty() {
+        out.push(risk(
+            RiskKind::Immutable,
+            o,
+            Some(".spec.volumeClaimTemplates"),
+            format!("changes{}: {REFUSED}", which(&c, "")),
+            STATEFULSET_RULE,
+        ));
+    }
+}
+
+/// A Job's selector and pod template (apart from the fields the API lets change).
+fn job(o: &ObjectChange, out: &mut Vec<Risk>) {
+    immutable_field(o, ".spec.selector", JOB_RULE, out);
+    const MUTABLE: [&str; 6] = [
+        ".spec.template.spec.nodeSelector",
+        ".spec.template.spec.affinity",
+        ".spec.template.spec.tolerations",
+        ".spec.template.spec.schedulingGates",
+        ".spec.template.metadata.labels",
+        ".spec.template.metadata.annotations",
+    ];
+    let c: Vec<&Change> = changes_under(o, ".spec.template")
+        .into_iter()
+        .filter(|c| !MUTABLE.iter().any(|m| under(&c.path, m)))
+        .collect();
+    if !c.is_empty() {
+        out.push(risk(
+            RiskKind::Immutable,
+            o,
+            Some(".spec.template"),
+            format!("changes{}: {REFUSED}", which(&c, "")),
+            JOB_RULE,
+        ));
+    }
+}
+
+/// A Secret's type; a ConfigMap or Secret marked `immutable: true`: unset, or its data
+/// changed.
+fn config_data(o: &ObjectChange, kind: &str, b: &Node, a: &Node, out: &mut Vec<Risk>) {
+    if kind == "Secret" {
+        immutable_field(o, ".type", SECRET_TYPE_RULE, out);
+    }
+    if b.get("immutable") != Some(&Node::Bool(true)) {
+        return;
+    }
+    let rule = if kind == "Secret" {
+        SECRET_RULE
+    } else {
+        CONFIGMAP_RULE
+    };
+    if a.get("immutable") != Some(&Node::Bool(true)) {
+        out.push(risk(
+            RiskKind::Immutable,
+            o,
+            Some(".immutable"),
+            format!("is unset: {REFUSED}"),
+            rule,
+        ));
+    }
+    let c: Vec<&Change> = [".data", ".binaryData", ".stringData"]
+        .iter()
+        .flat_map(|p| changes_under(o, p))
+        .collect();
+    if !c.is_empty() {
+        out.push(risk(
+            RiskKind::Immutable,
+            o,
+            Some(".data"),
+            format!(
+                "changes{} in an object marked immutable: true: {REFUSED}",
+                which(&c, "")
+            ),
+            rule,
+        ));
     }
 }
 

@@ -30,6 +30,8 @@ pub(crate) struct Revisions {
     pub all: bool,
     /// The overlays named (directories or globs); none: the current directory.
     pub paths: Vec<PathBuf>,
+    /// `--gitops`: the repository's GitOps targets are the overlays, found with these options.
+    pub gitops: Option<crate::gitops::Options>,
 }
 
 /// A review against a git revision, its sides open and its overlays found: run it (as the
@@ -87,7 +89,33 @@ impl RevisionPlan {
                 crate::render::roots::kustomization_dirs(&new_files),
             )
         };
-        let overlays = if req.all {
+        let overlays = if let Some(g) = &req.gitops {
+            let urls: Vec<String> = repo
+                .origin_url()
+                .into_iter()
+                .chain(g.repo_urls.clone())
+                .collect();
+            let head_id = match &head_rev {
+                Some(h) => h.id.clone(),
+                None => repo.resolve("HEAD")?.id,
+            };
+            let side = |files: Vec<PathBuf>, revision: String| super::gitops::SideFiles {
+                root: root.to_path_buf(),
+                files,
+                urls: urls.clone(),
+                revision: Some(revision),
+            };
+            let quiet = &mut Warnings::default();
+            let old = super::gitops::Revision::open(
+                &old_fs,
+                side(old_fs.files(), base_rev.id.clone()),
+                g,
+                quiet,
+            );
+            let new =
+                super::gitops::Revision::open(new_fs, side(new_files.clone(), head_id), g, quiet);
+            gitops_targets(old, new)?
+        } else if req.all {
             if !req.paths.is_empty() {
                 return Err(usage("--all finds every overlay: give no DIR with it"));
             }
@@ -228,6 +256,7 @@ pub(crate) fn two_paths(old: &Path, new: &Path, opts: &ReviewOptions) -> Result<
             name: shown(new),
             old: Some(old.to_path_buf()),
             new: Some(new.to_path_buf()),
+            kind: overlays::Kind::Kustomize,
         };
         let (a, b) = (
             Side {
@@ -265,4 +294,21 @@ pub(crate) fn two_paths(old: &Path, new: &Path, opts: &ReviewOptions) -> Result<
         (shown(new), b),
         opts.show_secrets,
     ))
+}
+
+/// The GitOps targets of a `--gitops` review, or the error that there are none: nothing to
+/// review is never "no changes".
+fn gitops_targets(
+    old: super::gitops::Revision,
+    new: super::gitops::Revision,
+) -> Result<Vec<overlays::Overlay>, Error> {
+    let targets = overlays::gitops(std::sync::Arc::new(old), std::sync::Arc::new(new));
+    if targets.is_empty() {
+        return Err(usage(
+            "--gitops found no Flux Kustomization and no Argo CD Application at either revision: \
+             review the kustomization roots without --gitops (`ply gitops list` shows what \
+             discovery finds)",
+        ));
+    }
+    Ok(targets)
 }

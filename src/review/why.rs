@@ -6,13 +6,16 @@
 use std::path::{Path, PathBuf};
 
 use crate::fs::Fs;
+use crate::merge::ssa::path::field_path;
 use crate::merge::ssa::value::human;
 use crate::render::provenance::resolve;
+use crate::report::model::FieldCauses;
 use crate::report::model::ObjectId;
 use crate::report::{Cause, ObjectChange};
 use crate::resource::Resource;
-use crate::resource::provenance::{Origin, Place, Step, parse_path, push_index, push_key};
+use crate::resource::provenance::{Origin, Place, Step};
 use crate::yaml::Node;
+use crate::yaml::path::{parse_path, path_text};
 
 /// What a link to the head commit needs.
 #[derive(Clone, Debug)]
@@ -71,8 +74,66 @@ pub(crate) fn annotate(
     }
 }
 
+/// The cause of every field of `r` (rendered with provenance; `all` is its render, at the
+/// base when `at_base`) that has a place, as [`cause_in`] finds a field's: what the changes
+/// of a moved object are given once it is paired with its other side ([`annotate_moved`]).
+pub(crate) fn field_causes(
+    r: &Resource,
+    all: &[Resource],
+    at_base: bool,
+    (old, new): (&dyn Fs, &dyn Fs),
+    link: Option<&LinkBase>,
+) -> FieldCauses {
+    let Some(prov) = r.provenance.as_ref() else {
+        return Vec::new();
+    };
+    let mut sides = Sides {
+        old,
+        new,
+        link,
+        files: Default::default(),
+    };
+    let side = if at_base { Side::Base } else { Side::Head };
+    let mut out = Vec::new();
+    prov.for_each_field(&r.node, &mut |p, v, chain| {
+        if let Some(cause) = field_cause(&chain.origins(p), v, r, all, side, &mut sides) {
+            out.push((p.to_string(), cause));
+        }
+    });
+    out
+}
+
+/// Gives each change of a moved object without a cause one from its sides' field causes
+/// ([`field_causes`]): an added or changed field from `head` (the node the overlay renders
+/// now, and its causes), a removed one from `base` (the node the overlay it moved from
+/// rendered). As [`cause_in`] chooses: of the field and the fields under it, the first whose
+/// place changed in the pull request, else the first.
+pub(crate) fn annotate_moved(
+    o: &mut ObjectChange,
+    head: (&Node, &FieldCauses),
+    base: (&Node, &FieldCauses),
+) {
+    for c in &mut o.changes {
+        if c.cause.is_some() {
+            continue;
+        }
+        let (node, table) = if c.after.is_some() { head } else { base };
+        let Some(path) = field_path(node, &c.path).map(|segs| path_text(&segs)) else {
+            continue;
+        };
+        let under = |p: &&(String, Cause)| {
+            p.0.strip_prefix(path.as_str())
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
+        };
+        let mut found = table.iter().filter(under);
+        let first = found.clone().next();
+        let changed = found.find(|(_, cause)| cause.changed == Some(true));
+        c.cause = changed.or(first).map(|(_, cause)| cause.clone());
+    }
+}
+
 /// The link to `line` of the file at `path` at the head commit.
-fn link_to(l: &LinkBase, path: &Path, line: usize) -> Option<String> {
+pub(crate) fn link_to(l: &LinkBase, path: &Path, line: usize) -> Option<String> {
     let rel = path.strip_prefix(&l.root).ok()?;
     let rel = rel.to_str()?.replace('\\', "/");
     crate::report::source_link(&l.remote, &l.commit, &rel, line)
@@ -100,28 +161,22 @@ fn cause_in(
     sides: &mut Sides<'_>,
 ) -> Option<Cause> {
     let prov = r.provenance.as_ref()?;
-    let path = index_path(&r.node, kubectl)?;
+    let segs = field_path(&r.node, kubectl)?;
+    let path = path_text(&segs);
     let mut fields = Vec::new();
-    if let Some(f) = parse_path(&path)
-        .and_then(|segs| prov.field(&segs))
-        .and_then(|c| c.newest(&path))
-    {
+    if let Some(f) = prov.field(&segs).map(|c| c.origins(&path)) {
         fields.push((f, value.clone()));
     }
     prov.for_each_field(&r.node, &mut |p, v, chain| {
         if p.starts_with(path.as_str()) && p[path.len()..].starts_with(['.', '[']) {
-            fields.extend(chain.newest(p).map(|o| (o, v.clone())));
+            fields.push((chain.origins(p), v.clone()));
         }
     });
     let mut chosen: Option<Cause> = None;
-    for (origin, v) in fields {
-        let Some(place) = &origin.place else { continue };
-        let mut cause = sides.cause(place, origin.step, &v, side);
-        if cause.changed != Some(true) {
-            if let Some(better) = read_input(r, &origin, all, side, sides) {
-                cause = better;
-            }
-        }
+    for (origins, v) in fields {
+        let Some(cause) = field_cause(&origins, &v, r, all, side, sides) else {
+            continue;
+        };
         if cause.changed == Some(true) {
             return Some(cause);
         }
@@ -130,6 +185,38 @@ fn cause_in(
         }
     }
     chosen
+}
+
+/// The cause of one field whose origins are `origins` (newest first), its value `value`: the
+/// newest step's place; where the pull request did not change that, the input the step read
+/// that did change ([`read_input`]), else the place of an older step of the field that the
+/// pull request changed (a field the change added, which a name reference or a prefix
+/// renamed since).
+fn field_cause(
+    origins: &[Origin],
+    value: &Node,
+    r: &Resource,
+    all: &[Resource],
+    side: Side,
+    sides: &mut Sides<'_>,
+) -> Option<Cause> {
+    let newest = origins.first()?;
+    let place = newest.place.as_ref()?;
+    let cause = sides.cause(place, newest.step, value, side);
+    if cause.changed == Some(true) {
+        return Some(cause);
+    }
+    if let Some(better) = read_input(r, newest, all, side, sides) {
+        return Some(better);
+    }
+    // The older step wrote another value (the name before the reference renamed it): its
+    // place is asked as a line, not for that value.
+    let any = Node::str(String::new());
+    let older = origins.iter().skip(1).find_map(|o| {
+        let c = sides.cause(o.place.as_ref()?, o.step, &any, side);
+        (c.changed == Some(true)).then_some(c)
+    });
+    Some(older.unwrap_or(cause))
 }
 
 /// For a place that did not change but whose step reads something else: the input that did.
@@ -159,6 +246,10 @@ fn read_input(
                 (Step::HashSuffix, _) => r,
                 _ => return None,
             };
+            // Only a name that carries a hash follows the object's data.
+            if !hashed(generated) {
+                return None;
+            }
             let prov = generated.provenance.as_ref()?;
             let mut found = None;
             prov.for_each_field(&generated.node, &mut |p, v, chain| {
@@ -198,6 +289,16 @@ fn read_input(
         }
         _ => None,
     }
+}
+
+/// Whether the object's name carries a content hash (its `metadata.name` was set by the
+/// hash suffix step).
+fn hashed(r: &Resource) -> bool {
+    const NAME: &str = "metadata.name";
+    r.provenance
+        .as_ref()
+        .and_then(|p| p.field(&parse_path(NAME)?).map(|c| c.origins(NAME)))
+        .is_some_and(|o| o.iter().any(|o| o.step == Step::HashSuffix))
 }
 
 /// A generated name without its hash suffix (`redis-config-bd2fcfgt6k` → `redis-config`).
@@ -485,128 +586,9 @@ fn value_lines(text: &str, line: usize, value: &Node) -> std::ops::RangeInclusiv
     line..=end
 }
 
-/// A change's path in kubectl's form (`.spec.template.spec.containers[name="web"].image`)
-/// as a field path of provenance (`spec.template.spec.containers[0].image`), resolved in
-/// `node`: a map key is the longest key of the map the path continues with (keys may hold
-/// dots), a list item the one whose key fields or value print as written.
-pub(crate) fn index_path(node: &Node, kubectl: &str) -> Option<String> {
-    let mut out = String::new();
-    let mut cur = node;
-    let mut rest = kubectl;
-    while !rest.is_empty() {
-        if let Some(r) = rest.strip_prefix('.') {
-            let Node::Map(m) = cur else { return None };
-            let (k, v) = m
-                .iter()
-                .filter(|(k, _)| {
-                    r.strip_prefix(k.as_str())
-                        .is_some_and(|after| after.is_empty() || after.starts_with(['.', '[']))
-                })
-                .max_by_key(|(k, _)| k.len())?;
-            push_key(&mut out, k);
-            cur = v;
-            rest = &r[k.len()..];
-        } else if let Some(r) = rest.strip_prefix('[') {
-            let Node::Seq(items) = cur else { return None };
-            let end = closing(r)?;
-            let inner = &r[..end];
-            let i = if let Ok(i) = inner.parse::<usize>() {
-                i
-            } else if let Some(v) = inner.strip_prefix('=') {
-                items.iter().position(|x| human(x) == v)?
-            } else {
-                items.iter().position(|x| {
-                    let Node::Map(m) = x else { return false };
-                    let mut keys: Vec<(&str, &Node)> = Vec::new();
-                    for part in split_keys(inner) {
-                        let Some((k, _)) = part.split_once('=') else {
-                            return false;
-                        };
-                        let Some(v) = m.get(k) else { return false };
-                        keys.push((k, v));
-                    }
-                    let mut written = String::new();
-                    for (n, (k, v)) in keys.iter().enumerate() {
-                        if n > 0 {
-                            written.push(',');
-                        }
-                        written.push_str(k);
-                        written.push('=');
-                        written.push_str(&human(v));
-                    }
-                    written == inner
-                })?
-            };
-            push_index(&mut out, i);
-            cur = items.get(i)?;
-            rest = &r[end + 1..];
-        } else {
-            return None;
-        }
-    }
-    Some(out)
-}
-
-/// The `]` closing a list step, past quoted strings.
-fn closing(r: &str) -> Option<usize> {
-    let mut quoted = false;
-    let mut escaped = false;
-    for (i, c) in r.char_indices() {
-        match c {
-            _ if escaped => escaped = false,
-            '\\' if quoted => escaped = true,
-            '"' => quoted = !quoted,
-            ']' if !quoted => return Some(i),
-            _ => {}
-        }
-    }
-    None
-}
-
-/// The `k=v` parts of a key step, split at commas outside quotes.
-fn split_keys(inner: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let (mut quoted, mut escaped, mut start) = (false, false, 0);
-    for (i, c) in inner.char_indices() {
-        match c {
-            _ if escaped => escaped = false,
-            '\\' if quoted => escaped = true,
-            '"' => quoted = !quoted,
-            ',' if !quoted => {
-                out.push(&inner[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    out.push(&inner[start..]);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn kubectl_paths_become_index_paths() {
-        let node = crate::yaml::parse::parse_one(
-            "metadata:\n  labels:\n    app.kubernetes.io/name: web\n    app: x\nspec:\n  containers:\n  - name: side\n  - name: web\n    image: a:1\n    args: [x, y]\n",
-        )
-        .unwrap();
-        assert_eq!(
-            index_path(&node, ".spec.containers[name=\"web\"].image").as_deref(),
-            Some("spec.containers[1].image")
-        );
-        assert_eq!(
-            index_path(&node, ".metadata.labels.app.kubernetes.io/name").as_deref(),
-            Some("metadata.labels[\"app.kubernetes.io/name\"]")
-        );
-        assert_eq!(
-            index_path(&node, ".spec.containers[1].args[=\"y\"]").as_deref(),
-            Some("spec.containers[1].args[1]")
-        );
-        assert_eq!(index_path(&node, ".spec.nothing"), None);
-    }
 
     #[test]
     fn lines_are_lined_up_by_a_diff() {

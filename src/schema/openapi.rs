@@ -86,23 +86,7 @@ pub(super) fn add_document_with(
                 // an `{Schema: …, Dependencies: …}` pair (k8s.io/kube-openapi's
                 // `OpenAPIDefinition`, as kustomize's examples write them).
                 Node::Map(m) if m.values().any(|v| v.get("Schema").is_some()) => {
-                    let unwrapped: Map = m
-                        .iter()
-                        .map(|(k, v)| {
-                            (
-                                k.clone(),
-                                v.get("Schema").cloned().unwrap_or_else(|| v.clone()),
-                            )
-                        })
-                        .collect();
-                    return add_document_with(
-                        schema,
-                        &Node::Map(Map::from_iter([(
-                            "definitions".to_string(),
-                            Node::Map(unwrapped),
-                        )])),
-                        precedence,
-                    );
+                    return add_document_with(schema, &unwrapped(m), precedence);
                 }
                 Node::Map(m) if m.values().any(|v| v.get("properties").is_some()) => m,
                 _ => {
@@ -157,8 +141,39 @@ pub(super) fn add_document_with(
     for (def, id) in to_fill {
         b.fill(schema, id, def);
     }
+    add_kinds(schema, defs, &b.ids, &scopes, existing_wins);
+    Ok(())
+}
+
+/// kustomize's `crds:` definitions with each `{Schema: …, Dependencies: …}` pair replaced by
+/// its schema, as an OpenAPI v2 document.
+fn unwrapped(m: &Map) -> Node {
+    let unwrapped: Map = m
+        .iter()
+        .map(|(k, v)| {
+            (
+                k.clone(),
+                v.get("Schema").cloned().unwrap_or_else(|| v.clone()),
+            )
+        })
+        .collect();
+    Node::Map(Map::from_iter([(
+        "definitions".to_string(),
+        Node::Map(unwrapped),
+    )]))
+}
+
+/// The kinds the definitions name (`x-kubernetes-group-version-kind`), each rooted at its
+/// definition's type, with the scope the document's paths give.
+fn add_kinds(
+    schema: &mut Schema,
+    defs: &Map,
+    ids: &FastMap<&str, TypeId>,
+    scopes: &FastMap<Gvk, bool>,
+    existing_wins: bool,
+) {
     for (name, def) in defs {
-        let Some(&id) = b.ids.get(name.as_str()) else {
+        let Some(&id) = ids.get(name.as_str()) else {
             continue;
         };
         for gvk in gvks(def) {
@@ -195,7 +210,6 @@ pub(super) fn add_document_with(
             }
         }
     }
-    Ok(())
 }
 
 pub(super) fn add_crd(schema: &mut Schema, crd: &Node) -> Result<(), SchemaError> {

@@ -15,7 +15,7 @@ use crate::diag::{Error, ErrorKind};
 use crate::kustomization::FieldSpec;
 use crate::resource::Gvk;
 use crate::source::SourceFile;
-use crate::yaml::de::PathSeg;
+use crate::yaml::path::PathSeg;
 use crate::yaml::{Map, Node};
 
 /// One entry of the name-reference table: objects of `gvk` (each part optional) are referred
@@ -459,7 +459,7 @@ impl Misshapen {
         } else {
             &self.path[..]
         };
-        crate::resource::provenance::path_text(shown)
+        crate::yaml::path::path_text(shown)
     }
 
     /// The same error, its path under `prefix`.

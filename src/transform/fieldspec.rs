@@ -8,7 +8,8 @@ use std::borrow::Cow;
 
 use crate::diag::{Error, ErrorKind, Result};
 use crate::kustomization::FieldSpec;
-use crate::resource::{ResId, Step};
+use crate::resource::ResId;
+use crate::yaml::path::PathSeg;
 use crate::yaml::{Map, Node};
 
 /// What kind of node to create at the end of the path when it is missing (kustomize's
@@ -66,43 +67,22 @@ fn walk_path(path: &str) -> Option<&str> {
     Some(path.strip_prefix('/').unwrap_or(path))
 }
 
-/// One step of the path from the object to the node a setter is called on: a map key
-/// (borrowed from the spec's path unless it had an escape) or a list index.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum PathStep<'p> {
-    Key(Cow<'p, str>),
-    Index(usize),
-}
+/// One step of the path from the object to the node a setter is called on: the one field
+/// path step ([`PathSeg`]) with its key borrowed from the spec's path (owned only when the key
+/// had an escape), so that the walk allocates nothing per step.
+pub(crate) type PathStep<'p> = PathSeg<Cow<'p, str>>;
 
-impl PathStep<'_> {
-    /// A path written with dots (`spec.containers.0.image`), for tests.
-    #[cfg(test)]
-    pub(crate) fn dotted(path: &[PathStep<'_>]) -> String {
-        let parts: Vec<String> = path
-            .iter()
-            .map(|s| match s {
-                PathStep::Key(k) => k.to_string(),
-                PathStep::Index(i) => i.to_string(),
-            })
-            .collect();
-        parts.join(".")
-    }
-
-    /// Whether this step is the same as a stored [`Step`].
-    pub(crate) fn is(&self, step: &Step) -> bool {
-        match (self, step) {
-            (PathStep::Key(a), Step::Key(b)) => a.as_ref() == b.as_str(),
-            (PathStep::Index(a), Step::Index(b)) => a == b,
-            _ => false,
-        }
-    }
-
-    pub(crate) fn to_step(&self) -> Step {
-        match self {
-            PathStep::Key(k) => Step::Key(k.to_string()),
-            PathStep::Index(i) => Step::Index(*i),
-        }
-    }
+/// A path written with dots (`spec.containers.0.image`), for tests.
+#[cfg(test)]
+pub(crate) fn dotted(path: &[PathStep<'_>]) -> String {
+    let parts: Vec<String> = path
+        .iter()
+        .map(|s| match s {
+            PathSeg::Key(k) => k.to_string(),
+            PathSeg::Index(i) => i.to_string(),
+        })
+        .collect();
+    parts.join(".")
 }
 
 /// An object's group, version and kind borrowed from its `apiVersion` and `kind` (what

@@ -647,7 +647,8 @@ mod matcher_tests {
             image("c", "2"),
         ];
         let mut told: Vec<(usize, String)> = Vec::new();
-        let mut tell = |i: usize, at: &[PathStep<'_>]| told.push((i, PathStep::dotted(at)));
+        let mut tell =
+            |i: usize, at: &[PathStep<'_>]| told.push((i, crate::transform::fieldspec::dotted(at)));
         apply(&mut rs, &images, &tables, Some(&mut tell)).unwrap();
         assert_eq!(
             told,

@@ -5,8 +5,9 @@
 use crate::diag::{Error, ErrorKind, Result};
 use crate::kustomization::{FieldSpec, Label, StringMap};
 use crate::resource::shared::node_at_mut;
-use crate::resource::{Resource, SharedEntry, Step};
+use crate::resource::{Resource, SharedEntry};
 use crate::yaml::Node;
+use crate::yaml::path::PathSeg;
 
 use super::fieldspec::{self, Create, GvkRef, PathStep};
 use super::{FieldSpecTables, Unchanged, is_new};
@@ -244,7 +245,7 @@ fn set_in<'p>(
                     for (g, group) in shared_entries.iter().enumerate() {
                         if group.key == *k
                             && !replay.contains(&g)
-                            && group.maps.iter().any(|m| same_path(at, m))
+                            && group.maps.iter().any(|m| at == m.as_slice())
                         {
                             replay.push(g);
                         }
@@ -300,7 +301,7 @@ fn set_in<'p>(
                             .get(start..end)
                             .unwrap_or_default()
                             .iter()
-                            .map(PathStep::to_step)
+                            .map(PathSeg::owned)
                             .collect()
                     })
                     .collect(),
@@ -308,10 +309,6 @@ fn set_in<'p>(
         }
     }
     Ok(())
-}
-
-fn same_path(at: &[PathStep], path: &[Step]) -> bool {
-    at.len() == path.len() && at.iter().zip(path).all(|(a, b)| a.is(b))
 }
 
 fn not_a_map(node: &Node) -> Error {
@@ -384,7 +381,8 @@ mod tests {
             },
         ];
         let mut told: Vec<(usize, String)> = Vec::new();
-        let mut tell = |i: usize, at: &[PathStep<'_>]| told.push((i, PathStep::dotted(at)));
+        let mut tell =
+            |i: usize, at: &[PathStep<'_>]| told.push((i, crate::transform::fieldspec::dotted(at)));
         apply(&mut rs, None, &labels, &tables, Some(&mut tell)).unwrap();
         told.sort();
         assert_eq!(

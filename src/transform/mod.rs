@@ -74,7 +74,7 @@ impl FieldSpecTables {
     pub fn builtin_for(version: KustomizeVersion) -> Result<FieldSpecTables> {
         let mut tables = FieldSpecTables::builtin()?;
         tables.kustomize = version;
-        if version.at_least(KustomizeVersion::V5_8_1) {
+        if version.at_least(KustomizeVersion::V5_7_1) {
             tables.images.extend(parse_table(
                 "images-since-v5.7.yaml",
                 include_str!("fieldspecs/images-since-v5.7.yaml"),
@@ -134,7 +134,7 @@ impl FieldSpecTables {
             ));
         };
         for (key, value) in map {
-            let here = || vec![crate::yaml::de::PathSeg::Key(key.to_string())];
+            let here = || vec![crate::yaml::path::PathSeg::Key(key.to_string())];
             let merged = |e: Error| Misshapen::at(here(), e.message);
             let table = match key.as_str() {
                 "commonLabels" => &mut self.common_labels,
@@ -299,7 +299,7 @@ fn table_lines(text: &str) -> impl Iterator<Item = &str> {
 pub(crate) fn specs_from_node(what: &str, node: &Node) -> Result<Vec<FieldSpec>> {
     specs_at(node).map_err(|e| {
         let key = match e.path.last() {
-            Some(crate::yaml::de::PathSeg::Key(k)) => format!("{k}: "),
+            Some(crate::yaml::path::PathSeg::Key(k)) => format!("{k}: "),
             _ => String::new(),
         };
         Error::new(
@@ -313,7 +313,7 @@ pub(crate) fn specs_from_node(what: &str, node: &Node) -> Result<Vec<FieldSpec>>
 pub(crate) fn specs_at(
     node: &Node,
 ) -> std::result::Result<Vec<FieldSpec>, configurations::Misshapen> {
-    use crate::yaml::de::PathSeg;
+    use crate::yaml::path::PathSeg;
     use configurations::Misshapen;
     let Some(items) = node.as_seq() else {
         if node.is_null() {

@@ -640,7 +640,8 @@ mod tests {
         let t = ReferenceTables::builtin();
         let tables = crate::transform::FieldSpecTables::builtin().unwrap();
         let mut told: Vec<(usize, String)> = Vec::new();
-        let mut tell = |i: usize, at: &[PathStep<'_>]| told.push((i, PathStep::dotted(at)));
+        let mut tell =
+            |i: usize, at: &[PathStep<'_>]| told.push((i, crate::transform::fieldspec::dotted(at)));
         fix_name_references(
             &mut rs,
             &t.name_reference,

@@ -10,7 +10,7 @@ use crate::fasthash::FastMap;
 use crate::kustomization::{FieldSpec, KustomizeVersion};
 use crate::resource::Resource;
 use crate::yaml::Node;
-use crate::yaml::de::PathSeg;
+use crate::yaml::path::PathSeg;
 
 use super::fieldspec::{self, Create, GvkRef};
 use super::{FieldSpecTables, KeptIn};

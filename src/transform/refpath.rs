@@ -325,7 +325,7 @@ mod tests {
         let mut found = Vec::new();
         walk_existing_at(&mut n, &segs, &mut |node, at| {
             found.push((
-                super::super::fieldspec::PathStep::dotted(&at.path()),
+                super::super::fieldspec::dotted(&at.path()),
                 node.as_str().unwrap_or("").to_string(),
             ));
             Ok(())

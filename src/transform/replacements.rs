@@ -21,9 +21,10 @@ use crate::kustomization::{
 };
 use crate::pattern::Anchored;
 use crate::resource::shared::Snapshot;
-use crate::resource::{ResId, Resource, Step};
+use crate::resource::{ResId, Resource};
 use crate::yaml::Node;
 use crate::yaml::emit::format_float;
+use crate::yaml::path::PathSeg;
 use crate::yaml::resolve::resolve_plain_lenient as resolve_plain;
 use crate::yaml::resolve::resolve_tagged;
 
@@ -62,8 +63,9 @@ pub(crate) fn collect(
         }
         let mut node = load(path)?;
         let mut dropped = Vec::new();
-        // kustomize v5.5.0 reads a file's `sourceValue` as an unknown field and drops it.
-        let shape = if version.at_least(KustomizeVersion::V5_8_1) {
+        // kustomize v5.5.0 and v5.6.0 read a file's `sourceValue` as an unknown field and
+        // drop it; v5.7.0 knows it (PR #5630, `types.Replacement.SourceValue`).
+        let shape = if version.at_least(KustomizeVersion::V5_7_1) {
             Shape::Replacement
         } else {
             Shape::ReplacementV550
@@ -131,11 +133,13 @@ pub(crate) fn apply_plugin_config(
         })
     };
     let mut list = Vec::new();
-    if !version.at_least(KustomizeVersion::V5_8_1) {
+    if !version.at_least(KustomizeVersion::V5_7_1) {
         // kustomize v5.5.0's `ReplacementTransformerPlugin` has a field `Replacements` tagged
         // `json:"omitempty"`: a top-level `omitempty:` list (its name matched ignoring case,
         // as Go's JSON decoding does) is read as replacements and runs before the
-        // `replacements:` ones. PR #5877 (v5.8.1) made the field private: the key is ignored.
+        // `replacements:` ones. PR #5877 (v5.7.0: kustomize/api v0.20's
+        // `internal/builtins/ReplacementTransformer.go`) made the field private: the key is
+        // ignored.
         if let Node::Map(m) = config {
             if let Some((key, _)) = m
                 .iter()
@@ -292,9 +296,9 @@ pub(crate) fn apply_telling(
     version: KustomizeVersion,
     mut unchanged: Unchanged<'_>,
 ) -> Result<(), Error> {
-    let v581 = version.at_least(KustomizeVersion::V5_8_1);
+    let v57 = version.at_least(KustomizeVersion::V5_7_1);
     for r in replacements {
-        if r.source_value.is_some() && !v581 {
+        if r.source_value.is_some() && !v57 {
             return Err(err(format!(
                 "`sourceValue` needs kustomize v5.7 or later; ply renders as {version} because of \
                  --kustomize-version (kustomize {version} refuses it: unknown field \"sourceValue\")"
@@ -302,7 +306,7 @@ pub(crate) fn apply_telling(
             .help("render with `--kustomize-version 5.8.1`, or take the value from a `source` object"));
         }
         // kustomize PR #5630 (v5.7): `sourceValue`, a literal, instead of a source object.
-        let literal = r.source_value.as_deref().filter(|_| v581);
+        let literal = r.source_value.as_deref().filter(|_| v57);
         if (r.source.is_none() && literal.is_none()) || r.targets.is_empty() {
             return Err(err(
                 "replacements must specify a source and at least one target",
@@ -680,7 +684,8 @@ impl<'a> IdMatch<'a> {
         version: KustomizeVersion,
     ) -> Result<Self, Error> {
         if version.at_least(KustomizeVersion::V5_8_1) {
-            // kustomize's `types.NewTargetSelectorRegex`.
+            // kustomize's `types.NewTargetSelectorRegex`, from v5.8.0 (kustomize/api v0.21's
+            // `types/replacement.go`; v5.7.1 still compares ids as written).
             let reject = t
                 .reject
                 .iter()
@@ -767,8 +772,9 @@ fn apply_target(
             };
             let mut count = 0usize;
             let created_kind = if create { Some(kind_of(value)) } else { None };
-            // kustomize v5.8.1 first tries the path as one into JSON or YAML held in a scalar
-            // (PR #5679, `setValueInStructuredData`), and falls back to the plain path.
+            // kustomize v5.8.0 first tries the path as one into JSON or YAML held in a scalar
+            // (PR #5679, `setValueInStructuredData`; not in v5.7.1), and falls back to the
+            // plain path.
             if v581 && structured::write(&mut r.node, &parts, value, created_kind)? {
                 continue;
             }
@@ -803,11 +809,11 @@ fn apply_target(
                 MatchError::Path(m) => err(format!("{what}: {m}")),
                 MatchError::Set(e) => e,
             })?;
-            let target: Option<Vec<Step>> = parts
+            let target: Option<Vec<PathSeg>> = parts
                 .iter()
                 .map(|p| {
                     (!p.is_empty() && !p.contains(['[', '*']) && p.parse::<usize>().is_err())
-                        .then(|| Step::Key(p.clone()))
+                        .then(|| PathSeg::Key(p.clone()))
                 })
                 .collect();
             shared.replay_writes(r, target.as_deref(), value);
@@ -922,45 +928,7 @@ fn match_path<'p>(
         return r;
     }
     if let Some((field, pattern)) = list_selector(part).map_err(MatchError::Path)? {
-        let Node::Seq(items) = node else {
-            return Err(wrong_kind("SequenceNode", node));
-        };
-        let re = Regex::new(pattern).map_err(|e| MatchError::Path(e.to_string()))?;
-        let mut matched = false;
-        for _round in 0..2 {
-            for (i, item) in items.iter_mut().enumerate() {
-                let text = if field.is_empty() {
-                    item.is_scalar().then(|| text_of(item))
-                } else {
-                    item.get(field).filter(|v| v.is_scalar()).map(text_of)
-                };
-                if text.is_some_and(|t| re.is_match(t.trim())) {
-                    matched = true;
-                    at.push(PathStep::Index(i));
-                    let r = if field.is_empty() {
-                        // A matched list item is the end of the path (kyaml ignores the rest).
-                        f(item, false, Some(at)).map_err(MatchError::Set)
-                    } else {
-                        match_path(item, rest, create, f, false, into_scalars, at)
-                    };
-                    at.pop();
-                    r?;
-                }
-            }
-            if matched || create.is_none() {
-                break;
-            }
-            let value = Node::Str(pattern.to_string());
-            let elem = if field.is_empty() {
-                value
-            } else {
-                let mut m = crate::yaml::Map::default();
-                m.insert(field.to_string(), value);
-                Node::Map(m)
-            };
-            items.push(elem);
-        }
-        return Ok(());
+        return match_selected(node, (field, pattern), rest, create, f, into_scalars, at);
     }
     if part == "*" {
         let Node::Seq(items) = node else {
@@ -976,54 +944,119 @@ fn match_path<'p>(
     }
     match node {
         Node::Null if create.is_none() => Ok(()),
-        Node::Null | Node::Map(_) => {
-            if node.is_null() {
-                *node = Node::empty_map();
-            }
-            let Node::Map(m) = node else {
-                return Ok(());
-            };
-            let mut fresh_child = false;
-            if !m.contains_key(part.as_str()) {
-                let Some(leaf) = create else {
-                    return Ok(());
-                };
-                let (n, is_fresh) = new_node(next, leaf);
-                fresh_child = is_fresh;
-                m.insert(part.clone(), n);
-            }
-            at.push(PathStep::Key(Cow::Borrowed(part.as_str())));
-            let r = match m.get_mut(part.as_str()) {
-                // kyaml v5.8.1 `PathMatcher.handleStructuredDataInScalar` (PR #5679): a scalar
-                // field with more path after it is read as YAML and the rest of the path is
-                // matched in that copy; what is set there is lost (the text is unchanged).
-                Some(child) if into_scalars && child.is_scalar() && !rest.is_empty() => {
-                    let mut copy = structured::parse(child)
-                        .map_err(|e| MatchError::Path(format!("yaml: {e}")))?;
-                    // The matches still count (`f` counts before it writes); a value that
-                    // would not fit is never printed, so it is no error.
-                    let mut counted = |n: &mut Node, fresh: bool, _: Option<&[PathStep<'p>]>| {
-                        let _ = f(n, fresh, None);
-                        Ok(())
-                    };
-                    match_path(
-                        &mut copy,
-                        rest,
-                        create,
-                        &mut counted,
-                        false,
-                        true,
-                        &mut Vec::new(),
-                    )
-                }
-                Some(child) => match_path(child, rest, create, f, fresh_child, into_scalars, at),
-                None => Ok(()),
-            };
-            at.pop();
-            r
-        }
+        Node::Null | Node::Map(_) => match_key(node, part, rest, create, f, into_scalars, at),
         other => Err(wrong_kind("MappingNode", other)),
     }
+}
+
+/// [`match_path`] at a list selector (`[field=pattern]`, `[=pattern]`): every item whose field
+/// (or scalar) matches; with `create`, an item is appended when none matches.
+fn match_selected<'p>(
+    node: &mut Node,
+    (field, pattern): (&str, &str),
+    rest: &'p [String],
+    create: Option<Kind>,
+    f: &mut Matched<'_, 'p>,
+    into_scalars: bool,
+    at: &mut Vec<PathStep<'p>>,
+) -> Result<(), MatchError> {
+    let Node::Seq(items) = node else {
+        return Err(wrong_kind("SequenceNode", node));
+    };
+    let re = Regex::new(pattern).map_err(|e| MatchError::Path(e.to_string()))?;
+    let mut matched = false;
+    for _round in 0..2 {
+        for (i, item) in items.iter_mut().enumerate() {
+            let text = if field.is_empty() {
+                item.is_scalar().then(|| text_of(item))
+            } else {
+                item.get(field).filter(|v| v.is_scalar()).map(text_of)
+            };
+            if text.is_some_and(|t| re.is_match(t.trim())) {
+                matched = true;
+                at.push(PathStep::Index(i));
+                let r = if field.is_empty() {
+                    // A matched list item is the end of the path (kyaml ignores the rest).
+                    f(item, false, Some(at)).map_err(MatchError::Set)
+                } else {
+                    match_path(item, rest, create, f, false, into_scalars, at)
+                };
+                at.pop();
+                r?;
+            }
+        }
+        if matched || create.is_none() {
+            break;
+        }
+        let value = Node::Str(pattern.to_string());
+        let elem = if field.is_empty() {
+            value
+        } else {
+            let mut m = crate::yaml::Map::default();
+            m.insert(field.to_string(), value);
+            Node::Map(m)
+        };
+        items.push(elem);
+    }
+    Ok(())
+}
+
+/// [`match_path`] at a map key (a null becomes a map when `create` is given): the field,
+/// created when missing and `create` is given.
+fn match_key<'p>(
+    node: &mut Node,
+    part: &'p str,
+    rest: &'p [String],
+    create: Option<Kind>,
+    f: &mut Matched<'_, 'p>,
+    into_scalars: bool,
+    at: &mut Vec<PathStep<'p>>,
+) -> Result<(), MatchError> {
+    let next = rest.first();
+    if node.is_null() {
+        *node = Node::empty_map();
+    }
+    let Node::Map(m) = node else {
+        return Ok(());
+    };
+    let mut fresh_child = false;
+    if !m.contains_key(part) {
+        let Some(leaf) = create else {
+            return Ok(());
+        };
+        let (n, is_fresh) = new_node(next, leaf);
+        fresh_child = is_fresh;
+        m.insert(part.to_string(), n);
+    }
+    at.push(PathStep::Key(Cow::Borrowed(part)));
+    let r = match m.get_mut(part) {
+        // kyaml v5.8.1 `PathMatcher.handleStructuredDataInScalar` (PR #5679): a scalar
+        // field with more path after it is read as YAML and the rest of the path is
+        // matched in that copy; what is set there is lost (the text is unchanged).
+        Some(child) if into_scalars && child.is_scalar() && !rest.is_empty() => {
+            let mut copy =
+                structured::parse(child).map_err(|e| MatchError::Path(format!("yaml: {e}")))?;
+            // The matches still count (`f` counts before it writes); a value that
+            // would not fit is never printed, so it is no error.
+            let mut counted = |n: &mut Node, fresh: bool, _: Option<&[PathStep<'p>]>| {
+                let _ = f(n, fresh, None);
+                Ok(())
+            };
+            match_path(
+                &mut copy,
+                rest,
+                create,
+                &mut counted,
+                false,
+                true,
+                &mut Vec::new(),
+            )
+        }
+        Some(child) => match_path(child, rest, create, f, fresh_child, into_scalars, at),
+        None => Ok(()),
+    };
+    at.pop();
+    r
 }
 
 /// kustomize's `setFieldValue`: with a delimiter, the value replaces one part of the target's
@@ -1137,27 +1170,8 @@ mod structured {
         let mut setter =
             |n: &mut Node, fresh: bool, _: Option<&[PathStep<'_>]>| -> Result<(), Error> {
                 count += 1;
-                if fresh {
-                    // A created scalar has no tag: it reads as its text.
-                    *n = resolve_plain(&text);
-                } else if n.is_scalar() {
-                    // Only the text changes; the tag stays, and text that does not read as it
-                    // fails when kustomize reads the document back.
-                    let new = match (n.unspelled(), resolve_plain(&text)) {
-                        (Node::Str(_), _) => Some(Node::Str(text.clone())),
-                        (Node::Int(_), v @ Node::Int(_)) => Some(v),
-                        (Node::Float(_), Node::Int(i)) => Some(Node::Float(i as f64)),
-                        (Node::Float(_), v @ Node::Float(_)) => Some(v),
-                        (Node::Bool(_), v @ Node::Bool(_)) => Some(v),
-                        (Node::Null, Node::Null) => Some(Node::Null),
-                        _ => None,
-                    };
-                    match new {
-                        Some(v) => *n = v,
-                        None => mismatch = true,
-                    }
-                } else {
-                    *n = value.clone();
+                if !set_text(n, fresh, &text, value) {
+                    mismatch = true;
                 }
                 Ok(())
             };
@@ -1175,49 +1189,8 @@ mod structured {
         {
             return Ok(false);
         }
-        let trimmed = original.trim();
-        let serialized = if trimmed.starts_with(['{', '[']) {
-            // `serializeAsJSON`: `encoding/json`, indented by two spaces when the text had a
-            // line break and two spaces in a row.
-            if mismatch {
-                return Ok(false);
-            }
-            let pretty = original.contains('\n') && original.contains("  ");
-            let mut out = String::new();
-            if go_json(&data, pretty, 0, &mut out).is_none() {
-                return Ok(false);
-            }
-            out
-        } else {
-            // `serializeAsYAML`: go-yaml v3 writes the document back keeping key order,
-            // quoting, flow style and comments. ply keeps none of the last three, so it writes
-            // only documents it prints back exactly as they were.
-            let unsupported = |why: &str| {
-                super::err(format!(
-                    "ply cannot yet rewrite this YAML held in a string as kustomize v5.8.1 does \
-                     ({why})"
-                ))
-                .help("hold the data as JSON, or in block YAML without comments, quotes or flow style")
-            };
-            if mismatch {
-                return Err(unsupported(
-                    "the new value does not read as the type of the field it replaces, which kustomize writes with a tag",
-                ));
-            }
-            if quoted_by_v2_only(&text) {
-                return Err(unsupported(
-                    "go-yaml v3 writes the new value unquoted, where ply's writer quotes it",
-                ));
-            }
-            let same = parse(&Node::Str(original.clone()))
-                .map(|n| yaml_text(&n) == trimmed)
-                .unwrap_or(false);
-            if !same {
-                return Err(unsupported(
-                    "its comments, quoting, flow style or layout are not what ply would print",
-                ));
-            }
-            yaml_text(&data)
+        let Some(serialized) = serialize(&original, &data, &text, mismatch)? else {
+            return Ok(false);
         };
         let mut done = false;
         let mut write_back =
@@ -1238,6 +1211,90 @@ mod structured {
             &mut Vec::new(),
         );
         Ok(done)
+    }
+
+    /// Sets one node matched in the copy: a created one to the text read plainly, a scalar to
+    /// the text read as its own type (false when it does not read so), anything else to the
+    /// value.
+    fn set_text(n: &mut Node, fresh: bool, text: &str, value: &Node) -> bool {
+        if fresh {
+            // A created scalar has no tag: it reads as its text.
+            *n = resolve_plain(text);
+        } else if n.is_scalar() {
+            // Only the text changes; the tag stays, and text that does not read as it
+            // fails when kustomize reads the document back.
+            let new = match (n.unspelled(), resolve_plain(text)) {
+                (Node::Str(_), _) => Some(Node::Str(text.to_string())),
+                (Node::Int(_), v @ Node::Int(_)) => Some(v),
+                (Node::Float(_), Node::Int(i)) => Some(Node::Float(i as f64)),
+                (Node::Float(_), v @ Node::Float(_)) => Some(v),
+                (Node::Bool(_), v @ Node::Bool(_)) => Some(v),
+                (Node::Null, Node::Null) => Some(Node::Null),
+                _ => None,
+            };
+            match new {
+                Some(v) => *n = v,
+                None => return false,
+            }
+        } else {
+            *n = value.clone();
+        }
+        true
+    }
+
+    /// The copy written back as the string's text: as JSON (`serializeAsJSON`) when it was
+    /// JSON, else as YAML (`serializeAsYAML`); `None` when kustomize leaves the field as it was.
+    fn serialize(
+        original: &str,
+        data: &Node,
+        text: &str,
+        mismatch: bool,
+    ) -> Result<Option<String>, Error> {
+        let trimmed = original.trim();
+        let serialized = if trimmed.starts_with(['{', '[']) {
+            // `serializeAsJSON`: `encoding/json`, indented by two spaces when the text had a
+            // line break and two spaces in a row.
+            if mismatch {
+                return Ok(None);
+            }
+            let pretty = original.contains('\n') && original.contains("  ");
+            let mut out = String::new();
+            if go_json(data, pretty, 0, &mut out).is_none() {
+                return Ok(None);
+            }
+            out
+        } else {
+            // `serializeAsYAML`: go-yaml v3 writes the document back keeping key order,
+            // quoting, flow style and comments. ply keeps none of the last three, so it writes
+            // only documents it prints back exactly as they were.
+            let unsupported = |why: &str| {
+                super::err(format!(
+                    "ply cannot yet rewrite this YAML held in a string as kustomize v5.8.1 does \
+                     ({why})"
+                ))
+                .help("hold the data as JSON, or in block YAML without comments, quotes or flow style")
+            };
+            if mismatch {
+                return Err(unsupported(
+                    "the new value does not read as the type of the field it replaces, which kustomize writes with a tag",
+                ));
+            }
+            if quoted_by_v2_only(text) {
+                return Err(unsupported(
+                    "go-yaml v3 writes the new value unquoted, where ply's writer quotes it",
+                ));
+            }
+            let same = parse(&Node::Str(original.to_string()))
+                .map(|n| yaml_text(&n) == trimmed)
+                .unwrap_or(false);
+            if !same {
+                return Err(unsupported(
+                    "its comments, quoting, flow style or layout are not what ply would print",
+                ));
+            }
+            yaml_text(data)
+        };
+        Ok(Some(serialized))
     }
 
     /// Strings go-yaml v2 (ply's writer) quotes and v3 does not: YAML 1.1 booleans and
@@ -1559,7 +1616,8 @@ mod tests {
             "- source: {kind: ConfigMap, name: src, fieldPath: data.port}\n  targets:\n  - select: {kind: Deployment}\n    fieldPaths:\n    - spec.template.spec.containers.[name=main].image\n    - spec.template.spec.containers.*.image\n    - metadata.labels.made\n    options: {create: true}\n- sourceValue: b\n  targets:\n  - select: {kind: ConfigMap}\n    fieldPaths: [data.host]\n    options: {delimiter: '.', index: 1}\n",
         );
         let mut told: Vec<(usize, String)> = Vec::new();
-        let mut tell = |i: usize, at: &[PathStep<'_>]| told.push((i, PathStep::dotted(at)));
+        let mut tell =
+            |i: usize, at: &[PathStep<'_>]| told.push((i, crate::transform::fieldspec::dotted(at)));
         apply_telling(
             &mut rs,
             &r,

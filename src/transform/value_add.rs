@@ -13,7 +13,7 @@ use crate::kustomization::Selector;
 use crate::resource::Resource;
 use crate::source::Location;
 use crate::yaml::Node;
-use crate::yaml::de::PathSeg;
+use crate::yaml::path::PathSeg;
 use crate::yaml::resolve::resolve_plain_v3;
 
 use super::FieldSpecTables;
@@ -277,7 +277,8 @@ pub(crate) fn split_field_path(path: &str) -> Vec<String> {
         .collect()
 }
 
-/// One part of a field path, as kyaml's `PathGetter` reads it.
+/// One part of a field path, as kyaml's `PathGetter` reads it: a step of a query (`-` is the
+/// last item, `[name=value]` may append one), not of a place (`crate::yaml::path::PathSeg`).
 #[derive(Debug, PartialEq)]
 enum Step<'p> {
     /// A non-negative number: a list index (out of range: nothing is written).

@@ -25,14 +25,8 @@ use serde::de::{
     Unexpected, VariantAccess, Visitor,
 };
 
+use super::path::PathSeg;
 use super::{Map, Node};
-
-/// One step of a field path.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PathSeg {
-    Key(String),
-    Index(usize),
-}
 
 /// A decoding failure: where (the path from the document root) and what.
 #[derive(Clone, Debug, PartialEq, Eq)]

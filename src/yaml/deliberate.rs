@@ -2,7 +2,7 @@
 //! of `docs/compatibility.md` ("YAML output"): found for `--strict`, which reports them.
 
 use super::Node;
-use super::de::PathSeg;
+use super::path::PathSeg;
 
 /// A value of an object that kustomize would not print as ply does.
 pub(crate) struct Difference {

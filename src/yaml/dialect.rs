@@ -265,6 +265,10 @@ impl Indents {
     }
 }
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "one scanner loop: every arm reads the byte at hand against the state all arms share (flow depth, block scalar, indentation)"
+)]
 fn scan(text: &str) -> Result<Scan, ParseError> {
     let b = text.as_bytes();
     let mut props = Vec::new();

@@ -647,6 +647,10 @@ fn analyze_printable_ascii(b: &[u8]) -> Option<Analysis> {
 }
 
 /// [`analyze`] character by character, for any text.
+#[allow(
+    clippy::too_many_lines,
+    reason = "mirrors go-yaml's yaml_emitter_analyze_scalar flag by flag, in its order"
+)]
 fn analyze_chars(s: &str) -> Analysis {
     if s.is_empty() {
         return Analysis {

@@ -14,6 +14,7 @@ pub(crate) mod json;
 pub(crate) mod limits;
 mod map;
 pub(crate) mod parse;
+pub(crate) mod path;
 mod reading;
 pub(crate) mod resolve;
 mod scan;

@@ -291,15 +291,7 @@ pub(crate) fn parse_patch_documents(text: &str) -> Result<Vec<ParsedDoc>, ParseE
         return Ok(docs);
     }
     // Read as a resource file is read: a flow mapping's value written as nothing is "".
-    let Ok(flow_read) = parse_documents_in(
-        text,
-        false,
-        None,
-        false,
-        false,
-        ReaderLimits::DEFAULT,
-        As::ResourceFile,
-    ) else {
+    let Ok(flow_read) = parse_plain(text, As::ResourceFile) else {
         return Ok(docs);
     };
     fn keep_empty(n: &mut Node, flow_read: &Node, in_list: bool) {
@@ -434,6 +426,20 @@ pub(crate) fn parse_documents_limited(
     parse_documents_in(text, false, None, false, false, limits, As::ResourceFile)
 }
 
+/// [`parse_documents_in`] with the defaults: YAML 1.2, no repeated keys recorded, boolean keys
+/// as any other, empty nulls not marked, the default limits.
+fn parse_plain(text: &str, read_as: As) -> Result<Vec<ParsedDoc>, ParseError> {
+    parse_documents_in(
+        text,
+        false,
+        None,
+        false,
+        false,
+        ReaderLimits::DEFAULT,
+        read_as,
+    )
+}
+
 fn parse_documents_in<'t>(
     text: &'t str,
     yaml11: bool,
@@ -550,15 +556,33 @@ fn parse_documents_reference<'t>(
 /// `"<<"` is an ordinary key: the texts read here (Helm values, plugin configurations, a
 /// replacement's structured data, ply's own tables) never pass kustomize's JSON step.
 pub fn parse_one(text: &str) -> Result<Node, ParseError> {
-    one_of(parse_documents_in(
-        text,
-        false,
-        None,
-        false,
-        false,
-        ReaderLimits::DEFAULT,
-        As::Other,
-    )?)
+    one_of(parse_plain(text, As::Other)?)
+}
+
+/// Records where a mapping's key ends (`key_ends`, by index, when repeated keys are
+/// recorded); a key already in `map` is recorded as repeated, or refused when `repeats` is
+/// not kept.
+fn record_key(
+    map: &Map,
+    key: &str,
+    after_key: Option<usize>,
+    repeats: Option<&std::cell::RefCell<Vec<Repeated>>>,
+    key_ends: &mut Vec<Option<usize>>,
+) -> Result<(), String> {
+    if let Some(i) = map.get_index_of(key) {
+        let Some(repeats) = repeats else {
+            return Err(format!("mapping key \"{key}\" already defined"));
+        };
+        repeats.borrow_mut().push(Repeated {
+            key: key.to_string(),
+            first: key_ends.get(i).copied().flatten(),
+            second: after_key,
+        });
+        key_ends[i] = after_key;
+    } else if repeats.is_some() {
+        key_ends.push(after_key);
+    }
+    Ok(())
 }
 
 fn one_of(mut docs: Vec<ParsedDoc>) -> Result<Node, ParseError> {
@@ -1112,6 +1136,26 @@ impl<'t> NodeVisitor<'t> {
         Some((tag, rest))
     }
 
+    /// What a null value of a key written with nothing after it becomes, as the reader was
+    /// asked to keep it: marked empty ([`EMPTY_NULL`]) or, in a flow mapping of a resource
+    /// file, `""`; `None` keeps the value read.
+    fn null_written_as_nothing(&self, after_key: Option<usize>) -> Option<Node> {
+        if let Some(t) = self.text.filter(|t| t.mark_empty_nulls)
+            && after_key.is_some_and(|end| {
+                nothing_after_key(t.text, end) || (self.flow && nothing_after_flow_key(t.text, end))
+            })
+        {
+            return Some(Node::Str(EMPTY_NULL.into()));
+        }
+        if self.flow
+            && let Some(t) = self.text.filter(|t| t.flow_empty_string)
+            && after_key.is_some_and(|end| nothing_after_flow_key(t.text, end))
+        {
+            return Some(Node::Str(String::new()));
+        }
+        None
+    }
+
     /// How the scalar `value` written at `at` (a value of this mapping) was written, as
     /// kyaml's node `Style` says ([`Map::style`]): tagged (`!!str "x"`: go-yaml's
     /// `TaggedStyle`), an untagged quoted or block string, or plain.
@@ -1472,47 +1516,22 @@ impl<'de> Visitor<'de> for NodeVisitor<'_> {
             } else {
                 Ctx::Other
             };
-            let mut value = access.next_value_seed(this.seed(ctx, after_key.map(At::Key)))?;
+            let mut value: Node = access.next_value_seed(this.seed(ctx, after_key.map(At::Key)))?;
             let style = match after_key {
                 Some(end) if value.is_scalar() => this.written_style(At::Key(end), &value),
                 _ => ScalarStyle::Plain,
             };
             if value.is_null()
-                && let Some(t) = this.text.filter(|t| t.mark_empty_nulls)
-                && after_key.is_some_and(|end| {
-                    nothing_after_key(t.text, end)
-                        || (this.flow && nothing_after_flow_key(t.text, end))
-                })
+                && let Some(nothing) = this.null_written_as_nothing(after_key)
             {
-                value = Node::Str(EMPTY_NULL.into());
-            }
-            if value.is_null()
-                && this.flow
-                && let Some(t) = this.text.filter(|t| t.flow_empty_string)
-                && after_key.is_some_and(|end| nothing_after_flow_key(t.text, end))
-            {
-                value = Node::Str(String::new());
+                value = nothing;
             }
             // See `parse_operation_documents`.
             if yaml11_word && let Some(slot) = map.get_mut(&key) {
                 *slot = value;
                 continue;
             }
-            if let Some(i) = map.get_index_of(&key) {
-                let Some(repeats) = repeats else {
-                    return Err(de::Error::custom(format!(
-                        "mapping key \"{key}\" already defined"
-                    )));
-                };
-                repeats.borrow_mut().push(Repeated {
-                    key: key.clone(),
-                    first: key_ends.get(i).copied().flatten(),
-                    second: after_key,
-                });
-                key_ends[i] = after_key;
-            } else if repeats.is_some() {
-                key_ends.push(after_key);
-            }
+            record_key(&map, &key, after_key, repeats, &mut key_ends).map_err(de::Error::custom)?;
             map.insert_styled(key, value, style);
         }
         for merge in merges {

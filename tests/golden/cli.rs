@@ -47,6 +47,32 @@ fn version_names_ply_commit_and_kustomize() {
     assert!(text.contains("kustomize v5.5.0"), "{text}");
 }
 
+/// `--kustomize-version` takes a kubectl release and renders as the kustomize it embeds: the
+/// managed-by label of kubectl 1.34's kustomize v5.7.1 (checked against the kustomize v5.7.1
+/// tool: the golden `build-metadata-managed-by/v5.7.1`); an unknown release is a usage error.
+#[test]
+fn kustomize_version_takes_a_kubectl_release() {
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/testdata/render/build-metadata-managed-by/input"
+    );
+    let out = ply(&["render", "--kustomize-version", "kubectl-1.34", dir]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("managed-by: kustomize-v5.7.1"), "{text}");
+    let out = ply(&["render", "--kustomize-version", "kubectl-1.31", dir]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("kubectl 1.32, 1.33, 1.34, 1.35, 1.36, 1.37"),
+        "{err}"
+    );
+}
+
 #[test]
 fn bash_completion_loads_in_bash() {
     let script = ply(&["completion", "bash"]);

@@ -20,6 +20,22 @@ fn argo_application_cases() {
     failures.finish("gitops/argo", all.len());
 }
 
+/// Helm sources and an app-of-apps Helm chart (`testdata/gitops/argo-helm/`), rendered with
+/// the real helm their `args` name (`--helm-command helm-3.19.0`). Not in the default run: a
+/// bare machine has no helm; `.ci/run` builds helm v3.19.0 from the Go module proxy, then runs
+/// this test (`cargo test --test golden argo_helm -- --ignored`) and checks every case against
+/// the oracle (`tools/argo_oracle.py check testdata/gitops/argo-helm`).
+#[test]
+#[ignore = "needs helm 3.19.0 as helm-3.19.0 on PATH; .ci/run installs it and runs this"]
+fn argo_helm_cases() {
+    let all = cases("gitops/argo-helm");
+    let mut failures = Failures::default();
+    for case in &all {
+        run_case(&mut failures, case);
+    }
+    failures.finish("gitops/argo-helm", all.len());
+}
+
 /// The words of `args`, split at white space outside double quotes.
 fn words(text: &str) -> Vec<String> {
     let mut out = Vec::new();

@@ -10,11 +10,12 @@
 //! `testdata/bin` comes first on `PATH`: it holds the stand-in `helm` of the `helm-*` cases.
 //! `KUSTOMIZE_PLUGIN_HOME` is `testdata/plugins`, the legacy exec plugins of `plugin-exec-*`.
 //!
-//! Every case renders as both kustomize versions ply matches (`--kustomize-version 5.5.0` and
-//! `5.8.1`): the expectation files of the case directory hold for both, unless a
-//! subdirectory named for a version (`v5.5.0/`, `v5.8.1/`) holds that version's own. A case
+//! Every case renders as each kustomize version ply matches (`--kustomize-version 5.8.1`,
+//! `5.7.1`, `5.6.0` and `5.5.0`): the expectation files of the case directory hold for all,
+//! unless a subdirectory named for a version (`v5.5.0/`, `v5.7.1/`, `v5.8.1/`) holds that
+//! version's own; v5.6.0, which renders as v5.5.0, takes `v5.6.0/`, else `v5.5.0/`. A case
 //! whose `args` name a version renders as that one only. Each expectation was checked
-//! against the kubectl that embeds its version (`tools/check_render_goldens.py`, run by CI).
+//! against its version's oracle (`tools/check_render_goldens.py`, run by CI).
 //!
 //! Every case renders three ways as the default version, which must all give the expected
 //! bytes: as usual (a second thread reads files ahead of the build), with `--single-thread`,
@@ -100,17 +101,19 @@ fn check(failures: &mut Failures, case: &Path, cwd: &Path, args: &[String], expe
 const READINGS: [&[&str]; 3] = [&[], &["--single-thread"], &["--read-ahead-first"]];
 
 /// The kustomize versions every case renders as; the first is ply's default.
-const VERSIONS: [&str; 2] = ["5.8.1", "5.5.0"];
+const VERSIONS: [&str; 4] = ["5.8.1", "5.7.1", "5.6.0", "5.5.0"];
 
 /// Where the expectations of `case` rendered as `version` are: `case/v<version>/` when the
-/// case has one, else the case directory.
+/// case has one (for 5.6.0, else `case/v5.5.0/`), else the case directory.
 fn expectations(case: &Path, version: &str) -> PathBuf {
-    let own = case.join(format!("v{version}"));
-    if own.is_dir() {
-        own
-    } else {
-        case.to_path_buf()
+    let mut own = vec![format!("v{version}")];
+    if version == "5.6.0" {
+        own.push("v5.5.0".into());
     }
+    own.iter()
+        .map(|v| case.join(v))
+        .find(|d| d.is_dir())
+        .unwrap_or_else(|| case.to_path_buf())
 }
 
 #[test]

@@ -140,7 +140,10 @@ fn review_golden_cases() {
         let upgrade_only = extra.iter().any(|a| a == "--base-kustomize-version")
             && same_tree(&case.join("base"), &case.join("head"));
         let mut codes = Vec::new();
-        for (format, expected) in FORMATS {
+        // The HTML report, where a case keeps one (a page is long: a few cases).
+        let html = [("html", "expected.html")];
+        let html = html.iter().filter(|(_, f)| case.join(f).exists());
+        for &(format, expected) in FORMATS.iter().chain(html) {
             let base = ["diff", "--base", "HEAD~1", "--all"];
             let (code, stdout, stderr) = ply(&repo, &args(&base, &extra, format));
             codes.push(code);
@@ -690,6 +693,10 @@ const SETTINGS: &str =
     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  level: info\n";
 const CLAIM: &str = "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: data\nspec:\n  accessModes:\n  - ReadWriteOnce\n  resources:\n    requests:\n      storage: 1Gi\n";
 
+#[allow(
+    clippy::too_many_lines,
+    reason = "one scenario: shards in every format, merged, against the unsharded report"
+)]
 fn merged_shards_of(case: &Path) {
     let repo = build_repo(case, "merge");
     let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
@@ -806,5 +813,67 @@ fn merged_shards_of(case: &Path) {
         unwrapped(&err).contains("it was not written with --shard I/N"),
         "{err}"
     );
+    let _ = std::fs::remove_dir_all(&repo);
+}
+
+/// `--gitops` in a repository with no Flux Kustomization and no Argo CD Application at either
+/// revision is a usage error that says so, never an empty review that exits 0.
+#[test]
+fn gitops_review_without_targets_says_so() {
+    let case = crate::support::testdata("gitops").join("review-no-targets");
+    let repo = build_repo(&case, "no-targets");
+    let args: Vec<String> = ["diff", "--base", "HEAD~1", "--gitops"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let (code, out, err) = ply(&repo, &args);
+    assert_eq!(code, 2, "stdout: {out}\nstderr: {err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains("--gitops found no Flux Kustomization and no Argo CD Application"),
+        "{err}"
+    );
+    // The same repository reviewed as kustomization roots has its change.
+    let plain: Vec<String> = ["diff", "--base", "HEAD~1", "--all", "--format", "summary"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let (code, out, _) = ply(&repo, &plain);
+    // Exit 1: changes found, as `diff` exits.
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("1 changed: 0 create, 1 update"), "{out}");
+    let _ = std::fs::remove_dir_all(&repo);
+}
+
+/// In a clone whose `origin` remote is another URL, `--repo-url` names this repository for an
+/// Argo CD Application as it does for `ply diff --gitops`; without it the Application is not
+/// rendered and the error names both URLs.
+#[test]
+fn argo_render_repo_url_adds_to_origin() {
+    let case = crate::support::testdata("review").join("gitops-argo-overrides");
+    let repo = build_repo(&case, "origin-elsewhere");
+    git(
+        &repo,
+        &["remote", "add", "origin", "https://example.test/mirror.git"],
+    );
+    let render = |extra: &[&str]| {
+        let mut a: Vec<String> = ["render", "--argo-application", "web"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a.push(".".to_string());
+        ply(&repo, &a)
+    };
+    let (code, out, err) = render(&[]);
+    assert_eq!(code, 1, "stdout: {out}\nstderr: {err}");
+    assert!(
+        err.contains("its source is https://github.com/example/deploy.git, not this"),
+        "{err}"
+    );
+    assert!(err.contains("https://example.test/mirror.git"), "{err}");
+    let (code, out, err) = render(&["--repo-url", "https://github.com/example/deploy.git"]);
+    assert_eq!(code, 0, "stderr: {err}");
+    assert!(out.contains("kind: Deployment"), "{out}");
     let _ = std::fs::remove_dir_all(&repo);
 }

@@ -14,12 +14,24 @@ use crate::support::{Failures, cases};
 
 /// The rendered objects of `overlay` under `root` (`None` when the render fails), with the
 /// stand-in helm first on PATH.
-fn render(root: &Path, overlay: &str, helm: bool) -> Option<Vec<Value>> {
+fn render(root: &Path, overlay: &str, extra: &[String]) -> Option<Vec<Value>> {
     use serde::Deserialize;
+    // A GitOps target (`ply diff --gitops`) renders as its controller does.
+    let target: Vec<String> = match (overlay.strip_prefix("flux:"), overlay.strip_prefix("argo:")) {
+        (Some(ks), _) => vec![
+            "--flux-kustomization".into(),
+            ks.into(),
+            "--repo-root".into(),
+            ".".into(),
+        ],
+        (_, Some(app)) => vec!["--argo-application".into(), app.into(), ".".into()],
+        _ => vec![overlay.into()],
+    };
     let out = Command::new(env!("CARGO_BIN_EXE_ply"))
         .current_dir(root)
-        .args(["render", overlay])
-        .args(helm.then_some("--enable-helm"))
+        .arg("render")
+        .args(target)
+        .args(extra)
         .env("NO_COLOR", "1")
         .env("PATH", path_with_stand_ins())
         .output()
@@ -158,7 +170,16 @@ fn every_golden_cause_changes_its_field_when_mutated() {
         let report: serde_json::Value = serde_json::from_str(&report).unwrap();
         count += 1;
         let args = std::fs::read_to_string(case.join("args")).unwrap_or_default();
-        let helm = args.contains("--enable-helm");
+        // The render flags of the case (`--enable-helm`; the repository's URL of `--gitops`).
+        let words: Vec<&str> = args.split_whitespace().collect();
+        let mut extra: Vec<String> = Vec::new();
+        for (i, w) in words.iter().enumerate() {
+            match *w {
+                "--enable-helm" => extra.push(w.to_string()),
+                "--repo-url" => extra.extend([w.to_string(), words[i + 1].to_string()]),
+                _ => {}
+            }
+        }
         for ov in report["overlays"].as_array().into_iter().flatten() {
             let overlay = ov["path"].as_str().unwrap_or("");
             for o in ov["objects"].as_array().into_iter().flatten() {
@@ -188,6 +209,11 @@ fn every_golden_cause_changes_its_field_when_mutated() {
                         cause["line"].as_u64().unwrap() as usize,
                         cause["column"].as_u64().unwrap() as usize,
                     );
+                    // A moved object's base is the overlay it moved from.
+                    let overlay = match o["movedFrom"].as_str() {
+                        Some(from) if side == "base" => from,
+                        _ => overlay,
+                    };
                     let what = format!(
                         "{}: {overlay} {kind}/{name} {path}: {side} {file}:{line}:{column}",
                         case.display()
@@ -195,7 +221,7 @@ fn every_golden_cause_changes_its_field_when_mutated() {
                     let tree = tempdir("t");
                     copy_tree(&case.join(side), &tree);
                     let value = |root: &Path| {
-                        let objects = render(root, overlay, helm)?;
+                        let objects = render(root, overlay, &extra)?;
                         Some(
                             object(&objects, kind, ns, name)
                                 .and_then(|x| at(x, path))

@@ -300,6 +300,10 @@ fn fetch_fails(t: &Path, case: &str, k: &str, extra: &[&str]) -> String {
 }
 
 #[test]
+#[allow(
+    clippy::too_many_lines,
+    reason = "a list of bad downloads, each with the error it must give"
+)]
 fn bad_downloads_are_clear_errors() {
     let t = temp("http-bad");
     let mut server = Server::start();

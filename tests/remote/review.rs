@@ -76,6 +76,10 @@ fn objects(yaml: &str) -> std::collections::BTreeMap<String, String> {
 }
 
 #[test]
+#[allow(
+    clippy::too_many_lines,
+    reason = "one scenario told in order: the cache, both sides, the review"
+)]
 fn review_of_a_remote_base_bumped_between_the_sides() {
     let t = temp("review-bump");
     let bare = remote_repo(&t);

@@ -11,7 +11,8 @@ use serde::Deserialize;
 use crate::diag::{Error, ErrorKind, Result};
 use crate::kustomization::load::locate_from;
 use crate::source::{Location, SourceFile};
-use crate::yaml::de::{PathSeg, from_node_strict};
+use crate::yaml::de::from_node_strict;
+use crate::yaml::path::PathSeg;
 use crate::yaml::{Node, parse_documents};
 
 /// The API group and kind of an Application.

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::source::SourceFile;
-use crate::yaml::de::PathSeg;
+use crate::yaml::path::PathSeg;
 use crate::yaml::{Map, Node, parse_documents};
 
 use super::app::Application;

@@ -105,7 +105,7 @@ fn read_objects(path: &Path, text: String, json: bool, out: &mut Vec<Resource>) 
 }
 
 /// An object, or each item of a `*List` (the repo server splits lists before tracking them).
-fn push_object(node: Node, at: Location, out: &mut Vec<Resource>) {
+pub(super) fn push_object(node: Node, at: Location, out: &mut Vec<Resource>) {
     // `Unstructured.IsList`: any object whose `items` is a list; `isNullList`: null items,
     // no spec and no status, nothing.
     let is_list = matches!(node.get("items"), Some(Node::Seq(_)));

@@ -82,6 +82,9 @@ pub(crate) enum Origin {
     AppSet(String),
     /// Rendered by the Application of that name (app of apps).
     Parent(String),
+    /// The Application of an app-of-apps Helm chart that no Application of the repository
+    /// renders (made outside the repository, with `argocd app create`).
+    Chart,
 }
 
 /// One Application found, with how.
@@ -171,6 +174,8 @@ pub(crate) fn discover(
             }
         }
     }
+    let parents = chart_parents(repo, settings, &found);
+    found.extend(parents);
     children(repo, settings, &mut found, warnings);
     (found, skipped)
 }
@@ -179,11 +184,12 @@ pub(crate) fn discover(
 pub(crate) fn renderable(
     repo: &super::render::Repo<'_>,
     found: Vec<Found>,
+    helm: bool,
 ) -> (Vec<Found>, Vec<(Found, String)>) {
     let mut kept = Vec::new();
     let mut not = Vec::new();
     for f in found {
-        match unrenderable(repo, &f.app) {
+        match unrenderable(repo, &f.app, helm) {
             Some(reason) => not.push((f, reason)),
             None => kept.push(f),
         }
@@ -202,7 +208,7 @@ fn children(
     let mut queue: Vec<(usize, usize)> = (0..found.len()).map(|i| (i, 0)).collect();
     while let Some((i, depth)) = queue.pop() {
         if depth >= 5
-            || unrenderable(repo, &found[i].app).is_some()
+            || unrenderable(repo, &found[i].app, settings.base.helm.enabled).is_some()
             || !may_hold_apps(repo, &found[i].app)
         {
             continue;
@@ -248,7 +254,7 @@ fn children(
 /// cheap test before rendering it to find its children).
 fn may_hold_apps(repo: &super::render::Repo<'_>, app: &Application) -> bool {
     app.sources.iter().any(|s| {
-        let dir = std::path::PathBuf::from(s.str_at(&["path"]).unwrap_or(""));
+        let dir = source_dir(s);
         repo.files.iter().any(|f| {
             f.starts_with(&dir)
                 && repo
@@ -259,8 +265,13 @@ fn may_hold_apps(repo: &super::render::Repo<'_>, app: &Application) -> bool {
     })
 }
 
-/// Why an Application is not rendered (another repository, a Helm chart, a plugin), if so.
-pub(crate) fn unrenderable(repo: &super::render::Repo<'_>, app: &Application) -> Option<String> {
+/// Why an Application is not rendered (another repository, a chart of a Helm repository, a
+/// plugin, a Helm source without `helm`), if so.
+pub(crate) fn unrenderable(
+    repo: &super::render::Repo<'_>,
+    app: &Application,
+    helm: bool,
+) -> Option<String> {
     for s in &app.sources {
         let url = s.str_at(&["repoURL"]).unwrap_or("");
         let ref_only =
@@ -274,35 +285,120 @@ pub(crate) fn unrenderable(repo: &super::render::Repo<'_>, app: &Application) ->
         if s.get("chart").is_some() {
             return Some("a Helm chart source".into());
         }
-        if s.get("helm").is_some() {
-            return Some(
-                "a Helm source (ply renders kustomize and plain-directory sources)".into(),
-            );
-        }
         if s.get("plugin").is_some() {
             return Some("a Config Management Plugin source".into());
         }
-        let dir = std::path::PathBuf::from(s.str_at(&["path"]).unwrap_or(""));
-        let is_kustomize = s.get("kustomize").is_some()
-            || repo.files.iter().any(|f| {
-                f.parent() == Some(dir.as_path())
-                    && f.file_name().is_some_and(|n| {
-                        ["kustomization.yaml", "kustomization.yml", "Kustomization"]
-                            .iter()
-                            .any(|k| n == *k)
-                    })
+        if !helm && (s.get("helm").is_some() || is_chart_dir(repo, s)) {
+            return Some(match chart_holds_apps(repo, &source_dir(s)) {
+                true => APP_OF_APPS_CHART.to_string(),
+                false => super::render::HELM_NEEDED.to_string(),
             });
-        let is_chart = repo.files.iter().any(|f| {
-            f.parent() == Some(dir.as_path())
-                && f.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.ends_with("Chart.yaml"))
-        });
-        if is_chart && !is_kustomize && s.get("directory").is_none() {
-            return Some(
-                "a Helm chart directory (ply renders kustomize and plain-directory sources)".into(),
-            );
         }
     }
     None
+}
+
+/// A source's `path` as a directory relative to the root (`./a/../b` is `b`), as the repo
+/// server resolves it.
+fn source_dir(s: &crate::yaml::Node) -> std::path::PathBuf {
+    let mut out = std::path::PathBuf::new();
+    for c in std::path::Path::new(s.str_at(&["path"]).unwrap_or("")).components() {
+        match c {
+            std::path::Component::Normal(n) => out.push(n),
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Whether a source's directory is a chart Argo CD renders with helm: a `*Chart.yaml` in it,
+/// no kustomization file and no `kustomize:` or `directory:` block.
+fn is_chart_dir(repo: &super::render::Repo<'_>, s: &crate::yaml::Node) -> bool {
+    if s.get("kustomize").is_some() || s.get("directory").is_some() {
+        return false;
+    }
+    let dir = source_dir(s);
+    let names: Vec<&str> = repo
+        .files
+        .iter()
+        .filter(|f| f.parent() == Some(dir.as_path()))
+        .filter_map(|f| f.file_name().and_then(|n| n.to_str()))
+        .collect();
+    let kustomization = names
+        .iter()
+        .any(|n| crate::kustomization::load::FILE_NAMES.contains(n));
+    !kustomization && names.iter().any(|n| n.ends_with("Chart.yaml"))
+}
+
+/// Why an app-of-apps chart is not rendered without helm.
+const APP_OF_APPS_CHART: &str = "a Helm chart whose templates are Applications (an app of apps): give --enable-helm (and --helm-command) to render it and the Applications it generates";
+
+/// Whether the chart in `dir` has templates that are Argo CD Applications.
+fn chart_holds_apps(repo: &super::render::Repo<'_>, dir: &std::path::Path) -> bool {
+    let templates = dir.join("templates");
+    repo.files.iter().any(|f| {
+        f.starts_with(&templates)
+            && repo.fs.read_to_string(&repo.root.join(f)).is_ok_and(|t| {
+                t.contains("argoproj.io/v1alpha1") && t.contains("kind: Application")
+            })
+    })
+}
+
+/// The Helm charts of the repository whose templates are Applications and that no Application
+/// found renders (an app of apps created outside the repository, as argoproj/argocd-example-apps'
+/// `apps/` is with `argocd app create apps --path apps`): each as the Application that command
+/// makes, named after the chart's directory, in and into Argo CD's namespace.
+fn chart_parents(
+    repo: &super::render::Repo<'_>,
+    settings: &super::render::Settings,
+    found: &[Found],
+) -> Vec<Found> {
+    let mut out = Vec::new();
+    for chart in repo
+        .files
+        .iter()
+        .filter(|f| f.file_name().is_some_and(|n| n == "Chart.yaml"))
+    {
+        let dir = chart.parent().unwrap_or(std::path::Path::new(""));
+        let holds_apps = chart_holds_apps(repo, dir);
+        let dir_text = dir.to_string_lossy().into_owned();
+        let rendered_by_one = found.iter().any(|f| {
+            f.app.sources.iter().any(|s| {
+                super::is_this_repo(s.str_at(&["repoURL"]).unwrap_or(""), &repo.urls)
+                    && source_dir(s) == dir
+            })
+        });
+        if !holds_apps || rendered_by_one {
+            continue;
+        }
+        let url = repo.urls.first().cloned().unwrap_or_default();
+        let ns = &settings.control_plane;
+        let name = dir
+            .file_name()
+            .map_or("root".into(), |n| n.to_string_lossy());
+        let text = format!(
+            "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: {name}\n  namespace: {ns}\nspec:\n  destination:\n    namespace: {ns}\n    server: https://kubernetes.default.svc\n  project: default\n  source:\n    path: {dir_text}\n    repoURL: {url}\n    targetRevision: HEAD\n"
+        );
+        let Ok(docs) = crate::yaml::parse_documents(&text) else {
+            continue;
+        };
+        // Messages point into the chart's own Chart.yaml (its first line: the Application is
+        // written nowhere).
+        let chart_text = repo
+            .fs
+            .read_to_string(&repo.root.join(chart))
+            .unwrap_or_default();
+        let file = crate::source::SourceFile::new(repo.root.join(chart), chart_text);
+        let Some(doc) = docs.first() else { continue };
+        if let Ok(app) = Application::from_node(&doc.node, file, 0) {
+            out.push(Found {
+                app,
+                origin: Origin::Chart,
+            });
+        }
+    }
+    out
 }

@@ -514,7 +514,7 @@ fn eval_cmd(cmd: &[Arg], st: &mut State, dot: &Val, piped: Option<Val>) -> Resul
             if let Some(p) = piped {
                 args.push(p);
             }
-            call(name, args, st)
+            call(name, args)
         }
         first => {
             if cmd.len() > 1 || piped.is_some() {
@@ -543,7 +543,7 @@ fn eval_arg(a: &Arg, st: &mut State, dot: &Val) -> Result<Val, String> {
         Arg::Bool(b) => Some(Node::Bool(*b)),
         Arg::Nil => None,
         Arg::Sub(p) => eval_pipe(p, st, dot)?,
-        Arg::Ident(name) => call(name, Vec::new(), st)?,
+        Arg::Ident(name) => call(name, Vec::new())?,
         Arg::Field(var, path) => {
             let start = match var {
                 None => dot.clone(),
@@ -670,9 +670,51 @@ fn need(name: &str, args: &[Val], n: usize) -> Result<(), String> {
     }
 }
 
-/// The functions: Go's builtins and the sprig functions ApplicationSets use.
-fn call(name: &str, a: Vec<Val>, st: &State) -> Result<Val, String> {
-    let str_val = |x: String| Ok(Some(Node::str(x)));
+/// The functions: Go's builtins and the sprig functions ApplicationSets use, each family in
+/// its own function.
+fn call(name: &str, a: Vec<Val>) -> Result<Val, String> {
+    match name {
+        "and" | "or" | "not" | "eq" | "ne" | "lt" | "le" | "gt" | "ge" => logic(name, &a),
+        "len" | "index" | "list" | "dict" | "get" | "hasKey" | "first" | "last" => {
+            collection(name, a)
+        }
+        "print" | "println" | "printf" | "default" | "empty" | "coalesce" | "ternary" => {
+            values(name, &a)
+        }
+        "lower" | "upper" | "title" | "trim" | "quote" | "squote" | "toString" | "normalize"
+        | "nospace" | "base" | "dir" | "toJson" | "toYaml" | "b64enc" => one_string(name, &a),
+        "trimPrefix" | "trimSuffix" | "trimAll" | "contains" | "hasPrefix" | "hasSuffix"
+        | "repeat" | "trunc" | "split" | "splitList" | "join" | "cat" => two_arg(name, &a),
+        "replace" => {
+            need(name, &a, 3)?;
+            Ok(Some(Node::str(s(&a[2]).replace(&s(&a[0]), &s(&a[1])))))
+        }
+        "substr" => {
+            need(name, &a, 3)?;
+            let x: Vec<char> = s(&a[2]).chars().collect();
+            let (lo, hi) = (int_of(&a[0])?.max(0) as usize, int_of(&a[1])?);
+            let hi = if hi < 0 || hi as usize > x.len() {
+                x.len()
+            } else {
+                hi as usize
+            };
+            Ok(Some(Node::str(
+                x.get(lo.min(hi)..hi)
+                    .unwrap_or(&[])
+                    .iter()
+                    .collect::<String>(),
+            )))
+        }
+        "add" | "sub" | "mul" | "div" | "mod" | "add1" => arith(name, &a),
+        "env" | "expandenv" | "getHostByName" => Err(format!("function \"{name}\" not defined")),
+        _ => Err(format!(
+            "function \"{name}\" is not supported by ply's Go template subset (docs/gitops.md lists the supported ones)"
+        )),
+    }
+}
+
+/// Go's `and`, `or`, `not` and comparisons.
+fn logic(name: &str, a: &[Val]) -> Result<Val, String> {
     match name {
         "and" => Ok(a
             .iter()
@@ -682,18 +724,18 @@ fn call(name: &str, a: Vec<Val>, st: &State) -> Result<Val, String> {
             .flatten()),
         "or" => Ok(a.iter().find(|v| truthy(v)).or(a.last()).cloned().flatten()),
         "not" => {
-            need(name, &a, 1)?;
+            need(name, a, 1)?;
             Ok(Some(Node::Bool(!truthy(&a[0]))))
         }
         "eq" => Ok(Some(Node::Bool(
             a.len() >= 2 && a[1..].iter().any(|b| eq(&a[0], b)),
         ))),
         "ne" => {
-            need(name, &a, 2)?;
+            need(name, a, 2)?;
             Ok(Some(Node::Bool(!eq(&a[0], &a[1]))))
         }
-        "lt" | "le" | "gt" | "ge" => {
-            need(name, &a, 2)?;
+        _ => {
+            need(name, a, 2)?;
             let ord = match (int_of(&a[0]), int_of(&a[1])) {
                 (Ok(x), Ok(y)) => x.cmp(&y),
                 _ => s(&a[0]).cmp(&s(&a[1])),
@@ -707,6 +749,12 @@ fn call(name: &str, a: Vec<Val>, st: &State) -> Result<Val, String> {
             };
             Ok(Some(Node::Bool(r)))
         }
+    }
+}
+
+/// Go's `len` and `index`, sprig's `list`, `dict`, `get`, `hasKey`, `first`, `last`.
+fn collection(name: &str, a: Vec<Val>) -> Result<Val, String> {
+    match name {
         "len" => {
             need(name, &a, 1)?;
             let n = match a[0].as_ref().map(Node::unspelled) {
@@ -717,105 +765,7 @@ fn call(name: &str, a: Vec<Val>, st: &State) -> Result<Val, String> {
             };
             Ok(Some(Node::Int(n as i128)))
         }
-        "index" => {
-            let mut cur = a.first().cloned().flatten();
-            for k in a.iter().skip(1) {
-                cur = match (
-                    cur.as_ref().map(Node::unspelled),
-                    k.as_ref().map(Node::unspelled),
-                ) {
-                    (Some(Node::Seq(s)), _) => {
-                        let i = int_of(k)?;
-                        Some(
-                            s.get(usize::try_from(i).map_err(|_| "index out of range")?)
-                                .cloned()
-                                .ok_or(format!("index out of range: {i}"))?,
-                        )
-                    }
-                    (Some(Node::Map(m)), _) => m.get(&s(k)).cloned(),
-                    (None | Some(Node::Null), _) => None,
-                    _ => return Err("can't index item".into()),
-                };
-            }
-            Ok(cur)
-        }
-        "print" => str_val(a.iter().map(print).collect::<Vec<_>>().join("")),
-        "println" => str_val(a.iter().map(print).collect::<Vec<_>>().join(" ") + "\n"),
-        "printf" => {
-            let (f, rest) = a.split_first().ok_or("printf needs a format")?;
-            str_val(printf(&s(f), rest)?)
-        }
-        "default" => {
-            need(name, &a, 2)?;
-            Ok(if truthy(&a[1]) {
-                a[1].clone()
-            } else {
-                a[0].clone()
-            })
-        }
-        "empty" => Ok(Some(Node::Bool(!truthy(&a.first().cloned().flatten())))),
-        "coalesce" => Ok(a.iter().find(|v| truthy(v)).cloned().flatten()),
-        "ternary" => {
-            need(name, &a, 3)?;
-            Ok(if truthy(&a[2]) {
-                a[0].clone()
-            } else {
-                a[1].clone()
-            })
-        }
-        "lower" | "upper" | "title" | "trim" | "quote" | "squote" | "toString" | "normalize"
-        | "nospace" | "base" | "dir" | "toJson" | "toYaml" | "b64enc" => {
-            let x = s(a.last().ok_or(format!("{name} needs an argument"))?);
-            let v = a.last().cloned().flatten();
-            str_val(match name {
-                "lower" => x.to_lowercase(),
-                "upper" => x.to_uppercase(),
-                "title" => title(&x),
-                "trim" => x.trim().to_string(),
-                "quote" => format!("{:?}", x),
-                "squote" => format!("'{x}'"),
-                "toString" => x,
-                "normalize" => sanitize_name(&x),
-                "nospace" => x.chars().filter(|c| !c.is_whitespace()).collect(),
-                "base" => x.rsplit('/').next().unwrap_or("").to_string(),
-                "dir" => match x.rfind('/') {
-                    Some(0) => "/".into(),
-                    Some(i) => x[..i].to_string(),
-                    None => ".".into(),
-                },
-                "toJson" => crate::yaml::json::to_json(
-                    &v.unwrap_or(Node::Null),
-                    crate::yaml::json::JsonStyle::KUSTOMIZE_HASH,
-                ),
-                "toYaml" => {
-                    let mut out = String::new();
-                    crate::yaml::emit_document(
-                        &mut out,
-                        &v.unwrap_or(Node::Null),
-                        crate::yaml::EmitOptions::default(),
-                    );
-                    out.trim_end_matches('\n').to_string()
-                }
-                _ => base64(x.as_bytes()),
-            })
-        }
-        "trimPrefix" | "trimSuffix" | "trimAll" | "contains" | "hasPrefix" | "hasSuffix"
-        | "repeat" | "trunc" | "split" | "splitList" | "join" | "cat" => two_arg(name, &a),
-        "replace" => {
-            need(name, &a, 3)?;
-            str_val(s(&a[2]).replace(&s(&a[0]), &s(&a[1])))
-        }
-        "substr" => {
-            need(name, &a, 3)?;
-            let x: Vec<char> = s(&a[2]).chars().collect();
-            let (lo, hi) = (int_of(&a[0])?.max(0) as usize, int_of(&a[1])?);
-            let hi = if hi < 0 || hi as usize > x.len() {
-                x.len()
-            } else {
-                hi as usize
-            };
-            str_val(x.get(lo.min(hi)..hi).unwrap_or(&[]).iter().collect())
-        }
+        "index" => index(&a),
         "list" => Ok(Some(Node::Seq(
             a.into_iter().map(|v| v.unwrap_or(Node::Null)).collect(),
         ))),
@@ -843,7 +793,7 @@ fn call(name: &str, a: Vec<Val>, st: &State) -> Result<Val, String> {
                 a[0].as_ref().and_then(|m| m.get(&s(&a[1]))).is_some(),
             )))
         }
-        "first" | "last" => {
+        _ => {
             need(name, &a, 1)?;
             let seq = a[0]
                 .as_ref()
@@ -856,15 +806,99 @@ fn call(name: &str, a: Vec<Val>, st: &State) -> Result<Val, String> {
                 seq.last().cloned()
             })
         }
-        "add" | "sub" | "mul" | "div" | "mod" | "add1" => arith(name, &a),
-        "env" | "expandenv" | "getHostByName" => Err(format!("function \"{name}\" not defined")),
+    }
+}
+
+/// Go's `index`: each key or position in turn.
+fn index(a: &[Val]) -> Result<Val, String> {
+    let mut cur = a.first().cloned().flatten();
+    for k in a.iter().skip(1) {
+        cur = match (
+            cur.as_ref().map(Node::unspelled),
+            k.as_ref().map(Node::unspelled),
+        ) {
+            (Some(Node::Seq(s)), _) => {
+                let i = int_of(k)?;
+                Some(
+                    s.get(usize::try_from(i).map_err(|_| "index out of range")?)
+                        .cloned()
+                        .ok_or(format!("index out of range: {i}"))?,
+                )
+            }
+            (Some(Node::Map(m)), _) => m.get(&s(k)).cloned(),
+            (None | Some(Node::Null), _) => None,
+            _ => return Err("can't index item".into()),
+        };
+    }
+    Ok(cur)
+}
+
+/// Go's `print`, `println`, `printf`; sprig's `default`, `empty`, `coalesce`, `ternary`.
+fn values(name: &str, a: &[Val]) -> Result<Val, String> {
+    let str_val = |x: String| Ok(Some(Node::str(x)));
+    match name {
+        "print" => str_val(a.iter().map(print).collect::<Vec<_>>().join("")),
+        "println" => str_val(a.iter().map(print).collect::<Vec<_>>().join(" ") + "\n"),
+        "printf" => {
+            let (f, rest) = a.split_first().ok_or("printf needs a format")?;
+            str_val(printf(&s(f), rest)?)
+        }
+        "default" => {
+            need(name, a, 2)?;
+            Ok(if truthy(&a[1]) {
+                a[1].clone()
+            } else {
+                a[0].clone()
+            })
+        }
+        "empty" => Ok(Some(Node::Bool(!truthy(&a.first().cloned().flatten())))),
+        "coalesce" => Ok(a.iter().find(|v| truthy(v)).cloned().flatten()),
         _ => {
-            let _ = st;
-            Err(format!(
-                "function \"{name}\" is not supported by ply's Go template subset (docs/gitops.md lists the supported ones)"
-            ))
+            need(name, a, 3)?;
+            Ok(if truthy(&a[2]) {
+                a[0].clone()
+            } else {
+                a[1].clone()
+            })
         }
     }
+}
+
+/// The sprig functions of one string (the last argument, as a pipeline passes it).
+fn one_string(name: &str, a: &[Val]) -> Result<Val, String> {
+    let x = s(a.last().ok_or(format!("{name} needs an argument"))?);
+    let v = a.last().cloned().flatten();
+    Ok(Some(Node::str(match name {
+        "lower" => x.to_lowercase(),
+        "upper" => x.to_uppercase(),
+        "title" => title(&x),
+        "trim" => x.trim().to_string(),
+        "quote" => format!("{:?}", x),
+        "squote" => format!("'{x}'"),
+        "toString" => x,
+        "normalize" => sanitize_name(&x),
+        "nospace" => x.chars().filter(|c| !c.is_whitespace()).collect(),
+        "base" => x.rsplit('/').next().unwrap_or("").to_string(),
+        "dir" => match x.rfind('/') {
+            Some(0) => "/".into(),
+            Some(i) => x[..i].to_string(),
+            None => ".".into(),
+        },
+        "toJson" => crate::yaml::json::to_json(
+            &v.unwrap_or(Node::Null),
+            crate::yaml::json::JsonStyle::KUSTOMIZE_HASH,
+        ),
+        "toYaml" => {
+            let mut out = String::new();
+            crate::yaml::emit_document(
+                &mut out,
+                &v.unwrap_or(Node::Null),
+                crate::yaml::EmitOptions::default(),
+            );
+            out.trim_end_matches('\n').to_string()
+        }
+        _ => base64(x.as_bytes()),
+    })))
 }
 
 fn two_arg(name: &str, a: &[Val]) -> Result<Val, String> {

@@ -22,19 +22,13 @@ use super::vars::{Env, EnvInput};
 use super::{directory, params};
 
 /// The kustomization file names, in the order kustomize looks for them.
-const KUSTOMIZATION_FILES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
+use crate::kustomization::load::FILE_NAMES as KUSTOMIZATION_FILES;
 
-/// The repository an Application's sources are read from.
-pub(crate) struct Repo<'a> {
-    pub fs: &'a dyn Fs,
-    /// Absolute, canonical.
-    pub root: PathBuf,
-    /// Every file, relative to `root`, in walk order (`filepath.Walk`: by name, directory by
-    /// directory).
-    pub files: Vec<PathBuf>,
-    /// The URLs that name this repository (none: every source is this repository).
-    pub urls: Vec<String>,
-}
+/// Why a Helm source is not rendered without helm.
+pub(crate) const HELM_NEEDED: &str =
+    "a Helm source: give --enable-helm (and --helm-command) to render it with helm template";
+
+pub(crate) use super::repo::Repo;
 
 /// How to render: the settings the repo server takes from Argo CD's configuration and the
 /// request.
@@ -147,12 +141,18 @@ fn render_source(
             let dir = source.directory.clone().unwrap_or_default();
             directory::render(repo.fs, &repo.root, &repo.files, &rel, &dir)
         }
-        SourceType::Helm => Err(not_rendered(
-            app,
-            i,
-            "helm",
-            "a Helm source (ply renders kustomize and plain-directory sources)".into(),
-        )),
+        SourceType::Helm if s.base.helm.enabled => super::helm::render(
+            repo,
+            &super::helm::HelmSource {
+                app,
+                index: i,
+                rel: &rel,
+                helm: source.helm.as_ref(),
+                env: &env,
+                command: &s.base.helm.command,
+            },
+        ),
+        SourceType::Helm => Err(not_rendered(app, i, "path", HELM_NEEDED.into())),
         SourceType::Plugin => Err(not_rendered(
             app,
             i,

@@ -88,6 +88,8 @@ pub(crate) fn apply_build_options(
     api_versions: &[String],
 ) -> Result<RenderOptions> {
     let mut out = base.clone();
+    // ply's own `--enable-helm` renders Helm sources; kustomize's helm is the build options'.
+    out.helm.enabled = false;
     let words: Vec<&str> = opts.text.split_whitespace().collect();
     let mut i = 0;
     let bad = |msg: String| {

@@ -16,7 +16,7 @@ use crate::yaml::{EmitOptions, Map, Node, emit_document};
 use super::{Manifest, field};
 
 /// The names kustomize recognises, in its order (`konfig.RecognizedKustomizationFileNames`).
-const FILE_NAMES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
+use crate::kustomization::load::FILE_NAMES;
 
 /// The kustomization file to build from: where it is and its text, when it differs from
 /// what is on the disk (`None`: the directory's own file, untouched).

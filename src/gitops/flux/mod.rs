@@ -20,7 +20,7 @@ use crate::kustomization::load::locate_from;
 use crate::resource::Resource;
 use crate::source::Location;
 use crate::yaml::Node;
-use crate::yaml::de::PathSeg;
+use crate::yaml::path::PathSeg;
 
 use super::{Context, Controller, Manifest, Repo, Resolution, Target, TargetRender};
 

@@ -21,6 +21,20 @@ use super::*;
 // The behaviours below were checked against `kubectl kustomize` (kustomize v5.5.0, kyaml
 // v0.18.1).
 
+/// The object's fields a patch does not name are walked alone (`[field, nil]`); a field the
+/// walk leaves as it is is not touched (a shared map stays shared).
+fn kz_settle_unnamed(
+    original: &mut Map,
+    patch: &Map,
+    cur: Cursor<'_>,
+    path: &Path<'_>,
+    keep: &[&str],
+) -> R<()> {
+    kz_settle_fields(original, cur, path, |key| {
+        patch.contains_key(key) && !keep.contains(&key)
+    })
+}
+
 impl Merger {
     /// `walkMap` with sources `[object, patch]`: `VisitMap` settles the patch's directive, then
     /// every field of either side is walked.
@@ -41,112 +55,104 @@ impl Merger {
             Some(Some("delete")) => return Ok(Map::default()),
             Some(_) => return Err(kz_bad_strategy(patch.get(DIRECTIVE), path)),
         }
-        // The object's fields the patch does not name are walked alone (`[field, nil]`); a
-        // field the walk leaves as it is is not touched (a shared map stays shared).
-        for i in 0..original.len() {
-            let Some((key, ov)) = original.get_index(i) else {
-                break;
-            };
-            if patch.contains_key(key) && !keep.contains(&key.as_str()) {
-                continue;
-            }
-            if key.is_empty() {
-                return Err(kz_empty_key(path));
-            }
-            if kz_quoted_when_walked(kz_style(&original, i), ov) {
-                original.set_style_index(i, ScalarStyle::Quoted);
-                continue;
-            }
-            if kz_settles_unchanged(ov, cur.kustomize_field(key)) {
-                continue;
-            }
-            if let Some((key, ov)) = original.get_index_mut(i) {
-                kz_settle_value(ov, cur.kustomize_field(key), &path.key(key))?;
-            }
-        }
+        kz_settle_unnamed(&mut original, patch, cur, path, keep)?;
         for (key, pv) in patch {
             if key == DIRECTIVE || keep.contains(&key.as_str()) {
                 continue;
             }
-            let kpath = path.key(key);
-            if pv.is_null() {
-                original.shift_remove(key);
-                continue;
+            self.kz_merge_field(&mut original, patch, key, pv, cur, path)?;
+        }
+        Ok(original)
+    }
+
+    /// One field of the patch (not a directive, not kept) walked with the object's field of
+    /// its name (`[field, patch field]`), or added when the object has none.
+    fn kz_merge_field(
+        &self,
+        original: &mut Map,
+        patch: &Map,
+        key: &str,
+        pv: &Node,
+        cur: Cursor<'_>,
+        path: &Path<'_>,
+    ) -> R<()> {
+        let kpath = path.key(key);
+        if pv.is_null() {
+            original.shift_remove(key);
+            return Ok(());
+        }
+        if pv.get(DIRECTIVE).and_then(Node::as_str) == Some("delete") {
+            original.shift_remove(key);
+            return Ok(());
+        }
+        // The styles of the field there (a tagged value keeps the patch's type) and of the
+        // patch's value.
+        let dest = original
+            .get_index_of(key)
+            .map(|i| (i, kz_style(original, i)));
+        let patch_style = patch
+            .get_index_of(key)
+            .map_or(ScalarStyle::Plain, |i| kz_style(patch, i));
+        let Some(ov) = original.get_mut(key).filter(|v| !v.is_null()) else {
+            let (sub, meta) = cur.kustomize_field(key);
+            match kz_patch_value(pv, sub, meta, &kpath, KzPatchOnly::Added)? {
+                // A field the patch adds keeps the patch's style; one over a null keeps
+                // the null's (plain: `FieldSetter` sets the style of the field there).
+                Some(v) if original.contains_key(key) => {
+                    let style = kz_style_over(ScalarStyle::Plain, patch_style, &v);
+                    original.insert_styled(key.to_string(), v, style);
+                }
+                Some(v) => {
+                    let style = patch.get_index_of(key).map_or(ScalarStyle::Plain, |i| {
+                        kz_walked_style(kz_style(patch, i), &v)
+                    });
+                    original.insert_styled(key.to_string(), v, style);
+                }
+                None => {
+                    original.shift_remove(key);
+                }
             }
-            if pv.get(DIRECTIVE).and_then(Node::as_str) == Some("delete") {
-                original.shift_remove(key);
-                continue;
-            }
-            // The styles of the field there (a tagged value keeps the patch's type) and of the
-            // patch's value.
-            let dest = original
-                .get_index_of(key)
-                .map(|i| (i, kz_style(&original, i)));
-            let patch_style = patch
-                .get_index_of(key)
-                .map_or(ScalarStyle::Plain, |i| kz_style(patch, i));
-            let Some(ov) = original.get_mut(key).filter(|v| !v.is_null()) else {
+            return Ok(());
+        };
+        let (oc, pc) = (class(ov), class(pv));
+        if oc != pc
+            && (matches!(oc, Class::Map | Class::List) || matches!(pc, Class::Map | Class::List))
+        {
+            return Err(MergeError::new(
+                K::TypeMismatch,
+                &kpath,
+                format!(
+                    "wrong node kind: expected {} but got {}",
+                    kz_kind(oc),
+                    kz_kind(pc)
+                ),
+            ));
+        }
+        match (std::mem::take(ov), pv) {
+            (Node::Map(om), Node::Map(pm)) => {
                 let (sub, meta) = cur.kustomize_field(key);
-                match kz_patch_value(pv, sub, meta, &kpath, KzPatchOnly::Added)? {
-                    // A field the patch adds keeps the patch's style; one over a null keeps
-                    // the null's (plain: `FieldSetter` sets the style of the field there).
-                    Some(v) if original.contains_key(key) => {
-                        let style = kz_style_over(ScalarStyle::Plain, patch_style, &v);
-                        original.insert_styled(key.clone(), v, style);
-                    }
-                    Some(v) => {
-                        let style = patch.get_index_of(key).map_or(ScalarStyle::Plain, |i| {
-                            kz_walked_style(kz_style(patch, i), &v)
-                        });
-                        original.insert_styled(key.clone(), v, style);
-                    }
+                *ov = if meta.strategy.replace {
+                    Node::Map(kz_itself_map(pm, sub, &kpath, true)?.unwrap_or_default())
+                } else {
+                    Node::Map(self.kz_merge_map(om, pm, sub, &kpath, &[])?)
+                };
+            }
+            (Node::Seq(ol), Node::Seq(pl)) => {
+                let (sub, meta) = cur.kustomize_field(key);
+                match self.kz_merge_list(ol, pl, sub.items(), meta, &kpath)? {
+                    Some(l) => *ov = Node::Seq(l),
                     None => {
                         original.shift_remove(key);
                     }
                 }
-                continue;
-            };
-            let (oc, pc) = (class(ov), class(pv));
-            if oc != pc
-                && (matches!(oc, Class::Map | Class::List)
-                    || matches!(pc, Class::Map | Class::List))
-            {
-                return Err(MergeError::new(
-                    K::TypeMismatch,
-                    &kpath,
-                    format!(
-                        "wrong node kind: expected {} but got {}",
-                        kz_kind(oc),
-                        kz_kind(pc)
-                    ),
-                ));
             }
-            match (std::mem::take(ov), pv) {
-                (Node::Map(om), Node::Map(pm)) => {
-                    let (sub, meta) = cur.kustomize_field(key);
-                    *ov = if meta.strategy.replace {
-                        Node::Map(kz_itself_map(pm, sub, &kpath, true)?.unwrap_or_default())
-                    } else {
-                        Node::Map(self.kz_merge_map(om, pm, sub, &kpath, &[])?)
-                    };
-                }
-                (Node::Seq(ol), Node::Seq(pl)) => {
-                    let (sub, meta) = cur.kustomize_field(key);
-                    match self.kz_merge_list(ol, pl, sub.items(), meta, &kpath)? {
-                        Some(l) => *ov = Node::Seq(l),
-                        None => {
-                            original.shift_remove(key);
-                        }
-                    }
-                }
-                (o, p) => {
-                    let (i, style) = dest.unwrap_or((0, ScalarStyle::Plain));
-                    *ov = kz_scalar_over(&o, p, style == ScalarStyle::Quoted);
-                    original.set_style_index(i, kz_style_over(style, patch_style, p));
-                }
+            (o, p) => {
+                let (i, style) = dest.unwrap_or((0, ScalarStyle::Plain));
+                *ov = kz_scalar_over(&o, p, style == ScalarStyle::Quoted);
+                original.set_style_index(i, kz_style_over(style, patch_style, p));
             }
         }
-        Ok(original)
+        Ok(())
     }
 
     /// `walkAssociativeSequence` (or `walkNonAssociativeSequence`) with sources
@@ -623,47 +629,7 @@ impl KzList {
                     }
                     Some(d)
                 }
-                (d, Some(p)) => {
-                    let directive = patch[p]
-                        .get(DIRECTIVE)
-                        .map(|v| v.as_str().map(str::to_owned));
-                    match (d, directive.as_ref().map(Option::as_deref)) {
-                        (_, Some(Some("delete"))) => {
-                            kz_elide(&mut patch[p]);
-                            None
-                        }
-                        (Some(d), None | Some(Some("merge"))) => {
-                            kz_elide(&mut patch[p]);
-                            let pm = patch[p].as_map().map(Cow::Borrowed).unwrap_or_default();
-                            let om = match std::mem::take(&mut self.arena[d]) {
-                                Node::Map(m) => m,
-                                _ => Map::default(),
-                            };
-                            self.arena[d] =
-                                Node::Map(merger.kz_merge_map(om, &pm, items, &epath, &[])?);
-                            Some(d)
-                        }
-                        // `$patch: replace`: `VisitMap` returns the patch's node, walked
-                        // with itself; an unknown directive fails there. A new element is
-                        // walked `[nil, patch]`. Either way the patch's node is the one
-                        // set into the list.
-                        (d, _) => {
-                            let walked = match d {
-                                Some(_) => {
-                                    kz_patch_item(&patch[p], items, &epath, KzPatchOnly::Itself)?
-                                }
-                                None => {
-                                    kz_patch_item(&patch[p], items, &epath, KzPatchOnly::Added)?
-                                }
-                            };
-                            kz_elide(&mut patch[p]);
-                            if let Some(n) = &walked {
-                                patch[p].clone_from(n);
-                            }
-                            self.push(walked)
-                        }
-                    }
-                }
+                (d, Some(p)) => self.merge_patch_item(merger, patch, p, d, items, &epath)?,
             };
             let Some(val) = val.filter(|&i| {
                 !self.arena[i].is_null() && self.arena[i].as_map().is_none_or(|m| !m.is_empty())
@@ -687,12 +653,64 @@ impl KzList {
         if values_list.is_empty() {
             return Ok(());
         }
-        // `appendListNode(itemsToBeAdded, dest, keys)`: the object's remaining elements set
-        // into the new list one by one.
+        self.append_rest(to_add, &valid_keys);
+        Ok(())
+    }
+
+    /// An element of the patch (at `p`) set into the list, with the object's element `d` of
+    /// its keys, if any: deleted, merged into `d`, or (`$patch: replace`, a new element) the
+    /// patch's node walked and set as it is.
+    fn merge_patch_item(
+        &mut self,
+        merger: &Merger,
+        patch: &mut [Node],
+        p: usize,
+        d: Option<usize>,
+        items: Cursor<'_>,
+        epath: &Path<'_>,
+    ) -> R<Option<usize>> {
+        let directive = patch[p]
+            .get(DIRECTIVE)
+            .map(|v| v.as_str().map(str::to_owned));
+        match (d, directive.as_ref().map(Option::as_deref)) {
+            (_, Some(Some("delete"))) => {
+                kz_elide(&mut patch[p]);
+                Ok(None)
+            }
+            (Some(d), None | Some(Some("merge"))) => {
+                kz_elide(&mut patch[p]);
+                let pm = patch[p].as_map().map(Cow::Borrowed).unwrap_or_default();
+                let om = match std::mem::take(&mut self.arena[d]) {
+                    Node::Map(m) => m,
+                    _ => Map::default(),
+                };
+                self.arena[d] = Node::Map(merger.kz_merge_map(om, &pm, items, epath, &[])?);
+                Ok(Some(d))
+            }
+            // `$patch: replace`: `VisitMap` returns the patch's node, walked with itself; an
+            // unknown directive fails there. A new element is walked `[nil, patch]`. Either way
+            // the patch's node is the one set into the list.
+            (d, _) => {
+                let walked = match d {
+                    Some(_) => kz_patch_item(&patch[p], items, epath, KzPatchOnly::Itself)?,
+                    None => kz_patch_item(&patch[p], items, epath, KzPatchOnly::Added)?,
+                };
+                kz_elide(&mut patch[p]);
+                if let Some(n) = &walked {
+                    patch[p].clone_from(n);
+                }
+                Ok(self.push(walked))
+            }
+        }
+    }
+
+    /// `appendListNode(itemsToBeAdded, dest, keys)`: the object's remaining elements set into
+    /// the new list (`to_add` so far) one by one.
+    fn append_rest(&mut self, to_add: Vec<usize>, valid_keys: &[&str]) {
         let mut dst = to_add;
         for e in self.dest.clone() {
             let mut v: Vec<String> = Vec::new();
-            for k in &valid_keys {
+            for k in valid_keys {
                 match self.arena[e].get(k) {
                     // No such key: appended as it is (once per missing key).
                     None => dst.push(e),
@@ -700,12 +718,11 @@ impl KzList {
                 }
             }
             if valid_keys.len() > 1 {
-                kz_element_setter(&self.arena, &mut dst, None, &valid_keys, &v);
+                kz_element_setter(&self.arena, &mut dst, None, valid_keys, &v);
             }
-            kz_element_setter(&self.arena, &mut dst, Some(e), &valid_keys, &v);
+            kz_element_setter(&self.arena, &mut dst, Some(e), valid_keys, &v);
         }
         self.dest = dst;
-        Ok(())
     }
 
     /// A new node in the arena, its index.
@@ -891,10 +908,23 @@ fn kz_element_setter(
 /// maps a patch does not change stay the object's maps as they were (field provenance then
 /// skips them by pointer; docs/performance.md, "Provenance at 1.5×").
 fn kz_settle_map(map: &mut Map, cur: Cursor<'_>, path: &Path<'_>) -> R<()> {
+    kz_settle_fields(map, cur, path, |_| false)
+}
+
+/// [`kz_settle_map`] of the fields `skip` does not name.
+fn kz_settle_fields(
+    map: &mut Map,
+    cur: Cursor<'_>,
+    path: &Path<'_>,
+    skip: impl Fn(&str) -> bool,
+) -> R<()> {
     for i in 0..map.len() {
         let Some((key, v)) = map.get_index(i) else {
             break;
         };
+        if skip(key) {
+            continue;
+        }
         if key.is_empty() {
             return Err(kz_empty_key(path));
         }

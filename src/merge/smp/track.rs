@@ -7,7 +7,7 @@
 
 use crate::schema::{Cursor, PatchMeta};
 use crate::yaml::Node;
-use crate::yaml::de::PathSeg;
+use crate::yaml::path::PathSeg;
 
 use super::DIRECTIVE;
 use super::kyaml::kz_keys;

@@ -13,8 +13,7 @@ pub(crate) mod typed;
 pub(crate) mod updater;
 pub mod value;
 
-pub(crate) use path::PathElement;
-pub use path::path_string;
+pub use path::{PathElement, path_string};
 pub use schema::{Schema, TypeRef};
 pub use set::Set;
 pub use typed::Typed;

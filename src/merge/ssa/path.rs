@@ -8,6 +8,7 @@ use std::fmt;
 use super::value::{self, Json};
 use crate::yaml::Node;
 use crate::yaml::json::{JsonStyle, write_json, write_json_string};
+use crate::yaml::path::{FieldPath, PathSeg};
 
 /// One step of a field path.
 #[derive(Clone, Debug)]
@@ -122,6 +123,107 @@ pub fn path_string(path: &[PathElement]) -> String {
     path.iter().map(|pe| pe.to_string()).collect()
 }
 
+/// Reads a path in the human form ([`path_string`]:
+/// `.spec.template.spec.containers[name="web"].image`) back as the field path of the node it
+/// names in `node` (`spec.template.spec.containers[0].image`): the one reader of that form.
+/// It is read against the object because it cannot be read alone: a field name may hold dots
+/// (`.metadata.labels.app.kubernetes.io/name`: the longest key of the map that the path
+/// continues with is taken), and an item is named by the printed text of its key fields or its
+/// value (the item that prints as written is taken).
+pub(crate) fn field_path(node: &Node, kubectl: &str) -> Option<FieldPath> {
+    let mut out = Vec::new();
+    let mut cur = node;
+    let mut rest = kubectl;
+    while !rest.is_empty() {
+        if let Some(r) = rest.strip_prefix('.') {
+            let Node::Map(m) = cur else { return None };
+            let (k, v) = m
+                .iter()
+                .filter(|(k, _)| {
+                    r.strip_prefix(k.as_str())
+                        .is_some_and(|after| after.is_empty() || after.starts_with(['.', '[']))
+                })
+                .max_by_key(|(k, _)| k.len())?;
+            out.push(PathSeg::Key(k.clone()));
+            cur = v;
+            rest = &r[k.len()..];
+        } else if let Some(r) = rest.strip_prefix('[') {
+            let Node::Seq(items) = cur else { return None };
+            let end = closing(r)?;
+            let inner = &r[..end];
+            let i = if let Ok(i) = inner.parse::<usize>() {
+                i
+            } else if let Some(v) = inner.strip_prefix('=') {
+                items.iter().position(|x| value::human(x) == v)?
+            } else {
+                items.iter().position(|x| {
+                    let Node::Map(m) = x else { return false };
+                    let mut keys: Vec<(&str, &Node)> = Vec::new();
+                    for part in split_keys(inner) {
+                        let Some((k, _)) = part.split_once('=') else {
+                            return false;
+                        };
+                        let Some(v) = m.get(k) else { return false };
+                        keys.push((k, v));
+                    }
+                    let mut written = String::new();
+                    for (n, (k, v)) in keys.iter().enumerate() {
+                        if n > 0 {
+                            written.push(',');
+                        }
+                        written.push_str(k);
+                        written.push('=');
+                        written.push_str(&value::human(v));
+                    }
+                    written == inner
+                })?
+            };
+            out.push(PathSeg::Index(i));
+            cur = items.get(i)?;
+            rest = &r[end + 1..];
+        } else {
+            return None;
+        }
+    }
+    Some(out)
+}
+
+/// The `]` closing a list step, past quoted strings.
+fn closing(r: &str) -> Option<usize> {
+    let mut quoted = false;
+    let mut escaped = false;
+    for (i, c) in r.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if quoted => escaped = true,
+            '"' => quoted = !quoted,
+            ']' if !quoted => return Some(i),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The `k=v` parts of a key step, split at commas outside quotes.
+fn split_keys(inner: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut quoted, mut escaped, mut start) = (false, false, 0);
+    for (i, c) in inner.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if quoted => escaped = true,
+            '"' => quoted = !quoted,
+            ',' if !quoted => {
+                out.push(&inner[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&inner[start..]);
+    out
+}
+
 /// Why a serialized path element could not be read.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PathElementError {
@@ -216,6 +318,34 @@ pub(crate) fn write_path_element(pe: &PathElement, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::yaml::path::path_text;
+
+    #[test]
+    fn human_paths_read_back_in_their_object() {
+        let node = crate::yaml::parse::parse_one(
+            "metadata:\n  labels:\n    app.kubernetes.io/name: web\n    app: x\nspec:\n  containers:\n  - name: side\n  - name: web\n    image: a:1\n    args: [x, y]\n",
+        )
+        .unwrap();
+        assert_eq!(
+            field_path(&node, ".spec.containers[name=\"web\"].image")
+                .map(|p| path_text(&p))
+                .as_deref(),
+            Some("spec.containers[1].image")
+        );
+        assert_eq!(
+            field_path(&node, ".metadata.labels.app.kubernetes.io/name")
+                .map(|p| path_text(&p))
+                .as_deref(),
+            Some("metadata.labels[\"app.kubernetes.io/name\"]")
+        );
+        assert_eq!(
+            field_path(&node, ".spec.containers[1].args[=\"y\"]")
+                .map(|p| path_text(&p))
+                .as_deref(),
+            Some("spec.containers[1].args[1]")
+        );
+        assert_eq!(field_path(&node, ".spec.nothing"), None);
+    }
 
     #[test]
     fn order_of_kinds() {

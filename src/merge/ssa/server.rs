@@ -416,21 +416,7 @@ pub fn server_side_apply(
     config: &Node,
     req: &ApplyRequest<'_>,
 ) -> Result<ApplyOutcome, Error> {
-    if !matches!(config, Node::Map(_)) {
-        return Err(Error::new(
-            ErrorKind::InvalidResource,
-            "an applied configuration must be a map",
-        ));
-    }
-    if config
-        .get_path(&["metadata", "managedFields"])
-        .is_some_and(|m| !m.is_null())
-    {
-        return Err(Error::new(
-            ErrorKind::InvalidResource,
-            "metadata.managedFields must be nil in an applied configuration",
-        ));
-    }
+    check_config(config)?;
     let version = config
         .str_at(&["apiVersion"])
         .unwrap_or_default()
@@ -510,8 +496,43 @@ pub fn server_side_apply(
     if let Some(reset) = req.reset_fields {
         restore_reset_fields(&mut result, &live_obj, reset);
     }
-    // lastAppliedUpdater: kubectl keeps an existing annotation in step with what it applies.
-    if req.manager == "kubectl" && has_last_applied(&result) {
+    if req.manager == "kubectl" {
+        update_last_applied(&mut result, config);
+    }
+    // What a reviewer sees: the object apart from managedFields.
+    let changed = !value::equals(&result, &live_obj);
+    set_managed_fields(&mut result, &fields, &inner.managers);
+    Ok(ApplyOutcome::Applied {
+        object: result,
+        changed,
+    })
+}
+
+/// Refuses what the API server refuses as an applied configuration: not a map, or with
+/// managed fields.
+fn check_config(config: &Node) -> Result<(), Error> {
+    if !matches!(config, Node::Map(_)) {
+        return Err(Error::new(
+            ErrorKind::InvalidResource,
+            "an applied configuration must be a map",
+        ));
+    }
+    if config
+        .get_path(&["metadata", "managedFields"])
+        .is_some_and(|m| !m.is_null())
+    {
+        return Err(Error::new(
+            ErrorKind::InvalidResource,
+            "metadata.managedFields must be nil in an applied configuration",
+        ));
+    }
+    Ok(())
+}
+
+/// lastAppliedUpdater: kubectl keeps an existing last-applied annotation in step with what it
+/// applies.
+fn update_last_applied(result: &mut Node, config: &Node) {
+    if has_last_applied(result) {
         let text = build_last_applied(config);
         if let Some(ann) = result
             .get_path_mut(&["metadata", "annotations"])
@@ -520,12 +541,19 @@ pub fn server_side_apply(
             ann.insert(LAST_APPLIED.into(), Node::Str(text));
         }
     }
-    // What a reviewer sees: the object apart from managedFields.
-    let changed = !value::equals(&result, &live_obj);
+}
+
+/// Writes the managers' field sets into the object's `metadata.managedFields` (removed when
+/// there are none).
+fn set_managed_fields(
+    result: &mut Node,
+    fields: &ManagedFields,
+    managers: &BTreeMap<String, Manager>,
+) {
     let managed: Vec<ManagedEntry> = fields
         .iter()
         .filter_map(|(id, vs)| {
-            let mut m = inner.managers.get(id)?.clone();
+            let mut m = managers.get(id)?.clone();
             m.api_version = vs.api_version.clone();
             Some(ManagedEntry {
                 manager: m,
@@ -534,7 +562,7 @@ pub fn server_side_apply(
         })
         .collect();
     let encoded = encode_managed_fields(&managed);
-    if let Node::Map(root) = &mut result {
+    if let Node::Map(root) = result {
         let meta = root
             .entry("metadata".to_string())
             .or_insert_with(Node::empty_map);
@@ -546,10 +574,6 @@ pub fn server_side_apply(
             }
         }
     }
-    Ok(ApplyOutcome::Applied {
-        object: result,
-        changed,
-    })
 }
 
 #[cfg(test)]

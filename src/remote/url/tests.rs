@@ -109,6 +109,10 @@ fn refused_forms() {
 
 /// input, clone spec, host, repository path, kustomization root, ref.
 #[test]
+#[allow(
+    clippy::too_many_lines,
+    reason = "a table of cases, one URL form a row"
+)]
 fn whole_urls() {
     let cases: &[(&str, &str, &str, &str, &str, &str)] = &[
         (
