@@ -379,7 +379,7 @@ fn explain(
             _,
         )) = at_base
         {
-            pair.causes(objects, head, link);
+            pair.causes(objects, head, link, (old.fs, new.fs));
         }
     }
 }
@@ -655,7 +655,7 @@ fn start(
             let r = render_at(overlay, At::Head, dir, &rec, render, warnings);
             let mut asked = rec.into_paths();
             if let Kind::Gitops(pair) = &overlay.kind {
-                asked.extend(pair.inputs());
+                asked.extend(pair.inputs((old.fs, new.fs)));
             }
             (Some(r), None, Some(asked))
         }

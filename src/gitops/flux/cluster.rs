@@ -17,7 +17,6 @@ use std::sync::{Arc, Mutex};
 
 use crate::diag::{Error, ErrorKind, Result, Warnings};
 use crate::resource::Resource;
-use crate::yaml::Node;
 
 use super::super::{Context, Manifest, Repo, Resolution, Target, TargetRender};
 use super::{FluxRender, build, is_kustomization, namespace_of, postbuild, prunes, resolve_source};
@@ -54,8 +53,13 @@ pub(super) struct Graph {
     /// The repository's manifests no Kustomization applies.
     unapplied: Vec<Manifest>,
     excluded: HashMap<PathBuf, Arc<HashSet<PathBuf>>>,
-    done: Mutex<HashMap<usize, Result<Vec<Resource>>>>,
+    /// Each instance's render and the paths it read (asked again of the file system a later
+    /// render reads through, so that what a review records is complete).
+    done: Mutex<HashMap<usize, Done>>,
 }
+
+/// A render made, and every path it asked about.
+type Done = (Result<Vec<Resource>>, Vec<PathBuf>);
 
 /// Every Flux Kustomization of the repository as targets: one per cluster that applies it,
 /// told apart by the directory of its file (`flux:NS/NAME@DIR`) when two share a name.
@@ -268,13 +272,28 @@ impl Graph {
         warnings: &mut Warnings,
         stack: &mut Vec<usize>,
     ) -> Result<Vec<Resource>> {
-        if let Some(done) = self.done.lock().map_err(poisoned)?.get(&i) {
-            return done.clone();
+        let hit = self.done.lock().map_err(poisoned)?.get(&i).cloned();
+        if let Some((out, read)) = hit {
+            // The same questions, asked of this file system: a recording one (a review's
+            // `--changed-only`) then knows the render depends on them.
+            for p in &read {
+                let _ = repo.fs.kind(p);
+            }
+            return out;
         }
+        let rec = crate::fs::record::Recording::new(repo.fs);
+        let recorded = Repo {
+            fs: &rec,
+            root: repo.root.clone(),
+            files: repo.files,
+            urls: repo.urls,
+            revision: repo.revision.clone(),
+        };
         stack.push(i);
-        let out = self.render_once(i, repo, ctx, warnings, stack);
+        let out = self.render_once(i, &recorded, ctx, warnings, stack);
         stack.pop();
-        self.done.lock().map_err(poisoned)?.insert(i, out.clone());
+        let done = (out.clone(), rec.paths());
+        self.done.lock().map_err(poisoned)?.insert(i, done);
         out
     }
 
@@ -298,7 +317,8 @@ impl Graph {
         )?;
         let cell = std::cell::RefCell::new(std::mem::take(stack));
         let lookup = |kind: &str, ns: &str, name: &str| {
-            self.lookup(i, (kind, ns, name), repo, ctx, &mut cell.borrow_mut())
+            let found = self.lookup(i, (kind, ns, name), repo, ctx, &mut cell.borrow_mut());
+            found.map(|m| m.map(|m| m.node))
         };
         let out = postbuild::run(built, &m, ctx, &lookup);
         *stack = cell.into_inner();
@@ -337,7 +357,8 @@ impl Graph {
         }
     }
 
-    /// The ConfigMap or Secret a `substituteFrom` reference of instance `i` names.
+    /// The ConfigMap or Secret a `substituteFrom` reference of instance `i` names, with the
+    /// document it comes from (the Kustomization's own when the build generated it).
     fn lookup(
         &self,
         i: usize,
@@ -345,10 +366,15 @@ impl Graph {
         repo: &Repo<'_>,
         ctx: &Context<'_>,
         stack: &mut Vec<usize>,
-    ) -> Result<Option<Node>> {
+    ) -> Result<Option<Manifest>> {
         if let Some(m) = postbuild::find_object(ctx.opts.flux.vars.iter(), kind, ns, name) {
-            return Ok(Some(m.node.clone()));
+            return Ok(Some(m.clone()));
         }
+        let here = &self.nodes[self.instances[i].node].manifest.at;
+        let manifest = |r: Resource| Manifest {
+            at: r.origin.clone().unwrap_or_else(|| here.clone()),
+            node: r.node,
+        };
         let tree = self.instances[i].tree;
         let is = |r: &Resource, exact: bool| {
             r.node.str_at(&["kind"]) == Some(kind)
@@ -376,7 +402,7 @@ impl Graph {
                 if stack.contains(&j) {
                     // Applied by a render under way (a Kustomization that substitutes from
                     // what it applies): the object as built.
-                    return Ok(Some(r.node.clone()));
+                    return Ok(Some(manifest(r.clone())));
                 }
                 let out = self.render(j, repo, ctx, &mut Warnings::default(), stack).map_err(|e| {
                     Error::new(
@@ -389,7 +415,7 @@ impl Graph {
                         ),
                     )
                 })?;
-                return Ok(out.into_iter().find(|r| is(r, exact)).map(|r| r.node));
+                return Ok(out.into_iter().find(|r| is(r, exact)).map(manifest));
             }
         }
         self.unapplied_object(i, kind, ns, name)
@@ -397,7 +423,13 @@ impl Graph {
 
     /// Among the manifests no Kustomization applies, the one nearest to the Kustomization's
     /// file (the longest common directory); two as near are an error.
-    fn unapplied_object(&self, i: usize, kind: &str, ns: &str, name: &str) -> Result<Option<Node>> {
+    fn unapplied_object(
+        &self,
+        i: usize,
+        kind: &str,
+        ns: &str,
+        name: &str,
+    ) -> Result<Option<Manifest>> {
         let file = &self.nodes[self.instances[i].node].manifest.at.file.path;
         let matches = |m: &Manifest, exact: bool| {
             m.kind() == kind
@@ -427,7 +459,7 @@ impl Graph {
                 .filter(|m| common_depth(file, &m.at.file.path) == best)
                 .collect();
             if let [one] = nearest.as_slice() {
-                return Ok(Some(one.node.clone()));
+                return Ok(Some((**one).clone()));
             }
             let places: Vec<String> = nearest
                 .iter()
@@ -506,5 +538,17 @@ impl TargetRender for InstanceRender {
     ) -> Result<Vec<Resource>> {
         self.graph
             .render(self.instance, repo, ctx, warnings, &mut Vec::new())
+    }
+
+    fn substitute_source(
+        &self,
+        repo: &Repo<'_>,
+        ctx: &Context<'_>,
+        (kind, ns, name): (&str, &str, &str),
+    ) -> Option<Manifest> {
+        let found = self
+            .graph
+            .lookup(self.instance, (kind, ns, name), repo, ctx, &mut Vec::new());
+        found.ok().flatten()
     }
 }

@@ -232,6 +232,16 @@ impl TargetRender for FluxRender {
         };
         postbuild::run(built, &self.manifest, ctx, &lookup)
     }
+
+    fn substitute_source(
+        &self,
+        _: &Repo<'_>,
+        ctx: &Context<'_>,
+        (kind, ns, name): (&str, &str, &str),
+    ) -> Option<Manifest> {
+        let manifests = ctx.opts.flux.vars.iter().chain(ctx.manifests.iter());
+        postbuild::find_object(manifests, kind, ns, name).cloned()
+    }
 }
 
 /// The files of the source at `root` that source-controller leaves out of its artifact
