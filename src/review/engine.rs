@@ -696,6 +696,11 @@ fn one(
     else {
         return unchanged();
     };
+    if let (Some(Err(e)), Kind::Gitops(pair)) = (&head, &overlay.kind) {
+        if let Some(why) = pair.not_rendered_by(e, (opts.describe)(e)) {
+            return reviewed(overlay, Status::NotRendered(why), Vec::new(), &warnings);
+        }
+    }
     if let Some(Err(e)) = &head {
         return failed(overlay, e, base, (old, new), renders, opts, same, warnings);
     }

@@ -279,6 +279,28 @@ impl Pair {
         })
     }
 
+    /// A head render that failed because it needs what only a decryption key gives (the
+    /// variables of a SOPS-encrypted Secret): not rendered, as a source elsewhere is; ply never
+    /// decrypts. `text` is the error as the report describes it.
+    pub(crate) fn not_rendered_by(&self, e: &Error, text: String) -> Option<Failure> {
+        if e.kind != crate::diag::ErrorKind::Encrypted {
+            return None;
+        }
+        let (rev, t) = self.side(At::Head)?;
+        let (file, line) = match &e.location {
+            Some(l) => (l.file.display.clone(), l.line()),
+            None => (rev.relative(&t.at.file.path), t.at.line()),
+        };
+        let message = format!("not rendered: {}", e.message.lines().next().unwrap_or(""));
+        Some(Failure {
+            code: e.kind.code().into(),
+            text: format!("{} {message}\n{text}", t.id),
+            message,
+            file: Some(file),
+            line: Some(line),
+        })
+    }
+
     /// Whether the target's definition differs between the sides: its document (a Flux
     /// Kustomization), or the Application as found (written, generated, rendered by its
     /// parent) with Argo CD's build options.

@@ -152,7 +152,7 @@ fn load_vars(m: &Manifest, lookup: &Lookup<'_>) -> Result<FastMap<String, String
         match lookup(kind, ns, name).map_err(|e| e.at(at()))? {
             Some(obj) if is_encrypted_secret(&obj) => {
                 return Err(Error::new(
-                    ErrorKind::InvalidResource,
+                    ErrorKind::Encrypted,
                     format!("substitute from 'Secret/{name}': Secret {ns}/{name} is SOPS encrypted; its variables cannot be read without decrypting it, which ply never does"),
                 )
                 .at(at())
