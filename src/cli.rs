@@ -509,6 +509,12 @@ pub fn run() -> i32 {
             gitops::list(&args, &mut warnings).and_then(|t| print_stdout(t.as_bytes())),
             exit::FAILURE,
         ),
+        Command::Gitops {
+            command: gitops::GitopsCommand::Render(args),
+        } => (
+            gitops::render_all(&args, &mut warnings).and_then(|t| print_stdout(t.as_bytes())),
+            exit::FAILURE,
+        ),
         Command::Version => (
             print_stdout(about::version_text().as_bytes()),
             exit::FAILURE,

@@ -62,6 +62,9 @@ pub enum ErrorKind {
     /// An input went past one of ply's limits (nesting depth, alias expansion, size); the
     /// message names the flag that raises it. See `docs/reliability.md`.
     Limit,
+    /// A value only a decryption key gives (the variables of a SOPS-encrypted Secret): ply
+    /// never decrypts.
+    Encrypted,
 }
 
 impl ErrorKind {
@@ -88,6 +91,7 @@ impl ErrorKind {
             ErrorKind::Strict => "ply::strict",
             ErrorKind::Encoding => "ply::encoding",
             ErrorKind::Limit => "ply::limit",
+            ErrorKind::Encrypted => "ply::encrypted",
         }
     }
 }

@@ -3,14 +3,37 @@
 what kustomize-controller applies, computed by the library functions it calls. A case whose
 expectation is `expected.jsonl` must be printed byte for byte by the oracle; a case with
 `expected.err` must make the oracle fail too. `ply gitops list` cases (no ks.yaml) have no
-oracle: source resolution is ply's own (docs/gitops.md); they are counted apart.
+oracle: source resolution is ply's own (docs/gitops.md); they are counted apart. A case with
+a `target` file is a repository of clusters: every Kustomization in it is rendered by ply and
+by the oracle as tools/flux_history.py does (the object as its parent applies it, the
+ConfigMaps and Secrets of its cluster), all must agree, and the oracle's render of the target
+must be `expected.jsonl`.
 
-    tools/check_flux_goldens.py --oracle PATH [testdata/gitops/flux]
+    tools/check_flux_goldens.py --oracle PATH --ply PATH [testdata/gitops/flux]
 """
 import argparse
 import pathlib
 import subprocess
 import sys
+import tempfile
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import flux_history  # noqa: E402
+
+
+def check_repository(case, a):
+    """A `target` case: every Kustomization alike in ply and the oracle, the target's render
+    the expectation. Returns the failures."""
+    args = argparse.Namespace(ply=str(pathlib.Path(a.ply).resolve()), oracle=str(pathlib.Path(a.oracle).resolve()),
+                              repo_url=[], source=[], strict_substitute="true")
+    with tempfile.TemporaryDirectory(prefix="flux-golden-") as work:
+        counts, reports, outputs = flux_history.check_tree(args, case, case.name, work)
+    failed = list(reports)
+    target = "flux:" + (case / "target").read_text().strip()
+    ok, out = outputs.get(target, (False, ""))
+    if counts["differ"] == 0 and (case / "expected.jsonl").is_file() and out != (case / "expected.jsonl").read_text():
+        failed.append(f"{case.name}: {target} as the oracle renders it is not expected.jsonl\n{out}")
+    return failed
 
 
 def oracle_args(case: pathlib.Path) -> list:
@@ -55,11 +78,16 @@ def repo_vars(case: pathlib.Path) -> list:
 def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--oracle", required=True)
+    p.add_argument("--ply", default="target/debug/ply")
     p.add_argument("dir", nargs="?", default="testdata/gitops/flux")
     a = p.parse_args()
     checked, failed, lists = 0, [], 0
     for case in sorted(pathlib.Path(a.dir).iterdir()):
         if not case.is_dir():
+            continue
+        if (case / "target").is_file():
+            checked += 1
+            failed += check_repository(case, a)
             continue
         if not (case / "ks.yaml").is_file():
             lists += 1

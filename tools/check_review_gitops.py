@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Checks both sides of every GitOps review golden case (testdata/review/gitops-*/{base,head})
 against the controllers' oracles: each target `ply gitops list` renders is rendered by ply
-(`ply render --flux-kustomization NS/NAME --json-lines`, `ply render --argo-application NAME`)
-and by its oracle (tools/flux-oracle on the Kustomization, the side's tree and its ConfigMaps
-and Secrets; tools/argo_oracle.py), and the two must agree (or both fail). What the review
+(`ply gitops render --out DIR`, `ply render --argo-application NAME`) and by its oracle
+(tools/flux-oracle on the Kustomization as its parent applies it, the side's tree and its
+cluster's ConfigMaps and Secrets, as tools/flux_history.py gives them; tools/argo_oracle.py), and the two must agree (or both fail). What the review
 shows of a side is what `ply render` gives for it, so this checks every rendered side.
 
     tools/check_review_gitops.py --ply PLY --flux-oracle PATH [testdata/review]
@@ -19,6 +19,7 @@ import yaml
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 import argo_oracle  # noqa: E402
+import flux_history  # noqa: E402
 
 
 def docs(side: pathlib.Path):
@@ -31,34 +32,20 @@ def docs(side: pathlib.Path):
             pass
 
 
-def flux(ply, oracle, side, target, tmp, flags=(), ks_file=None):
-    """`target` is NS/NAME, or with `ks_file` the file holding the one Kustomization."""
-    if ks_file is None:
-        ns, name = target.split("/", 1)
-        ks = [d for _, d in docs(side) if d.get("kind") == "Kustomization"
-              and d.get("apiVersion", "").startswith("kustomize.toolkit.fluxcd.io/")
-              and d["metadata"]["name"] == name and d["metadata"].get("namespace", "default") == ns]
-        (tmp / "ks.yaml").write_text(yaml.safe_dump(ks[0]))
-    else:
-        (tmp / "ks.yaml").write_text(pathlib.Path(ks_file).read_text())
-        target = ks_file
-    objs = [d for _, d in docs(side) if d.get("kind") in ("ConfigMap", "Secret")]
-    root = side
-    for f in flags:
-        # `--source KIND/NS/NAME=DIR` names the Kustomization's source root.
-        if f.startswith("ExternalArtifact/") or f.startswith("GitRepository/"):
-            key, _, d = f.partition("=")
-            if yaml.safe_load((tmp / "ks.yaml").read_text())["spec"]["sourceRef"]["name"] == key.split("/")[-1]:
-                root = side / d
-    (tmp / "objs.yaml").write_text(yaml.safe_dump_all(objs) if objs else "")
-    o = subprocess.run([oracle, "--ks", str(tmp / "ks.yaml"), "--root", str(root),
-                        "--objects", str(tmp / "objs.yaml")], capture_output=True, text=True)
-    p = subprocess.run([ply, "render", "--flux-kustomization", target, "--json-lines",
-                        "--repo-root", str(side)] + list(flags), cwd=side,
-                       capture_output=True, text=True)
-    if o.returncode or p.returncode:
-        return (o.returncode != 0) == (p.returncode != 0), "both fail"
-    return o.stdout == p.stdout, "bytes"
+def flux_tree(ply, oracle, side, name, flags=()):
+    """Every Flux Kustomization of a side, as tools/flux_history.py checks a revision: the
+    object as its parent applies it, the ConfigMaps and Secrets of its cluster. {id: (ok, how)}.
+    `flags` may hold `--source K/NS/N=DIR` and `--repo-url URL`."""
+    flags = list(flags)
+    given = lambda f: [flags[i + 1] for i, x in enumerate(flags[:-1]) if x == f]  # noqa: E731
+    args = argparse.Namespace(ply=ply, oracle=oracle, repo_url=given("--repo-url"),
+                              source=given("--source"), strict_substitute="true")
+    with tempfile.TemporaryDirectory(prefix="review-flux-") as work:
+        _, reports, outputs = flux_history.check_tree(args, side, name, work)
+    for r in reports:
+        print(r)
+    bad = {r.split(" ", 2)[1].rstrip(":") for r in reports}
+    return {t: (t not in bad, "bytes" if ok else "both fail") for t, (ok, _) in outputs.items()}
 
 
 def argo(ply, side, app, url):
@@ -95,15 +82,15 @@ def main() -> int:
             listed = subprocess.run([ply, "gitops", "list", "--repo-root", str(side)]
                                     + (["--repo-url", url] if url else []),
                                     capture_output=True, text=True).stdout
+            flux_sides = flux_tree(ply, oracle, side, f"{case.name}-{s}") if "flux:" in listed else {}
             for line in listed.splitlines():
                 target, _, how = line.split("  ", 2)
                 if not how.startswith("rendered"):
                     continue
-                with tempfile.TemporaryDirectory() as tmp:
-                    if target.startswith("flux:"):
-                        ok, how = flux(ply, oracle, side, target[5:], pathlib.Path(tmp))
-                    else:
-                        ok, how = argo(ply, side, target[5:], url)
+                if target.startswith("flux:"):
+                    ok, how = flux_sides.get(target, (False, "not checked"))
+                else:
+                    ok, how = argo(ply, side, target[5:], url)
                 n += 1
                 bad += not ok
                 print(f"{'ok  ' if ok else 'FAIL'} {case.name}/{s} {target} ({how})")

@@ -9,12 +9,13 @@ not), unset variables, strict or not, `substitute: disabled`, owner labels on or
 `--json-lines` output must equal the oracle's byte for byte, or both must fail.
 
     tools/differential_flux.py --ply target/release/ply --oracle target/flux-oracle \\
-        [--seconds 60 | --cases N] [--seed 0]
+        [--seconds 60 | --cases N] [--seed 0] [--jobs 1]
 
 Case i uses seed SEED+i; a disagreement prints the seed, the tree and both outputs, and the
 run exits 1. The last line counts cases, agreements of both failing, and disagreements.
 """
 import argparse
+import concurrent.futures
 import os
 import pathlib
 import random
@@ -225,24 +226,34 @@ def main():
     a.add_argument("--seconds", type=float, default=0)
     a.add_argument("--cases", type=int, default=0)
     a.add_argument("--seed", type=int, default=0)
+    a.add_argument("--jobs", type=int, default=1)
     args = a.parse_args()
     if not args.seconds and not args.cases:
         args.seconds = 60
     ply, oracle = os.path.abspath(args.ply), os.path.abspath(args.oracle)
     start = time.monotonic()
     counts = {"same": 0, "both-fail": 0, "differ": 0}
-    with tempfile.TemporaryDirectory(prefix="differential-flux-") as work:
+    with tempfile.TemporaryDirectory(prefix="differential-flux-") as work, \
+            concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        # Cases run `--jobs` at a time (each is two subprocesses); they start in seed order and
+        # stop being started once the time is up or N cases have started.
+        pending = set()
         i = 0
         while True:
-            if args.cases and i >= args.cases:
+            done_starting = (args.cases and i >= args.cases) or (
+                args.seconds and time.monotonic() - start > args.seconds)
+            if not done_starting and len(pending) < args.jobs:
+                pending.add(pool.submit(one, args.seed + i, ply, oracle, work))
+                i += 1
+                continue
+            if not pending:
                 break
-            if args.seconds and time.monotonic() - start > args.seconds:
-                break
-            result, report = one(args.seed + i, ply, oracle, work)
-            counts[result] += 1
-            if report:
-                print(report, file=sys.stderr)
-            i += 1
+            finished, pending = concurrent.futures.wait(pending, return_when=concurrent.futures.FIRST_COMPLETED)
+            for f in finished:
+                result, report = f.result()
+                counts[result] += 1
+                if report:
+                    print(report, file=sys.stderr)
     total = sum(counts.values())
     print(f"{total} cases in {time.monotonic() - start:.0f} s: {counts['same']} rendered alike, "
           f"{counts['both-fail']} failing in both, {counts['differ']} disagreements")

@@ -111,6 +111,7 @@ def main() -> int:
             arch = subprocess.run(["git", "-C", str(repo), "archive", rev], capture_output=True)
             subprocess.run(["tar", "-x", "-C", str(t)], input=arch.stdout, check=True)
             trees[side] = t
+        flux_sides = {}
         for o in report["overlays"]:
             target, status = o["path"], o["status"]
             if status == "not-rendered":
@@ -123,9 +124,9 @@ def main() -> int:
                 if sides[s] is None or not sides[s]:
                     continue
                 if target.startswith("flux:"):
-                    one = single(t, target)
-                    ok, _ = crg.flux(ply, oracle, t, target[5:].split(" (")[0],
-                                     pathlib.Path(tmp), a.flags, one)
+                    if s not in flux_sides:
+                        flux_sides[s] = crg.flux_tree(ply, oracle, t, s, a.flags)
+                    ok, _ = flux_sides[s].get(target, (False, "not checked"))
                 else:
                     ok, _ = crg.argo(ply, t, target[5:], a.url)
                 oracled += 1

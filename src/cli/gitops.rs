@@ -14,6 +14,22 @@ pub(crate) enum GitopsCommand {
     /// Print every GitOps target of the repository (Flux Kustomizations) and how its source
     /// resolved: `flux:NS/NAME  FILE:LINE  SOURCE`.
     List(ListArgs),
+    /// Render every Flux Kustomization whose source is local, in one run: for each target,
+    /// `OUT/<id>.jsonl` (its objects, one compact JSON object a line) or `OUT/<id>.err` (why
+    /// it does not render), and one line on stdout per target.
+    Render(RenderAllArgs),
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct RenderAllArgs {
+    /// A directory inside the repository (default: the current one).
+    #[arg(value_name = "DIR", default_value = ".")]
+    pub dir: PathBuf,
+    /// Where the renders are written (created when missing).
+    #[arg(long = "out", value_name = "OUT")]
+    pub out: PathBuf,
+    #[command(flatten)]
+    pub gitops: GitopsFlags,
 }
 
 #[derive(Args, Debug)]
@@ -133,6 +149,74 @@ pub(crate) fn list(args: &ListArgs, warnings: &mut Warnings) -> Result<String, E
     Ok(out)
 }
 
+/// `ply gitops render --out OUT`: every rendered target's objects (or error) to a file of OUT,
+/// each target rendered once (a Kustomization's cluster renders are shared); a summary line
+/// per target on stdout. Fails when one target does not render.
+pub(crate) fn render_all(args: &RenderAllArgs, warnings: &mut Warnings) -> Result<String, Error> {
+    let opts = args
+        .gitops
+        .options(crate::render::RenderOptions::default())?;
+    let opened =
+        Opened::working_tree(&args.dir, &opts.repo_urls, args.gitops.repo_root.as_deref())?;
+    let repo = opened.repo();
+    let manifests = gitops::scan(&repo);
+    let ctx = gitops::Context {
+        opts: &opts,
+        manifests: &manifests,
+    };
+    std::fs::create_dir_all(&args.out).map_err(|e| Error::io(&args.out, &e))?;
+    let mut summary = String::new();
+    let mut failed = 0;
+    for t in gitops::flux::targets(&repo, &ctx) {
+        if matches!(t.source, Resolution::NotRendered(_)) {
+            continue;
+        }
+        let name =
+            t.id.trim_start_matches("flux:")
+                .replace(['/', '@', '#'], "_");
+        let (file, text, status) = match t.render.render(&repo, &ctx, warnings) {
+            Ok(objects) => {
+                let mut text = String::new();
+                for o in &objects {
+                    crate::yaml::json::write_json(
+                        &mut text,
+                        &o.node,
+                        crate::yaml::json::JsonStyle::COMPACT,
+                    );
+                    text.push('\n');
+                }
+                (
+                    format!("{name}.jsonl"),
+                    text,
+                    format!("{} objects", objects.len()),
+                )
+            }
+            Err(e) => {
+                failed += 1;
+                (
+                    format!("{name}.err"),
+                    super::render_error(&e, false),
+                    "failed".to_string(),
+                )
+            }
+        };
+        let path = args.out.join(&file);
+        crate::output::write_atomic(&path, text.as_bytes())?;
+        summary.push_str(&format!("{}  {status}  {}\n", t.id, path.display()));
+    }
+    if failed > 0 {
+        super::print_stdout(summary.as_bytes())?;
+        return Err(Error::new(
+            ErrorKind::Transformer,
+            format!(
+                "{failed} Kustomizations do not render; each one's error is in its .err file in {}",
+                args.out.display()
+            ),
+        ));
+    }
+    Ok(summary)
+}
+
 /// `ply render --flux-kustomization NS/NAME|FILE [DIR]`: the objects the controller applies.
 pub(crate) fn render_flux(
     which: &str,
@@ -149,6 +233,10 @@ pub(crate) fn render_flux(
         opts: &opts,
         manifests: &manifests,
     };
+    let targets = gitops::flux::targets(&repo, &ctx);
+    if let Some(t) = targets.iter().find(|t| t.id == format!("flux:{which}")) {
+        return t.render.render(&repo, &ctx, warnings);
+    }
     let from_file;
     let m = if Path::new(which).is_file() {
         from_file = manifests_of(Path::new(which))?;
@@ -177,8 +265,46 @@ pub(crate) fn render_flux(
     } else {
         find(&manifests, which)?
     };
-    let t = gitops::flux::target(&repo, &ctx, m);
+    let t = match chosen(&targets, m, which)? {
+        Some(t) => t.clone(),
+        // A file outside the repository: rendered on its own.
+        None => gitops::flux::target(&repo, &ctx, m),
+    };
     t.render.render(&repo, &ctx, warnings)
+}
+
+/// The target that is the Kustomization `m` (declared at its file and line), or `which` when
+/// it names one (`NS/NAME@DIR`); several (one file in several clusters) are an error.
+fn chosen<'a>(
+    targets: &'a [gitops::Target],
+    m: &Manifest,
+    which: &str,
+) -> Result<Option<&'a gitops::Target>, Error> {
+    if let Some(t) = targets.iter().find(|t| t.id == format!("flux:{which}")) {
+        return Ok(Some(t));
+    }
+    let path = std::fs::canonicalize(&m.at.file.path).unwrap_or_else(|_| m.at.file.path.clone());
+    let found: Vec<&gitops::Target> = targets
+        .iter()
+        .filter(|t| {
+            t.id.starts_with("flux:") && t.at.file.path == path && t.at.offset == m.at.offset
+        })
+        .collect();
+    match found.as_slice() {
+        [] => Ok(None),
+        [one] => Ok(Some(one)),
+        many => Err(Error::new(
+            ErrorKind::Usage,
+            format!(
+                "{which} is applied in {} clusters; name one: {}",
+                many.len(),
+                many.iter()
+                    .map(|t| t.id.trim_start_matches("flux:"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        )),
+    }
 }
 
 /// The Kustomization `NS/NAME` (or a `NAME` only one namespace has) among the repository's.
@@ -202,7 +328,7 @@ fn find<'a>(manifests: &'a [Manifest], which: &str) -> Result<&'a Manifest, Erro
         _ => Err(Error::new(
             ErrorKind::Usage,
             format!(
-                "{} Flux Kustomizations are named {which}; give NAMESPACE/NAME or the file",
+                "{} Flux Kustomizations are named {which}; give NAMESPACE/NAME@DIR as `ply gitops list` shows it, or the file",
                 found.len()
             ),
         )),

@@ -171,6 +171,18 @@ pub(crate) trait TargetRender: Send + Sync + std::fmt::Debug {
         ctx: &Context<'_>,
         warnings: &mut Warnings,
     ) -> Result<Vec<Resource>>;
+
+    /// The ConfigMap or Secret (`KIND`, `NS`, `NAME`) a Flux `postBuild.substituteFrom`
+    /// reference of this target reads, as the target's cluster has it; `None` when it is not
+    /// found or the target is not a Flux Kustomization.
+    fn substitute_source(
+        &self,
+        _repo: &Repo<'_>,
+        _ctx: &Context<'_>,
+        _object: (&str, &str, &str),
+    ) -> Option<Manifest> {
+        None
+    }
 }
 
 /// A GitOps controller: finds its targets among a repository's manifests.
@@ -241,15 +253,26 @@ pub(crate) fn controllers() -> Vec<&'static dyn Controller> {
 
 /// Every target of every controller in the repository.
 pub(crate) fn discover(repo: &Repo<'_>, opts: &Options, warnings: &mut Warnings) -> Vec<Target> {
+    found(repo, opts, warnings).1
+}
+
+/// The repository's manifests and every target of every controller found in them: the one
+/// discovery that listing, rendering and the `--gitops` review share.
+pub(crate) fn found(
+    repo: &Repo<'_>,
+    opts: &Options,
+    warnings: &mut Warnings,
+) -> (Vec<Manifest>, Vec<Target>) {
     let manifests = scan(repo);
     let ctx = Context {
         opts,
         manifests: &manifests,
     };
-    controllers()
+    let targets = controllers()
         .into_iter()
         .flat_map(|c| c.discover(repo, &ctx, warnings))
-        .collect()
+        .collect();
+    (manifests, targets)
 }
 
 /// A repository revision this process reads: its file system and file list, owned.

@@ -380,7 +380,7 @@ fn explain(
             _,
         )) = at_base
         {
-            pair.causes(objects, head, link);
+            pair.causes(objects, head, link, (old.fs, new.fs));
         }
     }
 }
@@ -656,7 +656,7 @@ fn start(
             let r = render_at(overlay, At::Head, dir, &rec, render, warnings);
             let mut asked = rec.into_paths();
             if let Kind::Gitops(pair) = &overlay.kind {
-                asked.extend(pair.inputs());
+                asked.extend(pair.inputs((old.fs, new.fs)));
             }
             (Some(r), None, Some(asked))
         }
@@ -697,6 +697,11 @@ fn one(
     else {
         return unchanged();
     };
+    if let (Some(Err(e)), Kind::Gitops(pair)) = (&head, &overlay.kind) {
+        if let Some(why) = pair.not_rendered_by(e, (opts.describe)(e)) {
+            return reviewed(overlay, Status::NotRendered(why), Vec::new(), &warnings);
+        }
+    }
     if let Some(Err(e)) = &head {
         return failed(overlay, e, base, (old, new), renders, opts, same, warnings);
     }

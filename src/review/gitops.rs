@@ -89,15 +89,11 @@ impl Revision {
             urls: &urls,
             revision: revision.clone(),
         };
-        let manifests = gitops::scan(&repo);
+        let (manifests, targets) = gitops::found(&repo, opts, warnings);
         let ctx = Context {
             opts,
             manifests: &manifests,
         };
-        let targets: Vec<Target> = gitops::controllers()
-            .into_iter()
-            .flat_map(|c| c.discover(&repo, &ctx, warnings))
-            .collect();
         let argo = targets
             .iter()
             .any(|t| t.id.starts_with("argo:"))
@@ -283,6 +279,28 @@ impl Pair {
         })
     }
 
+    /// A head render that failed because it needs what only a decryption key gives (the
+    /// variables of a SOPS-encrypted Secret): not rendered, as a source elsewhere is; ply never
+    /// decrypts. `text` is the error as the report describes it.
+    pub(crate) fn not_rendered_by(&self, e: &Error, text: String) -> Option<Failure> {
+        if e.kind != crate::diag::ErrorKind::Encrypted {
+            return None;
+        }
+        let (rev, t) = self.side(At::Head)?;
+        let (file, line) = match &e.location {
+            Some(l) => (l.file.display.clone(), l.line()),
+            None => (rev.relative(&t.at.file.path), t.at.line()),
+        };
+        let message = format!("not rendered: {}", e.message.lines().next().unwrap_or(""));
+        Some(Failure {
+            code: e.kind.code().into(),
+            text: format!("{} {message}\n{text}", t.id),
+            message,
+            file: Some(file),
+            line: Some(line),
+        })
+    }
+
     /// Whether the target's definition differs between the sides: its document (a Flux
     /// Kustomization), or the Application as found (written, generated, rendered by its
     /// parent) with Argo CD's build options.
@@ -310,10 +328,11 @@ impl Pair {
     /// The files a render reads that the file system does not see it read: the files under
     /// its source path at both sides (the controllers list them to generate a kustomization
     /// or read a plain directory: a file gone is a change), and the ConfigMaps and Secrets a
-    /// Flux Kustomization's `postBuild.substituteFrom` names.
-    pub(crate) fn inputs(&self) -> Vec<PathBuf> {
+    /// Flux Kustomization's `postBuild.substituteFrom` names, as the target's cluster has them
+    /// (read through each side's file system, `old` and `new`).
+    pub(crate) fn inputs(&self, (old, new): (&dyn Fs, &dyn Fs)) -> Vec<PathBuf> {
         let mut out = Vec::new();
-        for at in [At::Base, At::Head] {
+        for (at, fs) in [(At::Base, old), (At::Head, new)] {
             let Some((rev, t)) = self.side(at) else {
                 continue;
             };
@@ -323,15 +342,21 @@ impl Pair {
             let Some(m) = manifest_of(rev, t) else {
                 continue;
             };
+            let ctx = Context {
+                opts: &rev.opts,
+                manifests: &rev.manifests,
+            };
+            let repo = rev.repo(fs);
             let refs = m.node.get_path(&["spec", "postBuild", "substituteFrom"]);
             for r in refs.and_then(|n| n.as_seq()).into_iter().flatten() {
                 let (kind, name) = (r.str_at(&["kind"]), r.str_at(&["name"]));
-                out.extend(
-                    rev.manifests
-                        .iter()
-                        .filter(|x| Some(x.kind()) == kind && Some(x.name()) == name)
-                        .map(|x| x.at.file.path.clone()),
+                let object = (
+                    kind.unwrap_or(""),
+                    gitops::flux::namespace_of(m),
+                    name.unwrap_or(""),
                 );
+                let found = t.render.substitute_source(&repo, &ctx, object);
+                out.extend(found.map(|x| x.at.file.path.clone()));
             }
         }
         out
@@ -355,7 +380,7 @@ impl Pair {
             || reads(At::Head, new, head)
                 .iter()
                 .chain(&reads(At::Base, old, base))
-                .chain(&self.inputs())
+                .chain(&self.inputs((old, new)))
                 .any(|p| !same(p))
     }
 
@@ -494,6 +519,7 @@ impl Pair {
         objects: &mut [ObjectChange],
         head: &[Resource],
         link: Option<&super::why::LinkBase>,
+        fss: (&dyn Fs, &dyn Fs),
     ) {
         let Some((_, t)) = self.side(At::Head) else {
             return;
@@ -504,7 +530,7 @@ impl Pair {
                 let Some(cause) = &c.cause else { continue };
                 let setting = match flux {
                     true => self
-                        .variable_of(cause, r)
+                        .variable_of(cause, r, fss)
                         .or_else(|| self.flux_override_of(cause)),
                     false => self.override_of(cause),
                 };
@@ -535,6 +561,7 @@ impl Pair {
         &self,
         cause: &crate::report::Cause,
         r: &Resource,
+        (old, new): (&dyn Fs, &dyn Fs),
     ) -> Option<(Setting, &'static str, Option<String>)> {
         let read = r.provenance.as_ref()?.read.as_ref()?;
         if read.file.display != cause.file || cause.at_base {
@@ -542,7 +569,10 @@ impl Pair {
         }
         let text = read.file.text.lines().nth(cause.line.checked_sub(1)?)?;
         let names = variables_in(text);
-        let (head, base) = (self.variables(At::Head)?, self.variables(At::Base));
+        let (head, base) = (
+            self.variables(At::Head, new)?,
+            self.variables(At::Base, old),
+        );
         let changed = |n: &String| {
             let now = head.get(n).map(|v| &v.1);
             base.as_ref().and_then(|b| b.get(n)).map(|v| &v.1) != now
@@ -556,22 +586,26 @@ impl Pair {
     /// Each variable of the Flux Kustomization at a side: where it is set, its value (to
     /// compare; never shown) and the step (`substitute` inline, `substituteFrom` a ConfigMap
     /// or Secret key). Inline entries win over references, a later reference over an
-    /// earlier one (kustomize_varsub.go `SubstituteVariables`).
-    fn variables(&self, at: At) -> Option<FastMap<String, Variable>> {
+    /// earlier one (kustomize_varsub.go `SubstituteVariables`). The objects are the ones the
+    /// target's cluster has, as its render reads them (through `fs`).
+    fn variables(&self, at: At, fs: &dyn Fs) -> Option<FastMap<String, Variable>> {
         use crate::gitops::flux::{field, namespace_of};
         let (rev, t) = self.side(at)?;
         let m = manifest_of(rev, t)?;
+        let ctx = Context {
+            opts: &rev.opts,
+            manifests: &rev.manifests,
+        };
+        let repo = rev.repo(fs);
         let mut out = FastMap::default();
         let refs = m.node.get_path(&["spec", "postBuild", "substituteFrom"]);
         for r in refs.and_then(|n| n.as_seq()).into_iter().flatten() {
             let (kind, name) = (r.str_at(&["kind"]), r.str_at(&["name"]));
-            let ns = namespace_of(m);
-            let found = rev.opts.flux.vars.iter().chain(&rev.manifests).find(|x| {
-                Some(x.kind()) == kind
-                    && Some(x.name()) == name
-                    && (x.namespace() == ns || x.namespace().is_empty())
-            });
-            let Some(obj) = found else { continue };
+            let object = (kind.unwrap_or(""), namespace_of(m), name.unwrap_or(""));
+            let Some(obj) = t.render.substitute_source(&repo, &ctx, object) else {
+                continue;
+            };
+            let obj = &obj;
             for key in ["data", "stringData"] {
                 let Some(data) = obj.node.get(key).and_then(|n| n.as_map()) else {
                     continue;

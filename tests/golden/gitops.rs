@@ -3,8 +3,10 @@
 //! Kustomization whose source is the bootstrap source, the tree it builds, an optional
 //! `vars.yaml` (given with `--vars`) and `args` (more flags). `ply render
 //! --flux-kustomization ks.yaml --json-lines .` must print `expected.jsonl`, or fail with the
-//! diagnostic in `expected.err`; the YAML form must print `expected.yaml`. A case without
-//! `ks.yaml` is a `ply gitops list` case (`expected.list`). Every expectation is checked
+//! diagnostic in `expected.err`; the YAML form must print `expected.yaml`. A case with a
+//! `target` file instead is a repository of clusters: the Kustomization it names
+//! (`NS/NAME[@DIR]`) is rendered so, and `ply gitops list` must print `expected.list`. A case
+//! with neither is a `ply gitops list` case only. Every expectation is checked
 //! against kustomize-controller's own library functions by `tools/check_flux_goldens.py`
 //! (`tools/flux-oracle`), in `.ci/run`.
 
@@ -34,23 +36,29 @@ fn flux_goldens() {
     let mut failures = Failures::default();
     for case in &all {
         let extra = case_args(case);
+        let target = std::fs::read_to_string(case.join("target"))
+            .ok()
+            .map(|t| t.trim().to_string());
         if !case.join("ks.yaml").is_file() {
             let mut args: Vec<String> = ["gitops", "list", ".", "--repo-root", "."]
                 .iter()
                 .map(|s| s.to_string())
                 .collect();
-            args.extend(extra);
+            args.extend(extra.clone());
             let (ok, out, err) = ply(case, &args);
             if !ok {
                 failures.fail(format!("{}: gitops list failed: {err}", case.display()));
             }
             failures.check(case, &case.join("expected.list"), &out);
-            continue;
+            if target.is_none() {
+                continue;
+            }
         }
+        let which = target.as_deref().unwrap_or("ks.yaml");
         let mut args: Vec<String> = [
             "render",
             "--flux-kustomization",
-            "ks.yaml",
+            which,
             ".",
             "--repo-root",
             ".",

@@ -7,9 +7,12 @@
 // the form the controller sends to the API server, and exits 1 with the error on stderr.
 //
 //	flux-oracle --ks ks.yaml --root DIR [--objects vars.yaml] [--strict=true] [--owner-labels=true]
+//	            [--ignore TEXT]
 //
-// --root is the source's root (the artifact); it is copied, since the generator writes the
-// kustomization file. --objects holds the ConfigMaps and Secrets substituteFrom may read.
+// --root is the source's checkout; what source-controller puts in its artifact is copied (the
+// generator writes the kustomization file into the copy): every file but those its ignore
+// rules leave out (.sourceignore files, --ignore as the source's spec.ignore, the defaults).
+// --objects holds the ConfigMaps and Secrets substituteFrom may read.
 // Not mirrored: SOPS decryption (the oracle never decrypts; an encrypted Secret without
 // spec.decryption fails as the controller's decryptor does) and ssa's normalize step (a
 // typed round trip of each object before the server-side apply).
@@ -22,11 +25,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	securejoin "github.com/cyphar/filepath-securejoin"
 	"github.com/fluxcd/pkg/kustomize"
+	"github.com/fluxcd/pkg/sourceignore"
+	"github.com/fluxcd/pkg/sourceignore/gitignore"
 	ssautil "github.com/fluxcd/pkg/ssa/utils"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -45,14 +52,15 @@ func main() {
 	objects := flag.String("objects", "", "ConfigMaps and Secrets for substituteFrom (YAML)")
 	strict := flag.Bool("strict", true, "strict substitution (kustomize-controller >= v1.9)")
 	owner := flag.Bool("owner-labels", true, "add the owner labels")
+	ignore := flag.String("ignore", "", "the source's spec.ignore")
 	flag.Parse()
-	if err := run(*ksFile, *root, *objects, *strict, *owner, os.Stdout); err != nil {
+	if err := run(*ksFile, *root, *objects, *ignore, *strict, *owner, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ksFile, root, objectsFile string, strict, owner bool, out io.Writer) error {
+func run(ksFile, root, objectsFile, ignore string, strict, owner bool, out io.Writer) error {
 	ks, err := readKS(ksFile)
 	if err != nil {
 		return err
@@ -62,7 +70,7 @@ func run(ksFile, root, objectsFile string, strict, owner bool, out io.Writer) er
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	if err := os.CopyFS(tmp, os.DirFS(root)); err != nil {
+	if err := copyArtifact(root, tmp, ignore); err != nil {
 		return fmt.Errorf("copying the source: %w", err)
 	}
 	specPath, _, _ := unstructured.NestedString(ks.Object, "spec", "path")
@@ -233,3 +241,62 @@ func isEncryptedSecret(res *resource.Resource) bool {
 	return false
 }
 
+// copyArtifact copies what source-controller archives of the checkout at root into dst:
+// gitrepository_controller.go reconcileArtifact loads the ignore patterns
+// (sourceignore.LoadIgnorePatterns with the checkout's path as domain, then spec.ignore) and
+// archives through fluxcd/pkg/artifact storage.SourceIgnoreFilter (the default rules only when
+// there are no patterns; the VCS rules always), which Storage.Archive asks about every file on
+// its own absolute path, skipping anything that is not a regular file or a directory.
+func copyArtifact(root, dst, ignore string) error {
+	root, err := filepath.Abs(root)
+	if err != nil {
+		return err
+	}
+	if root, err = filepath.EvalSymlinks(root); err != nil {
+		return err
+	}
+	domain := strings.Split(root, string(filepath.Separator))
+	ps, err := sourceignore.LoadIgnorePatterns(root, domain)
+	if err != nil {
+		return err
+	}
+	if ignore != "" {
+		ps = append(ps, sourceignore.ReadPatterns(strings.NewReader(ignore), domain)...)
+	}
+	matcher := sourceignore.NewDefaultMatcher(ps, domain)
+	if len(ps) > 0 {
+		matcher = sourceignore.NewMatcher(append(sourceignore.VCSPatterns(domain), ps...))
+	}
+	var _ gitignore.Matcher = matcher
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if m := info.Mode(); !(m.IsRegular() || m.IsDir()) {
+			return nil
+		}
+		if matcher.Match(strings.Split(p, string(filepath.Separator)), d.IsDir()) {
+			return nil
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+}

@@ -5,7 +5,7 @@
 //! every read inside the source's root, as the controller's secure file system does
 //! (fluxcd/pkg/kustomize/filesys `MakeFsOnDiskSecure`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -369,17 +369,24 @@ fn slashed(p: &Path) -> String {
         .join("/")
 }
 
-/// The source as the controller's build reads it: `inner`'s files, the written kustomization
-/// file in place of the directory's, and nothing outside `root` (a path that leaves it, also
-/// through a symlink, cannot be read).
+/// The source as the controller's build reads it: `inner`'s files but those source-controller
+/// leaves out of the artifact (`excluded`), the written kustomization file in place of the
+/// directory's, and nothing outside `root` (a path that leaves it, also through a symlink,
+/// cannot be read).
 pub(super) struct SourceFs<'a> {
     inner: &'a dyn Fs,
     root: PathBuf,
     written: Option<(PathBuf, Vec<u8>)>,
+    excluded: &'a HashSet<PathBuf>,
 }
 
 impl<'a> SourceFs<'a> {
-    pub(super) fn new(inner: &'a dyn Fs, root: &Path, written: Written) -> SourceFs<'a> {
+    pub(super) fn new(
+        inner: &'a dyn Fs,
+        root: &Path,
+        written: Written,
+        excluded: &'a HashSet<PathBuf>,
+    ) -> SourceFs<'a> {
         let root = inner
             .canonicalize(root)
             .unwrap_or_else(|_| root.to_path_buf());
@@ -395,7 +402,13 @@ impl<'a> SourceFs<'a> {
             inner,
             root,
             written,
+            excluded,
         }
+    }
+
+    /// Whether the artifact leaves `path` out.
+    fn left_out(&self, path: &Path) -> bool {
+        !self.excluded.is_empty() && self.excluded.contains(path)
     }
 
     fn written(&self, path: &Path) -> Option<&[u8]> {
@@ -445,12 +458,24 @@ impl Fs for SourceFs<'_> {
             return Ok(text.to_vec());
         }
         let inside = self.inside(path)?;
+        if self.left_out(path) || self.left_out(&inside) {
+            return Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                format!(
+                    "{}: not in the source's artifact (left out by .sourceignore or the default ignore rules)",
+                    super::shown(path)
+                ),
+            ));
+        }
         self.inner.read(&inside)
     }
 
     fn kind(&self, path: &Path) -> Option<FileKind> {
         if self.written(path).is_some() {
             return Some(FileKind::File);
+        }
+        if self.left_out(path) {
+            return None;
         }
         // What is outside the root is there, but reading it fails (with the reason).
         self.inner.kind(path)
@@ -474,7 +499,9 @@ impl Fs for SourceFs<'_> {
     }
 
     fn names_in(&self, dir: &Path) -> Vec<String> {
-        self.inner.names_in(dir)
+        let mut names = self.inner.names_in(dir);
+        names.retain(|n| !self.left_out(&dir.join(n)));
+        names
     }
 
     fn holds(&self, path: &Path, bytes: &[u8]) -> Option<bool> {

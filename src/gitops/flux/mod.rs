@@ -6,8 +6,10 @@
 //! ([`generate`]), a kustomize build without load restrictions or legacy order, then the
 //! post-build steps ([`postbuild`]). `../shared/docs/gitops-semantics.md` §2 has the sources.
 
+mod cluster;
 pub(crate) mod envsubst;
 mod generate;
+mod ignore;
 mod postbuild;
 
 use std::path::{Path, PathBuf};
@@ -68,12 +70,13 @@ impl Controller for Flux {
     }
 
     fn discover(&self, repo: &Repo<'_>, ctx: &Context<'_>, _: &mut Warnings) -> Vec<Target> {
-        ctx.manifests
-            .iter()
-            .filter(|m| is_kustomization(m))
-            .map(|m| target(repo, ctx, m))
-            .collect()
+        targets(repo, ctx)
     }
+}
+
+/// Every Flux Kustomization of the repository as targets, one per cluster that applies it.
+pub(crate) fn targets(repo: &Repo<'_>, ctx: &Context<'_>) -> Vec<Target> {
+    cluster::targets(repo, ctx)
 }
 
 /// Whether a manifest is a Flux Kustomization of a version the controller reads.
@@ -93,18 +96,25 @@ pub(crate) fn namespace_of(m: &Manifest) -> &str {
     }
 }
 
-/// One Kustomization as a target: `flux:NS/NAME`, its source resolved.
+/// One Kustomization as a target on its own, outside the repository's clusters (a file
+/// given on the command line): `flux:NS/NAME`, its source resolved, its `substituteFrom`
+/// objects looked up in `--vars` files and among all the repository's manifests.
 pub(crate) fn target(repo: &Repo<'_>, ctx: &Context<'_>, m: &Manifest) -> Target {
     let ns = namespace_of(m);
     Target {
         id: format!("flux:{ns}/{}", m.name()),
         at: m.at.clone(),
         source: resolve_source(repo, ctx, m),
-        prunes: m.node.get_path(&["spec", "prune"]) == Some(&Node::Bool(true)),
+        prunes: prunes(m),
         render: Arc::new(FluxRender {
             manifest: m.clone(),
         }),
     }
+}
+
+/// `spec.prune: true`.
+fn prunes(m: &Manifest) -> bool {
+    m.node.get_path(&["spec", "prune"]) == Some(&Node::Bool(true))
 }
 
 /// Where a Kustomization's source is: `--source` first, then a source object of this
@@ -214,17 +224,75 @@ impl TargetRender for FluxRender {
                 .at(self.manifest.at.clone()));
             }
         };
-        render(repo, ctx, &self.manifest, &root, warnings)
+        let excluded = excluded(repo, ctx, &self.manifest, &root);
+        let built = build(repo, ctx, &self.manifest, &root, &excluded, warnings)?;
+        let manifests = || ctx.opts.flux.vars.iter().chain(ctx.manifests.iter());
+        let lookup = |kind: &str, ns: &str, name: &str| {
+            Ok(postbuild::find_object(manifests(), kind, ns, name).map(|m| m.node.clone()))
+        };
+        postbuild::run(built, &self.manifest, ctx, &lookup)
+    }
+
+    fn substitute_source(
+        &self,
+        _: &Repo<'_>,
+        ctx: &Context<'_>,
+        (kind, ns, name): (&str, &str, &str),
+    ) -> Option<Manifest> {
+        let manifests = ctx.opts.flux.vars.iter().chain(ctx.manifests.iter());
+        postbuild::find_object(manifests, kind, ns, name).cloned()
     }
 }
 
-/// Renders the Kustomization `m` from the source at `root` (a directory `repo.fs` serves):
-/// what kustomize-controller would apply, in its order.
-pub(crate) fn render(
+/// The files of the source at `root` that source-controller leaves out of its artifact
+/// (`.sourceignore`, the source's `spec.ignore`, the default rules).
+fn excluded(
     repo: &Repo<'_>,
     ctx: &Context<'_>,
     m: &Manifest,
     root: &Path,
+) -> std::collections::HashSet<PathBuf> {
+    let listed;
+    let files: &[PathBuf] = if root.starts_with(&repo.root) {
+        repo.files
+    } else {
+        listed = crate::fs::files_under(root).unwrap_or_default();
+        &listed
+    };
+    let spec_ignore = declared_source(ctx, m).and_then(|s| s.node.str_at(&["spec", "ignore"]));
+    ignore::Rules::load(repo.fs, root, files, spec_ignore).excluded(root, files)
+}
+
+/// The GitRepository the Kustomization names, when the repository declares it.
+fn declared_source<'a>(ctx: &'a Context<'_>, m: &Manifest) -> Option<&'a Manifest> {
+    let kind = m
+        .node
+        .str_at(&["spec", "sourceRef", "kind"])
+        .unwrap_or("GitRepository");
+    let name = m.node.str_at(&["spec", "sourceRef", "name"])?;
+    let ns = m
+        .node
+        .str_at(&["spec", "sourceRef", "namespace"])
+        .unwrap_or_else(|| namespace_of(m));
+    ctx.manifests.iter().find(|s| {
+        s.group() == SOURCE_GROUP
+            && s.kind() == kind
+            && kind == "GitRepository"
+            && s.name() == name
+            && namespace_of(s) == ns
+    })
+}
+
+/// Builds the Kustomization `m` from the source at `root` (a directory `repo.fs` serves) as
+/// the controller does before its post-build steps: the kustomization it writes, then a
+/// kustomize build without load restrictions or legacy order, reading only what the source's
+/// artifact holds (`excluded` are the files it leaves out).
+fn build(
+    repo: &Repo<'_>,
+    ctx: &Context<'_>,
+    m: &Manifest,
+    root: &Path,
+    excluded: &std::collections::HashSet<PathBuf>,
     warnings: &mut Warnings,
 ) -> Result<Vec<Resource>> {
     let spec_path = m.node.str_at(&["spec", "path"]).unwrap_or("");
@@ -248,16 +316,26 @@ pub(crate) fn render(
         listed = crate::fs::files_under(root).map_err(|e| Error::io(root, &e))?;
         &listed
     };
+    let kept: Vec<PathBuf>;
+    let files = if excluded.is_empty() {
+        files
+    } else {
+        kept = files
+            .iter()
+            .filter(|f| !excluded.contains(*f))
+            .cloned()
+            .collect();
+        &kept
+    };
     let written = generate::kustomization_file(repo.fs, root, &dir, m, files)?;
-    let fs = generate::SourceFs::new(repo.fs, root, written);
+    let fs = generate::SourceFs::new(repo.fs, root, written, excluded);
     let opts = crate::render::RenderOptions {
         load_restrictor: crate::fs::Restrictor::None,
         reorder: crate::render::OutputOrder::None,
         kustomize: crate::render::KustomizeVersion::V5_8_1,
         ..ctx.opts.render.clone()
     };
-    let built = crate::render::render_with(&fs, &dir, &opts, warnings)?;
-    postbuild::run(built.resources, m, ctx)
+    Ok(crate::render::render_with(&fs, &dir, &opts, warnings)?.resources)
 }
 
 /// A path for messages: relative to the working directory when below it (`.` for itself).

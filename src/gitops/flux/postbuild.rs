@@ -19,11 +19,16 @@ use super::{Context, GROUP, Manifest, envsubst, field};
 /// The label or annotation that turns substitution off for one resource.
 const SUBSTITUTE_KEY: &str = "kustomize.toolkit.fluxcd.io/substitute";
 
+/// Finds the ConfigMap or Secret `KIND NS/NAME` a `substituteFrom` reference names, where the
+/// controller would: in the Kustomization's cluster ([`super::cluster`]) or a `--vars` file.
+pub(super) type Lookup<'a> = dyn Fn(&str, &str, &str) -> Result<Option<Node>> + 'a;
+
 /// The post-build steps over a build's resources.
 pub(super) fn run(
     resources: Vec<Resource>,
     m: &Manifest,
     ctx: &Context<'_>,
+    lookup: &Lookup<'_>,
 ) -> Result<Vec<Resource>> {
     let post_build = m.node.get_path(&["spec", "postBuild"]).is_some();
     let decryption = m.node.get_path(&["spec", "decryption"]).is_some();
@@ -50,7 +55,7 @@ pub(super) fn run(
         if post_build && !disabled(&r.node) {
             let vars = match &vars {
                 Some(v) => v,
-                None => vars.insert(load_vars(m, ctx)?),
+                None => vars.insert(load_vars(m, lookup)?),
             };
             substitute(&mut r, vars, m, ctx)?;
         }
@@ -127,7 +132,7 @@ fn disabled(node: &Node) -> bool {
 
 /// The variables: each `substituteFrom` reference in order (a later one overrides), then the
 /// inline `substitute` over them; every value without its line breaks (`LoadVariables`).
-fn load_vars(m: &Manifest, ctx: &Context<'_>) -> Result<FastMap<String, String>> {
+fn load_vars(m: &Manifest, lookup: &Lookup<'_>) -> Result<FastMap<String, String>> {
     let mut vars = FastMap::default();
     let ns = super::namespace_of(m);
     let refs = m
@@ -143,9 +148,18 @@ fn load_vars(m: &Manifest, ctx: &Context<'_>) -> Result<FastMap<String, String>>
         if kind != "ConfigMap" && kind != "Secret" {
             continue;
         }
-        match find_object(ctx, kind, ns, name) {
+        let at = || field(m, &["spec", "postBuild", "substituteFrom", &i.to_string()]);
+        match lookup(kind, ns, name).map_err(|e| e.at(at()))? {
+            Some(obj) if is_encrypted_secret(&obj) => {
+                return Err(Error::new(
+                    ErrorKind::Encrypted,
+                    format!("substitute from 'Secret/{name}': Secret {ns}/{name} is SOPS encrypted; its variables cannot be read without decrypting it, which ply never does"),
+                )
+                .at(at())
+                .help("give the Secret's variables in plain text with --vars FILE (a Secret or ConfigMap of the same namespace and name)"));
+            }
             Some(obj) => {
-                for (k, v) in object_data(obj, kind) {
+                for (k, v) in object_data(&obj, kind) {
                     vars.insert(k, v.replace('\n', ""));
                 }
             }
@@ -155,9 +169,9 @@ fn load_vars(m: &Manifest, ctx: &Context<'_>) -> Result<FastMap<String, String>>
                     ErrorKind::NotFound,
                     format!("substitute from '{kind}/{name}' error: {kind} {ns}/{name} not found"),
                 )
-                .at(field(m, &["spec", "postBuild", "substituteFrom", &i.to_string()]))
+                .at(at())
                 .help(format!(
-                    "the {kind} is neither in this repository (namespace {ns}) nor in a --vars file; give it with --vars FILE, or mark the reference optional: true"
+                    "the {kind} is neither in this Kustomization's cluster (namespace {ns}) nor in a --vars file; give it with --vars FILE, or mark the reference optional: true"
                 )));
             }
         }
@@ -177,15 +191,23 @@ fn load_vars(m: &Manifest, ctx: &Context<'_>) -> Result<FastMap<String, String>>
     Ok(vars)
 }
 
-/// The ConfigMap or Secret `ns/name`: from `--vars` files first, then the repository; one
-/// without a namespace is taken when none has it.
-fn find_object<'a>(ctx: &'a Context<'_>, kind: &str, ns: &str, name: &str) -> Option<&'a Node> {
-    let all = || ctx.opts.flux.vars.iter().chain(ctx.manifests.iter());
+/// The ConfigMap or Secret `ns/name` among `manifests`; one without a namespace is taken when
+/// none has it.
+pub(super) fn find_object<'a>(
+    manifests: impl Iterator<Item = &'a Manifest> + Clone,
+    kind: &str,
+    ns: &str,
+    name: &str,
+) -> Option<&'a Manifest> {
     let matches = |m: &Manifest| m.kind() == kind && m.api_version() == "v1" && m.name() == name;
-    all()
+    manifests
+        .clone()
         .find(|m| matches(m) && m.namespace() == ns)
-        .or_else(|| all().find(|m| matches(m) && m.namespace().is_empty()))
-        .map(|m| &m.node)
+        .or_else(|| {
+            manifests
+                .clone()
+                .find(|m| matches(m) && m.namespace().is_empty())
+        })
 }
 
 /// A ConfigMap's `data`, or a Secret's `data` decoded from base64 with `stringData` over it
