@@ -34,6 +34,8 @@ pub(super) struct State {
     /// then ([`Builder::usable_schema`]); `custom_schema` holds the built-in one meanwhile.
     unusable_schema: Option<Error>,
     builtin_schema: Option<Arc<Schema>>,
+    /// The kinds of the built-in schema ([`Schema::builtin_kinds`]).
+    builtin_kinds: Option<Arc<crate::fasthash::FastSet<crate::resource::Gvk>>>,
     /// How far the build has needed the built-in schema before a custom one was chosen.
     builtin_use: BuiltinUse,
     /// The root's `buildMetadata` and where the build is.
@@ -266,8 +268,15 @@ impl Builder<'_> {
         {
             return Ok(());
         }
-        let builtin = self.builtin_schema();
-        if resources.iter().any(|r| builtin.kind(&r.gvk()).is_none()) {
+        // Only whether the built-in schema knows each kind: its kinds alone, so a render that
+        // never merges with the schema never parses it.
+        let known = self.state.plugins.builtin_kinds.get_or_insert_with(|| {
+            match self.state.ctx.opts.shared.as_deref() {
+                Some(shared) => shared.builtin_kinds(),
+                None => Arc::new(Schema::builtin_kinds()),
+            }
+        });
+        if resources.iter().any(|r| !known.contains(&r.gvk())) {
             self.state.plugins.builtin_use = BuiltinUse::Delayed;
         }
         Ok(())

@@ -14,10 +14,10 @@ use super::PathKey;
 use super::parse::{ParsedFile, parse_file, text_of};
 use super::patches::{Body, PatchFile, parse_patch_text};
 use crate::diag::{Error, Result, Warnings};
-use crate::fasthash::{FastHasher, FastMap};
+use crate::fasthash::{FastHasher, FastMap, FastSet};
 use crate::fs::{Fs, Restrictor};
 use crate::kustomization::{Loaded, load};
-use crate::resource::Resource;
+use crate::resource::{Gvk, Resource};
 use crate::schema::Schema;
 use crate::source::SourceFile;
 use crate::yaml::limits::ReaderLimits;
@@ -107,6 +107,8 @@ pub struct Shared {
     /// The built-in schema, made once for all the renders (each render made its own: 0.27M
     /// instructions, 600 times in a review of 300 overlays).
     builtin_schema: OnceLock<Arc<Schema>>,
+    /// Its kinds alone ([`Schema::builtin_kinds`]), made once too.
+    builtin_kinds: OnceLock<Arc<FastSet<Gvk>>>,
 }
 
 impl std::fmt::Debug for Shared {
@@ -120,6 +122,15 @@ impl std::fmt::Debug for Shared {
 }
 
 impl Shared {
+    /// The built-in schema's kinds ([`Schema::builtin_kinds`]), made by the first render that
+    /// asks.
+    pub(super) fn builtin_kinds(&self) -> Arc<FastSet<Gvk>> {
+        Arc::clone(
+            self.builtin_kinds
+                .get_or_init(|| Arc::new(Schema::builtin_kinds())),
+        )
+    }
+
     /// The built-in schema ([`Schema::builtin`]), made by the first render that asks.
     pub(super) fn builtin_schema(&self) -> Arc<Schema> {
         Arc::clone(

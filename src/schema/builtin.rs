@@ -5,7 +5,7 @@
 use super::{
     Field, KindInfo, ListType, MapType, PatchMeta, Schema, Shape, Strategy, TypeDef, TypeId,
 };
-use crate::fasthash::FastMap;
+use crate::fasthash::{FastMap, FastSet};
 use crate::resource::Gvk;
 
 /// The generated table (see `tools/gen_schema.py`; `just gen-schema` rewrites it).
@@ -82,6 +82,35 @@ pub(super) fn parse_table(text: &'static str) -> Result<Schema, String> {
         return Err("schema table: a kind names a type that does not exist".into());
     }
     Ok(schema)
+}
+
+/// The kinds of the table (its `K` lines, which the generator writes before any type), without
+/// its types: whether the built-in schema knows a kind, for a fraction of [`parse_table`]'s cost.
+/// A line that does not read is skipped here; [`parse_table`] refuses it (tested whole).
+pub(super) fn table_kinds(text: &str) -> FastSet<Gvk> {
+    let mut kinds = FastSet::default();
+    for line in text.lines() {
+        if line.starts_with("T\t") {
+            break;
+        }
+        if let Some(("K", rest)) = line.split_once('\t') {
+            let mut cols = rest.split('\t');
+            if let (Some(group), Some(version), Some(kind)) =
+                (cols.next(), cols.next(), cols.next())
+            {
+                kinds.insert(Gvk {
+                    group: if group == "-" {
+                        String::new()
+                    } else {
+                        group.to_string()
+                    },
+                    version: version.to_string(),
+                    kind: kind.to_string(),
+                });
+            }
+        }
+    }
+    kinds
 }
 
 /// The tab-separated columns of a table line (at most 8) and how many there are.

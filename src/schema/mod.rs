@@ -209,6 +209,13 @@ impl Schema {
         schema
     }
 
+    /// The kinds [`Schema::builtin`] knows ([`Schema::kind`] is `Some` for exactly these), read
+    /// without its types: a render that only asks whether a kind is known (kustomize's scope
+    /// table) need not parse the whole table.
+    pub fn builtin_kinds() -> crate::fasthash::FastSet<Gvk> {
+        builtin::table_kinds(builtin::TABLE)
+    }
+
     /// Adds the definitions of an OpenAPI v2 document (`definitions`, or JSON Schema `$defs`)
     /// whose `x-kubernetes-group-version-kind` extensions name kinds. They take precedence
     /// over what the schema already holds: kinds, and types of the same definition name
@@ -471,6 +478,17 @@ mod tests {
 
     fn gvk(av: &str, k: &str) -> Gvk {
         Gvk::from_api_version(av, k)
+    }
+
+    #[test]
+    fn builtin_kinds_are_the_kinds_of_the_builtin_schema() {
+        let kinds = Schema::builtin_kinds();
+        let s = Schema::builtin();
+        assert!(kinds.len() > 300, "{}", kinds.len());
+        assert_eq!(kinds.len(), s.kinds.len());
+        assert!(kinds.iter().all(|g| s.kind(g).is_some()));
+        assert!(kinds.contains(&gvk("apps/v1", "Deployment")));
+        assert!(!kinds.contains(&gvk("example.com/v1", "Widget")));
     }
 
     #[test]
