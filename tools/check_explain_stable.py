@@ -54,6 +54,9 @@ def run(ply: str, cwd: Path, args, env):
 
 
 def main():
+    if len(sys.argv) < 3 or sys.argv[1] in ("-h", "--help"):
+        print(__doc__.strip())
+        sys.exit(0 if len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help") else 2)
     old, new = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     testdata = Path(sys.argv[3] if len(sys.argv) > 3 else "testdata").resolve()
     env = dict(os.environ, NO_COLOR="1")
