@@ -118,6 +118,20 @@ mod tests {
         Resource::new(parse_one(text).unwrap(), None)
     }
 
+    /// A strategic merge or JSON 6902 patch of `text`, for `target` (none: the patch's own id).
+    fn text_patch(text: &str, target: Option<Selector>, source: &str) -> Patch {
+        Patch {
+            body: parse_patch_text(text, None, "p").unwrap(),
+            target,
+            allow_name_change: false,
+            allow_kind_change: false,
+            flavor: Flavor::Patch,
+            source: source.into(),
+            declared: None,
+            file: None,
+        }
+    }
+
     fn no_scope(_: &Gvk) -> bool {
         false
     }
@@ -345,21 +359,11 @@ mod tests {
         r.store_previous_id();
         r.set_name("pre-cm");
         let mut resources = vec![r];
-        let patch = Patch {
-            body: parse_patch_text(
-                "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: x}\ndata: {b: '2'}\n",
-                None,
-                "p",
-            )
-            .unwrap(),
-            target: None,
-            allow_name_change: false,
-            allow_kind_change: false,
-            flavor: Flavor::Patch,
-            source: "p".into(),
-            declared: None,
-            file: None,
-        };
+        let patch = text_patch(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: x}\ndata: {b: '2'}\n",
+            None,
+            "p",
+        );
         let schema = Schema::empty();
         let opts = RenderOptions::default();
         let tables = FieldSpecTables::builtin_for(opts.kustomize).unwrap();
@@ -395,18 +399,12 @@ mod tests {
         let opts = RenderOptions::default();
         let tables = FieldSpecTables::builtin_for(opts.kustomize).unwrap();
         let cx = Context::new(&opts, &tables);
-        let patch = |text: &str| Patch {
-            body: parse_patch_text(text, None, "p").unwrap(),
-            target: Some(Selector {
+        let patch = |text: &str| {
+            let target = Selector {
                 kind: Some("ConfigMap".into()),
                 ..Selector::default()
-            }),
-            allow_name_change: false,
-            allow_kind_change: false,
-            flavor: Flavor::Patch,
-            source: "p".into(),
-            declared: None,
-            file: None,
+            };
+            text_patch(text, Some(target), "p")
         };
         let mut w = Warnings::default();
         for (object_api_version, want) in [("v1", "apiVersion: v1\n"), ("7", "apiVersion: 7\n")] {
@@ -434,19 +432,15 @@ mod tests {
 
     #[test]
     fn unmatched_target_warns_and_strict_fails() {
-        let patch = Patch {
-            body: parse_patch_text("- op: remove\n  path: /data\n", None, "p").unwrap(),
-            target: Some(Selector {
-                kind: Some("Nope".into()),
-                ..Selector::default()
-            }),
-            allow_name_change: false,
-            allow_kind_change: false,
-            flavor: Flavor::Patch,
-            source: "[path: \"p\"]".into(),
-            declared: None,
-            file: None,
+        let target = Selector {
+            kind: Some("Nope".into()),
+            ..Selector::default()
         };
+        let patch = text_patch(
+            "- op: remove\n  path: /data\n",
+            Some(target),
+            "[path: \"p\"]",
+        );
         let schema = Schema::empty();
         let opts = RenderOptions::default();
         let tables = FieldSpecTables::builtin_for(opts.kustomize).unwrap();
