@@ -227,6 +227,17 @@ impl Builder<'_> {
         Ok(())
     }
 
+    /// The kinds the built-in schema knows: only whether it knows each kind read is asked
+    /// here, so a render that never merges with the schema never parses it.
+    fn builtin_kinds(&mut self) -> Arc<crate::fasthash::FastSet<crate::resource::Gvk>> {
+        Arc::clone(self.state.plugins.builtin_kinds.get_or_insert_with(|| {
+            match self.state.ctx.opts.shared.as_deref() {
+                Some(shared) => shared.builtin_kinds(),
+                None => Arc::new(Schema::builtin_kinds()),
+            }
+        }))
+    }
+
     fn builtin_schema(&mut self) -> Arc<Schema> {
         Arc::clone(self.state.plugins.builtin_schema.get_or_insert_with(|| {
             match self.state.ctx.opts.shared.as_deref() {
@@ -251,8 +262,8 @@ impl Builder<'_> {
         if let Some(e) = self.state.plugins.unusable_schema.clone() {
             // kyaml's `IsNamespaceScoped` parses a custom schema for a kind outside its
             // precomputed table.
-            let builtin = self.builtin_schema();
-            if let Some(r) = resources.iter().find(|r| builtin.kind(&r.gvk()).is_none()) {
+            let known = self.builtin_kinds();
+            if let Some(r) = resources.iter().find(|r| !known.contains(&r.gvk())) {
                 let mut e = e;
                 e.message = format!(
                     "{} (the scope of kind {} needs it)",
@@ -268,14 +279,7 @@ impl Builder<'_> {
         {
             return Ok(());
         }
-        // Only whether the built-in schema knows each kind: its kinds alone, so a render that
-        // never merges with the schema never parses it.
-        let known = self.state.plugins.builtin_kinds.get_or_insert_with(|| {
-            match self.state.ctx.opts.shared.as_deref() {
-                Some(shared) => shared.builtin_kinds(),
-                None => Arc::new(Schema::builtin_kinds()),
-            }
-        });
+        let known = self.builtin_kinds();
         if resources.iter().any(|r| !known.contains(&r.gvk())) {
             self.state.plugins.builtin_use = BuiltinUse::Delayed;
         }
